@@ -1,0 +1,76 @@
+#pragma once
+// The primitives of the language and their signatures.
+//
+// Every primitive application in the IR is a Call node: a primitive, its static size
+// arguments (arith expressions: split factor, slide size/step, pad amounts, vector width,
+// OpenCL dimension, ...), and its operand expressions. Operands that are functions are
+// Lambda nodes; the signature table says which operand positions hold functions.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace liftc::ir {
+
+/// Every primitive: algorithmic, OpenCL, and scalar builtins.
+enum class Prim {
+  // Algorithmic (what to compute).
+  Map,        // map(f, x)
+  Reduce,     // reduce(init, f, x)                 f: (acc, elem) -> acc; result [U]1
+  Zip,        // zip(x1, ..., xn)                   n >= 2
+  Split,      // split(n, x)
+  Join,       // join(x)
+  Slide,      // slide(size, step, x)
+  Pad,        // pad(left, right, value, x)         negative amounts crop
+  Transpose,  // transpose(x)
+  Reorder,    // reorder(striddenIndex(s), x)
+  Id,         // id(x)
+  // OpenCL (how).
+  MapWrg,     // mapWrg(d, f, x)
+  MapLcl,     // mapLcl(d, f, x)
+  MapGlb,     // mapGlb(d, f, x)
+  MapSeq,     // mapSeq(f, x)
+  ReduceSeq,  // reduceSeq(init, f, x)
+  ToGlobal,   // toGlobal(f, x)
+  ToLocal,    // toLocal(f, x)
+  ToPrivate,  // toPrivate(f, x)
+  AsVector,   // asVector(v, x)
+  AsScalar,   // asScalar(x)
+  Vectorize,  // vectorize(v, f, x)                 applies scalar f lane-wise to vector x
+  Dot,        // dot(a, b)
+  // Scalar builtins (element-wise on vectors, scalars broadcast).
+  Add, Sub, Mul, Div, Mod, Neg,
+  Lt, Le, Gt, Ge, Eq, Ne, And, Or, Not,
+  Select,     // select(cond, a, b)
+  Min, Max, Exp, Sqrt, Abs,
+  ToFloat,    // float(x): int to float
+  SizeValue,  // a size expression used as an int value (one size argument, no operands)
+};
+
+/// Which operand positions of a primitive are functions, and how many parameters each takes.
+struct PrimSignature {
+  Prim prim;
+  std::string_view name;       // the .sr spelling
+  int num_sizes;               // static size arguments, written first
+  std::vector<int> operands;   // per operand: 0 = data, k > 0 = function of k parameters
+  bool variadic = false;       // zip: any number >= 2 of data operands
+};
+
+/// The signature of `p`.
+const PrimSignature& signature(Prim p);
+/// Looks up a primitive by its .sr spelling (operators are not spelled here: `+` is Add).
+std::optional<Prim> prim_from_name(std::string_view name);
+/// All primitives, for listing and tests.
+const std::vector<PrimSignature>& all_signatures();
+
+/// mapWrg/mapLcl/mapGlb/mapSeq/map: the map family.
+bool is_map(Prim p);
+/// reduce/reduceSeq.
+bool is_reduce(Prim p);
+/// The OpenCL primitives that the interpreter treats as their algorithmic meaning.
+bool is_opencl(Prim p);
+/// Infix operator spelling for binary/unary scalar builtins ("+", "<", "!"), or "".
+std::string_view operator_spelling(Prim p);
+
+}  // namespace liftc::ir
