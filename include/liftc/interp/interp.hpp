@@ -1,0 +1,34 @@
+#pragma once
+// The reference interpreter: the oracle every later stage is checked against.
+// It evaluates any well-typed program, the OpenCL primitives by their meaning
+// (mapWrg/mapLcl/mapGlb/mapSeq are map, reduceSeq is reduce, toGlobal/toLocal/toPrivate
+// are identity on values, asVector/asScalar/vectorize/dot on vectors), in fp32.
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "liftc/io/tensor.hpp"
+#include "liftc/ir/expr.hpp"
+
+namespace liftc::interp {
+
+/// Named dense arrays: a program's inputs or outputs.
+using Tensors = std::map<std::string, io::Tensor>;
+
+/// Evaluates every definition of a type-checked program whose sizes are all bound
+/// (ir::bind_sizes, then typecheck). Inputs must match their declared types (shape and
+/// element type; a vector element type is one more innermost dimension); a mismatch is a
+/// liftc::Error naming the input, the expected and the actual shape. Returns one tensor
+/// per definition whose type is an array (or scalar) of scalars or vectors.
+Tensors evaluate(const ir::Program& checked, const Tensors& inputs);
+
+/// The tensor shape and dtype a type maps to (for inputs and outputs); a liftc::Error for
+/// types that hold tuples.
+io::Tensor empty_tensor_for(const ir::Type& concrete, const std::string& what);
+
+/// Deterministic random data for every input of a checked, size-bound program:
+/// floats uniform in [-1, 1), ints uniform in [-8, 8].
+Tensors random_inputs(const ir::Program& checked, std::uint64_t seed);
+
+}  // namespace liftc::interp

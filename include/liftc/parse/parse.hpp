@@ -1,0 +1,30 @@
+#pragma once
+// The .sr front end: text -> AST (Boost.Spirit X3) -> elaborated IR program.
+//
+// Elaboration resolves names, expands function definitions (the prelude's and the
+// program's own) at their uses, turns partial applications of primitives into lambdas
+// (`map(f)` is `y -> map(f, y)`), and turns size arguments into arith expressions.
+// It reports every problem as liftc::Error with file:line:col.
+
+#include <memory>
+#include <string>
+
+#include "liftc/ir/expr.hpp"
+
+namespace liftc::parse {
+
+/// How a program is read.
+struct ParseOptions {
+  bool with_prelude = true;  // make dsl/prelude.sr's definitions available
+};
+
+/// Reads `path` and elaborates it; a missing or unreadable file is a liftc::Error.
+ir::Program load_program(const std::string& path, const ParseOptions& options = {});
+
+/// Parses and elaborates source text.
+ir::Program parse_program(std::shared_ptr<const SourceFile> source, const ParseOptions& options = {});
+
+/// The text of dsl/prelude.sr, embedded in the binary at build time.
+const std::string& prelude_text();
+
+}  // namespace liftc::parse

@@ -1,0 +1,120 @@
+#include "liftc/ir/prim.hpp"
+
+#include <algorithm>
+
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc::ir {
+
+namespace {
+
+// Operand codes: 0 = data, k > 0 = function of k parameters.
+std::vector<PrimSignature> make_table() {
+  return {
+      {Prim::Map, "map", 0, {1, 0}},
+      {Prim::Reduce, "reduce", 0, {0, 2, 0}},
+      {Prim::Zip, "zip", 0, {0, 0}, true},
+      {Prim::Split, "split", 1, {0}},
+      {Prim::Join, "join", 0, {0}},
+      {Prim::Slide, "slide", 2, {0}},
+      {Prim::Pad, "pad", 2, {0, 0}},
+      {Prim::Transpose, "transpose", 0, {0}},
+      {Prim::Reorder, "reorder", 1, {0}},
+      {Prim::Id, "id", 0, {0}},
+      {Prim::MapWrg, "mapWrg", 1, {1, 0}},
+      {Prim::MapLcl, "mapLcl", 1, {1, 0}},
+      {Prim::MapGlb, "mapGlb", 1, {1, 0}},
+      {Prim::MapSeq, "mapSeq", 0, {1, 0}},
+      {Prim::ReduceSeq, "reduceSeq", 0, {0, 2, 0}},
+      {Prim::ToGlobal, "toGlobal", 0, {1, 0}},
+      {Prim::ToLocal, "toLocal", 0, {1, 0}},
+      {Prim::ToPrivate, "toPrivate", 0, {1, 0}},
+      {Prim::AsVector, "asVector", 1, {0}},
+      {Prim::AsScalar, "asScalar", 0, {0}},
+      {Prim::Vectorize, "vectorize", 1, {1, 0}},
+      {Prim::Dot, "dot", 0, {0, 0}},
+      {Prim::Add, "add", 0, {0, 0}},
+      {Prim::Sub, "sub", 0, {0, 0}},
+      {Prim::Mul, "mul", 0, {0, 0}},
+      {Prim::Div, "div", 0, {0, 0}},
+      {Prim::Mod, "mod", 0, {0, 0}},
+      {Prim::Neg, "neg", 0, {0}},
+      {Prim::Lt, "lt", 0, {0, 0}},
+      {Prim::Le, "le", 0, {0, 0}},
+      {Prim::Gt, "gt", 0, {0, 0}},
+      {Prim::Ge, "ge", 0, {0, 0}},
+      {Prim::Eq, "eq", 0, {0, 0}},
+      {Prim::Ne, "ne", 0, {0, 0}},
+      {Prim::And, "and", 0, {0, 0}},
+      {Prim::Or, "or", 0, {0, 0}},
+      {Prim::Not, "not", 0, {0}},
+      {Prim::Select, "select", 0, {0, 0, 0}},
+      {Prim::Min, "min", 0, {0, 0}},
+      {Prim::Max, "max", 0, {0, 0}},
+      {Prim::Exp, "exp", 0, {0}},
+      {Prim::Sqrt, "sqrt", 0, {0}},
+      {Prim::Abs, "abs", 0, {0}},
+      {Prim::ToFloat, "float", 0, {0}},
+      {Prim::SizeValue, "sizeValue", 1, {}},
+  };
+}
+
+}  // namespace
+
+const std::vector<PrimSignature>& all_signatures() {
+  static const std::vector<PrimSignature> table = make_table();
+  return table;
+}
+
+const PrimSignature& signature(Prim p) {
+  const auto& table = all_signatures();
+  auto it = std::find_if(table.begin(), table.end(), [p](const PrimSignature& s) { return s.prim == p; });
+  LIFTC_ASSERT(it != table.end(), "every primitive has a signature");
+  return *it;
+}
+
+std::optional<Prim> prim_from_name(std::string_view name) {
+  for (const auto& s : all_signatures())
+    if (s.name == name) return s.prim;
+  return std::nullopt;
+}
+
+bool is_map(Prim p) {
+  return p == Prim::Map || p == Prim::MapWrg || p == Prim::MapLcl || p == Prim::MapGlb || p == Prim::MapSeq;
+}
+
+bool is_reduce(Prim p) { return p == Prim::Reduce || p == Prim::ReduceSeq; }
+
+bool is_opencl(Prim p) {
+  switch (p) {
+    case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq:
+    case Prim::ToGlobal: case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar:
+    case Prim::Vectorize: case Prim::Dot:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string_view operator_spelling(Prim p) {
+  switch (p) {
+    case Prim::Add: return "+";
+    case Prim::Sub: return "-";
+    case Prim::Mul: return "*";
+    case Prim::Div: return "/";
+    case Prim::Mod: return "%";
+    case Prim::Neg: return "-";
+    case Prim::Lt: return "<";
+    case Prim::Le: return "<=";
+    case Prim::Gt: return ">";
+    case Prim::Ge: return ">=";
+    case Prim::Eq: return "==";
+    case Prim::Ne: return "!=";
+    case Prim::And: return "&&";
+    case Prim::Or: return "||";
+    case Prim::Not: return "!";
+    default: return "";
+  }
+}
+
+}  // namespace liftc::ir
