@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Builds liftc and runs the whole test suite (unit, rule-equivalence and end-to-end tests
+# on the default OpenCL device, PoCL here).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bash "$root/scripts/build.sh"
+ctest --test-dir "$root/build" --output-on-failure -j "${LIFTC_JOBS:-$(nproc)}" "$@"
