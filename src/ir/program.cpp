@@ -1,0 +1,72 @@
+// Whole-program utilities: binding sizes to values.
+
+#include "liftc/ir/program.hpp"
+
+#include <fmt/format.h>
+
+namespace liftc::ir {
+
+namespace {
+
+std::string no_value_hint(const std::string& name) {
+  return fmt::format("size {} has no value: give it with --size {}=<value>", name, name);
+}
+
+// A type with the size variables replaced by their values.
+Type bind_type(const Type& t, const std::map<std::string, arith::Expr>& bindings) {
+  if (!t.defined()) return t;
+  switch (t.kind()) {
+    case TypeKind::Scalar:
+    case TypeKind::Vector:
+      return t;
+    case TypeKind::Tuple: {
+      std::vector<Type> elems;
+      for (const auto& e : t.elems()) elems.push_back(bind_type(e, bindings));
+      return Type::tuple(std::move(elems));
+    }
+    case TypeKind::Array:
+      return Type::array(bind_type(t.elem(), bindings), arith::substitute(t.length(), bindings));
+  }
+  return t;
+}
+
+}  // namespace
+
+Program bind_sizes(const Program& p, const std::map<std::string, long long>& overrides) {
+  for (const auto& [name, value] : overrides) {
+    bool declared = false;
+    for (const auto& s : p.sizes) declared = declared || s.name == name;
+    if (!declared) {
+      std::vector<std::string> names;
+      for (const auto& s : p.sizes) names.push_back(s.name);
+      throw Error(fmt::format("--size {}={}: the program declares no size {} (its sizes: {})", name, value, name,
+                              names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+    }
+  }
+  Program out = p;
+  std::map<std::string, arith::Expr> bindings;
+  for (auto& s : out.sizes) {
+    if (auto it = overrides.find(s.name); it != overrides.end()) {
+      if (it->second <= 0)
+        throw Error(fmt::format("--size {}={}: sizes are at least 1", s.name, it->second));
+      s.value = it->second;
+    }
+    if (!s.value) throw Error(no_value_hint(s.name), s.loc);
+    if (*s.value <= 0) throw Error(fmt::format("size {} = {}: sizes are at least 1", s.name, *s.value), s.loc);
+    bindings[s.name] = arith::Expr(static_cast<std::int64_t>(*s.value));
+  }
+  for (auto& in : out.inputs) in.type = bind_type(in.type, bindings);
+  for (auto& d : out.defs) d.body = substitute_sizes(d.body, bindings);
+  return out;
+}
+
+std::map<std::string, std::int64_t> size_values(const Program& p) {
+  std::map<std::string, std::int64_t> values;
+  for (const auto& s : p.sizes) {
+    LIFTC_ASSERT(s.value.has_value(), no_value_hint(s.name) + " (size_values needs a program after bind_sizes)");
+    values[s.name] = *s.value;
+  }
+  return values;
+}
+
+}  // namespace liftc::ir

@@ -1,0 +1,234 @@
+// The walk: names, literals, tuples, projections, lets, applications and lambdas, the
+// dispatch of primitive calls to the rule families, and obligations.
+
+#include "checker.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace liftc::typecheck::detail {
+
+using ir::Expr;
+using ir::ExprKind;
+using ir::Type;
+
+namespace {
+
+std::string join_types(const std::vector<Type>& types) {
+  std::string s;
+  for (std::size_t i = 0; i < types.size(); ++i) s += (i ? ", " : "") + ir::to_string(types[i]);
+  return s;
+}
+
+// Pushes a node's position (when known) for the duration of its check.
+class KnownLoc {
+ public:
+  KnownLoc(std::vector<SourceLoc>& stack, const SourceLoc& loc) : stack_(stack), pushed_(loc.known()) {
+    if (pushed_) stack_.push_back(loc);
+  }
+  ~KnownLoc() {
+    if (pushed_) stack_.pop_back();
+  }
+  KnownLoc(const KnownLoc&) = delete;
+  KnownLoc& operator=(const KnownLoc&) = delete;
+
+ private:
+  std::vector<SourceLoc>& stack_;
+  bool pushed_;
+};
+
+}  // namespace
+
+Scope::~Scope() {
+  for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+    if (it->second)
+      env_[it->first] = *it->second;
+    else
+      env_.erase(it->first);
+  }
+}
+
+void Scope::bind(const std::string& name, const Type& type) {
+  auto it = env_.find(name);
+  saved_.emplace_back(name, it == env_.end() ? std::nullopt : std::optional<Type>(it->second));
+  env_[name] = type;
+}
+
+void Checker::fail(const Expr& at, const std::string& message) const {
+  if (at.defined() && at.loc().known()) throw Error(message, at.loc());
+  throw Error(message, known_locs_.empty() ? SourceLoc{} : known_locs_.back());
+}
+
+void Checker::require(Obligation::Kind kind, const arith::Expr& value, const arith::Expr& divisor, std::string what,
+                      const Expr& at, const std::function<std::string()>& failure) {
+  std::optional<std::int64_t> v = value.constant();
+  switch (kind) {
+    case Obligation::Kind::Divides: {
+      std::optional<std::int64_t> d = divisor.constant();
+      if (v && d) {
+        if (*d == 0 || *v % *d != 0) fail(at, failure());
+        return;
+      }
+      if (arith::provably_divisible(value, divisor)) return;
+      break;
+    }
+    case Obligation::Kind::Positive:
+      if (v) {
+        if (*v < 1) fail(at, failure());
+        return;
+      }
+      if (arith::provably_positive(value)) return;
+      break;
+    case Obligation::Kind::NonNegative:
+      if (v) {
+        if (*v < 0) fail(at, failure());
+        return;
+      }
+      if (arith::provably_nonnegative(value)) return;
+      break;
+  }
+  if (obligations_ == nullptr) return;
+  // One record per fact: constraint inference needs the set, not every place it arose.
+  bool seen = std::any_of(obligations_->begin(), obligations_->end(), [&](const Obligation& o) {
+    return o.kind == kind && o.value == value && (kind != Obligation::Kind::Divides || o.divisor == divisor);
+  });
+  if (seen) return;
+  SourceLoc loc = at.defined() && at.loc().known() ? at.loc() : (known_locs_.empty() ? SourceLoc{} : known_locs_.back());
+  obligations_->push_back(Obligation{kind, value, divisor, std::move(what), std::move(loc)});
+}
+
+Expr Checker::check(const Expr& e) {
+  KnownLoc here(known_locs_, e.loc());
+  switch (e.kind()) {
+    case ExprKind::Var: {
+      auto it = env.find(e->name);
+      if (it == env.end()) fail(e, fmt::format("unknown name '{}'", e->name));
+      return ir::with_type(e, it->second);
+    }
+    case ExprKind::Literal:
+      return ir::with_type(e, Type::scalar(e->literal.kind));
+    case ExprKind::Lambda:
+      fail(e, fmt::format("a function of {} parameter{} is used as a value; apply it or pass it to a primitive",
+                          e->params.size(), e->params.size() == 1 ? "" : "s"));
+    case ExprKind::Apply: {
+      std::vector<Expr> args{e->args[0]};
+      std::vector<Type> types;
+      for (std::size_t i = 1; i < e->args.size(); ++i) {
+        args.push_back(check(e->args[i]));
+        types.push_back(args.back().type());
+      }
+      args[0] = check_function(e->args[0], types, "application");
+      Type result = args[0].type();
+      return ir::with_type(ir::with_args(e, std::move(args)), std::move(result));
+    }
+    case ExprKind::Call:
+      return check_call(e);
+    case ExprKind::Tuple: {
+      std::vector<Expr> elems;
+      std::vector<Type> types;
+      for (const auto& a : e->args) {
+        elems.push_back(check(a));
+        types.push_back(elems.back().type());
+      }
+      return ir::with_type(ir::with_args(e, std::move(elems)), Type::tuple(std::move(types)));
+    }
+    case ExprKind::Get: {
+      Expr tuple = check(ir::get_tuple(e));
+      const Type& t = tuple.type();
+      if (!t.is_tuple()) fail(e, fmt::format("projection .{}: expected a tuple, got {}", e->index, ir::to_string(t)));
+      if (e->index >= static_cast<int>(t.elems().size()))
+        fail(e, fmt::format("projection .{}: the tuple {} has only {} components", e->index, ir::to_string(t),
+                            t.elems().size()));
+      Type component = t.elems()[static_cast<std::size_t>(e->index)];
+      return ir::with_type(ir::with_args(e, {tuple}), std::move(component));
+    }
+    case ExprKind::Let: {
+      Expr value = check(ir::let_value(e));
+      Scope scope(env);
+      scope.bind(e->name, value.type());
+      Expr body = check(ir::let_body(e));
+      Type result = body.type();
+      return ir::with_type(ir::with_args(e, {value, body}), std::move(result));
+    }
+  }
+  LIFTC_ASSERT(false, "every expression kind is handled");
+  return e;
+}
+
+Expr Checker::check_function(const Expr& lambda, const std::vector<Type>& arg_types, std::string_view who) {
+  KnownLoc here(known_locs_, lambda.loc());
+  LIFTC_ASSERT(lambda.kind() == ExprKind::Lambda, "function operands are lambdas");
+  const auto& params = lambda->params;
+  std::vector<Type> param_types;
+  if (params.size() == arg_types.size()) {
+    param_types = arg_types;
+  } else if (arg_types.size() == 1 && params.size() > 1) {
+    const Type& t = arg_types[0];
+    if (!t.is_tuple() || t.elems().size() != params.size())
+      fail(lambda, fmt::format("{}: the function ({}) -> ... takes {} parameters, so its argument must be a tuple of "
+                               "{} components, got {}",
+                               who, fmt::join(params, ", "), params.size(), params.size(), ir::to_string(t)));
+    param_types = t.elems();
+  } else {
+    fail(lambda, fmt::format("{}: the function takes {} parameter{}, but is given {} argument{} ({})", who,
+                             params.size(), params.size() == 1 ? "" : "s", arg_types.size(),
+                             arg_types.size() == 1 ? "" : "s", join_types(arg_types)));
+  }
+  Scope scope(env);
+  for (std::size_t i = 0; i < params.size(); ++i) scope.bind(params[i], param_types[i]);
+  Expr body = check(ir::lambda_body(lambda));
+  Type result = body.type();
+  Expr typed = ir::with_lambda_types(ir::with_args(lambda, {body}), std::move(param_types));
+  return ir::with_type(typed, std::move(result));
+}
+
+Expr Checker::check_call(const Expr& call) {
+  const ir::PrimSignature& sig = ir::signature(call->prim);
+  CallSite site{call, {}, call_label(call)};
+  for (std::size_t i = 0; i < call->args.size(); ++i) {
+    bool is_function = !sig.variadic && sig.operands[i] > 0;
+    site.args.push_back(is_function ? call->args[i] : check(call->args[i]));
+  }
+  Type result;
+  switch (call->prim) {
+    case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Slide: case ir::Prim::Pad:
+    case ir::Prim::Transpose: case ir::Prim::Reorder: case ir::Prim::Id: case ir::Prim::AsVector:
+    case ir::Prim::AsScalar:
+      result = check_layout(*this, site);
+      break;
+    case ir::Prim::Map: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
+    case ir::Prim::Reduce: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal:
+    case ir::Prim::ToPrivate: case ir::Prim::Vectorize:
+      result = check_functional(*this, site);
+      break;
+    default:
+      result = check_builtin(*this, site);
+      break;
+  }
+  return ir::with_type(ir::with_args(call, std::move(site.args)), std::move(result));
+}
+
+std::string call_label(const Expr& call) {
+  const ir::PrimSignature& sig = ir::signature(call->prim);
+  if (call->prim == ir::Prim::Neg) return "unary -";
+  std::string_view op = ir::operator_spelling(call->prim);
+  if (!op.empty()) return fmt::format("operator {}", op);
+  if (call->sizes.empty() || call->prim == ir::Prim::SizeValue) return std::string(sig.name);
+  std::vector<std::string> sizes;
+  for (const auto& s : call->sizes) sizes.push_back(arith::to_string(s));
+  if (call->prim == ir::Prim::Reorder) return fmt::format("reorder(striddenIndex({}))", sizes[0]);
+  return fmt::format("{}({})", sig.name, fmt::join(sizes, ", "));
+}
+
+std::int64_t constant_size(Checker& c, const CallSite& site, std::size_t index, std::string_view what) {
+  std::optional<std::int64_t> v = site.call->sizes[index].constant();
+  if (!v)
+    c.fail(site.call, fmt::format("{}: the {} must be a constant, got {}", site.label, what,
+                                  arith::to_string(site.call->sizes[index])));
+  return *v;
+}
+
+bool valid_vector_width(std::int64_t w) { return w == 2 || w == 3 || w == 4 || w == 8 || w == 16; }
+
+}  // namespace liftc::typecheck::detail

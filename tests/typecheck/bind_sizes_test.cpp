@@ -1,0 +1,71 @@
+// ir::bind_sizes and ir::size_values: declared values, overrides, and their errors.
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "liftc/ir/program.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+
+namespace {
+
+using namespace liftc;
+using ir::Prim;
+using ir::Type;
+
+// size n = 8, m (no value); input xs : [[float]m]n; def out = split(2, join(xs)).
+ir::Program program() {
+  ir::Program p;
+  p.sizes = {{"n", 8, {}}, {"m", std::nullopt, {}}};
+  const arith::Expr n = arith::size_var("n"), m = arith::size_var("m");
+  p.inputs = {{"xs", Type::array(Type::array(Type::float_(), m), n), {}}};
+  p.defs = {{"out", ir::make_call(Prim::Split, {2}, {ir::make_call(Prim::Join, {}, {ir::make_var("xs")})}), {}}};
+  return p;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "<no error>";
+}
+
+TEST(BindSizes, DeclaredValuesAndOverridesBecomeConstants) {
+  ir::Program bound = ir::bind_sizes(program(), {{"m", 3}});
+  EXPECT_EQ(ir::to_string(bound.inputs[0].type), "[[float]3]8");
+  EXPECT_EQ((ir::size_values(bound)), (std::map<std::string, std::int64_t>{{"m", 3}, {"n", 8}}));
+  typecheck::Checked c = typecheck::typecheck(bound);
+  EXPECT_EQ(ir::to_string(c.program.defs[0].body.type()), "[[float]2]12");
+  EXPECT_TRUE(c.obligations.empty());
+}
+
+TEST(BindSizes, OverridesWinOverDeclaredValues) {
+  ir::Program bound = ir::bind_sizes(program(), {{"n", 4}, {"m", 5}});
+  EXPECT_EQ(ir::to_string(bound.inputs[0].type), "[[float]5]4");
+}
+
+TEST(BindSizes, SizeArgumentsAreSubstituted) {
+  ir::Program p = program();
+  p.defs[0].body = ir::make_call(Prim::Split, {arith::size_var("m")}, {ir::make_var("xs")});
+  ir::Program bound = ir::bind_sizes(p, {{"m", 2}});
+  EXPECT_EQ(bound.defs[0].body->sizes[0], arith::Expr(2));
+}
+
+TEST(BindSizes, BindingMakesFalseObligationsErrors) {
+  ir::Program bound = ir::bind_sizes(program(), {{"m", 3}, {"n", 1}});  // 3 elements, split(2)
+  EXPECT_EQ(error_of([&] { typecheck::typecheck(bound); }), "split(2): 2 does not divide the array length 3");
+}
+
+TEST(BindSizes, Errors) {
+  EXPECT_EQ(error_of([] { ir::bind_sizes(program(), {}); }), "size m has no value: give it with --size m=<value>");
+  EXPECT_EQ(error_of([] { ir::bind_sizes(program(), {{"m", 2}, {"q", 1}}); }),
+            "--size q=1: the program declares no size q (its sizes: n, m)");
+  EXPECT_EQ(error_of([] { ir::bind_sizes(program(), {{"m", 0}}); }), "--size m=0: sizes are at least 1");
+  ir::Program p = program();
+  p.sizes[0].value = -2;
+  EXPECT_EQ(error_of([&] { ir::bind_sizes(p, {{"m", 1}}); }), "size n = -2: sizes are at least 1");
+}
+
+}  // namespace

@@ -1,0 +1,212 @@
+// Type rules on .sr text: one line a case, an expression checked in a small context
+// (symbolic sizes n, m, k, s) and the type it must print as; then errors with their
+// message and line:col, and the obligations symbolic lengths leave.
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "liftc/parse/parse.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+
+namespace {
+
+using namespace liftc;
+
+// Every case is `kContext` followed by one line `def out = <expression>`.
+constexpr const char* kContext =
+    "size n, m, k, s\n"
+    "input xs : [float]n\n"
+    "input ys : [float]n\n"
+    "input zs : [float]m\n"
+    "input is : [int]n\n"
+    "input grid : [[float]m]n\n"
+    "input cube : [[[float]k]m]n\n"
+    "input vs : [float4]n\n"
+    "input c12 : [float]12\n"
+    "input v4 : float4\n"
+    "input f : float\n"
+    "input i : int\n"
+    "input t : (float, int)\n";
+constexpr int kContextLines = 13;
+constexpr const char* kDefPrefix = "def out = ";
+
+typecheck::Checked check_source(const std::string& text) {
+  auto file = std::make_shared<SourceFile>(SourceFile{"case.sr", text});
+  return typecheck::typecheck(parse::parse_program(file));
+}
+
+typecheck::Checked check_expr(const std::string& expr) {
+  return check_source(fmt::format("{}{}{}\n", kContext, kDefPrefix, expr));
+}
+
+std::string type_of(const std::string& expr) {
+  typecheck::Checked c = check_expr(expr);
+  return ir::to_string(c.program.defs.back().body.type());
+}
+
+struct TypeCase {
+  const char* expr;
+  const char* expected;
+};
+
+// clang-format off
+const TypeCase kTypes[] = {
+    {"map(x -> x * f, xs)",                                   "[float]n"},
+    {"mapSeq(x -> float(x), is)",                             "[float]n"},
+    {"mapGlb(0, r -> r, grid)",                               "[[float]m]n"},
+    {"mapWrg(1, mapLcl(0, id), grid)",                        "[[float]m]n"},
+    {"map(map(x -> x + 1.0), grid)",                          "[[float]m]n"},
+    {"reduce(0.0, (acc, y) -> acc + y, xs)",                  "[float]1"},
+    {"reduceSeq(0, (acc, y) -> acc + y, is)",                 "[int]1"},
+    {"reduceSeq((0.0, 0), (acc, y) -> acc, xs)",              "[(float, int)]1"},
+    {"zip(xs, ys)",                                           "[(float, float)]n"},
+    {"zip(xs, ys, is)",                                       "[(float, float, int)]n"},
+    {"map((a, b) -> a * b, zip(xs, ys))",                     "[float]n"},
+    {"split(4, xs)",                                          "[[float]4](n/4)"},
+    {"split(s, grid)",                                        "[[[float]m]s](n/s)"},
+    {"join(grid)",                                            "[float](m*n)"},
+    {"join(split(4, xs))",                                    "[float]n"},
+    {"slide(3, 1, c12)",                                      "[[float]3]10"},
+    {"slide(4, 2, c12)",                                      "[[float]4]5"},
+    {"slide(1, 1, xs)",                                       "[[float]1]n"},
+    {"pad(1, 2, 0.0, c12)",                                   "[float]15"},
+    {"pad(-1, -1, 0.0, c12)",                                 "[float]10"},
+    {"pad(1, 1, 0.0, grid)",                                  "[[float]m](n + 2)"},
+    {"transpose(grid)",                                       "[[float]n]m"},
+    {"transpose(transpose(grid))",                            "[[float]m]n"},
+    {"map(transpose, cube)",                                  "[[[float]m]k]n"},
+    {"reorder(striddenIndex(s), xs)",                         "[float]n"},
+    {"id(t)",                                                 "(float, int)"},
+    {"toGlobal(mapSeq(id), xs)",                              "[float]n"},
+    {"toLocal(mapLcl(0, id), xs)",                            "[float]n"},
+    {"toPrivate(p -> p.0, t)",                                "float"},
+    {"asVector(4, xs)",                                       "[float4](n/4)"},
+    {"asScalar(vs)",                                          "[float](4*n)"},
+    {"asScalar(asVector(4, c12))",                            "[float]12"},
+    {"map(vectorize(4, x -> x * 2.0), vs)",                   "[float4]n"},
+    {"vectorize(4, x -> max(x, 0.0), v4)",                    "float4"},
+    {"dot(v4, v4)",                                           "float"},
+    {"v4 * f + v4",                                           "float4"},
+    {"i % 3 - i / 2",                                         "int"},
+    {"-f",                                                    "float"},
+    {"f < 1.0 && !(i == 2) || f >= 0.0",                      "bool"},
+    {"select(f > 0.0, v4, v4)",                               "float4"},
+    {"max(f, 0.0) + min(f, 1.0)",                             "float"},
+    {"sqrt(exp(v4))",                                         "float4"},
+    {"abs(i)",                                                "int"},
+    {"t.1",                                                   "int"},
+    {"(f, i, v4)",                                            "(float, int, float4)"},
+    {"let y = f * 2.0 in (y, y)",                             "(float, float)"},
+    {"map(r -> reduce(0.0, (acc, y) -> acc + y, r), grid)",   "[[float]1]n"},
+};
+// clang-format on
+
+class TextTypes : public ::testing::TestWithParam<TypeCase> {};
+
+TEST_P(TextTypes, PrintsExpectedType) {
+  EXPECT_EQ(type_of(GetParam().expr), GetParam().expected) << GetParam().expr;
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, TextTypes, ::testing::ValuesIn(kTypes));
+
+struct ErrorCase {
+  const char* expr;
+  const char* message;  // a substring of the error's message
+  int col;              // column within the expression (1 = its first character)
+};
+
+// clang-format off
+const ErrorCase kErrors[] = {
+    {"map(x -> x, f)",                          "map: expected an array, got float",                                   1},
+    {"zip(xs, zs)",                             "zip: arrays must have the same length, got [float]n and [float]m",     1},
+    {"reduce(0.0, (a, y) -> v4, xs)",           "reduce: the reducing function must return the accumulator type float, got float4", 1},
+    {"split(5, c12)",                           "split(5): 5 does not divide the array length 12",                     1},
+    {"split(0, xs)",                            "split(0): the chunk size must be at least 1",                         1},
+    {"slide(3, 2, c12)",                        "slide(3, 2): the step 2 does not divide 9",                           1},
+    {"slide(13, 1, c12)",                       "slide(13, 1): the window size 13 is larger than the array length 12", 1},
+    {"asVector(4, split(4, c12))",              "asVector needs an array of scalars, got [[float]4]3",                 1},
+    {"asVector(5, xs)",                         "asVector(5): the vector width must be 2, 3, 4, 8 or 16",              1},
+    {"asVector(4, pad(0, 1, 0.0, c12))",        "asVector(4): 4 does not divide the array length 13",                  1},
+    {"asScalar(xs)",                            "asScalar needs an array of vectors, got [float]n",                    1},
+    {"join(xs)",                                "join: expected an array of arrays, got [float]n",                     1},
+    {"transpose(xs)",                           "transpose: expected an array of arrays, got [float]n",                1},
+    {"pad(1, 1, 0, xs)",                        "pad(1, 1): the padding value must have type float, got int",          1},
+    {"pad(-6, -6, 0.0, c12)",                   "pad(-6, -6): the result length 0 is not positive",                    1},
+    {"map(x -> x, split(4, pad(0, 1, 0.0, c12)))", "split(4): 4 does not divide the array length 13",                  13},
+    {"reorder(striddenIndex(5), c12)",          "reorder(striddenIndex(5)): the stride 5 does not divide the array length 12", 1},
+    {"mapLcl(3, x -> x, xs)",                   "mapLcl(3): the dimension must be 0, 1 or 2, got 3",                   1},
+    {"map((a, b) -> a, xs)",                    "map: the function (a, b) -> ... takes 2 parameters, so its argument must be a tuple of 2 components, got float", 5},
+    {"vectorize(4, x -> x, f)",                 "vectorize(4): expected a vector of 4 lanes (or a tuple of them), got float", 1},
+    {"dot(v4, f)",                              "dot: expected two float vectors of the same width, got float4 and float", 1},
+    {"i + f",                                   "operator +: the operands must have the same element type, got int and float", 1},
+    {"v4 < v4",                                 "operator <: expected two int or float scalars of the same type, got float4 and float4", 1},
+    {"select(f, f, f)",                         "select: the condition must be bool, got float",                      1},
+    {"select(f > 0.0, f, i)",                   "select: both branches must have the same type, got float and int",   1},
+    {"exp(i)",                                  "exp: expected float or a float vector, got int",                     1},
+    {"float(f)",                                "float: expected int or an int vector, got float",                    1},
+    {"!f",                                      "operator !: expected bool, got float",                               1},
+    {"f.0",                                     "projection .0: expected a tuple, got float",                         1},
+    {"t.2",                                     "projection .2: the tuple (float, int) has only 2 components",        1},
+};
+// clang-format on
+
+class TextErrors : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(TextErrors, ReportsMessageAndPosition) {
+  const ErrorCase& c = GetParam();
+  try {
+    check_expr(c.expr);
+    FAIL() << "expected an error for " << c.expr;
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find(c.message), std::string::npos) << c.expr << "\n  got: " << e.message();
+    EXPECT_EQ(e.loc().line, kContextLines + 1) << c.expr;
+    EXPECT_EQ(e.loc().col, static_cast<int>(std::string_view(kDefPrefix).size()) + c.col) << c.expr;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, TextErrors, ::testing::ValuesIn(kErrors));
+
+using Kind = typecheck::Obligation::Kind;
+
+// The obligations of one expression, printed "s | n", ">= 1: x", ">= 0: x".
+std::vector<std::string> obligations_of(const std::string& expr) {
+  std::vector<std::string> out;
+  for (const auto& o : check_expr(expr).obligations) {
+    switch (o.kind) {
+      case Kind::Divides: out.push_back(arith::to_string(o.divisor) + " | " + arith::to_string(o.value)); break;
+      case Kind::Positive: out.push_back(">= 1: " + arith::to_string(o.value)); break;
+      case Kind::NonNegative: out.push_back(">= 0: " + arith::to_string(o.value)); break;
+    }
+  }
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+TEST(TextObligations, Split) { EXPECT_EQ(obligations_of("split(s, xs)"), (Strings{"s | n"})); }
+TEST(TextObligations, SplitOfConstantLength) { EXPECT_EQ(obligations_of("split(s, c12)"), (Strings{"s | 12"})); }
+TEST(TextObligations, AsVector) { EXPECT_EQ(obligations_of("asVector(4, xs)"), (Strings{"4 | n"})); }
+TEST(TextObligations, Reorder) { EXPECT_EQ(obligations_of("reorder(striddenIndex(s), xs)"), (Strings{"s | n"})); }
+TEST(TextObligations, Slide) {
+  EXPECT_EQ(obligations_of("slide(3, s, xs)"), (Strings{">= 0: " + arith::to_string(arith::size_var("n") - 3),
+                                                        "s | " + arith::to_string(arith::size_var("n") - 3)}));
+}
+TEST(TextObligations, ConcreteTrueOnesAreNotRecorded) {
+  EXPECT_TRUE(obligations_of("split(4, c12)").empty());
+  EXPECT_TRUE(obligations_of("slide(3, 3, c12)").empty());
+  EXPECT_TRUE(obligations_of("join(split(n, xs))").empty());
+}
+TEST(TextObligations, TheyCarryTheirPosition) {
+  auto c = check_expr("map(x -> x, split(s, xs))");
+  ASSERT_EQ(c.obligations.size(), 1u);
+  EXPECT_EQ(c.obligations[0].loc.line, kContextLines + 1);
+  EXPECT_EQ(c.obligations[0].loc.col, static_cast<int>(std::string_view(kDefPrefix).size()) + 13);
+}
+
+TEST(TextPrograms, DefinitionsSeeEarlierDefinitions) {
+  auto c = check_source(std::string(kContext) + "def a = split(2, xs)\ndef b = map(r -> r, a)\n");
+  EXPECT_EQ(ir::to_string(c.program.defs.back().body.type()), "[[float]2](n/2)");
+}
+
+}  // namespace
