@@ -1,0 +1,107 @@
+#pragma once
+// A launch plan: the device buffers a program needs and the kernels to enqueue, in order,
+// with their NDRanges and arguments. Code generation produces one next to the OpenCL C
+// source; run_program (run.hpp) executes it. Plain values, no OpenCL types.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace liftc::runtime {
+
+/// The element type of a buffer's host data and read-back values.
+enum class ElemType { Float, Int32 };
+
+/// Host data to upload into a buffer (none, floats or 32-bit ints).
+using HostData = std::variant<std::monostate, std::vector<float>, std::vector<std::int32_t>>;
+
+/// One device buffer of the plan's buffer table.
+struct BufferSpec {
+  std::string name;                 ///< for messages ("out", "tmp0")
+  std::size_t bytes = 0;            ///< size the kernels may access (> 0)
+  ElemType elem = ElemType::Float;  ///< element type of `host` and of the read-back values
+  HostData host;                    ///< uploaded once before the first run; none = zero-filled
+  bool read_back = false;           ///< read back into RunResult::outputs after the last run
+
+  /// An input buffer holding `data`.
+  static BufferSpec input(std::string name, std::vector<float> data);
+  /// An input buffer holding `data`.
+  static BufferSpec input(std::string name, std::vector<std::int32_t> data);
+  /// A zero-initialised output buffer of `count` elements, read back after the run.
+  static BufferSpec output(std::string name, std::size_t count, ElemType elem = ElemType::Float);
+  /// A zero-initialised intermediate buffer of `count` elements, not read back.
+  static BufferSpec scratch(std::string name, std::size_t count, ElemType elem = ElemType::Float);
+};
+
+/// A 1-3 dimensional NDRange; an empty one (as a local size) lets the driver choose.
+struct NDRange {
+  std::vector<std::size_t> sizes;  ///< one entry per dimension
+
+  NDRange() = default;
+  /// A 1D range.
+  NDRange(std::size_t x) : sizes{x} {}
+  /// A 2D range.
+  NDRange(std::size_t x, std::size_t y) : sizes{x, y} {}
+  /// A 3D range.
+  NDRange(std::size_t x, std::size_t y, std::size_t z) : sizes{x, y, z} {}
+
+  /// No sizes: as a local size, "let the driver choose".
+  bool empty() const { return sizes.empty(); }
+  /// Total number of work-items (1 for an empty range).
+  std::size_t volume() const;
+  /// "(1024)", "(64, 8)", or "(driver's choice)" when empty.
+  std::string str() const;
+};
+
+/// A kernel argument that is a buffer of the plan's buffer table.
+struct BufferArg {
+  std::size_t buffer = 0;  ///< index into LaunchPlan::buffers
+};
+/// A kernel argument that is an `int` scalar.
+struct IntArg {
+  std::int32_t value = 0;
+};
+/// A kernel argument that is a `float` scalar.
+struct FloatArg {
+  float value = 0.0f;
+};
+/// A kernel argument that is a `__local` allocation of `bytes` bytes.
+struct LocalArg {
+  std::size_t bytes = 0;
+};
+/// One kernel argument.
+using KernelArg = std::variant<BufferArg, IntArg, FloatArg, LocalArg>;
+
+/// Argument helpers: arg_buffer(i), arg_int(n), arg_float(x), arg_local(bytes).
+inline KernelArg arg_buffer(std::size_t index) { return BufferArg{index}; }
+/// An `int` scalar argument.
+inline KernelArg arg_int(std::int32_t value) { return IntArg{value}; }
+/// A `float` scalar argument.
+inline KernelArg arg_float(float value) { return FloatArg{value}; }
+/// A `__local` allocation argument of `bytes` bytes.
+inline KernelArg arg_local(std::size_t bytes) { return LocalArg{bytes}; }
+
+/// One kernel enqueue.
+struct KernelLaunch {
+  std::string kernel;          ///< kernel function name in the program
+  NDRange global;              ///< global size, 1-3 dimensions
+  NDRange local;               ///< local size, same dimensions as `global`, or empty
+  std::vector<KernelArg> args;  ///< in parameter order
+};
+
+/// The buffers and the kernels, enqueued in order, that make up one run of a program.
+struct LaunchPlan {
+  std::vector<BufferSpec> buffers;      ///< the buffer table BufferArg indexes
+  std::vector<KernelLaunch> kernels;    ///< enqueued in this order on the in-order queue
+};
+
+/// Byte size of one element of `elem`.
+std::size_t elem_bytes(ElemType elem);
+
+/// Checks the plan's own consistency (sizes, dimensions, buffer indices, host data sizes);
+/// throws liftc::Error naming the first problem. run_program calls it.
+void validate_plan(const LaunchPlan& plan);
+
+}  // namespace liftc::runtime

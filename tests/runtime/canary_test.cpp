@@ -1,0 +1,61 @@
+// Out-of-bounds writes are caught by the canaries around every buffer and reported in the
+// result, not as a crash or an exception.
+
+#include <gtest/gtest.h>
+
+#include "liftc/runtime/run.hpp"
+#include "test_session.hpp"
+
+namespace liftc::runtime {
+namespace {
+
+using testing::session;
+
+// Writes out[i + shift] for i in [0, n): shift > 0 overruns the end, shift < 0 the start.
+constexpr const char* kShifted = R"(
+kernel void shifted(global float* out, int shift) { out[(int)get_global_id(0) + shift] = 42.0f; }
+)";
+
+RunResult run_shifted(std::size_t n, int shift, std::size_t canary_bytes = 256) {
+  LaunchPlan plan;
+  plan.buffers = {BufferSpec::output("out", n)};
+  plan.kernels = {{"shifted", NDRange(n), NDRange(), {arg_buffer(0), arg_int(shift)}}};
+  return run_source(session(), kShifted, "", plan, {.warmup_runs = 0, .timed_runs = 1, .canary_bytes = canary_bytes});
+}
+
+TEST(Canary, InBoundsWritesLeaveCanariesIntact) {
+  const RunResult r = run_shifted(64, 0);
+  EXPECT_TRUE(r.ok()) << r.failure();
+  EXPECT_EQ(r.failure(), "");
+  for (float v : r.floats(0)) EXPECT_EQ(v, 42.0f);
+}
+
+TEST(Canary, WritePastTheEndIsReported) {
+  const RunResult r = run_shifted(64, 3);
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.canary_violations.size(), 1u);
+  const CanaryViolation& v = r.canary_violations[0];
+  EXPECT_EQ(v.buffer, 0u);
+  EXPECT_EQ(v.name, "out");
+  EXPECT_EQ(v.side, CanarySide::After);
+  EXPECT_EQ(v.first_offset, 0u);
+  EXPECT_EQ(v.changed_bytes, 3 * sizeof(float));
+  EXPECT_NE(r.failure().find("out-of-bounds write after buffer 0 'out'"), std::string::npos) << r.failure();
+}
+
+TEST(Canary, WriteBeforeTheStartIsReported) {
+  const RunResult r = run_shifted(64, -2);
+  ASSERT_EQ(r.canary_violations.size(), 1u) << r.failure();
+  EXPECT_EQ(r.canary_violations[0].side, CanarySide::Before);
+  EXPECT_EQ(r.canary_violations[0].changed_bytes, 2 * sizeof(float));
+  EXPECT_NE(r.failure().find("out-of-bounds write before buffer 0 'out'"), std::string::npos) << r.failure();
+}
+
+TEST(Canary, DisabledCanariesReportNothing) {
+  // With no guard space the kernel receives the bare buffer; a small in-bounds run is clean.
+  const RunResult r = run_shifted(64, 0, 0);
+  EXPECT_TRUE(r.ok());
+}
+
+}  // namespace
+}  // namespace liftc::runtime
