@@ -1,0 +1,66 @@
+#pragma once
+// The interpreter's compiled form of a program: the IR with every variable resolved to a
+// slot of one flat frame, every type to a Layout, and every size argument to a number.
+//
+// One slot per binder suffices: functions are not first-class and every primitive
+// evaluates its function operand to completion before returning (map and reduce are
+// eager), so a lambda's body is never re-entered while it runs, and no value refers to a
+// slot.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "layout.hpp"
+#include "liftc/ir/expr.hpp"
+#include "value.hpp"
+
+namespace liftc::interp::detail {
+
+/// The kinds of compiled node, one per IR node kind.
+enum class Op { Var, Literal, Lambda, Apply, Call, Tuple, Get, Let };
+
+/// A compiled node. Children are in the IR's order (Call operands, Apply callee then
+/// arguments, Tuple elements, Get {tuple}, Let {value, body}, Lambda {body}).
+struct Code {
+  Op op = Op::Var;
+  const Layout* layout = nullptr;            // the result's layout (none for Lambda)
+  int slot = -1;                             // Var: the slot read; Let: the slot bound
+  std::vector<int> params;                   // Lambda: parameter slots
+  std::vector<const Layout*> param_layouts;  // Lambda: parameter layouts
+  Value literal;                             // Literal and SizeValue calls
+  ir::Prim prim = ir::Prim::Id;              // Call
+  std::vector<std::int64_t> sizes;           // Call: size arguments, evaluated
+  std::vector<std::unique_ptr<Code>> args;   // children
+  int index = 0;                             // Get
+  SourceLoc loc;                             // for run-time errors (integer division by zero)
+};
+
+/// A compiled program: its definitions in order, inputs and definitions in slots.
+struct CompiledProgram {
+  /// One definition: its name, slot, body and the layout of its value.
+  struct Def {
+    std::string name;
+    int slot;
+    std::unique_ptr<Code> body;
+    const Layout* layout;
+    ir::Type type;
+  };
+  /// One input: its declaration's name, type and slot.
+  struct Input {
+    std::string name;
+    ir::Type type;
+    int slot;
+    const Layout* layout;
+  };
+
+  std::unique_ptr<Layouts> layouts = std::make_unique<Layouts>();
+  int num_slots = 0;
+  std::vector<Input> inputs;
+  std::vector<Def> defs;
+};
+
+/// Compiles a type-checked program whose sizes are bound.
+CompiledProgram compile(const ir::Program& checked);
+
+}  // namespace liftc::interp::detail

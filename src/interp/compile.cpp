@@ -1,0 +1,116 @@
+#include <fmt/format.h>
+
+#include "code.hpp"
+
+namespace liftc::interp::detail {
+
+namespace {
+
+// Resolves names to slots while walking the IR.
+class Compiler {
+ public:
+  explicit Compiler(CompiledProgram& out) : out_(out) {}
+
+  int bind(const std::string& name) {
+    int slot = out_.num_slots++;
+    scope_.emplace_back(name, slot);
+    return slot;
+  }
+
+  void unbind(std::size_t count) { scope_.resize(scope_.size() - count); }
+
+  std::unique_ptr<Code> compile(const ir::Expr& e) {
+    auto c = std::make_unique<Code>();
+    c->loc = e.loc();
+    if (e.kind() != ir::ExprKind::Lambda) c->layout = out_.layouts->of(e.type());
+    switch (e.kind()) {
+      case ir::ExprKind::Var:
+        c->op = Op::Var;
+        c->slot = lookup(e->name);
+        break;
+      case ir::ExprKind::Literal:
+        c->op = Op::Literal;
+        c->literal = e->literal.kind == ir::ScalarKind::Float ? Value::of_float(static_cast<float>(e->literal.f))
+                                                               : Value::of_int(static_cast<std::int32_t>(e->literal.i));
+        break;
+      case ir::ExprKind::Lambda:
+        c->op = Op::Lambda;
+        LIFTC_ASSERT(e->param_types.size() == e->params.size(), "type checking sets every lambda's parameter types");
+        for (const std::string& p : e->params) c->params.push_back(bind(p));
+        for (const ir::Type& t : e->param_types) c->param_layouts.push_back(out_.layouts->of(t));
+        c->args.push_back(compile(ir::lambda_body(e)));
+        unbind(e->params.size());
+        break;
+      case ir::ExprKind::Apply:
+        c->op = Op::Apply;
+        compile_children(e, *c);
+        break;
+      case ir::ExprKind::Call:
+        c->op = Op::Call;
+        c->prim = e->prim;
+        for (const arith::Expr& s : e->sizes) {
+          std::optional<std::int64_t> v = s.constant();
+          LIFTC_ASSERT(v.has_value(), fmt::format("the interpreter needs bound sizes, but {} has size argument {}",
+                                                  ir::signature(e->prim).name, arith::to_string(s)));
+          c->sizes.push_back(*v);
+        }
+        if (e->prim == ir::Prim::SizeValue) {
+          c->op = Op::Literal;
+          c->literal = Value::of_int(static_cast<std::int32_t>(c->sizes[0]));
+        }
+        compile_children(e, *c);
+        break;
+      case ir::ExprKind::Tuple:
+        c->op = Op::Tuple;
+        compile_children(e, *c);
+        break;
+      case ir::ExprKind::Get:
+        c->op = Op::Get;
+        c->index = e->index;
+        compile_children(e, *c);
+        break;
+      case ir::ExprKind::Let:
+        c->op = Op::Let;
+        c->args.push_back(compile(ir::let_value(e)));
+        c->slot = bind(e->name);
+        c->args.push_back(compile(ir::let_body(e)));
+        unbind(1);
+        break;
+    }
+    return c;
+  }
+
+ private:
+  void compile_children(const ir::Expr& e, Code& c) {
+    for (const ir::Expr& a : e->args) c.args.push_back(compile(a));
+  }
+
+  int lookup(const std::string& name) const {
+    for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
+      if (it->first == name) return it->second;
+    LIFTC_ASSERT(false, fmt::format("variable '{}' is bound (type checking resolves every name)", name));
+    return -1;
+  }
+
+  CompiledProgram& out_;
+  std::vector<std::pair<std::string, int>> scope_;
+};
+
+}  // namespace
+
+CompiledProgram compile(const ir::Program& checked) {
+  CompiledProgram out;
+  Compiler compiler(out);
+  for (const ir::InputDecl& in : checked.inputs)
+    out.inputs.push_back({in.name, in.type, compiler.bind(in.name), out.layouts->of(in.type)});
+  for (const ir::Definition& d : checked.defs) {
+    LIFTC_ASSERT(d.body.defined(), "definitions have bodies");
+    if (d.body.kind() == ir::ExprKind::Lambda) continue;  // a function (partial application): no value
+    std::unique_ptr<Code> body = compiler.compile(d.body);
+    const Layout* layout = body->layout;
+    out.defs.push_back({d.name, compiler.bind(d.name), std::move(body), layout, d.body.type()});
+  }
+  return out;
+}
+
+}  // namespace liftc::interp::detail

@@ -1,0 +1,213 @@
+#include "eval.hpp"
+
+#include <fmt/format.h>
+
+#include "builtins.hpp"
+#include "view.hpp"
+
+namespace liftc::interp::detail {
+
+using ir::Prim;
+
+Value Evaluator::eval(const Code& c) {
+  switch (c.op) {
+    case Op::Var:
+      return frame_[static_cast<std::size_t>(c.slot)];
+    case Op::Literal:
+      return c.literal;
+    case Op::Call:
+      return call(c);
+    case Op::Get: {
+      const Code& t = *c.args[0];
+      if (t.op == Op::Var) return component(frame_[static_cast<std::size_t>(t.slot)], c.index);
+      return component(eval(t), c.index);
+    }
+    case Op::Let: {
+      auto s = static_cast<std::size_t>(c.slot);
+      frame_[s] = eval(*c.args[0]);
+      Value result = eval(*c.args[1]);
+      frame_[s] = Value();  // let the bound value go as soon as its scope ends
+      return result;
+    }
+    case Op::Apply: {
+      std::vector<Value> args;
+      for (std::size_t i = 1; i < c.args.size(); ++i) args.push_back(eval(*c.args[i]));
+      return apply(*c.args[0], args.data(), static_cast<int>(args.size()));
+    }
+    case Op::Tuple: {
+      std::vector<Value> comps;
+      comps.reserve(c.args.size());
+      for (const auto& a : c.args) comps.push_back(eval(*a));
+      return Value::ref(std::make_shared<TupleView>(std::move(comps)), c.layout);
+    }
+    case Op::Lambda:
+      break;
+  }
+  LIFTC_ASSERT(false, "lambdas are applied by primitives, never evaluated as values");
+  return {};
+}
+
+Value Evaluator::apply(const Code& lambda, const Value* args, int n) {
+  LIFTC_ASSERT(lambda.op == Op::Lambda, "only lambdas are applied");
+  const std::vector<int>& ps = lambda.params;
+  if (static_cast<int>(ps.size()) == n) {
+    for (int i = 0; i < n; ++i) frame_[static_cast<std::size_t>(ps[i])] = args[i];
+  } else {
+    LIFTC_ASSERT(n == 1 && args[0].is_ref() && args[0].layout()->is_tuple() &&
+                     args[0].layout()->comps.size() == ps.size(),
+                 "a lambda of several parameters applied to one argument destructures a tuple of that many components");
+    for (std::size_t k = 0; k < ps.size(); ++k)
+      frame_[static_cast<std::size_t>(ps[k])] = component(args[0], static_cast<int>(k));
+  }
+  return eval(*lambda.args[0]);
+}
+
+Value Evaluator::map(const Code& c, const Code& f, const Value& xs) {
+  const Layout* out = c.layout;
+  const Layout* elem = out->elem;
+  LIFTC_ASSERT(xs.is_ref() && xs.layout()->is_array() && xs.layout()->length == out->length,
+               "map's result is as long as its input");
+  auto words = std::make_shared<std::vector<Word>>(static_cast<std::size_t>(out->words));
+  Word* dst = words->data();
+  for (std::int64_t i = 0; i < out->length; ++i) store(apply1(f, element(xs, i)), elem, dst + i * elem->words);
+  for (int p : f.params) frame_[static_cast<std::size_t>(p)] = Value();
+  return Value::ref(std::make_shared<DenseView>(std::move(words), out), out);
+}
+
+Value Evaluator::reduce(const Code& c, const Code& f, Value acc, const Value& xs) {
+  LIFTC_ASSERT(xs.is_ref() && xs.layout()->is_array(), "reduce folds an array");
+  std::int64_t n = xs.layout()->length;
+  if (f.params.size() == 2) {  // the usual (acc, x) -> ...: bind the slots directly
+    auto a = static_cast<std::size_t>(f.params[0]), x = static_cast<std::size_t>(f.params[1]);
+    const Code& body = *f.args[0];
+    for (std::int64_t i = 0; i < n; ++i) {
+      frame_[a] = std::move(acc);
+      frame_[x] = element(xs, i);
+      acc = eval(body);
+    }
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) {
+      Value args[2] = {std::move(acc), element(xs, i)};
+      acc = apply(f, args, 2);
+    }
+  }
+  for (int p : f.params) frame_[static_cast<std::size_t>(p)] = Value();
+  return Value::ref(std::make_shared<ElementsView>(std::vector<Value>{std::move(acc)}), c.layout);
+}
+
+namespace {
+
+// Lane l of a vectorize operand: a scalar of a vector (a scalar broadcasts).
+Value lane_of(const Value& v, int l) {
+  if (v.is_vector()) return Value::scalar(v.scalar_kind(), v.lane(l));
+  LIFTC_ASSERT(v.is_scalar(), "vectorize's operand holds vectors (or a tuple of them)");
+  return v;
+}
+
+}  // namespace
+
+Value Evaluator::vectorize(const Code& c, const Code& f, const Value& x) {
+  auto w = static_cast<int>(c.sizes[0]);
+  const Layout* out = c.layout;
+  std::vector<Value> lanes;  // f's result for each lane
+  lanes.reserve(static_cast<std::size_t>(w));
+  for (int l = 0; l < w; ++l) {
+    if (!x.is_ref()) {
+      lanes.push_back(apply1(f, lane_of(x, l)));
+      continue;
+    }
+    // A tuple of vectors: lane l is the tuple of the components' lanes.
+    std::vector<Value> comps;
+    for (std::size_t k = 0; k < x.layout()->comps.size(); ++k) comps.push_back(lane_of(component(x, static_cast<int>(k)), l));
+    if (f.params.size() == comps.size()) {
+      lanes.push_back(apply(f, comps.data(), static_cast<int>(comps.size())));
+    } else {
+      LIFTC_ASSERT(f.params.size() == 1 && f.param_layouts[0]->is_tuple(), "vectorize's function takes the lane tuple");
+      lanes.push_back(apply1(f, Value::ref(std::make_shared<TupleView>(std::move(comps)), f.param_layouts[0])));
+    }
+  }
+  // Lanes of a scalar result make a vector; lanes of a tuple of scalars a tuple of vectors.
+  auto gather = [&](const Layout* vec, auto&& scalar_of_lane) {
+    LIFTC_ASSERT(vec->kind == ir::TypeKind::Vector && vec->width == w, "vectorize widens scalars to its width");
+    Value v = Value::vector(vec->scalar, w);
+    for (int l = 0; l < w; ++l) v.set_lane(l, scalar_of_lane(l).lane(0));
+    return v;
+  };
+  if (!out->is_tuple()) return gather(out, [&](int l) { return lanes[static_cast<std::size_t>(l)]; });
+  std::vector<Value> comps;
+  for (std::size_t k = 0; k < out->comps.size(); ++k)
+    comps.push_back(gather(out->comps[k], [&](int l) { return component(lanes[static_cast<std::size_t>(l)], static_cast<int>(k)); }));
+  return Value::ref(std::make_shared<TupleView>(std::move(comps)), out);
+}
+
+Value Evaluator::call(const Code& c) {
+  const auto& a = c.args;
+  if (is_builtin(c.prim)) {
+    Value vs[3];
+    int n = static_cast<int>(a.size());
+    LIFTC_ASSERT(n <= 3, "builtins take at most three operands");
+    for (int i = 0; i < n; ++i) vs[i] = eval(*a[static_cast<std::size_t>(i)]);
+    try {
+      return apply_builtin(c.prim, vs, n);
+    } catch (const Error& e) {
+      if (e.loc().known() || !c.loc.known()) throw;
+      throw Error(e.message(), c.loc);
+    }
+  }
+  auto ref = [&](std::shared_ptr<const View> v) { return Value::ref(std::move(v), c.layout); };
+  switch (c.prim) {
+    case Prim::Map: case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq:
+      return map(c, *a[0], eval(*a[1]));
+    case Prim::Reduce: case Prim::ReduceSeq:
+      return reduce(c, *a[1], eval(*a[0]), eval(*a[2]));
+    case Prim::Zip: {
+      std::vector<Value> xs;
+      for (const auto& x : a) xs.push_back(eval(*x));
+      return ref(std::make_shared<ZipView>(std::move(xs)));
+    }
+    case Prim::Split:
+      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[0]));
+    case Prim::Slide:
+      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[1]));
+    case Prim::Join: {
+      Value x = eval(*a[0]);
+      std::int64_t m = x.layout()->elem->length;
+      return ref(std::make_shared<JoinView>(std::move(x), m));
+    }
+    case Prim::Pad: {
+      Value fill = eval(*a[0]);
+      Value x = eval(*a[1]);
+      const Layout* xl = x.layout();
+      return ref(std::make_shared<PadView>(std::move(x), c.sizes[0], xl->length, std::move(fill), xl->elem));
+    }
+    case Prim::Transpose:
+      return ref(std::make_shared<TransposeView>(eval(*a[0])));
+    case Prim::Reorder: {
+      Value x = eval(*a[0]);
+      std::int64_t n = x.layout()->length;
+      return ref(std::make_shared<ReorderView>(std::move(x), c.sizes[0], n));
+    }
+    case Prim::Id:
+      return eval(*a[0]);
+    case Prim::ToGlobal: case Prim::ToLocal: case Prim::ToPrivate:
+      return apply1(*a[0], eval(*a[1]));
+    case Prim::AsVector: {
+      Value x = eval(*a[0]);
+      ir::ScalarKind k = x.layout()->elem->scalar;
+      return ref(std::make_shared<AsVectorView>(std::move(x), static_cast<int>(c.sizes[0]), k));
+    }
+    case Prim::AsScalar: {
+      Value x = eval(*a[0]);
+      int w = x.layout()->elem->width;
+      return ref(std::make_shared<AsScalarView>(std::move(x), w));
+    }
+    case Prim::Vectorize:
+      return vectorize(c, *a[0], eval(*a[1]));
+    default:
+      break;
+  }
+  LIFTC_ASSERT(false, fmt::format("the interpreter evaluates primitive '{}'", ir::signature(c.prim).name));
+  return {};
+}
+
+}  // namespace liftc::interp::detail

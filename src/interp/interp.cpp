@@ -1,0 +1,55 @@
+// evaluate(): compile, load the inputs, evaluate each definition, collect the outputs.
+
+#include "liftc/interp/interp.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "code.hpp"
+#include "eval.hpp"
+#include "tensors.hpp"
+
+namespace liftc::interp {
+
+namespace {
+
+std::string describe(const io::Tensor& t) {
+  return fmt::format("[{}] {}", fmt::join(t.shape, ", "), t.dtype == io::DType::Float32 ? "float32" : "int32");
+}
+
+// The value of input `in` from the given tensors, checked against its declared type.
+detail::Value load_input(const detail::CompiledProgram::Input& in, const Tensors& inputs) {
+  std::string what = fmt::format("input '{}'", in.name);
+  io::Tensor expected = empty_tensor_for(in.type, what);
+  auto it = inputs.find(in.name);
+  if (it == inputs.end())
+    throw Error(fmt::format("{} of type {} is missing (expected a tensor {})", what, ir::to_string(in.type),
+                            describe(expected)));
+  const io::Tensor& t = it->second;
+  if (t.shape != expected.shape || t.dtype != expected.dtype)
+    throw Error(fmt::format("{} of type {}: expected a tensor {}, got {}", what, ir::to_string(in.type),
+                            describe(expected), describe(t)));
+  std::size_t held = t.dtype == io::DType::Float32 ? t.f32.size() : t.i32.size();
+  if (held != static_cast<std::size_t>(t.element_count()))
+    throw Error(fmt::format("{}: the tensor holds {} values but its shape {} needs {}", what, held, describe(t),
+                            t.element_count()));
+  return detail::to_value(t, in.layout);
+}
+
+}  // namespace
+
+Tensors evaluate(const ir::Program& checked, const Tensors& inputs) {
+  detail::CompiledProgram program = detail::compile(checked);
+  detail::Evaluator ev(program.num_slots);
+  for (const auto& in : program.inputs) ev.slot(in.slot) = load_input(in, inputs);
+
+  Tensors outputs;
+  for (const auto& def : program.defs) {
+    detail::Value v = ev.eval(*def.body);
+    if (detail::has_tensor_form(def.layout)) outputs[def.name] = detail::to_tensor(v, def.layout, def.type);
+    ev.slot(def.slot) = std::move(v);
+  }
+  return outputs;
+}
+
+}  // namespace liftc::interp

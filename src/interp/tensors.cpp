@@ -1,0 +1,98 @@
+// empty_tensor_for, random_inputs, and tensor <-> value conversions.
+
+#include "tensors.hpp"
+
+#include <random>
+
+#include <fmt/format.h>
+
+#include "liftc/interp/interp.hpp"
+#include "view.hpp"
+
+namespace liftc::interp {
+
+namespace detail {
+
+bool has_tensor_form(const Layout* l) {
+  while (l->is_array()) l = l->elem;
+  return l->is_leaf();
+}
+
+Value to_value(const io::Tensor& t, const Layout* l) {
+  auto words = std::make_shared<std::vector<Word>>(static_cast<std::size_t>(l->words));
+  const Layout* leaf = l;
+  while (leaf->is_array()) leaf = leaf->elem;
+  for (std::size_t i = 0; i < words->size(); ++i) {
+    if (t.dtype == io::DType::Float32) (*words)[i] = std::bit_cast<Word>(t.f32[i]);
+    else if (leaf->scalar == ir::ScalarKind::Bool) (*words)[i] = t.i32[i] != 0 ? 1u : 0u;
+    else (*words)[i] = static_cast<Word>(t.i32[i]);
+  }
+  if (l->is_array()) return Value::ref(std::make_shared<DenseView>(std::move(words), l), l);
+  if (l->kind == ir::TypeKind::Scalar) return Value::scalar(l->scalar, (*words)[0]);
+  Value v = Value::vector(l->scalar, l->width);
+  for (int i = 0; i < l->width; ++i) v.set_lane(i, (*words)[static_cast<std::size_t>(i)]);
+  return v;
+}
+
+io::Tensor to_tensor(const Value& v, const Layout* l, const ir::Type& type) {
+  io::Tensor t = empty_tensor_for(type, "an output");
+  std::vector<Word> words(static_cast<std::size_t>(l->words));
+  store(v, l, words.data());
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (t.dtype == io::DType::Float32) t.f32[i] = std::bit_cast<float>(words[i]);
+    else t.i32[i] = static_cast<std::int32_t>(words[i]);
+  }
+  return t;
+}
+
+}  // namespace detail
+
+io::Tensor empty_tensor_for(const ir::Type& concrete, const std::string& what) {
+  io::Tensor t;
+  ir::Type ty = concrete;
+  while (ty.is_array()) {
+    std::optional<std::int64_t> n = ty.length().constant();
+    if (!n) throw Error(fmt::format("{}: type {} has the symbolic length {}; give every size a value", what,
+                                    ir::to_string(concrete), arith::to_string(ty.length())));
+    t.shape.push_back(*n);
+    ty = ty.elem();
+  }
+  if (ty.is_tuple())
+    throw Error(fmt::format("{}: type {} holds tuples, which have no .npy form (only arrays of scalars or vectors)",
+                            what, ir::to_string(concrete)));
+  if (ty.is_vector()) t.shape.push_back(ty.width());
+  t.dtype = ty.scalar_kind() == ir::ScalarKind::Float ? io::DType::Float32 : io::DType::Int32;
+  auto count = static_cast<std::size_t>(t.element_count());
+  if (t.dtype == io::DType::Float32) t.f32.assign(count, 0.0f);
+  else t.i32.assign(count, 0);
+  return t;
+}
+
+namespace {
+
+// FNV-1a of a name: a platform-stable way to give each input its own random stream.
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+Tensors random_inputs(const ir::Program& checked, std::uint64_t seed) {
+  Tensors out;
+  for (const ir::InputDecl& in : checked.inputs) {
+    io::Tensor t = empty_tensor_for(in.type, fmt::format("input '{}'", in.name));
+    std::mt19937_64 rng(seed ^ fnv1a(in.name));
+    bool is_bool = ir::base_scalar(in.type).defined() && ir::base_scalar(in.type).scalar_kind() == ir::ScalarKind::Bool;
+    for (float& f : t.f32) f = static_cast<float>(static_cast<double>(rng() >> 40) * 0x1p-23 - 1.0);  // [-1, 1)
+    for (std::int32_t& i : t.i32) i = is_bool ? static_cast<std::int32_t>(rng() >> 63) : static_cast<std::int32_t>((rng() >> 11) % 17) - 8;
+    out.emplace(in.name, std::move(t));
+  }
+  return out;
+}
+
+}  // namespace liftc::interp

@@ -1,0 +1,160 @@
+#pragma once
+// The kinds of view. Each rewrites the path it is asked to load and forwards it to its
+// operand (a Value, so an operand may itself be a part of another view). Index formulas:
+//
+//   join(x)            [i]    -> x[i / m][i % m]            m = length of x's rows
+//   split(n, x)        [i][j] -> x[i * n + j]
+//   slide(size, st, x) [i][j] -> x[i * st + j]
+//   pad(l, r, v, x)    [i]    -> x[i - l] if 0 <= i - l < n, else v (v fills whole
+//                                elements; a scalar v is splat into vector leaves)
+//   transpose(x)       [i][j] -> x[j][i]
+//   reorder(striddenIndex(s), x)
+//                      [i]    -> x[i / (n / s) + s * (i % (n / s))]   n = length of x
+//   zip(x1..xk)        [i].c  -> xc[i]
+//   asVector(v, x)     [i]    -> vector (x[i*v], ..., x[i*v + v-1])
+//   asScalar(x)        [i]    -> lane i % v of x[i / v]
+
+#include <memory>
+#include <vector>
+
+#include "value.hpp"
+
+namespace liftc::interp::detail {
+
+/// Materialized data: a dense buffer of words laid out by `root`.
+class DenseView final : public View {
+ public:
+  DenseView(std::shared_ptr<const std::vector<Word>> words, const Layout* root)
+      : words_(std::move(words)), root_(root) {}
+  Value load(Path& path) const override;
+  const DenseView* as_dense() const override { return this; }
+  /// The word offset of the part that reference `r` (whose view is this one) selects.
+  std::int64_t offset_of(const Value& r) const;
+  const Word* data() const { return words_->data(); }
+
+ private:
+  std::shared_ptr<const std::vector<Word>> words_;
+  const Layout* root_;
+};
+
+/// A tuple built by a Tuple expression: its components as values.
+class TupleView final : public View {
+ public:
+  explicit TupleView(std::vector<Value> comps) : comps_(std::move(comps)) {}
+  Value load(Path& path) const override;
+
+ private:
+  std::vector<Value> comps_;
+};
+
+/// An array whose elements are given as values (the one-element result of a reduction).
+class ElementsView final : public View {
+ public:
+  explicit ElementsView(std::vector<Value> elems) : elems_(std::move(elems)) {}
+  Value load(Path& path) const override;
+
+ private:
+  std::vector<Value> elems_;
+};
+
+/// A reference whose prefix outgrew Value's inline capacity, as a view of its own.
+class PrefixView final : public View {
+ public:
+  explicit PrefixView(Value base) : base_(std::move(base)) {}
+  Value load(Path& path) const override;
+
+ private:
+  Value base_;
+};
+
+/// join(x): x's rows concatenated; `row_length` is m.
+class JoinView final : public View {
+ public:
+  JoinView(Value x, std::int64_t row_length) : x_(std::move(x)), m_(row_length) {}
+  Value load(Path& path) const override;
+
+ private:
+  Value x_;
+  std::int64_t m_;
+};
+
+/// split(n, x) and slide(size, step, x): chunk i starts at i * step (step = n for split).
+class ChunkView final : public View {
+ public:
+  ChunkView(Value x, std::int64_t step) : x_(std::move(x)), step_(step) {}
+  Value load(Path& path) const override;
+
+ private:
+  Value x_;
+  std::int64_t step_;
+};
+
+/// pad(left, right, value, x); negative amounts crop.
+class PadView final : public View {
+ public:
+  PadView(Value x, std::int64_t left, std::int64_t x_length, Value fill, const Layout* elem)
+      : x_(std::move(x)), left_(left), n_(x_length), fill_(std::move(fill)), elem_(elem) {}
+  Value load(Path& path) const override;
+
+ private:
+  Value x_;
+  std::int64_t left_, n_;
+  Value fill_;
+  const Layout* elem_;
+};
+
+/// transpose(x).
+class TransposeView final : public View {
+ public:
+  explicit TransposeView(Value x) : x_(std::move(x)) {}
+  Value load(Path& path) const override;
+
+ private:
+  Value x_;
+};
+
+/// reorder(striddenIndex(s), x) over an array of length n (s divides n).
+class ReorderView final : public View {
+ public:
+  ReorderView(Value x, std::int64_t stride, std::int64_t n);
+  Value load(Path& path) const override;
+
+ private:
+  Value x_;
+  std::int64_t s_, block_;  // block_ = n / s
+};
+
+/// zip(x1, ..., xk).
+class ZipView final : public View {
+ public:
+  explicit ZipView(std::vector<Value> xs) : xs_(std::move(xs)) {}
+  Value load(Path& path) const override;
+
+ private:
+  std::vector<Value> xs_;
+};
+
+/// asVector(v, x) over an array of scalars of `kind`.
+class AsVectorView final : public View {
+ public:
+  AsVectorView(Value x, int width, ir::ScalarKind kind) : x_(std::move(x)), width_(width), kind_(kind) {}
+  Value load(Path& path) const override;
+
+ private:
+  Value x_;
+  int width_;
+  ir::ScalarKind kind_;
+};
+
+/// asScalar(x) over an array of vectors of `width` lanes.
+class AsScalarView final : public View {
+ public:
+  AsScalarView(Value x, int width) : x_(std::move(x)), width_(width) {}
+  Value load(Path& path) const override;
+
+ private:
+  Value x_;
+  int width_;
+};
+
+}  // namespace liftc::interp::detail
