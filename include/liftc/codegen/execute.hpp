@@ -1,0 +1,30 @@
+#pragma once
+// Running a generated Module on an OpenCL device through the runtime stage.
+
+#include <string>
+
+#include "liftc/codegen/module.hpp"
+#include "liftc/interp/interp.hpp"
+#include "liftc/runtime/plan.hpp"
+#include "liftc/runtime/run.hpp"
+#include "liftc/runtime/session.hpp"
+
+namespace liftc::codegen {
+
+/// The runtime's launch plan of a module: one buffer per global buffer of the memory plan
+/// (inputs filled from `inputs`, outputs read back) and the kernels in order. Sizes must be
+/// bound; a missing or mis-shaped input is a liftc::Error naming it.
+runtime::LaunchPlan launch_plan(const Module& m, const interp::Tensors& inputs);
+
+/// What running a module gave: every definition's value and the runtime's timings.
+struct Execution {
+  interp::Tensors outputs;  // one per definition, shaped like the interpreter's
+  runtime::RunResult run;   // times (sum of the kernels' events), canary checks
+};
+
+/// Builds the module's source for the session's device, runs it on `inputs` and reads back
+/// every definition. OpenCL failures are liftc::Error (from the runtime).
+Execution execute(const Module& m, const interp::Tensors& inputs, const runtime::Session& session,
+                  const runtime::RunOptions& options = {});
+
+}  // namespace liftc::codegen

@@ -1,0 +1,23 @@
+#pragma once
+// A standalone host program for a Module: C++ on the plain OpenCL C API, with its own
+// CMakeLists.txt, that reads each input from INPUT_DIR/<name>.npy, runs the kernels in
+// order on an OpenCL device (the first GPU, else the first device, or the index given),
+// prints each kernel's time, and writes each definition to OUTPUT_DIR/<name>.npy.
+// What a user copies to a board with a Mali or Adreno GPU. Sizes must be bound.
+
+#include <string>
+
+#include "liftc/codegen/module.hpp"
+
+namespace liftc::codegen {
+
+/// The host program's main.cpp (kernels embedded; buffers, sizes and NDRanges from `m`).
+std::string host_program(const Module& m, const std::string& program_name = "liftc_program");
+
+/// The CMakeLists.txt building host_program's main.cpp into executable `program_name`.
+std::string host_cmake(const std::string& program_name = "liftc_program");
+
+/// Writes main.cpp, CMakeLists.txt and kernels.cl into `dir` (created if missing).
+void write_host_project(const Module& m, const std::string& dir, const std::string& program_name = "liftc_program");
+
+}  // namespace liftc::codegen

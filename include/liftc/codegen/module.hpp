@@ -1,0 +1,119 @@
+#pragma once
+// Code generation: a checked low-level program becomes a Module — OpenCL kernels (one per
+// definition, in order), a memory plan (every buffer with its address space and symbolic
+// size) and a launch plan (global and local NDRange per kernel, Lift's Table 1).
+//
+// Input: a type-checked program (typecheck::typecheck) whose computation is mapped onto
+// OpenCL (mapWrg/mapLcl/mapGlb/mapSeq/reduceSeq) and placed in memory (toGlobal/toLocal/
+// toPrivate). Sizes may be bound (ir::bind_sizes; the kernels are then specialized) or
+// symbolic (they become int kernel arguments; local and private arrays then still need
+// constant sizes). A program that is not low-level enough is a liftc::Error at the node.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "liftc/arith/expr.hpp"
+#include "liftc/codegen/c_ast.hpp"
+#include "liftc/ir/expr.hpp"
+
+namespace liftc::codegen {
+
+/// Choices that change the generated code.
+struct Options {
+  /// Unroll the innermost reduceSeq loops whose trip count is a constant (at most 64).
+  bool unroll_reduce = false;
+  /// Emit a mapped loop without the loop when its trip count equals its thread count
+  /// (and as an `if` when it is provably at most the thread count); section 5.1.
+  bool elide_loops = true;
+  /// Device limits for choosing work-group sizes; 0 means no limit.
+  std::int64_t max_work_group_size = 0;
+  std::array<std::int64_t, 3> max_work_item_sizes{0, 0, 0};
+};
+
+/// What a buffer holds for the program.
+enum class BufferRole {
+  Input,         // a program input, written by the host
+  Output,        // a definition's value, read back by the host
+  Intermediate,  // a global scratch buffer inside one kernel
+  Local,         // a work-group's local array inside one kernel
+  Private,       // a work-item's private array or variable inside one kernel
+};
+
+/// "input", "output", "intermediate", "local", "private".
+const char* to_string(BufferRole r);
+
+/// One buffer of the memory plan.
+struct Buffer {
+  std::string name;
+  AddressSpace space = AddressSpace::Global;
+  BufferRole role = BufferRole::Input;
+  ir::ScalarKind scalar = ir::ScalarKind::Float;  // the element scalar (float or int)
+  arith::Expr elements;                           // number of scalars
+  arith::Expr bytes;                              // elements * 4
+  std::string kernel;                             // the kernel that owns it (local, private, intermediate)
+  std::vector<std::int64_t> shape;                // inputs and outputs: the tensor shape when sizes are bound
+};
+
+/// Every buffer of a program, and its footprint.
+struct MemoryPlan {
+  std::vector<Buffer> buffers;
+
+  /// Global memory: inputs + outputs + intermediates (the Pareto memory objective).
+  arith::Expr global_bytes() const;
+  /// Local memory of the kernel using the most of it.
+  arith::Expr local_bytes() const;
+  /// Private arrays and variables of one work-item, summed over kernels' maxima.
+  arith::Expr private_bytes() const;
+  /// The buffer called `name`; a liftc::Error when there is none.
+  const Buffer& buffer(const std::string& name) const;
+};
+
+/// The NDRange of one kernel: dims 1..3; local all zero means "let the runtime choose".
+struct Launch {
+  int dims = 1;
+  std::array<arith::Expr, 3> global{arith::Expr(1), arith::Expr(1), arith::Expr(1)};
+  std::array<arith::Expr, 3> local{arith::Expr(0), arith::Expr(0), arith::Expr(0)};
+  bool has_local() const;
+};
+
+/// A kernel argument: a global buffer of the memory plan, or a size (an int).
+struct KernelArg {
+  enum class Kind { Buffer, Size };
+  Kind kind = Kind::Buffer;
+  std::string name;  // buffer name or size name
+};
+
+/// One generated kernel.
+struct Kernel {
+  std::string name;             // the OpenCL kernel name
+  std::string definition;       // the .sr definition it computes
+  std::string source;           // OpenCL C text of this kernel alone
+  std::vector<KernelArg> args;  // in parameter order
+  Launch launch;
+  c::Function function;         // the syntax tree the source was printed from
+};
+
+/// The result of code generation.
+struct Module {
+  std::vector<Kernel> kernels;              // in execution order
+  MemoryPlan memory;
+  std::vector<std::string> inputs;          // input buffer names, in declaration order
+  std::vector<std::string> outputs;         // definition buffer names, in order
+  std::map<std::string, std::int64_t> sizes;  // bound size values (empty when symbolic)
+
+  /// All kernels in one OpenCL C source text.
+  std::string source() const;
+};
+
+/// Generates the kernels, memory plan and launch plan of a checked low-level program.
+Module generate(const ir::Program& checked, const Options& options = {});
+
+/// Evaluates a symbolic size (bytes, NDRange) with the module's bound sizes and `extra`;
+/// a liftc::Error naming the unbound size otherwise.
+std::int64_t evaluate(const arith::Expr& e, const Module& m, const std::map<std::string, std::int64_t>& extra = {});
+
+}  // namespace liftc::codegen

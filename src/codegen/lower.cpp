@@ -1,0 +1,303 @@
+// Lowering of expressions: variables, literals, let, tuples, application, the data-layout
+// primitives (views) and the scalar builtins. Loops live in lower_loops.cpp.
+
+#include "lower.hpp"
+
+#include <fmt/format.h>
+
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc::codegen::detail {
+
+namespace {
+
+bool is_layout(ir::Prim p) {
+  switch (p) {
+    case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Slide: case ir::Prim::Pad:
+    case ir::Prim::Transpose: case ir::Prim::Reorder: case ir::Prim::Zip: case ir::Prim::AsVector:
+    case ir::Prim::AsScalar:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The C type of a builtin's result: the node's scalar kind, widened to the widest vector
+// operand (vectorize checks its function on scalars and applies it to vectors).
+ir::Type result_type(const ir::Expr& e, const std::vector<c::Expr>& args) {
+  ir::Type t = e.type();
+  if (!t.is_scalar()) return t;
+  for (const auto& a : args)
+    if (a->type.is_vector()) return ir::Type::vector(t.scalar_kind(), a->type.width());
+  return t;
+}
+
+c::Expr dot(const c::Expr& a, const c::Expr& b) {
+  int w = a->type.is_vector() ? a->type.width() : 1;
+  if (w <= 4) return c::call("dot", {a, b}, ir::Type::float_());
+  c::Expr sum;
+  for (int k = 0; k < w; ++k) {
+    c::Expr p = c::binary("*", c::lane(a, k), c::lane(b, k), ir::Type::float_());
+    sum = sum ? c::binary("+", sum, p, ir::Type::float_()) : p;
+  }
+  return sum;
+}
+
+}  // namespace
+
+KernelBuilder::KernelBuilder(std::string kernel, const Options& options, Threads threads)
+    : kernel_(std::move(kernel)), options_(options), threads_(std::move(threads)) {}
+
+std::string KernelBuilder::fresh(const std::string& base) { return fmt::format("{}_{}", base, counter_++); }
+
+Result KernelBuilder::compile(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
+  switch (e.kind()) {
+    case ir::ExprKind::Var: {
+      auto it = s.env.find(e->name);
+      LIFTC_ASSERT(it != s.env.end(), fmt::format("'{}' is bound (type checking resolves names)", e->name));
+      return {it->second, false};
+    }
+    case ir::ExprKind::Literal:
+      if (e->literal.kind == ir::ScalarKind::Float) return {value_view(c::float_lit(e->literal.f)), false};
+      return {value_view(c::int_lit(e->literal.i)), false};
+    case ir::ExprKind::Lambda:
+      throw Error("a function is used where a value is expected", e.loc());
+    case ir::ExprKind::Apply: {
+      std::vector<View> args;
+      for (std::size_t i = 1; i < e->args.size(); ++i) args.push_back(compile(e->args[i], s, std::nullopt).view);
+      return apply(e->args[0], args, s, dest);
+    }
+    case ir::ExprKind::Tuple: {
+      std::vector<View> parts;
+      for (const auto& a : e->args) parts.push_back(compile(a, s, std::nullopt).view);
+      return {tuple(std::move(parts)), false};
+    }
+    case ir::ExprKind::Get:
+      return {get(compile(ir::get_tuple(e), s, std::nullopt).view, e->index), false};
+    case ir::ExprKind::Let:
+      return compile_let(e, s, dest);
+    case ir::ExprKind::Call:
+      return compile_call(e, s, dest);
+  }
+  LIFTC_ASSERT(false, "every expression kind is lowered");
+  return {};
+}
+
+Result KernelBuilder::apply(const ir::Expr& lambda, const std::vector<View>& args, const Scope& s,
+                            const std::optional<View>& dest) {
+  LIFTC_ASSERT(lambda.kind() == ir::ExprKind::Lambda, "only lambdas are applied");
+  Scope inner = s;
+  const auto& params = lambda->params;
+  if (params.size() == args.size()) {
+    for (std::size_t i = 0; i < params.size(); ++i) inner.env[params[i]] = args[i];
+  } else {
+    LIFTC_ASSERT(args.size() == 1 && args[0].type().is_tuple(), "a lambda of k parameters destructures a k-tuple");
+    for (std::size_t i = 0; i < params.size(); ++i) inner.env[params[i]] = get(args[0], static_cast<int>(i));
+  }
+  return compile(ir::lambda_body(lambda), inner, dest);
+}
+
+Result KernelBuilder::compile_let(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
+  View value = compile(ir::let_value(e), s, std::nullopt).view;
+  // A computed value is evaluated once into private variables and reused.
+  bool computed = is_value(value) && !(value.kind() == ViewKind::Value && (value->value->kind == c::ExprKind::Literal ||
+                                                                            value->value->kind == c::ExprKind::Name ||
+                                                                            value->value->kind == c::ExprKind::Index));
+  if (computed) value = variables(value, e->name);
+  Scope inner = s;
+  inner.env[e->name] = value;
+  return compile(ir::let_body(e), inner, dest);
+}
+
+View KernelBuilder::variables(const View& init, const std::string& hint) {
+  if (init.type().is_tuple()) {
+    std::vector<View> parts;
+    for (std::size_t i = 0; i < init.type().elems().size(); ++i) parts.push_back(variables(get(init, static_cast<int>(i)), hint));
+    return tuple(std::move(parts));
+  }
+  auto m = std::make_shared<Memory>();
+  m->name = fresh(hint);
+  m->space = AddressSpace::Private;
+  m->type = init.type();
+  m->variable = true;
+  c::Expr v = read(init);
+  emit(c::decl(m->name, v->type, AddressSpace::Private, std::nullopt, v));
+  Buffer b;
+  b.name = m->name;
+  b.space = AddressSpace::Private;
+  b.role = BufferRole::Private;
+  b.scalar = m->type.scalar_kind();
+  b.elements = scalar_count(m->type);
+  b.bytes = b.elements * 4;
+  b.kernel = kernel_;
+  allocations_.push_back(b);
+  return mem_view(m);
+}
+
+Result KernelBuilder::compile_call(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
+  ir::Prim p = e->prim;
+  if (is_layout(p)) return compile_layout(e, s, dest);
+  switch (p) {
+    case ir::Prim::Map: {
+      // A map that only rearranges data is a view; written through, its source writes
+      // into the transformed dest.
+      std::optional<View> source_dest = dest ? operand_dest(e, *dest) : std::nullopt;
+      Result r = compile(e->args[1], s, source_dest);
+      if (r.in_dest) return {*dest, true};
+      return {pure_map(e, r.view, s), false};
+    }
+    case ir::Prim::Reduce:
+      throw Error("reduce is not lowered: use reduceSeq (inside a mapped or sequential loop) to generate code", e.loc());
+    case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
+      return compile_map(e, s, dest);
+    case ir::Prim::ReduceSeq:
+      return compile_reduce(e, s, dest);
+    case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate:
+      return compile_to(e, s, dest);
+    case ir::Prim::Id: {
+      View v = compile(e->args[0], s, std::nullopt).view;
+      if (is_value(v)) return {v, false};
+      if (dest) {
+        copy(v, *dest, s);
+        return {*dest, true};
+      }
+      View out = allocate(e.type(), s.space.value_or(AddressSpace::Global), s, "copy");
+      copy(v, out, s);
+      return {out, false};
+    }
+    case ir::Prim::Vectorize: {
+      View x = compile(e->args[1], s, std::nullopt).view;
+      return apply(e->args[0], {x}, s, std::nullopt);
+    }
+    default:
+      return {compile_scalar(e, s), false};
+  }
+}
+
+std::optional<View> KernelBuilder::operand_dest(const ir::Expr& e, const View& dest) {
+  switch (e->prim) {
+    case ir::Prim::Split: return join(dest);
+    case ir::Prim::Join: return split(e->args[0].type().elem().length(), dest);
+    case ir::Prim::Transpose: return transpose(dest);
+    case ir::Prim::AsVector: return as_scalar(dest);
+    case ir::Prim::AsScalar: return as_vector(e->args[0].type().elem().width(), dest);
+    case ir::Prim::Map: {
+      const ir::Expr& f = e->args[0];
+      if (f->params.size() != 1) return std::nullopt;
+      ir::Expr body = ir::lambda_body(f);
+      std::string param = f->params[0];
+      // Probe once: the function must be a chain of invertible layout primitives.
+      ir::Type elem = e->args[1].type().elem();
+      if (!output_through(body, param, access(dest, arith::var(fresh("probe"), 0, dest.type().length() - 1)))) return std::nullopt;
+      return map_view(dest, elem, [this, body, param](const View& d) { return *output_through(body, param, d); });
+    }
+    default: return std::nullopt;
+  }
+}
+
+std::optional<View> KernelBuilder::output_through(const ir::Expr& body, const std::string& param, const View& dest) {
+  if (body.kind() == ir::ExprKind::Var) return body->name == param ? std::optional<View>(dest) : std::nullopt;
+  if (body.kind() != ir::ExprKind::Call) return std::nullopt;
+  ir::Prim p = body->prim;
+  if (p != ir::Prim::Split && p != ir::Prim::Join && p != ir::Prim::Transpose && p != ir::Prim::AsVector &&
+      p != ir::Prim::AsScalar && p != ir::Prim::Map)
+    return std::nullopt;
+  auto next = operand_dest(body, dest);
+  if (!next) return std::nullopt;
+  return output_through(body->args.back(), param, *next);
+}
+
+Result KernelBuilder::compile_layout(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
+  ir::Prim p = e->prim;
+  if (dest) {
+    if (auto d = operand_dest(e, *dest)) {
+      Result r = compile(e->args.back(), s, d);
+      if (r.in_dest) return {*dest, true};
+    }
+  }
+  auto operand = [&](std::size_t i) { return compile(e->args[i], s, std::nullopt).view; };
+  const auto& z = e->sizes;
+  switch (p) {
+    case ir::Prim::Split: return {split(z[0], operand(0)), false};
+    case ir::Prim::Join: return {join(operand(0)), false};
+    case ir::Prim::Slide: return {slide(z[0], z[1], operand(0)), false};
+    case ir::Prim::Pad: {
+      View value = operand(0);
+      if (!value.type().is_scalar() && !value.type().is_vector())
+        throw Error("pad: the padding value must be a scalar", e.loc());
+      return {pad(z[0], z[1], read(value), operand(1)), false};
+    }
+    case ir::Prim::Transpose: return {transpose(operand(0)), false};
+    case ir::Prim::Reorder: return {reorder(z[0], operand(0)), false};
+    case ir::Prim::Zip: {
+      std::vector<View> vs;
+      for (std::size_t i = 0; i < e->args.size(); ++i) vs.push_back(operand(i));
+      return {zip(std::move(vs)), false};
+    }
+    case ir::Prim::AsVector: {
+      auto w = z[0].constant();
+      if (!w) throw Error("asVector: the vector width must be a constant", e.loc());
+      return {as_vector(static_cast<int>(*w), operand(0)), false};
+    }
+    case ir::Prim::AsScalar: return {as_scalar(operand(0)), false};
+    default: break;
+  }
+  LIFTC_ASSERT(false, "layout primitives are listed in is_layout");
+  return {};
+}
+
+View KernelBuilder::pure_map(const ir::Expr& e, const View& source, const Scope& s) {
+  const ir::Expr& f = e->args[0];
+  auto element = [this, f, s](const View& x) {
+    blocks_.emplace_back();
+    Result r = apply(f, {x}, s, std::nullopt);
+    bool emitted = !blocks_.back().empty();
+    blocks_.pop_back();
+    if (emitted) return View();
+    return r.view;
+  };
+  // Check once with a symbolic element that the function only rearranges data.
+  View probe = element(access(source, arith::var(fresh("probe"), 0, source.type().length() - 1)));
+  if (!probe.defined())
+    throw Error("map computes values but is not mapped onto OpenCL: use mapGlb, mapWrg/mapLcl or mapSeq", e.loc());
+  return map_view(source, e.type().elem(), [element](const View& x) { return element(x); });
+}
+
+View KernelBuilder::compile_scalar(const ir::Expr& e, const Scope& s) {
+  ir::Prim p = e->prim;
+  if (p == ir::Prim::SizeValue) return value_view(c::index(e->sizes[0]));
+  std::vector<c::Expr> a;
+  for (const auto& arg : e->args) {
+    View v = compile(arg, s, std::nullopt).view;
+    if (!v.type().is_scalar() && !v.type().is_vector())
+      throw Error(fmt::format("{} expects scalars or vectors here, not {}", ir::signature(p).name, ir::to_string(v.type())),
+                  arg.loc());
+    a.push_back(read(v));
+  }
+  ir::Type t = result_type(e, a);
+  bool is_float = t.scalar_kind() == ir::ScalarKind::Float;
+  std::string_view op = ir::operator_spelling(p);
+  switch (p) {
+    case ir::Prim::Neg: case ir::Prim::Not:
+      return value_view(c::unary(std::string(op), a[0], t));
+    case ir::Prim::Mod:
+      if (is_float) return value_view(c::call("fmod", a, t));
+      return value_view(c::binary("%", a[0], a[1], t));
+    case ir::Prim::Select:
+      return value_view(c::ternary(a[0], a[1], a[2]));
+    case ir::Prim::Min: return value_view(c::call(is_float ? "fmin" : "min", a, t));
+    case ir::Prim::Max: return value_view(c::call(is_float ? "fmax" : "max", a, t));
+    case ir::Prim::Exp: return value_view(c::call("exp", a, t));
+    case ir::Prim::Sqrt: return value_view(c::call("sqrt", a, t));
+    case ir::Prim::Abs: return value_view(c::call(is_float ? "fabs" : "abs", a, t));
+    case ir::Prim::ToFloat:
+      if (t.is_vector()) return value_view(c::call(fmt::format("convert_float{}", t.width()), a, t));
+      return value_view(c::cast(t, a[0]));
+    case ir::Prim::Dot: return value_view(dot(a[0], a[1]));
+    default: break;
+  }
+  if (!op.empty() && a.size() == 2) return value_view(c::binary(std::string(op), a[0], a[1], t));
+  throw Error(fmt::format("{} has no OpenCL code generation", ir::signature(p).name), e.loc());
+}
+
+}  // namespace liftc::codegen::detail

@@ -1,0 +1,266 @@
+// Lowering of the loops: mapped and sequential maps, reduceSeq, toGlobal/toLocal/toPrivate,
+// memory allocation, copies, barriers; and the kernel body as a whole.
+
+#include <fmt/format.h>
+
+#include "liftc/support/diagnostic.hpp"
+#include "lower.hpp"
+
+namespace liftc::codegen::detail {
+
+namespace {
+
+const char* loop_name(LoopKind k) {
+  switch (k) {
+    case LoopKind::Wrg: return "wg";
+    case LoopKind::Lcl: return "l";
+    case LoopKind::Glb: return "g";
+    case LoopKind::Seq: return "i";
+  }
+  return "i";
+}
+
+bool has(const std::vector<Loop>& loops, LoopKind k, int dim = -1) {
+  for (const auto& l : loops)
+    if (l.kind == k && (dim < 0 || l.dim == dim)) return true;
+  return false;
+}
+
+// The type `t` with its innermost tuple replaced by component `c`.
+ir::Type component_type(const ir::Type& t, std::size_t c) {
+  if (t.is_array()) return ir::Type::array(component_type(t.elem(), c), t.length());
+  return t.elems()[c];
+}
+
+// Checks where a mapped primitive may appear; a liftc::Error at the node otherwise.
+void check_nesting(const ir::Expr& e, int dim, const std::vector<Loop>& loops) {
+  std::string what = fmt::format("{}({})", ir::signature(e->prim).name, dim);
+  switch (e->prim) {
+    case ir::Prim::MapWrg:
+      if (has(loops, LoopKind::Lcl) || has(loops, LoopKind::Glb))
+        throw Error(what + " is inside a mapLcl or mapGlb: work-groups are the outermost level", e.loc());
+      if (has(loops, LoopKind::Wrg, dim)) throw Error(what + " is inside another mapWrg of the same dimension", e.loc());
+      return;
+    case ir::Prim::MapLcl:
+      if (!has(loops, LoopKind::Wrg))
+        throw Error(what + " is not inside a mapWrg: local work-items need an enclosing mapWrg", e.loc());
+      if (has(loops, LoopKind::Lcl, dim)) throw Error(what + " is inside another mapLcl of the same dimension", e.loc());
+      return;
+    case ir::Prim::MapGlb:
+      if (has(loops, LoopKind::Glb, dim)) throw Error(what + " is inside another mapGlb of the same dimension", e.loc());
+      return;
+    default: return;
+  }
+}
+
+}  // namespace
+
+void KernelBuilder::loop(LoopKind kind, int dim, const arith::Expr& extent, const Scope& s, bool unroll,
+                         const std::function<void(const Scope&, const arith::Expr&)>& body) {
+  std::string name = fresh(loop_name(kind));
+  arith::Expr var = arith::var(name, 0, extent - 1);
+  Scope inner = s;
+  inner.loops.push_back(Loop{kind, dim, var, extent});
+  auto nested = [&](const arith::Expr& index) {
+    blocks_.emplace_back();
+    body(inner, index);
+    std::vector<c::Stmt> stmts = std::move(blocks_.back());
+    blocks_.pop_back();
+    return stmts;
+  };
+  if (kind == LoopKind::Seq) {
+    auto n = extent.constant();
+    if (unroll && n && *n <= 64) {
+      for (std::int64_t k = 0; k < *n; ++k) {
+        inner.loops.back().var = arith::Expr(k);
+        body(inner, arith::Expr(k));
+      }
+      return;
+    }
+    if (n && *n == 1) {
+      body(inner, arith::Expr(0));
+      return;
+    }
+    emit(c::for_loop(name, c::int_lit(0), extent, c::int_lit(1), nested(var)));
+    return;
+  }
+  auto d = static_cast<std::size_t>(dim);
+  arith::Expr threads = kind == LoopKind::Wrg ? threads_.groups[d] : kind == LoopKind::Lcl ? threads_.local[d] : threads_.global[d];
+  c::WorkItemFn fn = kind == LoopKind::Wrg ? c::WorkItemFn::GroupId : kind == LoopKind::Lcl ? c::WorkItemFn::LocalId : c::WorkItemFn::GlobalId;
+  c::Expr id = c::work_item(fn, dim);
+  if (options_.elide_loops && extent == threads) {
+    emit(c::decl(name, ir::Type::int_(), AddressSpace::Private, std::nullopt, id));
+    body(inner, var);
+    return;
+  }
+  if (options_.elide_loops && arith::provably_less(extent, threads + 1)) {
+    emit(c::decl(name, ir::Type::int_(), AddressSpace::Private, std::nullopt, id));
+    emit(c::if_then(c::binary("<", c::name(name, ir::Type::int_()), c::index(extent), ir::Type::bool_()), nested(var)));
+    return;
+  }
+  emit(c::for_loop(name, id, extent, c::index(threads), nested(var)));
+}
+
+Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
+  ir::Prim p = e->prim;
+  int dim = p == ir::Prim::MapSeq ? 0 : static_cast<int>(e->sizes[0].constant().value_or(0));
+  check_nesting(e, dim, s.loops);
+  LoopKind kind = p == ir::Prim::MapWrg ? LoopKind::Wrg
+                  : p == ir::Prim::MapLcl ? LoopKind::Lcl
+                  : p == ir::Prim::MapGlb ? LoopKind::Glb
+                                          : LoopKind::Seq;
+  View src = compile(e->args[1], s, std::nullopt).view;
+  bool allocated = !dest.has_value();
+  View out = dest ? *dest : allocate(e.type(), s.space.value_or(AddressSpace::Global), s, "tmp");
+  const ir::Expr& f = e->args[0];
+  loop(kind, dim, src.type().length(), s, false, [&](const Scope& in, const arith::Expr& i) {
+    View d = access(out, i);
+    Result r = apply(f, {access(src, i)}, in, d);
+    if (!r.in_dest) copy(r.view, d, in);
+  });
+  if (kind == LoopKind::Lcl && !has(s.loops, LoopKind::Lcl)) {
+    // Other work-items read what this mapLcl wrote (an intermediate), or the next
+    // iteration of an enclosing sequential loop overwrites what they still read.
+    bool in_sequential = false;
+    for (const auto& l : s.loops) in_sequential = l.kind == LoopKind::Wrg ? false : in_sequential || l.kind == LoopKind::Seq;
+    if (allocated || in_sequential) {
+      auto m = underlying_memory(out);
+      emit(c::barrier(true, m && m->space == AddressSpace::Global));
+    }
+  }
+  return {out, !allocated};
+}
+
+Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
+  const ir::Expr& f = e->args[1];
+  View src = compile(e->args[2], s, std::nullopt).view;
+  View init = compile(e->args[0], s, std::nullopt).view;
+  ir::Type acc_type = e.type().elem();
+  bool array_acc = acc_type.is_array();
+  View acc;
+  if (array_acc) {
+    acc = allocate(acc_type, s.space.value_or(AddressSpace::Private), s, "acc");
+    copy(init, acc, s);
+  } else {
+    acc = variables(init, "acc");
+  }
+  const arith::Expr& n = src.type().length();
+  bool unroll = options_.unroll_reduce && !contains_loops(ir::lambda_body(f));
+  loop(LoopKind::Seq, 0, n, s, unroll, [&](const Scope& in, const arith::Expr& i) {
+    Result r = apply(f, {acc, access(src, i)}, in, array_acc ? std::optional<View>(acc) : std::nullopt);
+    if (array_acc) {
+      if (!r.in_dest) copy(r.view, acc, in);
+    } else if (acc_type.is_tuple()) {
+      emit(write_value(acc, variables(r.view, "next")));  // every component from the old accumulator
+    } else {
+      emit(write_value(acc, r.view));
+    }
+  });
+  if (!dest) return {single(acc), false};
+  View d0 = access(*dest, 0);
+  if (array_acc)
+    copy(acc, d0, s);
+  else
+    emit(write_value(d0, acc));
+  return {*dest, true};
+}
+
+Result KernelBuilder::compile_to(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
+  AddressSpace space = e->prim == ir::Prim::ToGlobal ? AddressSpace::Global
+                       : e->prim == ir::Prim::ToLocal ? AddressSpace::Local
+                                                      : AddressSpace::Private;
+  View x = compile(e->args[1], s, std::nullopt).view;
+  Scope inner = s;
+  inner.space = space;
+  std::optional<View> d;
+  if (dest) {
+    auto m = underlying_memory(*dest);
+    if (m && m->space == space) d = dest;
+  }
+  return apply(e->args[0], {x}, inner, d);
+}
+
+void KernelBuilder::copy(const View& src, const View& dest, const Scope& s) {
+  if (!dest.type().is_array()) {
+    emit(write_value(dest, src));
+    return;
+  }
+  loop(LoopKind::Seq, 0, dest.type().length(), s, false,
+       [&](const Scope& in, const arith::Expr& i) { copy(access(src, i), access(dest, i), in); });
+}
+
+View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope& s, const std::string& hint) {
+  if (t.is_tuple()) {
+    std::vector<View> parts;
+    for (const auto& c : t.elems()) parts.push_back(allocate(c, space, s, hint));
+    return tuple(std::move(parts));
+  }
+  if (element_type(t).is_tuple()) {
+    std::vector<View> parts;
+    for (std::size_t c = 0; c < element_type(t).elems().size(); ++c) parts.push_back(allocate(component_type(t, c), space, s, hint));
+    return zip(std::move(parts), t);
+  }
+  // One region per enclosing parallel loop whose work-items share this memory.
+  std::vector<Loop> regions;
+  for (const auto& l : s.loops)
+    if ((space == AddressSpace::Global && l.kind != LoopKind::Seq) || (space == AddressSpace::Local && l.kind == LoopKind::Lcl))
+      regions.push_back(l);
+  ir::Type full = t;
+  for (auto it = regions.rbegin(); it != regions.rend(); ++it) full = ir::Type::array(full, it->extent);
+
+  auto m = std::make_shared<Memory>();
+  const char* prefix = space == AddressSpace::Global ? "g" : space == AddressSpace::Local ? "lmem" : "pmem";
+  m->name = fresh(fmt::format("{}{}", prefix, hint));
+  m->space = space;
+  m->type = full;
+  m->variable = space == AddressSpace::Private && !full.is_array();
+  Buffer b;
+  b.name = m->name;
+  b.space = space;
+  b.role = space == AddressSpace::Global ? BufferRole::Intermediate : space == AddressSpace::Local ? BufferRole::Local : BufferRole::Private;
+  b.scalar = element_type(full).scalar_kind();
+  b.elements = scalar_count(full);
+  b.bytes = b.elements * 4;
+  b.kernel = kernel_;
+  allocations_.push_back(b);
+  if (space != AddressSpace::Global && !b.elements.constant())
+    throw Error(fmt::format("{} memory '{}' needs a constant size, not {}: bind the sizes", to_string(space), m->name,
+                            arith::to_string(b.elements)));
+  ir::Type scalar = ir::Type::scalar(b.scalar);
+  if (m->variable)
+    emit(c::decl(m->name, full, space, std::nullopt, nullptr));
+  else if (space == AddressSpace::Local)
+    local_decls_.push_back(c::decl(m->name, scalar, space, b.elements, nullptr));
+  else if (space == AddressSpace::Private)
+    emit(c::decl(m->name, scalar, space, b.elements, nullptr));
+
+  View v = mem_view(m);
+  for (const auto& l : regions) v = access(v, l.var);
+  return v;
+}
+
+std::vector<c::Stmt> KernelBuilder::build(const ir::Expr& body, const Scope& scope, const View& dest) {
+  blocks_.assign(1, {});
+  Result r = compile(body, scope, dest);
+  if (!r.in_dest) {
+    if (threads_.dims > 0)
+      throw Error("this definition's value is not written by its parallel maps (a layout primitive is applied to "
+                  "their result): compute it in a definition of its own",
+                  body.loc());
+    // A definition that only rearranges data: a parallel copy, one work-item per element.
+    arith::Expr n = dest.type().is_array() ? dest.type().length() : arith::Expr(1);
+    threads_.dims = 1;
+    threads_.global[0] = n;
+    if (dest.type().is_array()) {
+      loop(LoopKind::Glb, 0, n, scope, false,
+           [&](const Scope& in, const arith::Expr& i) { copy(access(r.view, i), access(dest, i), in); });
+    } else {
+      copy(r.view, dest, scope);
+    }
+  }
+  std::vector<c::Stmt> out = local_decls_;
+  out.insert(out.end(), blocks_[0].begin(), blocks_[0].end());
+  return out;
+}
+
+}  // namespace liftc::codegen::detail

@@ -1,0 +1,86 @@
+// Thread counts of a kernel from its mapWrg/mapLcl/mapGlb structure (Lift's Table 1):
+// mapWrg(d) over n groups with mapLcl(d) over m items gives local[d] = m, global[d] = n*m;
+// mapGlb(d) over n items gives global[d] = n.
+
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "lower.hpp"
+
+namespace liftc::codegen::detail {
+
+namespace {
+
+// The largest of the iteration counts seen so far and `n`.
+void widen(std::optional<arith::Expr>& slot, const arith::Expr& n) { slot = slot ? arith::max(*slot, n) : n; }
+
+}  // namespace
+
+bool contains_loops(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Call && (ir::is_map(e->prim) || ir::is_reduce(e->prim))) return true;
+  for (const auto& a : e->args)
+    if (contains_loops(a)) return true;
+  return false;
+}
+
+Threads plan_threads(const ir::Expr& body, const Options& options) {
+  std::array<std::optional<arith::Expr>, 3> wrg, lcl, glb;
+  const ir::Expr* first_glb = nullptr;
+  const ir::Expr* first_wg = nullptr;
+  std::function<void(const ir::Expr&)> walk = [&](const ir::Expr& e) {
+    if (e.kind() == ir::ExprKind::Call) {
+      ir::Prim p = e->prim;
+      if (p == ir::Prim::MapWrg || p == ir::Prim::MapLcl || p == ir::Prim::MapGlb) {
+        auto d = e->sizes[0].constant();
+        if (!d || *d < 0 || *d > 2)
+          throw Error(fmt::format("{}: the dimension must be 0, 1 or 2, not {}", ir::signature(p).name,
+                                  arith::to_string(e->sizes[0])),
+                      e.loc());
+        const arith::Expr& n = e->args[1].type().length();
+        auto dim = static_cast<std::size_t>(*d);
+        if (p == ir::Prim::MapWrg) widen(wrg[dim], n), first_wg = first_wg ? first_wg : &e;
+        if (p == ir::Prim::MapLcl) widen(lcl[dim], n), first_wg = first_wg ? first_wg : &e;
+        if (p == ir::Prim::MapGlb) widen(glb[dim], n), first_glb = first_glb ? first_glb : &e;
+      }
+    }
+    for (const auto& a : e->args) walk(a);
+  };
+  walk(body);
+  if (first_glb && first_wg)
+    throw Error("mapGlb cannot share a kernel with mapWrg/mapLcl: use one scheme per definition", first_glb->loc());
+
+  Threads t;
+  t.work_groups = first_wg != nullptr;
+  for (std::size_t d = 0; d < 3; ++d) {
+    if (wrg[d] || lcl[d] || glb[d]) t.dims = static_cast<int>(d) + 1;
+    if (glb[d]) t.global[d] = *glb[d];
+    if (lcl[d]) t.local[d] = *lcl[d];
+    if (wrg[d]) t.groups[d] = *wrg[d];
+  }
+  if (t.work_groups) {
+    // Fit the work-group into the device limits; the mapped loops then stride.
+    for (std::size_t d = 0; d < 3; ++d) {
+      auto limit = options.max_work_item_sizes[d];
+      auto v = t.local[d].constant();
+      if (limit > 0 && v && *v > limit) t.local[d] = limit;
+    }
+    if (options.max_work_group_size > 0) {
+      auto product = [&] {
+        std::int64_t p = 1;
+        for (const auto& l : t.local) p *= l.constant().value_or(1);
+        return p;
+      };
+      while (product() > options.max_work_group_size) {
+        std::size_t big = 0;
+        for (std::size_t d = 1; d < 3; ++d)
+          if (t.local[d].constant().value_or(1) > t.local[big].constant().value_or(1)) big = d;
+        t.local[big] = (t.local[big].constant().value_or(1) + 1) / 2;
+      }
+    }
+    for (std::size_t d = 0; d < 3; ++d) t.global[d] = t.groups[d] * t.local[d];
+  }
+  return t;
+}
+
+}  // namespace liftc::codegen::detail

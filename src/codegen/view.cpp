@@ -1,0 +1,404 @@
+// Views and their resolution into index expressions (see view.hpp).
+
+#include "liftc/codegen/view.hpp"
+
+#include <fmt/format.h>
+
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc::codegen {
+
+ViewKind View::kind() const { return node_->kind; }
+const ir::Type& View::type() const { return node_->type; }
+
+namespace {
+
+View make(ViewKind k, ir::Type t, std::vector<View> children = {}, std::vector<arith::Expr> sizes = {}) {
+  ViewNode n;
+  n.kind = k;
+  n.type = std::move(t);
+  n.children = std::move(children);
+  n.sizes = std::move(sizes);
+  return View(std::make_shared<const ViewNode>(std::move(n)));
+}
+
+const ir::Type& array_of(const View& v, const char* what) {
+  LIFTC_ASSERT(v.type().is_array(), fmt::format("{} of a view of type {}", what, ir::to_string(v.type())));
+  return v.type();
+}
+
+}  // namespace
+
+arith::Expr scalar_count(const ir::Type& t) {
+  switch (t.kind()) {
+    case ir::TypeKind::Scalar: return 1;
+    case ir::TypeKind::Vector: return t.width();
+    case ir::TypeKind::Array: return t.length() * scalar_count(t.elem());
+    case ir::TypeKind::Tuple: break;
+  }
+  throw Error(fmt::format("a value of type {} cannot be stored as one buffer", ir::to_string(t)));
+}
+
+ir::Type element_type(const ir::Type& t) { return t.is_array() ? element_type(t.elem()) : t; }
+
+View mem_view(std::shared_ptr<const Memory> m) {
+  ViewNode n;
+  n.kind = ViewKind::Mem;
+  n.type = m->type;
+  n.memory = std::move(m);
+  return View(std::make_shared<const ViewNode>(std::move(n)));
+}
+
+View value_view(c::Expr v) {
+  ViewNode n;
+  n.kind = ViewKind::Value;
+  n.type = v->type;
+  n.value = std::move(v);
+  return View(std::make_shared<const ViewNode>(std::move(n)));
+}
+
+View access(View v, arith::Expr i) {
+  ir::Type t = array_of(v, "access").elem();
+  return make(ViewKind::Access, t, {std::move(v)}, {std::move(i)});
+}
+
+View split(arith::Expr n, View v) {
+  const ir::Type& t = array_of(v, "split");
+  ir::Type r = ir::Type::array(ir::Type::array(t.elem(), n), t.length() / n);
+  return make(ViewKind::Split, r, {std::move(v)}, {std::move(n)});
+}
+
+View join(View v) {
+  const ir::Type& t = array_of(v, "join");
+  LIFTC_ASSERT(t.elem().is_array(), "join of a 2D array");
+  ir::Type r = ir::Type::array(t.elem().elem(), t.length() * t.elem().length());
+  return make(ViewKind::Join, r, {std::move(v)});
+}
+
+View slide(arith::Expr size, arith::Expr step, View v) {
+  const ir::Type& t = array_of(v, "slide");
+  ir::Type r = ir::Type::array(ir::Type::array(t.elem(), size), (t.length() - size + step) / step);
+  return make(ViewKind::Slide, r, {std::move(v)}, {std::move(size), std::move(step)});
+}
+
+View pad(arith::Expr left, arith::Expr right, c::Expr value, View v) {
+  const ir::Type& t = array_of(v, "pad");
+  ir::Type r = ir::Type::array(t.elem(), t.length() + left + right);
+  ViewNode n;
+  n.kind = ViewKind::Pad;
+  n.type = r;
+  n.children = {std::move(v)};
+  n.sizes = {std::move(left), std::move(right)};
+  n.value = std::move(value);
+  return View(std::make_shared<const ViewNode>(std::move(n)));
+}
+
+View transpose(View v) {
+  const ir::Type& t = array_of(v, "transpose");
+  LIFTC_ASSERT(t.elem().is_array(), "transpose of a 2D array");
+  ir::Type r = ir::Type::array(ir::Type::array(t.elem().elem(), t.length()), t.elem().length());
+  return make(ViewKind::Transpose, r, {std::move(v)});
+}
+
+View reorder(arith::Expr stride, View v) {
+  ir::Type t = array_of(v, "reorder");
+  return make(ViewKind::Reorder, t, {std::move(v)}, {std::move(stride)});
+}
+
+View zip(std::vector<View> vs, std::optional<ir::Type> type) {
+  if (!type) {
+    std::vector<ir::Type> elems;
+    for (const auto& v : vs) elems.push_back(array_of(v, "zip").elem());
+    type = ir::Type::array(ir::Type::tuple(elems), vs[0].type().length());
+  }
+  return make(ViewKind::Zip, *type, std::move(vs));
+}
+
+View tuple(std::vector<View> vs) {
+  std::vector<ir::Type> elems;
+  for (const auto& v : vs) elems.push_back(v.type());
+  return make(ViewKind::Tuple, ir::Type::tuple(elems), std::move(vs));
+}
+
+View get(View v, int i) {
+  LIFTC_ASSERT(v.type().is_tuple(), "get of a tuple view");
+  if (v.kind() == ViewKind::Tuple) return v->children[static_cast<std::size_t>(i)];
+  ir::Type t = v.type().elems()[static_cast<std::size_t>(i)];
+  ViewNode n;
+  n.kind = ViewKind::Get;
+  n.type = t;
+  n.children = {std::move(v)};
+  n.component = i;
+  return View(std::make_shared<const ViewNode>(std::move(n)));
+}
+
+View as_vector(int width, View v) {
+  const ir::Type& t = array_of(v, "asVector");
+  LIFTC_ASSERT(t.elem().is_scalar(), "asVector of an array of scalars");
+  ir::Type r = ir::Type::array(ir::Type::vector(t.elem().scalar_kind(), width), t.length() / width);
+  return make(ViewKind::AsVector, r, {std::move(v)}, {arith::Expr(width)});
+}
+
+View as_scalar(View v) {
+  const ir::Type& t = array_of(v, "asScalar");
+  LIFTC_ASSERT(t.elem().is_vector(), "asScalar of an array of vectors");
+  ir::Type r = ir::Type::array(ir::Type::scalar(t.elem().scalar_kind()), t.length() * t.elem().width());
+  return make(ViewKind::AsScalar, r, {std::move(v)});
+}
+
+View map_view(View v, ir::Type elem_type, std::function<View(const View&)> f) {
+  ir::Type r = ir::Type::array(std::move(elem_type), array_of(v, "map").length());
+  ViewNode n;
+  n.kind = ViewKind::Map;
+  n.type = r;
+  n.children = {std::move(v)};
+  n.fn = std::move(f);
+  return View(std::make_shared<const ViewNode>(std::move(n)));
+}
+
+View single(View v) { return make(ViewKind::Single, ir::Type::array(v.type(), 1), {std::move(v)}); }
+
+arith::Expr stridden_index(const arith::Expr& i, const arith::Expr& n, const arith::Expr& stride) {
+  arith::Expr per = n / stride;
+  return i / per + stride * (i % per);
+}
+
+namespace {
+
+// What a walk down a view has pending: array indices (back = the outermost dimension of
+// the view being visited), tuple components, and vector reinterpretation.
+struct State {
+  std::vector<arith::Expr> indices;
+  std::vector<int> components;
+  int width = 0;                    // asVector: load this many scalars
+  std::optional<arith::Expr> lane;  // asScalar: one lane of a vector element
+};
+
+// Where a walk ends: a memory location, or an expression (a value, or a padded read).
+struct Place {
+  std::shared_ptr<const Memory> memory;  // set for a location
+  arith::Expr offset;                    // in scalars
+  int width = 1;
+  ir::Type type;                         // of the value read or written
+  c::Expr expr;                          // set for an expression
+};
+
+arith::Expr pop(State& s) {
+  LIFTC_ASSERT(!s.indices.empty(), "an array view is indexed before it is read");
+  arith::Expr i = s.indices.back();
+  s.indices.pop_back();
+  return i;
+}
+
+c::Expr to_expr(const Place& p) {
+  if (p.expr) return p.expr;
+  if (p.memory->variable) return c::name(p.memory->name, p.type);
+  return c::load(p.memory->name, p.offset, p.width, p.type);
+}
+
+c::Expr broadcast(const c::Expr& v, const ir::Type& t) {
+  if (t.is_vector() && !v->type.is_vector()) return c::cast(t, v);
+  return v;
+}
+
+Place resolve(const View& v, State s, bool for_write);
+
+Place resolve_mem(const Memory& m, State& s) {
+  Place p;
+  ir::Type t = m.type;
+  arith::Expr offset = 0;
+  while (t.is_array()) {
+    offset = offset + pop(s) * scalar_count(t.elem());
+    t = t.elem();
+  }
+  LIFTC_ASSERT(s.indices.empty() && s.components.empty(), "a walk ends at memory with every index used");
+  if (s.lane) {
+    LIFTC_ASSERT(t.is_vector(), "asScalar reads a lane of a vector");
+    if (m.variable) {
+      auto k = s.lane->constant();
+      if (!k) throw Error(fmt::format("a lane of private vector '{}' is selected by a run-time index", m.name));
+      p.expr = c::lane(c::name(m.name, t), static_cast<int>(*k));
+      return p;
+    }
+    offset = offset + *s.lane;
+    t = ir::Type::scalar(t.scalar_kind());
+  }
+  if (s.width > 0) {
+    LIFTC_ASSERT(t.is_scalar(), "asVector loads scalars");
+    t = ir::Type::vector(t.scalar_kind(), s.width);
+  }
+  p.offset = offset;
+  p.type = t;
+  p.width = t.is_vector() ? t.width() : 1;
+  return p;
+}
+
+Place resolve(const View& v, State s, bool for_write) {
+  const ViewNode& n = *v.operator->();
+  switch (n.kind) {
+    case ViewKind::Mem: {
+      Place p = resolve_mem(*n.memory, s);
+      p.memory = n.memory;
+      return p;
+    }
+    case ViewKind::Value: {
+      if (for_write) throw Error("cannot write into a computed value");
+      LIFTC_ASSERT(s.indices.empty() && s.components.empty(), "a value is read whole");
+      Place p;
+      p.type = n.type;
+      p.expr = n.value;
+      if (s.lane) {
+        auto k = s.lane->constant();
+        if (!k) throw Error("a lane of a computed vector is selected by a run-time index");
+        p.expr = c::lane(n.value, static_cast<int>(*k));
+      }
+      return p;
+    }
+    case ViewKind::Access:
+      s.indices.push_back(n.sizes[0]);
+      return resolve(n.children[0], std::move(s), for_write);
+    case ViewKind::Split: {
+      arith::Expr i = pop(s), j = pop(s);
+      s.indices.push_back(i * n.sizes[0] + j);
+      return resolve(n.children[0], std::move(s), for_write);
+    }
+    case ViewKind::Join: {
+      arith::Expr m = n.children[0].type().elem().length();
+      arith::Expr i = pop(s);
+      s.indices.push_back(i % m);
+      s.indices.push_back(i / m);
+      return resolve(n.children[0], std::move(s), for_write);
+    }
+    case ViewKind::Slide: {
+      if (for_write) throw Error("cannot write through slide: its windows overlap");
+      arith::Expr i = pop(s), j = pop(s);
+      s.indices.push_back(i * n.sizes[1] + j);
+      return resolve(n.children[0], std::move(s), for_write);
+    }
+    case ViewKind::Pad: {
+      if (for_write) throw Error("cannot write through pad");
+      if (s.width > 0) throw Error("asVector of a padded array is not supported: pad after vectorizing");
+      arith::Expr k = pop(s) - n.sizes[0];
+      arith::Expr len = n.children[0].type().length();
+      s.indices.push_back(k);
+      Place inner = resolve(n.children[0], std::move(s), false);
+      c::Expr read = to_expr(inner);
+      c::Expr cond;
+      auto conj = [&](c::Expr e) { cond = cond ? c::binary("&&", cond, e, ir::Type::int_()) : e; };
+      if (!arith::provably_nonnegative(k)) conj(c::binary(">=", c::index(k), c::int_lit(0), ir::Type::int_()));
+      if (!arith::provably_less(k, len)) conj(c::binary("<", c::index(k), c::index(len), ir::Type::int_()));
+      if (!cond) return inner;
+      Place p;
+      p.type = inner.type;
+      p.expr = c::ternary(cond, read, broadcast(n.value, inner.type));
+      return p;
+    }
+    case ViewKind::Transpose: {
+      arith::Expr i = pop(s), j = pop(s);
+      s.indices.push_back(i);
+      s.indices.push_back(j);
+      return resolve(n.children[0], std::move(s), for_write);
+    }
+    case ViewKind::Reorder: {
+      if (for_write) throw Error("cannot write through reorder");
+      arith::Expr i = pop(s);
+      s.indices.push_back(stridden_index(i, n.type.length(), n.sizes[0]));
+      return resolve(n.children[0], std::move(s), for_write);
+    }
+    case ViewKind::Zip:
+    case ViewKind::Tuple: {
+      LIFTC_ASSERT(!s.components.empty(), "a tuple is read one component at a time");
+      int c = s.components.back();
+      s.components.pop_back();
+      return resolve(n.children[static_cast<std::size_t>(c)], std::move(s), for_write);
+    }
+    case ViewKind::Get:
+      s.components.push_back(n.component);
+      return resolve(n.children[0], std::move(s), for_write);
+    case ViewKind::AsVector: {
+      arith::Expr i = pop(s);
+      if (s.lane) {  // asScalar(asVector(x)): one scalar of x
+        s.indices.push_back(i * n.sizes[0] + *s.lane);
+        s.lane.reset();
+        return resolve(n.children[0], std::move(s), for_write);
+      }
+      s.indices.push_back(i * n.sizes[0]);
+      s.width = static_cast<int>(*n.sizes[0].constant());
+      return resolve(n.children[0], std::move(s), for_write);
+    }
+    case ViewKind::AsScalar: {
+      arith::Expr w = n.children[0].type().elem().width();
+      arith::Expr i = pop(s);
+      s.indices.push_back(i / w);
+      s.lane = i % w;
+      return resolve(n.children[0], std::move(s), for_write);
+    }
+    case ViewKind::Map: {
+      arith::Expr i = pop(s);
+      return resolve(n.fn(access(n.children[0], i)), std::move(s), for_write);
+    }
+    case ViewKind::Single:
+      pop(s);
+      return resolve(n.children[0], std::move(s), for_write);
+  }
+  LIFTC_ASSERT(false, "every view kind is resolved");
+  return {};
+}
+
+}  // namespace
+
+c::Expr read(const View& v) {
+  LIFTC_ASSERT(v.type().is_scalar() || v.type().is_vector(),
+               fmt::format("read() of a view of type {}", ir::to_string(v.type())));
+  return to_expr(resolve(v, State{}, false));
+}
+
+c::Stmt write(const View& dest, const c::Expr& value) {
+  Place p = resolve(dest, State{}, true);
+  if (p.expr) throw Error("cannot write into a computed value");
+  if (p.memory->variable) return c::assign(p.memory->name, value);
+  return c::store(p.memory->name, p.offset, p.width, ir::Type::scalar(p.type.scalar_kind()), broadcast(value, p.type));
+}
+
+std::vector<c::Stmt> write_value(const View& dest, const View& src) {
+  if (dest.type().is_tuple()) {
+    std::vector<c::Stmt> out;
+    for (std::size_t i = 0; i < dest.type().elems().size(); ++i) {
+      auto part = write_value(get(dest, static_cast<int>(i)), get(src, static_cast<int>(i)));
+      out.insert(out.end(), part.begin(), part.end());
+    }
+    return out;
+  }
+  return {write(dest, read(src))};
+}
+
+std::shared_ptr<const Memory> underlying_memory(const View& v) {
+  switch (v.kind()) {
+    case ViewKind::Mem: return v->memory;
+    case ViewKind::Value: return nullptr;
+    case ViewKind::Zip:
+    case ViewKind::Tuple: {
+      std::shared_ptr<const Memory> m;
+      for (const auto& c : v->children) {
+        auto cm = underlying_memory(c);
+        if (!cm) return nullptr;
+        if (!m) m = cm;
+      }
+      return m;
+    }
+    case ViewKind::Map: return underlying_memory(v->children[0]);
+    default: return v->children.empty() ? nullptr : underlying_memory(v->children[0]);
+  }
+}
+
+bool is_value(const View& v) {
+  if (v.kind() == ViewKind::Value) return true;
+  if (v.kind() == ViewKind::Tuple) {
+    for (const auto& c : v->children)
+      if (!is_value(c)) return false;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace liftc::codegen
