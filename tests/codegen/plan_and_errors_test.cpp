@@ -1,0 +1,98 @@
+// The memory plan against hand-computed sizes, and programs that must fail with a message.
+
+#include <gtest/gtest.h>
+
+#include "run_helpers.hpp"
+
+namespace liftc::codegen {
+namespace {
+
+using namespace ir;
+
+Expr var(const char* n) { return make_var(n); }
+Expr lam(std::vector<std::string> ps, Expr body) { return make_lambda(std::move(ps), std::move(body)); }
+Expr call(Prim p, std::vector<arith::Expr> sizes, std::vector<Expr> args) { return make_call(p, std::move(sizes), std::move(args)); }
+Expr twice(const char* v) { return call(Prim::Mul, {}, {var(v), make_float(2.0)}); }
+Expr plus() { return lam({"acc", "v"}, call(Prim::Add, {}, {var("acc"), var("v")})); }
+Type floats(std::int64_t n) { return Type::array(Type::float_(), n); }
+
+Program program(std::vector<InputDecl> inputs, std::vector<Definition> defs) {
+  Program p;
+  p.inputs = std::move(inputs);
+  p.defs = std::move(defs);
+  return p;
+}
+
+TEST(MemoryPlan, LocalTileAndGlobals) {
+  // mapWrg(0, chunk -> mapLcl(0, v -> v*2, toLocal(mapLcl(0, id), chunk)), split(16, x))
+  Expr tile = call(Prim::ToLocal, {}, {lam({"c"}, call(Prim::MapLcl, {0}, {lam({"e"}, call(Prim::Id, {}, {var("e")})), var("c")})), var("chunk")});
+  Expr body = call(Prim::Join, {}, {call(Prim::MapWrg, {0}, {lam({"chunk"}, call(Prim::MapLcl, {0}, {lam({"v"}, twice("v")), tile})),
+                                                            call(Prim::Split, {16}, {var("x")})})});
+  Module m = testing::run_and_compare(program({{"x", floats(64), {}}}, {{"y", body, {}}}));
+  EXPECT_EQ(m.memory.buffer("x").bytes, arith::Expr(256));
+  EXPECT_EQ(m.memory.buffer("y").bytes, arith::Expr(256));
+  EXPECT_EQ(m.memory.global_bytes(), arith::Expr(512));
+  EXPECT_EQ(m.memory.local_bytes(), arith::Expr(64));
+  EXPECT_EQ(m.kernels[0].launch.local[0], arith::Expr(16));
+  EXPECT_EQ(m.kernels[0].launch.global[0], arith::Expr(64));
+  EXPECT_NE(m.kernels[0].source.find("barrier(CLK_LOCAL_MEM_FENCE);"), std::string::npos) << m.kernels[0].source;
+}
+
+TEST(MemoryPlan, GlobalIntermediateHasOneRegionPerWorkItem) {
+  // mapGlb(0, row -> reduceSeq(0, +, mapSeq(v -> v*2, row)), m): the mapSeq result is global.
+  Expr doubled = call(Prim::MapSeq, {}, {lam({"v"}, twice("v")), var("row")});
+  Expr body = call(Prim::MapGlb, {0}, {lam({"row"}, call(Prim::ReduceSeq, {}, {make_float(0.0), plus(), doubled})), var("m")});
+  Module m = testing::run_and_compare(program({{"m", Type::array(floats(16), 8), {}}}, {{"s", body, {}}}));
+  arith::Expr intermediate = 0, priv = 0;
+  for (const auto& b : m.memory.buffers) {
+    if (b.role == BufferRole::Intermediate) intermediate = intermediate + b.bytes;
+    if (b.role == BufferRole::Private) priv = priv + b.bytes;
+  }
+  EXPECT_EQ(intermediate, arith::Expr(8 * 16 * 4));
+  EXPECT_EQ(priv, arith::Expr(4));  // the accumulator
+  EXPECT_EQ(m.memory.global_bytes(), arith::Expr(8 * 16 * 4 + 8 * 4 + 8 * 16 * 4));
+}
+
+TEST(MemoryPlan, PrivateCopyWithToPrivate) {
+  // mapGlb(0, row -> reduceSeq(0, +, toPrivate(mapSeq(id), row)), m)
+  Expr fetched = call(Prim::ToPrivate, {}, {lam({"r"}, call(Prim::MapSeq, {}, {lam({"e"}, call(Prim::Id, {}, {var("e")})), var("r")})), var("row")});
+  Expr body = call(Prim::MapGlb, {0}, {lam({"row"}, call(Prim::ReduceSeq, {}, {make_float(0.0), plus(), fetched})), var("m")});
+  Module m = testing::run_and_compare(program({{"m", Type::array(floats(16), 8), {}}}, {{"s", body, {}}}));
+  EXPECT_EQ(m.memory.private_bytes(), arith::Expr(16 * 4 + 4));
+  EXPECT_NE(m.kernels[0].source.find("float pmemtmp_"), std::string::npos) << m.kernels[0].source;
+}
+
+// Programs that are not low-level enough: the message names what is missing.
+struct BadCase {
+  const char* what;
+  Expr body;
+  const char* message;
+};
+
+TEST(Errors, NotLowLevelEnough) {
+  Expr mapped = call(Prim::MapGlb, {0}, {lam({"v"}, twice("v")), var("x")});
+  const BadCase cases[] = {
+      {"bare map", call(Prim::Map, {}, {lam({"v"}, twice("v")), var("x")}), "map computes values but is not mapped onto OpenCL"},
+      {"reduce", call(Prim::Reduce, {}, {make_float(0.0), plus(), var("x")}), "reduce is not lowered: use reduceSeq"},
+      {"mapLcl alone", call(Prim::MapLcl, {0}, {lam({"v"}, twice("v")), var("x")}), "mapLcl(0) is not inside a mapWrg"},
+      {"mapGlb in mapGlb",
+       call(Prim::MapGlb, {0}, {lam({"r"}, call(Prim::MapGlb, {0}, {lam({"v"}, twice("v")), var("r")})), call(Prim::Split, {4}, {var("x")})}),
+       "mapGlb(0) is inside another mapGlb of the same dimension"},
+      {"mapGlb with mapWrg",
+       call(Prim::MapWrg, {0}, {lam({"r"}, call(Prim::MapGlb, {0}, {lam({"v"}, twice("v")), var("r")})), call(Prim::Split, {4}, {var("x")})}),
+       "mapGlb cannot share a kernel with mapWrg/mapLcl"},
+      {"layout after a parallel map", call(Prim::Pad, {1, 1}, {make_float(0.0), mapped}), "is not written by its parallel maps"},
+  };
+  for (const auto& c : cases) {
+    ir::Program p = testing::checked(program({{"x", floats(16), {}}}, {{"y", c.body, {}}}));
+    try {
+      generate(p);
+      ADD_FAILURE() << c.what << ": no error";
+    } catch (const Error& e) {
+      EXPECT_NE(e.message().find(c.message), std::string::npos) << c.what << ": " << e.message();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace liftc::codegen
