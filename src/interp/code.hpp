@@ -17,8 +17,9 @@
 
 namespace liftc::interp::detail {
 
-/// The kinds of compiled node, one per IR node kind.
-enum class Op { Var, Literal, Lambda, Apply, Call, Tuple, Get, Let };
+/// The kinds of compiled node: one per IR node kind, plus FloatArith, a Call of + - * /
+/// on two float scalars (the inner loop of every reduction), evaluated without Values.
+enum class Op { Var, Literal, Lambda, Apply, Call, Tuple, Get, Let, FloatArith };
 
 /// A compiled node. Children are in the IR's order (Call operands, Apply callee then
 /// arguments, Tuple elements, Get {tuple}, Let {value, body}, Lambda {body}).

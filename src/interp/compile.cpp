@@ -6,6 +6,14 @@ namespace liftc::interp::detail {
 
 namespace {
 
+bool is_float_scalar(const Layout* l) { return l->kind == ir::TypeKind::Scalar && l->scalar == ir::ScalarKind::Float; }
+
+// A Call of + - * / on two float scalars.
+bool is_float_arith(const Code& c) {
+  bool arith = c.prim == ir::Prim::Add || c.prim == ir::Prim::Sub || c.prim == ir::Prim::Mul || c.prim == ir::Prim::Div;
+  return arith && c.args.size() == 2 && is_float_scalar(c.args[0]->layout) && is_float_scalar(c.args[1]->layout);
+}
+
 // Resolves names to slots while walking the IR.
 class Compiler {
  public:
@@ -59,6 +67,7 @@ class Compiler {
           c->literal = Value::of_int(static_cast<std::int32_t>(c->sizes[0]));
         }
         compile_children(e, *c);
+        if (is_float_arith(*c)) c->op = Op::FloatArith;
         break;
       case ir::ExprKind::Tuple:
         c->op = Op::Tuple;

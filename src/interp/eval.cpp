@@ -40,11 +40,34 @@ Value Evaluator::eval(const Code& c) {
       for (const auto& a : c.args) comps.push_back(eval(*a));
       return Value::ref(std::make_shared<TupleView>(std::move(comps)), c.layout);
     }
+    case Op::FloatArith:
+      return Value::of_float(eval_float(c));
     case Op::Lambda:
       break;
   }
   LIFTC_ASSERT(false, "lambdas are applied by primitives, never evaluated as values");
   return {};
+}
+
+float Evaluator::eval_float(const Code& c) {
+  switch (c.op) {
+    case Op::FloatArith: {
+      float a = eval_float(*c.args[0]);
+      float b = eval_float(*c.args[1]);
+      switch (c.prim) {
+        case Prim::Add: return a + b;
+        case Prim::Sub: return a - b;
+        case Prim::Mul: return a * b;
+        default: return a / b;
+      }
+    }
+    case Op::Var:
+      return frame_[static_cast<std::size_t>(c.slot)].as_float();
+    case Op::Literal:
+      return c.literal.as_float();
+    default:
+      return eval(c).as_float();
+  }
 }
 
 Value Evaluator::apply(const Code& lambda, const Value* args, int n) {

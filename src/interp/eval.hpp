@@ -14,6 +14,8 @@ class Evaluator {
 
   /// The value of a (non-lambda) node.
   Value eval(const Code& c);
+  /// The value of a node of type float, without building a Value where it can.
+  float eval_float(const Code& c);
   /// The slot `i` of the frame (inputs and definitions are stored here before evaluation).
   Value& slot(int i) { return frame_[static_cast<std::size_t>(i)]; }
 
