@@ -1,0 +1,129 @@
+// Prints IR in .sr syntax with minimal parentheses. The output parses back to an
+// alpha-equal program (tests/parse round-trips it).
+
+#include "liftc/ir/printer.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace liftc::ir {
+
+namespace {
+
+// Precedence levels, lowest first, as in the grammar (src/parse/grammar_def.hpp).
+enum Prec { kLambda, kOr, kAnd, kEq, kRel, kAdd, kMul, kUnary, kPostfix, kAtom };
+
+int binary_precedence(Prim p) {
+  switch (p) {
+    case Prim::Or: return kOr;
+    case Prim::And: return kAnd;
+    case Prim::Eq: case Prim::Ne: return kEq;
+    case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: return kRel;
+    case Prim::Add: case Prim::Sub: return kAdd;
+    case Prim::Mul: case Prim::Div: case Prim::Mod: return kMul;
+    default: return -1;
+  }
+}
+
+// The shortest text that reads back as exactly `v`, always recognisable as a float.
+std::string float_text(double v) {
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, v);
+  std::string s(buffer, result.ptr);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string sizes_text(const std::vector<arith::Expr>& sizes) {
+  std::string out;
+  for (const auto& s : sizes) out += arith::to_string(s) + ", ";
+  return out;
+}
+
+class Printer {
+ public:
+  std::string print(const Expr& e, int context) {
+    auto [text, prec] = render(e);
+    return prec < context ? "(" + text + ")" : text;
+  }
+
+ private:
+  std::string list(const std::vector<Expr>& es, std::size_t from = 0) {
+    std::string out;
+    for (std::size_t i = from; i < es.size(); ++i) out += (i > from ? ", " : "") + print(es[i], kLambda);
+    return out;
+  }
+
+  std::pair<std::string, int> render(const Expr& e) {
+    switch (e.kind()) {
+      case ExprKind::Var:
+        return {e->name, kAtom};
+      case ExprKind::Literal: {
+        const auto& l = e->literal;
+        if (l.kind == ScalarKind::Float) return {float_text(l.f), l.f < 0 || std::signbit(l.f) ? kUnary : kAtom};
+        return {std::to_string(l.i), l.i < 0 ? kUnary : kAtom};
+      }
+      case ExprKind::Lambda: {
+        std::string params = e->params.size() == 1 ? e->params[0] : fmt::format("({})", fmt::join(e->params, ", "));
+        return {fmt::format("{} -> {}", params, print(lambda_body(e), kLambda)), kLambda};
+      }
+      case ExprKind::Let:
+        return {fmt::format("let {} = {} in {}", e->name, print(let_value(e), kLambda), print(let_body(e), kLambda)),
+                kLambda};
+      case ExprKind::Apply:
+        return {fmt::format("{}({})", print(e->args[0], kAtom), list(e->args, 1)), kPostfix};
+      case ExprKind::Tuple:
+        return {fmt::format("({})", list(e->args)), kAtom};
+      case ExprKind::Get: {
+        // `1.0` would read as a float: a literal operand is parenthesised.
+        const Expr& t = get_tuple(e);
+        std::string operand = t.kind() == ExprKind::Literal ? "(" + print(t, kLambda) + ")" : print(t, kPostfix);
+        return {fmt::format("{}.{}", operand, e->index), kPostfix};
+      }
+      case ExprKind::Call:
+        return render_call(e);
+    }
+    return {"?", kAtom};
+  }
+
+  std::pair<std::string, int> render_call(const Expr& e) {
+    const Prim p = e->prim;
+    if (int prec = binary_precedence(p); prec >= 0)
+      return {fmt::format("{} {} {}", print(e->args[0], prec), operator_spelling(p), print(e->args[1], prec + 1)),
+              prec};
+    if (p == Prim::Neg || p == Prim::Not) {
+      const Expr& operand = e->args[0];
+      // `-2` reads as a negative literal, so the negation of a literal keeps parentheses.
+      std::string text = operand.kind() == ExprKind::Literal ? "(" + print(operand, kLambda) + ")"
+                                                              : print(operand, kUnary);
+      return {fmt::format("{}{}", operator_spelling(p), text), kUnary};
+    }
+    if (p == Prim::SizeValue) {
+      const arith::Expr& s = e->sizes[0];
+      if (s.kind() == arith::Kind::Var) return {s.name(), kAtom};
+      return {fmt::format("sizeValue({})", arith::to_string(s)), kPostfix};
+    }
+    if (p == Prim::Reorder)
+      return {fmt::format("reorder(striddenIndex({}), {})", arith::to_string(e->sizes[0]), list(e->args)), kPostfix};
+    std::string sizes = sizes_text(e->sizes);
+    if (e->args.empty() && !sizes.empty()) sizes.resize(sizes.size() - 2);
+    return {fmt::format("{}({}{})", signature(p).name, sizes, list(e->args)), kPostfix};
+  }
+};
+
+}  // namespace
+
+std::string to_string(const Expr& e) { return Printer().print(e, kLambda); }
+
+std::string to_string(const Program& p) {
+  std::string out;
+  for (const auto& s : p.sizes)
+    out += s.value ? fmt::format("size {} = {}\n", s.name, *s.value) : fmt::format("size {}\n", s.name);
+  for (const auto& in : p.inputs) out += fmt::format("input {} : {}\n", in.name, to_string(in.type));
+  for (const auto& d : p.defs) out += fmt::format("def {} = {}\n", d.name, to_string(d.body));
+  return out;
+}
+
+}  // namespace liftc::ir

@@ -1,0 +1,147 @@
+// Elaboration of size expressions (static arguments of primitives, array lengths) into
+// arith::Expr, and of types.
+
+#include <fmt/format.h>
+
+#include "elaborator.hpp"
+#include "peel.hpp"
+
+namespace liftc::parse {
+
+namespace {
+
+// Applies an arith operation; its errors (division by zero, overflow) get a position.
+template <typename F>
+arith::Expr at(const SourceLoc& where, F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    if (e.loc().known()) throw;
+    throw Error(e.message(), where);
+  }
+}
+
+}  // namespace
+
+arith::Expr Elaborator::size(const Thunk& t, const std::string& what) {
+  if (t.expr == nullptr) throw Error(fmt::format("{} must be a size expression", what), loc(t));
+  SourceLoc saved = prelude_call_;
+  if (t.syntax != prelude_) prelude_call_ = {};
+  struct Restore {
+    SourceLoc& slot;
+    SourceLoc value;
+    ~Restore() { slot = value; }
+  } restore{prelude_call_, saved};
+  return size(*t.expr, t.env, t.syntax, what);
+}
+
+arith::Expr Elaborator::size(const ast::Expr& expr, const EnvPtr& env, const Syntax* syntax, const std::string& what) {
+  const ast::Expr& e = peel(expr);
+  const SourceLoc here = loc(e, syntax);
+  const auto& v = e.get();
+  auto fail = [&]() -> arith::Expr { throw Error(fmt::format("{} must be a size expression", what), here); };
+  if (auto* i = boost::get<ast::IntLit>(&v)) return arith::Expr(static_cast<std::int64_t>(i->value));
+  if (auto* n = boost::get<ast::Name>(&v)) {
+    for (const Env* frame = env.get(); frame != nullptr; frame = frame->parent.get()) {
+      if (frame->name != n->text) continue;
+      if (frame->binding.kind != Binding::Kind::Argument) return fail();
+      DepthGuard guard(*this, [&] { return here; });
+      return size(frame->binding.argument, what);
+    }
+    auto it = globals_.find(n->text);
+    if (it != globals_.end() && it->second.kind == Global::Kind::Size) return arith::size_var(n->text);
+    if (it == globals_.end() && !ir::prim_from_name(n->text) && !prelude_functions_.count(n->text))
+      unknown_name(n->text, here, env);
+    return fail();
+  }
+  if (auto* b = boost::get<x3::forward_ast<ast::Binary>>(&v)) {
+    DepthGuard guard(*this, [&] { return here; });
+    arith::Expr acc = size(b->get().first, env, syntax, what);
+    for (const auto& op : b->get().rest) {
+      if (op.op.size() != 1 || std::string("+-*/%").find(op.op) == std::string::npos) return fail();
+      arith::Expr rhs = size(op.operand, env, syntax, what);
+      acc = at(loc(op, syntax), [&] {
+        switch (op.op[0]) {
+          case '+': return acc + rhs;
+          case '-': return acc - rhs;
+          case '*': return acc * rhs;
+          case '/': return acc / rhs;
+          default: return acc % rhs;
+        }
+      });
+    }
+    return acc;
+  }
+  if (auto* u = boost::get<x3::forward_ast<ast::Unary>>(&v)) {
+    if (u->get().op != "-") return fail();
+    DepthGuard guard(*this, [&] { return here; });
+    arith::Expr operand = size(u->get().operand, env, syntax, what);
+    return at(here, [&] { return -operand; });
+  }
+  if (auto* p = boost::get<x3::forward_ast<ast::Postfix>>(&v)) {
+    // min(a, b) and max(a, b).
+    const auto& post = p->get();
+    auto* callee = boost::get<ast::Name>(&peel(post.primary).get());
+    if (callee == nullptr || (callee->text != "min" && callee->text != "max") || post.ops.size() != 1) return fail();
+    auto* args = boost::get<ast::Arguments>(&post.ops.front().get());
+    if (args == nullptr || args->args.size() != 2) return fail();
+    DepthGuard guard(*this, [&] { return here; });
+    arith::Expr a = size(args->args[0], env, syntax, what);
+    arith::Expr b = size(args->args[1], env, syntax, what);
+    return callee->text == "min" ? arith::min(a, b) : arith::max(a, b);
+  }
+  return fail();
+}
+
+arith::Expr Elaborator::index_function(const Thunk& t) {
+  const std::string expected = "the first argument of reorder must be an index function, striddenIndex(s)";
+  if (t.expr == nullptr) throw Error(expected, loc(t));
+  const ast::Expr& e = peel(*t.expr);
+  if (auto* n = boost::get<ast::Name>(&e.get())) {
+    for (const Env* frame = t.env.get(); frame != nullptr; frame = frame->parent.get()) {
+      if (frame->name != n->text) continue;
+      if (frame->binding.kind != Binding::Kind::Argument) break;
+      DepthGuard guard(*this, [&] { return loc(t); });
+      return index_function(frame->binding.argument);
+    }
+    throw Error(expected, loc(t));
+  }
+  auto* p = boost::get<x3::forward_ast<ast::Postfix>>(&e.get());
+  if (p == nullptr || p->get().ops.size() != 1) throw Error(expected, loc(t));
+  auto* callee = boost::get<ast::Name>(&peel(p->get().primary).get());
+  auto* args = boost::get<ast::Arguments>(&p->get().ops.front().get());
+  if (callee == nullptr || callee->text != "striddenIndex" || args == nullptr) throw Error(expected, loc(t));
+  if (args->args.size() != 1)
+    throw Error(fmt::format("striddenIndex takes 1 argument, got {}", args->args.size()), loc(t));
+  return size(Thunk{&args->args.front(), t.env, t.syntax, {}}, "the stride of striddenIndex");
+}
+
+ir::Type Elaborator::elab_type(const ast::Type& t, const Syntax& syntax) {
+  const auto& v = t.get();
+  if (auto* n = boost::get<ast::Name>(&v)) {
+    static const std::pair<const char*, ir::ScalarKind> scalars[] = {
+        {"float", ir::ScalarKind::Float}, {"int", ir::ScalarKind::Int}, {"bool", ir::ScalarKind::Bool}};
+    for (const auto& [spelling, kind] : scalars) {
+      std::string s = spelling;
+      if (n->text == s) return ir::Type::scalar(kind);
+      if (kind == ir::ScalarKind::Bool || n->text.rfind(s, 0) != 0) continue;
+      for (int width : {2, 3, 4, 8, 16})
+        if (n->text == s + std::to_string(width)) return ir::Type::vector(kind, width);
+    }
+    throw Error(fmt::format("unknown type `{}` (types: float, int, bool, float2..float16, int2..int16, "
+                            "tuples (T, U), arrays [T]n)",
+                            n->text),
+                syntax.loc(*n));
+  }
+  if (auto* a = boost::get<x3::forward_ast<ast::ArrayType>>(&v)) {
+    ir::Type elem = elab_type(a->get().elem, syntax);
+    return ir::Type::array(elem, size(a->get().length, nullptr, &syntax, "an array length"));
+  }
+  const auto& tuple = boost::get<x3::forward_ast<ast::TupleType>>(v).get();
+  if (tuple.elems.size() == 1) return elab_type(tuple.elems.front(), syntax);
+  std::vector<ir::Type> elems;
+  for (const auto& el : tuple.elems) elems.push_back(elab_type(el, syntax));
+  return ir::Type::tuple(std::move(elems));
+}
+
+}  // namespace liftc::parse

@@ -1,0 +1,41 @@
+// The front end's entry points: file or text -> AST -> elaborated IR program.
+
+#include "liftc/parse/parse.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "elaborator.hpp"
+#include "grammar.hpp"
+
+namespace liftc::parse {
+
+namespace {
+
+// The prelude, parsed once (it is immutable afterwards, so sharing it is thread-safe).
+const Syntax& prelude_syntax() {
+  static const std::unique_ptr<Syntax> syntax =
+      parse_syntax(std::make_shared<const SourceFile>(SourceFile{"<prelude>/dsl/prelude.sr", prelude_text()}));
+  return *syntax;
+}
+
+}  // namespace
+
+ir::Program parse_program(std::shared_ptr<const SourceFile> source, const ParseOptions& options) {
+  std::unique_ptr<Syntax> syntax = parse_syntax(std::move(source));
+  Elaborator elaborator;
+  return elaborator.run(*syntax, options.with_prelude ? &prelude_syntax() : nullptr);
+}
+
+ir::Program load_program(const std::string& path, const ParseOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot open {}", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw Error(fmt::format("cannot read {}", path));
+  return parse_program(std::make_shared<const SourceFile>(SourceFile{path, text.str()}), options);
+}
+
+}  // namespace liftc::parse

@@ -1,0 +1,57 @@
+#pragma once
+// Small AST queries shared by the elaborator and the recursion check.
+
+#include "ast.hpp"
+
+namespace liftc::parse {
+
+/// The position-tagged node an expression holds.
+inline const x3::position_tagged& tagged(const ast::Expr& e) {
+  return boost::apply_visitor(
+      [](const auto& node) -> const x3::position_tagged& {
+        using T = std::decay_t<decltype(node)>;
+        if constexpr (std::is_base_of_v<x3::position_tagged, T>)
+          return node;
+        else
+          return node.get();
+      },
+      e.get());
+}
+
+/// `e` without the wrappers that mean nothing: a precedence level without operators, a
+/// postfix without steps, parentheses around one expression. Iterative: nesting is deep.
+inline const ast::Expr& peel(const ast::Expr& e) {
+  const ast::Expr* cur = &e;
+  for (;;) {
+    const auto& v = cur->get();
+    if (auto* b = boost::get<x3::forward_ast<ast::Binary>>(&v); b && b->get().rest.empty()) {
+      cur = &b->get().first;
+    } else if (auto* p = boost::get<x3::forward_ast<ast::Postfix>>(&v); p && p->get().ops.empty()) {
+      cur = &p->get().primary;
+    } else if (auto* t = boost::get<x3::forward_ast<ast::Tuple>>(&v); t && t->get().elems.size() == 1) {
+      cur = &t->get().elems.front();
+    } else {
+      return *cur;
+    }
+  }
+}
+
+/// The literal a unary minus applies to directly (`-2`, `-1.5`, not `-(1.5)`), or null.
+inline const ast::Expr* literal_operand(const ast::Expr& operand) {
+  const ast::Expr* cur = &operand;
+  for (;;) {
+    const auto& v = cur->get();
+    if (auto* b = boost::get<x3::forward_ast<ast::Binary>>(&v); b && b->get().rest.empty()) {
+      cur = &b->get().first;
+    } else if (auto* p = boost::get<x3::forward_ast<ast::Postfix>>(&v); p && p->get().ops.empty()) {
+      cur = &p->get().primary;
+    } else {
+      break;
+    }
+  }
+  const auto& v = cur->get();
+  if (boost::get<ast::IntLit>(&v) || boost::get<ast::FloatLit>(&v)) return cur;
+  return nullptr;
+}
+
+}  // namespace liftc::parse
