@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,5 +115,7 @@ Expr transform(const Expr& e, const std::function<std::optional<Expr>(const Expr
 /// Prints in the .sr / C syntax: `n/4*4 + i%2`, with parentheses only where needed.
 /// The output parses back (as an .sr size expression and as OpenCL C) to the same value.
 std::string to_string(const Expr& e);
+/// Writes to_string(e) (for test failure messages and logs).
+std::ostream& operator<<(std::ostream& os, const Expr& e);
 
 }  // namespace liftc::arith
