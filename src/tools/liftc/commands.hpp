@@ -10,5 +10,11 @@ namespace liftc::tool {
 void add_check_command(CLI::App& app);
 /// `liftc eval F.sr`: run the reference interpreter on given or random inputs.
 void add_eval_command(CLI::App& app);
+/// `liftc devices`: list OpenCL platforms and devices.
+void add_devices_command(CLI::App& app);
+/// `liftc compile F.sr -o DIR`: kernels and a standalone host program.
+void add_compile_command(CLI::App& app);
+/// `liftc run F.sr`: generate, run on a device, validate, time.
+void add_run_command(CLI::App& app);
 
 }  // namespace liftc::tool

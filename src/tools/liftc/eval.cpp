@@ -8,10 +8,8 @@
 #include "commands.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/io/tensor.hpp"
-#include "liftc/ir/program.hpp"
-#include "liftc/parse/parse.hpp"
-#include "liftc/typecheck/typecheck.hpp"
 #include "options.hpp"
+#include "pipeline.hpp"
 
 namespace liftc::tool {
 
@@ -19,7 +17,7 @@ namespace {
 
 struct EvalOptions {
   std::string file;
-  std::vector<std::string> sizes;
+  SizeFlags sizes;
   std::vector<std::string> inputs;
   std::uint64_t seed = 0;
   std::string out_dir;
@@ -61,16 +59,8 @@ void check_writable(const std::vector<std::filesystem::path>& paths, bool force)
 }
 
 void run_eval(const EvalOptions& o) {
-  ir::Program program = parse::load_program(o.file);
-  typecheck::typecheck(program);  // errors in symbolic form first: they read better
-  ir::Program bound = ir::bind_sizes(program, parse_size_flags(o.sizes));
-  ir::Program checked = typecheck::typecheck(bound).program;
-
-  interp::Tensors inputs = interp::random_inputs(checked, o.seed);
-  for (const auto& [name, path] : parse_input_flags(o.inputs)) {
-    if (!inputs.count(name)) throw Error(fmt::format("--input {}: the program has no input named '{}'", name, name));
-    inputs[name] = io::read_npy(path);
-  }
+  ir::Program checked = load_bound_program(o.file, o.sizes);
+  interp::Tensors inputs = load_inputs(checked, o.inputs, o.seed);
 
   auto start = std::chrono::steady_clock::now();
   interp::Tensors outputs = interp::evaluate(checked, inputs);
@@ -104,7 +94,7 @@ void add_eval_command(CLI::App& app) {
   auto options = std::make_shared<EvalOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate an .sr program with the reference interpreter");
   cmd->add_option("file", options->file, "the .sr program")->required();
-  cmd->add_option("--size", options->sizes, "give or override a size: N=64 (repeatable)");
+  add_size_flags(*cmd, options->sizes);
   cmd->add_option("--input", options->inputs, "read an input from .npy: name=file.npy (repeatable); "
                                                 "inputs not given are random");
   cmd->add_option("--seed", options->seed, "seed for random inputs")->default_val(0);

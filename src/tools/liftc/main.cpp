@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "liftc 0.1");
   liftc::tool::add_check_command(app);
   liftc::tool::add_eval_command(app);
+  liftc::tool::add_compile_command(app);
+  liftc::tool::add_run_command(app);
+  liftc::tool::add_devices_command(app);
 
   try {
     app.parse(argc, argv);

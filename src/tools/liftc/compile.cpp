@@ -1,0 +1,55 @@
+// `liftc compile`: OpenCL kernels and a standalone host program for a low-level program.
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "codegen_flags.hpp"
+#include "commands.hpp"
+#include "liftc/codegen/host.hpp"
+#include "liftc/codegen/module.hpp"
+#include "pipeline.hpp"
+#include "report.hpp"
+
+namespace liftc::tool {
+
+namespace {
+
+struct CompileOptions {
+  std::string file;
+  SizeFlags sizes;
+  CodegenFlags codegen;
+  std::string out_dir;
+  bool force = false;
+};
+
+void run_compile(const CompileOptions& o) {
+  ir::Program checked = load_bound_program(o.file, o.sizes);
+  codegen::Module module = codegen::generate(checked, o.codegen.options(nullptr));
+
+  std::filesystem::path dir(o.out_dir);
+  if (std::filesystem::exists(dir) && !std::filesystem::is_empty(dir) && !o.force)
+    throw Error(fmt::format("{} exists and is not empty; pass --force to overwrite its files", dir.string()));
+  std::string name = std::filesystem::path(o.file).stem().string();
+  codegen::write_host_project(module, dir.string(), name);
+
+  print_module_summary(module);
+  fmt::print("wrote {}/kernels.cl, main.cpp, CMakeLists.txt (build: cmake -S {} -B {}/build && cmake --build {}/build;"
+             " run: {}/build/{} INPUT_DIR OUTPUT_DIR)\n",
+             dir.string(), dir.string(), dir.string(), dir.string(), dir.string(), name);
+}
+
+}  // namespace
+
+void add_compile_command(CLI::App& app) {
+  auto options = std::make_shared<CompileOptions>();
+  CLI::App* cmd = app.add_subcommand("compile", "Generate OpenCL kernels and a standalone host program");
+  cmd->add_option("file", options->file, "the low-level .sr program")->required();
+  add_size_flags(*cmd, options->sizes);
+  add_codegen_flags(*cmd, options->codegen);
+  cmd->add_option("-o,--output", options->out_dir, "directory for kernels.cl and the host program")->required();
+  cmd->add_flag("--force", options->force, "write into a non-empty directory");
+  cmd->callback([options] { run_compile(*options); });
+}
+
+}  // namespace liftc::tool

@@ -1,0 +1,36 @@
+#pragma once
+// The front half of the pipeline shared by the commands, as one readable function:
+// parse -> type check (symbolic) -> bind sizes -> type check (concrete).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "liftc/interp/interp.hpp"
+#include "liftc/ir/expr.hpp"
+
+namespace liftc::tool {
+
+/// The size/parameter flags of a command: `--size N=64` (repeatable) and
+/// `--params a=1,b=2` (tuning parameters are sizes too).
+struct SizeFlags {
+  std::vector<std::string> sizes;
+  std::string params;
+  /// All of them as one map; a name given twice is a liftc::Error.
+  std::map<std::string, long long> values() const;
+};
+
+/// Registers --size and --params on a command.
+void add_size_flags(CLI::App& cmd, SizeFlags& flags);
+
+/// Loads `file`, checks it symbolically (errors read better with names), binds every size,
+/// and checks it again with concrete lengths.
+ir::Program load_bound_program(const std::string& file, const SizeFlags& sizes);
+
+/// Random inputs from `seed`, replaced by `--input name=file.npy` ones.
+interp::Tensors load_inputs(const ir::Program& checked, const std::vector<std::string>& input_flags,
+                            std::uint64_t seed);
+
+}  // namespace liftc::tool

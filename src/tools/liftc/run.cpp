@@ -1,0 +1,97 @@
+// `liftc run`: generate, build, run on an OpenCL device, validate against the interpreter,
+// and report the time (sum of all kernels, median of N runs) and the memory footprint.
+
+#include <fmt/format.h>
+
+#include "codegen_flags.hpp"
+#include "commands.hpp"
+#include "liftc/codegen/execute.hpp"
+#include "liftc/codegen/module.hpp"
+#include "liftc/interp/interp.hpp"
+#include "liftc/runtime/session.hpp"
+#include "liftc/runtime/validate.hpp"
+#include "pipeline.hpp"
+#include "report.hpp"
+
+namespace liftc::tool {
+
+namespace {
+
+struct RunOptions {
+  std::string file;
+  SizeFlags sizes;
+  CodegenFlags codegen;
+  std::string device;
+  std::vector<std::string> inputs;
+  std::uint64_t seed = 0;
+  int warmup = 1;
+  int runs = 5;
+  double rtol = 1e-3;
+  double atol = 1e-3;
+  bool no_validate = false;
+};
+
+// Compares every definition with the interpreter's value; returns whether all match.
+bool validate(const interp::Tensors& device, const interp::Tensors& reference, const runtime::Tolerance& tol) {
+  bool all_ok = true;
+  for (const auto& [name, expected] : reference) {
+    auto it = device.find(name);
+    if (it == device.end()) throw Error(fmt::format("the device run produced no value for '{}'", name));
+    runtime::Comparison c;
+    if (expected.dtype == io::DType::Float32) {
+      c = runtime::compare(it->second.f32, expected.f32, tol);
+    } else {
+      c = runtime::compare(std::vector<float>(it->second.i32.begin(), it->second.i32.end()),
+                           std::vector<float>(expected.i32.begin(), expected.i32.end()), tol);
+    }
+    fmt::print("{}: {} ({})\n", name, c.ok ? "matches the interpreter" : "DIFFERS from the interpreter", c.str());
+    all_ok = all_ok && c.ok;
+  }
+  return all_ok;
+}
+
+void run_run(const RunOptions& o) {
+  ir::Program checked = load_bound_program(o.file, o.sizes);
+  runtime::Session session(o.device);
+  codegen::Module module = codegen::generate(checked, o.codegen.options(&session.device()));
+  interp::Tensors inputs = load_inputs(checked, o.inputs, o.seed);
+
+  fmt::print("device: {}\n", session.device().name);
+  print_module_summary(module);
+  runtime::RunOptions run_options;
+  run_options.warmup_runs = o.warmup;
+  run_options.timed_runs = o.runs;
+  codegen::Execution result = codegen::execute(module, inputs, session, run_options);
+  if (!result.run.ok()) throw Error(fmt::format("the kernels wrote out of bounds: {}", result.run.failure()));
+  fmt::print("time: median {:.4f} ms, min {:.4f} ms over {} runs (sum of {} kernel(s), measured)\n",
+             result.run.median_ms, result.run.min_ms, result.run.samples_ms.size(), module.kernels.size());
+  for (std::size_t k = 0; k < module.kernels.size() && k < result.run.kernel_median_ms.size(); ++k)
+    fmt::print("  {}: {:.4f} ms\n", module.kernels[k].name, result.run.kernel_median_ms[k]);
+
+  if (o.no_validate) return;
+  interp::Tensors reference = interp::evaluate(checked, inputs);
+  if (!validate(result.outputs, reference, runtime::Tolerance{o.rtol, o.atol}))
+    throw Error("validation failed: the generated code does not compute what the program means");
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Generate, build and run a low-level program on an OpenCL device; validate against the interpreter");
+  cmd->add_option("file", options->file, "the low-level .sr program")->required();
+  add_size_flags(*cmd, options->sizes);
+  add_codegen_flags(*cmd, options->codegen);
+  cmd->add_option("--device", options->device, "device index or name part (see `liftc devices`); default: the first");
+  cmd->add_option("--input", options->inputs, "read an input from .npy: name=file.npy (repeatable)");
+  cmd->add_option("--seed", options->seed, "seed for random inputs")->default_val(0);
+  cmd->add_option("--warmup", options->warmup, "untimed runs first")->default_val(1)->check(CLI::NonNegativeNumber);
+  cmd->add_option("--runs", options->runs, "timed runs (the median is reported)")->default_val(5)->check(CLI::PositiveNumber);
+  cmd->add_option("--rtol", options->rtol, "relative tolerance of the validation")->default_val(1e-3);
+  cmd->add_option("--atol", options->atol, "absolute tolerance of the validation")->default_val(1e-3);
+  cmd->add_flag("--no-validate", options->no_validate, "skip the comparison with the interpreter");
+  cmd->callback([options] { run_run(*options); });
+}
+
+}  // namespace liftc::tool
