@@ -1,0 +1,117 @@
+#pragma once
+// Running strategies over expressions and whole programs, with budgets.
+//
+// The engine keeps every node typed: it type checks the program first, re-checks each
+// rule's result in its scope (apply_rule), and checks the whole rewritten program again
+// at the end. Budgets stop a run cleanly: once one is spent every further rule
+// application fails, so repeat/normalize unwind with the progress made so far, and the
+// result says why it stopped (egg's StopReason, MLIR's GreedyRewriteConfig).
+
+#include <chrono>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "liftc/rewrite/load.hpp"
+#include "liftc/rewrite/match.hpp"
+
+namespace liftc::rewrite {
+
+/// Why a run stopped.
+enum class StopReason { FixedPoint, StepLimit, NodeLimit, TimeLimit };
+
+/// "fixed point", "step limit", ...
+const char* to_string(StopReason r);
+
+/// Limits of one run.
+struct Budget {
+  long max_steps = 100000;          // rule applications (successful ones)
+  long max_nodes = 1000000;         // IR nodes of the expression being rewritten
+  double max_seconds = 30.0;        // wall-clock time
+  std::size_t max_alternatives = 256;  // results kept by exhaustive strategies
+};
+
+/// How a run is done.
+struct RewriteOptions {
+  Budget budget;
+  /// Called with one line per rule that fires (and per rejected match); null: silent.
+  std::function<void(const std::string&)> trace;
+};
+
+/// A position: child indices from the root of a definition's body.
+using Position = std::vector<int>;
+
+/// "0.1.2" ("root" for the empty path).
+std::string to_string(const Position& p);
+
+/// The state of one run: budgets, fresh names, statistics.
+class Engine {
+ public:
+  Engine(const RuleSet& rules, RewriteOptions options);
+
+  /// Applies `s` to `e` (typed, free variables typed by `env`); `at` is e's position,
+  /// used in trace lines. Returns the alternatives (empty: the strategy failed).
+  std::vector<ir::Expr> run(const Strategy& s, const ir::Expr& e, const typecheck::TypeEnv& env,
+                            const Position& at = {});
+
+  /// Every position in `e` where `rule` applies (pre-order), for exploration.
+  std::vector<Position> positions(const Rule& rule, const ir::Expr& e, const typecheck::TypeEnv& env);
+
+  /// Reserves a name so no fresh parameter takes it.
+  void reserve(const std::string& name) { names_.reserve(name); }
+  /// Every tuning parameter introduced so far.
+  const std::vector<TuningParam>& params() const { return params_; }
+  /// Why the run stopped (FixedPoint while no budget is spent).
+  StopReason stop_reason() const { return stop_; }
+  /// Rules applied so far.
+  long steps() const { return steps_; }
+  /// A label for trace lines, e.g. the definition being rewritten.
+  void set_label(std::string label) { label_ = std::move(label); }
+
+ private:
+  struct Focus;
+  std::vector<ir::Expr> eval(const Strategy& s, const Focus& f);
+  std::vector<ir::Expr> apply_named_rule(const Strategy& s, const Focus& f);
+  std::vector<ir::Expr> first_position(const Strategy& s, const Focus& f, bool preorder);
+  std::vector<ir::Expr> all_positions(const Strategy& s, const Focus& f);
+  ir::Expr everywhere(const Strategy& s, const Focus& f);
+  std::vector<ir::Expr> at_path(const Strategy& s, const Focus& f, std::size_t depth);
+  bool budget_left();
+
+  const RuleSet& rules_;
+  RewriteOptions options_;
+  FreshNames names_;
+  std::vector<TuningParam> params_;
+  StopReason stop_ = StopReason::FixedPoint;
+  long steps_ = 0;
+  long nodes_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  std::string label_;
+};
+
+/// One rewritten program and the tuning parameters it uses.
+struct RewrittenProgram {
+  ir::Program program;              // type checked; its tuning parameters are declared sizes without values
+  std::vector<TuningParam> params;  // with the ranges their rules declared
+};
+
+/// The result of rewriting a program.
+struct ProgramRewrite {
+  std::vector<RewrittenProgram> programs;  // the alternatives (one for deterministic strategies)
+  std::vector<std::string> unchanged;      // definitions the strategy did not apply to
+  StopReason stop = StopReason::FixedPoint;
+  long steps = 0;
+};
+
+/// Applies the named strategy (or rule) to every definition of `program`. A definition the
+/// strategy fails on is left as it is (and listed); failing on all is a liftc::Error.
+/// Alternatives of several definitions combine, up to max_alternatives.
+ProgramRewrite rewrite_program(const RuleSet& rules, const std::string& strategy, const ir::Program& program,
+                               const RewriteOptions& options = {});
+
+/// Parses a strategy expression written as in rule files (`topdown(map-fusion) ; id`),
+/// checked against `rules`.
+Strategy parse_strategy(const RuleSet& rules, const std::string& text);
+
+}  // namespace liftc::rewrite

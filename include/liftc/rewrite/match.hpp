@@ -1,0 +1,73 @@
+#pragma once
+// Matching a rule's left side against a typed IR expression, and building its right side.
+//
+// Matching is binding-aware: a pattern lambda matches any lambda of as many parameters
+// (alpha equivalence), a variable bound outside a pattern lambda may not capture that
+// lambda's parameters, a function variable applied to lambda-bound variables (`g(e)`)
+// matches any body (a higher-order pattern: g becomes `e -> body`), a partial application
+// in a function position (`map(f)`) matches its eta-expanded lambda, and a variable that
+// occurs twice must match alpha-equal expressions.
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "liftc/rewrite/rule.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+
+namespace liftc::rewrite {
+
+/// What a match binds: expression, function (a Lambda) and size variables.
+struct Match {
+  std::map<std::string, ir::Expr> exprs;
+  std::map<std::string, ir::Expr> functions;
+  std::map<std::string, arith::Expr> sizes;
+};
+
+/// Matches `lhs` at the root of `e` (types are not looked at); nullopt when it does not match.
+std::optional<Match> match_pattern(const Pattern& lhs, const ir::Expr& e);
+
+/// Whether every guard of `rule` holds for `m` (`e`'s nodes must carry types).
+bool guards_hold(const Rule& rule, const Match& m);
+
+/// Builds the right side: `params` gives each rule parameter its arith value (a fresh
+/// variable or a chosen constant). The result is beta-reduced and not yet type-checked.
+ir::Expr instantiate(const Rule& rule, const Match& m, const std::map<std::string, arith::Expr>& params);
+
+/// Names the rewriter must not use for fresh tuning parameters, and the ones it made.
+class FreshNames {
+ public:
+  /// Reserves `name` (a size, an input, a definition, an existing parameter).
+  void reserve(const std::string& name);
+  /// A new name `base_k` (k = 1, 2, ...) not reserved yet; reserves it.
+  std::string make(const std::string& base);
+
+ private:
+  std::vector<std::string> taken_;
+};
+
+/// One way a rule rewrote an expression: the type-checked result and its new parameters.
+struct Application {
+  ir::Expr result;
+  std::vector<TuningParam> params;
+};
+
+/// Why a rule that matched produced nothing (for --trace).
+using RejectLog = std::function<void(const std::string& why)>;
+
+/// Applies `rule` at the root of the typed expression `e` whose free variables have the
+/// types in `env`: matches, checks the guards, builds one result per choice-parameter
+/// value (fresh tuning parameters from `names`), and type checks each; a result that does
+/// not type check, or whose type differs from `e`'s, is dropped (and reported to `reject`).
+/// `fixed` gives the first parameters constant values instead (`split-join[4]`).
+std::vector<Application> apply_rule(const Rule& rule, const ir::Expr& e, const typecheck::TypeEnv& env,
+                                    FreshNames& names, const RejectLog& reject = {},
+                                    const std::vector<std::int64_t>& fixed = {});
+
+/// Whether two types have the same structure and lengths that are equal or not provably
+/// different (a rewrite may turn `n` into `(n/m)*m`; constraint inference checks those).
+bool compatible_types(const ir::Type& a, const ir::Type& b);
+
+}  // namespace liftc::rewrite

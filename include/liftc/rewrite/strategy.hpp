@@ -1,0 +1,54 @@
+#pragma once
+// Strategies: how rules are composed, in the spirit of ELEVATE. A strategy maps an
+// expression to the list of its rewritten alternatives; an empty list is failure.
+// Deterministic combinators keep the first alternative, `|` and `anywhere` keep all.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "liftc/rewrite/rule.hpp"
+
+namespace liftc::rewrite {
+
+/// The strategy combinators (spelled as in rules/README.md).
+enum class StrategyKind {
+  Rule,        // a rule name: applies at the focus
+  Named,       // a strategy name
+  Id,          // id: succeeds, unchanged
+  Fail,        // fail: no alternative
+  Seq,         // s1 ; s2: s2 on every result of s1
+  LeftChoice,  // s1 <+ s2: s1's results, or s2's if s1 fails
+  AllChoice,   // s1 | s2: the results of both (exploration)
+  Try,         // try(s) = s <+ id
+  Repeat,      // repeat(s): s on its own first result while it succeeds
+  TopDown,     // topdown(s): s at the first position, pre-order, where it succeeds
+  BottomUp,    // bottomup(s): s at the first position, post-order, where it succeeds
+  Everywhere,  // everywhere(s): one bottom-up pass trying s at every position
+  Anywhere,    // anywhere(s): s at every position where it succeeds, each a separate result
+  Normalize,   // normalize(s) = repeat(topdown(s))
+  At,          // at(0.1.0, s): s at one position (child indices from the focus)
+};
+
+/// A strategy term.
+struct Strategy {
+  StrategyKind kind = StrategyKind::Id;
+  std::string name;              // Rule, Named
+  std::vector<Strategy> args;    // operands of the combinators
+  std::vector<int> path;         // At
+  std::vector<std::int64_t> fixed;  // Rule: values of its first parameters, in order (`split-join[4]`)
+  SourceLoc loc;
+};
+
+/// A named strategy of a rule file.
+struct NamedStrategy {
+  std::string name;
+  std::string description;
+  Strategy body;
+  SourceLoc loc;
+};
+
+/// Prints a strategy in rule-file syntax.
+std::string to_string(const Strategy& s);
+
+}  // namespace liftc::rewrite

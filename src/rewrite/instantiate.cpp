@@ -1,0 +1,139 @@
+// Building a rule's right side from a match: capture-avoiding, eta-expanding partial
+// applications, beta-reducing applications of function variables.
+
+#include <algorithm>
+
+#include "liftc/rewrite/match.hpp"
+
+namespace liftc::rewrite {
+
+namespace {
+
+class Builder {
+ public:
+  Builder(const Match& m, std::map<std::string, arith::Expr> sizes, SourceLoc loc)
+      : m_(m), sizes_(std::move(sizes)), loc_(std::move(loc)) {
+    // Binders the right side introduces must not capture the free variables of what the
+    // match bound.
+    for (const auto* group : {&m.exprs, &m.functions})
+      for (const auto& [name, e] : *group) {
+        auto fv = ir::free_vars(e);
+        avoid_.insert(avoid_.end(), fv.begin(), fv.end());
+      }
+  }
+
+  ir::Expr data(const Pattern& p) {
+    switch (p.kind) {
+      case PatternKind::Var:
+        if (p.bound) return ir::make_var(renamed(p.name), loc_);
+        return m_.exprs.at(p.name);
+      case PatternKind::Apply: {
+        std::vector<ir::Expr> args;
+        for (const auto& a : p.args) args.push_back(data(a));
+        return ir::make_apply(m_.functions.at(p.name), std::move(args), loc_);
+      }
+      case PatternKind::Call: {
+        const auto& sig = ir::signature(p.prim);
+        std::vector<ir::Expr> args;
+        for (std::size_t i = 0; i < p.args.size(); ++i) {
+          int fun = sig.variadic ? 0 : sig.operands[i];
+          args.push_back(fun > 0 ? function(p.args[i], fun) : data(p.args[i]));
+        }
+        return ir::make_call(p.prim, sizes(p.sizes), std::move(args), loc_);
+      }
+      case PatternKind::Tuple: {
+        std::vector<ir::Expr> elems;
+        for (const auto& a : p.args) elems.push_back(data(a));
+        return ir::make_tuple(std::move(elems), loc_);
+      }
+      case PatternKind::Get: return ir::make_get(data(p.args[0]), p.index, loc_);
+      case PatternKind::Literal:
+        return p.literal.kind == ir::ScalarKind::Float ? ir::make_float(p.literal.f, loc_) : ir::make_int(p.literal.i, loc_);
+      case PatternKind::Let: {
+        ir::Expr value = data(p.args[0]);
+        std::string name = bind(p.name);
+        ir::Expr body = data(p.args[1]);
+        unbind();
+        return ir::make_let(name, value, body, loc_);
+      }
+      case PatternKind::Lambda: break;
+    }
+    LIFTC_ASSERT(false, "lambdas only occur in function positions (checked when the rule was loaded)");
+    return {};
+  }
+
+ private:
+  ir::Expr function(const Pattern& p, int arity) {
+    if (p.kind == PatternKind::Var) return m_.functions.at(p.name);
+    if (p.kind == PatternKind::Lambda) {
+      std::vector<std::string> params;
+      for (const auto& n : p.params) params.push_back(bind(n));
+      ir::Expr body = data(p.args[0]);
+      for (std::size_t i = 0; i < p.params.size(); ++i) unbind();
+      return ir::make_lambda(params, body, loc_);
+    }
+    LIFTC_ASSERT(p.kind == PatternKind::Call, "function positions hold variables, lambdas or partial calls");
+    // Eta-expand: the missing trailing data operands become the lambda's parameters.
+    const auto& sig = ir::signature(p.prim);
+    std::vector<ir::Expr> args;
+    for (std::size_t i = 0; i < p.args.size(); ++i) {
+      int fun = sig.operands[i];
+      args.push_back(fun > 0 ? function(p.args[i], fun) : data(p.args[i]));
+    }
+    std::vector<std::string> params;
+    for (int i = 0; i < arity; ++i) {
+      params.push_back(fresh("y"));
+      args.push_back(ir::make_var(params.back(), loc_));
+    }
+    return ir::make_lambda(params, ir::make_call(p.prim, sizes(p.sizes), std::move(args), loc_), loc_);
+  }
+
+  std::vector<arith::Expr> sizes(const std::vector<arith::Expr>& ps) const {
+    std::vector<arith::Expr> out;
+    for (const auto& s : ps) out.push_back(arith::substitute(s, sizes_));
+    return out;
+  }
+
+  std::string fresh(const std::string& base) {
+    std::string n = ir::fresh_name(base, avoid_);
+    avoid_.push_back(n);
+    return n;
+  }
+
+  std::string bind(const std::string& pattern_name) {
+    std::string n = fresh(pattern_name);
+    renames_.emplace_back(pattern_name, n);
+    return n;
+  }
+  void unbind() { renames_.pop_back(); }
+
+  std::string renamed(const std::string& pattern_name) const {
+    for (auto it = renames_.rbegin(); it != renames_.rend(); ++it)
+      if (it->first == pattern_name) return it->second;
+    LIFTC_ASSERT(false, "bound pattern variables are in scope (checked when the rule was loaded)");
+    return {};
+  }
+
+  const Match& m_;
+  std::map<std::string, arith::Expr> sizes_;
+  SourceLoc loc_;
+  std::vector<std::string> avoid_;
+  std::vector<std::pair<std::string, std::string>> renames_;
+};
+
+}  // namespace
+
+ir::Expr instantiate(const Rule& rule, const Match& m, const std::map<std::string, arith::Expr>& params) {
+  std::map<std::string, arith::Expr> sizes = m.sizes;
+  for (const auto& [k, v] : params) sizes[k] = v;
+  for (const auto& [name, e] : m.exprs)
+    if (e.type().is_array()) sizes.emplace("length(" + name + ")", e.type().length());
+  SourceLoc loc;
+  for (const auto* group : {&m.exprs, &m.functions})
+    for (const auto& [name, e] : *group)
+      if (!loc.known() && e.loc().known()) loc = e.loc();
+  Builder b(m, std::move(sizes), loc);
+  return ir::beta_reduce(b.data(rule.rhs));
+}
+
+}  // namespace liftc::rewrite

@@ -1,0 +1,243 @@
+// Rule files -> RuleSet: parsing, lowering, and the checks across declarations
+// (duplicate names, unknown or self-referring strategy names).
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "liftc/rewrite/load.hpp"
+#include "lower.hpp"
+
+#ifndef LIFTC_RULES_DIR
+#define LIFTC_RULES_DIR "rules"
+#endif
+
+namespace liftc::rewrite {
+
+namespace detail {
+
+namespace x3 = boost::spirit::x3;
+
+namespace {
+
+const std::set<std::string>& combinators() {
+  static const std::set<std::string> names = {"id",       "fail",       "try",      "repeat", "topdown", "bottomup",
+                                              "everywhere", "anywhere", "normalize", "at"};
+  return names;
+}
+
+std::optional<StrategyKind> unary_combinator(const std::string& name) {
+  if (name == "try") return StrategyKind::Try;
+  if (name == "repeat") return StrategyKind::Repeat;
+  if (name == "topdown") return StrategyKind::TopDown;
+  if (name == "bottomup") return StrategyKind::BottomUp;
+  if (name == "everywhere") return StrategyKind::Everywhere;
+  if (name == "anywhere") return StrategyKind::Anywhere;
+  if (name == "normalize") return StrategyKind::Normalize;
+  return std::nullopt;
+}
+
+Strategy lower_atom(const syntax::StratAtom& a, const syntax::Parsed& parsed, const NameResolver& resolve);
+
+Strategy lower_seq(const syntax::StratSeq& s, const syntax::Parsed& parsed, const NameResolver& resolve) {
+  Strategy acc = lower_atom(s.items.front(), parsed, resolve);
+  for (std::size_t i = 1; i < s.items.size(); ++i) {
+    Strategy seq;
+    seq.kind = StrategyKind::Seq;
+    seq.loc = acc.loc;
+    seq.args = {std::move(acc), lower_atom(s.items[i], parsed, resolve)};
+    acc = std::move(seq);
+  }
+  return acc;
+}
+
+Strategy lower_call(const syntax::StratCall& c, const syntax::Parsed& parsed, const NameResolver& resolve) {
+  Strategy s;
+  s.loc = parsed.loc(c);
+  s.name = c.name;
+  std::size_t nargs = c.args.size();
+  if (auto k = unary_combinator(c.name)) {
+    if (nargs != 1) throw Error(fmt::format("{} takes one strategy, got {}", c.name, nargs), s.loc);
+    s.kind = *k;
+    s.args.push_back(lower_strategy(c.args[0], parsed, resolve));
+    return s;
+  }
+  if (!c.fixed.empty() && (unary_combinator(c.name) || c.name == "id" || c.name == "fail"))
+    throw Error(fmt::format("{} takes no fixed parameters", c.name), s.loc);
+  if (c.name == "id" || c.name == "fail") {
+    if (nargs != 0) throw Error(fmt::format("{} takes no arguments", c.name), s.loc);
+    s.kind = c.name == "id" ? StrategyKind::Id : StrategyKind::Fail;
+    return s;
+  }
+  if (nargs != 0) throw Error(fmt::format("unknown strategy combinator `{}`", c.name), s.loc);
+  auto k = resolve(c.name);
+  if (!k) throw Error(fmt::format("unknown rule or strategy `{}`", c.name), s.loc);
+  s.kind = *k;
+  if (!c.fixed.empty()) {
+    if (s.kind != StrategyKind::Rule) throw Error(fmt::format("only a rule's parameters can be fixed; `{}` is a strategy", c.name), s.loc);
+    for (long long v : c.fixed) s.fixed.push_back(v);
+  }
+  return s;
+}
+
+Strategy lower_atom(const syntax::StratAtom& a, const syntax::Parsed& parsed, const NameResolver& resolve) {
+  if (auto* c = boost::get<syntax::StratCall>(&a)) return lower_call(*c, parsed, resolve);
+  if (auto* at = boost::get<x3::forward_ast<syntax::StratAt>>(&a)) {
+    Strategy s;
+    s.kind = StrategyKind::At;
+    s.loc = parsed.loc(at->get());
+    for (unsigned i : at->get().path) s.path.push_back(static_cast<int>(i));
+    s.args.push_back(lower_strategy(at->get().body.get(), parsed, resolve));
+    return s;
+  }
+  return lower_strategy(boost::get<x3::forward_ast<syntax::StratExpr>>(a).get(), parsed, resolve);
+}
+
+}  // namespace
+
+void check_fixed(const std::vector<Rule>& rules, const Strategy& s) {
+  for (const auto& a : s.args) check_fixed(rules, a);
+  if (s.kind != StrategyKind::Rule || s.fixed.empty()) return;
+  auto it = std::find_if(rules.begin(), rules.end(), [&](const Rule& r) { return r.name == s.name; });
+  LIFTC_ASSERT(it != rules.end(), "rule names in strategies are resolved");
+  if (s.fixed.size() > it->params.size())
+    throw Error(fmt::format("rule `{}` has {} parameter{}, {} given", s.name, it->params.size(),
+                            it->params.size() == 1 ? "" : "s", s.fixed.size()),
+                s.loc);
+  for (std::size_t i = 0; i < s.fixed.size(); ++i) {
+    const RuleParam& p = it->params[i];
+    std::int64_t v = s.fixed[i];
+    bool ok = p.values.empty() ? (!p.min || v >= *p.min) && (!p.max || v <= *p.max)
+                               : std::find(p.values.begin(), p.values.end(), v) != p.values.end();
+    if (!ok || v < 0) throw Error(fmt::format("{} is not a value of parameter `{}` of rule `{}`", v, p.name, s.name), s.loc);
+  }
+}
+
+Strategy lower_strategy(const syntax::StratExpr& e, const syntax::Parsed& parsed, const NameResolver& resolve) {
+  Strategy acc = lower_seq(e.first, parsed, resolve);
+  for (const auto& op : e.rest) {
+    Strategy c;
+    c.kind = op.op == "<+" ? StrategyKind::LeftChoice : StrategyKind::AllChoice;
+    c.loc = parsed.loc(op);
+    c.args = {std::move(acc), lower_seq(op.operand, parsed, resolve)};
+    acc = std::move(c);
+  }
+  return acc;
+}
+
+}  // namespace detail
+
+namespace {
+
+// The first strategy name reachable from `s` that leads back to `target`, if any.
+bool refers_to(const RuleSet& set, const Strategy& s, const std::string& target, std::set<std::string>& seen) {
+  if (s.kind == StrategyKind::Named) {
+    if (s.name == target) return true;
+    if (!seen.insert(s.name).second) return false;
+    const NamedStrategy* n = set.strategy(s.name);
+    return n && refers_to(set, n->body, target, seen);
+  }
+  for (const auto& a : s.args)
+    if (refers_to(set, a, target, seen)) return true;
+  return false;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot read rule file {}", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+const Rule* RuleSet::rule(const std::string& name) const {
+  for (const auto& r : rules)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+const NamedStrategy* RuleSet::strategy(const std::string& name) const {
+  for (const auto& s : strategies)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+void add_rules(RuleSet& set, std::shared_ptr<const SourceFile> source) {
+  syntax::Parsed parsed(source);
+  syntax::File file;
+  syntax::parse_file(parsed, file);
+
+  auto check_name = [&](const std::string& name, const SourceLoc& at) {
+    if (detail::combinators().count(name)) throw Error(fmt::format("`{}` is a strategy combinator, not a free name", name), at);
+    auto previous = [&]() -> const SourceLoc* {
+      if (const Rule* r = set.rule(name)) return &r->loc;
+      if (const NamedStrategy* s = set.strategy(name)) return &s->loc;
+      return nullptr;
+    }();
+    if (previous)
+      throw Error(fmt::format("duplicate name `{}` (first defined at {}:{})", name,
+                              previous->file ? previous->file->path : "?", previous->line),
+                  at);
+  };
+  // Rules first, so strategies anywhere in the file can name them.
+  std::vector<const syntax::StrategyDecl*> strategies;
+  for (const auto& item : file.items) {
+    if (auto* r = boost::get<syntax::RuleDecl>(&item)) {
+      check_name(r->name, parsed.loc(*r));
+      set.rules.push_back(detail::lower_rule(*r, parsed));
+    } else {
+      const auto& s = boost::get<syntax::StrategyDecl>(item);
+      check_name(s.name, parsed.loc(s));
+      NamedStrategy n;
+      n.name = s.name;
+      n.description = s.description.value_or("");
+      n.loc = parsed.loc(s);
+      set.strategies.push_back(std::move(n));
+      strategies.push_back(&s);
+    }
+  }
+  auto resolve = [&](const std::string& name) -> std::optional<StrategyKind> {
+    if (set.rule(name)) return StrategyKind::Rule;
+    if (set.strategy(name)) return StrategyKind::Named;
+    return std::nullopt;
+  };
+  std::size_t first = set.strategies.size() - strategies.size();
+  for (std::size_t i = 0; i < strategies.size(); ++i)
+    set.strategies[first + i].body = detail::lower_strategy(strategies[i]->body, parsed, resolve);
+  for (std::size_t i = first; i < set.strategies.size(); ++i) {
+    detail::check_fixed(set.rules, set.strategies[i].body);
+    std::set<std::string> seen;
+    if (refers_to(set, set.strategies[i].body, set.strategies[i].name, seen))
+      throw Error(fmt::format("strategy `{}` refers to itself (use repeat or normalize)", set.strategies[i].name),
+                  set.strategies[i].loc);
+  }
+  set.files.push_back(source->path);
+}
+
+RuleSet load_rule_files(const std::vector<std::string>& paths) {
+  RuleSet set;
+  for (const auto& p : paths) add_rules(set, std::make_shared<const SourceFile>(SourceFile{p, read_file(p)}));
+  return set;
+}
+
+RuleSet load_rules_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw Error(fmt::format("rule folder {} does not exist", dir));
+  std::vector<std::string> paths;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".rules") paths.push_back(entry.path().string());
+  std::sort(paths.begin(), paths.end());
+  if (paths.empty()) throw Error(fmt::format("no .rules files in {}", dir));
+  return load_rule_files(paths);
+}
+
+std::string default_rules_dir() { return LIFTC_RULES_DIR; }
+
+}  // namespace liftc::rewrite

@@ -1,0 +1,152 @@
+// Matching a left side against a typed IR expression (binding-aware; see match.hpp).
+
+#include <algorithm>
+
+#include "liftc/rewrite/match.hpp"
+
+namespace liftc::rewrite {
+
+namespace {
+
+class Matcher {
+ public:
+  Match m;
+
+  bool data(const Pattern& p, const ir::Expr& e) {
+    switch (p.kind) {
+      case PatternKind::Var:
+        if (p.bound) return e.kind() == ir::ExprKind::Var && e->name == actual(p.name);
+        return bind(m.exprs, p.name, e);
+      case PatternKind::Apply: return higher_order(p, e);
+      case PatternKind::Call: {
+        if (e.kind() != ir::ExprKind::Call || e->prim != p.prim || e->args.size() != p.args.size()) return false;
+        if (!sizes(p.sizes, e->sizes)) return false;
+        const auto& sig = ir::signature(p.prim);
+        for (std::size_t i = 0; i < p.args.size(); ++i) {
+          int fun = sig.variadic ? 0 : sig.operands[i];
+          if (!(fun > 0 ? function(p.args[i], e->args[i], fun) : data(p.args[i], e->args[i]))) return false;
+        }
+        return true;
+      }
+      case PatternKind::Tuple:
+        if (e.kind() != ir::ExprKind::Tuple || e->args.size() != p.args.size()) return false;
+        for (std::size_t i = 0; i < p.args.size(); ++i)
+          if (!data(p.args[i], e->args[i])) return false;
+        return true;
+      case PatternKind::Get:
+        return e.kind() == ir::ExprKind::Get && e->index == p.index && data(p.args[0], ir::get_tuple(e));
+      case PatternKind::Literal:
+        if (e.kind() != ir::ExprKind::Literal || e->literal.kind != p.literal.kind) return false;
+        return p.literal.kind == ir::ScalarKind::Float ? e->literal.f == p.literal.f : e->literal.i == p.literal.i;
+      case PatternKind::Let: {
+        if (e.kind() != ir::ExprKind::Let || !data(p.args[0], ir::let_value(e))) return false;
+        bound_.emplace_back(p.name, e->name);
+        bool ok = data(p.args[1], ir::let_body(e));
+        bound_.pop_back();
+        return ok;
+      }
+      case PatternKind::Lambda: return false;
+    }
+    return false;
+  }
+
+ private:
+  // A function operand: a function variable, a lambda, or an eta-expanded partial call.
+  bool function(const Pattern& p, const ir::Expr& e, int arity) {
+    if (e.kind() != ir::ExprKind::Lambda) return false;
+    if (p.kind == PatternKind::Var) return bind(m.functions, p.name, e);
+    if (p.kind == PatternKind::Lambda) {
+      if (p.params.size() != e->params.size()) return false;
+      for (std::size_t i = 0; i < p.params.size(); ++i) bound_.emplace_back(p.params[i], e->params[i]);
+      bool ok = data(p.args[0], ir::lambda_body(e));
+      bound_.resize(bound_.size() - p.params.size());
+      return ok;
+    }
+    // Partial application `prim(sizes, a, ...)`: e is `(q1..qk) -> prim(sizes, a', ..., q1..qk)`.
+    const ir::Expr& body = ir::lambda_body(e);
+    std::size_t k = e->params.size();
+    if (p.kind != PatternKind::Call || static_cast<int>(k) != arity || body.kind() != ir::ExprKind::Call ||
+        body->prim != p.prim || body->args.size() != p.args.size() + k)
+      return false;
+    for (std::size_t i = 0; i < k; ++i) {
+      const ir::Expr& a = body->args[p.args.size() + i];
+      if (a.kind() != ir::ExprKind::Var || a->name != e->params[i]) return false;
+    }
+    std::vector<ir::Expr> leading(body->args.begin(), body->args.begin() + static_cast<long>(p.args.size()));
+    for (const auto& a : leading) {
+      auto fv = ir::free_vars(a);
+      for (const auto& q : e->params)
+        if (std::find(fv.begin(), fv.end(), q) != fv.end()) return false;
+    }
+    if (!sizes(p.sizes, body->sizes)) return false;
+    const auto& sig = ir::signature(p.prim);
+    for (std::size_t i = 0; i < p.args.size(); ++i) {
+      int fun = sig.operands[i];
+      if (!(fun > 0 ? function(p.args[i], leading[i], fun) : data(p.args[i], leading[i]))) return false;
+    }
+    return true;
+  }
+
+  // `g(e1, ...)` on the left: g becomes the lambda `(e1', ...) -> e`.
+  bool higher_order(const Pattern& p, const ir::Expr& e) {
+    std::vector<std::string> params;
+    for (const auto& a : p.args) params.push_back(actual(a.name));
+    for (std::size_t i = 0; i < params.size(); ++i)
+      for (std::size_t j = i + 1; j < params.size(); ++j)
+        if (params[i] == params[j]) return false;
+    auto fv = ir::free_vars(e);
+    for (const auto& [pattern_name, name] : bound_)
+      if (std::find(params.begin(), params.end(), name) == params.end() &&
+          std::find(fv.begin(), fv.end(), name) != fv.end())
+        return false;
+    ir::Expr lambda = ir::make_lambda(params, e, e.loc());
+    auto it = m.functions.find(p.name);
+    if (it != m.functions.end()) return ir::alpha_equal(it->second, lambda);
+    m.functions.emplace(p.name, lambda);
+    return true;
+  }
+
+  bool sizes(const std::vector<arith::Expr>& ps, const std::vector<arith::Expr>& es) {
+    if (ps.size() != es.size()) return false;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      if (ps[i].kind() == arith::Kind::Var) {
+        auto [it, inserted] = m.sizes.emplace(ps[i].name(), es[i]);
+        if (!inserted && it->second != es[i]) return false;
+      } else if (ps[i] != es[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Binds a rule variable; a second occurrence must be alpha-equal. The expression may not
+  // mention variables bound by the enclosing pattern lambdas (they would escape).
+  bool bind(std::map<std::string, ir::Expr>& where, const std::string& name, const ir::Expr& e) {
+    if (!bound_.empty()) {
+      auto fv = ir::free_vars(e);
+      for (const auto& b : bound_)
+        if (std::find(fv.begin(), fv.end(), b.second) != fv.end()) return false;
+    }
+    auto [it, inserted] = where.emplace(name, e);
+    return inserted || ir::alpha_equal(it->second, e);
+  }
+
+  std::string actual(const std::string& pattern_name) const {
+    for (auto it = bound_.rbegin(); it != bound_.rend(); ++it)
+      if (it->first == pattern_name) return it->second;
+    LIFTC_ASSERT(false, "bound pattern variables are in scope (checked when the rule was loaded)");
+    return {};
+  }
+
+  std::vector<std::pair<std::string, std::string>> bound_;  // pattern binder -> the IR's name
+};
+
+}  // namespace
+
+std::optional<Match> match_pattern(const Pattern& lhs, const ir::Expr& e) {
+  Matcher matcher;
+  if (!matcher.data(lhs, e)) return std::nullopt;
+  return std::move(matcher.m);
+}
+
+}  // namespace liftc::rewrite

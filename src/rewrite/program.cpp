@@ -1,0 +1,119 @@
+// Rewriting whole programs: every definition in order, alternatives combined, tuning
+// parameters declared as sizes, the result type checked again.
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "liftc/rewrite/engine.hpp"
+#include "lower.hpp"
+
+namespace liftc::rewrite {
+
+namespace {
+
+void collect_size_vars(const ir::Expr& e, std::set<std::string>& out) {
+  for (const auto& s : e->sizes)
+    for (const auto& v : arith::free_vars(s)) out.insert(v);
+  for (const auto& a : e->args) collect_size_vars(a, out);
+}
+
+void collect_type_vars(const ir::Type& t, std::set<std::string>& out) {
+  if (!t.defined()) return;
+  if (t.is_array()) {
+    for (const auto& v : arith::free_vars(t.length())) out.insert(v);
+    collect_type_vars(t.elem(), out);
+  } else if (t.is_tuple()) {
+    for (const auto& c : t.elems()) collect_type_vars(c, out);
+  }
+}
+
+}  // namespace
+
+Strategy parse_strategy(const RuleSet& rules, const std::string& text) {
+  auto source = std::make_shared<const SourceFile>(SourceFile{"<strategy>", text});
+  syntax::Parsed parsed(source);
+  syntax::StratExpr e;
+  syntax::parse_strategy_text(parsed, e);
+  Strategy s = detail::lower_strategy(e, parsed, [&](const std::string& name) -> std::optional<StrategyKind> {
+    if (rules.rule(name)) return StrategyKind::Rule;
+    if (rules.strategy(name)) return StrategyKind::Named;
+    return std::nullopt;
+  });
+  detail::check_fixed(rules.rules, s);
+  return s;
+}
+
+ProgramRewrite rewrite_program(const RuleSet& rules, const std::string& strategy, const ir::Program& program,
+                               const RewriteOptions& options) {
+  Strategy s = parse_strategy(rules, strategy);
+  typecheck::Checked checked = typecheck::typecheck(program);
+  const ir::Program& p = checked.program;
+
+  Engine engine(rules, options);
+  std::set<std::string> used;
+  for (const auto& sz : p.sizes) used.insert(sz.name);
+  for (const auto& in : p.inputs) {
+    used.insert(in.name);
+    collect_type_vars(in.type, used);
+  }
+  for (const auto& d : p.defs) {
+    used.insert(d.name);
+    collect_size_vars(d.body, used);
+  }
+  for (const auto& n : used) engine.reserve(n);
+
+  ProgramRewrite out;
+  typecheck::TypeEnv env;
+  for (const auto& in : p.inputs) env[in.name] = in.type;
+  // Per definition, its alternatives; combined below.
+  std::vector<std::vector<ir::Expr>> per_def;
+  for (const auto& d : p.defs) {
+    engine.set_label(d.name);
+    auto alts = engine.run(s, d.body, env);
+    if (alts.empty()) {
+      out.unchanged.push_back(d.name);
+      alts = {d.body};
+    }
+    per_def.push_back(std::move(alts));
+    env[d.name] = d.body.type();
+  }
+  if (out.unchanged.size() == p.defs.size())
+    throw Error(fmt::format("strategy `{}` does not apply to any definition of {}", strategy,
+                            p.source ? p.source->path : "the program"));
+
+  std::vector<std::vector<ir::Expr>> combos = {{}};
+  for (const auto& alts : per_def) {
+    std::vector<std::vector<ir::Expr>> next;
+    for (const auto& c : combos)
+      for (const auto& a : alts) {
+        if (next.size() >= options.budget.max_alternatives) break;
+        auto c2 = c;
+        c2.push_back(a);
+        next.push_back(std::move(c2));
+      }
+    combos = std::move(next);
+  }
+
+  for (const auto& combo : combos) {
+    ir::Program q = p;
+    std::set<std::string> mentioned;
+    for (std::size_t i = 0; i < q.defs.size(); ++i) {
+      q.defs[i].body = combo[i];
+      collect_size_vars(combo[i], mentioned);
+    }
+    RewrittenProgram r;
+    for (const auto& t : engine.params())
+      if (mentioned.count(t.name)) {
+        r.params.push_back(t);
+        q.sizes.push_back(ir::SizeDecl{t.name, std::nullopt, {}});
+      }
+    r.program = typecheck::typecheck(q).program;
+    out.programs.push_back(std::move(r));
+  }
+  out.stop = engine.stop_reason();
+  out.steps = engine.steps();
+  return out;
+}
+
+}  // namespace liftc::rewrite

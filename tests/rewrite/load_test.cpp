@@ -1,0 +1,73 @@
+// Loading rule files: the library loads; files that must fail, with their messages.
+
+#include <gtest/gtest.h>
+
+#include "harness.hpp"
+
+namespace liftc::rewrite::test {
+namespace {
+
+TEST(Load, LibraryLoads) {
+  const RuleSet& set = library();
+  EXPECT_GE(set.rules.size(), 20u);
+  EXPECT_EQ(set.files.size(), 5u);
+  const Rule* sj = set.rule("split-join");
+  ASSERT_NE(sj, nullptr);
+  ASSERT_EQ(sj->params.size(), 1u);
+  EXPECT_EQ(sj->params[0].min, 2);
+  EXPECT_EQ(sj->params[0].max, 64);
+  EXPECT_EQ(sj->vars.at("f"), VarKind::Function);
+  EXPECT_EQ(sj->vars.at("x"), VarKind::Expr);
+  EXPECT_FALSE(sj->description.empty());
+}
+
+struct BadFile {
+  const char* text;
+  const char* message;  // expected in what(): "line:col: error: message"
+};
+
+// One line per case: a rule file that must not load, and where and why.
+const BadFile kBad[] = {
+    {"rule r: map(f, x) => map(f, y)", "1:29: error: unbound variable `y` on the right side"},
+    {"rule r: map(f, x) => mop(f, x)", "1:22: error: unknown primitive or function variable `mop`"},
+    {"rule r: split(x, y, z) => x", "1:9: error: split takes 1 operand after 1 size argument, got 2"},
+    {"rule r: map(f, x, x) => x", "1:9: error: map takes 2 operands, got 3"},
+    {"rule r: split(x) => x", "1:9: error: split takes 1 operand after 1 size argument, got 0"},
+    {"rule r: join(x) => x\nrule r: join(y) => y", "2:1: error: duplicate name `r`"},
+    {"rule r: join(x) => x\nstrategy s = topdown(q)", "2:22: error: unknown rule or strategy `q`"},
+    {"rule r: join(x) => x\nstrategy s = r ; s", "2:1: error: strategy `s` refers to itself"},
+    {"rule r: map(f, x) => map(f, f)", "1:29: error: `f` is a function variable; it cannot be used as a value"},
+    {"rule r(n): join(split(n, x)) => split(n, x)", "1:23: error: `n` is a fresh parameter of the rule; it cannot occur on the left"},
+    {"rule r: map(f, x) => x if scalar(z)", "1:34: error: `z` is not an expression variable of the left side"},
+    {"rule r(choose d): map(f, x) => mapGlb(d, f, x)", "1:8: error: choice parameter `d` needs its values"},
+    {"rule r: map(f, x) => x =>", "1:24: error: expected `rule` or `strategy`"},
+    {"rule r: map(f x) => x", "1:15: error: expected `)`"},
+    {"rule r(n in 5..2): join(x) => x", "1:13: error: empty range 5..2"},
+    {"rule r: join(x) => x\nstrategy s = topdown(r, r)", "2:14: error: topdown takes one strategy, got 2"},
+    {"rule r(n in 2..8): map(f, x) => join(map(map(f), split(n, x)))\nstrategy s = r[9]",
+     "2:14: error: 9 is not a value of parameter `n` of rule `r`"},
+    {"rule try: join(x) => x", "1:1: error: `try` is a strategy combinator"},
+    {"rule r: x => x", "1:9: error: the left side of a rule must be a primitive call"},
+    {"rule r: map(x -> g(x, x), y) => y", "1:23: error: on the left, function variable `g` may only be applied to distinct lambda parameters"},
+};
+
+TEST(Load, BadFilesFailWithTheirMessage) {
+  for (const auto& c : kBad) {
+    RuleSet set;
+    try {
+      add_rules(set, std::make_shared<const SourceFile>(SourceFile{"bad.rules", c.text}));
+      ADD_FAILURE() << "loaded: " << c.text;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("bad.rules:") + c.message), std::string::npos)
+          << "for: " << c.text << "\ngot: " << e.what();
+    }
+  }
+}
+
+TEST(Load, StrategySyntax) {
+  Strategy s = parse_strategy(library(), "topdown(split-join[4]) ; try(map-fusion) <+ anywhere(vectorize) | at(0.1, id)");
+  EXPECT_EQ(to_string(s), "((topdown(split-join[4]) ; try(map-fusion) <+ anywhere(vectorize)) | at(0.1, id))");
+}
+
+}  // namespace
+}  // namespace liftc::rewrite::test

@@ -1,0 +1,107 @@
+// The matcher: binding-aware matching, every position, alternatives, the type check of results.
+
+#include <gtest/gtest.h>
+
+#include "harness.hpp"
+#include "liftc/ir/printer.hpp"
+
+namespace liftc::rewrite::test {
+namespace {
+
+// The typed body of the single definition of `text`, and its scope.
+struct Typed {
+  ir::Expr body;
+  typecheck::TypeEnv env;
+};
+
+Typed typed(const std::string& text) {
+  typecheck::Checked c = typecheck::typecheck(program(text));
+  Typed t{c.program.defs.back().body, {}};
+  for (const auto& in : c.program.inputs) t.env[in.name] = in.type;
+  return t;
+}
+
+std::vector<std::string> rewrite_root(const std::string& rule, const std::string& text) {
+  Typed t = typed(text);
+  FreshNames names;
+  std::vector<std::string> out;
+  for (const auto& a : apply_rule(*library().rule(rule), t.body, t.env, names)) out.push_back(ir::to_string(a.result));
+  return out;
+}
+
+const char* const kVec = "size N\ninput x : [float]N\n";
+
+TEST(Match, FusionIsCaptureAvoiding) {
+  // f's body mentions an outer `y`; the fused lambda's parameter must not capture it.
+  auto r = rewrite_root("map-fusion", std::string(kVec) + "input s : [float]N\n"
+                                      "def out = map(y -> map(a -> a + y, map(b -> b * 2.0, s)), x)");
+  EXPECT_TRUE(r.empty());  // the rule applies below the root, not at it
+  Typed t = typed(std::string(kVec) + "def out = map(a -> a + 1.0, map(b -> b * 2.0, x))");
+  FreshNames names;
+  auto apps = apply_rule(*library().rule("map-fusion"), t.body, t.env, names);
+  ASSERT_EQ(apps.size(), 1u);
+  EXPECT_EQ(ir::to_string(apps[0].result), "map(y -> y * 2.0 + 1.0, x)");
+}
+
+TEST(Match, PartialApplicationMatchesItsEtaForm) {
+  auto r = rewrite_root("join-split", std::string(kVec) + "def out = join(map(map(a -> a + 1.0), split(4, x)))");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], "map(a -> a + 1.0, x)");
+}
+
+TEST(Match, HigherOrderPatternBindsTheBody) {
+  auto r = rewrite_root("reduce-map-fusion",
+                        std::string(kVec) + "def out = reduce(0.0, (acc, v) -> acc + v, map(b -> b * b, x))");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], "reduce(0.0, (a, e) -> a + e * e, x)");
+}
+
+TEST(Match, FreshParametersAreUniqueAndRanged) {
+  Typed t = typed(std::string(kVec) + "def out = map(a -> a, x)");
+  FreshNames names;
+  names.reserve("n_1");
+  auto apps = apply_rule(*library().rule("split-join"), t.body, t.env, names);
+  ASSERT_EQ(apps.size(), 1u);
+  ASSERT_EQ(apps[0].params.size(), 1u);
+  EXPECT_EQ(apps[0].params[0].name, "n_2");
+  EXPECT_EQ(to_string(apps[0].params[0]), "n_2 in 2..64 (split-join)");
+}
+
+TEST(Match, ChoiceParametersGiveOneResultPerValue) {
+  auto r = rewrite_root("map-to-mapGlb", std::string(kVec) + "def out = map(a -> a, x)");
+  EXPECT_EQ(r, (std::vector<std::string>{"mapGlb(0, a -> a, x)", "mapGlb(1, a -> a, x)", "mapGlb(2, a -> a, x)"}));
+}
+
+TEST(Match, GuardsLookAtTypes) {
+  // vectorize needs scalar elements.
+  EXPECT_TRUE(rewrite_root("vectorize", "size N\ninput x : [[float]4]N\ndef out = map(r -> r, x)").empty());
+  EXPECT_EQ(rewrite_root("vectorize", std::string(kVec) + "def out = map(a -> a, x)").size(), 4u);
+}
+
+TEST(Match, ResultsThatDoNotTypeCheckAreDropped) {
+  // reduce-split's partial sums start at 0.0: not for an int reduction.
+  EXPECT_TRUE(rewrite_root("reduce-split", "size N\ninput x : [int]N\ndef out = reduce(0, (a, v) -> a + v, x)").empty());
+}
+
+TEST(Match, NonLinearPatternsNeedEqualOperands) {
+  RuleSet set;
+  add_rules(set, std::make_shared<const SourceFile>(SourceFile{"t.rules", "rule same: zip(x, x) => map(e -> (e, e), x)"}));
+  Typed t = typed(std::string(kVec) + "input y : [float]N\ndef out = zip(x, x)");
+  FreshNames names;
+  EXPECT_EQ(apply_rule(set.rules[0], t.body, t.env, names).size(), 1u);
+  Typed u = typed(std::string(kVec) + "input y : [float]N\ndef out = zip(x, y)");
+  EXPECT_TRUE(apply_rule(set.rules[0], u.body, u.env, names).empty());
+}
+
+TEST(Match, EveryPositionIsEnumerated) {
+  Typed t = typed("size N, M\ninput x : [[float]M]N\ndef out = map(r -> map(a -> a + 1.0, r), map(r -> map(b -> b, r), x))");
+  Engine engine(library(), {});
+  auto ps = engine.positions(*library().rule("map-fusion"), t.body, t.env);
+  ASSERT_EQ(ps.size(), 1u);
+  EXPECT_EQ(to_string(ps[0]), "root");
+  auto maps = engine.positions(*library().rule("map-to-mapSeq"), t.body, t.env);
+  EXPECT_EQ(maps.size(), 4u);
+}
+
+}  // namespace
+}  // namespace liftc::rewrite::test
