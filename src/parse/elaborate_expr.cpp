@@ -1,6 +1,8 @@
 // Elaboration of expressions: names, operators, calls, partial application, lambdas,
 // macro expansion of function definitions. See elaborator.hpp for the model.
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "elaborator.hpp"
@@ -84,6 +86,16 @@ ir::Expr Elaborator::count(ir::Expr e) {
     throw Error(fmt::format("the program is larger than {} IR nodes after expanding its function definitions",
                             kMaxNodes),
                 e.loc());
+  int depth = 1;
+  for (const auto& child : e->args) {
+    auto it = ir_depth_.find(child.get());
+    depth = std::max(depth, 1 + (it == ir_depth_.end() ? 1 : it->second));
+  }
+  if (depth > kMaxIrDepth)
+    throw Error(fmt::format("the expression is nested deeper than {} levels after expanding its function definitions",
+                            kMaxIrDepth),
+                e.loc());
+  ir_depth_[e.get()] = depth;
   return e;
 }
 

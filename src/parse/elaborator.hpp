@@ -15,10 +15,11 @@
 //
 // Capture: every binder the elaborator creates avoids the IR names of all binders open
 // at that moment and of the globals, so a substituted argument is never captured.
-// Bounds: elaboration depth and IR node count are limited, so no input can exhaust the
+// Bounds: elaboration depth, IR node count and IR depth are limited, so no input can exhaust the
 // stack or the memory (a higher-order definition can recurse through its arguments).
 
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -145,7 +146,7 @@ class Elaborator {
   SourceLoc loc(const Thunk& t) const;
   /// The IR name for a new binder written `name`: itself unless that would capture.
   std::string binder_name(const std::string& name) const;
-  /// Counts a built IR node against the budget.
+  /// Counts a built IR node against the budgets (node count and nesting depth).
   ir::Expr count(ir::Expr e);
   [[noreturn]] void unknown_name(const std::string& name, const SourceLoc& where, const EnvPtr& env) const;
 
@@ -157,12 +158,15 @@ class Elaborator {
   SourceLoc prelude_call_;  // while expanding a prelude function: the user's call site
   int depth_ = 0;
   long nodes_ = 0;
+  std::unordered_map<const ir::ExprNode*, int> ir_depth_;  // nesting depth of each built node
   friend class DepthGuard;
 };
 
 /// Limits on elaboration (see the header comment).
 inline constexpr int kMaxElaborationDepth = 1000;
 inline constexpr long kMaxNodes = 200'000;
+/// The deepest IR the elaborator builds, so later recursive passes cannot overflow.
+inline constexpr int kMaxIrDepth = 3000;
 
 /// Counts one level of elaboration; past kMaxElaborationDepth it is a user error.
 class DepthGuard {

@@ -125,7 +125,7 @@ const auto expr_list_def = expr >> *(',' > expr);
 const auto name_list_def = name >> *(',' > name);
 const auto tuple_def = '(' > expr_list > ')';
 const auto lambda_params_def = ('(' >> (name % ',') >> ')') | x3::repeat(1)[name];
-const auto lambda_def = lambda_params >> "->" > expr;
+const auto lambda_def = (lambda_params >> "->") > expr;
 const auto let_expr_def = kw_let > name > '=' > expr > kw_in > expr;
 const auto expr_def = depth_guard[lambda | let_expr | or_expr];
 const auto or_expr_def = and_expr >> *or_operation;

@@ -137,6 +137,21 @@ TEST(Errors, ExponentialExpansionIsBounded) {
   }
 }
 
+TEST(Errors, DeepExpansionIsBounded) {
+  // A 50-deep chain of additions, nested 100 times through a function: IR depth 5000.
+  std::string text = "def a(x) = x";
+  for (int i = 0; i < 50; ++i) text += " + 1";
+  text += "\ndef y = ";
+  for (int i = 0; i < 100; ++i) text += "a(";
+  text += "1" + std::string(100, ')') + "\n";
+  try {
+    parse_text(text);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("nested deeper than 3000 levels"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Errors, MissingFile) {
   try {
     parse::load_program("/nonexistent/dir/prog.sr");
