@@ -83,7 +83,8 @@ std::string Elaborator::binder_name(const std::string& name) const {
 
 ir::Expr Elaborator::count(ir::Expr e) {
   if (++nodes_ > kMaxNodes)
-    throw Error(fmt::format("the program is larger than {} IR nodes after expanding its function definitions",
+    throw Error(fmt::format("the program is too large after expanding its function definitions (more than {} IR "
+                            "nodes)",
                             kMaxNodes),
                 e.loc());
   int depth = 1;

@@ -19,11 +19,13 @@
 // stack or the memory (a higher-order definition can recurse through its arguments).
 
 #include <map>
-#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "ast.hpp"
 #include "grammar.hpp"
@@ -158,6 +160,7 @@ class Elaborator {
   SourceLoc prelude_call_;  // while expanding a prelude function: the user's call site
   int depth_ = 0;
   long nodes_ = 0;
+  long steps_ = 0;  // elaboration steps: arguments are re-elaborated at each use
   std::unordered_map<const ir::ExprNode*, int> ir_depth_;  // nesting depth of each built node
   friend class DepthGuard;
 };
@@ -165,6 +168,9 @@ class Elaborator {
 /// Limits on elaboration (see the header comment).
 inline constexpr int kMaxElaborationDepth = 1000;
 inline constexpr long kMaxNodes = 200'000;
+/// The most elaboration steps (calls to elab) for one program: call by name re-elaborates
+/// an argument at each use of its parameter, so work can outgrow the IR.
+inline constexpr long kMaxSteps = 2'000'000;
 /// The deepest IR the elaborator builds, so later recursive passes cannot overflow.
 inline constexpr int kMaxIrDepth = 3000;
 
@@ -174,6 +180,11 @@ class DepthGuard {
   /// `where` is called for the error's position only when the limit is exceeded.
   template <typename Where>
   DepthGuard(Elaborator& e, Where&& where) : e_(e) {
+    if (++e_.steps_ > kMaxSteps)
+      throw Error(fmt::format("the program is too large after expanding its function definitions (more than {} "
+                              "elaboration steps)",
+                              kMaxSteps),
+                  where());
     if (++e_.depth_ > kMaxElaborationDepth) {
       --e_.depth_;
       throw Error("definitions expand too deeply (does a function call itself through its arguments?)", where());
