@@ -135,10 +135,8 @@ Type reorder(Checker& c, CallSite& site) {
 
 Type as_vector(Checker& c, CallSite& site) {
   const Type& t = site.args[0].type();
-  if (!t.is_array() || !t.elem().is_scalar())
-    c.fail(site.call, fmt::format("asVector needs an array of scalars, got {}", str(t)));
-  if (t.elem().scalar_kind() == ir::ScalarKind::Bool)
-    c.fail(site.call, fmt::format("asVector needs an array of numbers, got {}", str(t)));
+  if (!t.is_array() || !t.elem().is_scalar() || t.elem().scalar_kind() == ir::ScalarKind::Bool)
+    c.fail(site.call, fmt::format("{}: expected an array of int or float scalars, got {}", site.label, str(t)));
   std::int64_t width = constant_size(c, site, 0, "vector width");
   if (!valid_vector_width(width))
     c.fail(site.call, fmt::format("{}: the vector width must be 2, 3, 4, 8 or 16", site.label));
@@ -151,7 +149,7 @@ Type as_vector(Checker& c, CallSite& site) {
 Type as_scalar(Checker& c, CallSite& site) {
   const Type& t = site.args[0].type();
   if (!t.is_array() || !t.elem().is_vector())
-    c.fail(site.call, fmt::format("asScalar needs an array of vectors, got {}", str(t)));
+    c.fail(site.call, fmt::format("{}: expected an array of vectors, got {}", site.label, str(t)));
   return Type::array(Type::scalar(t.elem().scalar_kind()), t.length() * t.elem().width());
 }
 

@@ -115,6 +115,11 @@ struct ErrorCase {
   int col;              // column within the expression (1 = its first character)
 };
 
+// Positions follow the parser: a call is at its primitive's name, a binary operator at
+// the operator, a projection at its dot, and everything a prelude function (map2D,
+// slide2D, ...) expands to at the user's call of it, except the user's own arguments,
+// which keep their positions.
+
 // clang-format off
 const ErrorCase kErrors[] = {
     {"map(x -> x, f)",                          "map: expected an array, got float",                                   1},
@@ -124,10 +129,10 @@ const ErrorCase kErrors[] = {
     {"split(0, xs)",                            "split(0): the chunk size must be at least 1",                         1},
     {"slide(3, 2, c12)",                        "slide(3, 2): the step 2 does not divide 9",                           1},
     {"slide(13, 1, c12)",                       "slide(13, 1): the window size 13 is larger than the array length 12", 1},
-    {"asVector(4, split(4, c12))",              "asVector needs an array of scalars, got [[float]4]3",                 1},
+    {"asVector(4, split(4, c12))",              "asVector(4): expected an array of int or float scalars, got [[float]4]3",                 1},
     {"asVector(5, xs)",                         "asVector(5): the vector width must be 2, 3, 4, 8 or 16",              1},
     {"asVector(4, pad(0, 1, 0.0, c12))",        "asVector(4): 4 does not divide the array length 13",                  1},
-    {"asScalar(xs)",                            "asScalar needs an array of vectors, got [float]n",                    1},
+    {"asScalar(xs)",                            "asScalar: expected an array of vectors, got [float]n",                    1},
     {"join(xs)",                                "join: expected an array of arrays, got [float]n",                     1},
     {"transpose(xs)",                           "transpose: expected an array of arrays, got [float]n",                1},
     {"pad(1, 1, 0, xs)",                        "pad(1, 1): the padding value must have type float, got int",          1},
@@ -138,15 +143,21 @@ const ErrorCase kErrors[] = {
     {"map((a, b) -> a, xs)",                    "map: the function (a, b) -> ... takes 2 parameters, so its argument must be a tuple of 2 components, got float", 5},
     {"vectorize(4, x -> x, f)",                 "vectorize(4): expected a vector of 4 lanes (or a tuple of them), got float", 1},
     {"dot(v4, f)",                              "dot: expected two float vectors of the same width, got float4 and float", 1},
-    {"i + f",                                   "operator +: the operands must have the same element type, got int and float", 1},
-    {"v4 < v4",                                 "operator <: expected two int or float scalars of the same type, got float4 and float4", 1},
+    {"i + f",                                   "operator +: the operands must have the same element type, got int and float", 3},
+    {"v4 < v4",                                 "operator <: expected two int or float scalars of the same type, got float4 and float4", 4},
     {"select(f, f, f)",                         "select: the condition must be bool, got float",                      1},
     {"select(f > 0.0, f, i)",                   "select: both branches must have the same type, got float and int",   1},
     {"exp(i)",                                  "exp: expected float or a float vector, got int",                     1},
     {"float(f)",                                "float: expected int or an int vector, got float",                    1},
     {"!f",                                      "operator !: expected bool, got float",                               1},
-    {"f.0",                                     "projection .0: expected a tuple, got float",                         1},
-    {"t.2",                                     "projection .2: the tuple (float, int) has only 2 components",        1},
+    {"f.0",                                     "projection .0: expected a tuple, got float",                         2},
+    {"t.2",                                     "projection .2: the tuple (float, int) has only 2 components",        2},
+    {"map2D(x -> x, xs)",                       "map: expected an array, got float",                                   1},
+    {"map2D(x -> x.0, grid)",                   "projection .0: expected a tuple, got float",                         13},
+    {"f + map2D(x -> x, grid)",                 "operator +: expected numbers (int, float or vectors of them), got float and [[float]m]n", 3},
+    {"zip2D(grid, transpose(grid))",            "zip: arrays must have the same length, got [[float]m]n and [[float]n]m", 1},
+    {"slide2D(3, 3, 2, 2, split(12, c12))",     "slide(3, 2): the step 2 does not divide 9",                           1},
+    {"sum(is)",                                 "operator +: the operands must have the same element type, got float and int", 1},
 };
 // clang-format on
 
@@ -201,6 +212,31 @@ TEST(TextObligations, TheyCarryTheirPosition) {
   ASSERT_EQ(c.obligations.size(), 1u);
   EXPECT_EQ(c.obligations[0].loc.line, kContextLines + 1);
   EXPECT_EQ(c.obligations[0].loc.col, static_cast<int>(std::string_view(kDefPrefix).size()) + 13);
+}
+
+TEST(TextObligations, FromAPreludeFunctionTheyPointAtTheUsersCall) {
+  auto c = check_expr("map(w -> w, slide2D(3, 3, s, s, grid))");
+  ASSERT_FALSE(c.obligations.empty());
+  for (const auto& o : c.obligations) {
+    ASSERT_NE(o.loc.file, nullptr) << o.what;
+    EXPECT_EQ(o.loc.file->path, "case.sr") << o.what;
+    EXPECT_EQ(o.loc.line, kContextLines + 1) << o.what;
+    EXPECT_EQ(o.loc.col, static_cast<int>(std::string_view(kDefPrefix).size()) + 13) << o.what;
+  }
+}
+
+// The full diagnostic: file:line:col, the message, the source line and a caret under the column.
+TEST(TextDiagnostics, ShowFilePositionSourceLineAndCaret) {
+  try {
+    check_expr("map(x -> x, split(4, pad(0, 1, 0.0, c12)))");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string line = "def out = map(x -> x, split(4, pad(0, 1, 0.0, c12)))";
+    const std::string expected = fmt::format("case.sr:{}:23: error: split(4): 4 does not divide the array length 13\n"
+                                             "  {}\n  {}^",
+                                             kContextLines + 1, line, std::string(22, ' '));
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+  }
 }
 
 TEST(TextPrograms, SplitThenJoinIsTheOriginalLength) {
