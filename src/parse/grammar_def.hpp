@@ -6,6 +6,9 @@
 // operator `>` commits, so an error points at the token that broke it and names the rule
 // (each rule has a readable name for "expected <name>").
 
+#include <charconv>
+#include <system_error>
+
 #include <boost/spirit/home/x3.hpp>
 
 #include "ast.hpp"
@@ -119,7 +122,18 @@ const auto minus = x3::string("-") >> !lit('>');  // not the `->` of a lambda
 
 const auto name_def = identifier;
 const auto int_lit_def = integer;
-const auto float_lit_def = lexeme[unsigned_float >> -lit('f') >> word_end];
+// X3's real parser is not correctly rounded (1e-30 reads as 9.999999999999999e-31), so the
+// literal's text is converted with std::from_chars, which is; out of range is no match.
+const auto float_value = [](auto& ctx) {
+  const auto& range = x3::_attr(ctx);
+  const char* first = &*range.begin();
+  const char* last = first + (range.end() - range.begin());
+  auto [end, error] = std::from_chars(first, last, x3::_val(ctx).value);
+  x3::_pass(ctx) = error == std::errc() && end != first;
+  // A rule with an action is not annotated on success: record the position here.
+  x3::get<x3::error_handler_tag>(ctx).get().tag(x3::_val(ctx), range.begin(), range.end());
+};
+const auto float_lit_def = x3::raw[lexeme[unsigned_float >> -lit('f') >> word_end]][float_value];
 // Lists commit after each comma, so `f(a, )` points after the comma.
 const auto expr_list_def = expr >> *(',' > expr);
 const auto name_list_def = name >> *(',' > name);

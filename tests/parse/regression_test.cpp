@@ -1,4 +1,6 @@
-// Inputs the fuzzer found (tests/parse/regressions/): each parses or is a liftc::Error.
+// Inputs the fuzzer found (tests/parse/regressions/): each parses or is a liftc::Error,
+// and one that parses prints to text that parses back to an alpha-equal program (the
+// fuzzer's oracle, tests/fuzz/fuzz_parse.cpp).
 
 #include <filesystem>
 #include <fstream>
@@ -21,11 +23,17 @@ TEST(Regressions, ReplayWithoutCrash) {
     std::ostringstream text;
     text << in.rdbuf();
     for (bool with_prelude : {true, false}) {
+      ir::Program p;
       try {
-        ir::Program p = parse::test::parse_text(text.str(), with_prelude);
-        (void)ir::to_string(p);
+        p = parse::test::parse_text(text.str(), with_prelude);
       } catch (const Error&) {
+        continue;
       }
+      const std::string printed = ir::to_string(p);
+      ir::Program q = parse::test::parse_text(printed, /*with_prelude=*/false);
+      ASSERT_EQ(p.defs.size(), q.defs.size()) << entry.path();
+      for (std::size_t i = 0; i < p.defs.size(); ++i)
+        EXPECT_TRUE(ir::alpha_equal(p.defs[i].body, q.defs[i].body)) << entry.path() << "\n" << printed;
     }
     ++count;
   }
