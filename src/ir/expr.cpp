@@ -279,32 +279,11 @@ Expr substitute(const Expr& e, const Bindings& bindings) {
   return subst(e, bindings, replacement_free);
 }
 
-namespace {
-
-Type subst_type(const Type& t, const std::map<std::string, arith::Expr>& bindings) {
-  if (!t.defined()) return t;
-  switch (t.kind()) {
-    case TypeKind::Scalar:
-    case TypeKind::Vector:
-      return t;
-    case TypeKind::Tuple: {
-      std::vector<Type> elems;
-      for (const auto& c : t.elems()) elems.push_back(subst_type(c, bindings));
-      return Type::tuple(std::move(elems));
-    }
-    case TypeKind::Array:
-      return Type::array(subst_type(t.elem(), bindings), arith::substitute(t.length(), bindings));
-  }
-  return t;
-}
-
-}  // namespace
-
 Expr substitute_sizes(const Expr& e, const std::map<std::string, arith::Expr>& bindings) {
   ExprNode n = *e;
   for (auto& s : n.sizes) s = arith::substitute(s, bindings);
-  n.type = subst_type(n.type, bindings);
-  for (auto& t : n.param_types) t = subst_type(t, bindings);
+  n.type = substitute_sizes(n.type, bindings);
+  for (auto& t : n.param_types) t = substitute_sizes(t, bindings);
   for (auto& a : n.args) a = substitute_sizes(a, bindings);
   return Expr(std::make_shared<const ExprNode>(std::move(n)));
 }

@@ -12,24 +12,6 @@ std::string no_value_hint(const std::string& name) {
   return fmt::format("size {} has no value: give it with --size {}=<value>", name, name);
 }
 
-// A type with the size variables replaced by their values.
-Type bind_type(const Type& t, const std::map<std::string, arith::Expr>& bindings) {
-  if (!t.defined()) return t;
-  switch (t.kind()) {
-    case TypeKind::Scalar:
-    case TypeKind::Vector:
-      return t;
-    case TypeKind::Tuple: {
-      std::vector<Type> elems;
-      for (const auto& e : t.elems()) elems.push_back(bind_type(e, bindings));
-      return Type::tuple(std::move(elems));
-    }
-    case TypeKind::Array:
-      return Type::array(bind_type(t.elem(), bindings), arith::substitute(t.length(), bindings));
-  }
-  return t;
-}
-
 }  // namespace
 
 Program bind_sizes(const Program& p, const std::map<std::string, long long>& overrides) {
@@ -55,7 +37,7 @@ Program bind_sizes(const Program& p, const std::map<std::string, long long>& ove
     if (*s.value <= 0) throw Error(fmt::format("size {} = {}: sizes are at least 1", s.name, *s.value), s.loc);
     bindings[s.name] = arith::Expr(static_cast<std::int64_t>(*s.value));
   }
-  for (auto& in : out.inputs) in.type = bind_type(in.type, bindings);
+  for (auto& in : out.inputs) in.type = substitute_sizes(in.type, bindings);
   for (auto& d : out.defs) d.body = substitute_sizes(d.body, bindings);
   return out;
 }

@@ -135,4 +135,21 @@ Type base_scalar(const Type& t) {
   return {};
 }
 
+Type substitute_sizes(const Type& t, const std::map<std::string, arith::Expr>& bindings) {
+  if (!t.defined()) return t;
+  switch (t.kind()) {
+    case TypeKind::Scalar:
+    case TypeKind::Vector:
+      return t;
+    case TypeKind::Tuple: {
+      std::vector<Type> elems;
+      for (const auto& c : t.elems()) elems.push_back(substitute_sizes(c, bindings));
+      return Type::tuple(std::move(elems));
+    }
+    case TypeKind::Array:
+      return Type::array(substitute_sizes(t.elem(), bindings), arith::substitute(t.length(), bindings));
+  }
+  return t;
+}
+
 }  // namespace liftc::ir

@@ -1,6 +1,7 @@
 #pragma once
 // Types of liftc values: scalars, short vectors, tuples and arrays with symbolic lengths.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,6 +73,8 @@ struct TypeNode {
 std::string to_string(const Type& t);
 /// The scalar type at the bottom of nested arrays and vectors (tuples have none: returns empty).
 Type base_scalar(const Type& t);
+/// Replaces arith variables in every array length (e.g. sizes by their values).
+Type substitute_sizes(const Type& t, const std::map<std::string, arith::Expr>& bindings);
 /// Type-level spelling of a scalar kind: "float", "int", "bool".
 const char* to_string(ScalarKind k);
 
