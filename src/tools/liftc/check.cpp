@@ -1,9 +1,12 @@
 // `liftc check`: parse + type check, print each definition's type.
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "liftc/ir/printer.hpp"
+#include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
@@ -31,6 +34,10 @@ void run_check(const CheckOptions& o) {
   parse_options.with_prelude = !o.no_prelude;
   ir::Program program = parse::load_program(o.file, parse_options);
   typecheck::Checked checked = typecheck::typecheck(program);
+  // With every size known, the assumptions the types make are decided, not listed.
+  bool all_sizes_known = std::all_of(program.sizes.begin(), program.sizes.end(),
+                                     [](const ir::SizeDecl& s) { return s.value.has_value(); });
+  if (all_sizes_known) typecheck::typecheck(ir::bind_sizes(program, {}));
 
   for (const auto& s : checked.program.sizes)
     fmt::print("size {}{}\n", s.name, s.value ? fmt::format(" = {}", *s.value) : "");
@@ -38,7 +45,7 @@ void run_check(const CheckOptions& o) {
   for (const auto& f : checked.program.functions)
     if (!f.from_prelude) fmt::print("def {}({}) : function, expanded where used\n", f.name, fmt::join(f.params, ", "));
   for (const auto& d : checked.program.defs) fmt::print("def {} : {}\n", d.name, ir::to_string(d.body.type()));
-  for (const auto& ob : checked.obligations) {
+  for (const auto& ob : all_sizes_known ? std::vector<typecheck::Obligation>{} : checked.obligations) {
     std::string what = ob.kind == typecheck::Obligation::Kind::Divides
                            ? fmt::format("{} divides {}", arith::to_string(ob.divisor), arith::to_string(ob.value))
                            : fmt::format("{} is {}", arith::to_string(ob.value), describe(ob.kind));
