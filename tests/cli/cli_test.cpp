@@ -1,0 +1,140 @@
+// The command line as a user meets it: `check` and `eval` on good and bad input.
+// Each case runs the liftc binary and checks its exit code and what it printed.
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs `liftc <args>` in `dir` and captures what it prints.
+Result liftc(const std::string& args, const fs::path& dir) {
+  std::string command = fmt::format("cd '{}' && '{}' {} 2>&1", dir.string(), LIFTC_BINARY, args);
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buffer[4096];
+  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) r.output.append(buffer, n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // One directory per test process: ctest runs the cases in parallel.
+    dir_ = fs::temp_directory_path() /
+           fmt::format("liftc_cli_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    write("double.sr", "size N = 4\ninput x : [float]N\ndef y = map(v -> v * 2.0, x)\n");
+    write("symbolic.sr", "size N\ninput x : [float]N\ndef y = split(2, x)\n");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  Result run(const std::string& args) { return liftc(args, dir_); }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, CheckPrintsTypes) {
+  Result r = run("check double.sr");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("def y : [float]N"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, CheckListsAssumptionsOfSymbolicSizes) {
+  Result r = run("check symbolic.sr");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("assumes 2 divides N"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, CheckEveryExample) {
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(LIFTC_SOURCE_DIR) / "examples")) {
+    if (entry.path().extension() != ".sr") continue;
+    Result r = run("check '" + entry.path().string() + "'");
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.output;
+  }
+}
+
+TEST_F(Cli, EvalWritesOutputsAndReadsThemBack) {
+  Result first = run("eval double.sr --seed 3 -o out --save-inputs");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "y.npy"));
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "inputs" / "x.npy"));
+  // The saved input given back explicitly must give the same summary line.
+  Result again = run("eval double.sr --input x=out/inputs/x.npy");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  auto summary = [](const std::string& out) { return out.substr(0, out.find('\n')); };
+  EXPECT_EQ(summary(first.output), summary(again.output));
+}
+
+TEST_F(Cli, EvalBindsSymbolicSizes) {
+  Result r = run("eval symbolic.sr --size N=6");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("y [3, 2]"), std::string::npos) << r.output;
+}
+
+// Bad input: one clear message, exit code 1 (CLI11's own flag errors have their codes).
+struct ErrorCase {
+  const char* args;
+  const char* message;
+};
+
+TEST_F(Cli, ErrorsHaveMessagesAndFail) {
+  write("syntax.sr", "size N = 4\ninput x : [float]N\ndef y = map(v -> v + , x)\n");
+  write("split.sr", "size N = 4\ninput x : [float]N\ndef y = split(3, x)\n");
+  write("garbage.npy", "not an npy file");
+  ASSERT_EQ(run("eval double.sr -o taken").exit_code, 0);
+  const ErrorCase cases[] = {
+      {"check missing.sr", "cannot open missing.sr"},
+      {"check syntax.sr", "syntax.sr:3:22: error: expected expression"},
+      {"check split.sr", "split.sr:3:9: error: split(3): 3 does not divide the array length 4"},
+      {"eval symbolic.sr", "size N has no value: give it with --size N=<value>"},
+      {"eval double.sr --size N=0", "sizes are at least 1"},
+      {"eval double.sr --size Q=3", "the program declares no size Q"},
+      {"eval double.sr --size N=four", "'four' is not an integer"},
+      {"eval double.sr --size N", "--size expects name=value"},
+      {"eval double.sr --input x=garbage.npy", "garbage.npy: not a .npy file"},
+      {"eval double.sr --input x=nothere.npy", "nothere.npy"},
+      {"eval double.sr --input z=garbage.npy", "the program has no input named 'z'"},
+      {"eval double.sr -o taken", "exists; pass --force to overwrite it"},
+  };
+  for (const auto& c : cases) {
+    Result r = run(c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+TEST_F(Cli, WrongShapeInputNamesTheInput) {
+  ASSERT_EQ(run("eval symbolic.sr --size N=6 -o six --save-inputs").exit_code, 0);
+  Result r = run("eval double.sr --input x=six/inputs/x.npy");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("x"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[6]"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, HelpListsEveryCommand) {
+  Result r = run("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* command : {"check", "eval", "compile", "run", "devices"})
+    EXPECT_NE(r.output.find(command), std::string::npos) << command;
+}
+
+}  // namespace
