@@ -168,9 +168,22 @@ const NamedStrategy* RuleSet::strategy(const std::string& name) const {
   return nullptr;
 }
 
-void add_rules(RuleSet& set, std::shared_ptr<const SourceFile> source) {
-  syntax::Parsed parsed(source);
+namespace {
+
+// A parsed file whose strategies are declared but not yet lowered.
+struct PendingFile {
+  std::unique_ptr<syntax::Parsed> parsed;
   syntax::File file;
+  std::vector<const syntax::StrategyDecl*> strategies;
+  std::size_t first = 0;  // index of its first strategy in the set
+};
+
+// Parses a file, lowers its rules and declares its strategies.
+PendingFile declare(RuleSet& set, std::shared_ptr<const SourceFile> source) {
+  PendingFile pending;
+  pending.parsed = std::make_unique<syntax::Parsed>(source);
+  syntax::Parsed& parsed = *pending.parsed;
+  syntax::File& file = pending.file;
   syntax::parse_file(parsed, file);
 
   auto check_name = [&](const std::string& name, const SourceLoc& at) {
@@ -185,8 +198,9 @@ void add_rules(RuleSet& set, std::shared_ptr<const SourceFile> source) {
                               previous->file ? previous->file->path : "?", previous->line),
                   at);
   };
-  // Rules first, so strategies anywhere in the file can name them.
-  std::vector<const syntax::StrategyDecl*> strategies;
+  // Rules first, so strategies anywhere can name them.
+  pending.first = set.strategies.size();
+  std::vector<const syntax::StrategyDecl*>& strategies = pending.strategies;
   for (const auto& item : file.items) {
     if (auto* r = boost::get<syntax::RuleDecl>(&item)) {
       check_name(r->name, parsed.loc(*r));
@@ -202,14 +216,21 @@ void add_rules(RuleSet& set, std::shared_ptr<const SourceFile> source) {
       strategies.push_back(&s);
     }
   }
+  set.files.push_back(source->path);
+  return pending;
+}
+
+// Lowers the strategies of declared files, once every rule and strategy name is known.
+void define(RuleSet& set, std::vector<PendingFile>& files) {
   auto resolve = [&](const std::string& name) -> std::optional<StrategyKind> {
     if (set.rule(name)) return StrategyKind::Rule;
     if (set.strategy(name)) return StrategyKind::Named;
     return std::nullopt;
   };
-  std::size_t first = set.strategies.size() - strategies.size();
-  for (std::size_t i = 0; i < strategies.size(); ++i)
-    set.strategies[first + i].body = detail::lower_strategy(strategies[i]->body, parsed, resolve);
+  for (auto& f : files)
+    for (std::size_t i = 0; i < f.strategies.size(); ++i)
+      set.strategies[f.first + i].body = detail::lower_strategy(f.strategies[i]->body, *f.parsed, resolve);
+  std::size_t first = files.empty() ? set.strategies.size() : files.front().first;
   for (std::size_t i = first; i < set.strategies.size(); ++i) {
     detail::check_fixed(set.rules, set.strategies[i].body);
     std::set<std::string> seen;
@@ -217,12 +238,21 @@ void add_rules(RuleSet& set, std::shared_ptr<const SourceFile> source) {
       throw Error(fmt::format("strategy `{}` refers to itself (use repeat or normalize)", set.strategies[i].name),
                   set.strategies[i].loc);
   }
-  set.files.push_back(source->path);
+}
+
+}  // namespace
+
+void add_rules(RuleSet& set, std::shared_ptr<const SourceFile> source) {
+  std::vector<PendingFile> files;
+  files.push_back(declare(set, std::move(source)));
+  define(set, files);
 }
 
 RuleSet load_rule_files(const std::vector<std::string>& paths) {
   RuleSet set;
-  for (const auto& p : paths) add_rules(set, std::make_shared<const SourceFile>(SourceFile{p, read_file(p)}));
+  std::vector<PendingFile> files;
+  for (const auto& p : paths) files.push_back(declare(set, std::make_shared<const SourceFile>(SourceFile{p, read_file(p)})));
+  define(set, files);
   return set;
 }
 

@@ -67,6 +67,7 @@ TEST_P(RulePreservesMeaning, OnRandomInstances) {
   Equivalence e = check_equivalence(program(text), "topdown(" + rule + ")", 4, std::hash<std::string>{}(rule));
   EXPECT_TRUE(e.failure.empty()) << rule << ": " << e.failure;
   EXPECT_GE(e.alternatives, 1);
+  EXPECT_EQ(e.infeasible, 0);
   EXPECT_GE(e.instances, e.alternatives);
 }
 

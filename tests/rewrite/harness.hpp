@@ -19,11 +19,13 @@ ir::Program program(const std::string& text);
 struct Equivalence {
   int alternatives = 0;  // rewritten programs checked
   int instances = 0;     // (sizes, data) instances interpreted
+  int infeasible = 0;    // alternatives no sizes in the searched ranges satisfy (e.g. asVector(8) of 36 floats)
   std::string failure;   // empty when every instance agreed
 };
 
 /// Rewrites `p` with `strategy`, then for each alternative interprets `trials` random
-/// instances (sizes and tuning parameters drawn at random until the types accept them,
+/// instances (sizes and tuning parameters chosen at random, backtracking until the
+/// obligations of both programs' types hold,
 /// random data) before and after, comparing every output.
 Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed);
 

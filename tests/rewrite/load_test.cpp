@@ -10,7 +10,7 @@ namespace {
 TEST(Load, LibraryLoads) {
   const RuleSet& set = library();
   EXPECT_GE(set.rules.size(), 20u);
-  EXPECT_EQ(set.files.size(), 5u);
+  EXPECT_EQ(set.files.size(), 6u);
   const Rule* sj = set.rule("split-join");
   ASSERT_NE(sj, nullptr);
   ASSERT_EQ(sj->params.size(), 1u);
@@ -39,6 +39,8 @@ const BadFile kBad[] = {
     {"rule r: map(f, x) => map(f, f)", "1:29: error: `f` is a function variable; it cannot be used as a value"},
     {"rule r(n): join(split(n, x)) => split(n, x)", "1:23: error: `n` is a fresh parameter of the rule; it cannot occur on the left"},
     {"rule r: map(f, x) => x if scalar(z)", "1:34: error: `z` is not an expression variable of the left side"},
+    {"rule r: map(f, x) => x if layout(x)", "1:34: error: layout(f) needs a function variable of the left side"},
+    {"rule r: map(f, x) => x if cheap(f)", "1:27: error: expected a condition: scalar(T)"},
     {"rule r(choose d): map(f, x) => mapGlb(d, f, x)", "1:8: error: choice parameter `d` needs its values"},
     {"rule r: map(f, x) => x =>", "1:24: error: expected `rule` or `strategy`"},
     {"rule r: map(f x) => x", "1:15: error: expected `)`"},

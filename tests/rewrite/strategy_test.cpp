@@ -3,6 +3,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <cstdio>
+#include <cstdlib>
 
 #include <gtest/gtest.h>
 
@@ -93,11 +95,23 @@ TEST_P(NamedStrategy, PreservesMeaningOnItsExample) {
   Equivalence e = check_equivalence(program(example(c.example)), c.strategy, 2, 7);
   EXPECT_TRUE(e.failure.empty()) << e.failure;
   EXPECT_GE(e.instances, 1);
+  if (std::getenv("LIFTC_PRINT_REWRITES")) {
+    ProgramRewrite r = rewrite_program(library(), c.strategy, program(example(c.example)));
+    for (const auto& t : r.programs[0].params) std::printf("// %s\n", to_string(t).c_str());
+    std::printf("%s\n", ir::to_string(r.programs[0].program).c_str());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
                          ::testing::Values(NamedCase{"fuse", "stencil2d.sr"}, NamedCase{"lower-seq", "stencil2d.sr"},
-                                           NamedCase{"lower-glb1", "matmul.sr"}, NamedCase{"lower-glb2", "matmul.sr"}),
+                                           NamedCase{"lower-glb1", "matmul.sr"}, NamedCase{"lower-glb2", "matmul.sr"},
+                                           NamedCase{"matmul-parametric", "matmul.sr"},
+                                           NamedCase{"stencil-parametric", "stencil2d.sr"},
+                                           NamedCase{"conv-tiled", "conv/conv_small.sr"},
+                                           NamedCase{"conv-parametric", "conv/conv_small.sr"},
+                                           NamedCase{"conv-parametric", "conv/conv_k5_pad2.sr"},
+                                           NamedCase{"conv-parametric", "conv/conv_k3_stride2_pad0.sr"},
+                                           NamedCase{"conv-parametric", "conv/conv_c1_m8.sr"}),
                          [](const auto& info) {
                            std::string n = std::string(info.param.strategy) + "_" + info.param.example;
                            for (char& ch : n)

@@ -32,7 +32,7 @@ void add_rules(RuleSet& set, std::shared_ptr<const SourceFile> source);
 /// Reads every *.rules file of `dir`, in name order.
 RuleSet load_rules_dir(const std::string& dir);
 
-/// Reads the given rule files, in order.
+/// Reads the given rule files, in order; a strategy may name a rule or strategy of any of them.
 RuleSet load_rule_files(const std::vector<std::string>& paths);
 
 /// The rules folder of the source tree (LIFTC_RULES_DIR, set by the build).
