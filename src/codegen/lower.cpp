@@ -11,17 +11,6 @@ namespace liftc::codegen::detail {
 
 namespace {
 
-bool is_layout(ir::Prim p) {
-  switch (p) {
-    case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Slide: case ir::Prim::Pad:
-    case ir::Prim::Transpose: case ir::Prim::Reorder: case ir::Prim::Zip: case ir::Prim::AsVector:
-    case ir::Prim::AsScalar:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // The C type of a builtin's result: the node's scalar kind, widened to the widest vector
 // operand (vectorize checks its function on scalars and applies it to vectors).
 ir::Type result_type(const ir::Expr& e, const std::vector<c::Expr>& args) {
@@ -41,24 +30,6 @@ c::Expr dot(const c::Expr& a, const c::Expr& b) {
     sum = sum ? c::binary("+", sum, p, ir::Type::float_()) : p;
   }
   return sum;
-}
-
-// True when `e` only rearranges data: variables, projections, tuples and layout
-// primitives (and maps of such functions); no arithmetic, no loops.
-bool only_rearranges(const ir::Expr& e) {
-  switch (e.kind()) {
-    case ir::ExprKind::Var: return true;
-    case ir::ExprKind::Get: return only_rearranges(ir::get_tuple(e));
-    case ir::ExprKind::Tuple:
-      for (const auto& a : e->args)
-        if (!only_rearranges(a)) return false;
-      return true;
-    case ir::ExprKind::Call:
-      if (e->prim == ir::Prim::Map) return only_rearranges(ir::lambda_body(e->args[0])) && only_rearranges(e->args[1]);
-      if (!is_layout(e->prim)) return false;
-      return only_rearranges(e->args.back());
-    default: return false;
-  }
 }
 
 }  // namespace
@@ -154,7 +125,7 @@ View KernelBuilder::variables(const View& init, const std::string& hint) {
 
 Result KernelBuilder::compile_call(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
   ir::Prim p = e->prim;
-  if (is_layout(p)) return compile_layout(e, s, dest);
+  if (ir::is_layout(p)) return compile_layout(e, s, dest);
   switch (p) {
     case ir::Prim::Map: {
       // A map that only rearranges data is a view; written through, its source writes
@@ -266,7 +237,7 @@ Result KernelBuilder::compile_layout(const ir::Expr& e, const Scope& s, const st
 
 View KernelBuilder::pure_map(const ir::Expr& e, const View& source, const Scope& s) {
   const ir::Expr& f = e->args[0];
-  if (!only_rearranges(ir::lambda_body(f)))
+  if (!ir::only_rearranges(ir::lambda_body(f)))
     throw Error("map computes values but is not mapped onto OpenCL: use mapGlb, mapWrg/mapLcl or mapSeq", e.loc());
   auto element = [this, f, s](const View& x) { return apply(f, {x}, s, std::nullopt).view; };
   return map_view(source, e.type().elem(), [element](const View& x) { return element(x); });

@@ -277,7 +277,13 @@ Place resolve(const View& v, State s, bool for_write) {
     }
     case ViewKind::Pad: {
       if (for_write) throw Error("cannot write through pad");
-      if (s.width > 0) throw Error("asVector of a padded array is not supported: pad after vectorizing");
+      // A vector read starts at a multiple of its width in the flattened array, so its lanes
+      // fall into one element of the padded dimension (and take one bounds check) when that
+      // element holds a whole number of vectors, e.g. float4 reads of C-channel pixels, 4 | C.
+      if (s.width > 0 && !arith::provably_divisible(scalar_count(n.children[0].type().elem()), s.width))
+        throw Error(fmt::format("asVector({}) of a padded array whose elements ({}) are not a whole number of vectors: "
+                                "pad after vectorizing",
+                                s.width, ir::to_string(n.children[0].type().elem())));
       arith::Expr k = pop(s) - n.sizes[0];
       arith::Expr len = n.children[0].type().length();
       s.indices.push_back(k);

@@ -310,4 +310,22 @@ Expr beta_reduce(const Expr& e) {
   return beta_reduce(substitute(lambda_body(lambda), bindings));
 }
 
+bool only_rearranges(const Expr& e) {
+  switch (e.kind()) {
+    case ExprKind::Var: return true;
+    case ExprKind::Get: return only_rearranges(get_tuple(e));
+    case ExprKind::Tuple:
+      for (const auto& a : e->args)
+        if (!only_rearranges(a)) return false;
+      return true;
+    case ExprKind::Call:
+      if (e->prim == Prim::Map)
+        return e->args[0].kind() == ExprKind::Lambda && only_rearranges(lambda_body(e->args[0])) &&
+               only_rearranges(e->args[1]);
+      if (!is_layout(e->prim)) return false;
+      return only_rearranges(e->args.back());
+    default: return false;
+  }
+}
+
 }  // namespace liftc::ir

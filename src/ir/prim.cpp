@@ -83,6 +83,16 @@ bool is_map(Prim p) {
   return p == Prim::Map || p == Prim::MapWrg || p == Prim::MapLcl || p == Prim::MapGlb || p == Prim::MapSeq;
 }
 
+bool is_layout(Prim p) {
+  switch (p) {
+    case Prim::Split: case Prim::Join: case Prim::Slide: case Prim::Pad: case Prim::Transpose:
+    case Prim::Reorder: case Prim::Zip: case Prim::AsVector: case Prim::AsScalar:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool is_reduce(Prim p) { return p == Prim::Reduce || p == Prim::ReduceSeq; }
 
 bool is_opencl(Prim p) {

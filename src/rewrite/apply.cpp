@@ -44,6 +44,12 @@ bool compare(const std::string& op, const arith::Expr& a, const arith::Expr& b) 
 
 bool holds(const Guard& g, const Match& m) {
   if (g.kind == Guard::Kind::TypeIs) return type_is(g.predicate, type_of(g.term, m)) != g.negated;
+  if (g.kind == Guard::Kind::FunctionIs) {
+    auto it = m.functions.find(g.term.var);
+    bool layout = it != m.functions.end() && it->second.kind() == ir::ExprKind::Lambda &&
+                  ir::only_rearranges(ir::lambda_body(it->second));
+    return layout != g.negated;
+  }
   std::map<std::string, arith::Expr> values = m.sizes;
   for (const auto& [name, e] : m.exprs)
     if (e.type().is_array()) values.emplace("length(" + name + ")", e.type().length());

@@ -388,10 +388,23 @@ class GuardLowerer {
     }
     auto* pf = as<ast::Postfix>(e);
     const std::string* pred = pf ? name_of(pf->primary) : nullptr;
+    if (pred && *pred == "layout" && pf->ops.size() == 1 && boost::get<ast::Arguments>(&pf->ops[0]) &&
+        boost::get<ast::Arguments>(pf->ops[0]).args.size() == 1) {
+      const ast::Expr& arg = strip(boost::get<ast::Arguments>(pf->ops[0]).args[0]);
+      const std::string* f = name_of(arg);
+      auto it = f ? rule_.vars.find(*f) : rule_.vars.end();
+      if (it == rule_.vars.end() || it->second != VarKind::Function)
+        fail(arg, "layout(f) needs a function variable of the left side");
+      g.kind = Guard::Kind::FunctionIs;
+      g.predicate = "layout";
+      g.term = TypeTerm{*f, 0};
+      return g;
+    }
     static const std::set<std::string> preds = {"scalar", "vector", "array", "tuple", "float", "int"};
     if (!pred || !preds.count(*pred) || pf->ops.size() != 1 || !boost::get<ast::Arguments>(&pf->ops[0]) ||
         boost::get<ast::Arguments>(pf->ops[0]).args.size() != 1)
-      fail(e, "expected a condition: scalar(T), vector(T), array(T), tuple(T), float(T), int(T) or a size comparison");
+      fail(e, "expected a condition: scalar(T), vector(T), array(T), tuple(T), float(T), int(T), layout(f) or a size "
+              "comparison");
     g.kind = Guard::Kind::TypeIs;
     g.predicate = *pred;
     g.term = type_term(boost::get<ast::Arguments>(pf->ops[0]).args[0]);

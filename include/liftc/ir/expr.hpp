@@ -169,6 +169,10 @@ Expr substitute(const Expr& e, const std::vector<std::pair<std::string, Expr>>& 
 /// expressions (e.g. tuning parameters by values).
 Expr substitute_sizes(const Expr& e, const std::map<std::string, arith::Expr>& bindings);
 
+/// True when `e` only rearranges data: variables, projections, tuples, layout primitives
+/// and maps of functions that only rearrange data; no arithmetic, no loops, no memory.
+bool only_rearranges(const Expr& e);
+
 /// Beta-reduces Apply(Lambda, args) everywhere (destructuring a single tuple argument).
 Expr beta_reduce(const Expr& e);
 

@@ -66,6 +66,8 @@ const std::vector<PrimSignature>& all_signatures();
 
 /// mapWrg/mapLcl/mapGlb/mapSeq/map: the map family.
 bool is_map(Prim p);
+/// split/join/slide/pad/transpose/reorder/zip/asVector/asScalar: they only rearrange data.
+bool is_layout(Prim p);
 /// reduce/reduceSeq.
 bool is_reduce(Prim p);
 /// The OpenCL primitives that the interpreter treats as their algorithmic meaning.

@@ -52,11 +52,11 @@ struct TypeTerm {
 /// One condition of a rule's `if` clause; all must hold (a size comparison that cannot be
 /// proved from the ranges counts as false).
 struct Guard {
-  enum class Kind { TypeIs, Compare };
+  enum class Kind { TypeIs, Compare, FunctionIs };
   Kind kind = Kind::TypeIs;
   bool negated = false;
-  std::string predicate;   // TypeIs: scalar, vector, array, tuple, float, int
-  TypeTerm term;           // TypeIs
+  std::string predicate;   // TypeIs: scalar, vector, array, tuple, float, int; FunctionIs: layout
+  TypeTerm term;           // TypeIs; FunctionIs: the function variable (elem_depth 0)
   std::string op;          // Compare: == != < <= > >=
   arith::Expr lhs, rhs;    // Compare: over size variables and `length(x)` (the variable "length(x)")
   SourceLoc loc;
