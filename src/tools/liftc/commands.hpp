@@ -10,6 +10,10 @@ namespace liftc::tool {
 void add_check_command(CLI::App& app);
 /// `liftc eval F.sr`: run the reference interpreter on given or random inputs.
 void add_eval_command(CLI::App& app);
+/// `liftc rewrite F.sr --strategy S`: print the rewritten program(s) in .sr syntax.
+void add_rewrite_command(CLI::App& app);
+/// `liftc rules`: list the rewrite rules and strategies.
+void add_rules_command(CLI::App& app);
 /// `liftc devices`: list OpenCL platforms and devices.
 void add_devices_command(CLI::App& app);
 /// `liftc compile F.sr -o DIR`: kernels and a standalone host program.

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   liftc::tool::add_eval_command(app);
   liftc::tool::add_compile_command(app);
   liftc::tool::add_run_command(app);
+  liftc::tool::add_rewrite_command(app);
+  liftc::tool::add_rules_command(app);
   liftc::tool::add_devices_command(app);
 
   try {
