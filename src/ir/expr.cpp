@@ -310,6 +310,11 @@ Expr beta_reduce(const Expr& e) {
   return beta_reduce(substitute(lambda_body(lambda), bindings));
 }
 
+arith::Expr SizeDecl::variable() const {
+  if (!min) return arith::size_var(name);
+  return arith::var(name, arith::Expr(static_cast<std::int64_t>(*min)), arith::Expr(static_cast<std::int64_t>(*max)));
+}
+
 bool only_rearranges(const Expr& e) {
   switch (e.kind()) {
     case ExprKind::Var: return true;

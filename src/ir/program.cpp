@@ -12,6 +12,16 @@ std::string no_value_hint(const std::string& name) {
   return fmt::format("size {} has no value: give it with --size {}=<value>", name, name);
 }
 
+// Why `value` is not a value of size `s`, if it is not.
+std::optional<std::string> out_of_range(const SizeDecl& s, long long value) {
+  if (!s.min) {
+    if (value < 1) return std::string("sizes are at least 1");
+    return std::nullopt;
+  }
+  if (value < *s.min || value > *s.max) return fmt::format("{} ranges over {}..{}", s.name, *s.min, *s.max);
+  return std::nullopt;
+}
+
 }  // namespace
 
 Program bind_sizes(const Program& p, const std::map<std::string, long long>& overrides) {
@@ -29,12 +39,11 @@ Program bind_sizes(const Program& p, const std::map<std::string, long long>& ove
   std::map<std::string, arith::Expr> bindings;
   for (auto& s : out.sizes) {
     if (auto it = overrides.find(s.name); it != overrides.end()) {
-      if (it->second <= 0)
-        throw Error(fmt::format("--size {}={}: sizes are at least 1", s.name, it->second));
+      if (auto why = out_of_range(s, it->second)) throw Error(fmt::format("--size {}={}: {}", s.name, it->second, *why));
       s.value = it->second;
     }
     if (!s.value) throw Error(no_value_hint(s.name), s.loc);
-    if (*s.value <= 0) throw Error(fmt::format("size {} = {}: sizes are at least 1", s.name, *s.value), s.loc);
+    if (auto why = out_of_range(s, *s.value)) throw Error(fmt::format("size {} = {}: {}", s.name, *s.value, *why), s.loc);
     bindings[s.name] = arith::Expr(static_cast<std::int64_t>(*s.value));
   }
   for (auto& in : out.inputs) in.type = substitute_sizes(in.type, bindings);

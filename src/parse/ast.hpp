@@ -125,10 +125,17 @@ struct TupleType : x3::position_tagged {
   std::vector<Type> elems;
 };
 
-/// `N` or `N = 64` inside a size declaration.
+/// `in 0..64` after a size name: the values it may take (a tuning parameter's range).
+struct SizeRange : x3::position_tagged {
+  long long lo = 0;
+  long long hi = 0;
+};
+
+/// `N`, `N = 64` or `r in 0..64` inside a size declaration.
 struct SizeItem : x3::position_tagged {
   Name name;
   std::optional<long long> value;
+  std::optional<SizeRange> range;
 };
 
 /// `size N = 64, M`.

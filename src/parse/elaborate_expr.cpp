@@ -183,7 +183,7 @@ Value Elaborator::elab_name(const ast::Name& n, const EnvPtr& env, const Syntax*
   if (auto it = global; it != globals_.end()) {
     switch (it->second.kind) {
       case Global::Kind::Size:
-        return Value{count(ir::make_call(ir::Prim::SizeValue, {arith::size_var(n.text)}, {}, here)), std::nullopt};
+        return Value{count(ir::make_call(ir::Prim::SizeValue, {it->second.size}, {}, here)), std::nullopt};
       case Global::Kind::Input:
       case Global::Kind::Value:
         return Value{count(ir::make_var(n.text, here)), std::nullopt};

@@ -173,9 +173,20 @@ ir::Program Elaborator::run(const Syntax& program, const Syntax* prelude) {
     if (auto* sizes = boost::get<ast::SizeDecl>(&v)) {
       for (const auto& item : sizes->items) {
         SourceLoc here = program.loc(item.name);
-        if (item.value && *item.value < 1) throw Error(fmt::format("size {} must be at least 1", item.name.text), here);
-        declare(item.name.text, Global{Global::Kind::Size, here, nullptr}, false);
-        out.sizes.push_back(ir::SizeDecl{item.name.text, item.value, here});
+        ir::SizeDecl decl{item.name.text, item.value, here};
+        if (item.range) {
+          if (item.range->lo > item.range->hi)
+            throw Error(fmt::format("size {}: empty range {}..{}", item.name.text, item.range->lo, item.range->hi),
+                        program.loc(*item.range));
+          decl.min = item.range->lo;
+          decl.max = item.range->hi;
+        }
+        if (item.value && (*item.value < decl.least() || (decl.max && *item.value > *decl.max)))
+          throw Error(decl.min ? fmt::format("size {} must be in {}..{}", item.name.text, *decl.min, *decl.max)
+                               : fmt::format("size {} must be at least 1", item.name.text),
+                      here);
+        declare(item.name.text, Global{Global::Kind::Size, here, nullptr, decl.variable()}, false);
+        out.sizes.push_back(decl);
       }
     } else if (auto* input = boost::get<ast::InputDecl>(&v)) {
       SourceLoc here = program.loc(input->name);

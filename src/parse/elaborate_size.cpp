@@ -49,7 +49,7 @@ arith::Expr Elaborator::size(const ast::Expr& expr, const EnvPtr& env, const Syn
       return size(frame->binding.argument, what);
     }
     auto it = globals_.find(n->text);
-    if (it != globals_.end() && it->second.kind == Global::Kind::Size) return arith::size_var(n->text);
+    if (it != globals_.end() && it->second.kind == Global::Kind::Size) return it->second.size;
     if (it == globals_.end() && !ir::prim_from_name(n->text) && !prelude_functions_.count(n->text))
       unknown_name(n->text, here, env);
     return fail();

@@ -172,6 +172,7 @@ BOOST_SPIRIT_DEFINE(unary, negation, postfix, projection, arguments, atom, expr_
 
 struct array_type_class : annotated {};
 struct tuple_type_class : annotated {};
+struct size_range_class : annotated {};
 struct size_item_class : annotated {};
 struct size_decl_class : annotated {};
 struct input_decl_class : annotated {};
@@ -181,6 +182,7 @@ x3::rule<class type, ast::Type> const type = "type";
 x3::rule<array_type_class, ast::ArrayType> const array_type = "array type";
 x3::rule<tuple_type_class, ast::TupleType> const tuple_type = "tuple type";
 x3::rule<class array_length, ast::Expr> const array_length = "array length";
+x3::rule<size_range_class, ast::SizeRange> const size_range = "size range";
 x3::rule<size_item_class, ast::SizeItem> const size_item = "size name";
 x3::rule<size_decl_class, ast::SizeDecl> const size_decl = "size declaration";
 x3::rule<input_decl_class, ast::InputDecl> const input_decl = "input declaration";
@@ -197,7 +199,8 @@ const auto type_list_def = type >> *(',' > type);
 const auto size_list_def = size_item >> *(',' > size_item);
 const auto tuple_type_def = '(' > type_list > ')';
 const auto array_length_def = int_lit | name | ('(' > expr > ')');
-const auto size_item_def = name > -('=' > integer);
+const auto size_range_def = integer > ".." > integer;
+const auto size_item_def = name > -('=' > integer) > -(kw_in > size_range);
 const auto size_decl_def = kw_size > size_list;
 const auto input_decl_def = kw_input > name > ':' > type;
 const auto def_params_def = '(' > name_list > ')';
@@ -205,7 +208,7 @@ const auto def_decl_def = kw_def > name > -def_params > '=' > expr;
 const auto declaration_def = size_decl | input_decl | def_decl;
 const auto program_def = *declaration > end_of_input;
 
-BOOST_SPIRIT_DEFINE(type, array_type, tuple_type, array_length, size_item, size_decl, input_decl)
+BOOST_SPIRIT_DEFINE(type, array_type, tuple_type, array_length, size_range, size_item, size_decl, input_decl)
 BOOST_SPIRIT_DEFINE(def_params, def_decl, declaration, program, type_list, size_list)
 
 }  // namespace liftc::parse::grammar

@@ -106,7 +106,12 @@ ProgramRewrite rewrite_program(const RuleSet& rules, const std::string& strategy
     for (const auto& t : engine.params())
       if (mentioned.count(t.name)) {
         r.params.push_back(t);
-        q.sizes.push_back(ir::SizeDecl{t.name, std::nullopt, {}});
+        ir::SizeDecl decl{t.name, std::nullopt, {}};
+        if (t.min && t.max) {
+          decl.min = t.min;
+          decl.max = t.max;
+        }
+        q.sizes.push_back(decl);
       }
     r.program = typecheck::typecheck(q).program;
     out.programs.push_back(std::move(r));

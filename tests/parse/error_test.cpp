@@ -50,6 +50,9 @@ const ErrorCase kCases[] = {
     {"input x : [float]y",                       "unknown name `y`",                          1, 18},
     {"input x : [float](1.5)",                   "an array length must be a size expression", 1, 19},
     {"size N = 0",                               "size N must be at least 1",                 1, 6},
+    {"size r in 4..2",                           "size r: empty range 4..2",                  1, 11},
+    {"size r = 9 in 0..8",                       "size r must be in 0..8",                    1, 6},
+    {"size r in 0.",                             "expected `..`",                             1, 12},
     // Names.
     {"def x = y",                                "unknown name `y`",                          1, 9},
     {XS "def x = mapp(id, xs)",                  "unknown name `mapp`; did you mean `map`?",  2, 9},

@@ -68,4 +68,12 @@ TEST(BindSizes, Errors) {
   EXPECT_EQ(error_of([&] { ir::bind_sizes(p, {{"m", 1}}); }), "size n = -2: sizes are at least 1");
 }
 
+TEST(BindSizes, DeclaredRanges) {
+  ir::Program p = program();
+  p.sizes[1].min = 0;  // size m in 0..4: a tuning parameter that may be 0
+  p.sizes[1].max = 4;
+  EXPECT_EQ(ir::to_string(ir::bind_sizes(p, {{"m", 0}}).inputs[0].type), "[[float]0]8");
+  EXPECT_EQ(error_of([&] { ir::bind_sizes(p, {{"m", 5}}); }), "--size m=5: m ranges over 0..4");
+}
+
 }  // namespace

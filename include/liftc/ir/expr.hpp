@@ -113,11 +113,19 @@ inline const Expr& let_value(const Expr& l) { return l->args[0]; }
 inline const Expr& let_body(const Expr& l) { return l->args[1]; }
 inline const Expr& get_tuple(const Expr& g) { return g->args[0]; }
 
-/// A size declaration: `size N = 64` (value known) or `size N` (symbolic; given at eval time).
+/// A size declaration: `size N = 64` (value known) or `size N` (symbolic; given at eval time),
+/// optionally with the range of values it may take: `size r_1 in 0..64` (a tuning parameter
+/// of a rewritten program). Without a range a size is at least 1.
 struct SizeDecl {
   std::string name;
   std::optional<long long> value;
   SourceLoc loc;
+  std::optional<long long> min, max;  // the declared range, both or neither
+
+  /// The least value the size may take.
+  long long least() const { return min.value_or(1); }
+  /// The arith variable standing for this size, with its range.
+  arith::Expr variable() const;
 };
 
 /// An input: `input image : [[float]W]H`.
