@@ -13,11 +13,14 @@
 //                                   atoms shared by every term; atoms must be >= 0)
 //   (x / y) / b -> x / (y*b)
 //   a / b -> 0                      when 0 <= a < b is provable
+//   (g*q + r) / b -> q / (b/g)      g > 1 divides b's coefficient, 0 <= r < g provable (a
+//                                   vector lane r within an aligned group of g: Lift's rule)
 //   (q*b + r) / b -> q + r / b      q collects the terms that b divides; r >= 0 (or both constant)
 // Rules for a % b:
 //   c1 % c2 -> fold;  a % 1 -> 0;  0 % b -> 0;  b % b -> 0
 //   (x % c) % b -> x % b            when b divides c
 //   a % b -> a                      when 0 <= a < b is provable
+//   (g*q + r) % b -> g*(q % (b/g)) + r   g, r as for /
 //   (q*b + r) % b -> r % b          for a constant b every coefficient is reduced mod b;
 //                                   r >= 0 (or both constant)
 
@@ -103,6 +106,30 @@ std::optional<Split> split_multiples(const Expr& a, const Expr& b, bool reduce_c
   return Split{q, a - q * b};
 }
 
+// a = g*q + r with g > 1 dividing the coefficient of the one-term divisor b and
+// 0 <= r < g provable: the largest such g. Then a / b == q / (b/g) and
+// a % b == g*(q % (b/g)) + r, since r never carries into the next multiple of g.
+struct Aligned {
+  std::int64_t g;
+  Expr q, r;
+};
+std::optional<Aligned> split_aligned(const Expr& a, const Expr& b) {
+  std::vector<Term> tb = detail::terms_of(b);
+  if (tb.size() != 1 || tb[0].coef <= 1 || a.kind() != Kind::Sum) return std::nullopt;
+  for (std::int64_t g = tb[0].coef; g > 1; --g) {
+    if (tb[0].coef % g != 0) continue;
+    std::vector<Term> q, r;
+    for (const auto& t : detail::terms_of(a)) {
+      if (t.coef % g == 0) q.push_back(Term{t.coef / g, t.atoms});
+      else r.push_back(t);
+    }
+    if (q.empty() || r.empty()) continue;
+    Expr rem = detail::make_sum(std::move(r));
+    if (provably_nonnegative(rem) && provably_less(rem, Expr(g))) return Aligned{g, detail::make_sum(std::move(q)), rem};
+  }
+  return std::nullopt;
+}
+
 // Whether r / b or r % b may be left behind: r >= 0 keeps it in the domain; a negative
 // constant is fine only when b is a constant too, so that the result folds.
 bool rem_ok(const Expr& r, const Expr& b) {
@@ -133,6 +160,7 @@ Expr operator/(const Expr& a, const Expr& b) {
 
   if (a.kind() == Kind::Div) return a.operands()[0] / (a.operands()[1] * b);
   if (detail::provably_in_range(a, b)) return Expr(0);
+  if (auto s = split_aligned(a, b); s && provably_nonnegative(s->q)) return s->q / (b / Expr(s->g));
   if (auto s = split_multiples(a, b, false); s && rem_ok(s->rem, b)) return s->quotient + s->rem / b;
   return detail::make_node(Kind::Div, {a, b});
 }
@@ -144,6 +172,7 @@ Expr operator%(const Expr& a, const Expr& b) {
 
   if (a.kind() == Kind::Mod && provably_divisible(a.operands()[1], b)) return a.operands()[0] % b;
   if (detail::provably_in_range(a, b)) return a;
+  if (auto s = split_aligned(a, b); s && provably_nonnegative(s->q)) return Expr(s->g) * (s->q % (b / Expr(s->g))) + s->r;
   if (auto s = split_multiples(a, b, true); s && rem_ok(s->rem, b)) return s->rem % b;
   return detail::make_node(Kind::Mod, {a, b});
 }

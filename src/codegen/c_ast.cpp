@@ -127,6 +127,14 @@ Expr cast(ir::Type t, Expr a) {
   return make(std::move(n));
 }
 
+Expr vector(ir::Type t, std::vector<Expr> lanes) {
+  ExprNode n;
+  n.kind = ExprKind::Cast;
+  n.type = std::move(t);
+  n.args = std::move(lanes);
+  return make(std::move(n));
+}
+
 Stmt block(std::vector<Stmt> stmts) {
   StmtNode n;
   n.kind = StmtKind::Block;

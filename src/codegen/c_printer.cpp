@@ -144,7 +144,12 @@ std::string CPrinter::expr(const c::Expr& e) {
     case c::ExprKind::Load: return load(*e);
     case c::ExprKind::Lane: return fmt::format("{}.s{:x}", operand(e->args[0]), e->lane);
     case c::ExprKind::WorkItem: return work_item(*e);
-    case c::ExprKind::Cast: return fmt::format("({}){}", type_name(e->type), operand(e->args[0]));
+    case c::ExprKind::Cast: {
+      if (e->args.size() == 1) return fmt::format("({}){}", type_name(e->type), operand(e->args[0]));
+      std::vector<std::string> lanes;
+      for (const auto& a : e->args) lanes.push_back(expr(a));
+      return fmt::format("({})({})", type_name(e->type), fmt::join(lanes, ", "));
+    }
   }
   return "?";
 }

@@ -156,7 +156,10 @@ View map_view(View v, ir::Type elem_type, std::function<View(const View&)> f) {
   return View(std::make_shared<const ViewNode>(std::move(n)));
 }
 
-View single(View v) { return make(ViewKind::Single, ir::Type::array(v.type(), 1), {std::move(v)}); }
+View single(View v) {
+  ir::Type t = ir::Type::array(v.type(), 1);  // before v is moved: argument order is unspecified
+  return make(ViewKind::Single, t, {std::move(v)});
+}
 
 arith::Expr stridden_index(const arith::Expr& i, const arith::Expr& n, const arith::Expr& stride) {
   arith::Expr per = n / stride;
@@ -172,7 +175,16 @@ struct State {
   std::vector<int> components;
   int width = 0;                    // asVector: load this many scalars
   std::optional<arith::Expr> lane;  // asScalar: one lane of a vector element
+  // asVector: the lane variable (0..width-1) in the indices, so that the memory offset
+  // tells whether the lanes are contiguous; it is set to 0 where the load is emitted.
+  std::optional<arith::Expr> vector_lane;
 };
+
+// e with the vector lane variable set to `lane`.
+arith::Expr at_lane(const arith::Expr& e, const State& s, std::int64_t lane = 0) {
+  if (!s.vector_lane) return e;
+  return arith::substitute(e, {{s.vector_lane->name(), arith::Expr(lane)}});
+}
 
 // Where a walk ends: a memory location, or an expression (a value, or a padded read).
 struct Place {
@@ -181,6 +193,7 @@ struct Place {
   int width = 1;
   ir::Type type;                         // of the value read or written
   c::Expr expr;                          // set for an expression
+  bool scattered = false;                // a vector read whose lanes are not one aligned load
 };
 
 arith::Expr pop(State& s) {
@@ -226,6 +239,10 @@ Place resolve_mem(const Memory& m, State& s) {
   if (s.width > 0) {
     LIFTC_ASSERT(t.is_scalar(), "asVector loads scalars");
     t = ir::Type::vector(t.scalar_kind(), s.width);
+    // vloadN reads N consecutive scalars: lane k must be at offset + k.
+    arith::Expr first = at_lane(offset, s);
+    if (s.vector_lane && offset - first != *s.vector_lane) p.scattered = true;
+    offset = first;
   }
   p.offset = offset;
   p.type = t;
@@ -277,17 +294,16 @@ Place resolve(const View& v, State s, bool for_write) {
     }
     case ViewKind::Pad: {
       if (for_write) throw Error("cannot write through pad");
-      // A vector read starts at a multiple of its width in the flattened array, so its lanes
-      // fall into one element of the padded dimension (and take one bounds check) when that
-      // element holds a whole number of vectors, e.g. float4 reads of C-channel pixels, 4 | C.
-      if (s.width > 0 && !arith::provably_divisible(scalar_count(n.children[0].type().elem()), s.width))
-        throw Error(fmt::format("asVector({}) of a padded array whose elements ({}) are not a whole number of vectors: "
-                                "pad after vectorizing",
-                                s.width, ir::to_string(n.children[0].type().elem())));
       arith::Expr k = pop(s) - n.sizes[0];
       arith::Expr len = n.children[0].type().length();
+      // The lanes of a vector read take one bounds check when they fall into one element of
+      // the padded dimension (float4 reads of C-channel pixels, 4 | C); else they are gathered.
+      bool uniform = at_lane(k, s) == k;
+      arith::Expr k0 = at_lane(k, s);
       s.indices.push_back(k);
-      Place inner = resolve(n.children[0], std::move(s), false);
+      Place inner = resolve(n.children[0], s, false);
+      if (!uniform) inner.scattered = true;
+      k = k0;
       c::Expr read = to_expr(inner);
       c::Expr cond;
       auto conj = [&](c::Expr e) { cond = cond ? c::binary("&&", cond, e, ir::Type::int_()) : e; };
@@ -297,6 +313,7 @@ Place resolve(const View& v, State s, bool for_write) {
       Place p;
       p.type = inner.type;
       p.expr = c::ternary(cond, read, broadcast(n.value, inner.type));
+      p.scattered = inner.scattered;
       return p;
     }
     case ViewKind::Transpose: {
@@ -328,9 +345,26 @@ Place resolve(const View& v, State s, bool for_write) {
         s.lane.reset();
         return resolve(n.children[0], std::move(s), for_write);
       }
-      s.indices.push_back(i * n.sizes[0]);
-      s.width = static_cast<int>(*n.sizes[0].constant());
-      return resolve(n.children[0], std::move(s), for_write);
+      const int w = static_cast<int>(*n.sizes[0].constant());
+      State vec = s;
+      vec.vector_lane = arith::var("lane$", arith::Expr(0), arith::Expr(w - 1));
+      vec.indices.push_back(i * w + *vec.vector_lane);
+      vec.width = w;
+      Place p = resolve(n.children[0], vec, for_write);
+      if (!p.scattered) return p;
+      if (for_write) throw Error(fmt::format("cannot write a float{} whose lanes are not consecutive in memory", w));
+      // Lanes that are not one aligned vload (a column of a matrix, a window across a pad
+      // edge): read each lane as a scalar and build the vector.
+      std::vector<c::Expr> lanes;
+      for (int k = 0; k < w; ++k) {
+        State one = s;
+        one.indices.push_back(i * w + k);
+        lanes.push_back(to_expr(resolve(n.children[0], std::move(one), false)));
+      }
+      Place gathered;
+      gathered.type = ir::Type::vector(lanes.front()->type.scalar_kind(), w);
+      gathered.expr = c::vector(gathered.type, std::move(lanes));
+      return gathered;
     }
     case ViewKind::AsScalar: {
       arith::Expr w = n.children[0].type().elem().width();

@@ -91,6 +91,11 @@ TEST(Z3, SimplificationRulesAreValid) {
       RULE("c", min(c, 3 + a)),
       RULE("b - d - 1", b - 1 - d),
       RULE("4*b*d + 4*c", 4 * (b * d + c)),
+      // A lane c < 4 of an aligned group of 4 never carries: vector reads of joined arrays.
+      RULE("a/2", (4 * a + c) / 8),
+      RULE("c + 4*(a%2)", (4 * a + c) % 8),
+      RULE("a/b", (4 * a + c) / (4 * b)),
+      RULE_FIXED_B("c + 4*(a%b)", (4 * a + c) % (4 * b)),
   };
   for (const auto& r : rules) {
     Expr simplified = r.on_expr(A, B, C, D);

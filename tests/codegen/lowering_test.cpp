@@ -75,5 +75,23 @@ TEST(Lowering, UnrolledReduceHasConstantIndices) {
   EXPECT_EQ(m.kernels[0].source.find("for"), std::string::npos);
 }
 
+// Vector reads: one vload where the lanes are consecutive in memory, the lanes gathered
+// where they are not (the column of a transposed matrix).
+TEST(Lowering, VectorReadsLoadConsecutiveLanesAndGatherTheRest) {
+  auto dots = [](Expr rows) {
+    Expr vec = call(Prim::AsVector, {2}, {var("r")});
+    Expr body = call(Prim::ReduceSeq, {}, {make_float(0.0),
+                                          lam({"acc", "v"}, add(var("acc"), call(Prim::Dot, {}, {var("v"), var("v")}))),
+                                          vec});
+    return call(Prim::MapGlb, {0}, {lam({"r"}, body), std::move(rows)});
+  };
+  Type mat = Type::array(floats(8), 6);
+  Module rows = run_and_compare(program({{"m", mat, {}}}, {{"s", dots(var("m")), {}}}));
+  EXPECT_NE(rows.kernels[0].source.find("vload2(4*g_0 + i_2, m)"), std::string::npos) << rows.kernels[0].source;
+  Module cols = run_and_compare(program({{"m", mat, {}}}, {{"s", dots(call(Prim::Transpose, {}, {var("m")})), {}}}));
+  EXPECT_NE(cols.kernels[0].source.find("(float2)(m[g_0 + 16*i_2], m[g_0 + 16*i_2 + 8])"), std::string::npos)
+      << cols.kernels[0].source;
+}
+
 }  // namespace
 }  // namespace liftc::codegen

@@ -106,6 +106,49 @@ bool choose(const std::vector<Unknown>& unknowns, std::size_t i, const Obligatio
 
 }  // namespace
 
+std::vector<Instance> instances(const ir::Program& p, const RewrittenProgram& alt, int count, std::mt19937_64& rng) {
+  std::vector<Unknown> unknowns;
+  std::map<std::string, std::int64_t> fixed;
+  for (const auto& s : p.sizes) {
+    if (s.value) {
+      fixed[s.name] = *s.value;
+      continue;
+    }
+    Unknown u{s.name, {}};
+    for (long long v = 1; v <= 24; ++v) u.candidates.push_back(v);
+    unknowns.push_back(std::move(u));
+  }
+  for (const auto& t : alt.params) {
+    Unknown u{t.name, {}};
+    if (!t.values.empty()) {
+      u.candidates.assign(t.values.begin(), t.values.end());
+    } else {
+      long long lo = t.min.value_or(1), hi = std::min<long long>(t.max.value_or(24), lo + 47);
+      for (long long v = lo; v <= hi; ++v) u.candidates.push_back(v);
+    }
+    unknowns.push_back(std::move(u));
+  }
+  Obligations obligations;
+  for (const ir::Program* q : {&p, &alt.program}) {
+    auto checked = typecheck::typecheck(*q).obligations;
+    obligations.list.insert(obligations.list.end(), checked.begin(), checked.end());
+  }
+  std::vector<Instance> out;
+  for (int attempt = 0; attempt < 4 * count && static_cast<int>(out.size()) < count; ++attempt) {
+    std::map<std::string, std::int64_t> chosen = fixed;
+    long budget = 200000;
+    if (!choose(unknowns, 0, obligations, chosen, rng, budget)) {
+      if (budget >= 0) break;  // searched every point: none exists for these sizes
+      continue;
+    }
+    std::map<std::string, long long> values(chosen.begin(), chosen.end());
+    auto before = bind_checked(p, values);
+    auto after = bind_checked(alt.program, values);
+    if (before && after) out.push_back({values, *before, *after});
+  }
+  return out;
+}
+
 Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed) {
   Equivalence out;
   RewriteOptions options;
@@ -114,60 +157,27 @@ Equivalence check_equivalence(const ir::Program& p, const std::string& strategy,
   std::mt19937_64 rng(seed);
   for (const auto& alt : rw.programs) {
     ++out.alternatives;
-    std::vector<Unknown> unknowns;
-    std::map<std::string, std::int64_t> fixed;
-    for (const auto& s : p.sizes) {
-      if (s.value) {
-        fixed[s.name] = *s.value;
-        continue;
-      }
-      Unknown u{s.name, {}};
-      for (long long v = 1; v <= 24; ++v) u.candidates.push_back(v);
-      unknowns.push_back(std::move(u));
-    }
-    for (const auto& t : alt.params) {
-      Unknown u{t.name, {}};
-      if (!t.values.empty()) {
-        u.candidates.assign(t.values.begin(), t.values.end());
-      } else {
-        long long lo = t.min.value_or(1), hi = std::min<long long>(t.max.value_or(24), lo + 47);
-        for (long long v = lo; v <= hi; ++v) u.candidates.push_back(v);
-      }
-      unknowns.push_back(std::move(u));
-    }
-    Obligations obligations;
-    for (const ir::Program* q : {&p, &alt.program}) {
-      auto checked = typecheck::typecheck(*q).obligations;
-      obligations.list.insert(obligations.list.end(), checked.begin(), checked.end());
-    }
-    int done = 0;
-    for (int attempt = 0; attempt < 64 && done < trials; ++attempt) {
-      std::map<std::string, std::int64_t> chosen = fixed;
-      long budget = 200000;
-      if (!choose(unknowns, 0, obligations, chosen, rng, budget)) {
-        if (budget >= 0) break;  // searched every point: none exists for these sizes
-        continue;
-      }
-      std::map<std::string, long long> values(chosen.begin(), chosen.end());
-      auto before = bind_checked(p, values);
-      auto after = bind_checked(alt.program, values);
-      if (!before || !after) continue;
-      interp::Tensors inputs = interp::random_inputs(*before, rng());
-      std::string diff = compare(interp::evaluate(*before, inputs), interp::evaluate(*after, inputs));
-      ++done;
+    std::vector<Instance> found = instances(p, alt, trials, rng);
+    if (found.empty()) ++out.infeasible;
+    for (const auto& inst : found) {
+      interp::Tensors inputs = interp::random_inputs(inst.original, rng());
+      std::string diff = compare(interp::evaluate(inst.original, inputs), interp::evaluate(inst.rewritten, inputs));
       ++out.instances;
       if (!diff.empty()) {
-        std::string sizes;
-        for (const auto& [k, v] : values) sizes += fmt::format(" {}={}", k, v);
-        out.failure = fmt::format("{} with{}\nrewritten:\n{}", diff, sizes, ir::to_string(alt.program));
+        out.failure = fmt::format("{} with {}\nrewritten:\n{}", diff, params_text(inst), ir::to_string(alt.program));
         return out;
       }
     }
-    if (done == 0) ++out.infeasible;
   }
   if (out.infeasible == out.alternatives)
     out.failure = fmt::format("no sizes satisfied the types of any of the {} rewritten programs", out.alternatives);
   return out;
+}
+
+std::string params_text(const Instance& inst) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : inst.values) parts.push_back(fmt::format("{}={}", k, v));
+  return fmt::format("{}", fmt::join(parts, ","));
 }
 
 }  // namespace liftc::rewrite::test

@@ -3,6 +3,9 @@
 // program computes what the original does on random sizes and data.
 
 #include <cstdint>
+#include <map>
+#include <random>
+#include <vector>
 #include <string>
 
 #include "liftc/rewrite/engine.hpp"
@@ -15,6 +18,21 @@ const RuleSet& library();
 /// Parses .sr text (with the prelude).
 ir::Program program(const std::string& text);
 
+/// One instance of a rewritten program: values for the original's symbolic sizes and the
+/// tuning parameters, and both programs bound to them and type checked.
+struct Instance {
+  std::map<std::string, long long> values;
+  ir::Program original, rewritten;
+};
+
+/// Up to `count` random instances of `alt` (a rewrite of `p`): sizes and tuning parameters
+/// chosen at random from their ranges, backtracking until the obligations of both programs'
+/// types hold. Empty when none exists in the searched ranges.
+std::vector<Instance> instances(const ir::Program& p, const RewrittenProgram& alt, int count, std::mt19937_64& rng);
+
+/// "n_1=3,u_1=5" (the form --params takes).
+std::string params_text(const Instance& inst);
+
 /// Outcome of an equivalence check.
 struct Equivalence {
   int alternatives = 0;  // rewritten programs checked
@@ -24,9 +42,7 @@ struct Equivalence {
 };
 
 /// Rewrites `p` with `strategy`, then for each alternative interprets `trials` random
-/// instances (sizes and tuning parameters chosen at random, backtracking until the
-/// obligations of both programs' types hold,
-/// random data) before and after, comparing every output.
+/// instances (random data) before and after, comparing every output.
 Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed);
 
 }  // namespace liftc::rewrite::test

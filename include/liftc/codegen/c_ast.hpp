@@ -85,6 +85,8 @@ Expr lane(Expr a, int lane);
 Expr work_item(WorkItemFn fn, int dim);
 /// `(t)a`.
 Expr cast(ir::Type t, Expr a);
+/// A vector built from its lanes: `(float4)(a, b, c, d)` (a Cast with one operand per lane).
+Expr vector(ir::Type t, std::vector<Expr> lanes);
 
 /// The kinds of C statement.
 enum class StmtKind { Block, Decl, Assign, Store, For, If, Barrier, Comment };
