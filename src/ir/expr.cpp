@@ -318,6 +318,7 @@ arith::Expr SizeDecl::variable() const {
 bool only_rearranges(const Expr& e) {
   switch (e.kind()) {
     case ExprKind::Var: return true;
+    case ExprKind::Literal: return true;  // pad's value
     case ExprKind::Get: return only_rearranges(get_tuple(e));
     case ExprKind::Tuple:
       for (const auto& a : e->args)
@@ -328,7 +329,9 @@ bool only_rearranges(const Expr& e) {
         return e->args[0].kind() == ExprKind::Lambda && only_rearranges(lambda_body(e->args[0])) &&
                only_rearranges(e->args[1]);
       if (!is_layout(e->prim)) return false;
-      return only_rearranges(e->args.back());
+      for (const auto& a : e->args)  // zip's operands, pad's value and array
+        if (!only_rearranges(a)) return false;
+      return true;
     default: return false;
   }
 }

@@ -61,6 +61,10 @@ x3::rule<class param_list, std::vector<Param>> const param_list = "parameter lis
 x3::rule<rule_decl_class, RuleDecl> const rule_decl = "rule";
 x3::rule<strat_call_class, StratCall> const strat_call = "strategy";
 x3::rule<class strat_args, std::vector<StratExpr>> const strat_args = "strategy arguments";
+// Named lists, so that an expectation failure inside one names what was expected.
+x3::rule<class strat_list, std::vector<StratExpr>> const strat_list = "strategy";
+x3::rule<class param_items, std::vector<Param>> const param_items = "parameter";
+x3::rule<class integer_list, std::vector<long long>> const integer_list = "integer";
 x3::rule<strat_at_class, StratAt> const strat_at = "`at`";
 x3::rule<class position_path, std::vector<unsigned>> const position_path = "position (child indices, e.g. 0.1.0)";
 x3::rule<class strat_atom, StratAtom> const strat_atom = "strategy";
@@ -77,15 +81,18 @@ const auto rule_name_def =
     lexeme[x3::char_("a-zA-Z_") >> *(x3::char_("a-zA-Z0-9_") | (x3::char_('-') >> &x3::char_("a-zA-Z0-9_")))];
 const auto description_def = lexeme['"' > *(x3::char_ - '"' - x3::eol) > '"'];
 const auto range_def = sr::integer >> ".." > sr::integer;
-const auto value_set_def = '{' > (sr::integer % ',') > '}';
+const auto integer_list_def = sr::integer % ',';
+const auto value_set_def = '{' > integer_list > '}';
 const auto domain_def = range | value_set;
 const auto param_def = x3::matches[keyword("choose")] >> sr::identifier >> -(sr::kw_in > domain);
-const auto param_list_def = '(' > (param % ',') > ')';
+const auto param_items_def = param % ',';
+const auto param_list_def = '(' > param_items > ')';
 const auto rule_decl_def = keyword("rule") > rule_name > -param_list > -description > ':' > sr::expr > "=>" >
                            sr::expr > -(keyword("if") > sr::expr);
-const auto strat_args_def = '(' > (strat_expr % ',') > ')';
+const auto strat_list_def = strat_expr % ',';
+const auto strat_args_def = '(' > strat_list > ')';
 x3::rule<class fixed_args, std::vector<long long>> const fixed_args = "fixed parameters";
-const auto fixed_args_def = '[' > (sr::integer % ',') > ']';
+const auto fixed_args_def = '[' > integer_list > ']';
 const auto strat_call_def = rule_name >> -fixed_args >> -strat_args;
 const auto position_path_def = lexeme[x3::uint_ % '.'];
 const auto strat_at_def = keyword("at") >> '(' > position_path > ',' > strat_expr > ')';
@@ -100,7 +107,7 @@ const auto file_def = *item > end_of_file;
 
 BOOST_SPIRIT_DEFINE(rule_name, description, range, value_set, domain, param, param_list, rule_decl)
 BOOST_SPIRIT_DEFINE(fixed_args, strat_call, strat_args, strat_at, position_path, strat_atom, strat_seq, strat_op, strat_expr)
-BOOST_SPIRIT_DEFINE(strategy_decl, item, file, end_of_file)
+BOOST_SPIRIT_DEFINE(strategy_decl, item, file, end_of_file, strat_list, param_items, integer_list)
 
 }  // namespace grammar
 

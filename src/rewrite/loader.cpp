@@ -60,14 +60,14 @@ Strategy lower_call(const syntax::StratCall& c, const syntax::Parsed& parsed, co
   s.loc = parsed.loc(c);
   s.name = c.name;
   std::size_t nargs = c.args.size();
+  if (!c.fixed.empty() && (unary_combinator(c.name) || c.name == "id" || c.name == "fail"))
+    throw Error(fmt::format("{} takes no fixed parameters", c.name), s.loc);
   if (auto k = unary_combinator(c.name)) {
     if (nargs != 1) throw Error(fmt::format("{} takes one strategy, got {}", c.name, nargs), s.loc);
     s.kind = *k;
     s.args.push_back(lower_strategy(c.args[0], parsed, resolve));
     return s;
   }
-  if (!c.fixed.empty() && (unary_combinator(c.name) || c.name == "id" || c.name == "fail"))
-    throw Error(fmt::format("{} takes no fixed parameters", c.name), s.loc);
   if (c.name == "id" || c.name == "fail") {
     if (nargs != 0) throw Error(fmt::format("{} takes no arguments", c.name), s.loc);
     s.kind = c.name == "id" ? StrategyKind::Id : StrategyKind::Fail;

@@ -127,6 +127,7 @@ class Lowerer {
     if (auto* n = boost::get<ast::Name>(&e)) {
       if (auto prim = ir::prim_from_name(n->text)) return call(*prim, {}, at, arity);
       if (in_scope(n->text)) fail(at, fmt::format("`{}` is a value, not a function", n->text));
+      if (!left_ && !rule_.vars.count(n->text)) fail(at, fmt::format("unbound variable `{}` on the right side", n->text));
       classify(n->text, VarKind::Function, at);
       function_arity_.emplace(n->text, arity);
       Pattern p = node(PatternKind::Var, at);

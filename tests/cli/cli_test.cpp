@@ -1,4 +1,4 @@
-// The command line as a user meets it: `check` and `eval` on good and bad input.
+// The command line as a user meets it: `check`, `eval`, `rules` and `rewrite` on good and bad input.
 // Each case runs the liftc binary and checks its exit code and what it printed.
 
 #include <cstdio>
@@ -90,6 +90,42 @@ TEST_F(Cli, EvalBindsSymbolicSizes) {
   EXPECT_NE(r.output.find("y [3, 2]"), std::string::npos) << r.output;
 }
 
+TEST_F(Cli, RulesListsRulesAndStrategies) {
+  Result r = run("rules");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("rule split-join(n in 2..64): tile a map"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("strategy conv-parametric: "), std::string::npos) << r.output;
+}
+
+// The user's path from a high-level program to a kernel: rewrite, save, run the result.
+TEST_F(Cli, RewrittenProgramParsesBackAndRuns) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  Result rw = run("rewrite '" + conv + "' --strategy conv-parametric > low.sr");
+  ASSERT_EQ(rw.exit_code, 0) << rw.output;
+  std::ifstream in(dir_ / "low.sr");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("size r_1 in 0..64"), std::string::npos) << text;
+  Result ok = run("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=6");
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("conv: matches the interpreter"), std::string::npos) << ok.output;
+  Result range = run("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=99");
+  EXPECT_EQ(range.exit_code, 1) << range.output;
+  EXPECT_NE(range.output.find("u_1 ranges over 3..64"), std::string::npos) << range.output;
+  Result divides = run("run low.sr --params n_1=5,n_2=2,n_3=4,r_1=0,u_1=6");
+  EXPECT_EQ(divides.exit_code, 1) << divides.output;
+  EXPECT_NE(divides.output.find("split(5)"), std::string::npos) << divides.output;
+}
+
+TEST_F(Cli, RewriteAllAndTrace) {
+  std::string matmul = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "matmul.sr").string();
+  Result all = run("rewrite '" + matmul + "' --strategy 'anywhere(map-to-mapSeq)' --all");
+  EXPECT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_NE(all.output.find("// ---- alternative 2 of 2"), std::string::npos) << all.output;
+  Result trace = run("rewrite '" + matmul + "' --strategy lower-glb2 --trace");
+  EXPECT_EQ(trace.exit_code, 0) << trace.output;
+  EXPECT_NE(trace.output.find("[matmul] map-to-mapGlb at root: "), std::string::npos) << trace.output;
+}
+
 // Bad input: one clear message, exit code 1 (CLI11's own flag errors have their codes).
 struct ErrorCase {
   const char* args;
@@ -100,6 +136,8 @@ TEST_F(Cli, ErrorsHaveMessagesAndFail) {
   write("syntax.sr", "size N = 4\ninput x : [float]N\ndef y = map(v -> v + , x)\n");
   write("split.sr", "size N = 4\ninput x : [float]N\ndef y = split(3, x)\n");
   write("garbage.npy", "not an npy file");
+  fs::create_directories(dir_ / "badrules");
+  write("badrules/bad.rules", "rule r: map(f, x) => map(h, x)\n");
   ASSERT_EQ(run("eval double.sr -o taken").exit_code, 0);
   const ErrorCase cases[] = {
       {"check missing.sr", "cannot open missing.sr"},
@@ -114,6 +152,11 @@ TEST_F(Cli, ErrorsHaveMessagesAndFail) {
       {"eval double.sr --input x=nothere.npy", "nothere.npy"},
       {"eval double.sr --input z=garbage.npy", "the program has no input named 'z'"},
       {"eval double.sr -o taken", "exists; pass --force to overwrite it"},
+      {"rewrite double.sr --strategy nosuch", "<strategy>:1:1: error: unknown rule or strategy `nosuch`"},
+      {"rewrite double.sr --strategy 'topdown('", "<strategy>:1:9: error: expected strategy, found end of input"},
+      {"rewrite double.sr --strategy transpose-transpose", "strategy `transpose-transpose` does not apply to any definition"},
+      {"rewrite double.sr --strategy fuse --rules nowhere", "rule folder nowhere does not exist"},
+      {"rules --rules badrules", "badrules/bad.rules:1:26: error: unbound variable `h` on the right side"},
   };
   for (const auto& c : cases) {
     Result r = run(c.args);
@@ -133,7 +176,7 @@ TEST_F(Cli, WrongShapeInputNamesTheInput) {
 TEST_F(Cli, HelpListsEveryCommand) {
   Result r = run("--help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* command : {"check", "eval", "compile", "run", "devices"})
+  for (const char* command : {"check", "eval", "rewrite", "rules", "compile", "run", "devices"})
     EXPECT_NE(r.output.find(command), std::string::npos) << command;
 }
 

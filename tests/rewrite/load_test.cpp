@@ -39,6 +39,8 @@ const BadFile kBad[] = {
     {"rule r: map(f, x) => map(f, f)", "1:29: error: `f` is a function variable; it cannot be used as a value"},
     {"rule r(n): join(split(n, x)) => split(n, x)", "1:23: error: `n` is a fresh parameter of the rule; it cannot occur on the left"},
     {"rule r: map(f, x) => x if scalar(z)", "1:34: error: `z` is not an expression variable of the left side"},
+    {"rule r: map(f, x) => map(h, x)", "1:26: error: unbound variable `h` on the right side"},
+    {"rule r: join(x) => x\nstrategy s = topdown[4](r)", "2:14: error: topdown takes no fixed parameters"},
     {"rule r: map(f, x) => x if layout(x)", "1:34: error: layout(f) needs a function variable of the left side"},
     {"rule r: map(f, x) => x if cheap(f)", "1:27: error: expected a condition: scalar(T)"},
     {"rule r(choose d): map(f, x) => mapGlb(d, f, x)", "1:8: error: choice parameter `d` needs its values"},

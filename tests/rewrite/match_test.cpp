@@ -78,6 +78,7 @@ TEST(Match, GuardsLookAtFunctions) {
   const char* const kRows = "size N, M\ninput x : [[float]M]N\n";
   EXPECT_TRUE(rewrite_root("map-to-mapSeq", std::string(kRows) + "def out = map(r -> transpose(split(2, r)), x)").empty());
   EXPECT_TRUE(rewrite_root("map-to-mapGlb", std::string(kRows) + "def out = map(r -> map(a -> a, r), x)").empty());
+  EXPECT_EQ(rewrite_root("map-to-mapSeq", std::string(kRows) + "def out = map(r -> zip(r, map(a -> a * 2.0, r)), x)").size(), 1u);
   EXPECT_EQ(rewrite_root("map-to-mapSeq", std::string(kRows) + "def out = map(r -> map(a -> a * 2.0, r), x)").size(), 1u);
 }
 
