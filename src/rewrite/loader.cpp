@@ -2,6 +2,7 @@
 // (duplicate names, unknown or self-referring strategy names).
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -268,6 +269,10 @@ RuleSet load_rules_dir(const std::string& dir) {
   return load_rule_files(paths);
 }
 
-std::string default_rules_dir() { return LIFTC_RULES_DIR; }
+std::string default_rules_dir() {
+  // A binary moved to another machine finds the rules through the environment.
+  if (const char* dir = std::getenv("LIFTC_RULES"); dir && *dir) return dir;
+  return LIFTC_RULES_DIR;
+}
 
 }  // namespace liftc::rewrite

@@ -64,6 +64,16 @@ TEST_F(Cli, CheckListsAssumptionsOfSymbolicSizes) {
   EXPECT_NE(r.output.find("assumes 2 divides N"), std::string::npos) << r.output;
 }
 
+TEST_F(Cli, CheckDecidesAssumptionsForGivenSizes) {
+  Result ok = run("check symbolic.sr --size N=6");
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("size N = 6"), std::string::npos) << ok.output;
+  EXPECT_EQ(ok.output.find("assumes"), std::string::npos) << ok.output;
+  Result bad = run("check symbolic.sr --size N=5");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("split(2): 2 does not divide the array length 5"), std::string::npos) << bad.output;
+}
+
 TEST_F(Cli, CheckEveryExample) {
   for (const auto& entry : fs::recursive_directory_iterator(fs::path(LIFTC_SOURCE_DIR) / "examples")) {
     if (entry.path().extension() != ".sr") continue;
@@ -121,6 +131,13 @@ TEST_F(Cli, RewriteAllAndTrace) {
   Result all = run("rewrite '" + matmul + "' --strategy 'anywhere(map-to-mapSeq)' --all");
   EXPECT_EQ(all.exit_code, 0) << all.output;
   EXPECT_NE(all.output.find("// ---- alternative 2 of 2"), std::string::npos) << all.output;
+  Result second = run("rewrite '" + matmul + "' --strategy 'anywhere(map-to-mapSeq)' --alternative 2");
+  EXPECT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(second.output.substr(second.output.find("def matmul")),
+            all.output.substr(all.output.rfind("def matmul")));
+  Result third = run("rewrite '" + matmul + "' --strategy 'anywhere(map-to-mapSeq)' --alternative 3");
+  EXPECT_EQ(third.exit_code, 1) << third.output;
+  EXPECT_NE(third.output.find("--alternative 3: the strategy gives 2 alternative(s)"), std::string::npos) << third.output;
   Result trace = run("rewrite '" + matmul + "' --strategy lower-glb2 --trace");
   EXPECT_EQ(trace.exit_code, 0) << trace.output;
   EXPECT_NE(trace.output.find("[matmul] map-to-mapGlb at root: "), std::string::npos) << trace.output;

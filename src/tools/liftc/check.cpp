@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "pipeline.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
@@ -18,6 +19,7 @@ struct CheckOptions {
   std::string file;
   bool print_program = false;
   bool no_prelude = false;
+  SizeFlags sizes;
 };
 
 const char* describe(typecheck::Obligation::Kind k) {
@@ -34,13 +36,20 @@ void run_check(const CheckOptions& o) {
   parse_options.with_prelude = !o.no_prelude;
   ir::Program program = parse::load_program(o.file, parse_options);
   typecheck::Checked checked = typecheck::typecheck(program);
-  // With every size known, the assumptions the types make are decided, not listed.
-  bool all_sizes_known = std::all_of(program.sizes.begin(), program.sizes.end(),
-                                     [](const ir::SizeDecl& s) { return s.value.has_value(); });
-  if (all_sizes_known) typecheck::typecheck(ir::bind_sizes(program, {}));
+  // With every size known (declared or given), the assumptions the types make are
+  // decided, not listed.
+  std::map<std::string, long long> given = o.sizes.values();
+  bool all_sizes_known = std::all_of(program.sizes.begin(), program.sizes.end(), [&](const ir::SizeDecl& s) {
+    return s.value.has_value() || given.count(s.name);
+  });
+  if (all_sizes_known) typecheck::typecheck(ir::bind_sizes(program, given));
 
-  for (const auto& s : checked.program.sizes)
-    fmt::print("size {}{}\n", s.name, s.value ? fmt::format(" = {}", *s.value) : "");
+  for (const auto& s : checked.program.sizes) {
+    auto it = given.find(s.name);
+    std::optional<long long> value = it != given.end() ? std::optional<long long>(it->second) : s.value;
+    fmt::print("size {}{}{}\n", s.name, value ? fmt::format(" = {}", *value) : "",
+               s.min ? fmt::format(" in {}..{}", *s.min, *s.max) : "");
+  }
   for (const auto& in : checked.program.inputs) fmt::print("input {} : {}\n", in.name, ir::to_string(in.type));
   for (const auto& f : checked.program.functions)
     if (!f.from_prelude) fmt::print("def {}({}) : function, expanded where used\n", f.name, fmt::join(f.params, ", "));
@@ -62,6 +71,7 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("file", options->file, "the .sr program")->required();
   cmd->add_flag("--print", options->print_program, "also print the elaborated program (functions expanded)");
   cmd->add_flag("--no-prelude", options->no_prelude, "do not load dsl/prelude.sr");
+  add_size_flags(*cmd, options->sizes);
   cmd->callback([options] { run_check(*options); });
 }
 

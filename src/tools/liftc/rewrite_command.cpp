@@ -1,12 +1,15 @@
 // `liftc rewrite F.sr --strategy S`: applies a strategy of the rule library and prints the
 // rewritten program(s) in .sr syntax, with their tuning parameters.
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/engine.hpp"
+#include "liftc/support/diagnostic.hpp"
 
 namespace liftc::tool {
 
@@ -17,6 +20,7 @@ struct RewriteCommandOptions {
   std::string strategy;
   std::string rules_dir;
   bool all = false;
+  std::size_t alternative = 0;  // 1-based; 0: the first (or every one with --all)
   bool trace = false;
   long max_steps = 100000;
   long max_nodes = 1000000;
@@ -31,15 +35,18 @@ void run_rewrite(const RewriteCommandOptions& o) {
   options.budget.max_steps = o.max_steps;
   options.budget.max_nodes = o.max_nodes;
   options.budget.max_seconds = o.max_seconds;
-  options.budget.max_alternatives = o.all ? o.max_alternatives : 1;
+  options.budget.max_alternatives = o.all || o.alternative ? std::max(o.max_alternatives, o.alternative) : 1;
   if (o.trace) options.trace = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
 
   rewrite::ProgramRewrite r = rewrite::rewrite_program(rules, o.strategy, program, options);
   fmt::print("// liftc rewrite {} --strategy '{}': {} rule applications, stopped at {}\n", o.file, o.strategy, r.steps,
              rewrite::to_string(r.stop));
   for (const auto& d : r.unchanged) fmt::print("// the strategy does not apply to definition {}\n", d);
-  std::size_t shown = o.all ? r.programs.size() : 1;
-  for (std::size_t i = 0; i < shown; ++i) {
+  if (o.alternative > r.programs.size())
+    throw Error(fmt::format("--alternative {}: the strategy gives {} alternative(s)", o.alternative, r.programs.size()));
+  std::size_t first = o.alternative ? o.alternative - 1 : 0;
+  std::size_t last = o.all ? r.programs.size() : first + 1;
+  for (std::size_t i = first; i < last; ++i) {
     const auto& p = r.programs[i];
     if (o.all) fmt::print("\n// ---- alternative {} of {}\n", i + 1, r.programs.size());
     for (const auto& t : p.params) fmt::print("// tuning parameter {}\n", rewrite::to_string(t));
@@ -55,8 +62,11 @@ void add_rewrite_command(CLI::App& app) {
   cmd->add_option("file", o->file, "the .sr program")->required();
   cmd->add_option("--strategy,-s", o->strategy, "a strategy or rule name, or a strategy expression such as 'normalize(map-fusion)'")
       ->required();
-  cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: the source tree's rules/)");
+  cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
   cmd->add_flag("--all", o->all, "print every alternative an exhaustive strategy produces");
+  cmd->add_option("--alternative", o->alternative, "print only alternative N (1-based, in the order --all lists them)")
+      ->check(CLI::PositiveNumber)
+      ->excludes("--all");
   cmd->add_flag("--trace", o->trace, "log each rule as it fires (to stderr)");
   cmd->add_option("--max-steps", o->max_steps, "stop after this many rule applications");
   cmd->add_option("--max-nodes", o->max_nodes, "stop when the program grows past this many IR nodes");
