@@ -60,13 +60,27 @@ void used_buffers(const c::Stmt& s, std::set<std::string>& out) {
   for (const auto& b : s->body) used_buffers(b, out);
 }
 
-Launch launch_of(const detail::Threads& t) {
+Launch launch_of(const detail::Threads& t, const Options& options, const std::string& kernel) {
   Launch l;
   l.dims = std::max(1, t.dims);
   for (std::size_t d = 0; d < 3; ++d) {
     l.global[d] = t.global[d];
     l.local[d] = t.work_groups ? t.local[d] : arith::Expr(0);
   }
+  if (t.work_groups || options.global_work_group[0] <= 0) return l;
+  std::int64_t items = 1;
+  for (std::size_t d = 0; d < static_cast<std::size_t>(l.dims); ++d) {
+    std::int64_t size = std::max<std::int64_t>(1, options.global_work_group[d]);
+    auto global = l.global[d].constant();
+    if (global && *global % size != 0)
+      throw Error(fmt::format("work-group size {} does not divide {}'s global size {} in dimension {}", size, kernel,
+                              *global, d));
+    l.local[d] = size;
+    items *= size;
+  }
+  if (options.max_work_group_size > 0 && items > options.max_work_group_size)
+    throw Error(fmt::format("work-group of {} work-items for {}: the device allows {}", items, kernel,
+                            options.max_work_group_size));
   return l;
 }
 
@@ -129,7 +143,7 @@ Module generate(const ir::Program& checked, const Options& options) {
     Kernel k;
     k.name = kernel_name;
     k.definition = def.name;
-    k.launch = launch_of(builder.threads());
+    k.launch = launch_of(builder.threads(), options, kernel_name);
     std::set<std::string> used;
     for (const auto& s : fn.body) used_buffers(s, used);
     for (const auto& g : globals) {

@@ -118,6 +118,9 @@ TEST_F(Cli, RewrittenProgramParsesBackAndRuns) {
   Result ok = run("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=6");
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(ok.output.find("conv: matches the interpreter"), std::string::npos) << ok.output;
+  Result grouped = run("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=6 --local 2,4");
+  EXPECT_EQ(grouped.exit_code, 0) << grouped.output;
+  EXPECT_NE(grouped.output.find("global (2, 8), local (2, 4)"), std::string::npos) << grouped.output;
   Result range = run("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=99");
   EXPECT_EQ(range.exit_code, 1) << range.output;
   EXPECT_NE(range.output.find("u_1 ranges over 3..64"), std::string::npos) << range.output;
@@ -174,6 +177,8 @@ TEST_F(Cli, ErrorsHaveMessagesAndFail) {
       {"rewrite double.sr --strategy transpose-transpose", "strategy `transpose-transpose` does not apply to any definition"},
       {"rewrite double.sr --strategy fuse --rules nowhere", "rule folder nowhere does not exist"},
       {"rules --rules badrules", "badrules/bad.rules:1:26: error: unbound variable `h` on the right side"},
+      {"run '" LIFTC_SOURCE_DIR "/examples/lowlevel/vector_add.sr' --local 48",
+       "work-group size 48 does not divide sum_kernel's global size 1024 in dimension 0"},
   };
   for (const auto& c : cases) {
     Result r = run(c.args);

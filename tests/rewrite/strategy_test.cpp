@@ -114,7 +114,8 @@ INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
                                            NamedCase{"conv-parametric", "conv/conv_c1_m8.sr"},
                                            NamedCase{"conv-naive", "conv/conv_small.sr"},
                                            NamedCase{"conv-gpu", "conv/conv_small.sr"},
-                                           NamedCase{"conv-gpu", "conv/conv_k5_stride2_pad2.sr"}),
+                                           NamedCase{"conv-gpu", "conv/conv_k5_stride2_pad2.sr"},
+                                           NamedCase{"conv-gpu-k0", "conv/conv_small.sr"}),
                          [](const auto& info) {
                            std::string n = std::string(info.param.strategy) + "_" + info.param.example;
                            for (char& ch : n)

@@ -32,6 +32,10 @@ struct Options {
   /// Device limits for choosing work-group sizes; 0 means no limit.
   std::int64_t max_work_group_size = 0;
   std::array<std::int64_t, 3> max_work_item_sizes{0, 0, 0};
+  /// The work-group size of kernels that only use mapGlb (no mapWrg/mapLcl to imply one),
+  /// per dimension; {0, 0, 0}: the OpenCL runtime chooses. A tuning choice: it must divide
+  /// the global size (a liftc::Error otherwise).
+  std::array<std::int64_t, 3> global_work_group{0, 0, 0};
 };
 
 /// What a buffer holds for the program.

@@ -1,6 +1,9 @@
 #pragma once
 // Flags shared by `compile` and `run`: code-generation choices and the target device.
 
+#include <cstdint>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 #include "liftc/codegen/module.hpp"
@@ -12,12 +15,14 @@ namespace liftc::tool {
 struct CodegenFlags {
   bool unroll = false;
   bool keep_loops = false;
+  std::vector<std::int64_t> local;  // --local: work-group size of mapGlb-only kernels
 
   /// Options for codegen::generate, with the device's work-group limits when known.
   codegen::Options options(const runtime::DeviceInfo* device) const {
     codegen::Options o;
     o.unroll_reduce = unroll;
     o.elide_loops = !keep_loops;
+    for (std::size_t d = 0; d < local.size() && d < 3; ++d) o.global_work_group[d] = local[d];
     if (device) {
       o.max_work_group_size = static_cast<std::int64_t>(device->max_work_group_size);
       for (std::size_t d = 0; d < 3 && d < device->max_work_item_sizes.size(); ++d)
@@ -27,9 +32,15 @@ struct CodegenFlags {
   }
 };
 
-/// Registers --unroll and --keep-loops.
+/// Registers --unroll, --local and --keep-loops.
 inline void add_codegen_flags(CLI::App& cmd, CodegenFlags& flags) {
   cmd.add_flag("--unroll", flags.unroll, "unroll the innermost reduceSeq loops with constant trip counts");
+  cmd.add_option("--local", flags.local,
+                 "work-group size of kernels that only use mapGlb, per dimension: --local 32,4 (default: the "
+                 "OpenCL runtime chooses)")
+      ->delimiter(',')
+      ->expected(1, 3)
+      ->check(CLI::Range(1, 1 << 20));
   cmd.add_flag("--keep-loops", flags.keep_loops,
                "keep mapped loops whose trip count equals the thread count (no section 5.1 elision)");
 }
