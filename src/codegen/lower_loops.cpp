@@ -1,6 +1,9 @@
 // Lowering of the loops: mapped and sequential maps, reduceSeq, toGlobal/toLocal/toPrivate,
 // memory allocation, copies, barriers; and the kernel body as a whole.
 
+#include <algorithm>
+#include <functional>
+
 #include <fmt/format.h>
 
 #include "liftc/support/diagnostic.hpp"
@@ -247,16 +250,28 @@ std::vector<c::Stmt> KernelBuilder::build(const ir::Expr& body, const Scope& sco
       throw Error("this definition's value is not written by its parallel maps (a layout primitive is applied to "
                   "their result): compute it in a definition of its own",
                   body.loc());
-    // A definition that only rearranges data: a parallel copy, one work-item per element.
-    arith::Expr n = dest.type().is_array() ? dest.type().length() : arith::Expr(1);
-    threads_.dims = 1;
-    threads_.global[0] = n;
-    if (dest.type().is_array()) {
-      loop(LoopKind::Glb, 0, n, scope, false,
-           [&](const Scope& in, const arith::Expr& i) { copy(access(r.view, i), access(dest, i), in); });
-    } else {
-      copy(r.view, dest, scope);
+    // A definition that only rearranges data: a parallel copy over its (up to) three outer
+    // dimensions, the innermost of them on dimension 0 so that neighbouring work-items
+    // copy neighbouring elements.
+    int levels = 0;
+    for (ir::Type t = dest.type(); t.is_array() && levels < 3; t = t.elem()) {
+      threads_.global[static_cast<std::size_t>(levels)] = t.length();
+      ++levels;
     }
+    std::reverse(threads_.global.begin(), threads_.global.begin() + levels);
+    threads_.dims = std::max(levels, 1);
+    if (levels == 0) threads_.global[0] = 1;
+    std::function<void(const View&, const View&, const Scope&, int)> copy_level = [&](const View& src, const View& dst,
+                                                                                       const Scope& in, int level) {
+      if (level == levels) {
+        copy(src, dst, in);
+        return;
+      }
+      loop(LoopKind::Glb, levels - 1 - level, dst.type().length(), in, false, [&](const Scope& s, const arith::Expr& i) {
+        copy_level(access(src, i), access(dst, i), s, level + 1);
+      });
+    };
+    copy_level(r.view, dest, scope, 0);
   }
   std::vector<c::Stmt> out = local_decls_;
   out.insert(out.end(), blocks_[0].begin(), blocks_[0].end());

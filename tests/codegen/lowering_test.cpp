@@ -62,7 +62,9 @@ TEST(Lowering, LayoutOnlyDefinitionIsAParallelCopy) {
                        {"padded", call(Prim::Pad, {1, 2}, {make_float(0.0), var("t")}), {}}});
   Module m = run_and_compare(p);
   ASSERT_EQ(m.kernels.size(), 2u);
-  EXPECT_EQ(m.kernels[1].launch.global[0], arith::Expr(11));
+  EXPECT_EQ(m.kernels[1].launch.dims, 2);
+  EXPECT_EQ(m.kernels[1].launch.global[1], arith::Expr(11));  // rows
+  EXPECT_EQ(m.kernels[1].launch.global[0], arith::Expr(4));   // columns, on dimension 0
 }
 
 TEST(Lowering, UnrolledReduceHasConstantIndices) {
