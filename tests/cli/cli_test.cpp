@@ -48,6 +48,12 @@ class Cli : public ::testing::Test {
 
   void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
   Result run(const std::string& args) { return liftc(args, dir_); }
+  // Runs `args` and expects exit code `code` and `message` in the output.
+  void expect(const std::string& args, int code, const std::string& message) {
+    Result r = run(args);
+    EXPECT_EQ(r.exit_code, code) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
 
   fs::path dir_;
 };
@@ -115,18 +121,10 @@ TEST_F(Cli, RewrittenProgramParsesBackAndRuns) {
   std::ifstream in(dir_ / "low.sr");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("size r_1 in 0..64"), std::string::npos) << text;
-  Result ok = run("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=6");
-  EXPECT_EQ(ok.exit_code, 0) << ok.output;
-  EXPECT_NE(ok.output.find("conv: matches the interpreter"), std::string::npos) << ok.output;
-  Result grouped = run("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=6 --local 2,4");
-  EXPECT_EQ(grouped.exit_code, 0) << grouped.output;
-  EXPECT_NE(grouped.output.find("global (2, 8), local (2, 4)"), std::string::npos) << grouped.output;
-  Result range = run("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=99");
-  EXPECT_EQ(range.exit_code, 1) << range.output;
-  EXPECT_NE(range.output.find("u_1 ranges over 3..64"), std::string::npos) << range.output;
-  Result divides = run("run low.sr --params n_1=5,n_2=2,n_3=4,r_1=0,u_1=6");
-  EXPECT_EQ(divides.exit_code, 1) << divides.output;
-  EXPECT_NE(divides.output.find("split(5)"), std::string::npos) << divides.output;
+  expect("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=6", 0, "conv: matches the interpreter");
+  expect("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=6 --local 2,4", 0, "global (2, 8), local (2, 4)");
+  expect("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=99", 1, "u_1 ranges over 3..64");
+  expect("run low.sr --params n_1=5,n_2=2,n_3=4,r_1=0,u_1=6", 1, "split(5)");
 }
 
 TEST_F(Cli, RewriteAllAndTrace) {
@@ -180,11 +178,7 @@ TEST_F(Cli, ErrorsHaveMessagesAndFail) {
       {"run '" LIFTC_SOURCE_DIR "/examples/lowlevel/vector_add.sr' --local 48",
        "work-group size 48 does not divide sum_kernel's global size 1024 in dimension 0"},
   };
-  for (const auto& c : cases) {
-    Result r = run(c.args);
-    EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.output;
-    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
-  }
+  for (const auto& c : cases) expect(c.args, 1, c.message);
 }
 
 TEST_F(Cli, WrongShapeInputNamesTheInput) {

@@ -4,9 +4,7 @@
 // of the original, high-level program. And the hand-written low-level examples.
 
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -25,13 +23,6 @@ namespace {
 const runtime::Session& session() {
   static runtime::Session s;
   return s;
-}
-
-std::string example(const std::string& name) {
-  std::ifstream in(std::string(LIFTC_EXAMPLES_DIR) + "/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 struct Case {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -20,6 +22,13 @@ const RuleSet& library() {
 
 ir::Program program(const std::string& text) {
   return parse::parse_program(std::make_shared<const SourceFile>(SourceFile{"<test>", text}));
+}
+
+std::string example(const std::string& name) {
+  std::ifstream in(std::string(LIFTC_EXAMPLES_DIR) + "/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 namespace {

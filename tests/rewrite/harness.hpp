@@ -18,6 +18,9 @@ const RuleSet& library();
 /// Parses .sr text (with the prelude).
 ir::Program program(const std::string& text);
 
+/// The text of examples/<name>.
+std::string example(const std::string& name);
+
 /// One instance of a rewritten program: values for the original's symbolic sizes and the
 /// tuning parameters, and both programs bound to them and type checked.
 struct Instance {

@@ -1,8 +1,6 @@
 // Strategies: combinators, traversals, budgets, the trace, and the named strategies of
 // rules/ on the example programs (checked against the interpreter).
 
-#include <fstream>
-#include <sstream>
 #include <cstdio>
 #include <cstdlib>
 
@@ -72,13 +70,6 @@ TEST(Strategy, TraceLogsEachRuleAsItFires) {
 
 TEST(Strategy, FailingEverywhereIsAnError) {
   EXPECT_THROW(rewrite_program(library(), "transpose-transpose", program(kMaps)), Error);
-}
-
-std::string example(const std::string& name) {
-  std::ifstream in(std::string(LIFTC_EXAMPLES_DIR) + "/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // Each named strategy of rules/ on the example it is written for, checked by interpretation.
