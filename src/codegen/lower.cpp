@@ -168,6 +168,8 @@ std::optional<View> KernelBuilder::operand_dest(const ir::Expr& e, const View& d
     case ir::Prim::Split: return join(dest);
     case ir::Prim::Join: return split(e->args[0].type().elem().length(), dest);
     case ir::Prim::Transpose: return transpose(dest);
+    // reorder(striddenIndex(n/s)) undoes reorder(striddenIndex(s)) over n elements.
+    case ir::Prim::Reorder: return reorder(e.type().length() / e->sizes[0], dest);
     case ir::Prim::AsVector: return as_scalar(dest);
     case ir::Prim::AsScalar: return as_vector(e->args[0].type().elem().width(), dest);
     case ir::Prim::Map: {

@@ -323,7 +323,7 @@ Place resolve(const View& v, State s, bool for_write) {
       return resolve(n.children[0], std::move(s), for_write);
     }
     case ViewKind::Reorder: {
-      if (for_write) throw Error("cannot write through reorder");
+      // A permutation: writing element i writes the same place reading it reads.
       arith::Expr i = pop(s);
       s.indices.push_back(stridden_index(i, n.type.length(), n.sizes[0]));
       return resolve(n.children[0], std::move(s), for_write);

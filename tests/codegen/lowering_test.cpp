@@ -77,6 +77,15 @@ TEST(Lowering, UnrolledReduceHasConstantIndices) {
   EXPECT_EQ(m.kernels[0].source.find("for"), std::string::npos);
 }
 
+// reorder-stride's result: the mapped loop visits the elements with a stride and writes
+// through the inverse reorder into the output.
+TEST(Lowering, MapBetweenReordersWritesThroughTheInverse) {
+  Expr body = call(Prim::Reorder, {16}, {call(Prim::MapGlb, {0}, {lam({"v"}, mul(var("v"), make_float(3.0))),
+                                                                 call(Prim::Reorder, {4}, {var("x")})})});
+  Module m = run_and_compare(program({{"x", floats(64), {}}}, {{"y", body, {}}}));
+  EXPECT_EQ(m.kernels[0].source.find("tmp"), std::string::npos) << m.kernels[0].source;
+}
+
 // Vector reads: one vload where the lanes are consecutive in memory, the lanes gathered
 // where they are not (the column of a transposed matrix).
 TEST(Lowering, VectorReadsLoadConsecutiveLanesAndGatherTheRest) {

@@ -79,6 +79,12 @@ TEST(Views, WritesGoThroughJoinSplitTranspose) {
   EXPECT_EQ(CPrinter().print(write(dest, c::float_lit(1))), "m[i + 16*j] = 1.0f;\n");
 }
 
+TEST(Views, WritesGoThroughReorder) {
+  View x = buffer("x", array(ir::Type::float_(), {64}));
+  View dest = access(reorder(4, x), arith::var("i", 0, 63));
+  EXPECT_EQ(CPrinter().print(write(dest, c::float_lit(1))), "x[4*i - 63*(i/16)] = 1.0f;\n");
+}
+
 TEST(Views, PadCannotBeWritten) {
   View x = buffer("x", array(ir::Type::float_(), {4}));
   View dest = access(pad(1, 1, c::float_lit(0), x), arith::var("i", 0, 5));
