@@ -318,7 +318,6 @@ arith::Expr SizeDecl::variable() const {
 bool only_rearranges(const Expr& e) {
   switch (e.kind()) {
     case ExprKind::Var: return true;
-    case ExprKind::Literal: return true;  // pad's value
     case ExprKind::Get: return only_rearranges(get_tuple(e));
     case ExprKind::Tuple:
       for (const auto& a : e->args)
@@ -329,8 +328,11 @@ bool only_rearranges(const Expr& e) {
         return e->args[0].kind() == ExprKind::Lambda && only_rearranges(lambda_body(e->args[0])) &&
                only_rearranges(e->args[1]);
       if (!is_layout(e->prim)) return false;
-      for (const auto& a : e->args)  // zip's operands, pad's value and array
-        if (!only_rearranges(a)) return false;
+      for (std::size_t i = 0; i < e->args.size(); ++i) {
+        // pad's value: a constant (or a variable) fills the border without computing.
+        if (e->prim == Prim::Pad && i == 0 && e->args[0].kind() == ExprKind::Literal) continue;
+        if (!only_rearranges(e->args[i])) return false;  // zip's operands, pad's array, ...
+      }
       return true;
     default: return false;
   }

@@ -79,6 +79,8 @@ TEST(Match, GuardsLookAtFunctions) {
   EXPECT_TRUE(rewrite_root("map-to-mapSeq", std::string(kRows) + "def out = map(r -> transpose(split(2, r)), x)").empty());
   EXPECT_TRUE(rewrite_root("map-to-mapGlb", std::string(kRows) + "def out = map(r -> map(a -> a, r), x)").empty());
   EXPECT_EQ(rewrite_root("map-to-mapSeq", std::string(kRows) + "def out = map(r -> zip(r, map(a -> a * 2.0, r)), x)").size(), 1u);
+  EXPECT_TRUE(rewrite_root("map-to-mapSeq", std::string(kRows) + "def out = map(r -> pad(1, 1, 0.0, r), x)").empty());
+  EXPECT_EQ(rewrite_root("map-to-mapSeq", std::string(kRows) + "def out = map(r -> map(a -> 1.0, r), x)").size(), 1u);
   EXPECT_EQ(rewrite_root("map-to-mapSeq", std::string(kRows) + "def out = map(r -> map(a -> a * 2.0, r), x)").size(), 1u);
 }
 
