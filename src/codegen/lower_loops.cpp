@@ -123,9 +123,10 @@ Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::
   });
   if (kind == LoopKind::Lcl && !has(s.loops, LoopKind::Lcl)) {
     // Other work-items read what this mapLcl wrote (an intermediate), or the next
-    // iteration of an enclosing sequential loop overwrites what they still read.
+    // iteration of an enclosing sequential loop (inside or around the work-group maps:
+    // the same work-group runs every iteration) overwrites what they still read.
     bool in_sequential = false;
-    for (const auto& l : s.loops) in_sequential = l.kind == LoopKind::Wrg ? false : in_sequential || l.kind == LoopKind::Seq;
+    for (const auto& l : s.loops) in_sequential = in_sequential || l.kind == LoopKind::Seq;
     if (allocated || in_sequential) {
       auto m = underlying_memory(out);
       emit(c::barrier(true, m && m->space == AddressSpace::Global));

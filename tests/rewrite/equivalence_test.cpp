@@ -34,6 +34,8 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"zip-map", with(kVec, "def out = map(p -> p.0 * p.1, zip(map(a -> a + 1.0, x), map(b -> b * 2.0, y)))")},
       {"reduce-split", with(kVec, "def out = reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(x, y))")},
       {"reorder-stride", with(kVec, "def out = map(a -> a * a + 1.0, x)")},
+      {"hoist-kernels", "size N, M, P\ninput x : [[float]M]N\ninput ks : [float]P\ninput bs : [float]P\n"
+                        "def out = map(r -> map(v -> map((k, b) -> v * k + b, zip(ks, bs)), r), x)"},
       // fusion.rules
       {"map-fusion", with(kVec, "def out = map(a -> a * 2.0, map(b -> b + 1.0, x))")},
       {"reduce-map-fusion", with(kVec, "def out = reduce(0.0, (acc, v) -> acc + v, map(b -> b * b, x))")},
@@ -55,6 +57,10 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       // tiling.rules
       {"slide-tiling", with(kVec, "def out = map(w -> reduce(0.0, (acc, v) -> acc + v, w), slide(3, 1, x))")},
       {"pad-for-tiling", with(kVec, "def out = map(w -> reduce(0.0, (acc, v) -> acc + v, w), slide(3, 2, x))")},
+      {"slide2D-tiling", with(kMat, "def out = map2D(w -> reduce(0.0, (acc, v) -> acc + v, join(w)), slide2D(3, 3, 1, 1, x))")},
+      {"tile-to-local", "size N, C\ninput x : [[[float]C]N]N\n"
+                        "def out = mapLcl(1, r -> mapLcl(0, w -> reduceSeq(0.0, (a, v) -> a + v, join(join(w))), r), "
+                        "map(q -> transpose(q), slide(3, 1, map(p -> slide(3, 1, p), x))))"},
   };
   return table;
 }

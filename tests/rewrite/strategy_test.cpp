@@ -106,7 +106,11 @@ INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
                                            NamedCase{"conv-naive", "conv/conv_small.sr"},
                                            NamedCase{"conv-gpu", "conv/conv_small.sr"},
                                            NamedCase{"conv-gpu", "conv/conv_k5_stride2_pad2.sr"},
-                                           NamedCase{"conv-gpu-k0", "conv/conv_small.sr"}),
+                                           NamedCase{"conv-gpu-k0", "conv/conv_small.sr"},
+                                           NamedCase{"conv-local", "conv/conv_small.sr"},
+                                           NamedCase{"conv-local", "conv/conv_k5_pad2.sr"},
+                                           NamedCase{"conv-local", "conv/conv_k3_stride2_pad0.sr"},
+                                           NamedCase{"conv-local", "conv/conv_c1_m8.sr"}),
                          [](const auto& info) {
                            std::string n = std::string(info.param.strategy) + "_" + info.param.example;
                            for (char& ch : n)
