@@ -105,7 +105,7 @@ class Elaborator {
     Kind kind;
     SourceLoc loc;
     const FunctionDef* function = nullptr;
-    arith::Expr size;  // Size: its variable, with the declared range
+    arith::Expr size = arith::Expr();  // Size: its variable, with the declared range
   };
 
   // ---- declarations (elaborate_program.cpp)

@@ -120,7 +120,8 @@ struct SizeDecl {
   std::string name;
   std::optional<long long> value;
   SourceLoc loc;
-  std::optional<long long> min, max;  // the declared range, both or neither
+  std::optional<long long> min = std::nullopt;  // the declared range, both or neither
+  std::optional<long long> max = std::nullopt;
 
   /// The least value the size may take.
   long long least() const { return min.value_or(1); }
