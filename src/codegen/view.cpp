@@ -193,7 +193,7 @@ struct Place {
   int width = 1;
   ir::Type type;                         // of the value read or written
   c::Expr expr;                          // set for an expression
-  bool scattered = false;                // a vector read whose lanes are not one aligned load
+  bool scattered = false;                // a vector read whose lanes are not consecutive in memory
 };
 
 arith::Expr pop(State& s) {
@@ -353,7 +353,7 @@ Place resolve(const View& v, State s, bool for_write) {
       Place p = resolve(n.children[0], vec, for_write);
       if (!p.scattered) return p;
       if (for_write) throw Error(fmt::format("cannot write a float{} whose lanes are not consecutive in memory", w));
-      // Lanes that are not one aligned vload (a column of a matrix, a window across a pad
+      // Lanes that are not consecutive in memory (a column of a matrix, a window across a pad
       // edge): read each lane as a scalar and build the vector.
       std::vector<c::Expr> lanes;
       for (int k = 0; k < w; ++k) {

@@ -39,11 +39,11 @@ void run_rewrite(const RewriteCommandOptions& o) {
   if (o.trace) options.trace = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
 
   rewrite::ProgramRewrite r = rewrite::rewrite_program(rules, o.strategy, program, options);
+  if (o.alternative > r.programs.size())
+    throw Error(fmt::format("--alternative {}: the strategy gives {} alternative(s)", o.alternative, r.programs.size()));
   fmt::print("// liftc rewrite {} --strategy '{}': {} rule applications, stopped at {}\n", o.file, o.strategy, r.steps,
              rewrite::to_string(r.stop));
   for (const auto& d : r.unchanged) fmt::print("// the strategy does not apply to definition {}\n", d);
-  if (o.alternative > r.programs.size())
-    throw Error(fmt::format("--alternative {}: the strategy gives {} alternative(s)", o.alternative, r.programs.size()));
   std::size_t first = o.alternative ? o.alternative - 1 : 0;
   std::size_t last = o.all ? r.programs.size() : first + 1;
   for (std::size_t i = first; i < last; ++i) {
