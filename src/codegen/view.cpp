@@ -180,10 +180,10 @@ struct State {
   std::optional<arith::Expr> vector_lane;
 };
 
-// e with the vector lane variable set to `lane`.
-arith::Expr at_lane(const arith::Expr& e, const State& s, std::int64_t lane = 0) {
+// e for lane 0 of the vector being read.
+arith::Expr at_lane0(const arith::Expr& e, const State& s) {
   if (!s.vector_lane) return e;
-  return arith::substitute(e, {{s.vector_lane->name(), arith::Expr(lane)}});
+  return arith::substitute(e, {{s.vector_lane->name(), arith::Expr(0)}});
 }
 
 // Where a walk ends: a memory location, or an expression (a value, or a padded read).
@@ -240,7 +240,7 @@ Place resolve_mem(const Memory& m, State& s) {
     LIFTC_ASSERT(t.is_scalar(), "asVector loads scalars");
     t = ir::Type::vector(t.scalar_kind(), s.width);
     // vloadN reads N consecutive scalars: lane k must be at offset + k.
-    arith::Expr first = at_lane(offset, s);
+    arith::Expr first = at_lane0(offset, s);
     if (s.vector_lane && offset - first != *s.vector_lane) p.scattered = true;
     offset = first;
   }
@@ -298,11 +298,10 @@ Place resolve(const View& v, State s, bool for_write) {
       arith::Expr len = n.children[0].type().length();
       // The lanes of a vector read take one bounds check when they fall into one element of
       // the padded dimension (float4 reads of C-channel pixels, 4 | C); else they are gathered.
-      bool uniform = at_lane(k, s) == k;
-      arith::Expr k0 = at_lane(k, s);
+      arith::Expr k0 = at_lane0(k, s);
       s.indices.push_back(k);
       Place inner = resolve(n.children[0], s, false);
-      if (!uniform) inner.scattered = true;
+      if (k0 != k) inner.scattered = true;
       k = k0;
       c::Expr read = to_expr(inner);
       c::Expr cond;

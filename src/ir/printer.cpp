@@ -117,14 +117,16 @@ class Printer {
 
 std::string to_string(const Expr& e) { return Printer().print(e, kLambda); }
 
+std::string to_string(const SizeDecl& s) {
+  std::string out = s.name;
+  if (s.value) out += fmt::format(" = {}", *s.value);
+  if (s.min) out += fmt::format(" in {}..{}", *s.min, *s.max);
+  return out;
+}
+
 std::string to_string(const Program& p) {
   std::string out;
-  for (const auto& s : p.sizes) {
-    out += "size " + s.name;
-    if (s.value) out += fmt::format(" = {}", *s.value);
-    if (s.min) out += fmt::format(" in {}..{}", *s.min, *s.max);
-    out += "\n";
-  }
+  for (const auto& s : p.sizes) out += "size " + to_string(s) + "\n";
   for (const auto& in : p.inputs) out += fmt::format("input {} : {}\n", in.name, to_string(in.type));
   for (const auto& d : p.defs) out += fmt::format("def {} = {}\n", d.name, to_string(d.body));
   return out;

@@ -14,12 +14,9 @@ std::string no_value_hint(const std::string& name) {
 
 // Why `value` is not a value of size `s`, if it is not.
 std::optional<std::string> out_of_range(const SizeDecl& s, long long value) {
-  if (!s.min) {
-    if (value < 1) return std::string("sizes are at least 1");
-    return std::nullopt;
-  }
-  if (value < *s.min || value > *s.max) return fmt::format("{} ranges over {}..{}", s.name, *s.min, *s.max);
-  return std::nullopt;
+  if (s.admits(value)) return std::nullopt;
+  if (!s.min) return std::string("sizes are at least 1");
+  return fmt::format("{} ranges over {}..{}", s.name, *s.min, *s.max);
 }
 
 }  // namespace

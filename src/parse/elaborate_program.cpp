@@ -181,7 +181,7 @@ ir::Program Elaborator::run(const Syntax& program, const Syntax* prelude) {
           decl.min = item.range->lo;
           decl.max = item.range->hi;
         }
-        if (item.value && (*item.value < decl.least() || (decl.max && *item.value > *decl.max)))
+        if (item.value && !decl.admits(*item.value))
           throw Error(decl.min ? fmt::format("size {} must be in {}..{}", item.name.text, *decl.min, *decl.max)
                                : fmt::format("size {} must be at least 1", item.name.text),
                       here);

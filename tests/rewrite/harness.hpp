@@ -21,6 +21,15 @@ ir::Program program(const std::string& text);
 /// The text of examples/<name>.
 std::string example(const std::string& name);
 
+/// A named strategy of rules/ and an example it is written for (parameterized tests).
+struct StrategyCase {
+  const char* strategy;
+  const char* example;
+};
+
+/// A test name for `c`: "conv_local_conv_conv_small_sr".
+std::string case_name(const StrategyCase& c);
+
 /// One instance of a rewritten program: values for the original's symbolic sizes and the
 /// tuning parameters, and both programs bound to them and type checked.
 struct Instance {

@@ -1,8 +1,6 @@
 // Strategies: combinators, traversals, budgets, the trace, and the named strategies of
 // rules/ on the example programs (checked against the interpreter).
 
-#include <cstdio>
-#include <cstdlib>
 
 #include <gtest/gtest.h>
 
@@ -73,50 +71,35 @@ TEST(Strategy, FailingEverywhereIsAnError) {
 }
 
 // Each named strategy of rules/ on the example it is written for, checked by interpretation.
-struct NamedCase {
-  const char* strategy;
-  const char* example;
-};
-
-class NamedStrategy : public ::testing::TestWithParam<NamedCase> {};
+class NamedStrategy : public ::testing::TestWithParam<StrategyCase> {};
 
 TEST_P(NamedStrategy, PreservesMeaningOnItsExample) {
-  const NamedCase& c = GetParam();
+  const StrategyCase& c = GetParam();
   ASSERT_NE(library().strategy(c.strategy), nullptr);
   Equivalence e = check_equivalence(program(example(c.example)), c.strategy, 2, 7);
   EXPECT_TRUE(e.failure.empty()) << e.failure;
   EXPECT_GE(e.instances, 1);
-  if (std::getenv("LIFTC_PRINT_REWRITES")) {
-    ProgramRewrite r = rewrite_program(library(), c.strategy, program(example(c.example)));
-    for (const auto& t : r.programs[0].params) std::printf("// %s\n", to_string(t).c_str());
-    std::printf("%s\n", ir::to_string(r.programs[0].program).c_str());
-  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
-                         ::testing::Values(NamedCase{"fuse", "stencil2d.sr"}, NamedCase{"lower-seq", "stencil2d.sr"},
-                                           NamedCase{"lower-glb1", "matmul.sr"}, NamedCase{"lower-glb2", "matmul.sr"},
-                                           NamedCase{"matmul-parametric", "matmul.sr"},
-                                           NamedCase{"stencil-parametric", "stencil2d.sr"},
-                                           NamedCase{"conv-tiled", "conv/conv_small.sr"},
-                                           NamedCase{"conv-parametric", "conv/conv_small.sr"},
-                                           NamedCase{"conv-parametric", "conv/conv_k5_pad2.sr"},
-                                           NamedCase{"conv-parametric", "conv/conv_k3_stride2_pad0.sr"},
-                                           NamedCase{"conv-parametric", "conv/conv_c1_m8.sr"},
-                                           NamedCase{"conv-naive", "conv/conv_small.sr"},
-                                           NamedCase{"conv-gpu", "conv/conv_small.sr"},
-                                           NamedCase{"conv-gpu", "conv/conv_k5_stride2_pad2.sr"},
-                                           NamedCase{"conv-gpu-k0", "conv/conv_small.sr"},
-                                           NamedCase{"conv-local", "conv/conv_small.sr"},
-                                           NamedCase{"conv-local", "conv/conv_k5_pad2.sr"},
-                                           NamedCase{"conv-local", "conv/conv_k3_stride2_pad0.sr"},
-                                           NamedCase{"conv-local", "conv/conv_c1_m8.sr"}),
-                         [](const auto& info) {
-                           std::string n = std::string(info.param.strategy) + "_" + info.param.example;
-                           for (char& ch : n)
-                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+                         ::testing::Values(StrategyCase{"fuse", "stencil2d.sr"}, StrategyCase{"lower-seq", "stencil2d.sr"},
+                                           StrategyCase{"lower-glb1", "matmul.sr"}, StrategyCase{"lower-glb2", "matmul.sr"},
+                                           StrategyCase{"matmul-parametric", "matmul.sr"},
+                                           StrategyCase{"stencil-parametric", "stencil2d.sr"},
+                                           StrategyCase{"conv-tiled", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-parametric", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-parametric", "conv/conv_k5_pad2.sr"},
+                                           StrategyCase{"conv-parametric", "conv/conv_k3_stride2_pad0.sr"},
+                                           StrategyCase{"conv-parametric", "conv/conv_c1_m8.sr"},
+                                           StrategyCase{"conv-naive", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-gpu", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-gpu", "conv/conv_k5_stride2_pad2.sr"},
+                                           StrategyCase{"conv-gpu-k0", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-local", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-local", "conv/conv_k5_pad2.sr"},
+                                           StrategyCase{"conv-local", "conv/conv_k3_stride2_pad0.sr"},
+                                           StrategyCase{"conv-local", "conv/conv_c1_m8.sr"}),
+                         [](const auto& info) { return case_name(info.param); });
 
 }  // namespace
 }  // namespace liftc::rewrite::test

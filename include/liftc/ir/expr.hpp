@@ -123,8 +123,8 @@ struct SizeDecl {
   std::optional<long long> min = std::nullopt;  // the declared range, both or neither
   std::optional<long long> max = std::nullopt;
 
-  /// The least value the size may take.
-  long long least() const { return min.value_or(1); }
+  /// Whether `v` is a value this size may take (its range, else >= 1).
+  bool admits(long long v) const { return min ? *min <= v && v <= *max : v >= 1; }
   /// The arith variable standing for this size, with its range.
   arith::Expr variable() const;
 };

@@ -12,5 +12,7 @@ namespace liftc::ir {
 std::string to_string(const Expr& e);
 /// A whole program: sizes, inputs, definitions (no function definitions: they are expanded).
 std::string to_string(const Program& p);
+/// One size declaration without `size`: `N = 64`, `r_1 in 0..64`.
+std::string to_string(const SizeDecl& s);
 
 }  // namespace liftc::ir

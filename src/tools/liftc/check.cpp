@@ -44,11 +44,9 @@ void run_check(const CheckOptions& o) {
   });
   if (all_sizes_known) typecheck::typecheck(ir::bind_sizes(program, given));
 
-  for (const auto& s : checked.program.sizes) {
-    auto it = given.find(s.name);
-    std::optional<long long> value = it != given.end() ? std::optional<long long>(it->second) : s.value;
-    fmt::print("size {}{}{}\n", s.name, value ? fmt::format(" = {}", *value) : "",
-               s.min ? fmt::format(" in {}..{}", *s.min, *s.max) : "");
+  for (ir::SizeDecl s : checked.program.sizes) {
+    if (auto it = given.find(s.name); it != given.end()) s.value = it->second;
+    fmt::print("size {}\n", ir::to_string(s));
   }
   for (const auto& in : checked.program.inputs) fmt::print("input {} : {}\n", in.name, ir::to_string(in.type));
   for (const auto& f : checked.program.functions)
