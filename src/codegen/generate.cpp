@@ -105,6 +105,131 @@ std::string Module::source() const {
   return text;
 }
 
+namespace {
+
+// Replaces the node `target` (by identity) inside `e` with `replacement`.
+ir::Expr replace_node(const ir::Expr& e, const ir::Expr& target, const ir::Expr& replacement) {
+  if (same_node(e, target)) return replacement;
+  std::vector<ir::Expr> args;
+  args.reserve(e->args.size());
+  for (const auto& a : e->args) args.push_back(replace_node(a, target, replacement));
+  return ir::with_args(e, std::move(args));
+}
+
+// Builds a Module definition by definition, each into one kernel, or several where values
+// cross work-items.
+class ModuleBuilder {
+ public:
+  ModuleBuilder(Module& m, const Options& options, std::set<std::string> size_names)
+      : m_(m), options_(options), size_names_(std::move(size_names)) {}
+
+  // An input buffer, visible to every later kernel.
+  void input(const std::string& name, const ir::Type& t, const SourceLoc& loc) {
+    m_.memory.buffers.push_back(global_buffer(name, t, BufferRole::Input, loc));
+    scope_.env[name] = mem_view(std::make_shared<Memory>(Memory{name, AddressSpace::Global, t, false}));
+    globals_.push_back(name);
+  }
+
+  // The kernels computing `body` into the global buffer `name`. Where a parallel map's
+  // values would be read by other work-items of the same kernel (a race: OpenCL has no
+  // barrier across work-groups), that map becomes a kernel of its own, computing an
+  // intermediate buffer `<name>_part<k>` that the rest reads; a map that uses variables of
+  // the code around it cannot, and is refused.
+  void definition(const std::string& name, ir::Expr body, const SourceLoc& loc, BufferRole role) {
+    for (;;) {
+      try {
+        kernel(name, body, loc, role);
+        return;
+      } catch (const detail::CrossItemRead& race) {
+        std::vector<std::string> locals;
+        for (const auto& v : ir::free_vars(race.node))
+          if (!scope_.env.count(v)) locals.push_back("'" + v + "'");
+        if (!locals.empty() || same_node(race.node, body))
+          throw Error(fmt::format("definition '{}': {}; {}: compute that part in a definition of its own", name,
+                                  race.what,
+                                  locals.empty() ? "it is the whole definition"
+                                                 : fmt::format("it uses {} of the code around it, so it cannot be "
+                                                               "made a kernel of its own",
+                                                               fmt::join(locals, ", "))),
+                      race.node.loc());
+        std::string part = fresh_part(name);
+        definition(part, race.node, race.node.loc(), BufferRole::Intermediate);
+        body = replace_node(body, race.node, ir::with_type(ir::make_var(part, race.node.loc()), race.node.type()));
+      }
+    }
+  }
+
+ private:
+  std::string fresh_part(const std::string& name) {
+    for (int k = 1;; ++k) {
+      std::string part = fmt::format("{}_part{}", name, k);
+      if (!scope_.env.count(part) && !size_names_.count(part)) return part;
+    }
+  }
+
+  // One kernel computing `body` into buffer `name`; leaves the module unchanged on failure.
+  void kernel(const std::string& name, const ir::Expr& body, const SourceLoc& loc, BufferRole role) {
+    const ir::Type& t = body.type();
+    LIFTC_ASSERT(t.defined(), "generate() takes a type-checked program");
+    Buffer result = global_buffer(name, t, role, loc);
+    auto out = std::make_shared<Memory>(Memory{name, AddressSpace::Global, t, false});
+
+    std::string kernel_name = name + "_kernel";
+    detail::KernelBuilder builder(kernel_name, options_, detail::plan_threads(body, options_));
+    c::Function fn;
+    fn.name = kernel_name;
+    fn.body = builder.build(body, scope_, mem_view(out));
+
+    Kernel k;
+    k.name = kernel_name;
+    k.definition = name;
+    k.launch = launch_of(builder.threads(), options_, kernel_name);
+    if (role == BufferRole::Intermediate) result.kernel = kernel_name;
+    m_.memory.buffers.push_back(result);
+    std::set<std::string> used;
+    for (const auto& s : fn.body) used_buffers(s, used);
+    for (const auto& g : globals_) {
+      if (!used.count(g)) continue;
+      const Buffer& b = m_.memory.buffer(g);
+      fn.params.push_back(c::Param{g, ir::Type::scalar(b.scalar), true, true, AddressSpace::Global});
+      k.args.push_back({KernelArg::Kind::Buffer, g});
+    }
+    fn.params.push_back(c::Param{name, ir::Type::scalar(element_type(t).scalar_kind()), true, false, AddressSpace::Global});
+    k.args.push_back({KernelArg::Kind::Buffer, name});
+    for (const auto& b : builder.allocations()) {
+      m_.memory.buffers.push_back(b);
+      if (b.role != BufferRole::Intermediate) continue;
+      fn.params.push_back(c::Param{b.name, ir::Type::scalar(b.scalar), true, false, AddressSpace::Global});
+      k.args.push_back({KernelArg::Kind::Buffer, b.name});
+    }
+    std::set<std::string> sizes_used;
+    for (const auto& e : c::arith_exprs(fn))
+      for (const auto& v : arith::free_vars(e))
+        if (size_names_.count(v)) sizes_used.insert(v);
+    for (std::size_t d = 0; d < 3; ++d)
+      for (const auto& e : {k.launch.global[d], k.launch.local[d]})
+        for (const auto& v : arith::free_vars(e)) LIFTC_ASSERT(size_names_.count(v), "launch sizes depend on sizes only");
+    for (const auto& v : sizes_used) {
+      fn.params.push_back(c::Param{v, ir::Type::int_(), false, false, AddressSpace::Private});
+      k.args.push_back({KernelArg::Kind::Size, v});
+    }
+    k.source = OpenCLPrinter().print(fn);
+    k.function = std::move(fn);
+    m_.kernels.push_back(std::move(k));
+
+    scope_.env[name] = mem_view(out);
+    globals_.push_back(name);
+  }
+
+  Module& m_;
+  const Options& options_;
+  std::set<std::string> size_names_;
+  detail::Scope scope_;
+  std::vector<std::string> globals_;  // buffer names kernels may take, in declaration order
+};
+
+}  // namespace
+
 Module generate(const ir::Program& checked, const Options& options) {
   Module m;
   bool bound = true;
@@ -118,66 +243,14 @@ Module generate(const ir::Program& checked, const Options& options) {
   std::set<std::string> size_names;
   for (const auto& sz : checked.sizes) size_names.insert(sz.name);
 
-  detail::Scope scope;
-  std::vector<std::string> globals;  // buffer names in declaration order
+  ModuleBuilder builder(m, options, size_names);
   for (const auto& in : checked.inputs) {
-    m.memory.buffers.push_back(global_buffer(in.name, in.type, BufferRole::Input, in.loc));
-    auto mem = std::make_shared<Memory>(Memory{in.name, AddressSpace::Global, in.type, false});
-    scope.env[in.name] = mem_view(mem);
+    builder.input(in.name, in.type, in.loc);
     m.inputs.push_back(in.name);
-    globals.push_back(in.name);
   }
-
   for (const auto& def : checked.defs) {
-    const ir::Type& t = def.body.type();
-    LIFTC_ASSERT(t.defined(), "generate() takes a type-checked program");
-    m.memory.buffers.push_back(global_buffer(def.name, t, BufferRole::Output, def.loc));
-    auto out = std::make_shared<Memory>(Memory{def.name, AddressSpace::Global, t, false});
-
-    std::string kernel_name = def.name + "_kernel";
-    detail::KernelBuilder builder(kernel_name, options, detail::plan_threads(def.body, options));
-    c::Function fn;
-    fn.name = kernel_name;
-    fn.body = builder.build(def.body, scope, mem_view(out));
-
-    Kernel k;
-    k.name = kernel_name;
-    k.definition = def.name;
-    k.launch = launch_of(builder.threads(), options, kernel_name);
-    std::set<std::string> used;
-    for (const auto& s : fn.body) used_buffers(s, used);
-    for (const auto& g : globals) {
-      if (!used.count(g)) continue;
-      const Buffer& b = m.memory.buffer(g);
-      fn.params.push_back(c::Param{g, ir::Type::scalar(b.scalar), true, true, AddressSpace::Global});
-      k.args.push_back({KernelArg::Kind::Buffer, g});
-    }
-    fn.params.push_back(c::Param{def.name, ir::Type::scalar(element_type(t).scalar_kind()), true, false, AddressSpace::Global});
-    k.args.push_back({KernelArg::Kind::Buffer, def.name});
-    for (const auto& b : builder.allocations()) {
-      m.memory.buffers.push_back(b);
-      if (b.role != BufferRole::Intermediate) continue;
-      fn.params.push_back(c::Param{b.name, ir::Type::scalar(b.scalar), true, false, AddressSpace::Global});
-      k.args.push_back({KernelArg::Kind::Buffer, b.name});
-    }
-    std::set<std::string> sizes_used;
-    for (const auto& e : c::arith_exprs(fn))
-      for (const auto& v : arith::free_vars(e))
-        if (size_names.count(v)) sizes_used.insert(v);
-    for (std::size_t d = 0; d < 3; ++d)
-      for (const auto& e : {k.launch.global[d], k.launch.local[d]})
-        for (const auto& v : arith::free_vars(e)) LIFTC_ASSERT(size_names.count(v), "launch sizes depend on sizes only");
-    for (const auto& v : sizes_used) {
-      fn.params.push_back(c::Param{v, ir::Type::int_(), false, false, AddressSpace::Private});
-      k.args.push_back({KernelArg::Kind::Size, v});
-    }
-    k.source = OpenCLPrinter().print(fn);
-    k.function = std::move(fn);
-    m.kernels.push_back(std::move(k));
-
-    scope.env[def.name] = mem_view(out);
+    builder.definition(def.name, def.body, def.loc, BufferRole::Output);
     m.outputs.push_back(def.name);
-    globals.push_back(def.name);
   }
   return m;
 }

@@ -7,6 +7,7 @@
 // memory they allocate (the address space from toGlobal/toLocal/toPrivate).
 
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,15 @@ struct Threads {
   bool work_groups = false;  // mapWrg/mapLcl kernel (else mapGlb or sequential)
   std::array<arith::Expr, 3> groups{1, 1, 1}, local{1, 1, 1}, global{1, 1, 1};
   int dims = 0;              // 0: no parallel map at all
+};
+
+/// Thrown while lowering when values computed by the parallel map `node` would be read by
+/// other work-items of the same kernel with no synchronisation that OpenCL allows there (a
+/// data race): a kernel boundary must separate them. generate() makes `node` a kernel of its
+/// own when it can, and reports `what` otherwise.
+struct CrossItemRead {
+  ir::Expr node;
+  std::string what;
 };
 
 /// Checks the nesting of mapped primitives and derives thread counts (Table 1).
@@ -97,7 +107,13 @@ class KernelBuilder {
   std::vector<c::Stmt> local_decls_;
   std::vector<Buffer> allocations_;
   int counter_ = 0;
+  // Parallel maps whose consumer is a map of the same kind and dimension over exactly their
+  // result: the work-item that writes element i is the one that reads it.
+  std::set<const ir::ExprNode*> same_item_producers_;
 };
+
+/// True when `e` or any expression under it is a mapWrg, mapLcl or mapGlb.
+bool contains_parallel_maps(const ir::Expr& e);
 
 /// True when `e` or any expression under it is a map or reduce of any kind.
 bool contains_loops(const ir::Expr& e);

@@ -56,6 +56,37 @@ void check_nesting(const ir::Expr& e, int dim, const std::vector<Loop>& loops) {
   }
 }
 
+int map_dim(const ir::Expr& e) {
+  return e->prim == ir::Prim::MapSeq ? 0 : static_cast<int>(e->sizes[0].constant().value_or(0));
+}
+
+// The map that computes `e`, looking through toGlobal/toLocal/toPrivate (whose function is
+// the map applied to the function's parameter); undefined when there is none.
+ir::Expr producing_map(const ir::Expr& e) {
+  if (e.kind() != ir::ExprKind::Call) return {};
+  if (ir::is_map(e->prim)) return e;
+  if (e->prim != ir::Prim::ToGlobal && e->prim != ir::Prim::ToLocal && e->prim != ir::Prim::ToPrivate) return {};
+  const ir::Expr& f = e->args[0];
+  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1) return {};
+  const ir::Expr& body = ir::lambda_body(f);
+  if (body.kind() != ir::ExprKind::Call || !ir::is_map(body->prim)) return {};
+  const ir::Expr& operand = body->args[1];
+  if (operand.kind() != ir::ExprKind::Var || operand->name != f->params[0]) return {};
+  return body;
+}
+
+// The part of `e` under the layout primitives applied to its result that computes it.
+ir::Expr computing_part(const ir::Expr& e) {
+  if (e.kind() != ir::ExprKind::Call || !ir::is_layout(e->prim)) return e;
+  const ir::Expr* computing = nullptr;
+  for (const auto& a : e->args) {
+    if (!contains_loops(a)) continue;
+    if (computing) return e;  // more than one computed operand (a zip): no single part
+    computing = &a;
+  }
+  return computing ? computing_part(*computing) : e;
+}
+
 }  // namespace
 
 void KernelBuilder::loop(LoopKind kind, int dim, const arith::Expr& extent, const Scope& s, bool unroll,
@@ -106,12 +137,23 @@ void KernelBuilder::loop(LoopKind kind, int dim, const arith::Expr& extent, cons
 
 Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
   ir::Prim p = e->prim;
-  int dim = p == ir::Prim::MapSeq ? 0 : static_cast<int>(e->sizes[0].constant().value_or(0));
+  int dim = map_dim(e);
   check_nesting(e, dim, s.loops);
   LoopKind kind = p == ir::Prim::MapWrg ? LoopKind::Wrg
                   : p == ir::Prim::MapLcl ? LoopKind::Lcl
                   : p == ir::Prim::MapGlb ? LoopKind::Glb
                                           : LoopKind::Seq;
+  if (kind != LoopKind::Seq) {
+    // A producer of the same kind and dimension over the same range writes element i on the
+    // work-item that reads it here. (A mapWrg's own work-items are synchronised by the
+    // barrier after it; any other parallel map inside the producer writes element i on
+    // work-items that are not this one.)
+    ir::Expr producer = producing_map(e->args[1]);
+    if (producer.defined() && producer->prim == p && map_dim(producer) == dim) {
+      const ir::Expr& body = ir::lambda_body(producer->args[0]);
+      if (kind == LoopKind::Wrg || !contains_parallel_maps(body)) same_item_producers_.insert(producer.get());
+    }
+  }
   View src = compile(e->args[1], s, std::nullopt).view;
   bool allocated = !dest.has_value();
   View out = dest ? *dest : allocate(e.type(), s.space.value_or(AddressSpace::Global), s, "tmp");
@@ -121,6 +163,21 @@ Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::
     Result r = apply(f, {access(src, i)}, in, d);
     if (!r.in_dest) copy(r.view, d, in);
   });
+  if (allocated && kind != LoopKind::Seq) {
+    // Work-items other than the writers read this memory after the loop. That is only
+    // safe where a barrier can separate them: a work-group's own mapLcl (below), or a
+    // mapWrg read by the same work-group.
+    bool same_item = same_item_producers_.count(e.get()) > 0;
+    bool work_group_barrier = kind == LoopKind::Lcl && !has(s.loops, LoopKind::Lcl);
+    if (!same_item && !work_group_barrier)
+      throw CrossItemRead{e, fmt::format("the values that {} computes are read by other work-items of the same "
+                                         "kernel, with no synchronisation between them (a data race)",
+                                         fmt::format("{}({})", ir::signature(p).name, dim))};
+    if (same_item && kind == LoopKind::Wrg) {
+      auto m = underlying_memory(out);
+      emit(c::barrier(true, m && m->space == AddressSpace::Global));
+    }
+  }
   if (kind == LoopKind::Lcl && !has(s.loops, LoopKind::Lcl)) {
     // Other work-items read what this mapLcl wrote (an intermediate), or the next
     // iteration of an enclosing sequential loop (inside or around the work-group maps:
@@ -248,9 +305,9 @@ std::vector<c::Stmt> KernelBuilder::build(const ir::Expr& body, const Scope& sco
   Result r = compile(body, scope, dest);
   if (!r.in_dest) {
     if (threads_.dims > 0)
-      throw Error("this definition's value is not written by its parallel maps (a layout primitive is applied to "
-                  "their result): compute it in a definition of its own",
-                  body.loc());
+      throw CrossItemRead{computing_part(body),
+                          "the value of this definition is not written by its parallel maps (a layout primitive "
+                          "is applied to their result)"};
     // A definition that only rearranges data: a parallel copy over its (up to) three outer
     // dimensions, the innermost of them on dimension 0 so that neighbouring work-items
     // copy neighbouring elements.

@@ -9,9 +9,10 @@
 namespace liftc::runtime::detail {
 namespace {
 
-void fill_pattern(std::byte* dst, std::size_t bytes) {
+// Repeats the little-endian 32-bit `word` over `bytes` bytes.
+void fill_pattern(std::byte* dst, std::size_t bytes, std::uint32_t word = kCanaryPattern) {
   for (std::size_t i = 0; i < bytes; ++i) {
-    dst[i] = static_cast<std::byte>((kCanaryPattern >> (8 * (i % 4))) & 0xFFu);
+    dst[i] = static_cast<std::byte>((word >> (8 * (i % 4))) & 0xFFu);
   }
 }
 
@@ -70,7 +71,9 @@ std::vector<GuardedBuffer> allocate_guarded(const cl::Context& context, const cl
       std::memcpy(payload, f->data(), spec.bytes);
     } else if (auto* i = std::get_if<std::vector<std::int32_t>>(&spec.host)) {
       std::memcpy(payload, i->data(), spec.bytes);
-    }  // else: zeros from the vector's value-initialisation
+    } else {
+      fill_pattern(payload, spec.bytes, kPoisonPattern);
+    }
     checked("uploading " + describe(buf),
             [&] { queue.enqueueWriteBuffer(buf.whole, CL_TRUE, 0, total, staging.data()); });
     buffers.push_back(std::move(buf));

@@ -7,7 +7,7 @@
 //    data region can be a sub-buffer (clCreateSubBuffer requires an aligned origin); the
 //    kernels receive that sub-buffer, whose index 0 is the first data byte, so a write to
 //    index -1 lands in the before-canary and a write past the end in the after-canary.
-// Both regions hold kCanaryPattern; the data region holds the host data or zeros.
+// Both regions hold kCanaryPattern; the data region holds the host data or kPoisonPattern.
 
 #include <cstddef>
 #include <vector>
@@ -28,7 +28,7 @@ struct GuardedBuffer {
   cl::Buffer data;         ///< what kernels receive: the data region (== whole if no before-canary)
 };
 
-/// Allocates every buffer of `plan` with canaries and uploads host data, zeros and
+/// Allocates every buffer of `plan` with canaries and uploads host data, poison and
 /// patterns (blocking). Throws liftc::Error naming the buffer on any OpenCL failure.
 std::vector<GuardedBuffer> allocate_guarded(const cl::Context& context, const cl::CommandQueue& queue,
                                             const DeviceInfo& device, const LaunchPlan& plan,

@@ -4,6 +4,8 @@
 #include "liftc/runtime/run.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -70,7 +72,30 @@ cl::Kernel make_kernel(const Program::Impl& program, const KernelLaunch& launch,
   return kernel;
 }
 
+// The elements of a read-back buffer that still hold the poison value, if any.
+std::optional<UnwrittenOutput> find_poison(const HostData& data, const detail::GuardedBuffer& buf) {
+  UnwrittenOutput u{buf.index, buf.spec->name, 0, 0, 0};
+  auto scan = [&](const auto& values) {
+    u.total = values.size();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &values[i], sizeof bits);
+      if (bits != kPoisonPattern) continue;
+      if (u.count++ == 0) u.first_index = i;
+    }
+  };
+  if (auto* f = std::get_if<std::vector<float>>(&data)) scan(*f);
+  if (auto* i = std::get_if<std::vector<std::int32_t>>(&data)) scan(*i);
+  if (u.count == 0) return std::nullopt;
+  return u;
+}
+
 }  // namespace
+
+std::string UnwrittenOutput::str() const {
+  return fmt::format("{} of {} elements of output {} '{}' were never written (the first at [{}])", count, total,
+                     buffer, name, first_index);
+}
 
 std::string CanaryViolation::str() const {
   return fmt::format("out-of-bounds write {} buffer {} '{}' ({} canary bytes changed, first at {}{})",
@@ -81,6 +106,7 @@ std::string CanaryViolation::str() const {
 std::string RunResult::failure() const {
   std::string out;
   for (const CanaryViolation& v : canary_violations) out += (out.empty() ? "" : "; ") + v.str();
+  for (const UnwrittenOutput& u : unwritten) out += (out.empty() ? "" : "; ") + u.str();
   return out;
 }
 
@@ -147,8 +173,15 @@ RunResult run_program(const Session& session, const Program& program, const Laun
     return ms;
   };
 
-  for (int w = 0; w < options.warmup_runs; ++w) run_once();
   RunResult result;
+  result.outputs.resize(plan.buffers.size());
+  run_once();
+  for (const detail::GuardedBuffer& buf : buffers) {
+    if (!buf.spec->read_back) continue;
+    result.outputs[buf.index] = detail::read_back(s.queue, buf);
+    if (auto unwritten = find_poison(result.outputs[buf.index], buf)) result.unwritten.push_back(*unwritten);
+  }
+  for (int w = 1; w < options.warmup_runs; ++w) run_once();
   std::vector<std::vector<double>> per_kernel(n);
   for (int r = 0; r < options.timed_runs; ++r) {
     std::vector<double> ms = run_once();
@@ -164,10 +197,6 @@ RunResult run_program(const Session& session, const Program& program, const Laun
   for (auto& samples : per_kernel) result.kernel_median_ms.push_back(median_of(samples));
   result.kernel_samples_ms = std::move(per_kernel);
 
-  result.outputs.resize(plan.buffers.size());
-  for (const detail::GuardedBuffer& buf : buffers) {
-    if (buf.spec->read_back) result.outputs[buf.index] = detail::read_back(s.queue, buf);
-  }
   result.canary_violations = detail::check_canaries(s.queue, buffers);
   return result;
 }

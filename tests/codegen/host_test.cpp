@@ -3,6 +3,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -34,13 +37,57 @@ TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
   for (const auto& [name, t] : inputs) io::write_npy((dir / "in" / (name + ".npy")).string(), t);
   std::string d = dir.string();
   std::string cmd = "cmake -S " + d + "/src -B " + d + "/build > " + d + "/log.txt 2>&1 && cmake --build " + d +
-                    "/build >> " + d + "/log.txt 2>&1 && " + d + "/build/host " + d + "/in " + d + "/out >> " + d + "/log.txt 2>&1";
+                    "/build >> " + d + "/log.txt 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "see " << d << "/log.txt";
+  // Runs the host program with `args`; returns its exit status and what it printed.
+  auto host = [&](const std::string& args) {
+    std::string run = d + "/build/host " + args + " > " + d + "/run.txt 2>&1";
+    int status = std::system(run.c_str());
+    std::ifstream in(d + "/run.txt");
+    std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return std::pair<int, std::string>{status, printed};
+  };
+  std::filesystem::create_directories(dir / "want");
+  std::filesystem::create_directories(dir / "wrong");
+  interp::Tensors expected = interp::evaluate(c, inputs);
+  for (const auto& [name, t] : expected) {
+    io::write_npy((dir / "want" / (name + ".npy")).string(), t);
+    io::Tensor off = t;
+    off.f32[3] += 1.0f;
+    io::write_npy((dir / "wrong" / (name + ".npy")).string(), off);
+  }
+
+  auto [status, printed] = host(d + "/in " + d + "/out --expected " + d + "/want");
+  ASSERT_EQ(status, 0) << printed;
+  EXPECT_NE(printed.find("y: matches the expected values (32 values)"), std::string::npos) << printed;
   for (const auto& name : m.outputs) {
     io::Tensor got = io::read_npy((dir / "out" / (name + ".npy")).string());
     EXPECT_EQ(got.shape, ex.outputs.at(name).shape) << name;
     EXPECT_EQ(got.f32, ex.outputs.at(name).f32) << name;
   }
+
+  // Errors: each a message and exit status 1 (the user's mistakes are found before the run).
+  struct Bad {
+    std::string args, message;
+  };
+  io::Tensor short_a = inputs.at("a");
+  short_a.shape = {4, 8};
+  std::filesystem::create_directories(dir / "badshape");
+  io::write_npy((dir / "badshape" / "a.npy").string(), short_a);
+  io::write_npy((dir / "badshape" / "b.npy").string(), inputs.at("b"));
+  const Bad bad[] = {
+      {d + "/in " + d + "/out --expected " + d + "/wrong", "y: DIFFERS: 1 of 32 values differ, the first at [3]"},
+      {d + "/badshape " + d + "/out", "a.npy: shape (4, 8), expected (32,) for a"},
+      {d + "/in " + d + "/out --device gpu", "--device takes a device index (0, 1, ...), not 'gpu'"},
+      {d + "/in " + d + "/missing", "the output directory " + d + "/missing does not exist"},
+      {d + "/in " + d + "/out --rtol nan", "--rtol takes a non-negative number, not 'nan'"},
+  };
+  for (const Bad& b : bad) {
+    auto [bad_status, bad_printed] = host(b.args);
+    EXPECT_NE(bad_status, 0) << b.args;
+    EXPECT_NE(bad_printed.find(b.message), std::string::npos) << b.args << ":\n" << bad_printed;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "missing"));
   std::filesystem::remove_all(dir);
 }
 

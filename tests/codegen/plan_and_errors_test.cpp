@@ -81,7 +81,10 @@ TEST(Errors, NotLowLevelEnough) {
       {"mapGlb with mapWrg",
        call(Prim::MapWrg, {0}, {lam({"r"}, call(Prim::MapGlb, {0}, {lam({"v"}, twice("v")), var("r")})), call(Prim::Split, {4}, {var("x")})}),
        "mapGlb cannot share a kernel with mapWrg/mapLcl"},
-      {"layout after a parallel map", call(Prim::Pad, {1, 1}, {make_float(0.0), mapped}), "is not written by its parallel maps"},
+      {"a parallel map's result read by other work-items, inside a map",
+       call(Prim::MapGlb, {0}, {lam({"r"}, call(Prim::MapSeq, {}, {lam({"v"}, twice("v")), call(Prim::Pad, {1, 1}, {make_float(0.0), call(Prim::MapGlb, {1}, {lam({"v"}, twice("v")), var("r")})})})),
+                                call(Prim::Split, {4}, {var("x")})}),
+       "it uses 'r' of the code around it"},
   };
   for (const auto& c : cases) {
     ir::Program p = testing::checked(program({{"x", floats(16), {}}}, {{"y", c.body, {}}}));

@@ -1,7 +1,9 @@
 #pragma once
-// Running a launch plan on a session: upload inputs once, enqueue the kernels in order W
-// (warm-up) + N (timed) times, time each run as the SUM of its kernels' profiling events
-// (END - START), read outputs back after the last run, and check every buffer's canaries.
+// Running a launch plan on a session: upload inputs once and fill every other buffer with a
+// poison value (kPoisonPattern), enqueue the kernels once and read the outputs back (the
+// validated run: nothing an earlier run left in a buffer can hide a kernel that reads data
+// before it is written), then W - 1 more warm-up runs and N timed ones; time each run as
+// the SUM of its kernels' profiling events (END - START), and check every buffer's canaries.
 
 #include <cstddef>
 #include <cstdint>
@@ -15,7 +17,8 @@ namespace liftc::runtime {
 
 /// How often to run and how much guard space to put around buffers.
 struct RunOptions {
-  int warmup_runs = 1;  ///< untimed runs before the timed ones (>= 0)
+  int warmup_runs = 1;  ///< untimed runs before the timed ones (>= 0); the first run (whose
+                        ///< outputs are read back) counts as one of them
   int timed_runs = 5;   ///< timed runs (>= 1)
   /// Guard bytes after every buffer (and, rounded up to the device's base-address
   /// alignment, before it), filled with kCanaryPattern; 0 disables the check.
@@ -24,6 +27,23 @@ struct RunOptions {
 
 /// The 32-bit word repeated in canary regions (a quiet NaN payload no kernel computes).
 inline constexpr std::uint32_t kCanaryPattern = 0x7FC1CA7Du;
+
+/// The 32-bit word every output and scratch buffer holds before the first run (a quiet NaN
+/// payload no kernel computes): a value a kernel reads before anyone wrote it is NaN, and an
+/// output element still holding it was never written.
+inline constexpr std::uint32_t kPoisonPattern = 0x7FC0DEADu;
+
+/// Output elements the first run left holding kPoisonPattern (never written).
+struct UnwrittenOutput {
+  std::size_t buffer = 0;       ///< index in LaunchPlan::buffers
+  std::string name;             ///< the buffer's name
+  std::size_t count = 0;        ///< how many elements were never written
+  std::size_t total = 0;        ///< the buffer's element count
+  std::size_t first_index = 0;  ///< the first of them
+
+  /// "5 of 16 elements of output 'out' were never written (the first at [3])".
+  std::string str() const;
+};
 
 /// Which side of a buffer an out-of-bounds write hit.
 enum class CanarySide { Before, After };
@@ -50,12 +70,13 @@ struct RunResult {
   std::vector<std::vector<double>> kernel_samples_ms;
   /// Per kernel launch (plan order), the median of kernel_samples_ms[k].
   std::vector<double> kernel_median_ms;
-  /// Per buffer of the plan: its contents after the last run when read_back, else monostate.
+  /// Per buffer of the plan: its contents after the FIRST run when read_back, else monostate.
   std::vector<HostData> outputs;
   std::vector<CanaryViolation> canary_violations;  ///< empty when all canaries are intact
+  std::vector<UnwrittenOutput> unwritten;          ///< empty when the first run wrote every output element
 
   /// True when no failure was detected (the values themselves are checked by compare()).
-  bool ok() const { return canary_violations.empty(); }
+  bool ok() const { return canary_violations.empty() && unwritten.empty(); }
   /// A one-paragraph description of the failures; empty when ok().
   std::string failure() const;
   /// Buffer `index`'s read-back floats; throws liftc::Error if it was not read back as floats.

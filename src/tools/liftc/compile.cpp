@@ -35,7 +35,7 @@ void run_compile(const CompileOptions& o) {
 
   print_module_summary(module);
   fmt::print("wrote {}/kernels.cl, main.cpp, CMakeLists.txt (build: cmake -S {} -B {}/build && cmake --build {}/build;"
-             " run: {}/build/{} INPUT_DIR OUTPUT_DIR)\n",
+             " run: {}/build/{} INPUT_DIR OUTPUT_DIR [--expected DIR])\n",
              dir.string(), dir.string(), dir.string(), dir.string(), dir.string(), name);
 }
 

@@ -62,7 +62,7 @@ void run_run(const RunOptions& o) {
   run_options.warmup_runs = o.warmup;
   run_options.timed_runs = o.runs;
   codegen::Execution result = codegen::execute(module, inputs, session, run_options);
-  if (!result.run.ok()) throw Error(fmt::format("the kernels wrote out of bounds: {}", result.run.failure()));
+  if (!result.run.ok()) throw Error(fmt::format("the device run failed its checks: {}", result.run.failure()));
   fmt::print("time: median {:.4f} ms, min {:.4f} ms over {} runs (sum of {} kernel(s), measured)\n",
              result.run.median_ms, result.run.min_ms, result.run.samples_ms.size(), module.kernels.size());
   for (std::size_t k = 0; k < module.kernels.size() && k < result.run.kernel_median_ms.size(); ++k)
