@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/codegen/limits.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::codegen {
@@ -25,6 +26,7 @@ runtime::NDRange range(const std::array<arith::Expr, 3>& r, int dims, const Modu
 }  // namespace
 
 runtime::LaunchPlan launch_plan(const Module& m, const interp::Tensors& inputs) {
+  check_index_range(m);
   runtime::LaunchPlan plan;
   std::map<std::string, std::size_t> index;
   for (const auto& b : m.memory.buffers) {
@@ -70,6 +72,7 @@ runtime::LaunchPlan launch_plan(const Module& m, const interp::Tensors& inputs) 
 
 Execution execute(const Module& m, const interp::Tensors& inputs, const runtime::Session& session,
                   const runtime::RunOptions& options) {
+  check_limits(m, limits_of(session.device()));
   runtime::LaunchPlan plan = launch_plan(m, inputs);
   Execution ex;
   ex.run = runtime::run_source(session, m.source(), "", plan, options);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/codegen/limits.hpp"
 #include "liftc/codegen/printer.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "lower.hpp"
@@ -252,6 +253,7 @@ Module generate(const ir::Program& checked, const Options& options) {
     builder.definition(def.name, def.body, def.loc, BufferRole::Output);
     m.outputs.push_back(def.name);
   }
+  if (bound) check_index_range(m);
   return m;
 }
 

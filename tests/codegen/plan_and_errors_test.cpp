@@ -1,7 +1,10 @@
 // The memory plan against hand-computed sizes, and programs that must fail with a message.
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include "liftc/codegen/limits.hpp"
 #include "run_helpers.hpp"
 
 namespace liftc::codegen {
@@ -68,6 +71,86 @@ struct BadCase {
   Expr body;
   const char* message;
 };
+
+// mapWrg(0, chunk -> mapLcl(0, v -> v*2, toLocal(mapLcl(0, id), chunk)), split(tile, x)):
+// `tile` floats of local memory per work-group, `tile` work-items per work-group.
+Program local_tile_program(std::int64_t n, std::int64_t tile) {
+  Expr copy = call(Prim::ToLocal, {}, {lam({"c"}, call(Prim::MapLcl, {0}, {lam({"e"}, call(Prim::Id, {}, {var("e")})), var("c")})), var("chunk")});
+  Expr body = call(Prim::Join, {}, {call(Prim::MapWrg, {0}, {lam({"chunk"}, call(Prim::MapLcl, {0}, {lam({"v"}, twice("v")), copy})),
+                                                            call(Prim::Split, {tile}, {var("x")})})});
+  return program({{"x", floats(n), {}}}, {{"y", body, {}}});
+}
+
+// mapGlb(0, r -> reduceSeq(+, toPrivate(mapSeq(id), r)), x): a private copy of each row.
+Program private_row_program(std::int64_t rows, std::int64_t row) {
+  Expr copy = call(Prim::ToPrivate, {}, {lam({"q"}, call(Prim::MapSeq, {}, {lam({"e"}, call(Prim::Id, {}, {var("e")})), var("q")})), var("r")});
+  Expr body = call(Prim::MapGlb, {0}, {lam({"r"}, call(Prim::ReduceSeq, {}, {make_float(0.0), plus(), copy})), var("x")});
+  return program({{"x", Type::array(floats(row), rows), {}}}, {{"y", body, {}}});
+}
+
+struct LimitCase {
+  const char* what;
+  Program program;
+  Limits limits;
+  std::string message;  // the one violation expected
+};
+
+TEST(Limits, EachLimitIsCheckedAndNamed) {
+  auto limits = [](auto set) {
+    Limits l;
+    l.what = "target t";
+    set(l);
+    return l;
+  };
+  const LimitCase cases[] = {
+      {"local memory", local_tile_program(64, 16), limits([](Limits& l) { l.local_bytes = 32; }),
+       "kernel 'y_kernel' needs 0.1 KiB of local memory per work-group; target t has 0.0 KiB"},
+      {"private memory", private_row_program(4, 8), limits([](Limits& l) { l.private_bytes = 16; }),
+       "kernel 'y_kernel' needs 0.0 KiB of private memory per work-item; at most 0.0 KiB is allowed"},
+      {"work-group size", local_tile_program(64, 16), limits([](Limits& l) { l.max_work_group_size = 8; }),
+       "kernel 'y_kernel' has work-groups of 16 work-items; target t allows 8"},
+      {"work-items in a dimension", local_tile_program(64, 16), limits([](Limits& l) { l.max_work_item_sizes = {4, 1, 1}; }),
+       "kernel 'y_kernel' has work-groups of 16 work-items in dimension 0; target t allows 4"},
+      {"one allocation", private_row_program(4, 8), limits([](Limits& l) { l.max_alloc_bytes = 127; }),
+       "input buffer 'x' takes 128 bytes; target t allocates at most 127 in one buffer"},
+      {"global memory", local_tile_program(64, 16), limits([](Limits& l) { l.global_bytes = 511; }),
+       "the buffers take 512 bytes of global memory; target t has 511"},
+  };
+  for (const LimitCase& c : cases) {
+    Module m = generate(testing::checked(c.program));
+    EXPECT_TRUE(limit_violations(m, Limits{}).empty()) << c.what;
+    std::vector<std::string> v = limit_violations(m, c.limits);
+    ASSERT_EQ(v.size(), 1u) << c.what << ": " << fmt::format("{}", fmt::join(v, "; "));
+    EXPECT_EQ(v[0], c.message) << c.what;
+  }
+}
+
+TEST(Limits, AModuleBeyondTheDevicesLocalMemoryIsRefusedBeforeBuilding) {
+  const runtime::Session& session = testing::session();
+  auto floats_needed = static_cast<std::int64_t>(session.device().local_mem_bytes / 4 + 1);
+  ASSERT_GT(floats_needed, 1);
+  Program p = testing::checked(local_tile_program(floats_needed * 2, floats_needed));
+  Module m = generate(p);
+  try {
+    execute(m, interp::random_inputs(p, 1), session);
+    FAIL() << "the driver was handed a kernel that needs more local memory than it has";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("the generated code does not fit device"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("of local memory per work-group"), std::string::npos) << e.message();
+  }
+}
+
+TEST(Limits, IndicesBeyondAnIntAreRefused) {
+  Expr body = call(Prim::MapGlb, {0}, {lam({"r"}, call(Prim::MapSeq, {}, {lam({"v"}, twice("v")), var("r")})), var("x")});
+  Program p = program({{"x", Type::array(floats(65536), 65536), {}}}, {{"y", body, {}}});
+  try {
+    generate(testing::checked(p));
+    FAIL() << "indices of 2^32 elements would wrap in int";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "input buffer 'x' holds 4294967296 elements; generated kernels index with a 32-bit int, "
+                           "which holds at most 2147483647");
+  }
+}
 
 TEST(Errors, NotLowLevelEnough) {
   Expr mapped = call(Prim::MapGlb, {0}, {lam({"v"}, twice("v")), var("x")});

@@ -22,7 +22,8 @@ struct Execution {
   runtime::RunResult run;   // times (sum of the kernels' events), canary checks
 };
 
-/// Builds the module's source for the session's device, runs it on `inputs` and reads back
+/// Checks the module against the device's limits (check_limits), builds its source for
+/// the session's device, runs it on `inputs` and reads back
 /// every definition. OpenCL failures are liftc::Error (from the runtime).
 Execution execute(const Module& m, const interp::Tensors& inputs, const runtime::Session& session,
                   const runtime::RunOptions& options = {});
