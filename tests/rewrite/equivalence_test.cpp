@@ -61,6 +61,14 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"tile-to-local", "size N, C\ninput x : [[[float]C]N]N\n"
                         "def out = mapLcl(1, r -> mapLcl(0, w -> reduceSeq(0.0, (a, v) -> a + v, join(join(w))), r), "
                         "map(q -> transpose(q), slide(3, 1, map(p -> slide(3, 1, p), x))))"},
+      // direct_conv.rules
+      {"reduce-nest", "size N, M, C\ninput x : [[[float]C]M]N\ninput y : [[[float]C]M]N\n"
+                      "def out = reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(join(join(x)), join(join(y))))"},
+      {"pad2D-chw-kernel", "size N, M, C\ninput x : [[[float]C]M]N\n"
+                           "def out = map(r -> map(px -> map(v -> v * 2.0, px), r), pad2D(1, 2, 2, 1, 0.0, x))"},
+      {"kernel-groups-into-reduction", "size N, C, P\ninput x : [[[float]C]N]N\ninput ws : [[[[float]C]N]N]P\ninput bs : [float]P\n"
+                                       "def out = map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                                       "zip(join(join(x)), join(join(w)))), zip(ws, bs))"},
   };
   return table;
 }
