@@ -15,7 +15,9 @@
 #             made by its own kernel, the reduction nested over kernel rows, columns and
 #             channels), and `conv-chw-kappa` (the same with KAPPA kernels per work-item in
 #             private accumulators, each window value loaded once for all of them; KAPPA
-#             from --kappas). --strategies picks which of these are tried.
+#             from --kappas), and `conv-chw-tile` (a SIGMA x KAPPA register tile per work-item:
+#             SIGMA neighbouring windows of a row times KAPPA kernels; --sigmas, --kappas).
+#             --strategies picks which of these are tried.
 # When python3 has PyTorch with CUDA, cuDNN's fp32 convolution (TF32 off) of the same
 # layer is timed too (scripts/bench_torch_conv.py), as an outside reference; with
 # --refs DIR (built by scripts/bench/build_refs.sh), a plain hand-written OpenCL direct
@@ -25,7 +27,8 @@
 # Usage: scripts/bench_vgg.sh [--liftc PATH] [--device NAME] [--layers "1 2 ..."]
 #                             [--kappa K] [--runs N] [--locals "32,1,1 ..."]
 #                             [--tiles "2 4 8"] [--kappas "4 16"] [-o DIR]
-#                             [--strategies "conv-chw conv-chw-kappa conv-gpu conv-gpu-k0 conv-local"]
+#                             [--strategies "conv-chw conv-chw-kappa conv-chw-tile conv-gpu conv-gpu-k0 conv-local"]
+#                             [--sigmas "2 4"]
 #                             [--refs DIR]
 # Prints a Markdown table; with -o, writes it and the rewritten programs to DIR.
 set -euo pipefail
@@ -38,8 +41,9 @@ runs=10
 locals="32,1,1 64,1,1 8,8,1 4,4,4 2,2,16 1,1,64 8,1,8"
 tiles="2 4 7 8 14"
 kappas="4 16"
+sigmas="2 4"
 out=""
-strategies="conv-chw conv-chw-kappa conv-gpu conv-gpu-k0 conv-local"
+strategies="conv-chw conv-chw-kappa conv-chw-tile conv-gpu conv-gpu-k0 conv-local"
 refs=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -51,6 +55,7 @@ while [ $# -gt 0 ]; do
     --locals) locals="$2"; shift 2 ;;
     --tiles) tiles="$2"; shift 2 ;;
     --kappas) kappas="$2"; shift 2 ;;
+    --sigmas) sigmas="$2"; shift 2 ;;
     -o) out="$2"; shift 2 ;;
     --strategies) strategies="$2"; shift 2 ;;
     --refs) refs="$2"; shift 2 ;;
@@ -151,6 +156,21 @@ for l in $layers; do
         tuned="$t"
         tuned_how="conv-chw-kappa, kappa=$k, $t_local"
       fi
+    done
+  fi
+  if [[ " $strategies " == *" conv-chw-tile "* ]]; then
+    rewrite "$src" conv-chw-tile "" "$work/conv${l}_conv-chw-tile.sr"
+    for sg in $sigmas; do
+      [ $((W % sg)) -eq 0 ] || continue
+      for k in $kappas; do
+        [ $((M % k)) -eq 0 ] || continue
+        read -r t t_local < <(best_ms "$work/conv${l}_conv-chw-tile.sr" --params "$(sed -n 's|^// tuning parameter \([A-Za-z0-9_]*\) .*(register-tile)$|\1|p' "$work/conv${l}_conv-chw-tile.sr" |
+          paste -sd ' ' | awk -v s="$sg" -v k="$k" '{ printf "%s=%s,%s=%s", $1, s, $2, k }')")
+        if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
+          tuned="$t"
+          tuned_how="conv-chw-tile, sigma=$sg kappa=$k, $t_local"
+        fi
+      done
     done
   fi
   for strategy in conv-gpu conv-gpu-k0; do

@@ -66,6 +66,9 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                       "def out = reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(join(join(x)), join(join(y))))"},
       {"pad2D-chw-kernel", "size N, M, C\ninput x : [[[float]C]M]N\n"
                            "def out = map(r -> map(px -> map(v -> v * 2.0, px), r), pad2D(1, 2, 2, 1, 0.0, x))"},
+      {"register-tile", "size N, C, P\ninput x : [[[[float]C]3]3]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
+                        "def out = map(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                        "zip(join(join(win)), join(join(w)))), zip(ws, bs)), x)"},
       {"dot-operands-in-order", with(kVec, "def out = reduce(0.5, (acc, p) -> acc + p.1 * p.0, zip(x, y))")},
       {"kernels-activation-out", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                                  "def out = map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
