@@ -275,7 +275,12 @@ View KernelBuilder::compile_scalar(const ir::Expr& e, const Scope& s) {
     case ir::Prim::ToFloat:
       if (t.is_vector()) return value_view(c::call(fmt::format("convert_float{}", t.width()), a, t));
       return value_view(c::cast(t, a[0]));
-    case ir::Prim::Dot: return value_view(dot(a[0], a[1]));
+    case ir::Prim::Dot:
+      // Wider than 4 lanes, dot is a sum over lanes: each operand is read once into a
+      // variable, not its (guarded vload) expression once per lane.
+      if (a[0]->type.is_vector() && a[0]->type.width() > 4)
+        for (auto& operand : a) operand = read(variables(value_view(operand), "lanes"));
+      return value_view(dot(a[0], a[1]));
     default: break;
   }
   if (!op.empty() && a.size() == 2) return value_view(c::binary(std::string(op), a[0], a[1], t));

@@ -104,5 +104,20 @@ TEST(Lowering, VectorReadsLoadConsecutiveLanesAndGatherTheRest) {
       << cols.kernels[0].source;
 }
 
+// A dot product of 16 lanes is a sum over lanes: each operand is loaded once (one vload16
+// into a variable), not once per lane.
+TEST(Lowering, WideDotProductsLoadEachOperandOnce) {
+  Expr vec = call(Prim::AsVector, {16}, {var("r")});
+  Expr body = call(Prim::ReduceSeq, {}, {make_float(0.0),
+                                        lam({"acc", "v"}, add(var("acc"), call(Prim::Dot, {}, {var("v"), var("v")}))),
+                                        vec});
+  Module m = run_and_compare(
+      program({{"m", Type::array(floats(64), 6), {}}}, {{"s", call(Prim::MapGlb, {0}, {lam({"r"}, body), var("m")}), {}}}));
+  const std::string& src = m.kernels[0].source;
+  std::size_t loads = 0;
+  for (std::size_t at = src.find("vload16("); at != std::string::npos; at = src.find("vload16(", at + 1)) ++loads;
+  EXPECT_EQ(loads, 2u) << src;  // one per operand
+}
+
 }  // namespace
 }  // namespace liftc::codegen
