@@ -15,7 +15,8 @@
 #             made by its own kernel, the reduction nested over kernel rows, columns and
 #             channels), and `conv-chw-kappa` (the same with KAPPA kernels per work-item in
 #             private accumulators, each window value loaded once for all of them; KAPPA
-#             from --kappas), and `conv-chw-tile` (a SIGMA x KAPPA register tile per work-item:
+#             from --kappas), `conv-chw-m0` (as conv-chw with the kernels on dimension 0,
+#             reading a kernel-minor copy of the weights), and `conv-chw-tile` (a SIGMA x KAPPA register tile per work-item:
 #             SIGMA neighbouring windows of a row times KAPPA kernels; --sigmas, --kappas).
 #             --strategies picks which of these are tried.
 # When python3 has PyTorch with CUDA, cuDNN's fp32 convolution (TF32 off) of the same
@@ -27,7 +28,7 @@
 # Usage: scripts/bench_vgg.sh [--liftc PATH] [--device NAME] [--layers "1 2 ..."]
 #                             [--kappa K] [--runs N] [--locals "32,1,1 ..."]
 #                             [--tiles "2 4 8"] [--kappas "4 16"] [-o DIR]
-#                             [--strategies "conv-chw conv-chw-kappa conv-chw-tile conv-gpu conv-gpu-k0 conv-local"]
+#                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-gpu conv-gpu-k0 conv-local"]
 #                             [--sigmas "2 4"]
 #                             [--refs DIR]
 # Prints a Markdown table; with -o, writes it and the rewritten programs to DIR.
@@ -43,7 +44,7 @@ tiles="2 4 7 8 14"
 kappas="4 16"
 sigmas="2 4"
 out=""
-strategies="conv-chw conv-chw-kappa conv-chw-tile conv-gpu conv-gpu-k0 conv-local"
+strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-gpu conv-gpu-k0 conv-local"
 refs=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -138,14 +139,15 @@ for l in $layers; do
   rewrite "$src" conv-naive "" "$work/conv${l}_naive.sr"
   read -r naive naive_local < <(best_ms "$work/conv${l}_naive.sr")
   tuned=""
-  if [[ " $strategies " == *" conv-chw "* ]]; then
-    rewrite "$src" conv-chw "" "$work/conv${l}_conv-chw.sr"
-    read -r t t_local < <(best_ms "$work/conv${l}_conv-chw.sr")
-    if [ -n "$t" ]; then
+  for strategy in conv-chw conv-chw-m0; do
+    [[ " $strategies " == *" $strategy "* ]] || continue
+    rewrite "$src" "$strategy" "" "$work/conv${l}_$strategy.sr"
+    read -r t t_local < <(best_ms "$work/conv${l}_$strategy.sr")
+    if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
       tuned="$t"
-      tuned_how="conv-chw, $t_local"
+      tuned_how="$strategy, $t_local"
     fi
-  fi
+  done
   if [[ " $strategies " == *" conv-chw-kappa "* ]]; then
     rewrite "$src" conv-chw-kappa "" "$work/conv${l}_conv-chw-kappa.sr"
     for k in $kappas; do

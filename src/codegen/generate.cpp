@@ -137,6 +137,11 @@ class ModuleBuilder {
   // intermediate buffer `<name>_part<k>` that the rest reads; a map that uses variables of
   // the code around it cannot, and is refused.
   void definition(const std::string& name, ir::Expr body, const SourceLoc& loc, BufferRole role) {
+    // A kernel-level parallel map inside a function that uses nothing of it (a copy of the
+    // weights in another layout, say) is the same for every work-item: computed once, by a
+    // kernel of its own, before the rest.
+    for (ir::Expr inv = invariant_parallel_map(body, false); inv.defined(); inv = invariant_parallel_map(body, false))
+      body = hoist(name, body, inv);
     for (;;) {
       try {
         kernel(name, body, loc, role);
@@ -153,14 +158,36 @@ class ModuleBuilder {
                                                                "made a kernel of its own",
                                                                fmt::join(locals, ", "))),
                       race.node.loc());
-        std::string part = fresh_part(name);
-        definition(part, race.node, race.node.loc(), BufferRole::Intermediate);
-        body = replace_node(body, race.node, ir::with_type(ir::make_var(part, race.node.loc()), race.node.type()));
+        body = hoist(name, body, race.node);
       }
     }
   }
 
  private:
+  // `body` with `part` computed by a kernel of its own into `<name>_part<k>` and read from
+  // there.
+  ir::Expr hoist(const std::string& name, const ir::Expr& body, const ir::Expr& part) {
+    std::string part_name = fresh_part(name);
+    definition(part_name, part, part.loc(), BufferRole::Intermediate);
+    return replace_node(body, part, ir::with_type(ir::make_var(part_name, part.loc()), part.type()));
+  }
+
+  // The outermost mapGlb or mapWrg under a lambda of `e` whose free variables are all
+  // buffers (inputs, earlier definitions); undefined when there is none.
+  ir::Expr invariant_parallel_map(const ir::Expr& e, bool under_lambda) const {
+    if (under_lambda && e.kind() == ir::ExprKind::Call &&
+        (e->prim == ir::Prim::MapGlb || e->prim == ir::Prim::MapWrg)) {
+      bool closed = true;
+      for (const auto& v : ir::free_vars(e)) closed = closed && scope_.env.count(v) > 0;
+      if (closed) return e;
+    }
+    for (const auto& a : e->args) {
+      ir::Expr found = invariant_parallel_map(a, under_lambda || e.kind() == ir::ExprKind::Lambda);
+      if (found.defined()) return found;
+    }
+    return {};
+  }
+
   std::string fresh_part(const std::string& name) {
     for (int k = 1;; ++k) {
       std::string part = fmt::format("{}_part{}", name, k);

@@ -61,6 +61,8 @@ const CrossCase kCases[] = {
     {"a work-group's mapLcl read by the next mapLcl: a barrier, one kernel",
      "join(mapWrg(0, t -> mapLcl(0, w -> reduceSeq(0.0, (acc, v) -> acc + v, w), slide(3, 1, pad(1, 1, 0.0, "
      "mapLcl(0, x -> x * 2.0, t)))), split(16, a)))", 1},
+    {"a mapGlb inside a function that uses nothing of it: computed once, by its own kernel",
+     "mapGlb(0, x -> reduceSeq(x, (acc, v) -> acc + v, mapGlb(0, y -> y * 2.0, join(b))), a)", 2},
     {"two mapGlb stages in two dimensions, read by the same work-items",
      "mapGlb(1, r -> mapGlb(0, x -> x + 1.0, r), mapGlb(1, r -> mapGlb(0, x -> x * 2.0, r), b))", 2},
 };

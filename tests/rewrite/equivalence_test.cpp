@@ -69,6 +69,9 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"register-tile", "size N, C, P\ninput x : [[[[float]C]3]3]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
                         "def out = map(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
                         "zip(join(join(win)), join(join(w)))), zip(ws, bs)), x)"},
+      {"weights-kernel-minor", "size N, C, P\ninput x : [[[float]C]3]3\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
+                               "def out = map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                               "zip(join(join(x)), join(join(w)))), zip(ws, bs))"},
       {"dot-operands-in-order", with(kVec, "def out = reduce(0.5, (acc, p) -> acc + p.1 * p.0, zip(x, y))")},
       {"kernels-activation-out", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                                  "def out = map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
