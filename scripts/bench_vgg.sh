@@ -17,7 +17,8 @@
 #             private accumulators, each window value loaded once for all of them; KAPPA
 #             from --kappas), `conv-chw-m0` (as conv-chw with the kernels on dimension 0,
 #             reading a kernel-minor copy of the weights), and `conv-chw-tile` (a SIGMA x KAPPA register tile per work-item:
-#             SIGMA neighbouring windows of a row times KAPPA kernels; --sigmas, --kappas).
+#             SIGMA neighbouring windows of a row times KAPPA kernels; --sigmas, --kappas;
+#             `conv-chw-tile-m0`: the same with the kernel groups on dimension 0).
 #             --strategies picks which of these are tried.
 # When python3 has PyTorch with CUDA, cuDNN's fp32 convolution (TF32 off) of the same
 # layer is timed too (scripts/bench_torch_conv.py), as an outside reference; with
@@ -28,7 +29,7 @@
 # Usage: scripts/bench_vgg.sh [--liftc PATH] [--device NAME] [--layers "1 2 ..."]
 #                             [--kappa K] [--runs N] [--locals "32,1,1 ..."]
 #                             [--tiles "2 4 8"] [--kappas "4 16"] [-o DIR]
-#                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-gpu conv-gpu-k0 conv-local"]
+#                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-gpu conv-gpu-k0 conv-local"]
 #                             [--sigmas "2 4"]
 #                             [--refs DIR]
 # Prints a Markdown table; with -o, writes it and the rewritten programs to DIR.
@@ -44,7 +45,7 @@ tiles="2 4 7 8 14"
 kappas="4 16"
 sigmas="2 4"
 out=""
-strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-gpu conv-gpu-k0 conv-local"
+strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-gpu conv-gpu-k0 conv-local"
 refs=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -160,21 +161,22 @@ for l in $layers; do
       fi
     done
   fi
-  if [[ " $strategies " == *" conv-chw-tile "* ]]; then
-    rewrite "$src" conv-chw-tile "" "$work/conv${l}_conv-chw-tile.sr"
+  for tile_strategy in conv-chw-tile conv-chw-tile-m0; do
+    [[ " $strategies " == *" $tile_strategy "* ]] || continue
+    rewrite "$src" "$tile_strategy" "" "$work/conv${l}_$tile_strategy.sr"
     for sg in $sigmas; do
       [ $((W % sg)) -eq 0 ] || continue
       for k in $kappas; do
         [ $((M % k)) -eq 0 ] || continue
-        read -r t t_local < <(best_ms "$work/conv${l}_conv-chw-tile.sr" --params "$(sed -n 's|^// tuning parameter \([A-Za-z0-9_]*\) .*(register-tile)$|\1|p' "$work/conv${l}_conv-chw-tile.sr" |
+        read -r t t_local < <(best_ms "$work/conv${l}_$tile_strategy.sr" --params "$(sed -n 's|^// tuning parameter \([A-Za-z0-9_]*\) .*(register-tile)$|\1|p' "$work/conv${l}_$tile_strategy.sr" |
           paste -sd ' ' | awk -v s="$sg" -v k="$k" '{ printf "%s=%s,%s=%s", $1, s, $2, k }')")
         if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
           tuned="$t"
-          tuned_how="conv-chw-tile, sigma=$sg kappa=$k, $t_local"
+          tuned_how="$tile_strategy, sigma=$sg kappa=$k, $t_local"
         fi
       done
     done
-  fi
+  done
   for strategy in conv-gpu conv-gpu-k0; do
     [[ " $strategies " == *" $strategy "* ]] || continue
     gpu_program "$src" "$strategy" "$work/conv${l}_$strategy.sr"
