@@ -6,7 +6,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <system_error>
 
@@ -16,6 +15,7 @@
 
 #include "liftc/io/tensor.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/support/file.hpp"
 #include "npy_header.hpp"
 
 namespace liftc::io {
@@ -60,12 +60,9 @@ std::string shape_string(const std::vector<std::int64_t>& shape) { return fmt::f
 
 }  // namespace
 
-Tensor read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open .npy file: {}", path, std::strerror(errno)));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(fmt::format("{}: error while reading", path));
+Tensor read_npy(const std::string& path) { return parse_npy(read_regular_file(path, ".npy file", kMaxNpyBytes), path); }
 
+Tensor parse_npy(std::string_view bytes, const std::string& path) {
   if (bytes.size() < kMagicSize + 2 || bytes.compare(0, kMagicSize, kMagic, kMagicSize) != 0)
     throw Error(fmt::format("{}: not a .npy file (bad magic string)", path));
   int major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
@@ -81,7 +78,7 @@ Tensor read_npy(const std::string& path) {
     throw Error(fmt::format("{}: truncated .npy header: it announces {} bytes, the file has {}", path, header_len,
                             bytes.size() - prefix));
 
-  detail::NpyHeader h = detail::parse_npy_header(std::string_view(bytes).substr(prefix, header_len), path);
+  detail::NpyHeader h = detail::parse_npy_header(bytes.substr(prefix, header_len), path);
   if (h.fortran_order) throw Error(fmt::format("{}: Fortran-order (column-major) arrays are not supported", path));
   FileDType ft = file_dtype(h.descr, path);
 
@@ -133,7 +130,7 @@ Tensor read_npy(const std::string& path) {
   return t;
 }
 
-void write_npy(const std::string& path, const Tensor& t) {
+std::string format_npy(const Tensor& t) {
   auto count = static_cast<std::size_t>(t.element_count());
   bool is_float = t.dtype == DType::Float32;
   LIFTC_ASSERT((is_float ? t.f32.size() : t.i32.size()) == count, "a tensor's data matches its shape");
@@ -156,14 +153,18 @@ void write_npy(const std::string& path, const Tensor& t) {
   head += char(0);
   for (std::size_t i = 0; i < len_size; ++i) head += char((header_len >> (8 * i)) & 0xff);
   head += dict;
+  const char* data = is_float ? reinterpret_cast<const char*>(t.f32.data()) : reinterpret_cast<const char*>(t.i32.data());
+  head.append(data, count * 4);
+  return head;
+}
 
+void write_npy(const std::string& path, const Tensor& t) {
+  std::string bytes = format_npy(t);
   std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw Error(fmt::format("{}: cannot create: {}", tmp, std::strerror(errno)));
-    out.write(head.data(), static_cast<std::streamsize>(head.size()));
-    const char* data = is_float ? reinterpret_cast<const char*>(t.f32.data()) : reinterpret_cast<const char*>(t.i32.data());
-    out.write(data, static_cast<std::streamsize>(count * 4));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     out.flush();
     if (!out) {
       std::error_code ignored;
