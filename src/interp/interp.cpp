@@ -38,6 +38,8 @@ detail::Value load_input(const detail::CompiledProgram::Input& in, const Tensors
 
 }  // namespace
 
+void check_sizes(const ir::Program& checked) { detail::compile(checked); }
+
 Tensors evaluate(const ir::Program& checked, const Tensors& inputs) {
   detail::CompiledProgram program = detail::compile(checked);
   detail::Evaluator ev(program.num_slots);

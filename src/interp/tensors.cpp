@@ -62,7 +62,15 @@ io::Tensor empty_tensor_for(const ir::Type& concrete, const std::string& what) {
                             what, ir::to_string(concrete)));
   if (ty.is_vector()) t.shape.push_back(ty.width());
   t.dtype = ty.scalar_kind() == ir::ScalarKind::Float ? io::DType::Float32 : io::DType::Int32;
-  auto count = static_cast<std::size_t>(t.element_count());
+  std::int64_t elements = 0;
+  try {
+    elements = t.element_count();
+  } catch (const Error&) {
+    throw Error(fmt::format("{}: type {} is too large: its element count does not fit in 64 bits (give smaller sizes)",
+                            what, ir::to_string(concrete)));
+  }
+  detail::check_allocation(elements, fmt::format("{} of type {}", what, ir::to_string(concrete)));
+  auto count = static_cast<std::size_t>(elements);
   if (t.dtype == io::DType::Float32) t.f32.assign(count, 0.0f);
   else t.i32.assign(count, 0);
   return t;

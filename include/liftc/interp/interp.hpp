@@ -23,6 +23,11 @@ using Tensors = std::map<std::string, io::Tensor>;
 /// per definition whose type is an array (or scalar) of scalars or vectors.
 Tensors evaluate(const ir::Program& checked, const Tensors& inputs);
 
+/// Refuses a type-checked, size-bound program holding a value too large to address: a
+/// liftc::Error at the first expression whose size in bytes does not fit in 64 bits.
+/// (evaluate checks this too; commands call it as soon as sizes are bound.)
+void check_sizes(const ir::Program& checked);
+
 /// The tensor shape and dtype a type maps to (for inputs and outputs); a liftc::Error for
 /// types that hold tuples.
 io::Tensor empty_tensor_for(const ir::Type& concrete, const std::string& what);

@@ -26,7 +26,9 @@ ir::Program load_bound_program(const std::string& file, const SizeFlags& sizes) 
   ir::Program program = parse::load_program(file);
   typecheck::typecheck(program);
   ir::Program bound = ir::bind_sizes(program, sizes.values());
-  return typecheck::typecheck(bound).program;
+  ir::Program checked = typecheck::typecheck(bound).program;
+  interp::check_sizes(checked);
+  return checked;
 }
 
 interp::Tensors load_inputs(const ir::Program& checked, const std::vector<std::string>& input_flags,
