@@ -5,17 +5,18 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "liftc/io/tensor.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/file.hpp"
+#include "liftc/support/interrupt_cleanup.hpp"
 #include "npy_header.hpp"
 
 namespace liftc::io {
@@ -160,25 +161,37 @@ std::string format_npy(const Tensor& t) {
 
 void write_npy(const std::string& path, const Tensor& t) {
   std::string bytes = format_npy(t);
-  std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(fmt::format("{}: cannot create: {}", tmp, std::strerror(errno)));
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw Error(fmt::format("{}: write failed", tmp));
-    }
+  // A temporary with a short name in the same folder (a long file name plus a suffix could
+  // pass the name limit), removed on failure and on SIGINT/SIGTERM; then one rename.
+  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::string tmp = ((folder.empty() ? std::filesystem::path(".") : folder) / ".liftc-npy-XXXXXX").string();
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw Error(fmt::format("{}: cannot create a file in {}: {}", path, folder.string(), std::strerror(errno)));
+  remove_on_interrupt(std::filesystem::absolute(tmp).string());
+  auto discard = [&](const std::string& why) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    forget_on_interrupt(std::filesystem::absolute(tmp).string());
+    throw Error(fmt::format("{}: {}", path, why));
+  };
+  ::fchmod(fd, 0644);  // mkstemp makes 0600; a data file is readable like one numpy writes
+  for (std::size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) discard(fmt::format("write failed: {}", std::strerror(errno)));
+    done += static_cast<std::size_t>(n);
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw Error(fmt::format("{}: cannot write (rename from {} failed: {})", path, tmp, ec.message()));
+  if (::close(fd) != 0) {
+    fd = -1;
+    discard(fmt::format("write failed: {}", std::strerror(errno)));
   }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    forget_on_interrupt(std::filesystem::absolute(tmp).string());
+    throw Error(fmt::format("{}: cannot create: {}", path, std::strerror(err)));
+  }
+  forget_on_interrupt(std::filesystem::absolute(tmp).string());
 }
 
 }  // namespace liftc::io
