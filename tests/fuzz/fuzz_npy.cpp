@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "liftc/io/tensor.hpp"
+#include "liftc/support/diagnostic.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // libFuzzer target for rule files: any text must load or be a liftc::Error (never a crash,
 // an assert, a hang or another exception); every rule and strategy that loads is then
-// applied everywhere in two small programs, where it must rewrite, fail cleanly, or stop
+// applied everywhere in three small programs, where it must rewrite, fail cleanly, or stop
 // at its budget.
 
 #include <cstdint>
@@ -15,6 +15,8 @@
 namespace {
 
 const char* const kPrograms[] = {
+    // A map at the root, so that strategies that only look at the root (repeat(r)) apply.
+    "size N = 8\ninput x : [float]N\ndef out = map(a -> a * 2.0, x)\n",
     "size N = 8\ninput x : [float]N\ninput y : [float]N\n"
     "def out = reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(map(a -> a * 2.0, x), y))\n",
     "size C = 2, H = 4, W = 4, M = 2, K = 3\n"
