@@ -38,6 +38,7 @@ fs::path nearest_existing(const fs::path& p) {
 StagedDirectory::StagedDirectory(const std::string& destination, const std::string& flag) : flag_(flag) {
   if (destination.empty()) throw Error(fmt::format("{}: the output directory path is empty", flag));
   destination_ = fs::path(destination);
+  while (!destination_.has_filename() && destination_.has_relative_path()) destination_ = destination_.parent_path();
   if (destination_.string().size() >= PATH_MAX)
     throw Error(fmt::format("{}: the output path is longer than {} bytes", flag, PATH_MAX - 1));
   for (const auto& part : destination_)
@@ -45,12 +46,12 @@ StagedDirectory::StagedDirectory(const std::string& destination, const std::stri
       throw Error(fmt::format("{} {}: the name '{}...' is longer than {} bytes", flag, destination,
                               part.string().substr(0, 32), kMaxNameBytes));
   std::error_code ec;
-  fs::path ancestor = nearest_existing(destination_);
-  if (!fs::is_directory(ancestor, ec)) {
-    if (ancestor == destination_)
-      throw Error(fmt::format("{} {}: exists and is not a directory", flag, destination));
+  if (fs::exists(fs::symlink_status(destination_, ec)) && !fs::is_directory(destination_, ec))
+    throw Error(fmt::format("{} {}: exists and is not a directory", flag, destination));
+  // Next to the destination, not in it: a command may ask whether the destination is empty.
+  fs::path ancestor = nearest_existing(destination_.has_relative_path() ? destination_.parent_path() : destination_);
+  if (!fs::is_directory(ancestor, ec))
     throw Error(fmt::format("{} {}: {} is not a directory", flag, destination, ancestor.string()));
-  }
   std::string pattern = (ancestor / ".liftc-tmp-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr)
     throw Error(fmt::format("{} {}: cannot write in {}: {}", flag, destination, ancestor.string(), std::strerror(errno)));

@@ -312,6 +312,19 @@ TEST_F(Cli, FailedOutputLeavesNothingBehind) {
   EXPECT_TRUE(files_starting(dir_, ".liftc").empty());
 }
 
+// -o into an existing empty folder, and into a folder whose parents do not exist yet.
+TEST_F(Cli, OutputFoldersThatExistOrNot) {
+  fs::create_directories(dir_ / "empty");
+  const std::string v = "'" LIFTC_SOURCE_DIR "/examples/lowlevel/vector_add.sr'";
+  expect("compile " + v + " -o empty", 0, "wrote empty/kernels.cl");
+  EXPECT_TRUE(fs::exists(dir_ / "empty" / "kernels.cl"));
+  expect("compile " + v + " -o empty", 1, "empty exists and is not empty; pass --force");
+  expect("compile " + v + " -o empty/", 1, "empty/ exists and is not empty; pass --force");
+  expect("eval double.sr -o new/deeper/", 0, "wrote 1 file(s) to new/deeper/");
+  EXPECT_TRUE(fs::exists(dir_ / "new" / "deeper" / "y.npy"));
+  EXPECT_TRUE(files_starting(dir_, ".liftc").empty());
+}
+
 // SIGINT or SIGTERM while `eval -o` runs removes its temporary folder and creates no output.
 TEST_F(Cli, InterruptedEvalRemovesItsTemporaries) {
   // About 10^9 multiply-adds: seconds of work, interrupted long before the end.

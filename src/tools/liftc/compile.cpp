@@ -27,11 +27,11 @@ struct CompileOptions {
 void run_compile(const CompileOptions& o) {
   // The files are written to a staging folder next to DIR and moved into place at the end:
   // a failure or an interrupt leaves DIR as it was.
-  io::StagedDirectory out(o.out_dir, "-o");
   std::filesystem::path dir(o.out_dir);
   std::error_code ec;
-  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_empty(dir, ec) && !o.force)
+  if (std::filesystem::is_directory(dir, ec) && !std::filesystem::is_empty(dir, ec) && !o.force)
     throw Error(fmt::format("{} exists and is not empty; pass --force to overwrite its files", dir.string()));
+  io::StagedDirectory out(o.out_dir, "-o");
   ir::Program checked = load_bound_program(o.file, o.sizes);
   codegen::Module module = codegen::generate(checked, o.codegen.options(nullptr));
 
