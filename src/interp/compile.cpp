@@ -30,7 +30,7 @@ class Compiler {
   std::unique_ptr<Code> compile(const ir::Expr& e) {
     auto c = std::make_unique<Code>();
     c->loc = e.loc();
-    if (e.kind() != ir::ExprKind::Lambda) c->layout = out_.layouts->of(e.type());
+    if (e.kind() != ir::ExprKind::Lambda) c->layout = out_.layouts->of(e.type(), e.loc());
     switch (e.kind()) {
       case ir::ExprKind::Var:
         c->op = Op::Var;
@@ -45,7 +45,7 @@ class Compiler {
         c->op = Op::Lambda;
         LIFTC_ASSERT(e->param_types.size() == e->params.size(), "type checking sets every lambda's parameter types");
         for (const std::string& p : e->params) c->params.push_back(bind(p));
-        for (const ir::Type& t : e->param_types) c->param_layouts.push_back(out_.layouts->of(t));
+        for (const ir::Type& t : e->param_types) c->param_layouts.push_back(out_.layouts->of(t, e.loc()));
         c->args.push_back(compile(ir::lambda_body(e)));
         unbind(e->params.size());
         break;
@@ -111,7 +111,7 @@ CompiledProgram compile(const ir::Program& checked) {
   CompiledProgram out;
   Compiler compiler(out);
   for (const ir::InputDecl& in : checked.inputs)
-    out.inputs.push_back({in.name, in.type, compiler.bind(in.name), out.layouts->of(in.type)});
+    out.inputs.push_back({in.name, in.type, compiler.bind(in.name), out.layouts->of(in.type, in.loc)});
   for (const ir::Definition& d : checked.defs) {
     LIFTC_ASSERT(d.body.defined(), "definitions have bodies");
     if (d.body.kind() == ir::ExprKind::Lambda) continue;  // a function (partial application): no value

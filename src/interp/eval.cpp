@@ -90,6 +90,7 @@ Value Evaluator::map(const Code& c, const Code& f, const Value& xs) {
   const Layout* elem = out->elem;
   LIFTC_ASSERT(xs.is_ref() && xs.layout()->is_array() && xs.layout()->length == out->length,
                "map's result is as long as its input");
+  check_allocation(out->words, "the result of this map", c.loc);
   auto words = std::make_shared<std::vector<Word>>(static_cast<std::size_t>(out->words));
   Word* dst = words->data();
   for (std::int64_t i = 0; i < out->length; ++i) store(apply1(f, element(xs, i)), elem, dst + i * elem->words);

@@ -38,7 +38,9 @@ detail::Value load_input(const detail::CompiledProgram::Input& in, const Tensors
 
 }  // namespace
 
-Tensors evaluate(const ir::Program& checked, const Tensors& inputs) {
+void check_sizes(const ir::Program& checked) { detail::compile(checked); }
+
+Tensors evaluate(const ir::Program& checked, const Tensors& inputs, TupleOutputs tuples) {
   detail::CompiledProgram program = detail::compile(checked);
   detail::Evaluator ev(program.num_slots);
   for (const auto& in : program.inputs) ev.slot(in.slot) = load_input(in, inputs);
@@ -46,7 +48,11 @@ Tensors evaluate(const ir::Program& checked, const Tensors& inputs) {
   Tensors outputs;
   for (const auto& def : program.defs) {
     detail::Value v = ev.eval(*def.body);
-    if (detail::has_tensor_form(def.layout)) outputs[def.name] = detail::to_tensor(v, def.layout, def.type);
+    if (detail::has_tensor_form(def.layout)) {
+      outputs[def.name] = detail::to_tensor(v, def.layout, def.type);
+    } else if (tuples == TupleOutputs::Components) {
+      for (auto& [path, t] : detail::component_tensors(v, def.layout)) outputs[def.name + "." + path] = std::move(t);
+    }
     ev.slot(def.slot) = std::move(v);
   }
   return outputs;

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "liftc/ir/type.hpp"
+#include "liftc/support/diagnostic.hpp"
 
 namespace liftc::interp::detail {
 
@@ -30,12 +32,20 @@ struct Layout {
   bool is_tuple() const { return kind == ir::TypeKind::Tuple; }
 };
 
+/// The most 32-bit words a value may occupy: its size in bytes must fit in int64.
+inline constexpr std::int64_t kMaxWords = INT64_MAX / 4;
+
+/// Refuses (a liftc::Error at `where`) to allocate `words` words for `what` (a description
+/// such as "input 'a' of type [float]N") when that is more than the machine's physical memory.
+void check_allocation(std::int64_t words, const std::string& what, const SourceLoc& where = {});
+
 /// Builds and owns the layouts of one evaluation, one per type node (types are shared
 /// handles, so a subtree seen twice is laid out once).
 class Layouts {
  public:
-  /// The layout of a type whose lengths are all constants (asserts they are).
-  const Layout* of(const ir::Type& t);
+  /// The layout of a type whose lengths are all constants (asserts they are); a type too
+  /// large to address (kMaxWords) is a liftc::Error at `where`, the node it belongs to.
+  const Layout* of(const ir::Type& t, const SourceLoc& where = {});
 
  private:
   struct Entry {

@@ -5,6 +5,7 @@
 #include <random>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "liftc/interp/interp.hpp"
 #include "view.hpp"
@@ -45,6 +46,73 @@ io::Tensor to_tensor(const Value& v, const Layout* l, const ir::Type& type) {
   return t;
 }
 
+namespace {
+
+// A scalar or vector leaf of a layout: the tuple indices that lead to it and its tensor.
+struct Component {
+  std::vector<int> path;
+  io::Tensor tensor;
+};
+
+// Lists the leaves below `l`: arrays add a dimension, tuples a path step.
+void list_components(const Layout* l, std::vector<int>& path, std::vector<std::int64_t>& shape,
+                     std::vector<Component>& out) {
+  if (l->is_array()) {
+    shape.push_back(l->length);
+    list_components(l->elem, path, shape, out);
+    shape.pop_back();
+  } else if (l->is_tuple()) {
+    for (std::size_t c = 0; c < l->comps.size(); ++c) {
+      path.push_back(static_cast<int>(c));
+      list_components(l->comps[c], path, shape, out);
+      path.pop_back();
+    }
+  } else {
+    Component c{path, {}};
+    c.tensor.shape = shape;
+    if (l->kind == ir::TypeKind::Vector) c.tensor.shape.push_back(l->width);
+    c.tensor.dtype = l->scalar == ir::ScalarKind::Float ? io::DType::Float32 : io::DType::Int32;
+    out.push_back(std::move(c));
+  }
+}
+
+// Appends the words of leaf `path` of every element below `l` (at `offset` in `words`).
+void gather(const Layout* l, std::int64_t offset, const std::vector<int>& path, std::size_t step,
+            const std::vector<Word>& words, std::vector<Word>& out) {
+  if (l->is_array()) {
+    for (std::int64_t i = 0; i < l->length; ++i) gather(l->elem, offset + i * l->elem->words, path, step, words, out);
+  } else if (l->is_tuple()) {
+    auto c = static_cast<std::size_t>(path[step]);
+    gather(l->comps[c], offset + l->comp_offsets[c], path, step + 1, words, out);
+  } else {
+    out.insert(out.end(), words.begin() + offset, words.begin() + offset + l->words);
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, io::Tensor>> component_tensors(const Value& v, const Layout* l) {
+  check_allocation(2 * l->words, "the tensors of a tuple-valued definition");
+  std::vector<Word> words(static_cast<std::size_t>(l->words));
+  store(v, l, words.data());
+  std::vector<Component> components;
+  std::vector<int> path;
+  std::vector<std::int64_t> shape;
+  list_components(l, path, shape, components);
+  std::vector<std::pair<std::string, io::Tensor>> out;
+  for (Component& c : components) {
+    std::vector<Word> leaf;
+    gather(l, 0, c.path, 0, words, leaf);
+    io::Tensor& t = c.tensor;
+    if (t.dtype == io::DType::Float32)
+      for (Word w : leaf) t.f32.push_back(std::bit_cast<float>(w));
+    else
+      for (Word w : leaf) t.i32.push_back(static_cast<std::int32_t>(w));
+    out.emplace_back(fmt::format("{}", fmt::join(c.path, ".")), std::move(t));
+  }
+  return out;
+}
+
 }  // namespace detail
 
 io::Tensor empty_tensor_for(const ir::Type& concrete, const std::string& what) {
@@ -62,7 +130,15 @@ io::Tensor empty_tensor_for(const ir::Type& concrete, const std::string& what) {
                             what, ir::to_string(concrete)));
   if (ty.is_vector()) t.shape.push_back(ty.width());
   t.dtype = ty.scalar_kind() == ir::ScalarKind::Float ? io::DType::Float32 : io::DType::Int32;
-  auto count = static_cast<std::size_t>(t.element_count());
+  std::int64_t elements = 0;
+  try {
+    elements = t.element_count();
+  } catch (const Error&) {
+    throw Error(fmt::format("{}: type {} is too large: its element count does not fit in 64 bits (give smaller sizes)",
+                            what, ir::to_string(concrete)));
+  }
+  detail::check_allocation(elements, fmt::format("{} of type {}", what, ir::to_string(concrete)));
+  auto count = static_cast<std::size_t>(elements);
   if (t.dtype == io::DType::Float32) t.f32.assign(count, 0.0f);
   else t.i32.assign(count, 0);
   return t;

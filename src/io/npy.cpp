@@ -5,17 +5,18 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "liftc/io/tensor.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/support/file.hpp"
+#include "liftc/support/interrupt_cleanup.hpp"
 #include "npy_header.hpp"
 
 namespace liftc::io {
@@ -60,12 +61,9 @@ std::string shape_string(const std::vector<std::int64_t>& shape) { return fmt::f
 
 }  // namespace
 
-Tensor read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open .npy file: {}", path, std::strerror(errno)));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(fmt::format("{}: error while reading", path));
+Tensor read_npy(const std::string& path) { return parse_npy(read_regular_file(path, ".npy file", kMaxNpyBytes), path); }
 
+Tensor parse_npy(std::string_view bytes, const std::string& path) {
   if (bytes.size() < kMagicSize + 2 || bytes.compare(0, kMagicSize, kMagic, kMagicSize) != 0)
     throw Error(fmt::format("{}: not a .npy file (bad magic string)", path));
   int major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
@@ -81,7 +79,7 @@ Tensor read_npy(const std::string& path) {
     throw Error(fmt::format("{}: truncated .npy header: it announces {} bytes, the file has {}", path, header_len,
                             bytes.size() - prefix));
 
-  detail::NpyHeader h = detail::parse_npy_header(std::string_view(bytes).substr(prefix, header_len), path);
+  detail::NpyHeader h = detail::parse_npy_header(bytes.substr(prefix, header_len), path);
   if (h.fortran_order) throw Error(fmt::format("{}: Fortran-order (column-major) arrays are not supported", path));
   FileDType ft = file_dtype(h.descr, path);
 
@@ -133,7 +131,7 @@ Tensor read_npy(const std::string& path) {
   return t;
 }
 
-void write_npy(const std::string& path, const Tensor& t) {
+std::string format_npy(const Tensor& t) {
   auto count = static_cast<std::size_t>(t.element_count());
   bool is_float = t.dtype == DType::Float32;
   LIFTC_ASSERT((is_float ? t.f32.size() : t.i32.size()) == count, "a tensor's data matches its shape");
@@ -156,28 +154,44 @@ void write_npy(const std::string& path, const Tensor& t) {
   head += char(0);
   for (std::size_t i = 0; i < len_size; ++i) head += char((header_len >> (8 * i)) & 0xff);
   head += dict;
+  const char* data = is_float ? reinterpret_cast<const char*>(t.f32.data()) : reinterpret_cast<const char*>(t.i32.data());
+  head.append(data, count * 4);
+  return head;
+}
 
-  std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(fmt::format("{}: cannot create: {}", tmp, std::strerror(errno)));
-    out.write(head.data(), static_cast<std::streamsize>(head.size()));
-    const char* data = is_float ? reinterpret_cast<const char*>(t.f32.data()) : reinterpret_cast<const char*>(t.i32.data());
-    out.write(data, static_cast<std::streamsize>(count * 4));
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw Error(fmt::format("{}: write failed", tmp));
-    }
+void write_npy(const std::string& path, const Tensor& t) {
+  std::string bytes = format_npy(t);
+  // A temporary with a short name in the same folder (a long file name plus a suffix could
+  // pass the name limit), removed on failure and on SIGINT/SIGTERM; then one rename.
+  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::string tmp = ((folder.empty() ? std::filesystem::path(".") : folder) / ".liftc-npy-XXXXXX").string();
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw Error(fmt::format("{}: cannot create a file in {}: {}", path, folder.string(), std::strerror(errno)));
+  remove_on_interrupt(std::filesystem::absolute(tmp).string());
+  auto discard = [&](const std::string& why) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    forget_on_interrupt(std::filesystem::absolute(tmp).string());
+    throw Error(fmt::format("{}: {}", path, why));
+  };
+  ::fchmod(fd, 0644);  // mkstemp makes 0600; a data file is readable like one numpy writes
+  for (std::size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) discard(fmt::format("write failed: {}", std::strerror(errno)));
+    done += static_cast<std::size_t>(n);
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw Error(fmt::format("{}: cannot write (rename from {} failed: {})", path, tmp, ec.message()));
+  if (::close(fd) != 0) {
+    fd = -1;
+    discard(fmt::format("write failed: {}", std::strerror(errno)));
   }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    forget_on_interrupt(std::filesystem::absolute(tmp).string());
+    throw Error(fmt::format("{}: cannot create: {}", path, std::strerror(err)));
+  }
+  forget_on_interrupt(std::filesystem::absolute(tmp).string());
 }
 
 }  // namespace liftc::io

@@ -1,5 +1,6 @@
 #include "npy_header.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -23,6 +24,22 @@ struct PyValue {
   std::map<std::string, PyValue> entries;    // Dict
 };
 
+// Up to 24 characters either side of `at`, on one line: control and non-ASCII bytes as
+// \xNN, "..." where text is left out (a crafted header can be megabytes long).
+std::string excerpt(std::string_view text, std::size_t at) {
+  constexpr std::size_t kSide = 24;
+  std::size_t begin = at > kSide ? at - kSide : 0;
+  std::size_t end = std::min(text.size(), at + kSide);
+  std::string out = begin > 0 ? "..." : "";
+  for (std::size_t i = begin; i < end; ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') out += static_cast<char>(c);
+    else out += fmt::format("\\x{:02x}", c);
+  }
+  if (end < text.size()) out += "...";
+  return out;
+}
+
 // Recursive-descent reader of one Python literal; errors name the file.
 class LiteralReader {
  public:
@@ -37,7 +54,8 @@ class LiteralReader {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error(fmt::format("{}: malformed .npy header: {} (at offset {} of '{}')", path_, what, pos_, text_));
+    throw Error(fmt::format("{}: malformed .npy header: {} (at offset {}: '{}')", path_, what, pos_,
+                            excerpt(text_, pos_)));
   }
 
   void skip_space() {
@@ -61,6 +79,14 @@ class LiteralReader {
   }
 
   PyValue value() {
+    // Real headers nest two levels (the dict, its shape tuple); a crafted one could nest
+    // deep enough to overflow the stack of this recursive reader.
+    if (depth_ >= kMaxNesting) fail(fmt::format("nested deeper than {} levels", kMaxNesting));
+    struct Nest {
+      int& depth;
+      explicit Nest(int& d) : depth(++d) {}
+      ~Nest() { --depth; }
+    } nest(depth_);
     skip_space();
     if (pos_ >= text_.size()) fail("unexpected end of header");
     char c = text_[pos_];
@@ -134,16 +160,20 @@ class LiteralReader {
     return negative ? -v : v;
   }
 
+  static constexpr int kMaxNesting = 32;  // dicts, tuples and lists inside one another
+
   std::string_view text_;
   const std::string& path_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace
 
 NpyHeader parse_npy_header(std::string_view text, const std::string& path) {
   PyValue dict = LiteralReader(text, path).read_all();
-  if (dict.kind != PyValue::Kind::Dict) throw Error(fmt::format("{}: .npy header is not a dict: '{}'", path, text));
+  if (dict.kind != PyValue::Kind::Dict)
+    throw Error(fmt::format("{}: .npy header is not a dict: '{}'", path, excerpt(text, 0)));
   auto field = [&](const char* key, PyValue::Kind kind, const char* what) -> const PyValue& {
     auto it = dict.entries.find(key);
     if (it == dict.entries.end()) throw Error(fmt::format("{}: .npy header has no '{}' key", path, key));

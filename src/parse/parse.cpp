@@ -2,13 +2,9 @@
 
 #include "liftc/parse/parse.hpp"
 
-#include <fstream>
-#include <sstream>
-
-#include <fmt/format.h>
-
 #include "elaborator.hpp"
 #include "grammar.hpp"
+#include "liftc/support/file.hpp"
 
 namespace liftc::parse {
 
@@ -30,12 +26,8 @@ ir::Program parse_program(std::shared_ptr<const SourceFile> source, const ParseO
 }
 
 ir::Program load_program(const std::string& path, const ParseOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot open {}", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw Error(fmt::format("cannot read {}", path));
-  return parse_program(std::make_shared<const SourceFile>(SourceFile{path, text.str()}), options);
+  std::string text = read_regular_file(path, ".sr program", kMaxProgramBytes);
+  return parse_program(std::make_shared<const SourceFile>(SourceFile{path, std::move(text)}), options);
 }
 
 }  // namespace liftc::parse

@@ -1,11 +1,15 @@
 // The command line as a user meets it: `check`, `eval`, `rules` and `rewrite` on good and bad input.
 // Each case runs the liftc binary and checks its exit code and what it printed.
 
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -179,6 +183,173 @@ TEST_F(Cli, ErrorsHaveMessagesAndFail) {
        "work-group size 48 does not divide sum_kernel's global size 1024 in dimension 0"},
   };
   for (const auto& c : cases) expect(c.args, 1, c.message);
+}
+
+// Careless paths, sizes and flag values (issue 11): each is one line naming what and
+// where, exit code 1 (never "internal error", a crash, or silent acceptance).
+TEST_F(Cli, BadPathsSizesAndFlagsAreOneLineErrors) {
+  const std::string v = "'" LIFTC_SOURCE_DIR "/examples/lowlevel/vector_add.sr'";
+  fs::create_directories(dir_ / "folder");
+  write("huge.sr", "");
+  fs::resize_file(dir_ / "huge.sr", (64 << 20) + 1);  // sparse: no disk space
+  write("wraps.sr", "size N = 4611686018427387905, M = 4\ninput a : [[float]N]M\n"
+                    "def out = map(r -> reduce(0.0, (acc, x) -> acc + x, r), a)\n");
+  write("petabytes.sr", "size N = 4503599627370496\ninput a : [float]N\ndef out = map(x -> x + 1.0, a)\n");
+  write("long.sr", "size N = 4\ninput x : [float]N\ndef " + std::string(300, 'a') + " = x\n");
+  struct Case {
+    std::string args;
+    const char* message;
+    bool one_line;  // false: a source error, followed by the line and a caret
+  };
+  const Case cases[] = {
+      // Programs and inputs that are not regular files, or too large.
+      {"check folder", "folder is a directory, not a .sr program (give a regular file)", true},
+      {"check /dev/zero", "/dev/zero is a character device, not a .sr program", true},
+      {"compile folder -o out", "folder is a directory, not a .sr program", true},
+      {"check huge.sr", "huge.sr is 64.0 MiB (67108865 bytes); liftc reads a .sr program of at most 64.0 MiB", true},
+      {"eval double.sr --input x=folder", "folder is a directory, not a .npy file", true},
+      {"eval double.sr --input x=/dev/zero", "/dev/zero is a character device, not a .npy file", true},
+      // Sizes whose byte counts wrap past 64 bits, or that no memory holds.
+      {"check wraps.sr", "wraps.sr:2:7: error: a value of type [float]4611686018427387905 is too large", false},
+      {"eval wraps.sr", "a value of type [float]4611686018427387905 is too large: its size in bytes does not fit in 64 bits",
+       false},
+      {"check symbolic.sr --size N=4611686018427387906", "is too large: its size in bytes does not fit in 64 bits", false},
+      {"eval petabytes.sr", "input 'a' of type [float]4503599627370496 needs 16.0 PiB, more than this machine's memory",
+       true},
+      {"eval double.sr --size N=99999999999999999999", "--size N: 99999999999999999999 is too large", true},
+      // Output folders.
+      {"compile " + v + " -o double.sr", "-o double.sr: exists and is not a directory", true},
+      {"compile " + v + " -o double.sr --force", "-o double.sr: exists and is not a directory", true},
+      {"compile " + v + " -o double.sr/out", "-o double.sr/out: double.sr is not a directory", true},
+      {"compile " + v + " -o /proc/none/out", "-o /proc/none/out: cannot write in /proc", true},
+      {"compile " + v + " -o ''", "-o: the output directory path is empty", true},
+      {"eval double.sr -o ''", "-o: the output directory path is empty", true},
+      {"eval double.sr -o double.sr", "-o double.sr: exists and is not a directory", true},
+      {"eval long.sr -o out", "long.sr:3:5: error: -o: definition `aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...` has a name of "
+                              "300 bytes, too long for a file name", false},
+      // Flag values.
+      {"run " + v + " --rtol -1", "error: --rtol: expects a finite number >= 0, got '-1'", true},
+      {"run " + v + " --rtol nan", "error: --rtol: expects a finite number >= 0, got 'nan'", true},
+      {"run " + v + " --atol inf", "error: --atol: expects a finite number >= 0, got 'inf'", true},
+      {"run " + v + " --params N", "error: --params expects name=value, got 'N'", true},
+      {"run " + v + " --params N=x", "error: --params N: 'x' is not an integer", true},
+      {"run " + v + " --params N=8 --size N=8", "error: N is given by both --size and --params", true},
+      {"run " + v + " --runs 0", "error: --runs: expects an integer in 1..1000000, got '0'", true},
+      {"run " + v + " --warmup -1", "error: --warmup: expects an integer in 0..1000000, got '-1'", true},
+      {"run " + v + " --seed -1", "error: --seed: expects an integer in 0..18446744073709551615, got '-1'", true},
+      {"eval double.sr --seed -1", "error: --seed: expects an integer in 0..18446744073709551615, got '-1'", true},
+      {"rewrite double.sr -s fuse --alternative 0", "error: --alternative: expects an integer in 1..1000000, got '0'",
+       true},
+      {"rewrite double.sr -s fuse --max-seconds nan", "error: --max-seconds: expects a finite number >= 0, got 'nan'",
+       true},
+      {"rewrite double.sr -s fuse --max-seconds -1", "error: --max-seconds: expects a finite number >= 0, got '-1'",
+       true},
+      {"rewrite double.sr -s 'try(fuse)' --all --max-alternatives 0",
+       "error: --max-alternatives: expects an integer in 1..1000000, got '0'", true},
+      {"rewrite double.sr -s fuse --max-nodes 0", "error: --max-nodes: expects an integer of at least 1, got '0'", true},
+      {"eval double.sr --no-such-flag", "error: The following argument was not expected: --no-such-flag", true},
+  };
+  for (const auto& c : cases) {
+    Result r = run(c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_EQ(r.output.find("internal error"), std::string::npos) << c.args << "\n" << r.output;
+    if (c.one_line) {
+      EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << c.args << "\n" << r.output;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "out")) << "a failed command creates no output folder";
+}
+
+// A tuple-valued definition is written as one .npy file per component (an array of
+// pairs as two arrays), not skipped.
+TEST_F(Cli, EvalWritesEachComponentOfATuple) {
+  write("tuple.sr", "size N = 3\ninput x : [float]N\ninput k : [int]N\n"
+                    "def p = (map(v -> v * 2.0, x), k)\ndef z = zip(x, k)\n");
+  Result r = run("eval tuple.sr -o out --save-inputs");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("p.0 [3]: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("wrote 6 file(s) to out"), std::string::npos) << r.output;
+  auto bytes = [&](const std::string& name) {
+    std::ifstream in(dir_ / "out" / name, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(bytes("p.1.npy"), bytes("inputs/k.npy"));  // the int component, unchanged
+  EXPECT_EQ(bytes("z.0.npy"), bytes("inputs/x.npy"));
+  EXPECT_EQ(bytes("z.1.npy"), bytes("inputs/k.npy"));
+  // The doubled component reads back as an input of the same shape.
+  write("twice.sr", "size N = 3\ninput y : [float]N\ndef back = map(v -> v / 2.0, y)\n");
+  Result back = run("eval twice.sr --input y=out/p.0.npy -o back");
+  ASSERT_EQ(back.exit_code, 0) << back.output;
+  EXPECT_EQ(bytes("inputs/x.npy").substr(128), [&] {
+    std::ifstream in(dir_ / "back" / "back.npy", std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()).substr(128);
+  }());
+}
+
+// The names of the files in `dir` that start with `prefix`.
+std::vector<std::string> files_starting(const fs::path& dir, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path().string());
+  return out;
+}
+
+// A write that fails part-way leaves neither new outputs nor temporaries behind.
+TEST_F(Cli, FailedOutputLeavesNothingBehind) {
+  write("three.sr", "size N = 4\ninput x : [float]N\ndef a = x\ndef b = x\ndef c = x\n");
+  fs::create_directories(dir_ / "out" / "b.npy");  // a folder where b.npy must go
+  Result r = run("eval three.sr -o out --force");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("-o: out/b.npy is a directory; it cannot be replaced by a file"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "a.npy"));
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "c.npy"));
+  EXPECT_TRUE(files_starting(dir_, ".liftc").empty());
+  // compile into a file: nothing is created either.
+  Result c = run("compile '" LIFTC_SOURCE_DIR "/examples/lowlevel/vector_add.sr' -o three.sr --force");
+  EXPECT_EQ(c.exit_code, 1) << c.output;
+  EXPECT_TRUE(files_starting(dir_, ".liftc").empty());
+}
+
+// -o into an existing empty folder, and into a folder whose parents do not exist yet.
+TEST_F(Cli, OutputFoldersThatExistOrNot) {
+  fs::create_directories(dir_ / "empty");
+  const std::string v = "'" LIFTC_SOURCE_DIR "/examples/lowlevel/vector_add.sr'";
+  expect("compile " + v + " -o empty", 0, "wrote empty/kernels.cl");
+  EXPECT_TRUE(fs::exists(dir_ / "empty" / "kernels.cl"));
+  expect("compile " + v + " -o empty", 1, "empty exists and is not empty; pass --force");
+  expect("compile " + v + " -o empty/", 1, "empty/ exists and is not empty; pass --force");
+  expect("eval double.sr -o new/deeper/", 0, "wrote 1 file(s) to new/deeper/");
+  EXPECT_TRUE(fs::exists(dir_ / "new" / "deeper" / "y.npy"));
+  EXPECT_TRUE(files_starting(dir_, ".liftc").empty());
+}
+
+// SIGINT or SIGTERM while `eval -o` runs removes its temporary folder and creates no output.
+TEST_F(Cli, InterruptedEvalRemovesItsTemporaries) {
+  // About 10^9 multiply-adds: seconds of work, interrupted long before the end.
+  write("slow.sr", "size N = 32768\ninput x : [float]N\n"
+                   "def y = map(a -> reduce(0.0, (acc, b) -> acc + a * b, x), x)\n");
+  for (int sig : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(sig);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      if (chdir(dir_.c_str()) != 0) _exit(127);
+      std::freopen("/dev/null", "w", stdout);
+      execl(LIFTC_BINARY, "liftc", "eval", "slow.sr", "-o", "out", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    // Wait until the temporary folder exists, then interrupt.
+    for (int i = 0; i < 500 && files_starting(dir_, ".liftc-tmp-").empty(); ++i) usleep(10000);
+    EXPECT_FALSE(files_starting(dir_, ".liftc-tmp-").empty()) << "the staging folder appears before the work";
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "ends by the signal: status " << status;
+    EXPECT_TRUE(files_starting(dir_, ".liftc").empty());
+    EXPECT_FALSE(fs::exists(dir_ / "out"));
+  }
 }
 
 TEST_F(Cli, WrongShapeInputNamesTheInput) {

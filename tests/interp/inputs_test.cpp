@@ -57,6 +57,44 @@ TEST(InterpInputs, Errors) {
   }
 }
 
+// Sizes too large for 64-bit byte counts or for the machine's memory: refused with the
+// type, never wrapped (a wrapped count once made the interpreter read past its data).
+TEST(InterpInputs, SizesTooLarge) {
+  const std::int64_t wraps = 4611686018427387905;  // 2^62 + 1: 4 rows of it wrap to 4 elements
+  auto rows = [&](std::int64_t n) {
+    ir::Program p;
+    p.inputs = {{"a", arr(arr(f32(), n), 4), {}}};
+    p.defs = {{"out", call(Prim::Map, {lam({"r"}, call(Prim::Reduce, {flt(0), lam({"acc", "x"}, call(Prim::Add, {var("acc"), var("x")})), var("r")})), var("a")}), {}}};
+    return check(p);
+  };
+  struct Case {
+    const char* name;
+    std::function<void()> run;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"check_sizes", [&] { check_sizes(rows(wraps)); },
+       "a value of type [float]4611686018427387905 is too large: its size in bytes does not fit in 64 bits"},
+      {"evaluate", [&] { evaluate(rows(wraps), {}); }, "a value of type [float]4611686018427387905 is too large"},
+      {"random inputs", [&] { random_inputs(rows(wraps), 0); }, "its element count does not fit in 64 bits"},
+      {"more than memory", [&] { random_inputs(rows(std::int64_t(1) << 52), 0); },
+       "input 'a' of type [[float]4503599627370496]4 needs 64.0 PiB, more than this machine's memory"},
+      {"a map result more than memory",
+       [&] {
+         ir::Program p;
+         p.inputs = {{"x", arr(f32(), 4), {}}};
+         ir::Expr padded = call(Prim::Pad, {arith::Expr(0), arith::Expr(std::int64_t(1) << 52)}, {flt(0), var("x")});
+         p.defs = {{"out", call(Prim::Map, {lam({"v"}, var("v")), padded}), {}}};
+         evaluate(check(p), {{"x", tensor({4}, iota(4))}});
+       },
+       "the result of this map needs 16.0 PiB, more than this machine's memory"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_NE(error_of(c.run).find(c.message), std::string::npos) << error_of(c.run);
+  }
+}
+
 TEST(InterpInputs, ExtraInputsAreIgnored) {
   Tensors in = {{"xs", tensor({2, 3}, iota(6))}, {"is", int_tensor({4}, {0, 0, 0, 0})}, {"zz", tensor({1}, {0})}};
   EXPECT_EQ(evaluate(check(program()), in).at("out").f32, iota(6));

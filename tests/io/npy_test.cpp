@@ -214,6 +214,11 @@ TEST_F(NpyTest, MalformedFiles) {
        "element 1 = 1099511627776 is out of int32 range"},
       {"float64_out_of_range", npy_bytes(dict("<f8", "False", "(1,)"), raw_data<double>({1e300})),
        "out of float32 range"},
+      // 30,000 nested lists (60 KB of header) once overflowed the reader's stack.
+      {"deep_nesting", npy_bytes("{'descr': " + std::string(30000, '[') + std::string(30000, ']') + "}", ""),
+       "malformed .npy header: nested deeper than 32 levels"},
+      {"shape_overflows", npy_bytes(dict("<f4", "False", "(4611686018427387905, 4)"), f4x2),
+       "shape (4611686018427387905, 4) is too large"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -221,6 +226,30 @@ TEST_F(NpyTest, MalformedFiles) {
     std::string message = read_error(p);
     EXPECT_NE(message.find(p), std::string::npos) << "names the file: " << message;
     EXPECT_NE(message.find(c.message), std::string::npos) << "expected '" << c.message << "' in: " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+    EXPECT_LT(message.size(), 300u) << "short: " << message;
+  }
+}
+
+// Paths that are not .npy files at all: refused before anything is read.
+TEST_F(NpyTest, NotARegularFileOrTooLarge) {
+  fs::create_directories(dir_ / "folder.npy");
+  std::string huge = path("huge.npy");
+  std::ofstream(huge).put('x');
+  fs::resize_file(huge, kMaxNpyBytes + 1);  // sparse: takes no disk space
+  struct Case {
+    std::string path;
+    const char* message;
+  };
+  const Case cases[] = {
+      {path("folder.npy"), "is a directory, not a .npy file"},
+      {"/dev/zero", "/dev/zero is a character device, not a .npy file"},
+      {huge, "is 4.0 GiB (4294967297 bytes); liftc reads a .npy file of at most 4.0 GiB"},
+      {"", "the path of the .npy file is empty"},
+  };
+  for (const Case& c : cases) {
+    std::string message = read_error(c.path);
+    EXPECT_NE(message.find(c.message), std::string::npos) << c.path << ": " << message;
   }
 }
 

@@ -70,6 +70,9 @@ const char* const kPrograms[] = {
     "size N = 8, r in 0..64, n in 2..8\ninput xs : [float]N\ndef out = pad(0, r, 0.0, join(split(n, xs)))\n",
     // Shadowing: a binder named like an input is renamed, not confused with it.
     "size N = 4\ninput xs : [float]N\ndef out = map(xs -> map(x -> xs, xs), split(2, xs))\n",
+    // Binders renamed past globals with numeric suffixes (x -> x_2, not the global x_1).
+    "size N = 4\ninput x : [float]N\ndef x_1 = x\ndef xa_1 = x\n"
+    "def out = map(x -> map(x_1 -> x_1 * 2.0, x), split(2, x_1))\n",
 };
 // clang-format on
 

@@ -16,12 +16,24 @@ namespace liftc::interp {
 /// Named dense arrays: a program's inputs or outputs.
 using Tensors = std::map<std::string, io::Tensor>;
 
+/// What evaluate returns for a definition whose type holds tuples.
+enum class TupleOutputs {
+  Skip,        // nothing (the code generator's outputs are tensors only)
+  Components,  // one tensor per component, "name.0", "name.1.0", ... (an array of pairs: two arrays)
+};
+
 /// Evaluates every definition of a type-checked program whose sizes are all bound
 /// (ir::bind_sizes, then typecheck). Inputs must match their declared types (shape and
 /// element type; a vector element type is one more innermost dimension); a mismatch is a
 /// liftc::Error naming the input, the expected and the actual shape. Returns one tensor
-/// per definition whose type is an array (or scalar) of scalars or vectors.
-Tensors evaluate(const ir::Program& checked, const Tensors& inputs);
+/// per definition whose type is an array (or scalar) of scalars or vectors, and for one
+/// that holds tuples what `tuples` says.
+Tensors evaluate(const ir::Program& checked, const Tensors& inputs, TupleOutputs tuples = TupleOutputs::Skip);
+
+/// Refuses a type-checked, size-bound program holding a value too large to address: a
+/// liftc::Error at the first expression whose size in bytes does not fit in 64 bits.
+/// (evaluate checks this too; commands call it as soon as sizes are bound.)
+void check_sizes(const ir::Program& checked);
 
 /// The tensor shape and dtype a type maps to (for inputs and outputs); a liftc::Error for
 /// types that hold tuples.

@@ -6,6 +6,7 @@
 // (`map(f)` is `y -> map(f, y)`), and turns size arguments into arith expressions.
 // It reports every problem as liftc::Error with file:line:col.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -18,7 +19,11 @@ struct ParseOptions {
   bool with_prelude = true;  // make dsl/prelude.sr's definitions available
 };
 
-/// Reads `path` and elaborates it; a missing or unreadable file is a liftc::Error.
+/// The largest program file load_program reads (64 MiB; 30,000 definitions take about 1 MiB).
+inline constexpr std::uint64_t kMaxProgramBytes = 64ull << 20;
+
+/// Reads `path` and elaborates it; a missing or unreadable file, one that is not a regular
+/// file (a directory, a device) or one larger than kMaxProgramBytes is a liftc::Error.
 ir::Program load_program(const std::string& path, const ParseOptions& options = {});
 
 /// Parses and elaborates source text.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "liftc/interp/interp.hpp"
 #include "pipeline.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/ir/program.hpp"
@@ -42,7 +43,7 @@ void run_check(const CheckOptions& o) {
   bool all_sizes_known = std::all_of(program.sizes.begin(), program.sizes.end(), [&](const ir::SizeDecl& s) {
     return s.value.has_value() || given.count(s.name);
   });
-  if (all_sizes_known) typecheck::typecheck(ir::bind_sizes(program, given));
+  if (all_sizes_known) interp::check_sizes(typecheck::typecheck(ir::bind_sizes(program, given)).program);
 
   for (ir::SizeDecl s : checked.program.sizes) {
     if (auto it = given.find(s.name); it != given.end()) s.value = it->second;

@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "liftc/codegen/host.hpp"
 #include "liftc/codegen/module.hpp"
+#include "liftc/io/staged_directory.hpp"
 #include "pipeline.hpp"
 #include "report.hpp"
 
@@ -24,14 +25,19 @@ struct CompileOptions {
 };
 
 void run_compile(const CompileOptions& o) {
+  // The files are written to a staging folder next to DIR and moved into place at the end:
+  // a failure or an interrupt leaves DIR as it was.
+  std::filesystem::path dir(o.out_dir);
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec) && !std::filesystem::is_empty(dir, ec) && !o.force)
+    throw Error(fmt::format("{} exists and is not empty; pass --force to overwrite its files", dir.string()));
+  io::StagedDirectory out(o.out_dir, "-o");
   ir::Program checked = load_bound_program(o.file, o.sizes);
   codegen::Module module = codegen::generate(checked, o.codegen.options(nullptr));
 
-  std::filesystem::path dir(o.out_dir);
-  if (std::filesystem::exists(dir) && !std::filesystem::is_empty(dir) && !o.force)
-    throw Error(fmt::format("{} exists and is not empty; pass --force to overwrite its files", dir.string()));
   std::string name = std::filesystem::path(o.file).stem().string();
-  codegen::write_host_project(module, dir.string(), name);
+  codegen::write_host_project(module, out.staging().string(), name);
+  out.commit();
 
   print_module_summary(module);
   fmt::print("wrote {}/kernels.cl, main.cpp, CMakeLists.txt (build: cmake -S {} -B {}/build && cmake --build {}/build;"

@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "liftc/interp/interp.hpp"
+#include "liftc/io/staged_directory.hpp"
 #include "liftc/io/tensor.hpp"
 #include "options.hpp"
 #include "pipeline.hpp"
@@ -21,6 +23,7 @@ struct EvalOptions {
   std::vector<std::string> inputs;
   std::uint64_t seed = 0;
   std::string out_dir;
+  bool output_given = false;  // -o was given (an empty path is an error, not "no output")
   bool save_inputs = false;
   bool force = false;
 };
@@ -50,20 +53,23 @@ Summary summarize(const io::Tensor& t) {
   return s;
 }
 
-// Refuses to overwrite anything the user has unless --force: checked before any write.
-void check_writable(const std::vector<std::filesystem::path>& paths, bool force) {
-  if (force) return;
-  for (const auto& p : paths)
-    if (std::filesystem::exists(p))
-      throw Error(fmt::format("{} exists; pass --force to overwrite it", p.string()));
-}
-
 void run_eval(const EvalOptions& o) {
+  // The output folder is checked (and its staging folder made) before the work, so a bad
+  // -o fails at once; everything is written there first and moved into place at the end.
+  std::optional<io::StagedDirectory> out;
+  if (o.output_given) out.emplace(o.out_dir, "-o");
   ir::Program checked = load_bound_program(o.file, o.sizes);
+  if (out)
+    for (const auto& d : checked.defs)
+      if (d.name.size() + 4 > 255)
+        throw Error(fmt::format("-o: definition `{}...` has a name of {} bytes, too long for a file name (at most 251 "
+                                "bytes before .npy); rename it",
+                                d.name.substr(0, 32), d.name.size()),
+                    d.loc);
   interp::Tensors inputs = load_inputs(checked, o.inputs, o.seed);
 
   auto start = std::chrono::steady_clock::now();
-  interp::Tensors outputs = interp::evaluate(checked, inputs);
+  interp::Tensors outputs = interp::evaluate(checked, inputs, interp::TupleOutputs::Components);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   for (const auto& [name, t] : outputs) {
@@ -72,20 +78,14 @@ void run_eval(const EvalOptions& o) {
   }
   fmt::print("evaluated in {:.3f} s\n", seconds);
 
-  if (o.out_dir.empty()) return;
-  std::filesystem::path dir(o.out_dir);
-  std::vector<std::pair<std::filesystem::path, const io::Tensor*>> writes;
-  for (const auto& [name, t] : outputs) writes.emplace_back(dir / (name + ".npy"), &t);
+  if (!out) return;
+  for (const auto& [name, t] : outputs) io::write_npy(out->file(name + ".npy").string(), t);
   if (o.save_inputs)
-    for (const auto& [name, t] : inputs) writes.emplace_back(dir / "inputs" / (name + ".npy"), &t);
-  std::vector<std::filesystem::path> paths;
-  for (const auto& w : writes) paths.push_back(w.first);
-  check_writable(paths, o.force);
-  std::error_code ec;
-  std::filesystem::create_directories(dir / (o.save_inputs ? "inputs" : ""), ec);
-  if (ec) throw Error(fmt::format("cannot create directory {}: {}", dir.string(), ec.message()));
-  for (const auto& [path, tensor] : writes) io::write_npy(path.string(), *tensor);
-  fmt::print("wrote {} file(s) to {}\n", writes.size(), dir.string());
+    for (const auto& [name, t] : inputs) io::write_npy(out->file(std::filesystem::path("inputs") / (name + ".npy")).string(), t);
+  if (!o.force)
+    for (const auto& p : out->existing()) throw Error(fmt::format("{} exists; pass --force to overwrite it", p.string()));
+  std::size_t written = out->commit().size();
+  fmt::print("wrote {} file(s) to {}\n", written, o.out_dir);
 }
 
 }  // namespace
@@ -97,11 +97,16 @@ void add_eval_command(CLI::App& app) {
   add_size_flags(*cmd, options->sizes);
   cmd->add_option("--input", options->inputs, "read an input from .npy: name=file.npy (repeatable); "
                                                 "inputs not given are random");
-  cmd->add_option("--seed", options->seed, "seed for random inputs")->default_val(0);
-  cmd->add_option("-o,--output", options->out_dir, "write each output as DIR/<name>.npy");
+  cmd->add_option("--seed", options->seed, "seed for random inputs")->default_val(0)->check(unsigned_integer());
+  CLI::Option* output = cmd->add_option("-o,--output", options->out_dir,
+                                        "write each output as DIR/<name>.npy (a tuple-valued one as one file per "
+                                        "component: DIR/<name>.0.npy, DIR/<name>.1.npy, ...)");
   cmd->add_flag("--save-inputs", options->save_inputs, "also write the inputs used to DIR/inputs/");
   cmd->add_flag("--force", options->force, "overwrite existing files in DIR");
-  cmd->callback([options] { run_eval(*options); });
+  cmd->callback([options, output] {
+    options->output_given = output->count() > 0;
+    run_eval(*options);
+  });
 }
 
 }  // namespace liftc::tool

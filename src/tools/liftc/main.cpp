@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -24,12 +26,20 @@ int main(int argc, char** argv) {
   liftc::tool::add_rules_command(app);
   liftc::tool::add_devices_command(app);
 
+  // A flag error is one line, "error: --runs: expects ...", and exit code 1 like any other
+  // user error; --help and --version still print and exit 0.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) { return std::string("error: ") + e.what() + "\n"; });
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : 1;
   } catch (const liftc::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // Sizes are checked against memory where values are allocated; this is the backstop.
+    std::fprintf(stderr, "error: out of memory (are the sizes or inputs too large for this machine?)\n");
     return 1;
   } catch (const std::exception& e) {
     // Anything else is a bug in liftc, but the user still gets a message, not a crash.

@@ -11,22 +11,28 @@
 namespace liftc::tool {
 
 std::map<std::string, long long> SizeFlags::values() const {
-  std::vector<std::string> all = sizes;
+  std::vector<std::string> assignments;
   std::size_t begin = 0;
   while (begin < params.size()) {
     std::size_t end = params.find(',', begin);
     if (end == std::string::npos) end = params.size();
-    if (end > begin) all.push_back(params.substr(begin, end - begin));
+    if (end > begin) assignments.push_back(params.substr(begin, end - begin));
     begin = end + 1;
   }
-  return parse_size_flags(all);
+  // Each flag's mistakes are reported under its own name.
+  std::map<std::string, long long> all = parse_size_flags(sizes, "--size");
+  for (const auto& [name, value] : parse_size_flags(assignments, "--params"))
+    if (!all.emplace(name, value).second) throw Error(fmt::format("{} is given by both --size and --params", name));
+  return all;
 }
 
 ir::Program load_bound_program(const std::string& file, const SizeFlags& sizes) {
   ir::Program program = parse::load_program(file);
   typecheck::typecheck(program);
   ir::Program bound = ir::bind_sizes(program, sizes.values());
-  return typecheck::typecheck(bound).program;
+  ir::Program checked = typecheck::typecheck(bound).program;
+  interp::check_sizes(checked);
+  return checked;
 }
 
 interp::Tensors load_inputs(const ir::Program& checked, const std::vector<std::string>& input_flags,

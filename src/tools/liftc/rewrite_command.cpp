@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/engine.hpp"
@@ -65,13 +66,15 @@ void add_rewrite_command(CLI::App& app) {
   cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
   cmd->add_flag("--all", o->all, "print every alternative an exhaustive strategy produces");
   cmd->add_option("--alternative", o->alternative, "print only alternative N (1-based, in the order --all lists them)")
-      ->check(CLI::PositiveNumber)
+      ->check(integer_in(1, 1000000))
       ->excludes("--all");
   cmd->add_flag("--trace", o->trace, "log each rule as it fires (to stderr)");
-  cmd->add_option("--max-steps", o->max_steps, "stop after this many rule applications");
-  cmd->add_option("--max-nodes", o->max_nodes, "stop when the program grows past this many IR nodes");
-  cmd->add_option("--max-seconds", o->max_seconds, "stop after this much time");
-  cmd->add_option("--max-alternatives", o->max_alternatives, "alternatives kept with --all");
+  cmd->add_option("--max-steps", o->max_steps, "stop after this many rule applications")->check(integer_in(0));
+  cmd->add_option("--max-nodes", o->max_nodes, "stop when the program grows past this many IR nodes")
+      ->check(integer_in(1));
+  cmd->add_option("--max-seconds", o->max_seconds, "stop after this much time")->check(finite_non_negative());
+  cmd->add_option("--max-alternatives", o->max_alternatives, "alternatives kept with --all")
+      ->check(integer_in(1, 1000000));
   cmd->callback([o] { run_rewrite(*o); });
 }
 

@@ -10,6 +10,7 @@
 #include "liftc/interp/interp.hpp"
 #include "liftc/runtime/session.hpp"
 #include "liftc/runtime/validate.hpp"
+#include "options.hpp"
 #include "pipeline.hpp"
 #include "report.hpp"
 
@@ -85,11 +86,15 @@ void add_run_command(CLI::App& app) {
   add_codegen_flags(*cmd, options->codegen);
   cmd->add_option("--device", options->device, "device index or name part (see `liftc devices`); default: the first");
   cmd->add_option("--input", options->inputs, "read an input from .npy: name=file.npy (repeatable)");
-  cmd->add_option("--seed", options->seed, "seed for random inputs")->default_val(0);
-  cmd->add_option("--warmup", options->warmup, "untimed runs first")->default_val(1)->check(CLI::NonNegativeNumber);
-  cmd->add_option("--runs", options->runs, "timed runs (the median is reported)")->default_val(5)->check(CLI::PositiveNumber);
-  cmd->add_option("--rtol", options->rtol, "relative tolerance of the validation")->default_val(1e-3);
-  cmd->add_option("--atol", options->atol, "absolute tolerance of the validation")->default_val(1e-3);
+  cmd->add_option("--seed", options->seed, "seed for random inputs")->default_val(0)->check(unsigned_integer());
+  cmd->add_option("--warmup", options->warmup, "untimed runs first")->default_val(1)->check(integer_in(0, 1000000));
+  cmd->add_option("--runs", options->runs, "timed runs (the median is reported)")->default_val(5)->check(integer_in(1, 1000000));
+  cmd->add_option("--rtol", options->rtol, "relative tolerance of the validation")
+      ->default_val(1e-3)
+      ->check(finite_non_negative());
+  cmd->add_option("--atol", options->atol, "absolute tolerance of the validation")
+      ->default_val(1e-3)
+      ->check(finite_non_negative());
   cmd->add_flag("--no-validate", options->no_validate, "skip the comparison with the interpreter");
   cmd->callback([options] { run_run(*options); });
 }

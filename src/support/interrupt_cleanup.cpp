@@ -1,0 +1,124 @@
+// The handler may run at any instruction, so it uses only async-signal-safe calls
+// (open, getdents64, unlinkat, close, rmdir, sigaction, raise) on paths stored in fixed
+// buffers; registering copies the path into a free slot before publishing it.
+
+#include "liftc/support/interrupt_cleanup.hpp"
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <mutex>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc {
+
+namespace {
+
+constexpr std::size_t kSlots = 16;
+constexpr std::size_t kPathMax = 4096;
+
+struct Slot {
+  std::atomic<bool> used{false};
+  char path[kPathMax] = {};
+};
+
+Slot slots[kSlots];
+std::mutex registry_mutex;  // registering and forgetting (never taken by the handler)
+
+// Removes everything inside the directory open as `dir`, `depth` levels below the
+// registered path (bounded, so the handler's stack stays small).
+void remove_contents(int dir, int depth) {
+  alignas(8) char buffer[4096];
+  for (;;) {
+    long n = ::syscall(SYS_getdents64, dir, buffer, sizeof buffer);
+    if (n <= 0) return;
+    for (long at = 0; at < n;) {
+      struct Entry {
+        std::uint64_t ino;
+        std::int64_t off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[1];
+      };
+      const auto* e = reinterpret_cast<const Entry*>(buffer + at);
+      at += e->reclen;
+      if (std::strcmp(e->name, ".") == 0 || std::strcmp(e->name, "..") == 0) continue;
+      if (::unlinkat(dir, e->name, 0) == 0) continue;
+      if (depth >= 8) continue;
+      int sub = ::openat(dir, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0) continue;
+      remove_contents(sub, depth + 1);
+      ::close(sub);
+      ::unlinkat(dir, e->name, AT_REMOVEDIR);
+    }
+  }
+}
+
+void on_interrupt(int sig) {
+  for (Slot& s : slots) {
+    if (!s.used.load(std::memory_order_acquire)) continue;
+    if (::unlink(s.path) == 0) continue;
+    int dir = ::open(s.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0) continue;
+    remove_contents(dir, 0);
+    ::close(dir);
+    ::rmdir(s.path);
+  }
+  // End the process by the same signal, with its default action.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigemptyset(&dfl.sa_mask);
+  ::sigaction(sig, &dfl, nullptr);
+  ::raise(sig);
+}
+
+void install_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGINT, SIGTERM}) {
+      struct sigaction old {};
+      ::sigaction(sig, nullptr, &old);
+      if (old.sa_handler == SIG_IGN) continue;  // e.g. started with nohup: keep ignoring
+      struct sigaction action {};
+      action.sa_handler = on_interrupt;
+      ::sigemptyset(&action.sa_mask);
+      ::sigaddset(&action.sa_mask, SIGINT);
+      ::sigaddset(&action.sa_mask, SIGTERM);
+      ::sigaction(sig, &action, nullptr);
+    }
+  });
+}
+
+}  // namespace
+
+void remove_on_interrupt(const std::string& path) {
+  if (path.size() >= kPathMax) throw Error(fmt::format("path too long for a temporary: {}", path));
+  install_handlers();
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  for (Slot& s : slots) {
+    if (s.used.load(std::memory_order_relaxed)) continue;
+    std::memcpy(s.path, path.c_str(), path.size() + 1);
+    s.used.store(true, std::memory_order_release);
+    return;
+  }
+  throw Error(fmt::format("too many temporary directories at once (at most {})", kSlots));
+}
+
+void forget_on_interrupt(const std::string& path) {
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  for (Slot& s : slots)
+    if (s.used.load(std::memory_order_relaxed) && path == s.path) {
+      s.used.store(false, std::memory_order_release);
+      return;
+    }
+}
+
+}  // namespace liftc
