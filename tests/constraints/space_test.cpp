@@ -92,24 +92,33 @@ TEST(Order, DivisorsAndBoundsComeAfterWhatTheyDepend) {
 // The derived launch and local memory agree with codegen::generate at sampled points.
 TEST(Collect, KernelExpressionsMatchTheGeneratedPlan) {
   std::mt19937_64 rng(3);
-  for (const char* strategy : {"conv-local", "conv-tiled", "conv-gpu"})
-    for (const Space& s : spaces(example("conv/conv_small.sr"), strategy, small_target(8, 64))) {
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"conv/conv_small.sr", "conv-local"}, {"conv/conv_small.sr", "conv-tiled"}, {"conv/conv_small.sr", "conv-gpu"},
+      {"conv/conv_small.sr", "conv-parametric"}, {"stencil2d.sr", "stencil-parametric"},
+      {"matmul.sr", "matmul-parametric"}};
+  for (const auto& [file, strategy] : cases)
+    for (const Space& s : spaces(example(file), strategy, small_target(8, 64))) {
       Sampler sampler(s);
       if (sampler.count() == 0) continue;  // e.g. float16 vectors of a 36-element window
       for (int i = 0; i < 8; ++i) {
         Point p = sampler.sample(rng);
         ir::Program bound = typecheck::typecheck(ir::bind_sizes(s.program, size_values(s, p))).program;
         codegen::Module m = codegen::generate(bound, codegen_options(s, p));
-        // The local-memory constraint's left side is the plan's local bytes.
+        // The local-memory and global-memory constraints' left sides are the plan's bytes.
         for (const auto& c : s.constraints)
-          if (c.why.find("local memory") != std::string::npos) {
+          if (c.why.find("local memory") != std::string::npos || c.why.find("all global buffers") != std::string::npos) {
+            bool local = c.why.find("local memory") != std::string::npos;
             Constraint probe = c;
-            probe.rhs = codegen::evaluate(m.memory.local_bytes(), m);
+            probe.rhs = codegen::evaluate(local ? m.memory.local_bytes() : m.memory.global_bytes(), m);
             probe.kind = Constraint::Kind::LessEqual;
-            EXPECT_TRUE(holds(s, probe, p)) << strategy << " " << format_point(s, p);
+            EXPECT_TRUE(holds(s, probe, p)) << file << " " << strategy << " " << format_point(s, p) << ": " << c.why
+                                            << ": plan " << arith::to_string(probe.rhs) << ", derived "
+                                            << arith::to_string(c.lhs);
             probe.lhs = probe.rhs;
             probe.rhs = c.lhs;
-            EXPECT_TRUE(holds(s, probe, p)) << strategy << " " << format_point(s, p);
+            EXPECT_TRUE(holds(s, probe, p)) << file << " " << strategy << " " << format_point(s, p) << ": " << c.why
+                                            << ": plan " << arith::to_string(probe.lhs) << ", derived "
+                                            << arith::to_string(c.lhs);
           }
       }
     }
