@@ -2,7 +2,7 @@
 // target: parameters and domains, every constraint with its source, the dependency order,
 // the number of valid points, and sampled points (the constraints stage).
 
-#include <chrono>
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -103,6 +103,19 @@ void run_space(const SpaceOptions& o) {
   fmt::print("// liftc space {}: target {}\n", o.file, constraints::format_target(target));
   std::mt19937_64 rng(seed);
   std::size_t applied = 0;
+  auto applies = [&](const std::string& s) {
+    try {
+      rewrite::rewrite_program(rules, s, program, {});
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  if (o.strategies.empty() && std::none_of(strategies.begin(), strategies.end(), applies)) {
+    // A low-level program: its space as written.
+    fmt::print("// no strategy of strategies.rules applies: the program as written (strategy id)\n");
+    strategies = {"id"};
+  }
   for (const auto& s : strategies) {
     rewrite::RewriteOptions options;
     options.budget.max_alternatives = o.max_alternatives;
@@ -122,7 +135,7 @@ void run_space(const SpaceOptions& o) {
       print_space(space, samples, rng);
     }
   }
-  if (applied == 0) throw Error(fmt::format("no strategy of {} applies to {}", rules.files.empty() ? "the rules" : "rules/", o.file));
+  LIFTC_ASSERT(applied > 0, "a named strategy applies, or `id`, which always does");
 }
 
 }  // namespace
