@@ -73,8 +73,6 @@ struct Sampler::Impl {
     at_level.resize(k);
     frontier.resize(k + 1);
     std::vector<int> last_use(k, -1);
-    std::vector<std::vector<std::int64_t>> domains;
-    for (const auto& p : s.params) domains.push_back(p.domain);
     for (std::size_t i = 0; i < s.constraints.size(); ++i) {
       all.push_back(detail::compile(s.constraints[i], s));
       const auto& c = all.back();
@@ -83,7 +81,7 @@ struct Sampler::Impl {
         continue;
       }
       if (c.vars.size() < 2) continue;  // pruned into the domain
-      if (detail::implied_by_domains(c, domains)) continue;  // e.g. memory far below the limit
+      if (s.constraints[i].implied) continue;  // e.g. memory far below the limit
       int last = c.vars.back();
       at_level[static_cast<std::size_t>(last)].push_back(i);
       for (int v : c.vars) last_use[static_cast<std::size_t>(v)] = std::max(last_use[static_cast<std::size_t>(v)], last);

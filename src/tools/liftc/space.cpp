@@ -62,7 +62,8 @@ void print_space(const constraints::Space& space, std::uint64_t samples, std::mt
   fmt::print("constraints:\n");
   for (const auto& c : space.constraints) {
     std::string where = c.loc.known() ? fmt::format(", line {}", c.loc.line) : "";
-    fmt::print("  [{}] {}  ({}{})\n", constraints::to_string(c.source), constraints::to_string(c), c.why, where);
+    fmt::print("  [{}] {}  ({}{}){}\n", constraints::to_string(c.source), constraints::to_string(c), c.why, where,
+               c.implied ? "  holds for every value of the domains" : "");
   }
   std::string order;
   for (const auto& p : space.params) order += (order.empty() ? "" : ", ") + p.name;
