@@ -101,9 +101,7 @@ void run_space(const SpaceOptions& o) {
   ir::Program program = parse::load_program(o.file);
   std::vector<std::string> strategies = o.strategies.empty() ? default_strategies(rules) : o.strategies;
 
-  fmt::print("// liftc space {}: target {}\n", o.file, constraints::format_target(target));
-  std::mt19937_64 rng(seed);
-  std::size_t applied = 0;
+  // Rewrite first, so that an error comes before any output.
   auto applies = [&](const std::string& s) {
     try {
       rewrite::rewrite_program(rules, s, program, {});
@@ -112,22 +110,26 @@ void run_space(const SpaceOptions& o) {
       return false;
     }
   };
+  std::string note;
   if (o.strategies.empty() && std::none_of(strategies.begin(), strategies.end(), applies)) {
-    // A low-level program: its space as written.
-    fmt::print("// no strategy of strategies.rules applies: the program as written (strategy id)\n");
+    note = "// no strategy of strategies.rules applies: the program as written (strategy id)\n";
     strategies = {"id"};
   }
+  std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites;
   for (const auto& s : strategies) {
     rewrite::RewriteOptions options;
     options.budget.max_alternatives = o.max_alternatives;
-    rewrite::ProgramRewrite r;
     try {
-      r = rewrite::rewrite_program(rules, s, program, options);
-    } catch (const Error& e) {
-      if (!o.strategies.empty()) throw;
-      continue;  // a default strategy that does not apply to this program
+      rewrites.emplace_back(s, rewrite::rewrite_program(rules, s, program, options));
+    } catch (const Error&) {
+      if (!o.strategies.empty()) throw;  // a strategy the user named must apply
     }
-    ++applied;
+  }
+
+  fmt::print("// liftc space {}: target {}\n{}", o.file, constraints::format_target(target), note);
+  std::mt19937_64 rng(seed);
+  std::size_t applied = rewrites.size();
+  for (const auto& [s, r] : rewrites) {
     for (std::size_t i = 0; i < r.programs.size(); ++i) {
       constraints::Space space = constraints::build_space(r.programs[i].program, r.programs[i].params, target);
       space.strategy = s;
