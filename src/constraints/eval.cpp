@@ -1,0 +1,222 @@
+// Exact evaluation of constraints at a point: arith expressions compiled to postfix code
+// over parameter indices, int64 with overflow checks, Euclidean division as in Z3.
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "internal.hpp"
+
+namespace liftc::constraints::detail {
+
+std::int64_t euclid_div(std::int64_t a, std::int64_t b) {
+  std::int64_t q = a / b, r = a % b;
+  if (r < 0) q += b > 0 ? -1 : 1;
+  return q;
+}
+
+std::int64_t euclid_mod(std::int64_t a, std::int64_t b) {
+  std::int64_t r = a % b;
+  if (r < 0) r += b > 0 ? b : -b;
+  return r;
+}
+
+namespace {
+
+void emit(const arith::Expr& e, const Space& space, Compiled& out) {
+  using Op = Compiled::Op;
+  switch (e.kind()) {
+    case arith::Kind::Cst: out.code.push_back({Op::Cst, 0, e.value()}); return;
+    case arith::Kind::Var: {
+      int i = space.index(e.name());
+      LIFTC_ASSERT(i >= 0, fmt::format("constraint variable {} is a parameter of the space", e.name()));
+      out.code.push_back({Op::Var, i, 0});
+      return;
+    }
+    default: break;
+  }
+  for (const auto& o : e.operands()) emit(o, space, out);
+  int n = static_cast<int>(e.operands().size());
+  switch (e.kind()) {
+    case arith::Kind::Sum: out.code.push_back({Op::Add, n, 0}); break;
+    case arith::Kind::Prod: out.code.push_back({Op::Mul, n, 0}); break;
+    case arith::Kind::Div: out.code.push_back({Op::Div, 2, 0}); break;
+    case arith::Kind::Mod: out.code.push_back({Op::Mod, 2, 0}); break;
+    case arith::Kind::Min: out.code.push_back({Op::Min, 2, 0}); break;
+    case arith::Kind::Max: out.code.push_back({Op::Max, 2, 0}); break;
+    default: LIFTC_ASSERT(false, "every arith kind is handled");
+  }
+}
+
+}  // namespace
+
+Compiled compile(const arith::Expr& e, const Space& space) {
+  Compiled c;
+  emit(e, space, c);
+  return c;
+}
+
+std::optional<std::int64_t> run(const Compiled& c, const std::int64_t* values) {
+  std::int64_t stack[64];
+  std::vector<std::int64_t> big;  // deep expressions only
+  std::int64_t* s = c.code.size() <= 64 ? stack : (big.resize(c.code.size()), big.data());
+  int top = 0;
+  using Op = Compiled::Op;
+  for (const auto& in : c.code) {
+    switch (in.op) {
+      case Op::Cst: s[top++] = in.v; break;
+      case Op::Var: s[top++] = values[in.n]; break;
+      case Op::Add: {
+        std::int64_t acc = 0;
+        for (int k = top - in.n; k < top; ++k)
+          if (__builtin_add_overflow(acc, s[k], &acc)) return std::nullopt;
+        top -= in.n;
+        s[top++] = acc;
+        break;
+      }
+      case Op::Mul: {
+        std::int64_t acc = 1;
+        for (int k = top - in.n; k < top; ++k)
+          if (__builtin_mul_overflow(acc, s[k], &acc)) return std::nullopt;
+        top -= in.n;
+        s[top++] = acc;
+        break;
+      }
+      default: {
+        std::int64_t b = s[--top], a = s[--top];
+        if ((in.op == Op::Div || in.op == Op::Mod) && b == 0) return std::nullopt;
+        if (in.op == Op::Div && a == INT64_MIN && b == -1) return std::nullopt;
+        std::int64_t r = in.op == Op::Div   ? euclid_div(a, b)
+                         : in.op == Op::Mod ? (b == -1 ? 0 : euclid_mod(a, b))
+                         : in.op == Op::Min ? std::min(a, b)
+                                            : std::max(a, b);
+        s[top++] = r;
+      }
+    }
+  }
+  return s[0];
+}
+
+CompiledConstraint compile(const Constraint& c, const Space& space) {
+  CompiledConstraint out{c.kind, compile(c.lhs, space), compile(c.rhs, space), c.values, {}};
+  std::sort(out.values.begin(), out.values.end());
+  for (const auto& v : c.vars) out.vars.push_back(space.index(v));
+  std::sort(out.vars.begin(), out.vars.end());
+  return out;
+}
+
+bool check(const CompiledConstraint& c, const std::int64_t* values) {
+  auto a = run(c.lhs, values);
+  if (!a) return false;
+  if (c.kind == Constraint::Kind::Member) return std::binary_search(c.values.begin(), c.values.end(), *a);
+  auto b = run(c.rhs, values);
+  if (!b) return false;
+  if (c.kind == Constraint::Kind::LessEqual) return *a <= *b;
+  return *a >= 1 && euclid_mod(*b, *a) == 0;
+}
+
+}  // namespace liftc::constraints::detail
+
+namespace liftc::constraints::detail {
+
+namespace {
+
+struct Interval {
+  std::int64_t lo, hi;
+};
+
+bool mul(std::int64_t a, std::int64_t b, std::int64_t& r) { return !__builtin_mul_overflow(a, b, &r); }
+
+}  // namespace
+
+namespace {
+
+bool implied_in_box(const CompiledConstraint& c, std::vector<std::vector<std::int64_t>>& domains, int& budget);
+
+}  // namespace
+
+bool implied_by_domains(const CompiledConstraint& c, const std::vector<std::vector<std::int64_t>>& domains) {
+  if (c.kind != Constraint::Kind::LessEqual) return false;
+  std::vector<std::vector<std::int64_t>> box = domains;
+  int budget = 4000;  // interval evaluations
+  return implied_in_box(c, box, budget);
+}
+
+namespace {
+
+// Interval bounds over the box; where they cannot prove the constraint, the box is split
+// along the constraint's parameter with the most values (branch and bound, with a budget).
+bool implied_in_box(const CompiledConstraint& c, std::vector<std::vector<std::int64_t>>& domains, int& budget) {
+  if (--budget < 0) return false;
+  auto bounds = [&](const Compiled& code) -> std::optional<Interval> {
+    std::vector<Interval> s;
+    using Op = Compiled::Op;
+    for (const auto& in : code.code) {
+      switch (in.op) {
+        case Op::Cst: s.push_back({in.v, in.v}); break;
+        case Op::Var: {
+          const auto& d = domains[static_cast<std::size_t>(in.n)];
+          if (d.empty()) return std::nullopt;
+          s.push_back({d.front(), d.back()});
+          break;
+        }
+        case Op::Add: {
+          Interval acc{0, 0};
+          for (std::size_t k = s.size() - static_cast<std::size_t>(in.n); k < s.size(); ++k)
+            if (__builtin_add_overflow(acc.lo, s[k].lo, &acc.lo) || __builtin_add_overflow(acc.hi, s[k].hi, &acc.hi))
+              return std::nullopt;
+          s.resize(s.size() - static_cast<std::size_t>(in.n));
+          s.push_back(acc);
+          break;
+        }
+        case Op::Mul: {
+          Interval acc{1, 1};
+          for (std::size_t k = s.size() - static_cast<std::size_t>(in.n); k < s.size(); ++k) {
+            std::int64_t p[4];
+            if (!mul(acc.lo, s[k].lo, p[0]) || !mul(acc.lo, s[k].hi, p[1]) || !mul(acc.hi, s[k].lo, p[2]) ||
+                !mul(acc.hi, s[k].hi, p[3]))
+              return std::nullopt;
+            acc = {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+          }
+          s.resize(s.size() - static_cast<std::size_t>(in.n));
+          s.push_back(acc);
+          break;
+        }
+        default: {
+          Interval b = s.back();
+          s.pop_back();
+          Interval a = s.back();
+          s.pop_back();
+          if (in.op == Op::Min) s.push_back({std::min(a.lo, b.lo), std::min(a.hi, b.hi)});
+          else if (in.op == Op::Max) s.push_back({std::max(a.lo, b.lo), std::max(a.hi, b.hi)});
+          else if (a.lo < 0 || b.lo < 1) return std::nullopt;  // only non-negative by positive
+          else if (in.op == Op::Div) s.push_back({a.lo / b.hi, a.hi / b.lo});
+          else s.push_back({0, std::min(a.hi, b.hi - 1)});
+        }
+      }
+    }
+    return s.back();
+  };
+  auto l = bounds(c.lhs), r = bounds(c.rhs);
+  if (l && r && l->hi <= r->lo) return true;
+  int widest = -1;
+  for (int v : c.vars)
+    if (domains[static_cast<std::size_t>(v)].size() > 1 &&
+        (widest < 0 || domains[static_cast<std::size_t>(v)].size() > domains[static_cast<std::size_t>(widest)].size()))
+      widest = v;
+  if (widest < 0) return false;
+  std::vector<std::int64_t> whole = domains[static_cast<std::size_t>(widest)];
+  std::size_t half = whole.size() / 2;
+  bool ok = true;
+  for (int part = 0; part < 2 && ok; ++part) {
+    domains[static_cast<std::size_t>(widest)].assign(part == 0 ? whole.begin() : whole.begin() + static_cast<long>(half),
+                                                     part == 0 ? whole.begin() + static_cast<long>(half) : whole.end());
+    ok = implied_in_box(c, domains, budget);
+  }
+  domains[static_cast<std::size_t>(widest)] = std::move(whole);
+  return ok;
+}
+
+}  // namespace
+
+}  // namespace liftc::constraints::detail
