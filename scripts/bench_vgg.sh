@@ -86,6 +86,11 @@ median_ms() {
 # kappa_param: `n_M=KAPPA`, the kernel-group size.
 kappa_param() { echo "n_M=$kappa"; }
 
+# param PROGRAM RULE VALUE: `name=VALUE` for the (first) tuning parameter RULE introduced.
+param() {
+  echo "$(sed -n "s|^// tuning parameter \([A-Za-z0-9_]*\) .*($2)\$|\1|p" "$1" | head -n 1)=$3"
+}
+
 # best_ms PROGRAM [RUN ARGS...]: "ms work-group" of the fastest work-group size: the
 # runtime's choice ("auto") or one of $locals (those that do not divide the launch fail).
 best_ms() {

@@ -108,6 +108,16 @@ std::string Module::source() const {
 
 namespace {
 
+// The OpenCL kernel computing definition `name`: `<name>_kernel`; a long name is cut and
+// told apart by a hash of the whole, as drivers fail to link very long kernel symbols.
+std::string kernel_name_of(const std::string& name) {
+  constexpr std::size_t kMaxPrefix = 48;
+  if (name.size() <= kMaxPrefix) return name + "_kernel";
+  std::uint32_t hash = 2166136261u;  // FNV-1a
+  for (unsigned char c : name) hash = (hash ^ c) * 16777619u;
+  return fmt::format("{}_{:08x}_kernel", name.substr(0, kMaxPrefix), hash);
+}
+
 // Replaces the node `target` (by identity) inside `e` with `replacement`.
 ir::Expr replace_node(const ir::Expr& e, const ir::Expr& target, const ir::Expr& replacement) {
   if (same_node(e, target)) return replacement;
@@ -202,7 +212,7 @@ class ModuleBuilder {
     Buffer result = global_buffer(name, t, role, loc);
     auto out = std::make_shared<Memory>(Memory{name, AddressSpace::Global, t, false});
 
-    std::string kernel_name = name + "_kernel";
+    std::string kernel_name = kernel_name_of(name);
     detail::KernelBuilder builder(kernel_name, options_, detail::plan_threads(body, options_));
     c::Function fn;
     fn.name = kernel_name;

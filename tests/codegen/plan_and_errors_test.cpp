@@ -152,6 +152,16 @@ TEST(Limits, IndicesBeyondAnIntAreRefused) {
   }
 }
 
+TEST(KernelNames, ALongDefinitionNameGivesAShortKernelNameThatRuns) {
+  std::string name(300, 'a');
+  Expr body = call(Prim::MapGlb, {0}, {lam({"v"}, twice("v")), var("x")});
+  Module m = testing::run_and_compare(program({{"x", floats(16), {}}}, {{name, body, {}}}));
+  ASSERT_EQ(m.kernels.size(), 1u);
+  EXPECT_LE(m.kernels[0].name.size(), 64u) << m.kernels[0].name;
+  EXPECT_EQ(m.kernels[0].name.rfind(std::string(48, 'a') + "_", 0), 0u) << m.kernels[0].name;
+  EXPECT_EQ(m.kernels[0].definition, name);
+}
+
 TEST(Errors, NotLowLevelEnough) {
   Expr mapped = call(Prim::MapGlb, {0}, {lam({"v"}, twice("v")), var("x")});
   const BadCase cases[] = {
