@@ -250,3 +250,21 @@ TEST(TextPrograms, DefinitionsSeeEarlierDefinitions) {
 }
 
 }  // namespace
+
+// Issue 11, section 6: with u unbounded, u - 4 may be negative, so the outer length of the
+// split is not simplified to 0 (it was `[[float]n]0`); with u in 5..64 it is the same.
+TEST(TextTypes, LengthsWithADivisorOfUnknownSign) {
+  struct Case {
+    const char* sizes;
+    const char* type;
+  };
+  const Case cases[] = {
+      {"size u, n\n", "[[float]n](4*(37/(u - 4))/n)"},
+      {"size u in 5..64, n\n", "[[float]n](4*(37/(u - 4))/n)"},
+  };
+  for (const auto& c : cases) {
+    typecheck::Checked checked =
+        check_source(fmt::format("{}input x : [float](4*(37/(u - 4)))\ndef y = split(n, x)\n", c.sizes));
+    EXPECT_EQ(ir::to_string(checked.program.defs[0].body.type()), c.type) << c.sizes;
+  }
+}
