@@ -92,7 +92,7 @@ std::vector<ir::Expr> Engine::apply_named_rule(const Strategy& s, const Focus& f
     reject = [&](const std::string& why) {
       options_.trace(fmt::format("[{}] {} matched at {} but {}", label_, name, to_string(f.path), why));
     };
-  std::vector<Application> apps = apply_rule(*rule, f.expr, *f.env, names_, reject, s.fixed);
+  std::vector<Application> apps = apply_rule(*rule, f.expr, *f.env, names_, reject, s.fixed, sizes_);
   std::vector<ir::Expr> out;
   for (auto& a : apps) {
     if (out.size() >= options_.budget.max_alternatives) break;
@@ -224,7 +224,7 @@ std::vector<ir::Expr> Engine::at_path(const Strategy& s, const Focus& f, std::si
 std::vector<Position> Engine::positions(const Rule& rule, const ir::Expr& e, const typecheck::TypeEnv& env) {
   std::vector<Position> out;
   std::function<void(const Focus&)> walk = [&](const Focus& f) {
-    if (!apply_rule(rule, f.expr, *f.env, names_).empty()) out.push_back(f.path);
+    if (!apply_rule(rule, f.expr, *f.env, names_, {}, {}, sizes_).empty()) out.push_back(f.path);
     for (std::size_t i = 0; i < f.expr->args.size(); ++i) {
       typecheck::TypeEnv storage;
       walk(f.child(i, storage));

@@ -68,6 +68,9 @@ class Engine {
   long steps() const { return steps_; }
   /// A label for trace lines, e.g. the definition being rewritten.
   void set_label(std::string label) { label_ = std::move(label); }
+  /// The program's declared size values, at which a step's type must equal the original's
+  /// where symbolic comparison does not decide it (same_type).
+  void set_sizes(SizeValues sizes) { sizes_ = std::move(sizes); }
 
  private:
   struct Focus;
@@ -88,6 +91,7 @@ class Engine {
   long nodes_ = 0;
   std::chrono::steady_clock::time_point start_;
   std::string label_;
+  SizeValues sizes_;
 };
 
 /// One rewritten program and the tuning parameters it uses.
