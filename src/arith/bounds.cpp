@@ -12,8 +12,9 @@
 //
 // Assumptions: a variable without a declared minimum is >= 0; a variable without a
 // declared maximum is unbounded above (an upper bound keeps it symbolically, so the upper
-// bound of n - i is n). Division and modulo operands are in their domain (dividend >= 0,
-// divisor > 0). The result of lower_bound is therefore a constant; upper_bound may mention
+// bound of n - i is n). A division or modulo is bounded only when its divisor is
+// provably >= 0 (so > 0 where defined): `37/(u - 4)` for a size u has no bound, since
+// u - 4 may be negative. The result of lower_bound is therefore a constant; upper_bound may mention
 // variables without a maximum. Queries that would nest deeper than kMaxDepth (a bound
 // builds expressions whose simplification asks for more bounds) give up, answering
 // "unknown": that bounds the cost and guarantees termination.
@@ -85,8 +86,15 @@ Mono mono(const Expr& e, const std::string& v) {
       }
       return coef < 0 ? flip(r) : r;
     }
-    case Kind::Div:  // floor(x/y), x >= 0, y > 0: grows with x, shrinks as y grows
-      return combine(mono(e.operands()[0], v), flip(mono(e.operands()[1], v)));
+    case Kind::Div: {
+      // floor(x/y) for y > 0 grows with x; for x >= 0 too, it shrinks as y grows. A
+      // divisor whose sign is not provable (n - 4) gives no direction.
+      Mono mx = mono(e.operands()[0], v), my = mono(e.operands()[1], v);
+      if (mx == Mono::None && my == Mono::None) return Mono::None;
+      if (!provably_nonnegative(e.operands()[1])) return Mono::Unknown;
+      if (my != Mono::None && !provably_nonnegative(e.operands()[0])) return Mono::Unknown;
+      return combine(mx, flip(my));
+    }
     case Kind::Mod: {
       bool depends = mono(e.operands()[0], v) != Mono::None || mono(e.operands()[1], v) != Mono::None;
       return depends ? Mono::Unknown : Mono::None;
@@ -145,7 +153,8 @@ std::vector<Expr> atom_bounds(const Expr& a, Dir d) {
   switch (a.kind()) {
     case Kind::Div: {
       // floor(x/y) for x >= 0, y > 0: at least lo(x)/hi(y) (0 without hi(y)), at most
-      // hi(x)/lo(y) (hi(x)/1 without a positive lo(y)).
+      // hi(x)/lo(y) (hi(x)/1 without a positive lo(y)). Nothing when y's sign is unknown.
+      if (!provably_nonnegative(y)) break;
       auto bx = bound(x, d);
       if (!bx || !provably_nonnegative(*bx)) break;
       auto by = bound(y, flip(d));
@@ -155,6 +164,8 @@ std::vector<Expr> atom_bounds(const Expr& a, Dir d) {
       break;
     }
     case Kind::Mod:
+      // x % y has the sign of y (floor semantics): [0, y - 1] only for y > 0.
+      if (!provably_nonnegative(y)) break;
       if (d == Dir::Lo) {
         out.push_back(Expr(0));
       } else {

@@ -1,7 +1,9 @@
 // Floor division and modulo.
 //
 // Domain: a / b and a % b are meant for a >= 0 and b > 0 (array lengths, tile sizes,
-// indices); the rules below may assume b > 0 for a non-constant divisor. Constants fold
+// indices), but a divisor's sign is never assumed: the rules that hold only for b > 0
+// (marked [b > 0]) fire when b is provably >= 0 (so > 0 wherever the division is
+// defined); `37/(u - 4)` for a size u may divide by a negative number and is left alone. Constants fold
 // with floor semantics (the remainder has the sign of the divisor), which agrees with C
 // on that domain. A rule that leaves a quotient or remainder behind (q + r/b, r % b)
 // fires only when r is a constant or provably non-negative, so the result stays in the
@@ -11,16 +13,16 @@
 //   c1 / c2 -> fold;  a / 1 -> a;  0 / b -> 0
 //   (g*a) / (g*b) -> a / b          g the common content (gcd of the coefficients and the
 //                                   atoms shared by every term; atoms must be >= 0)
-//   (x / y) / b -> x / (y*b)
+//   (x / y) / b -> x / (y*b)        [b > 0] (floor(floor(r)/b) = floor(r/b) for any real r)
 //   a / b -> 0                      when 0 <= a < b is provable
-//   (g*q + r) / b -> q / (b/g)      g > 1 divides b's coefficient, 0 <= r < g provable (a
+//   (g*q + r) / b -> q / (b/g)      [b > 0] g > 1 divides b's coefficient, 0 <= r < g provable (a
 //                                   vector lane r within an aligned group of g: Lift's rule)
 //   (q*b + r) / b -> q + r / b      q collects the terms that b divides; r >= 0 (or both constant)
 // Rules for a % b:
 //   c1 % c2 -> fold;  a % 1 -> 0;  0 % b -> 0;  b % b -> 0
 //   (x % c) % b -> x % b            when b divides c
 //   a % b -> a                      when 0 <= a < b is provable
-//   (g*q + r) % b -> g*(q % (b/g)) + r   g, r as for /
+//   (g*q + r) % b -> g*(q % (b/g)) + r   [b > 0] g, r as for /
 //   (q*b + r) % b -> r % b          for a constant b every coefficient is reduced mod b;
 //                                   r >= 0 (or both constant)
 
@@ -130,6 +132,9 @@ std::optional<Aligned> split_aligned(const Expr& a, const Expr& b) {
   return std::nullopt;
 }
 
+// Whether a divisor is positive: provably >= 0, so > 0 wherever the division is defined.
+bool positive_divisor(const Expr& b) { return provably_nonnegative(b); }
+
 // Whether r / b or r % b may be left behind: r >= 0 keeps it in the domain; a negative
 // constant is fine only when b is a constant too, so that the result folds.
 bool rem_ok(const Expr& r, const Expr& b) {
@@ -158,9 +163,12 @@ Expr operator/(const Expr& a, const Expr& b) {
       return detail::make_sum(divide_all(ta, g)) / detail::make_sum(divide_all(tb, g));
   }
 
-  if (a.kind() == Kind::Div) return a.operands()[0] / (a.operands()[1] * b);
+  // Nesting and aligned groups hold for a positive (outer) divisor only; one whose sign is
+  // not known (n - 4 for a size n) may be negative, where floor division behaves otherwise.
+  if (a.kind() == Kind::Div && positive_divisor(b)) return a.operands()[0] / (a.operands()[1] * b);
   if (detail::provably_in_range(a, b)) return Expr(0);
-  if (auto s = split_aligned(a, b); s && provably_nonnegative(s->q)) return s->q / (b / Expr(s->g));
+  if (auto s = split_aligned(a, b); s && positive_divisor(b) && provably_nonnegative(s->q))
+    return s->q / (b / Expr(s->g));
   if (auto s = split_multiples(a, b, false); s && rem_ok(s->rem, b)) return s->quotient + s->rem / b;
   return detail::make_node(Kind::Div, {a, b});
 }
@@ -172,7 +180,8 @@ Expr operator%(const Expr& a, const Expr& b) {
 
   if (a.kind() == Kind::Mod && provably_divisible(a.operands()[1], b)) return a.operands()[0] % b;
   if (detail::provably_in_range(a, b)) return a;
-  if (auto s = split_aligned(a, b); s && provably_nonnegative(s->q)) return Expr(s->g) * (s->q % (b / Expr(s->g))) + s->r;
+  if (auto s = split_aligned(a, b); s && positive_divisor(b) && provably_nonnegative(s->q))
+    return Expr(s->g) * (s->q % (b / Expr(s->g))) + s->r;
   if (auto s = split_multiples(a, b, true); s && rem_ok(s->rem, b)) return s->rem % b;
   return detail::make_node(Kind::Mod, {a, b});
 }

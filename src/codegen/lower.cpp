@@ -259,6 +259,8 @@ View KernelBuilder::compile_scalar(const ir::Expr& e, const Scope& s) {
   ir::Type t = result_type(e, a);
   bool is_float = t.scalar_kind() == ir::ScalarKind::Float;
   std::string_view op = ir::operator_spelling(p);
+  // exp, log, sin, floor, ...: the OpenCL C function of the same name (floats and float vectors).
+  if (ir::is_float_math(p)) return value_view(c::call(std::string(ir::signature(p).name), a, t));
   switch (p) {
     case ir::Prim::Neg: case ir::Prim::Not:
       return value_view(c::unary(std::string(op), a[0], t));
@@ -269,8 +271,6 @@ View KernelBuilder::compile_scalar(const ir::Expr& e, const Scope& s) {
       return value_view(c::ternary(a[0], a[1], a[2]));
     case ir::Prim::Min: return value_view(c::call(is_float ? "fmin" : "min", a, t));
     case ir::Prim::Max: return value_view(c::call(is_float ? "fmax" : "max", a, t));
-    case ir::Prim::Exp: return value_view(c::call("exp", a, t));
-    case ir::Prim::Sqrt: return value_view(c::call("sqrt", a, t));
     case ir::Prim::Abs: return value_view(c::call(is_float ? "fabs" : "abs", a, t));
     case ir::Prim::ToFloat:
       if (t.is_vector()) return value_view(c::call(fmt::format("convert_float{}", t.width()), a, t));

@@ -88,6 +88,24 @@ Word unary_lane(Prim p, ScalarKind k, Word a) {
       case Prim::Neg: return of_f32(-x);
       case Prim::Exp: return of_f32(std::exp(x));
       case Prim::Sqrt: return of_f32(std::sqrt(x));
+      case Prim::Exp2: return of_f32(std::exp2(x));
+      case Prim::Log: return of_f32(std::log(x));
+      case Prim::Log2: return of_f32(std::log2(x));
+      case Prim::Log10: return of_f32(std::log10(x));
+      case Prim::Rsqrt: return of_f32(1.0f / std::sqrt(x));
+      case Prim::Sin: return of_f32(std::sin(x));
+      case Prim::Cos: return of_f32(std::cos(x));
+      case Prim::Tan: return of_f32(std::tan(x));
+      case Prim::Asin: return of_f32(std::asin(x));
+      case Prim::Acos: return of_f32(std::acos(x));
+      case Prim::Atan: return of_f32(std::atan(x));
+      case Prim::Sinh: return of_f32(std::sinh(x));
+      case Prim::Cosh: return of_f32(std::cosh(x));
+      case Prim::Tanh: return of_f32(std::tanh(x));
+      case Prim::Floor: return of_f32(std::floor(x));
+      case Prim::Ceil: return of_f32(std::ceil(x));
+      case Prim::Round: return of_f32(std::round(x));  // halfway cases away from zero, as OpenCL's round
+      case Prim::Trunc: return of_f32(std::trunc(x));
       case Prim::Abs: return of_f32(std::fabs(x));
       case Prim::ToFloat: return a;
       default: break;

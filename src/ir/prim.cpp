@@ -54,6 +54,24 @@ std::vector<PrimSignature> make_table() {
       {Prim::Exp, "exp", 0, {0}},
       {Prim::Sqrt, "sqrt", 0, {0}},
       {Prim::Abs, "abs", 0, {0}},
+      {Prim::Exp2, "exp2", 0, {0}},
+      {Prim::Log, "log", 0, {0}},
+      {Prim::Log2, "log2", 0, {0}},
+      {Prim::Log10, "log10", 0, {0}},
+      {Prim::Rsqrt, "rsqrt", 0, {0}},
+      {Prim::Sin, "sin", 0, {0}},
+      {Prim::Cos, "cos", 0, {0}},
+      {Prim::Tan, "tan", 0, {0}},
+      {Prim::Asin, "asin", 0, {0}},
+      {Prim::Acos, "acos", 0, {0}},
+      {Prim::Atan, "atan", 0, {0}},
+      {Prim::Sinh, "sinh", 0, {0}},
+      {Prim::Cosh, "cosh", 0, {0}},
+      {Prim::Tanh, "tanh", 0, {0}},
+      {Prim::Floor, "floor", 0, {0}},
+      {Prim::Ceil, "ceil", 0, {0}},
+      {Prim::Round, "round", 0, {0}},
+      {Prim::Trunc, "trunc", 0, {0}},
       {Prim::ToFloat, "float", 0, {0}},
       {Prim::SizeValue, "sizeValue", 1, {}},
   };
@@ -87,6 +105,15 @@ bool is_layout(Prim p) {
   switch (p) {
     case Prim::Split: case Prim::Join: case Prim::Slide: case Prim::Pad: case Prim::Transpose:
     case Prim::Reorder: case Prim::Zip: case Prim::AsVector: case Prim::AsScalar:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_float_math(Prim p) {
+  switch (p) {
+    case Prim::Exp: case Prim::Sqrt: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc:
       return true;
     default:
       return false;

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -113,7 +114,74 @@ class Printer {
   }
 };
 
+// The precedence of e's text, as render() gives it.
+int precedence(const Expr& e) {
+  switch (e.kind()) {
+    case ExprKind::Var: case ExprKind::Tuple: return kAtom;
+    case ExprKind::Literal: {
+      const auto& l = e->literal;
+      bool negative = l.kind == ScalarKind::Float ? (l.f < 0 || std::signbit(l.f)) : l.i < 0;
+      return negative ? kUnary : kAtom;
+    }
+    case ExprKind::Lambda: case ExprKind::Let: return kLambda;
+    case ExprKind::Apply: case ExprKind::Get: return kPostfix;
+    case ExprKind::Call: {
+      if (int prec = binary_precedence(e->prim); prec >= 0) return prec;
+      if (e->prim == Prim::Neg || e->prim == Prim::Not) return kUnary;
+      if (e->prim == Prim::SizeValue && e->sizes[0].kind() == arith::Kind::Var) return kAtom;
+      return kPostfix;
+    }
+  }
+  return kAtom;
+}
+
+// The nesting of e's own text inside `at`, parentheses included (not its children's).
+int own_nesting(const Expr& e, PrintContext at) {
+  int inner = at.nesting + (precedence(e) < at.precedence ? 1 : 0);
+  if (e.kind() == ExprKind::Literal && precedence(e) == kUnary) return inner + 1;  // `-2`: a unary minus
+  if (e.kind() != ExprKind::Call || e->sizes.empty()) return inner;
+  // A size argument is an argument (one level) whose arith text nests at most as deep as
+  // its expression tree is high, less one (a parenthesis or a unary minus per level below
+  // the top); reorder's sits inside striddenIndex(...) (one more).
+  std::function<int(const arith::Expr&)> depth = [&](const arith::Expr& a) {
+    int d = 0;
+    for (const auto& o : a.operands()) d = std::max(d, depth(o) + 1);
+    return d + (a.constant() && *a.constant() < 0 ? 1 : 0);
+  };
+  int deepest = 0;
+  for (const auto& z : e->sizes) deepest = std::max(deepest, depth(z));
+  if (e->prim == Prim::SizeValue && e->sizes[0].kind() == arith::Kind::Var) return inner;
+  return inner + 1 + deepest + (e->prim == Prim::Reorder ? 1 : 0);
+}
+
 }  // namespace
+
+PrintContext child_context(const Expr& e, std::size_t i, PrintContext at) {
+  const int inner = at.nesting + (precedence(e) < at.precedence ? 1 : 0);
+  switch (e.kind()) {
+    case ExprKind::Lambda: case ExprKind::Let: case ExprKind::Tuple: return {inner + 1, kLambda};
+    case ExprKind::Apply: return i == 0 ? PrintContext{inner, kAtom} : PrintContext{inner + 1, kLambda};
+    case ExprKind::Get:
+      // A literal operand is parenthesised (`(1.0).0`).
+      return get_tuple(e).kind() == ExprKind::Literal ? PrintContext{inner + 1, kLambda} : PrintContext{inner, kPostfix};
+    case ExprKind::Call: {
+      if (int prec = binary_precedence(e->prim); prec >= 0) return {inner, i == 0 ? prec : prec + 1};
+      if (e->prim == Prim::Neg || e->prim == Prim::Not)
+        // The operand of a unary operator is one level deeper; a literal one is parenthesised.
+        return e->args[0].kind() == ExprKind::Literal ? PrintContext{inner + 2, kLambda} : PrintContext{inner + 1, kUnary};
+      return {inner + 1, kLambda};
+    }
+    case ExprKind::Var: case ExprKind::Literal: break;
+  }
+  return {inner, kLambda};
+}
+
+int nesting_depth(const Expr& e, PrintContext at) {
+  int deepest = own_nesting(e, at);
+  for (std::size_t i = 0; i < e->args.size(); ++i)
+    deepest = std::max(deepest, nesting_depth(e->args[i], child_context(e, i, at)));
+  return deepest;
+}
 
 std::string to_string(const Expr& e) { return Printer().print(e, kLambda); }
 

@@ -30,10 +30,11 @@ const auto block_comment = lit("/*") >> *(x3::char_ - lit("*/")) >> lit("*/");
 /// Whitespace and comments between tokens.
 const auto skipper = x3::char_(" \t\r\n\f\v") | line_comment | block_comment;
 
-const auto reserved = lexeme[(lit("size") | lit("input") | lit("def") | lit("let") | lit("in")) >> word_end];
+// `inf` is the float literal infinity (`-inf` its negation), so it is no name either.
+const auto reserved = lexeme[(lit("size") | lit("input") | lit("def") | lit("let") | lit("inf") | lit("in")) >> word_end];
 
-// Reals without sign (unary minus is an operator), without nan/inf, with a dot or an
-// exponent (a bare `12` is an int).
+// Reals without sign (unary minus is an operator), without nan/inf (the literal `inf` is
+// spelled on its own, below), with a dot or an exponent (a bare `12` is an int).
 template <typename T>
 struct float_policies : x3::strict_ureal_policies<T> {
   template <typename It, typename Attr>
@@ -133,7 +134,8 @@ const auto float_value = [](auto& ctx) {
   // A rule with an action is not annotated on success: record the position here.
   x3::get<x3::error_handler_tag>(ctx).get().tag(x3::_val(ctx), range.begin(), range.end());
 };
-const auto float_lit_def = x3::raw[lexeme[unsigned_float >> -lit('f') >> word_end]][float_value];
+// `inf` reads as infinity (std::from_chars spells it so).
+const auto float_lit_def = x3::raw[lexeme[((unsigned_float >> -lit('f')) | lit("inf")) >> word_end]][float_value];
 // Lists commit after each comma, so `f(a, )` points after the comma.
 const auto expr_list_def = expr >> *(',' > expr);
 const auto name_list_def = name >> *(',' > name);

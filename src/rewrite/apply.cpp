@@ -78,7 +78,21 @@ std::string FreshNames::make(const std::string& base) {
   }
 }
 
-bool compatible_types(const ir::Type& a, const ir::Type& b) {
+namespace {
+
+bool same_length(const arith::Expr& a, const arith::Expr& b, const SizeValues& given) {
+  if (arith::equal_assuming_exact_division(a, b)) return true;
+  if (given.empty()) return false;
+  try {
+    return arith::equal_assuming_exact_division(arith::substitute(a, given), arith::substitute(b, given));
+  } catch (const Error&) {
+    return false;  // a division by zero or an overflow at the given sizes: not equal
+  }
+}
+
+}  // namespace
+
+bool same_type(const ir::Type& a, const ir::Type& b, const SizeValues& given) {
   if (a.defined() != b.defined()) return false;
   if (!a.defined()) return true;
   if (a.kind() != b.kind()) return false;
@@ -88,21 +102,17 @@ bool compatible_types(const ir::Type& a, const ir::Type& b) {
     case ir::TypeKind::Tuple:
       if (a.elems().size() != b.elems().size()) return false;
       for (std::size_t i = 0; i < a.elems().size(); ++i)
-        if (!compatible_types(a.elems()[i], b.elems()[i])) return false;
+        if (!same_type(a.elems()[i], b.elems()[i], given)) return false;
       return true;
-    case ir::TypeKind::Array: {
-      if (!compatible_types(a.elem(), b.elem())) return false;
-      if (arith::equal_assuming_exact_division(a.length(), b.length())) return true;
-      // Lengths that differ only symbolically are left to constraint inference.
-      return !(a.length().constant() && b.length().constant());
-    }
+    case ir::TypeKind::Array:
+      return same_type(a.elem(), b.elem(), given) && same_length(a.length(), b.length(), given);
   }
   return false;
 }
 
 std::vector<Application> apply_rule(const Rule& rule, const ir::Expr& e, const typecheck::TypeEnv& env,
                                     FreshNames& names, const RejectLog& reject,
-                                    const std::vector<std::int64_t>& fixed_values) {
+                                    const std::vector<std::int64_t>& fixed_values, const SizeValues& given) {
   std::optional<Match> m = match_pattern(rule.lhs, e);
   if (!m) return {};
   if (!guards_hold(rule, *m)) {
@@ -140,9 +150,11 @@ std::vector<Application> apply_rule(const Rule& rule, const ir::Expr& e, const t
     ir::Expr r = instantiate(rule, *m, c);
     try {
       ir::Expr typed = typecheck::typecheck_expr(r, env);
-      if (!compatible_types(e.type(), typed.type())) {
+      if (!same_type(e.type(), typed.type(), given)) {
         if (reject)
-          reject(fmt::format("its result has type {}, not {}", ir::to_string(typed.type()), ir::to_string(e.type())));
+          reject(fmt::format("its result has type {}, not {} (the type of the expression it would replace); not "
+                             "applied",
+                             ir::to_string(typed.type()), ir::to_string(e.type())));
         continue;
       }
       out.push_back({typed, fresh});

@@ -5,8 +5,14 @@
 
 #include "liftc/ir/printer.hpp"
 #include "liftc/rewrite/engine.hpp"
+#include "parse/elaborator.hpp"
 
 namespace liftc::rewrite {
+
+// The defaults are what the .sr reader accepts, so that what rewrite prints reads back.
+static_assert(Budget{}.max_nesting == parse::kMaxNesting);
+static_assert(Budget{}.max_depth == parse::kMaxIrDepth);
+static_assert(Budget{}.max_nodes == parse::kMaxNodes);
 
 namespace {
 
@@ -16,17 +22,28 @@ long count_nodes(const ir::Expr& e) {
   return n;
 }
 
+int ir_depth(const ir::Expr& e) {
+  int d = 0;
+  for (const auto& a : e->args) d = std::max(d, ir_depth(a));
+  return d + 1;
+}
+
 }  // namespace
 
-/// The expression a strategy is applied to, its scope's types and its position.
+/// The expression a strategy is applied to, its scope's types, its position, and where
+/// its text stands when the definition is printed.
 struct Engine::Focus {
   ir::Expr expr;
   const typecheck::TypeEnv* env;
   Position path;
+  ir::PrintContext print;
+
+  // The same place holding another expression.
+  Focus with(const ir::Expr& e) const { return Focus{e, env, path, print}; }
 
   // The focus on child `i`, with the names the node binds there added to the scope.
   Focus child(std::size_t i, typecheck::TypeEnv& storage) const {
-    Focus f{expr->args[i], env, path};
+    Focus f{expr->args[i], env, path, ir::child_context(expr, i, print)};
     f.path.push_back(static_cast<int>(i));
     if (expr.kind() == ir::ExprKind::Lambda) {
       storage = *env;
@@ -55,6 +72,8 @@ const char* to_string(StopReason r) {
     case StopReason::StepLimit: return "step limit";
     case StopReason::NodeLimit: return "node limit";
     case StopReason::TimeLimit: return "time limit";
+    case StopReason::NestingLimit: return "nesting limit (the printed program would nest deeper than the .sr reader accepts)";
+    case StopReason::DepthLimit: return "depth limit (the IR would be deeper than the .sr reader accepts)";
   }
   return "?";
 }
@@ -79,7 +98,7 @@ bool Engine::budget_left() {
 std::vector<ir::Expr> Engine::run(const Strategy& s, const ir::Expr& e, const typecheck::TypeEnv& env,
                                   const Position& at) {
   nodes_ = count_nodes(e);
-  return eval(s, Focus{e, &env, at});
+  return eval(s, Focus{e, &env, at, {}});
 }
 
 std::vector<ir::Expr> Engine::apply_named_rule(const Strategy& s, const Focus& f) {
@@ -92,7 +111,7 @@ std::vector<ir::Expr> Engine::apply_named_rule(const Strategy& s, const Focus& f
     reject = [&](const std::string& why) {
       options_.trace(fmt::format("[{}] {} matched at {} but {}", label_, name, to_string(f.path), why));
     };
-  std::vector<Application> apps = apply_rule(*rule, f.expr, *f.env, names_, reject, s.fixed);
+  std::vector<Application> apps = apply_rule(*rule, f.expr, *f.env, names_, reject, s.fixed, sizes_);
   std::vector<ir::Expr> out;
   for (auto& a : apps) {
     if (out.size() >= options_.budget.max_alternatives) break;
@@ -101,6 +120,7 @@ std::vector<ir::Expr> Engine::apply_named_rule(const Strategy& s, const Focus& f
       stop_ = StopReason::NodeLimit;
       break;
     }
+    if (!within_shape_budget(a.result, f, name)) break;
     nodes_ += grown;
     ++steps_;
     for (const auto& p : a.params)
@@ -128,42 +148,36 @@ std::vector<ir::Expr> Engine::eval(const Strategy& s, const Focus& f) {
     case StrategyKind::Id: return {f.expr};
     case StrategyKind::Fail: return {};
     case StrategyKind::Seq: {
-      std::vector<ir::Expr> out;
-      for (const auto& r : eval(s.args[0], f))
-        for (auto& r2 : eval(s.args[1], Focus{r, f.env, f.path}))
-          if (out.size() < cap) out.push_back(std::move(r2));
-      return out;
+      // s1 ; s2 ; ... (one n-ary node, so a long sequence is neither deep nor copied).
+      std::vector<ir::Expr> current = {f.expr};
+      for (const auto& step : s.args) {
+        std::vector<ir::Expr> next;
+        for (const auto& r : current)
+          for (auto& r2 : eval(step, f.with(r)))
+            if (next.size() < cap) next.push_back(std::move(r2));
+        current = std::move(next);
+        if (current.empty()) break;
+      }
+      return current;
     }
     case StrategyKind::LeftChoice: {
-      auto r = eval(s.args[0], f);
-      return r.empty() ? eval(s.args[1], f) : r;
+      for (const auto& option : s.args)
+        if (auto r = eval(option, f); !r.empty()) return r;
+      return {};
     }
     case StrategyKind::AllChoice: {
-      auto r = eval(s.args[0], f);
-      for (auto& r2 : eval(s.args[1], f))
-        if (r.size() < cap) r.push_back(std::move(r2));
-      return r;
+      std::vector<ir::Expr> out;
+      for (const auto& option : s.args)
+        for (auto& r : eval(option, f))
+          if (out.size() < cap) out.push_back(std::move(r));
+      return out;
     }
     case StrategyKind::Try: {
       auto r = eval(s.args[0], f);
       return r.empty() ? std::vector<ir::Expr>{f.expr} : r;
     }
-    case StrategyKind::Repeat:
-    case StrategyKind::Normalize: {
-      Strategy step = s.args[0];
-      if (s.kind == StrategyKind::Normalize) {
-        step = Strategy{};
-        step.kind = StrategyKind::TopDown;
-        step.args = {s.args[0]};
-      }
-      ir::Expr cur = f.expr;
-      while (budget_left()) {
-        auto r = eval(step, Focus{cur, f.env, f.path});
-        if (r.empty() || ir::alpha_equal(r[0], cur)) break;
-        cur = r[0];
-      }
-      return {cur};
-    }
+    case StrategyKind::Repeat: return repeat(s.args[0], false, f);
+    case StrategyKind::Normalize: return repeat(s.args[0], true, f);
     case StrategyKind::TopDown: return first_position(s.args[0], f, true);
     case StrategyKind::BottomUp: return first_position(s.args[0], f, false);
     case StrategyKind::Everywhere: return {everywhere(s.args[0], f)};
@@ -171,6 +185,33 @@ std::vector<ir::Expr> Engine::eval(const Strategy& s, const Focus& f) {
     case StrategyKind::At: return at_path(s, f, 0);
   }
   return {};
+}
+
+std::vector<ir::Expr> Engine::repeat(const Strategy& step, bool topdown, const Focus& f) {
+  ir::Expr cur = f.expr;
+  while (budget_left()) {
+    auto r = topdown ? first_position(step, f.with(cur), true) : eval(step, f.with(cur));
+    if (r.empty() || ir::alpha_equal(r[0], cur)) break;
+    cur = r[0];
+  }
+  return {cur};
+}
+
+bool Engine::within_shape_budget(const ir::Expr& result, const Focus& f, const std::string& rule) {
+  const Budget& b = options_.budget;
+  int nesting = ir::nesting_depth(result, f.print);
+  int depth = static_cast<int>(f.path.size()) + ir_depth(result);
+  if (nesting <= b.max_nesting && depth <= b.max_depth) return true;
+  stop_ = nesting > b.max_nesting ? StopReason::NestingLimit : StopReason::DepthLimit;
+  if (options_.trace)
+    options_.trace(nesting > b.max_nesting
+                       ? fmt::format("[{}] {} at {} not applied: the printed definition would nest {} levels deep, "
+                                     "more than the {} the .sr reader accepts; stopping",
+                                     label_, rule, to_string(f.path), nesting, b.max_nesting)
+                       : fmt::format("[{}] {} at {} not applied: the definition's IR would be {} deep, more than "
+                                     "{}; stopping",
+                                     label_, rule, to_string(f.path), depth, b.max_depth));
+  return false;
 }
 
 std::vector<ir::Expr> Engine::first_position(const Strategy& s, const Focus& f, bool preorder) {
@@ -203,11 +244,11 @@ std::vector<ir::Expr> Engine::all_positions(const Strategy& s, const Focus& f) {
 ir::Expr Engine::everywhere(const Strategy& s, const Focus& f) {
   ir::Expr e = f.expr;
   for (std::size_t i = 0; i < e->args.size(); ++i) {
-    Focus cur{e, f.env, f.path};
+    Focus cur = f.with(e);
     typecheck::TypeEnv storage;
     e = cur.with_child(i, everywhere(s, cur.child(i, storage)));
   }
-  auto r = eval(s, Focus{e, f.env, f.path});
+  auto r = eval(s, f.with(e));
   return r.empty() ? e : r[0];
 }
 
@@ -224,13 +265,13 @@ std::vector<ir::Expr> Engine::at_path(const Strategy& s, const Focus& f, std::si
 std::vector<Position> Engine::positions(const Rule& rule, const ir::Expr& e, const typecheck::TypeEnv& env) {
   std::vector<Position> out;
   std::function<void(const Focus&)> walk = [&](const Focus& f) {
-    if (!apply_rule(rule, f.expr, *f.env, names_).empty()) out.push_back(f.path);
+    if (!apply_rule(rule, f.expr, *f.env, names_, {}, {}, sizes_).empty()) out.push_back(f.path);
     for (std::size_t i = 0; i < f.expr->args.size(); ++i) {
       typecheck::TypeEnv storage;
       walk(f.child(i, storage));
     }
   };
-  walk(Focus{e, &env, {}});
+  walk(Focus{e, &env, {}, {}});
   return out;
 }
 

@@ -44,16 +44,15 @@ std::optional<StrategyKind> unary_combinator(const std::string& name) {
 
 Strategy lower_atom(const syntax::StratAtom& a, const syntax::Parsed& parsed, const NameResolver& resolve);
 
+// `a ; b ; c` is one n-ary Seq node (built in place: no copy of what came before).
 Strategy lower_seq(const syntax::StratSeq& s, const syntax::Parsed& parsed, const NameResolver& resolve) {
-  Strategy acc = lower_atom(s.items.front(), parsed, resolve);
-  for (std::size_t i = 1; i < s.items.size(); ++i) {
-    Strategy seq;
-    seq.kind = StrategyKind::Seq;
-    seq.loc = acc.loc;
-    seq.args = {std::move(acc), lower_atom(s.items[i], parsed, resolve)};
-    acc = std::move(seq);
-  }
-  return acc;
+  if (s.items.size() == 1) return lower_atom(s.items.front(), parsed, resolve);
+  Strategy seq;
+  seq.kind = StrategyKind::Seq;
+  seq.args.reserve(s.items.size());
+  for (const auto& item : s.items) seq.args.push_back(lower_atom(item, parsed, resolve));
+  seq.loc = seq.args.front().loc;
+  return seq;
 }
 
 Strategy lower_call(const syntax::StratCall& c, const syntax::Parsed& parsed, const NameResolver& resolve) {
@@ -118,14 +117,22 @@ void check_fixed(const std::vector<Rule>& rules, const Strategy& s) {
   }
 }
 
+// `a <+ b <+ c` and `a | b | c` are one n-ary node each; mixed operators group to the
+// left: `a <+ b | c` is `(a <+ b) | c`.
 Strategy lower_strategy(const syntax::StratExpr& e, const syntax::Parsed& parsed, const NameResolver& resolve) {
   Strategy acc = lower_seq(e.first, parsed, resolve);
+  bool open = false;  // whether acc is a choice node this loop built (so it may grow)
   for (const auto& op : e.rest) {
-    Strategy c;
-    c.kind = op.op == "<+" ? StrategyKind::LeftChoice : StrategyKind::AllChoice;
-    c.loc = parsed.loc(op);
-    c.args = {std::move(acc), lower_seq(op.operand, parsed, resolve)};
-    acc = std::move(c);
+    StrategyKind kind = op.op == "<+" ? StrategyKind::LeftChoice : StrategyKind::AllChoice;
+    if (!open || acc.kind != kind) {
+      Strategy c;
+      c.kind = kind;
+      c.loc = parsed.loc(op);
+      c.args.push_back(std::move(acc));
+      acc = std::move(c);
+      open = true;
+    }
+    acc.args.push_back(lower_seq(op.operand, parsed, resolve));
   }
   return acc;
 }

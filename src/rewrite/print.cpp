@@ -16,15 +16,25 @@ std::string to_string(const TuningParam& p) {
 
 std::string to_string(const Strategy& s) {
   auto unary = [&](const char* name) { return fmt::format("{}({})", name, to_string(s.args[0])); };
+  // An n-ary node; a sequence inside a sequence is parenthesised to keep its grouping.
+  auto operands = [&](const char* op, bool parenthesised) {
+    std::string out;
+    for (std::size_t i = 0; i < s.args.size(); ++i) {
+      std::string a = to_string(s.args[i]);
+      if (!parenthesised && s.args[i].kind == StrategyKind::Seq) a = "(" + a + ")";
+      out += (i ? op : "") + a;
+    }
+    return parenthesised ? "(" + out + ")" : out;
+  };
   switch (s.kind) {
     case StrategyKind::Rule:
       return s.fixed.empty() ? s.name : fmt::format("{}[{}]", s.name, fmt::join(s.fixed, ", "));
     case StrategyKind::Named: return s.name;
     case StrategyKind::Id: return "id";
     case StrategyKind::Fail: return "fail";
-    case StrategyKind::Seq: return fmt::format("{} ; {}", to_string(s.args[0]), to_string(s.args[1]));
-    case StrategyKind::LeftChoice: return fmt::format("({} <+ {})", to_string(s.args[0]), to_string(s.args[1]));
-    case StrategyKind::AllChoice: return fmt::format("({} | {})", to_string(s.args[0]), to_string(s.args[1]));
+    case StrategyKind::Seq: return operands(" ; ", false);
+    case StrategyKind::LeftChoice: return operands(" <+ ", true);
+    case StrategyKind::AllChoice: return operands(" | ", true);
     case StrategyKind::Try: return unary("try");
     case StrategyKind::Repeat: return unary("repeat");
     case StrategyKind::TopDown: return unary("topdown");

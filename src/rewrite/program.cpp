@@ -91,6 +91,10 @@ ProgramRewrite rewrite_program(const RuleSet& rules, const std::string& strategy
     collect_size_vars(d.body, used);
   }
   for (const auto& n : used) engine.reserve(n);
+  SizeValues given;
+  for (const auto& sz : p.sizes)
+    if (sz.value) given.emplace(sz.name, arith::Expr(static_cast<std::int64_t>(*sz.value)));
+  engine.set_sizes(std::move(given));
 
   ProgramRewrite out;
   typecheck::TypeEnv env;

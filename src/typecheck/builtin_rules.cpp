@@ -1,5 +1,5 @@
-// Rules of the scalar builtins (arithmetic, comparisons, logic, select, math functions,
-// float(x)), dot and sizeValue. Arithmetic works on int or float scalars and element-wise
+// Rules of the scalar builtins (arithmetic, comparisons, logic, select, math functions
+// such as exp, log, sin, tanh and floor, float(x)), dot and sizeValue. Arithmetic works on int or float scalars and element-wise
 // on vectors of one width; a scalar operand broadcasts against a vector. There are no
 // implicit conversions: int and float mix only through float(x). Comparisons are on
 // scalars only (a vector comparison would need a vector of bools, which has no OpenCL
@@ -68,7 +68,7 @@ Type select(Checker& c, const CallSite& site) {
   return operand(site, 1);
 }
 
-// One number (or vector) operand; `floats_only` for exp and sqrt.
+// One number (or vector) operand; `floats_only` for exp, log, sin and the other math functions.
 Type unary_number(Checker& c, const CallSite& site, bool floats_only) {
   const Type& a = operand(site, 0);
   if (floats_only ? !is_float(a) : !is_number(a))
@@ -96,14 +96,13 @@ Type dot(Checker& c, const CallSite& site) {
 }  // namespace
 
 Type check_builtin(Checker& c, CallSite& site) {
+  if (ir::is_float_math(site.call->prim)) return unary_number(c, site, true);
   switch (site.call->prim) {
     case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div: case ir::Prim::Mod:
     case ir::Prim::Min: case ir::Prim::Max:
       return arithmetic(c, site);
     case ir::Prim::Neg: case ir::Prim::Abs:
       return unary_number(c, site, false);
-    case ir::Prim::Exp: case ir::Prim::Sqrt:
-      return unary_number(c, site, true);
     case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt: case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne:
       return comparison(c, site);
     case ir::Prim::And: case ir::Prim::Or: case ir::Prim::Not:

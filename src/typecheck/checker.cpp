@@ -100,6 +100,11 @@ void Checker::require(Obligation::Kind kind, const arith::Expr& value, const ari
 
 Expr Checker::check(const Expr& e) {
   KnownLoc here(known_locs_, e.loc());
+  struct Nesting {
+    int& depth;
+    ~Nesting() { --depth; }
+  } nesting{++depth_};
+  if (depth_ > kMaxDepth) fail(e, fmt::format("the expression is nested deeper than {} levels", kMaxDepth));
   switch (e.kind()) {
     case ExprKind::Var: {
       auto it = env.find(e->name);

@@ -16,6 +16,11 @@
 
 namespace liftc::typecheck::detail {
 
+/// The deepest expression the checker walks (it recurses once per level). Above the 3,000
+/// the .sr reader builds, so every program read from text checks; deeper IR (built by
+/// other passes) is a liftc::Error rather than a stack overflow.
+inline constexpr int kMaxDepth = 4000;
+
 /// One type-checking walk over an expression or a program.
 class Checker {
  public:
@@ -47,6 +52,7 @@ class Checker {
 
   std::vector<Obligation>* obligations_;
   std::vector<SourceLoc> known_locs_;  // positions of the enclosing nodes that have one
+  int depth_ = 0;                      // expressions being checked, nested
 };
 
 /// Binds names in a Checker's scope until destroyed, restoring what they shadowed.

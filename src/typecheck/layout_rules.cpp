@@ -62,6 +62,19 @@ Type join(Checker& c, CallSite& site) {
   return Type::array(t.elem().elem(), t.elem().length() * t.length());
 }
 
+// How to make slide(size, step) cover a constant-length array `t` exactly: crop the
+// elements after the last whole window (floor mode, as pooling layers do) or pad up to
+// the next one (ceil mode).
+std::string how_to_cover(const Type& t, const Expr& size, const Expr& step) {
+  const Expr rest = t.length() - size;  // constant when this is asked: the obligation was decided
+  std::int64_t s = *step.constant(), crop = ((*rest.constant() % s) + s) % s, grow = s - crop;
+  Type base = ir::base_scalar(t.elem());
+  std::string v = !base.defined() ? "v" : base.scalar_kind() == ir::ScalarKind::Float ? "0.0" : "0";
+  return fmt::format("crop the last {} element{} first, slide({}, {}, pad(0, -{}, {}, x)) (floor mode), or pad {} more "
+                     "with a value v that leaves the result unchanged, slide({}, {}, pad(0, {}, v, x)) (ceil mode)",
+                     crop, crop == 1 ? "" : "s", str(size), s, crop, v, grow, str(size), s, grow);
+}
+
 // Slides are strict: the windows cover the array exactly, (n - size) % step == 0, so that
 // tiling rewrites (slide = join of slides of tiles) preserve meaning.
 Type slide(Checker& c, CallSite& site) {
@@ -81,8 +94,8 @@ Type slide(Checker& c, CallSite& site) {
   c.require(Kind::Divides, n - size, step,
             fmt::format("{} is strict over an array of length {}", site.label, str(n)), site.call, [&] {
               return fmt::format("{}: the step {} does not divide {} (the array length {} minus the window size {}); "
-                                 "slides must cover the array exactly",
-                                 site.label, str(step), str(n - size), str(n), str(size));
+                                 "slides must cover the array exactly: {}",
+                                 site.label, str(step), str(n - size), str(n), str(size), how_to_cover(t, size, step));
             });
   return Type::array(Type::array(t.elem(), size), (n - size + step) / step);
 }

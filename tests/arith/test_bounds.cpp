@@ -42,6 +42,12 @@ TEST(Bounds, LowerAndUpper) {
       {__LINE__, max(i, j), "0", "max(3, n - 1)"},
       {__LINE__, 2 * w - 1, "-11", "9"},
       {__LINE__, w * w, "none", "none"},  // w may be negative: the product is not monotone
+      // n - 4 may be negative or zero: a quotient or remainder by it has no bound but
+      // itself (n has no maximum), not 0 from below nor -13 from above.
+      {__LINE__, 37 / (n - 4), "none", "37/(n - 4)"},
+      {__LINE__, 4 * (37 / (n - 4)), "none", "4*(37/(n - 4))"},
+      {__LINE__, x % (n - 4), "none", "x%(n - 4)"},
+      {__LINE__, 37 / (n + 4), "none", "7"},   // n + 4 > 0: bounded above
   };
   for (const auto& c : cases) {
     EXPECT_EQ(show(lower_bound(c.e)), c.lo) << "line " << c.line << ": " << to_string(c.e);
@@ -61,6 +67,8 @@ TEST(Bounds, Provably) {
       {__LINE__, provably_nonnegative(j - 3), false},
       {__LINE__, provably_nonnegative(3 - j), true},
       {__LINE__, provably_nonnegative(w), false},
+      {__LINE__, provably_nonnegative(37 / (n - 4)), false},
+      {__LINE__, provably_less(4 * (37 / (n - 4)), n), false},
       {__LINE__, provably_positive(n), true},
       {__LINE__, provably_positive(x), false},
       {__LINE__, provably_positive(x + 1), true},

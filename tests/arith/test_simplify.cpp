@@ -15,6 +15,8 @@ namespace {
 const Expr n = size_var("n"), m = size_var("m"), k = size_var("k");
 const Expr x = var("x"), y = var("y"), z = var("z");
 const Expr i = var("i", 0, n - 1), j = var("j", 0, 3), t = var("t", 0, 7);
+// A size u without a declared range: u - 4 may be negative or zero (issue 11, section 6).
+const Expr u = size_var("u");
 
 struct Case {
   int line;
@@ -118,6 +120,22 @@ TEST(Simplify, Division) {
       CASE(n / (m * k), "n/(k*m)"),
       CASE(x * y / z, "x*y/z"),
       CASE(x / y * z, "z*(x/y)"),
+  });
+}
+
+// A divisor whose sign is not provable is never assumed positive (issue 11, section 6:
+// split(n) of [float](4*(37/(u - 4))) was typed [[float]n]0).
+TEST(Simplify, DivisorOfUnknownSign) {
+  check({
+      CASE((4 * (37 / (u - 4))) / n, "4*(37/(u - 4))/n"),
+      CASE((37 / (u - 4)) / n, "37/(n*u - 4*n)"),      // the outer divisor n > 0: nesting is exact
+      CASE((37 / n) / (u - 4), "37/n/(u - 4)"),        // not 37/(n*(u - 4)): u - 4 may be < 0
+      CASE((37 / (u - 4)) % n, "37/(u - 4)%n"),        // not provably in [0, n)
+      CASE((4 * x + 1) / (4 * (u - 4)), "(4*x + 1)/(4*u - 16)"),  // no aligned-group rule
+      CASE((4 * x + 1) % (4 * (u - 4)), "(4*x + 1)%(4*u - 16)"),
+      CASE(((u - 4) * x + 3) / (u - 4), "x + 3/(u - 4)"),  // exact for any non-zero divisor
+      CASE((37 / (u + 4)) / n, "37/(n*u + 4*n)"),       // u + 4 > 0: the rules apply
+      CASE((4 * (37 / (u + 4))) / n, "4*(37/(u + 4))/n"),
   });
 }
 

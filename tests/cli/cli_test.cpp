@@ -421,6 +421,34 @@ TEST_F(Cli, SpaceErrors) {
       {"space nothere.sr --target mali-g72", "nothere.sr"},
   };
   for (const auto& c : cases) expect(c.args, 1, c.message);
+
+// Issue 11 (sections 3 to 6), from the command line: a step that would change a type is
+// not applied and --trace says why; rewrites that grow stop at a budget and print a
+// program `check` reads back; slide errors say how to crop; log and -inf exist.
+TEST_F(Cli, RewriteKeepsTypesAndStopsReadable) {
+  fs::create_directories(dir_ / "transpose");
+  write("transpose/t.rules", "rule r: transpose(x) => x\n");
+  fs::create_directories(dir_ / "twice");
+  write("twice/t.rules", "rule r: map(f, x) => map(y -> f(f(y)), x)\n");
+  write("grid.sr", "size N, M\ninput a : [[float]M]N\ndef y = transpose(a)\n"
+                   "def z = map(r -> map(v -> v + 1.0, r), a)\n");
+  expect("rewrite grid.sr --rules transpose --strategy 'topdown(r)' --trace", 1,
+         "[y] r matched at root but its result has type [[float]M]N, not [[float]N]M");
+  expect("rewrite grid.sr --rules twice --strategy 'repeat(r)' > twice.sr", 0, "");
+  expect("check twice.sr", 0, "def z : [[float]M]N");
+  expect("rewrite double.sr --strategy 'normalize(reorder-stride[2])' > strided.sr", 0, "");
+  expect("check strided.sr", 0, "def y : [float]N");
+  std::ifstream in(dir_ / "strided.sr");
+  std::string header;
+  std::getline(in, header);
+  EXPECT_NE(header.find("stopped at nesting limit"), std::string::npos) << header;
+  write("pool.sr", "size N = 7\ninput x : [float]N\ndef p = map(w -> reduce(-inf, (a, v) -> max(a, v), w), slide(2, 2, x))\n");
+  expect("check pool.sr", 1, "pool.sr:3:56: error: slide(2, 2): the step 2 does not divide 5 (the array length 7 minus the "
+                             "window size 2); slides must cover the array exactly: crop the last 1 element first, "
+                             "slide(2, 2, pad(0, -1, 0.0, x)) (floor mode)");
+  write("lse.sr", "size N = 8\ninput x : [float]N\ndef m = reduce(-inf, (a, v) -> max(a, v), x)\n"
+                  "def l = map(s -> log(s), m)\n");
+  expect("eval lse.sr", 0, "l [1]");
 }
 
 }  // namespace

@@ -234,3 +234,24 @@ TEST(IrRules, ProgramDefinitionsSeeEarlierOnes) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 11, section 4: a rewrite once built maps nested 2^13 deep and the checker
+// overflowed the stack. Deep IR is an error now; the 3,000 levels the reader builds check.
+TEST(IrRules, DeepExpressionsAreAnErrorNotACrash) {
+  auto nested_maps = [](int levels) {
+    Expr e = v("xs");
+    for (int l = 0; l < levels; ++l) e = call(Prim::Map, {lam({"x"}, call(Prim::Neg, {v("x")})), e});
+    return e;
+  };
+  EXPECT_EQ(type_of(nested_maps(2990)), "[float]n");  // about as deep as the reader allows
+  try {
+    type_of(nested_maps(50000));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("the expression is nested deeper than 4000 levels"), std::string::npos) << e.message();
+  }
+}
+
+}  // namespace

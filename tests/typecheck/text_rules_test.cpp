@@ -98,6 +98,13 @@ const TypeCase kTypes[] = {
     {"(f, i, v4)",                                            "(float, int, float4)"},
     {"let y = f * 2.0 in (y, y)",                             "(float, float)"},
     {"map(r -> reduce(0.0, (acc, y) -> acc + y, r), grid)",   "[[float]1]n"},
+    {"log(f) + exp2(f) + log2(f) + log10(f) + rsqrt(f)",       "float"},
+    {"sin(f) + cos(f) + tan(f) + asin(f) + acos(f) + atan(f)", "float"},
+    {"sinh(v4) + cosh(v4) + tanh(v4)",                        "float4"},
+    {"floor(v4) + ceil(v4) + round(v4) + trunc(v4)",          "float4"},
+    {"map(x -> max(x, -inf), xs)",                            "[float]n"},
+    {"reduce(inf, (a, y) -> min(a, y), xs)",                  "[float]1"},
+    {"slide(3, 2, pad(0, -1, 0.0, c12))",                     "[[float]3]5"},
 };
 // clang-format on
 
@@ -148,6 +155,12 @@ const ErrorCase kErrors[] = {
     {"select(f, f, f)",                         "select: the condition must be bool, got float",                      1},
     {"select(f > 0.0, f, i)",                   "select: both branches must have the same type, got float and int",   1},
     {"exp(i)",                                  "exp: expected float or a float vector, got int",                     1},
+    {"log(i)",                                  "log: expected float or a float vector, got int",                     1},
+    {"tanh(xs)",                                "tanh: expected float or a float vector, got [float]n",               1},
+    {"floor(t)",                                "floor: expected float or a float vector, got (float, int)",          1},
+    // A slide that does not cover the array says how to crop it (issue 11, section 6).
+    {"slide(3, 2, c12)",                        "slides must cover the array exactly: crop the last 1 element first, slide(3, 2, pad(0, -1, 0.0, x)) (floor mode), or pad 1 more with a value v that leaves the result unchanged, slide(3, 2, pad(0, 1, v, x)) (ceil mode)", 1},
+    {"slide(2, 4, split(1, c12))",              "crop the last 2 elements first, slide(2, 4, pad(0, -2, 0.0, x))",   1},
     {"float(f)",                                "float: expected int or an int vector, got float",                    1},
     {"!f",                                      "operator !: expected bool, got float",                               1},
     {"f.0",                                     "projection .0: expected a tuple, got float",                         2},
@@ -250,3 +263,21 @@ TEST(TextPrograms, DefinitionsSeeEarlierDefinitions) {
 }
 
 }  // namespace
+
+// Issue 11, section 6: with u unbounded, u - 4 may be negative, so the outer length of the
+// split is not simplified to 0 (it was `[[float]n]0`); with u in 5..64 it is the same.
+TEST(TextTypes, LengthsWithADivisorOfUnknownSign) {
+  struct Case {
+    const char* sizes;
+    const char* type;
+  };
+  const Case cases[] = {
+      {"size u, n\n", "[[float]n](4*(37/(u - 4))/n)"},
+      {"size u in 5..64, n\n", "[[float]n](4*(37/(u - 4))/n)"},
+  };
+  for (const auto& c : cases) {
+    typecheck::Checked checked =
+        check_source(fmt::format("{}input x : [float](4*(37/(u - 4)))\ndef y = split(n, x)\n", c.sizes));
+    EXPECT_EQ(ir::to_string(checked.program.defs[0].body.type()), c.type) << c.sizes;
+  }
+}

@@ -44,6 +44,10 @@ enum class Prim {
   Lt, Le, Gt, Ge, Eq, Ne, And, Or, Not,
   Select,     // select(cond, a, b)
   Min, Max, Exp, Sqrt, Abs,
+  // Unary math functions of OpenCL C on floats and float vectors (spelled as in OpenCL;
+  // is_float_math lists them with exp and sqrt).
+  Exp2, Log, Log2, Log10, Rsqrt, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh,
+  Floor, Ceil, Round, Trunc,
   ToFloat,    // float(x): int to float
   SizeValue,  // a size expression used as an int value (one size argument, no operands)
 };
@@ -72,6 +76,9 @@ bool is_layout(Prim p);
 bool is_reduce(Prim p);
 /// The OpenCL primitives that the interpreter treats as their algorithmic meaning.
 bool is_opencl(Prim p);
+/// exp, sqrt and the other unary math functions of OpenCL C (log, sin, tanh, floor, ...):
+/// one float or float-vector operand, the same type back, the OpenCL function of that name.
+bool is_float_math(Prim p);
 /// Infix operator spelling for binary/unary scalar builtins ("+", "<", "!"), or "".
 std::string_view operator_spelling(Prim p);
 

@@ -19,17 +19,22 @@
 namespace liftc::rewrite {
 
 /// Why a run stopped.
-enum class StopReason { FixedPoint, StepLimit, NodeLimit, TimeLimit };
+enum class StopReason { FixedPoint, StepLimit, NodeLimit, TimeLimit, NestingLimit, DepthLimit };
 
-/// "fixed point", "step limit", ...
+/// "fixed point", "step limit", ..., "nesting limit (...)".
 const char* to_string(StopReason r);
 
-/// Limits of one run.
+/// Limits of one run. The node, nesting and depth limits default to what the .sr reader
+/// accepts (src/parse: 200,000 IR nodes, 200 levels of nesting, IR 3,000 deep), so a
+/// rewritten definition, printed, reads back; they also keep every recursive pass over
+/// the IR within the stack.
 struct Budget {
   long max_steps = 100000;          // rule applications (successful ones)
-  long max_nodes = 1000000;         // IR nodes of the expression being rewritten
+  long max_nodes = 200000;          // IR nodes of the expression being rewritten
   double max_seconds = 30.0;        // wall-clock time
   std::size_t max_alternatives = 256;  // results kept by exhaustive strategies
+  int max_nesting = 200;            // nesting of the printed definition (parentheses, argument lists, ...)
+  int max_depth = 3000;             // depth of the IR tree of a definition
 };
 
 /// How a run is done.
@@ -68,10 +73,15 @@ class Engine {
   long steps() const { return steps_; }
   /// A label for trace lines, e.g. the definition being rewritten.
   void set_label(std::string label) { label_ = std::move(label); }
+  /// The program's declared size values, at which a step's type must equal the original's
+  /// where symbolic comparison does not decide it (same_type).
+  void set_sizes(SizeValues sizes) { sizes_ = std::move(sizes); }
 
  private:
   struct Focus;
   std::vector<ir::Expr> eval(const Strategy& s, const Focus& f);
+  std::vector<ir::Expr> repeat(const Strategy& step, bool topdown, const Focus& f);
+  bool within_shape_budget(const ir::Expr& result, const Focus& f, const std::string& rule);
   std::vector<ir::Expr> apply_named_rule(const Strategy& s, const Focus& f);
   std::vector<ir::Expr> first_position(const Strategy& s, const Focus& f, bool preorder);
   std::vector<ir::Expr> all_positions(const Strategy& s, const Focus& f);
@@ -88,6 +98,7 @@ class Engine {
   long nodes_ = 0;
   std::chrono::steady_clock::time_point start_;
   std::string label_;
+  SizeValues sizes_;
 };
 
 /// One rewritten program and the tuning parameters it uses.

@@ -65,17 +65,24 @@ struct Application {
 /// Why a rule that matched produced nothing (for --trace).
 using RejectLog = std::function<void(const std::string& why)>;
 
+/// The values of a program's sizes that it declares (`size N = 64`), by name: a rewrite
+/// step must keep types equal at these values where they are not equal symbolically.
+using SizeValues = std::map<std::string, arith::Expr>;
+
 /// Applies `rule` at the root of the typed expression `e` whose free variables have the
 /// types in `env`: matches, checks the guards, builds one result per choice-parameter
 /// value (fresh tuning parameters from `names`), and type checks each; a result that does
-/// not type check, or whose type differs from `e`'s, is dropped (and reported to `reject`).
-/// `fixed` gives the first parameters constant values instead (`split-join[4]`).
+/// not type check, or whose type is not `e`'s (same_type), is dropped (and reported to
+/// `reject`). `fixed` gives the first parameters constant values instead (`split-join[4]`).
 std::vector<Application> apply_rule(const Rule& rule, const ir::Expr& e, const typecheck::TypeEnv& env,
                                     FreshNames& names, const RejectLog& reject = {},
-                                    const std::vector<std::int64_t>& fixed = {});
+                                    const std::vector<std::int64_t>& fixed = {}, const SizeValues& given = {});
 
-/// Whether two types have the same structure and lengths that are equal or not provably
-/// different (a rewrite may turn `n` into `(n/m)*m`; constraint inference checks those).
-bool compatible_types(const ir::Type& a, const ir::Type& b);
+/// Whether a rewrite step keeps the type of the expression it replaces: the same
+/// structure, and array lengths equal symbolically (division taken as exact, e.g.
+/// n_1*(N/n_1) == N: the divisibility is a recorded obligation) or, where that does not
+/// decide it, equal once the sizes in `given` take their values. `[[float]M]N` and
+/// `[[float]N]M` differ even where M may equal N.
+bool same_type(const ir::Type& a, const ir::Type& b, const SizeValues& given = {});
 
 }  // namespace liftc::rewrite

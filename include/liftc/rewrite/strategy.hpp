@@ -17,9 +17,9 @@ enum class StrategyKind {
   Named,       // a strategy name
   Id,          // id: succeeds, unchanged
   Fail,        // fail: no alternative
-  Seq,         // s1 ; s2: s2 on every result of s1
-  LeftChoice,  // s1 <+ s2: s1's results, or s2's if s1 fails
-  AllChoice,   // s1 | s2: the results of both (exploration)
+  Seq,         // s1 ; s2 ; ...: each on every result of the one before (n-ary)
+  LeftChoice,  // s1 <+ s2 <+ ...: the results of the first that succeeds (n-ary)
+  AllChoice,   // s1 | s2 | ...: the results of all (exploration; n-ary)
   Try,         // try(s) = s <+ id
   Repeat,      // repeat(s): s on its own first result while it succeeds
   TopDown,     // topdown(s): s at the first position, pre-order, where it succeeds

@@ -24,7 +24,7 @@ struct RewriteCommandOptions {
   std::size_t alternative = 0;  // 1-based; 0: the first (or every one with --all)
   bool trace = false;
   long max_steps = 100000;
-  long max_nodes = 1000000;
+  long max_nodes = rewrite::Budget{}.max_nodes;  // what the .sr reader accepts, so the output reads back
   double max_seconds = 30.0;
   std::size_t max_alternatives = 256;
 };
