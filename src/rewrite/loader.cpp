@@ -10,6 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "liftc/parse/parse.hpp"
+#include "liftc/support/file.hpp"
+
 #include "liftc/rewrite/load.hpp"
 #include "lower.hpp"
 
@@ -154,13 +157,9 @@ bool refers_to(const RuleSet& set, const Strategy& s, const std::string& target,
   return false;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read rule file {}", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// A rule file's text: a regular file of at most the size of a program (a directory, a
+// device or a huge file is a liftc::Error naming it).
+std::string read_file(const std::string& path) { return read_regular_file(path, "rule file", parse::kMaxProgramBytes); }
 
 }  // namespace
 

@@ -421,6 +421,7 @@ TEST_F(Cli, SpaceErrors) {
       {"space nothere.sr --target mali-g72", "nothere.sr"},
   };
   for (const auto& c : cases) expect(c.args, 1, c.message);
+}
 
 // Issue 11 (sections 3 to 6), from the command line: a step that would change a type is
 // not applied and --trace says why; rewrites that grow stop at a budget and print a

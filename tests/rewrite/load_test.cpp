@@ -1,5 +1,8 @@
 // Loading rule files: the library loads; files that must fail, with their messages.
 
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "harness.hpp"
@@ -66,6 +69,26 @@ TEST(Load, BadFilesFailWithTheirMessage) {
           << "for: " << c.text << "\ngot: " << e.what();
     }
   }
+}
+
+// A rule file larger than a program may be is refused, naming it, before it is read.
+TEST(Load, AHugeRuleFileIsAClearError) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("liftc_huge_rules_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  {
+    std::ofstream out(dir / "huge.rules");
+    out << "rule r: map(f, x) => map(f, x)\n";
+  }
+  fs::resize_file(dir / "huge.rules", (64ull << 20) + 1);  // sparse: no 64 MiB written
+  try {
+    load_rules_dir(dir.string());
+    ADD_FAILURE() << "a 64 MiB rule file was read";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("huge.rules"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("rule file"), std::string::npos) << e.message();
+  }
+  fs::remove_all(dir);
 }
 
 TEST(Load, StrategySyntax) {
