@@ -116,7 +116,7 @@ std::vector<Application> apply_rule(const Rule& rule, const ir::Expr& e, const t
     fixed[rule.params[i].name] = arith::Expr(fixed_values[i]);
   for (const auto& p : rule.params) {
     if (p.kind != RuleParam::Kind::Tuning || fixed.count(p.name)) continue;
-    TuningParam t{names.make(p.name), rule.name, p.name, p.min, p.max, p.values};
+    TuningParam t{names.make(tuning_param_name(rule, p, *m)), rule.name, p.name, p.min, p.max, p.values};
     fixed[p.name] = arith::var(t.name, arith::Expr(static_cast<std::int64_t>(p.min.value_or(1))),
                                p.max ? std::optional<arith::Expr>(arith::Expr(static_cast<std::int64_t>(*p.max)))
                                      : std::nullopt);

@@ -2,6 +2,7 @@
 // applications, beta-reducing applications of function variables.
 
 #include <algorithm>
+#include <cctype>
 
 #include "liftc/rewrite/match.hpp"
 
@@ -121,7 +122,40 @@ class Builder {
   std::vector<std::pair<std::string, std::string>> renames_;
 };
 
+// The expression variable the left side reaches by following the last data operand of
+// each call from the root (`x` in map(f, x), slide(k, s, x), map(f, slide(k, s, x))).
+const Pattern* acted_on(const Pattern& p) {
+  if (p.kind == PatternKind::Var) return p.bound ? nullptr : &p;
+  if (p.kind != PatternKind::Call) return nullptr;
+  const auto& sig = ir::signature(p.prim);
+  for (std::size_t i = p.args.size(); i-- > 0;)
+    if (sig.variadic || sig.operands[i] == 0) return acted_on(p.args[i]);
+  return nullptr;
+}
+
+// Fresh tuning parameters are named `base_k` (FreshNames); they are not program sizes.
+bool is_fresh_parameter(const std::string& name) {
+  auto u = name.rfind('_');
+  return u != std::string::npos && u + 1 < name.size() &&
+         std::all_of(name.begin() + static_cast<long>(u) + 1, name.end(), [](char c) { return std::isdigit(c); });
+}
+
 }  // namespace
+
+std::string tuning_param_name(const Rule& rule, const RuleParam& p, const Match& m) {
+  const Pattern* x = acted_on(rule.lhs);
+  if (!x) return p.name;
+  auto it = m.exprs.find(x->name);
+  if (it == m.exprs.end() || !it->second.type().defined() || !it->second.type().is_array()) return p.name;
+  std::vector<std::string> sizes;
+  for (const auto& v : arith::free_vars(it->second.type().length()))
+    if (!is_fresh_parameter(v) && v.find('(') == std::string::npos) sizes.push_back(v);
+  if (sizes.empty()) return p.name;
+  bool letters = std::all_of(sizes.begin(), sizes.end(), [](const std::string& v) { return v.size() == 1; });
+  std::string place;
+  for (const auto& v : sizes) place += (place.empty() || letters ? "" : "_") + v;
+  return p.name + "_" + place;
+}
 
 ir::Expr instantiate(const Rule& rule, const Match& m, const std::map<std::string, arith::Expr>& params) {
   std::map<std::string, arith::Expr> sizes = m.sizes;

@@ -28,6 +28,35 @@ void collect_type_vars(const ir::Type& t, std::set<std::string>& out) {
   }
 }
 
+// The engine's fresh names are unique across all alternatives (`n_M_3`). Each alternative
+// names its parameters by their base (`n_M`), numbered only where one base occurs twice
+// in it (`n_M_1`, `n_M_2`, in order of application), so a place has the same name in every
+// alternative of a strategy. A name that would clash keeps the engine's name.
+void canonical_names(ir::Program& q, std::vector<TuningParam>& params, const std::set<std::string>& used) {
+  std::map<std::string, std::vector<std::size_t>> by_base;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const std::string& n = params[i].name;
+    by_base[n.substr(0, n.rfind('_'))].push_back(i);
+  }
+  std::vector<std::string> names(params.size());
+  for (const auto& [base, members] : by_base)
+    for (std::size_t k = 0; k < members.size(); ++k)
+      names[members[k]] = members.size() == 1 ? base : fmt::format("{}_{}", base, k + 1);
+  std::set<std::string> distinct(names.begin(), names.end());
+  std::map<std::string, arith::Expr> renames;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    auto& t = params[i];
+    bool clash = used.count(names[i]) || distinct.size() != names.size();
+    if (clash || names[i] == t.name) continue;
+    renames[t.name] = arith::var(names[i], arith::Expr(static_cast<std::int64_t>(t.min.value_or(1))),
+                                 t.max ? std::optional<arith::Expr>(arith::Expr(static_cast<std::int64_t>(*t.max)))
+                                       : std::nullopt);
+    t.name = names[i];
+  }
+  if (renames.empty()) return;
+  for (auto& d : q.defs) d.body = ir::substitute_sizes(d.body, renames);
+}
+
 }  // namespace
 
 Strategy parse_strategy(const RuleSet& rules, const std::string& text) {
@@ -104,15 +133,16 @@ ProgramRewrite rewrite_program(const RuleSet& rules, const std::string& strategy
     }
     RewrittenProgram r;
     for (const auto& t : engine.params())
-      if (mentioned.count(t.name)) {
-        r.params.push_back(t);
-        ir::SizeDecl decl{t.name, std::nullopt, {}};
-        if (t.min && t.max) {
-          decl.min = t.min;
-          decl.max = t.max;
-        }
-        q.sizes.push_back(decl);
+      if (mentioned.count(t.name)) r.params.push_back(t);
+    canonical_names(q, r.params, used);
+    for (const auto& t : r.params) {
+      ir::SizeDecl decl{t.name, std::nullopt, {}};
+      if (t.min && t.max) {
+        decl.min = t.min;
+        decl.max = t.max;
       }
+      q.sizes.push_back(decl);
+    }
     r.program = typecheck::typecheck(q).program;
     out.programs.push_back(std::move(r));
   }

@@ -46,6 +46,7 @@ DeviceInfo query(const cl::Platform& platform, const cl::Device& device) {
   d.max_work_group_size = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   for (cl::size_type s : device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>()) d.max_work_item_sizes.push_back(s);
   d.local_mem_bytes = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  d.local_mem_global = device.getInfo<CL_DEVICE_LOCAL_MEM_TYPE>() == CL_GLOBAL;
   d.global_mem_bytes = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
   d.max_alloc_bytes = device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
   d.preferred_float_vector_width = device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>();

@@ -120,11 +120,11 @@ TEST_F(Cli, RewrittenProgramParsesBackAndRuns) {
   ASSERT_EQ(rw.exit_code, 0) << rw.output;
   std::ifstream in(dir_ / "low.sr");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find("size r_1 in 0..64"), std::string::npos) << text;
-  expect("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=6", 0, "conv: matches the interpreter");
-  expect("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=6 --local 2,4", 0, "global (2, 8), local (2, 4)");
-  expect("run low.sr --params n_1=3,n_2=2,n_3=4,r_1=0,u_1=99", 1, "u_1 ranges over 3..64");
-  expect("run low.sr --params n_1=5,n_2=2,n_3=4,r_1=0,u_1=6", 1, "split(5)");
+  EXPECT_NE(text.find("size rho_H in 0..64"), std::string::npos) << text;
+  expect("run low.sr --params omega_CK=3,n_M=2,n_KW=4,rho_H=0,theta_H=6", 0, "conv: matches the interpreter");
+  expect("run low.sr --params omega_CK=3,n_M=2,n_KW=4,rho_H=0,theta_H=6 --local 2,4", 0, "global (2, 8), local (2, 4)");
+  expect("run low.sr --params omega_CK=3,n_M=2,n_KW=4,rho_H=0,theta_H=99", 1, "theta_H ranges over 3..64");
+  expect("run low.sr --params omega_CK=5,n_M=2,n_KW=4,rho_H=0,theta_H=6", 1, "split(5)");
 }
 
 TEST_F(Cli, RewriteAllAndTrace) {

@@ -59,12 +59,49 @@ TEST(Match, HigherOrderPatternBindsTheBody) {
 TEST(Match, FreshParametersAreUniqueAndRanged) {
   Typed t = typed(std::string(kVec) + "def out = map(a -> a, x)");
   FreshNames names;
-  names.reserve("n_1");
+  names.reserve("n_N_1");
   auto apps = apply_rule(*library().rule("split-join"), t.body, t.env, names);
   ASSERT_EQ(apps.size(), 1u);
   ASSERT_EQ(apps[0].params.size(), 1u);
-  EXPECT_EQ(apps[0].params[0].name, "n_2");
-  EXPECT_EQ(to_string(apps[0].params[0]), "n_2 in 2..64 (split-join)");
+  EXPECT_EQ(apps[0].params[0].name, "n_N_2");
+  EXPECT_EQ(to_string(apps[0].params[0]), "n_N_2 in 2..64 (split-join)");
+}
+
+// A fresh parameter is named after the rule's parameter and the sizes of the length it
+// acts on; a program gets the same names in every alternative, numbered only where one
+// place is tiled twice.
+TEST(Match, ParameterNamesSayWhereTheRuleActs) {
+  struct Case {
+    const char* program;
+    const char* strategy;
+    std::vector<std::string> names;  // of every alternative
+  };
+  const std::vector<Case> cases = {
+      {"size N\ninput x : [float]N\ndef out = map(a -> a, x)", "split-join", {"n_N"}},
+      {"size N, M\ninput x : [[float]M]N\ndef out = map(r -> map(a -> a, r), x)", "at(0.0, split-join) ; split-join",
+       {"n_M", "n_N"}},
+      {"size N\ninput x : [float]N\ndef out = map(a -> a, x)", "split-join ; at(0, split-join)", {"n_N_1", "n_N_2"}},
+      {"input x : [float]8\ndef out = map(a -> a, x)", "split-join", {"n"}},
+      {"size N, M\ninput x : [[float]M]N\ndef out = map(r -> reduce(0.0, (a, e) -> a + e, r), x)",
+       "(id | split-join[4]) ; topdown(reduce-split)", {"omega_M"}},
+  };
+  for (const auto& c : cases) {
+    RewriteOptions options;
+    options.budget.max_alternatives = 16;
+    auto r = rewrite_program(library(), c.strategy, program(c.program), options);
+    ASSERT_FALSE(r.programs.empty()) << c.program;
+    if (std::string(c.strategy).find('|') != std::string::npos) {
+      EXPECT_GT(r.programs.size(), 1u);
+    }
+    for (const auto& alt : r.programs) {
+      std::vector<std::string> names;
+      for (const auto& p : alt.params) names.push_back(p.name);
+      std::sort(names.begin(), names.end());
+      auto expected = c.names;
+      std::sort(expected.begin(), expected.end());
+      EXPECT_EQ(names, expected) << c.program << " with " << c.strategy;
+    }
+  }
 }
 
 TEST(Match, ChoiceParametersGiveOneResultPerValue) {

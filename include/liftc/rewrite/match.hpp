@@ -36,6 +36,14 @@ bool guards_hold(const Rule& rule, const Match& m);
 /// variable or a chosen constant). The result is beta-reduced and not yet type-checked.
 ir::Expr instantiate(const Rule& rule, const Match& m, const std::map<std::string, arith::Expr>& params);
 
+/// The stable base name of tuning parameter `p` of `rule` applied with match `m`: the
+/// parameter's name and the place it acts, named by the program sizes in the length of the
+/// array the rule's left side descends to (`n_M`: split-join over the M kernels; `theta_H`:
+/// row tiles of the H rows); the bare name where that length mentions no program size.
+/// FreshNames then makes it unique (`n_M_3`); rewrite_program gives each alternative its
+/// own canonical names (`n_M`), so one place has one name in every alternative.
+std::string tuning_param_name(const Rule& rule, const RuleParam& p, const Match& m);
+
 /// Names the rewriter must not use for fresh tuning parameters, and the ones it made.
 class FreshNames {
  public:

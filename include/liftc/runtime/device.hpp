@@ -29,6 +29,7 @@ struct DeviceInfo {
   std::size_t max_work_group_size = 0;             ///< CL_DEVICE_MAX_WORK_GROUP_SIZE
   std::vector<std::size_t> max_work_item_sizes;    ///< per dimension, CL_DEVICE_MAX_WORK_ITEM_SIZES
   std::uint64_t local_mem_bytes = 0;               ///< CL_DEVICE_LOCAL_MEM_SIZE
+  bool local_mem_global = false;                   ///< CL_DEVICE_LOCAL_MEM_TYPE is CL_GLOBAL (emulated in global memory)
   std::uint64_t global_mem_bytes = 0;              ///< CL_DEVICE_GLOBAL_MEM_SIZE
   std::uint64_t max_alloc_bytes = 0;               ///< CL_DEVICE_MAX_MEM_ALLOC_SIZE
   std::uint32_t preferred_float_vector_width = 0;  ///< CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT

@@ -20,5 +20,7 @@ void add_devices_command(CLI::App& app);
 void add_compile_command(CLI::App& app);
 /// `liftc run F.sr`: generate, run on a device, validate, time.
 void add_run_command(CLI::App& app);
+/// `liftc space F.sr`: the tuning-parameter space of the rewritten alternatives on a target.
+void add_space_command(CLI::App& app);
 
 }  // namespace liftc::tool

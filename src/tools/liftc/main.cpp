@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   liftc::tool::add_rewrite_command(app);
   liftc::tool::add_rules_command(app);
   liftc::tool::add_devices_command(app);
+  liftc::tool::add_space_command(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,310 @@
+// build_space: the parameters of a rewritten program and every constraint on them, from
+// the type checker's obligations, the rules' declared domains, the target's limits and
+// the code-generation choices; one-variable constraints pruned into the domains.
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "internal.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+
+namespace liftc::constraints {
+
+namespace {
+
+// Parameter domains without a declared bound stop here (a documented cap).
+constexpr std::int64_t kUnboundedCap = 1024;
+
+std::string format_values(const std::vector<std::int64_t>& v) {
+  if (v.empty()) return "{}";
+  bool contiguous = v.size() > 2;
+  for (std::size_t i = 1; i < v.size() && contiguous; ++i) contiguous = v[i] == v[i - 1] + 1;
+  if (contiguous) return fmt::format("{}..{}", v.front(), v.back());
+  std::string s = "{";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "}";
+}
+
+std::vector<std::int64_t> range(std::int64_t lo, std::int64_t hi) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t x = lo; x <= hi; ++x) v.push_back(x);
+  return v;
+}
+
+struct Collector {
+  Space& space;
+  std::map<std::string, arith::Expr> values;  // program sizes with a value
+
+  arith::Expr bind(const arith::Expr& e) const { return arith::substitute(e, values); }
+
+  void add(Constraint c) {
+    c.lhs = bind(c.lhs);
+    c.rhs = bind(c.rhs);
+    std::set<std::string> vars;
+    for (const auto& v : arith::free_vars(c.lhs)) vars.insert(v);
+    for (const auto& v : arith::free_vars(c.rhs)) vars.insert(v);
+    c.vars.assign(vars.begin(), vars.end());
+    space.constraints.push_back(std::move(c));
+  }
+
+  void param(Param p, Constraint domain) {
+    domain.kind = Constraint::Kind::Member;
+    domain.lhs = arith::var(p.name);
+    domain.source = p.source == Source::Codegen ? domain.source : Source::Rule;
+    p.declared = format_values(p.domain);
+    space.params.push_back(std::move(p));
+    add(std::move(domain));
+  }
+};
+
+}  // namespace
+
+const char* to_string(Source s) {
+  switch (s) {
+    case Source::Type: return "type";
+    case Source::Rule: return "rule";
+    case Source::Target: return "target";
+    case Source::Codegen: return "codegen";
+  }
+  return "?";
+}
+
+std::string to_string(const Constraint& c) {
+  switch (c.kind) {
+    case Constraint::Kind::Divides:
+      return fmt::format("{} divides {}", arith::to_string(c.lhs), arith::to_string(c.rhs));
+    case Constraint::Kind::LessEqual:
+      return fmt::format("{} <= {}", arith::to_string(c.lhs), arith::to_string(c.rhs));
+    case Constraint::Kind::Member: return fmt::format("{} in {}", arith::to_string(c.lhs), format_values(c.values));
+  }
+  return "?";
+}
+
+int Space::index(const std::string& name) const {
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+Space build_space(const ir::Program& program, const std::vector<rewrite::TuningParam>& tuning, const Target& target) {
+  Space space;
+  space.program = program;
+  space.target = target;
+  Collector c{space, {}};
+  for (const auto& s : program.sizes)
+    if (s.value) c.values[s.name] = arith::Expr(static_cast<std::int64_t>(*s.value));
+
+  // Rule parameters (and sizes the program leaves open, with their declared ranges).
+  std::set<std::string> named;
+  for (const auto& t : tuning) {
+    Param p{t.name, Source::Rule, fmt::format("{} ({})", t.rule, t.base), "", {}};
+    if (!t.values.empty()) {
+      p.domain = t.values;
+    } else {
+      p.domain = range(t.min.value_or(1), t.max.value_or(std::max<std::int64_t>(t.min.value_or(1), kUnboundedCap)));
+    }
+    std::sort(p.domain.begin(), p.domain.end());
+    p.domain.erase(std::unique(p.domain.begin(), p.domain.end()), p.domain.end());
+    Constraint d;
+    d.values = p.domain;
+    d.why = t.values.empty() && !t.max ? fmt::format("rule {} declares {} >= {} (capped at {})", t.rule, t.base,
+                                                     t.min.value_or(1), kUnboundedCap)
+                                       : fmt::format("rule {} declares {} in {}", t.rule, t.base, format_values(p.domain));
+    named.insert(t.name);
+    c.param(std::move(p), std::move(d));
+  }
+  for (const auto& s : program.sizes) {
+    if (s.value || named.count(s.name)) continue;
+    Param p{s.name, Source::Rule, "a size the program declares without a value", "",
+            s.min ? range(*s.min, *s.max) : range(1, kUnboundedCap)};
+    Constraint d;
+    d.values = p.domain;
+    d.loc = s.loc;
+    d.why = s.min ? fmt::format("size {} in {}..{}", s.name, *s.min, *s.max)
+                  : fmt::format("size {} >= 1 (capped at {})", s.name, kUnboundedCap);
+    c.param(std::move(p), std::move(d));
+  }
+
+  // The type checker's obligations.
+  typecheck::Checked checked = typecheck::typecheck(program);
+  for (const auto& ob : checked.obligations) {
+    Constraint k;
+    k.source = Source::Type;
+    k.why = ob.what;
+    k.loc = ob.loc;
+    switch (ob.kind) {
+      case typecheck::Obligation::Kind::Divides: k.kind = Constraint::Kind::Divides, k.lhs = ob.divisor, k.rhs = ob.value; break;
+      case typecheck::Obligation::Kind::Positive: k.kind = Constraint::Kind::LessEqual, k.lhs = 1, k.rhs = ob.value; break;
+      case typecheck::Obligation::Kind::NonNegative: k.kind = Constraint::Kind::LessEqual, k.lhs = 0, k.rhs = ob.value; break;
+    }
+    c.add(std::move(k));
+  }
+  // Obligations that the sizes decide: the true ones say nothing; a false one stays (with
+  // no variables) and makes the space empty.
+  {
+    std::vector<Constraint> kept;
+    for (auto& k : space.constraints) {
+      if (k.source == Source::Type && k.vars.empty() && holds(space, k, {})) continue;
+      kept.push_back(std::move(k));
+    }
+    space.constraints = std::move(kept);
+  }
+
+  // Kernels: work-group limits, code-generation choices, memory.
+  std::vector<detail::KernelShape> kernels = detail::kernel_shapes(typecheck::typecheck(program).program);
+  for (auto& k : kernels) {
+    for (auto& g : k.global) g = c.bind(g);
+    for (auto& l : k.local) l = c.bind(l);
+  }
+  int glb_dims = 0;
+  for (const auto& k : kernels)
+    if (!k.work_groups) glb_dims = std::max(glb_dims, k.dims);
+  for (int d = 0; d < glb_dims; ++d) {
+    Param p{fmt::format("local_{}", d), Source::Codegen,
+            fmt::format("work-group size of the kernels without work-groups (mapGlb), dimension {}", d), "",
+            range(1, std::max<std::int64_t>(1, target.max_work_item_sizes[static_cast<std::size_t>(d)]))};
+    Constraint dom;
+    dom.source = Source::Target;
+    dom.values = p.domain;
+    dom.why = fmt::format("at most {} work-items in dimension {} on {}", p.domain.back(), d, target.name);
+    c.param(std::move(p), std::move(dom));
+  }
+  for (const auto& k : kernels) {
+    if (k.work_groups) {
+      arith::Expr items = 1;
+      for (std::size_t d = 0; d < 3; ++d) {
+        items = items * k.local[d];
+        if (k.local[d].constant() && *k.local[d].constant() == 1) continue;
+        c.add({Constraint::Kind::LessEqual, k.local[d], target.max_work_item_sizes[d], {}, Source::Target,
+               fmt::format("kernel {}: its work-group (the mapLcl loops) has at most {} work-items in dimension {} on {}",
+                           k.name, target.max_work_item_sizes[d], d, target.name),
+               {}, {}});
+      }
+      c.add({Constraint::Kind::LessEqual, items, target.max_work_group_size, {}, Source::Target,
+             fmt::format("kernel {}: at most {} work-items per work-group on {}", k.name, target.max_work_group_size,
+                         target.name),
+             {}, {}});
+    } else {
+      arith::Expr items = 1;
+      for (int d = 0; d < k.dims; ++d) {
+        arith::Expr l = arith::var(fmt::format("local_{}", d));
+        items = items * l;
+        c.add({Constraint::Kind::Divides, l, k.global[static_cast<std::size_t>(d)], {}, Source::Codegen,
+               fmt::format("kernel {}: the work-group size divides the global size in dimension {}", k.name, d), {}, {}});
+      }
+      c.add({Constraint::Kind::LessEqual, items, target.max_work_group_size, {}, Source::Target,
+             fmt::format("kernel {}: at most {} work-items per work-group on {}", k.name, target.max_work_group_size,
+                         target.name),
+             {}, {}});
+    }
+  }
+  std::vector<arith::Expr> unrollable;
+  for (const auto& k : kernels)
+    for (const auto& t : k.unrollable) unrollable.push_back(c.bind(t));
+  if (!unrollable.empty()) {
+    Param p{"unroll", Source::Codegen, "unroll the innermost reduceSeq loops (liftc run --unroll)", "", {0, 1}};
+    Constraint dom;
+    dom.source = Source::Codegen;
+    dom.values = p.domain;
+    dom.why = "unrolling is on or off";
+    c.param(std::move(p), std::move(dom));
+    arith::Expr trips = unrollable[0];
+    for (std::size_t i = 1; i < unrollable.size(); ++i) trips = arith::min(trips, unrollable[i]);
+    c.add({Constraint::Kind::LessEqual, arith::var("unroll") * trips, 64, {}, Source::Codegen,
+           "unrolling applies to reduceSeq loops of at most 64 iterations (else it changes nothing)", {}, {}});
+  }
+  arith::Expr global_total = 0;
+  auto buffer = [&](const std::string& what, const arith::Expr& bytes) {
+    arith::Expr b = c.bind(bytes);
+    global_total = global_total + b;
+    c.add({Constraint::Kind::LessEqual, b, target.max_alloc_bytes, {}, Source::Target,
+           fmt::format("{} fits one buffer ({} bytes at most on {})", what, target.max_alloc_bytes, target.name), {}, {}});
+  };
+  for (const auto& in : program.inputs) buffer(fmt::format("input {}", in.name), detail::bytes_of(in.type));
+  for (const auto& d : checked.program.defs) buffer(fmt::format("output {}", d.name), detail::bytes_of(d.body.type()));
+  for (const auto& k : kernels) {
+    for (const auto& [what, bytes] : k.global_buffers) buffer(fmt::format("kernel {}: a {} buffer", k.name, what), bytes);
+    arith::Expr local = 0;
+    for (const auto& [what, bytes] : k.local_buffers) local = local + c.bind(bytes);
+    if (!k.local_buffers.empty())
+      c.add({Constraint::Kind::LessEqual, local, target.local_mem_bytes, {}, Source::Target,
+             fmt::format("kernel {}: its local memory fits the {} bytes of {}{}", k.name, target.local_mem_bytes,
+                         target.name, target.local_mem_global ? " (emulated in global memory)" : ""),
+             {}, {}});
+  }
+  c.add({Constraint::Kind::LessEqual, global_total, target.global_mem_bytes, {}, Source::Target,
+         fmt::format("all global buffers fit the {} bytes of global memory of {}", target.global_mem_bytes, target.name),
+         {}, {}});
+
+  // One-variable constraints become the domains.
+  for (std::size_t i = 0; i < space.params.size(); ++i) {
+    Point probe(space.params.size(), 0);
+    std::vector<std::int64_t> kept;
+    for (auto v : space.params[i].domain) {
+      probe[i] = v;
+      bool ok = true;
+      for (const auto& k : space.constraints)
+        if (k.vars.size() == 1 && k.vars[0] == space.params[i].name && !holds(space, k, probe)) ok = false;
+      if (ok) kept.push_back(v);
+    }
+    space.params[i].domain = std::move(kept);
+  }
+  detail::order_parameters(space);
+  return space;
+}
+
+std::map<std::string, long long> size_values(const Space& space, const Point& p) {
+  std::map<std::string, long long> out;
+  for (std::size_t i = 0; i < space.params.size(); ++i)
+    if (space.params[i].source == Source::Rule) out[space.params[i].name] = p[i];
+  return out;
+}
+
+codegen::Options codegen_options(const Space& space, const Point& p) {
+  codegen::Options o;
+  o.max_work_group_size = space.target.max_work_group_size;
+  o.max_work_item_sizes = space.target.max_work_item_sizes;
+  for (std::size_t i = 0; i < space.params.size(); ++i) {
+    const auto& n = space.params[i].name;
+    if (space.params[i].source != Source::Codegen) continue;
+    if (n == "unroll") o.unroll_reduce = p[i] != 0;
+    for (std::size_t d = 0; d < 3; ++d)
+      if (n == fmt::format("local_{}", d)) o.global_work_group[d] = p[i];
+  }
+  return o;
+}
+
+std::string format_point(const Space& space, const Point& p) {
+  std::string params, local;
+  bool unroll = false;
+  for (std::size_t i = 0; i < space.params.size(); ++i) {
+    const auto& n = space.params[i].name;
+    if (space.params[i].source == Source::Rule) params += fmt::format("{}{}={}", params.empty() ? "" : ",", n, p[i]);
+  }
+  auto o = codegen_options(space, p);
+  for (std::size_t d = 0; d < 3; ++d)
+    if (o.global_work_group[d] > 0) local += fmt::format("{}{}", local.empty() ? "" : ",", o.global_work_group[d]);
+  unroll = o.unroll_reduce;
+  std::string out;
+  if (!params.empty()) out += "--params " + params;
+  if (!local.empty()) out += (out.empty() ? "" : " ") + std::string("--local ") + local;
+  if (unroll) out += (out.empty() ? "" : " ") + std::string("--unroll");
+  return out;
+}
+
+bool holds(const Space& space, const Constraint& c, const Point& p) {
+  detail::CompiledConstraint k = detail::compile(c, space);
+  return detail::check(k, p.data());
+}
+
+std::vector<std::size_t> violated(const Space& space, const Point& p) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < space.constraints.size(); ++i)
+    if (!holds(space, space.constraints[i], p)) out.push_back(i);
+  return out;
+}
+
+}  // namespace liftc::constraints

@@ -1,0 +1,91 @@
+#pragma once
+// Internal to the constraints stage: compiled constraints (exact int64 evaluation over
+// parameter indices), the symbolic kernels of a program (threads and memory), the order.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "liftc/constraints/space.hpp"
+
+namespace liftc::constraints::detail {
+
+/// An arith expression compiled to postfix code over parameter indices.
+struct Compiled {
+  enum class Op : std::uint8_t { Cst, Var, Add, Mul, Div, Mod, Min, Max };
+  struct Ins {
+    Op op;
+    int n;           // Add/Mul: operand count; Var: parameter index
+    std::int64_t v;  // Cst
+  };
+  std::vector<Ins> code;
+};
+
+/// Compiles `e`; every variable must be a parameter of `space`.
+Compiled compile(const arith::Expr& e, const Space& space);
+
+/// Evaluates with Euclidean division and modulo (as Z3 does); nullopt on overflow or a
+/// division by zero.
+std::optional<std::int64_t> run(const Compiled& c, const std::int64_t* values);
+
+/// A constraint ready to check at a point.
+struct CompiledConstraint {
+  Constraint::Kind kind;
+  Compiled lhs, rhs;
+  std::vector<std::int64_t> values;  // Member, sorted
+  std::vector<int> vars;             // parameter indices, ascending
+};
+
+CompiledConstraint compile(const Constraint& c, const Space& space);
+
+/// Whether the constraint holds at `values` (indexed like Space::params).
+bool check(const CompiledConstraint& c, const std::int64_t* values);
+
+/// Floor-free Euclidean division and modulo (0 <= r < |b|), as Z3's div and mod.
+std::int64_t euclid_div(std::int64_t a, std::int64_t b);
+std::int64_t euclid_mod(std::int64_t a, std::int64_t b);
+
+/// The thread structure and memory of one kernel (a definition), symbolic in the parameters.
+struct KernelShape {
+  std::string name;
+  bool work_groups = false;                 // mapWrg/mapLcl give its work-group
+  int dims = 1;                             // NDRange dimensions
+  std::array<arith::Expr, 3> global{1, 1, 1};
+  std::array<arith::Expr, 3> local{1, 1, 1};  // work_groups: the mapLcl extents
+  std::vector<std::pair<std::string, arith::Expr>> local_buffers;   // (what, bytes)
+  std::vector<std::pair<std::string, arith::Expr>> global_buffers;  // intermediates (what, bytes)
+  std::vector<arith::Expr> unrollable;      // trip counts of the innermost reduceSeq loops
+};
+
+/// The kernels of a checked program whose sizes are substituted, one per definition, as
+/// codegen::generate makes them (threads.cpp, lower_loops.cpp's allocation rule).
+std::vector<KernelShape> kernel_shapes(const ir::Program& program);
+
+/// Bytes of a value of type `t` (4 per scalar).
+arith::Expr bytes_of(const ir::Type& t);
+
+/// Orders the parameters with Boost.Graph: edges from each constraint (a divisor after the
+/// value it divides, a bounded side after its bound), no edge that would close a cycle;
+/// fills space.edges and sorts space.params topologically (declaration order among equals).
+void order_parameters(Space& space);
+
+}  // namespace liftc::constraints::detail
+
+namespace liftc::constraints::detail {
+
+/// A Z3 solver holding every constraint of a space, asked whether partial points extend
+/// to valid ones (push/pop per question).
+class Z3Prefix {
+ public:
+  explicit Z3Prefix(const Space& space);
+  ~Z3Prefix();
+  /// Whether some valid point has these values (parameter index, value); nullopt: unknown.
+  std::optional<bool> extendable(const std::vector<std::pair<int, std::int64_t>>& fixed);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace liftc::constraints::detail

@@ -1,0 +1,155 @@
+// The kernels of a low-level program, symbolic in its tuning parameters: thread counts as
+// codegen's plan_threads computes them (Lift's Table 1) and the buffers its allocation
+// rule makes (lower_loops.cpp). codegen::generate itself needs constant sizes for local and
+// private arrays, so the expressions are derived here from the IR; the tests check them
+// against generate()'s memory plan and launch plan at sampled points.
+
+#include <functional>
+
+#include "internal.hpp"
+
+namespace liftc::constraints::detail {
+
+namespace {
+
+using ir::Prim;
+
+// A loop around the node being visited.
+struct Loop {
+  Prim prim;
+  arith::Expr extent;
+};
+
+arith::Expr scalars(const ir::Type& t) {
+  if (!t.defined()) return 0;
+  if (t.is_array()) return t.length() * scalars(t.elem());
+  if (t.is_vector()) return t.width();
+  if (t.is_tuple()) {
+    arith::Expr sum = 0;
+    for (const auto& c : t.elems()) sum = sum + scalars(c);
+    return sum;
+  }
+  return 1;
+}
+
+bool parallel_in_kernel(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Call &&
+      (e->prim == Prim::MapGlb || e->prim == Prim::MapWrg || e->prim == Prim::MapLcl))
+    return true;
+  for (const auto& a : e->args)
+    if (parallel_in_kernel(a)) return true;
+  return false;
+}
+
+bool contains_reduce_seq(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Call && e->prim == Prim::ReduceSeq) return true;
+  for (const auto& a : e->args)
+    if (contains_reduce_seq(a)) return true;
+  return false;
+}
+
+// Primitives whose data operand's value is written where their own result goes.
+bool writes_through(Prim p) {
+  switch (p) {
+    case Prim::Join: case Prim::Split: case Prim::Transpose: case Prim::AsScalar: case Prim::AsVector:
+    case Prim::Reorder: case Prim::Id:
+      return true;
+    default: return false;
+  }
+}
+
+struct Walker {
+  KernelShape& k;
+  std::vector<Loop> loops;
+  std::array<std::optional<arith::Expr>, 3> wrg, lcl, glb;
+
+  arith::Expr product_of(bool (*pick)(Prim)) const {
+    arith::Expr p = 1;
+    for (const auto& l : loops)
+      if (pick(l.prim)) p = p * l.extent;
+    return p;
+  }
+
+  // `spine`: the node's value goes to the kernel's output (or to the memory its consumer
+  // gives), so a toGlobal there allocates nothing.
+  void walk(const ir::Expr& e, bool spine) {
+    if (e.kind() == ir::ExprKind::Lambda) {
+      walk(ir::lambda_body(e), spine);
+      return;
+    }
+    if (e.kind() == ir::ExprKind::Let) {
+      walk(e->args[0], false);
+      walk(e->args[1], spine);
+      return;
+    }
+    if (e.kind() != ir::ExprKind::Call) {
+      for (const auto& a : e->args) walk(a, false);
+      return;
+    }
+    Prim p = e->prim;
+    const auto& sig = ir::signature(p);
+    if (p == Prim::ToLocal)
+      k.local_buffers.emplace_back("toLocal", bytes_of(e.type()) * product_of([](Prim q) { return q == Prim::MapLcl; }));
+    if (p == Prim::ToGlobal && !spine)
+      k.global_buffers.emplace_back("toGlobal", bytes_of(e.type()) * product_of([](Prim q) {
+                                      return q == Prim::MapGlb || q == Prim::MapWrg || q == Prim::MapLcl;
+                                    }));
+    if (p == Prim::ReduceSeq && !contains_reduce_seq(e->args[1])) k.unrollable.push_back(e->args[2].type().length());
+    bool mapped = p == Prim::MapGlb || p == Prim::MapWrg || p == Prim::MapLcl;
+    if (mapped) {
+      auto d = static_cast<std::size_t>(e->sizes[0].constant().value_or(0));
+      const arith::Expr& n = e->args[1].type().length();
+      auto& slot = p == Prim::MapGlb ? glb[d] : p == Prim::MapWrg ? wrg[d] : lcl[d];
+      slot = slot ? arith::max(*slot, n) : n;
+    }
+    for (std::size_t i = 0; i < e->args.size(); ++i) {
+      int fun = sig.variadic ? 0 : (i < sig.operands.size() ? sig.operands[i] : 0);
+      bool loops_here = fun > 0 && (ir::is_map(p) || ir::is_reduce(p));
+      if (loops_here) loops.push_back({p, e->args.back().type().length()});
+      bool child_spine = fun > 0 ? spine && (ir::is_map(p) || p == Prim::ToGlobal || p == Prim::ToLocal ||
+                                             p == Prim::ToPrivate)
+                                 : spine && writes_through(p);
+      walk(e->args[i], child_spine);
+      if (loops_here) loops.pop_back();
+    }
+  }
+};
+
+}  // namespace
+
+arith::Expr bytes_of(const ir::Type& t) { return scalars(t) * 4; }
+
+std::vector<KernelShape> kernel_shapes(const ir::Program& program) {
+  std::vector<KernelShape> out;
+  for (const auto& def : program.defs) {
+    KernelShape k;
+    k.name = def.name;
+    Walker w{k, {}, {}, {}, {}};
+    w.walk(def.body, true);
+    k.work_groups = false;
+    int dims = 0;
+    for (std::size_t d = 0; d < 3; ++d) {
+      if (w.wrg[d] || w.lcl[d]) k.work_groups = true;
+      if (w.wrg[d] || w.lcl[d] || w.glb[d]) dims = static_cast<int>(d) + 1;
+    }
+    if (k.work_groups) {
+      for (std::size_t d = 0; d < 3; ++d) {
+        k.local[d] = w.lcl[d].value_or(1);
+        k.global[d] = w.wrg[d].value_or(1) * k.local[d];
+      }
+    } else if (dims > 0) {
+      for (std::size_t d = 0; d < 3; ++d) k.global[d] = w.glb[d].value_or(1);
+    } else if (!parallel_in_kernel(def.body) && ir::only_rearranges(def.body)) {
+      // A copy kernel over up to three outer dimensions, the innermost on dimension 0.
+      std::vector<arith::Expr> levels;
+      for (ir::Type t = def.body.type(); t.is_array() && levels.size() < 3; t = t.elem()) levels.push_back(t.length());
+      for (std::size_t i = 0; i < levels.size(); ++i) k.global[i] = levels[levels.size() - 1 - i];
+      dims = static_cast<int>(levels.size());
+    }
+    k.dims = std::max(dims, 1);
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+}  // namespace liftc::constraints::detail

@@ -1,0 +1,175 @@
+// Z3 for the space: every constraint as an integer formula (exact, unbounded integers;
+// Euclidean div/mod; a division by zero makes its constraint false), feasibility with an
+// unsat core naming the constraints that conflict, checks of points and partial points,
+// and model enumeration for counting small spaces.
+
+#include <z3++.h>
+
+#include <fmt/format.h>
+
+#include "internal.hpp"
+#include "liftc/constraints/solve.hpp"
+
+namespace liftc::constraints {
+
+namespace {
+
+struct Encoder {
+  z3::context& ctx;
+  const Space& space;
+  std::vector<z3::expr> vars;
+
+  Encoder(z3::context& c, const Space& s) : ctx(c), space(s) {
+    for (const auto& p : s.params) vars.push_back(ctx.int_const(p.name.c_str()));
+  }
+
+  // `guards` collects `divisor != 0` for every division.
+  z3::expr term(const arith::Expr& e, std::vector<z3::expr>& guards) {
+    switch (e.kind()) {
+      case arith::Kind::Cst: return ctx.int_val(static_cast<int64_t>(e.value()));
+      case arith::Kind::Var: return vars[static_cast<std::size_t>(space.index(e.name()))];
+      default: break;
+    }
+    std::vector<z3::expr> ops;
+    for (const auto& o : e.operands()) ops.push_back(term(o, guards));
+    switch (e.kind()) {
+      case arith::Kind::Sum: {
+        z3::expr s = ops[0];
+        for (std::size_t i = 1; i < ops.size(); ++i) s = s + ops[i];
+        return s;
+      }
+      case arith::Kind::Prod: {
+        z3::expr s = ops[0];
+        for (std::size_t i = 1; i < ops.size(); ++i) s = s * ops[i];
+        return s;
+      }
+      case arith::Kind::Div: guards.push_back(ops[1] != 0); return ops[0] / ops[1];
+      case arith::Kind::Mod: guards.push_back(ops[1] != 0); return z3::mod(ops[0], ops[1]);
+      case arith::Kind::Min: return z3::ite(ops[0] <= ops[1], ops[0], ops[1]);
+      case arith::Kind::Max: return z3::ite(ops[0] >= ops[1], ops[0], ops[1]);
+      default: break;
+    }
+    LIFTC_ASSERT(false, "every arith kind is encoded");
+    return ops[0];
+  }
+
+  z3::expr constraint(const Constraint& c) {
+    std::vector<z3::expr> guards;
+    z3::expr a = term(c.lhs, guards);
+    z3::expr r = ctx.bool_val(true);
+    switch (c.kind) {
+      case Constraint::Kind::Member: {
+        bool contiguous = !c.values.empty() && c.values.back() - c.values.front() + 1 == static_cast<std::int64_t>(c.values.size());
+        if (contiguous) {
+          r = a >= ctx.int_val(static_cast<int64_t>(c.values.front())) && a <= ctx.int_val(static_cast<int64_t>(c.values.back()));
+        } else {
+          r = ctx.bool_val(false);
+          for (auto v : c.values) r = r || a == ctx.int_val(static_cast<int64_t>(v));
+        }
+        break;
+      }
+      case Constraint::Kind::LessEqual: r = a <= term(c.rhs, guards); break;
+      case Constraint::Kind::Divides: {
+        z3::expr b = term(c.rhs, guards);
+        r = a >= 1 && z3::mod(b, a) == 0;
+        break;
+      }
+    }
+    for (const auto& g : guards) r = r && g;
+    return r;
+  }
+};
+
+}  // namespace
+
+Feasibility check_feasibility(const Space& space, unsigned timeout_ms) {
+  z3::context ctx;
+  z3::solver s(ctx);
+  z3::params params(ctx);
+  params.set("timeout", timeout_ms);
+  params.set("core.minimize", true);
+  s.set(params);
+  Encoder enc(ctx, space);
+  std::vector<z3::expr> labels;
+  for (std::size_t i = 0; i < space.constraints.size(); ++i) {
+    z3::expr label = ctx.bool_const(fmt::format("c{}", i).c_str());
+    labels.push_back(label);
+    s.add(z3::implies(label, enc.constraint(space.constraints[i])));
+  }
+  z3::expr_vector assumptions(ctx);
+  for (const auto& l : labels) assumptions.push_back(l);
+  Feasibility f;
+  switch (s.check(assumptions)) {
+    case z3::sat: f.feasible = true; break;
+    case z3::unknown: f.decided = false; break;
+    case z3::unsat: {
+      f.feasible = false;
+      z3::expr_vector core = s.unsat_core();
+      for (unsigned i = 0; i < core.size(); ++i) {
+        std::string name = core[i].decl().name().str();
+        f.conflict.push_back(std::stoul(name.substr(1)));
+      }
+      std::sort(f.conflict.begin(), f.conflict.end());
+      break;
+    }
+  }
+  return f;
+}
+
+bool z3_accepts(const Space& space, const Point& p) {
+  z3::context ctx;
+  z3::solver s(ctx);
+  Encoder enc(ctx, space);
+  for (const auto& c : space.constraints) s.add(enc.constraint(c));
+  for (std::size_t i = 0; i < p.size(); ++i) s.add(enc.vars[i] == ctx.int_val(static_cast<int64_t>(p[i])));
+  return s.check() == z3::sat;
+}
+
+std::uint64_t z3_count(const Space& space, std::uint64_t limit) {
+  z3::context ctx;
+  z3::solver s(ctx);
+  Encoder enc(ctx, space);
+  for (const auto& c : space.constraints) s.add(enc.constraint(c));
+  std::uint64_t n = 0;
+  while (n < limit && s.check() == z3::sat) {
+    ++n;
+    z3::model m = s.get_model();
+    z3::expr differs = ctx.bool_val(false);
+    for (const auto& v : enc.vars) differs = differs || v != m.eval(v, true);
+    s.add(differs);
+  }
+  return n;
+}
+
+namespace detail {
+
+struct Z3Prefix::Impl {
+  z3::context ctx;
+  z3::solver solver{ctx};
+  std::vector<z3::expr> vars;
+};
+
+Z3Prefix::Z3Prefix(const Space& space) : impl_(std::make_unique<Impl>()) {
+  Encoder enc(impl_->ctx, space);
+  for (const auto& c : space.constraints) impl_->solver.add(enc.constraint(c));
+  z3::params params(impl_->ctx);
+  params.set("timeout", 2000u);
+  impl_->solver.set(params);
+  impl_->vars = enc.vars;
+}
+
+Z3Prefix::~Z3Prefix() = default;
+
+std::optional<bool> Z3Prefix::extendable(const std::vector<std::pair<int, std::int64_t>>& fixed) {
+  impl_->solver.push();
+  for (const auto& [i, v] : fixed)
+    impl_->solver.add(impl_->vars[static_cast<std::size_t>(i)] == impl_->ctx.int_val(static_cast<int64_t>(v)));
+  z3::check_result r = impl_->solver.check();
+  impl_->solver.pop();
+  if (r == z3::unknown) return std::nullopt;
+  return r == z3::sat;
+}
+
+}  // namespace detail
+
+}  // namespace liftc::constraints
