@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   liftc::tool::add_rules_command(app);
   liftc::tool::add_devices_command(app);
   liftc::tool::add_space_command(app);
+  liftc::tool::add_explore_command(app);
+  liftc::tool::add_results_command(app);
 
   try {
     app.parse(argc, argv);
