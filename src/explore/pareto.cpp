@@ -13,7 +13,7 @@ bool dominates(const Objectives& a, const Objectives& b) {
   if (!std::isfinite(a.time_ms)) return false;  // a failed point dominates nothing
   if (!std::isfinite(b.time_ms)) return true;   // every measured point beats a failed one
   double tol = a.spread_ms + b.spread_ms;
-  bool no_worse = a.memory <= b.memory && a.time_ms <= b.time_ms + tol;
+  bool no_worse = a.memory <= b.memory && a.time_ms <= b.time_ms;
   bool better = a.memory < b.memory || a.time_ms < b.time_ms - tol;
   return no_worse && better;
 }

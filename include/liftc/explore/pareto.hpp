@@ -3,12 +3,13 @@
 // sorting and crowding distance.
 //
 // Memory (the memory plan's global bytes) is exact; a time is a median with a measured
-// spread. Point a dominates b when a uses no more memory, is not measurably slower, and is
-// better in one objective beyond doubt:
-//   a.memory <= b.memory  and  a.time <= b.time + tol  and
+// spread. Point a dominates b when a is no worse in either objective (no more memory, a
+// median time no higher) and better in one beyond doubt:
+//   a.memory <= b.memory  and  a.time <= b.time  and
 //   (a.memory < b.memory  or  a.time < b.time - tol),        tol = a.spread + b.spread.
-// So two points whose times differ by less than their spreads never dominate each other
-// on time alone: a point is dominated only if it is worse beyond the measured spread.
+// So the noise only ever keeps points: two points of equal memory whose times differ by
+// less than their spreads both stay on the front (a point is dominated only if it is
+// worse beyond the measured spread), and a noisy point never dominates a faster one.
 
 #include <cstddef>
 #include <vector>

@@ -310,25 +310,27 @@ void run_explore(ExploreOptions o) {
     return;
   }
 
-  explore::Store store(db);
-  fmt::print("results store: {}\n", db);
+  // Device, target and space first: a runner that does not answer or a strategy that does
+  // not apply is reported before anything is written.
   explore::DeviceReport device = explore::probe_device(s.evaluator);
   constraints::Target target = o.target.empty() ? device.target()
                                                 : constraints::find_target(o.target, constraints::default_targets_dir());
   fmt::print("device: {} (driver {}){}\n", device.name, device.driver,
              o.runner.empty() ? "" : fmt::format(", through --runner {}", o.runner));
   fmt::print("constraints target: {}\n", constraints::format_target(target));
-
-  explore::Problem problem = explore::load_problem(o.file, s.input_seed, store);
-  fmt::print("reference: {}\n", problem.reference_from_store
-                                    ? std::string("from the store")
-                                    : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds));
   std::vector<std::string> skipped;
   explore::CandidateSpace space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target, &skipped);
   double total = 0;
   for (const auto& a : space.alternatives) total += a->count();
   fmt::print("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
              skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", skipped.size()));
+
+  explore::Store store(db);
+  fmt::print("results store: {}\n", db);
+  explore::Problem problem = explore::load_problem(o.file, s.input_seed, store);
+  fmt::print("reference: {}\n", problem.reference_from_store
+                                    ? std::string("from the store")
+                                    : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds));
 
   json config = to_json(o);
   config["program"] = problem.program_hash;
