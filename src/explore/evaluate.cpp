@@ -226,6 +226,18 @@ Evaluation Evaluator::evaluate(const Candidate& c, bool* served) {
   if (auto old = store_.find(e.key)) {
     *served = true;
     if (status_valid(old->status)) valid_.emplace_back(old->memory_bytes, old->time_ms);
+    if (!store_.find_candidate(e.program, e.strategy, e.alternative, e.point)) {
+      // Another point generated the very same kernels: record this point with that
+      // result, so replay finds it too.
+      Evaluation copy = *old;
+      copy.run = run_;
+      copy.file = e.file;
+      copy.strategy = e.strategy;
+      copy.alternative = e.alternative;
+      copy.point = e.point;
+      copy.id = store_.add(copy);
+      return copy;
+    }
     return *old;
   }
 
