@@ -25,8 +25,15 @@ std::string format_point(const Alternative& alt, const Point& p) {
 
 std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng) {
   LIFTC_ASSERT(!space.alternatives.empty(), "a candidate space has at least one alternative");
+  std::map<std::string, double> strategy_total;  // valid points per strategy
+  for (const auto& a : space.alternatives) strategy_total[a->strategy()] += std::max(0.0, a->count());
+  std::size_t strategies = 0;
+  for (const auto& [name, total] : strategy_total) strategies += total > 0;
   std::vector<double> weights;
-  for (const auto& a : space.alternatives) weights.push_back(std::max(0.0, a->count()));
+  for (const auto& a : space.alternatives) {
+    double total = strategy_total[a->strategy()];
+    weights.push_back(total > 0 ? std::max(0.0, a->count()) / total / double(strategies) : 0.0);
+  }
   if (std::accumulate(weights.begin(), weights.end(), 0.0) <= 0) return 0;
   std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
   return pick(rng);

@@ -33,8 +33,10 @@ class Search {
   virtual void tell(const Candidate& c, const Outcome& o) = 0;
 };
 
-/// Random search: distinct valid points, each alternative drawn in proportion to its
-/// number of valid points (so the union is sampled uniformly where it can be counted).
+/// Random search: distinct valid points; each strategy is drawn equally often and, within
+/// it, each alternative in proportion to its number of valid points (so each strategy's
+/// points are sampled uniformly where they can be counted, and a strategy with a small
+/// space is explored as much as one with millions of points).
 /// It ends when `max_attempts` draws in a row found no new point (the space is exhausted).
 std::unique_ptr<Search> make_random_search(CandidateSpace& space, std::uint64_t seed, int max_attempts = 1000);
 
@@ -78,7 +80,8 @@ std::optional<Point> crossover(Alternative& alt, const Point& a, const Point& b,
 /// domain (or, one time in four, to any value); the result is repaired when invalid.
 std::optional<Point> mutate(Alternative& alt, const Point& p, double rate, std::mt19937_64& rng);
 
-/// Draws an alternative in proportion to its number of valid points.
+/// Draws a strategy uniformly, then one of its alternatives in proportion to its number of
+/// valid points (alternatives without valid points are never drawn).
 std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng);
 
 }  // namespace liftc::explore

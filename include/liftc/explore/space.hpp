@@ -31,6 +31,11 @@ class Alternative {
   virtual ~Alternative() = default;
   /// "conv-gpu #2": the strategy and the alternative's 1-based number.
   virtual std::string label() const = 0;
+  /// The strategy the alternative comes from (the label up to " #").
+  std::string strategy() const {
+    std::string l = label();
+    return l.substr(0, l.find(" #"));
+  }
   /// The parameters, in dependency order (a parameter only depends on earlier ones).
   virtual const std::vector<Parameter>& parameters() const = 0;
   /// The number of valid points (an estimate where the space cannot be counted).
