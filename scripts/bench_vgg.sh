@@ -61,13 +61,10 @@ median_ms() {
   "$liftc" run "$@" "${dev[@]}" --no-validate --warmup 2 --runs "$runs" | awk '/^time: median/ {print $3}'
 }
 
-# param PROGRAM RULE VALUE: `name=VALUE` for the tuning parameter RULE introduced.
-param() {
-  echo "$(sed -n "s|^// tuning parameter \\([A-Za-z0-9_]*\\) .*($2)\$|\\1|p" "$1" | head -n 1)=$3"
-}
-
-# kappa_param PROGRAM: `name=KAPPA` for the kernel-group size (split-join's fresh parameter).
-kappa_param() { param "$1" split-join "$kappa"; }
+# Tuning parameters have stable names (rules/README.md): n_M is split-join's tile over the
+# M kernels (kappa), theta_H slide2D-tiling's tile (theta); `liftc space` lists them all.
+# kappa_param: `n_M=KAPPA`, the kernel-group size.
+kappa_param() { echo "n_M=$kappa"; }
 
 # best_ms PROGRAM [RUN ARGS...]: "ms work-group" of the fastest work-group size: the
 # runtime's choice ("auto") or one of $locals (those that do not divide the launch fail).
@@ -126,7 +123,7 @@ for l in $layers; do
   for tile in $tiles; do
     [ $((H % tile)) -eq 0 ] || continue
     for k in $kappas; do
-      t=$(median_ms "$work/conv${l}_conv-local.sr" --params "$(param "$work/conv${l}_conv-local.sr" slide2D-tiling "$tile"),$(param "$work/conv${l}_conv-local.sr" split-join "$k")" 2> /dev/null) || continue
+      t=$(median_ms "$work/conv${l}_conv-local.sr" --params "theta_H=$tile,n_M=$k" 2> /dev/null) || continue
       if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
         tuned="$t"
         tuned_how="conv-local, t=$tile kappa=$k"

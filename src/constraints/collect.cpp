@@ -252,6 +252,12 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
     }
     space.params[i].domain = std::move(kept);
   }
+  // Constraints that hold on the whole box of the domains (memory far below the limits)
+  // need neither edges in the graph nor columns in the counting tables.
+  std::vector<std::vector<std::int64_t>> domains;
+  for (const auto& p : space.params) domains.push_back(p.domain);
+  for (auto& k : space.constraints)
+    k.implied = k.vars.size() >= 2 && detail::implied_by_domains(detail::compile(k, space), domains);
   detail::order_parameters(space);
   return space;
 }

@@ -47,7 +47,7 @@ void order_parameters(Space& space) {
     if (!reaches(g, ub, ua)) boost::add_edge(ua, ub, g);
   };
   for (const auto& c : space.constraints) {
-    if (c.vars.size() < 2) continue;
+    if (c.vars.size() < 2 || c.implied) continue;
     // The side that is fixed first: the value a divisor divides, the bound of a <=.
     std::vector<int> first = vars_of(c.rhs, space);
     std::vector<int> then = vars_of(c.lhs, space);

@@ -42,6 +42,10 @@ CompiledConstraint compile(const Constraint& c, const Space& space);
 /// Whether the constraint holds at `values` (indexed like Space::params).
 bool check(const CompiledConstraint& c, const std::int64_t* values);
 
+/// Whether a `<=` constraint holds everywhere in the box of the domains (interval
+/// arithmetic; false when it cannot tell), so the counting tables need not track it.
+bool implied_by_domains(const CompiledConstraint& c, const std::vector<std::vector<std::int64_t>>& domains);
+
 /// Floor-free Euclidean division and modulo (0 <= r < |b|), as Z3's div and mod.
 std::int64_t euclid_div(std::int64_t a, std::int64_t b);
 std::int64_t euclid_mod(std::int64_t a, std::int64_t b);

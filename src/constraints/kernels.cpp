@@ -13,6 +13,7 @@ namespace liftc::constraints::detail {
 namespace {
 
 using ir::Prim;
+using codegen::AddressSpace;
 
 // A loop around the node being visited.
 struct Loop {
@@ -53,6 +54,7 @@ bool writes_through(Prim p) {
   switch (p) {
     case Prim::Join: case Prim::Split: case Prim::Transpose: case Prim::AsScalar: case Prim::AsVector:
     case Prim::Reorder: case Prim::Id:
+    case Prim::Map:  // a map left in a low-level program only rearranges data: a view
       return true;
     default: return false;
   }
@@ -70,30 +72,49 @@ struct Walker {
     return p;
   }
 
-  // `spine`: the node's value goes to the kernel's output (or to the memory its consumer
-  // gives), so a toGlobal there allocates nothing.
-  void walk(const ir::Expr& e, bool spine) {
+  // New memory for a value of type `t` in `space`: one region per enclosing parallel loop
+  // whose work-items share that memory (codegen's allocation rule); private memory is not
+  // a target limit here.
+  void allocate(const ir::Type& t, AddressSpace space, const std::string& what) {
+    if (space == AddressSpace::Global)
+      k.global_buffers.emplace_back(what, bytes_of(t) * product_of([](Prim q) {
+                                      return q == Prim::MapGlb || q == Prim::MapWrg || q == Prim::MapLcl;
+                                    }));
+    if (space == AddressSpace::Local)
+      k.local_buffers.emplace_back(what, bytes_of(t) * product_of([](Prim q) { return q == Prim::MapLcl; }));
+  }
+
+  // `spine`: the node's value is written where its consumer says (the kernel's output, a
+  // map's element, a toX's memory), so it needs no memory of its own. Off the spine, a
+  // map's value is new memory in the space of the enclosing toX (global by default).
+  void walk(const ir::Expr& e, bool spine, AddressSpace space) {
     if (e.kind() == ir::ExprKind::Lambda) {
-      walk(ir::lambda_body(e), spine);
+      walk(ir::lambda_body(e), spine, space);
       return;
     }
     if (e.kind() == ir::ExprKind::Let) {
-      walk(e->args[0], false);
-      walk(e->args[1], spine);
+      walk(e->args[0], false, space);
+      walk(e->args[1], spine, space);
       return;
     }
     if (e.kind() != ir::ExprKind::Call) {
-      for (const auto& a : e->args) walk(a, false);
+      for (const auto& a : e->args) walk(a, false, space);
       return;
     }
     Prim p = e->prim;
     const auto& sig = ir::signature(p);
-    if (p == Prim::ToLocal)
-      k.local_buffers.emplace_back("toLocal", bytes_of(e.type()) * product_of([](Prim q) { return q == Prim::MapLcl; }));
-    if (p == Prim::ToGlobal && !spine)
-      k.global_buffers.emplace_back("toGlobal", bytes_of(e.type()) * product_of([](Prim q) {
-                                      return q == Prim::MapGlb || q == Prim::MapWrg || q == Prim::MapLcl;
-                                    }));
+    AddressSpace inner = space;
+    bool writes = spine;  // whether the function operand writes where this value goes
+    if (p == Prim::ToLocal || p == Prim::ToPrivate || p == Prim::ToGlobal) {
+      inner = p == Prim::ToLocal ? AddressSpace::Local : p == Prim::ToPrivate ? AddressSpace::Private : AddressSpace::Global;
+      if (!spine || inner != AddressSpace::Global) allocate(e.type(), inner, std::string(ir::signature(p).name));
+      writes = true;
+    } else if (ir::is_map(p) && p != Prim::Map) {
+      if (!spine) allocate(e.type(), space, std::string(ir::signature(p).name));
+      writes = true;
+    } else {
+      writes = false;
+    }
     if (p == Prim::ReduceSeq && !contains_reduce_seq(e->args[1])) k.unrollable.push_back(e->args[2].type().length());
     bool mapped = p == Prim::MapGlb || p == Prim::MapWrg || p == Prim::MapLcl;
     if (mapped) {
@@ -106,10 +127,8 @@ struct Walker {
       int fun = sig.variadic ? 0 : (i < sig.operands.size() ? sig.operands[i] : 0);
       bool loops_here = fun > 0 && (ir::is_map(p) || ir::is_reduce(p));
       if (loops_here) loops.push_back({p, e->args.back().type().length()});
-      bool child_spine = fun > 0 ? spine && (ir::is_map(p) || p == Prim::ToGlobal || p == Prim::ToLocal ||
-                                             p == Prim::ToPrivate)
-                                 : spine && writes_through(p);
-      walk(e->args[i], child_spine);
+      if (fun > 0) walk(e->args[i], writes, inner);
+      else walk(e->args[i], spine && writes_through(p), space);
       if (loops_here) loops.pop_back();
     }
   }
@@ -125,7 +144,7 @@ std::vector<KernelShape> kernel_shapes(const ir::Program& program) {
     KernelShape k;
     k.name = def.name;
     Walker w{k, {}, {}, {}, {}};
-    w.walk(def.body, true);
+    w.walk(def.body, true, AddressSpace::Global);
     k.work_groups = false;
     int dims = 0;
     for (std::size_t d = 0; d < 3; ++d) {

@@ -81,6 +81,7 @@ struct Sampler::Impl {
         continue;
       }
       if (c.vars.size() < 2) continue;  // pruned into the domain
+      if (s.constraints[i].implied) continue;  // e.g. memory far below the limit
       int last = c.vars.back();
       at_level[static_cast<std::size_t>(last)].push_back(i);
       for (int v : c.vars) last_use[static_cast<std::size_t>(v)] = std::max(last_use[static_cast<std::size_t>(v)], last);
@@ -227,18 +228,26 @@ std::optional<Point> Sampler::repair(const Point& p) {
     constexpr std::int64_t kNone = INT64_MAX;
     std::vector<std::unordered_map<Key, std::int64_t, KeyHash>> best(m.k + 1);
     std::vector<std::int64_t> values(m.k, 0);
+    // Each domain nearest-first: once a value is as far as the best completion, stop.
+    std::vector<std::vector<std::int64_t>> nearest(m.k);
+    for (std::size_t i = 0; i < m.k; ++i) {
+      nearest[i] = m.space.params[i].domain;
+      std::stable_sort(nearest[i].begin(), nearest[i].end(),
+                       [&](std::int64_t a, std::int64_t b) { return std::llabs(a - p[i]) < std::llabs(b - p[i]); });
+    }
     std::function<std::int64_t(std::size_t)> cost = [&](std::size_t i) -> std::int64_t {
       if (i == m.k) return 0;
       Key key = m.key_of(i, values);
       auto it = best[i].find(key);
       if (it != best[i].end()) return it->second;
       std::int64_t b = kNone;
-      for (auto v : m.space.params[i].domain) {
+      for (auto v : nearest[i]) {
+        std::int64_t d = std::llabs(v - p[i]);
+        if (d >= b) break;
         values[i] = v;
         if (!m.level_ok(i, values)) continue;
         std::int64_t rest = cost(i + 1);
         if (rest == kNone) continue;
-        std::int64_t d = std::llabs(v - p[i]);
         if (rest <= kNone - d && rest + d < b) b = rest + d;
       }
       best[i].emplace(std::move(key), b);
@@ -248,7 +257,7 @@ std::optional<Point> Sampler::repair(const Point& p) {
     if (target == kNone) return std::nullopt;
     std::int64_t spent = 0;
     for (std::size_t i = 0; i < m.k; ++i)
-      for (auto v : m.space.params[i].domain) {
+      for (auto v : nearest[i]) {
         values[i] = v;
         if (!m.level_ok(i, values)) continue;
         std::int64_t rest = cost(i + 1);

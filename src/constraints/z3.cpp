@@ -130,6 +130,14 @@ std::uint64_t z3_count(const Space& space, std::uint64_t limit) {
   z3::solver s(ctx);
   Encoder enc(ctx, space);
   for (const auto& c : space.constraints) s.add(enc.constraint(c));
+  // The pruned domains are implied by the one-variable constraints; stating them helps Z3.
+  for (std::size_t i = 0; i < space.params.size(); ++i) {
+    Constraint d;
+    d.kind = Constraint::Kind::Member;
+    d.lhs = arith::var(space.params[i].name);
+    d.values = space.params[i].domain;
+    s.add(enc.constraint(d));
+  }
   std::uint64_t n = 0;
   while (n < limit && s.check() == z3::sat) {
     ++n;

@@ -192,8 +192,64 @@ TEST_F(Cli, WrongShapeInputNamesTheInput) {
 TEST_F(Cli, HelpListsEveryCommand) {
   Result r = run("--help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* command : {"check", "eval", "rewrite", "rules", "compile", "run", "devices"})
+  for (const char* command : {"check", "eval", "rewrite", "rules", "compile", "run", "devices", "space"})
     EXPECT_NE(r.output.find(command), std::string::npos) << command;
+}
+
+// liftc space: constraints with their sources, the order, the count, and samples that
+// `liftc run` accepts as they are printed.
+TEST_F(Cli, SpaceListsConstraintsAndSamplesPointsThatRun) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  Result r = run("space '" + conv + "' --strategy conv-tiled --target mali-g72 --samples 5 --seed 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line : {"[type] n_KW divides 8", "[rule] n_KW in 2..64", "[target] local_0*local_1 <= 384",
+                           "[codegen] local_0 divides 8/n_KW", "order: ", "valid points: ", "(exact)",
+                           "samples (5, uniform over the valid points)"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  auto at = r.output.find("\n  --params ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  std::string flags = r.output.substr(at + 3, r.output.find('\n', at + 1) - at - 3);
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-tiled > low.sr").exit_code, 0);
+  expect("run low.sr " + flags, 0, "conv: matches the interpreter");
+}
+
+TEST_F(Cli, SpaceNamesTheConflictOfAnEmptySpace) {
+  fs::create_directories(dir_ / "sets");
+  write("sets/tile.rules", "rule tile(n in {2, 4}): map(f, x) => join(map(map(f), split(n, x)))\n");
+  write("nine.sr", "size N = 9\ninput x : [float]N\ndef y = map(v -> v * 2.0, x)\n");
+  Result r = run("space nine.sr --rules sets --strategy tile --target adreno-650");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("valid points: 0 (Z3: infeasible; these constraints cannot hold together:)\n"
+                          "  [rule] n_N in {2, 4}  (rule tile declares n in {2, 4})\n"
+                          "  [type] n_N divides 9"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(Cli, DevicesListsTargetProfiles) {
+  Result r = run("devices");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* name : {"adreno-640: ", "adreno-650: ", "mali-g72: ", "mali-g76: "})
+    EXPECT_NE(r.output.find(name), std::string::npos) << r.output;
+}
+
+// Bad flags of liftc space: one clear message, exit code 1.
+TEST_F(Cli, SpaceErrors) {
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"space double.sr --target mali-g99", "unknown target `mali-g99`: the profiles in"},
+      {"space double.sr --target mali-g72 --samples -1", "--samples -1: expected a whole number from 0 to 1000000"},
+      {"space double.sr --target mali-g72 --samples many", "--samples many: expected a whole number from 0 to 1000000"},
+      {"space double.sr --target mali-g72 --samples 2000000", "--samples 2000000: expected a whole number"},
+      {"space double.sr --target mali-g72 --seed x", "--seed x: expected a whole number"},
+      {"space double.sr --target mali-g72 --device 0", "--target and --device exclude each other"},
+      {"space double.sr --target mali-g72 --strategy nosuch", "<strategy>:1:1: error: unknown rule or strategy `nosuch`"},
+      {"space nothere.sr --target mali-g72", "nothere.sr"},
+  };
+  for (const auto& c : cases) expect(c.args, 1, c.message);
 }
 
 }  // namespace

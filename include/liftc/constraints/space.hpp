@@ -55,6 +55,7 @@ struct Constraint {
   std::string why;                   // "split(n_M) of an array of length 256", "max work-group size of mali-g72"
   SourceLoc loc;                     // the primitive that needs it (type obligations)
   std::vector<std::string> vars;     // the parameters it mentions, sorted
+  bool implied = false;              // holds everywhere in the box of the domains (not tracked by counting)
 };
 
 /// The constraint in the .sr size syntax: `n_M divides 256`, `local_0*local_1 <= 384`.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "liftc/constraints/target.hpp"
 #include "liftc/runtime/device.hpp"
 #include "liftc/support/diagnostic.hpp"
 
@@ -14,6 +15,10 @@ void add_devices_command(CLI::App& app) {
     auto devices = runtime::list_devices();
     if (devices.empty()) throw Error("no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
     fmt::print("{}", runtime::format_device_list(devices));
+    // The built-in target profiles (`liftc space --target NAME`).
+    std::string dir = constraints::default_targets_dir();
+    fmt::print("\ntarget profiles ({}):\n", dir);
+    for (const auto& t : constraints::load_targets(dir)) fmt::print("  {}\n", constraints::format_target(t));
   });
 }
 

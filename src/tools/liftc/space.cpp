@@ -2,7 +2,7 @@
 // target: parameters and domains, every constraint with its source, the dependency order,
 // the number of valid points, and sampled points (the constraints stage).
 
-#include <chrono>
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -62,7 +62,8 @@ void print_space(const constraints::Space& space, std::uint64_t samples, std::mt
   fmt::print("constraints:\n");
   for (const auto& c : space.constraints) {
     std::string where = c.loc.known() ? fmt::format(", line {}", c.loc.line) : "";
-    fmt::print("  [{}] {}  ({}{})\n", constraints::to_string(c.source), constraints::to_string(c), c.why, where);
+    fmt::print("  [{}] {}  ({}{}){}\n", constraints::to_string(c.source), constraints::to_string(c), c.why, where,
+               c.implied ? "  holds for every value of the domains" : "");
   }
   std::string order;
   for (const auto& p : space.params) order += (order.empty() ? "" : ", ") + p.name;
@@ -100,20 +101,35 @@ void run_space(const SpaceOptions& o) {
   ir::Program program = parse::load_program(o.file);
   std::vector<std::string> strategies = o.strategies.empty() ? default_strategies(rules) : o.strategies;
 
-  fmt::print("// liftc space {}: target {}\n", o.file, constraints::format_target(target));
-  std::mt19937_64 rng(seed);
-  std::size_t applied = 0;
+  // Rewrite first, so that an error comes before any output.
+  auto applies = [&](const std::string& s) {
+    try {
+      rewrite::rewrite_program(rules, s, program, {});
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  std::string note;
+  if (o.strategies.empty() && std::none_of(strategies.begin(), strategies.end(), applies)) {
+    note = "// no strategy of strategies.rules applies: the program as written (strategy id)\n";
+    strategies = {"id"};
+  }
+  std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites;
   for (const auto& s : strategies) {
     rewrite::RewriteOptions options;
     options.budget.max_alternatives = o.max_alternatives;
-    rewrite::ProgramRewrite r;
     try {
-      r = rewrite::rewrite_program(rules, s, program, options);
-    } catch (const Error& e) {
-      if (!o.strategies.empty()) throw;
-      continue;  // a default strategy that does not apply to this program
+      rewrites.emplace_back(s, rewrite::rewrite_program(rules, s, program, options));
+    } catch (const Error&) {
+      if (!o.strategies.empty()) throw;  // a strategy the user named must apply
     }
-    ++applied;
+  }
+
+  fmt::print("// liftc space {}: target {}\n{}", o.file, constraints::format_target(target), note);
+  std::mt19937_64 rng(seed);
+  std::size_t applied = rewrites.size();
+  for (const auto& [s, r] : rewrites) {
     for (std::size_t i = 0; i < r.programs.size(); ++i) {
       constraints::Space space = constraints::build_space(r.programs[i].program, r.programs[i].params, target);
       space.strategy = s;
@@ -122,7 +138,7 @@ void run_space(const SpaceOptions& o) {
       print_space(space, samples, rng);
     }
   }
-  if (applied == 0) throw Error(fmt::format("no strategy of {} applies to {}", rules.files.empty() ? "the rules" : "rules/", o.file));
+  LIFTC_ASSERT(applied > 0, "a named strategy applies, or `id`, which always does");
 }
 
 }  // namespace

@@ -1,0 +1,128 @@
+// Collecting a space: constraints of every source, value sets, the dependency order, and
+// the symbolic memory and launch expressions against codegen's own plan.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "helpers.hpp"
+#include "liftc/codegen/module.hpp"
+#include "liftc/ir/program.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+
+namespace liftc::constraints::test {
+namespace {
+
+bool has(const Space& s, Source source, const std::string& text) {
+  return std::any_of(s.constraints.begin(), s.constraints.end(),
+                     [&](const Constraint& c) { return c.source == source && to_string(c) == text; });
+}
+
+std::string listing(const Space& s) {
+  std::string out;
+  for (const auto& c : s.constraints) out += std::string(to_string(c.source)) + ": " + to_string(c) + "\n";
+  return out;
+}
+
+// One line per constraint the conv_small example's conv-tiled space must contain.
+TEST(Collect, EverySourceContributes) {
+  Space s = spaces(example("conv/conv_small.sr"), "conv-tiled", small_target()).at(0);
+  struct Case {
+    Source source;
+    const char* constraint;
+  };
+  const std::vector<Case> cases = {
+      {Source::Type, "n_KW divides 8"},                      // split(n) of the 8 windows of a row
+      {Source::Type, "theta_H - 2 divides 10 - theta_H"},    // slide-tiling's slide is strict
+      {Source::Type, "1 <= theta_H - 2"},                    // its step is positive
+      {Source::Rule, "n_KW in 2..64"},                       // split-join(n in 2..64)
+      {Source::Rule, "theta_H in 3..64"},                    // slide-tiling(theta in 3..64)
+      {Source::Target, "local_0 in 1..8"},                   // per-dimension work-group limit
+      {Source::Target, "local_0*local_1 <= 16"},             // work-group limit
+      {Source::Codegen, "local_0 divides 8/n_KW"},           // the work-group divides the launch
+      {Source::Codegen, "unroll in {0, 1}"},
+      {Source::Codegen, "36*unroll <= 64"},                  // unrolling a 36-iteration reduceSeq
+      {Source::Target, "576 <= 1073741824"},                 // the weights fit one buffer
+  };
+  for (const auto& c : cases) EXPECT_TRUE(has(s, c.source, c.constraint)) << c.constraint << "\n" << listing(s);
+}
+
+TEST(Collect, LocalMemoryIsAnExpressionOfTheParameters) {
+  Space s = spaces(example("conv/conv_small.sr"), "conv-local", small_target(8, 64)).at(0);
+  auto it = std::find_if(s.constraints.begin(), s.constraints.end(),
+                         [](const Constraint& c) { return c.why.find("local memory") != std::string::npos; });
+  ASSERT_NE(it, s.constraints.end()) << listing(s);
+  EXPECT_EQ(it->source, Source::Target);
+  EXPECT_EQ(it->vars, std::vector<std::string>{"theta_H"}) << to_string(*it);
+}
+
+// A rule parameter declared as a set keeps its values: the domain is the set, not 2..16.
+TEST(Collect, ValueSetsStaySets) {
+  rewrite::RuleSet rules;
+  rewrite::add_rules(rules, std::make_shared<const SourceFile>(SourceFile{
+                                "sets.rules", "rule tile(n in {2, 4, 8, 16}): map(f, x) => join(map(map(f), split(n, x)))"}));
+  struct Case {
+    const char* length;
+    std::vector<std::int64_t> domain;
+  };
+  for (const Case& c : {Case{"64", {2, 4, 8, 16}}, Case{"24", {2, 4, 8}}, Case{"12", {2, 4}}}) {
+    Space s = spaces(program_text(std::string("size N = ") + c.length + "\ninput x : [float]N\ndef y = map(a -> a, x)"),
+                     "tile", small_target(), rules)
+                  .at(0);
+    int n = s.index("n_N");
+    ASSERT_GE(n, 0);
+    EXPECT_EQ(s.params[static_cast<std::size_t>(n)].declared, "{2, 4, 8, 16}");
+    EXPECT_EQ(s.params[static_cast<std::size_t>(n)].domain, c.domain) << c.length;
+    EXPECT_TRUE(has(s, Source::Rule, "n_N in {2, 4, 8, 16}")) << listing(s);
+  }
+}
+
+// Every edge goes forward in the order; the expected dependencies are there.
+TEST(Order, DivisorsAndBoundsComeAfterWhatTheyDepend) {
+  Space s = spaces(example("conv/conv_small.sr"), "conv-tiled", small_target()).at(0);
+  for (const auto& [a, b] : s.edges) EXPECT_LT(s.index(a), s.index(b)) << a << " -> " << b;
+  for (const auto& edge : std::vector<std::pair<std::string, std::string>>{
+           {"n_KW", "local_0"}, {"theta_H", "local_1"}, {"local_0", "local_1"}})
+    EXPECT_NE(std::find(s.edges.begin(), s.edges.end(), edge), s.edges.end()) << edge.first << " -> " << edge.second;
+  Space p = spaces(example("conv/conv_small.sr"), "conv-parametric", small_target()).at(1);
+  EXPECT_LT(p.index("n_KW"), p.index("s_KW"));  // the stride divides the groups of windows
+}
+
+// The derived launch and local memory agree with codegen::generate at sampled points.
+TEST(Collect, KernelExpressionsMatchTheGeneratedPlan) {
+  std::mt19937_64 rng(3);
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"conv/conv_small.sr", "conv-local"}, {"conv/conv_small.sr", "conv-tiled"}, {"conv/conv_small.sr", "conv-gpu"},
+      {"conv/conv_small.sr", "conv-parametric"}, {"stencil2d.sr", "stencil-parametric"},
+      {"matmul.sr", "matmul-parametric"}};
+  for (const auto& [file, strategy] : cases)
+    for (const Space& s : spaces(example(file), strategy, small_target(8, 64))) {
+      Sampler sampler(s);
+      if (sampler.count() == 0) continue;  // e.g. float16 vectors of a 36-element window
+      for (int i = 0; i < 8; ++i) {
+        Point p = sampler.sample(rng);
+        ir::Program bound = typecheck::typecheck(ir::bind_sizes(s.program, size_values(s, p))).program;
+        codegen::Module m = codegen::generate(bound, codegen_options(s, p));
+        // The local-memory and global-memory constraints' left sides are the plan's bytes.
+        for (const auto& c : s.constraints)
+          if (c.why.find("local memory") != std::string::npos || c.why.find("all global buffers") != std::string::npos) {
+            bool local = c.why.find("local memory") != std::string::npos;
+            Constraint probe = c;
+            probe.rhs = codegen::evaluate(local ? m.memory.local_bytes() : m.memory.global_bytes(), m);
+            probe.kind = Constraint::Kind::LessEqual;
+            EXPECT_TRUE(holds(s, probe, p)) << file << " " << strategy << " " << format_point(s, p) << ": " << c.why
+                                            << ": plan " << arith::to_string(probe.rhs) << ", derived "
+                                            << arith::to_string(c.lhs);
+            probe.lhs = probe.rhs;
+            probe.rhs = c.lhs;
+            EXPECT_TRUE(holds(s, probe, p)) << file << " " << strategy << " " << format_point(s, p) << ": " << c.why
+                                            << ": plan " << arith::to_string(probe.lhs) << ", derived "
+                                            << arith::to_string(c.lhs);
+          }
+      }
+    }
+}
+
+}  // namespace
+}  // namespace liftc::constraints::test
