@@ -33,6 +33,7 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
                                      const std::vector<std::string>& strategies, bool strategies_given,
                                      const constraints::Target& target, std::vector<std::string>* skipped) {
   CandidateSpace cs;
+  bool applied = false;
   for (const auto& s : strategies) {
     rewrite::ProgramRewrite r;
     try {
@@ -41,6 +42,7 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       if (strategies_given) throw;
       continue;  // a default strategy that does not apply to this program
     }
+    applied = true;
     for (std::size_t i = 0; i < r.programs.size(); ++i) {
       constraints::Space space = constraints::build_space(r.programs[i].program, r.programs[i].params, target);
       space.strategy = s;
@@ -54,6 +56,9 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       cs.alternatives.push_back(std::move(alt));
     }
   }
+  // No strategy applies (an already low-level program): the program as written, as
+  // `liftc space` does (strategy id).
+  if (!applied && !strategies_given) return build_candidate_space(program, rules, {"id"}, true, target, skipped);
   if (cs.alternatives.empty())
     throw Error(strategies_given ? "the strategies given have no valid point on this target"
                                  : "no strategy of rules/strategies.rules applies to this program with a valid point");

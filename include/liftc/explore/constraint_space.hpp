@@ -42,7 +42,8 @@ std::vector<std::string> default_strategies(const rewrite::RuleSet& rules);
 
 /// The candidate space of `program` on `target`: every alternative of every strategy in
 /// `strategies` (when `strategies` was not given by the user, those that do not apply are
-/// skipped; otherwise a strategy that does not apply is a liftc::Error). Alternatives with
+/// skipped, and when none applies the program as written is explored, as strategy `id`;
+/// otherwise a strategy that does not apply is a liftc::Error). Alternatives with
 /// no valid point are left out and listed in `skipped`.
 CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,
                                      const std::vector<std::string>& strategies, bool strategies_given,
