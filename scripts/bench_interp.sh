@@ -4,8 +4,10 @@
 # in the same run: "before" is liftc built from an older commit (default: the commit before
 # the interpreter ran its outer maps in parallel), "after" is build/liftc on all cores.
 #
-# Usage: scripts/bench_interp.sh [--before-ref REF | --before BIN] [--after BIN]
-#                                [--layers "reduced 1 2 ..."] [--threads N]
+# Usage: scripts/bench_interp.sh [--before-ref REF | --before BIN | --before-sequential]
+#                                [--after BIN] [--layers "reduced 1 2 ..."] [--threads N]
+# --before-sequential takes the AFTER binary on one thread as "before" (LIFTC_THREADS=1:
+# the sequential code path, the same inner loops) instead of building an older commit.
 # --before-ref builds REF's liftc in $TMPDIR/liftc-bench-before (git archive; ccache helps);
 # --before takes an existing binary. Prints a Markdown table.
 set -euo pipefail
@@ -18,6 +20,7 @@ threads="$(nproc)"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --before) before="$2"; shift 2 ;;
+    --before-sequential) before="sequential"; shift ;;
     --before-ref) before_ref="$2"; shift 2 ;;
     --after) after="$2"; shift 2 ;;
     --layers) layers="$2"; shift 2 ;;
@@ -26,6 +29,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ -x "$after" ]] || { echo "bench_interp.sh: no liftc at $after (build first)" >&2; exit 1; }
+[[ "$before" == sequential ]] && before="$after"
+echo "before: $before (1 thread); after: $after ($threads threads); $(nproc) cores" >&2
 
 if [[ -z "$before" ]]; then
   work="${TMPDIR:-/tmp}/liftc-bench-before"
