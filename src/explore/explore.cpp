@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -27,9 +28,11 @@ std::string clock_text(double seconds) {
 std::vector<std::size_t> front_of(const std::vector<Explored>& explored) {
   std::vector<Objectives> points;
   std::vector<std::size_t> index;
+  std::set<std::string> keys;  // points that generate the same kernels are one point of the front
   for (std::size_t i = 0; i < explored.size(); ++i) {
     Outcome o = outcome_of(explored[i].evaluation);
     if (!o.ok || explored[i].evaluation.status != status::Ok) continue;  // cut points were timed once: no spread
+    if (!keys.insert(explored[i].evaluation.key).second) continue;
     points.push_back(o.objectives);
     index.push_back(i);
   }

@@ -36,7 +36,8 @@ struct LoopResult {
   double seconds = 0;
 };
 
-/// Indices into `explored` of the noise-tolerant Pareto front of the valid points.
+/// Indices into `explored` of the noise-tolerant Pareto front of the valid points (of
+/// points that generate the same kernels, the first stands for all).
 std::vector<std::size_t> front_of(const std::vector<Explored>& explored);
 
 /// Runs `search` until `budget` is spent; prints progress to `progress` (null: silent).
