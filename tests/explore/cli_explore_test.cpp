@@ -190,6 +190,12 @@ TEST_F(ExploreCli, GeneticSearchOnTheStencil) {
   EXPECT_NE(r.output.find("Pareto front"), std::string::npos) << r.output;
 }
 
+TEST_F(ExploreCli, ATimeBudgetEndsTheRun) {
+  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 1000 --time 2 --runs 2 -q", kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("stopped: time budget of 2 s"), std::string::npos) << r.output;
+}
+
 TEST_F(ExploreCli, MatmulThroughARunnerScript) {
   // --runner with a script: the local default path, through a shell command.
   std::ofstream(dir_ / "runner.sh") << "#!/bin/sh\necho 'runner script: running' \"$1\"\nexec \"$LIFTC_RUNNER_BIN\" \"$1\"\n";
