@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +36,8 @@ WorkerResult run_worker(const std::string& runner, bool shell, const std::string
   if (pid < 0) throw Error(fmt::format("cannot start the runner: {}", std::strerror(errno)));
   if (pid == 0) {
     setpgid(0, 0);  // its own group: the watchdog kills the runner and anything it started
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // and a liftc killed with -9 takes its runner along
+    if (getppid() == 1) _exit(127);    // the parent already died before the line above
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     close(out_pipe[0]);
