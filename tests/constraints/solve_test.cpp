@@ -87,10 +87,10 @@ TEST(Sample, EveryPointIsAcceptedByTheTypeChecker) {
   samples_type_check("vgg16/conv_reduced.sr", "conv-gpu");
 }
 
-// conv-parametric's alternatives: float2 dot products with and without the coalescing
-// stride, and scalar products with and without it (the others differ only in v).
+// conv-parametric's alternatives with the coalescing stride (the most constraints): float2
+// dot products and scalar ones (the others drop the stride or differ only in v).
 TEST(Sample, EveryConvParametricPointIsAcceptedByTheTypeChecker) {
-  samples_type_check("conv/conv_small.sr", "conv-parametric", {1, 2, 9, 10});
+  samples_type_check("conv/conv_small.sr", "conv-parametric", {2, 10});
 }
 
 // Pearson's chi-square over every valid point of a small space: samples are uniform.
