@@ -1,5 +1,10 @@
 #include "eval.hpp"
 
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "builtins.hpp"
@@ -93,9 +98,39 @@ Value Evaluator::map(const Code& c, const Code& f, const Value& xs) {
   check_allocation(out->words, "the result of this map", c.loc);
   auto words = std::make_shared<std::vector<Word>>(static_cast<std::size_t>(out->words));
   Word* dst = words->data();
-  for (std::int64_t i = 0; i < out->length; ++i) store(apply1(f, element(xs, i)), elem, dst + i * elem->words);
+  if (threads_ > 1 && out->length > 1) {
+    map_parallel(f, xs, elem, out->length, dst);
+  } else {
+    for (std::int64_t i = 0; i < out->length; ++i) store(apply1(f, element(xs, i)), elem, dst + i * elem->words);
+  }
   for (int p : f.params) frame_[static_cast<std::size_t>(p)] = Value();
   return Value::ref(std::make_shared<DenseView>(std::move(words), out), out);
+}
+
+void Evaluator::map_parallel(const Code& f, const Value& xs, const Layout* elem, std::int64_t length, Word* dst) {
+  std::atomic<std::int64_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    Evaluator local(*this);  // a frame of its own; nested maps inside run sequentially
+    local.threads_ = 1;
+    try {
+      // Elements are taken one at a time: rows of a convolution cost alike, but padding
+      // and tiles make some cheaper, and one element is far more work than the counter.
+      for (std::int64_t i = next++; i < length; i = next++)
+        store(local.apply1(f, element(xs, i)), elem, dst + i * elem->words);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = length;  // the others stop at their next element
+    }
+  };
+  auto n = static_cast<unsigned>(std::min<std::int64_t>(threads_, length));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 Value Evaluator::reduce(const Code& c, const Code& f, Value acc, const Value& xs) {

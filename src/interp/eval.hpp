@@ -10,7 +10,8 @@ namespace liftc::interp::detail {
 /// Evaluates compiled nodes over one frame of slots.
 class Evaluator {
  public:
-  explicit Evaluator(int num_slots) : frame_(static_cast<std::size_t>(num_slots)) {}
+  /// `threads`: how many threads the outermost maps may use (1: sequential).
+  explicit Evaluator(int num_slots, unsigned threads = 1) : frame_(static_cast<std::size_t>(num_slots)), threads_(threads) {}
 
   /// The value of a (non-lambda) node.
   Value eval(const Code& c);
@@ -27,10 +28,15 @@ class Evaluator {
   Value apply1(const Code& lambda, const Value& arg) { return apply(lambda, &arg, 1); }
 
   Value map(const Code& c, const Code& f, const Value& xs);
+  /// map's loop over elements [0, length) spread over threads_ threads, each with its own
+  /// copy of the frame (values are immutable and shared; each element's words are written
+  /// by one thread only). Used for the outermost map only: nested maps run sequentially.
+  void map_parallel(const Code& f, const Value& xs, const Layout* elem, std::int64_t length, Word* dst);
   Value reduce(const Code& c, const Code& f, Value acc, const Value& xs);
   Value vectorize(const Code& c, const Code& f, const Value& x);
 
   std::vector<Value> frame_;
+  unsigned threads_ = 1;  // threads the next map may use (1 inside a parallel map)
 };
 
 }  // namespace liftc::interp::detail

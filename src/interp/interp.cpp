@@ -2,6 +2,9 @@
 
 #include "liftc/interp/interp.hpp"
 
+#include <cstdlib>
+#include <thread>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -42,7 +45,10 @@ void check_sizes(const ir::Program& checked) { detail::compile(checked); }
 
 Tensors evaluate(const ir::Program& checked, const Tensors& inputs, TupleOutputs tuples) {
   detail::CompiledProgram program = detail::compile(checked);
-  detail::Evaluator ev(program.num_slots);
+  // The outermost maps run on every core (LIFTC_THREADS overrides; 1 = sequential).
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  if (const char* env = std::getenv("LIFTC_THREADS"); env && std::atoi(env) > 0) threads = static_cast<unsigned>(std::atoi(env));
+  detail::Evaluator ev(program.num_slots, threads);
   for (const auto& in : program.inputs) ev.slot(in.slot) = load_input(in, inputs);
 
   Tensors outputs;

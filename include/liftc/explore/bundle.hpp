@@ -1,0 +1,48 @@
+#pragma once
+// Candidate bundles: the folder liftc-runner reads (the format is in src/runner/README.md),
+// and the runner's JSON answer. Writing a bundle needs nothing but a launch plan, the
+// kernels and the expected outputs, so a bundle can be copied to a phone and run there.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "liftc/interp/interp.hpp"
+#include "liftc/runtime/plan.hpp"
+
+namespace liftc::explore {
+
+/// How the runner is to run a bundle.
+struct BundleSettings {
+  std::string device;     // device selector ("" = the first device)
+  int warmup = 1;         // untimed runs (the first, validated run counts as one)
+  int runs = 5;           // timed runs
+  double cutoff_ms = 0;   // stop timing after the first timed run when it is slower; 0 = never
+  double rtol = 1e-3, atol = 1e-3;  // the validation's tolerance (numpy.isclose)
+  std::size_t canary_bytes = 256;   // guard bytes around every buffer
+};
+
+/// Writes bundle.txt, kernels.cl, inputs/*.bin and expected/*.bin into `dir` (created;
+/// existing bundle files are replaced). `expected` holds the interpreter's value of every
+/// output buffer of `plan` (by buffer name); a missing one is a liftc::Error.
+void write_bundle(const std::string& dir, const std::string& kernels, const runtime::LaunchPlan& plan,
+                  const interp::Tensors& expected, const BundleSettings& settings);
+
+/// A bundle with no kernels: the runner only opens the device and reports it.
+void write_probe_bundle(const std::string& dir, const std::string& device);
+
+/// What a runner answered (protocol 1).
+struct RunnerAnswer {
+  std::string status;    // "ok", or a failure status (see store.hpp)
+  std::string reason;    // why it failed
+  nlohmann::json device; // the device's name, driver and limits (null if none was opened)
+  std::vector<double> samples_ms;
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  bool cut = false;      // timing stopped after the first timed run (over the cut-off)
+};
+
+/// Parses a runner's stdout; a liftc::Error when it is not a protocol-1 answer.
+RunnerAnswer parse_runner_answer(const std::string& text);
+
+}  // namespace liftc::explore

@@ -1,0 +1,55 @@
+#pragma once
+// The search's view (space.hpp) of the constraints stage: one Alternative per rewritten
+// program, backed by its constraints::Space and Sampler (Z3-checked domains, exact counts,
+// uniform samples, repair to the nearest valid point).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "liftc/constraints/solve.hpp"
+#include "liftc/constraints/space.hpp"
+#include "liftc/explore/space.hpp"
+#include "liftc/rewrite/load.hpp"
+
+namespace liftc::explore {
+
+/// An Alternative backed by the constraints stage.
+class ConstraintAlternative : public Alternative {
+ public:
+  /// Takes the space; builds its sampler (counting tables).
+  explicit ConstraintAlternative(constraints::Space space);
+  std::string label() const override;
+  const std::vector<Parameter>& parameters() const override { return params_; }
+  double count() const override { return count_; }
+  Point sample(std::mt19937_64& rng) override { return sampler_->sample(rng); }
+  bool valid(const Point& p) const override { return sampler_->valid(p); }
+  std::optional<Point> repair(const Point& p) override { return sampler_->repair(p); }
+  /// The constraints stage's space (program, parameters, constraints, target).
+  const constraints::Space& space() const { return *space_; }
+  /// Whether counts and samples are exact and uniform.
+  bool uniform() const { return sampler_->uniform(); }
+
+ private:
+  std::unique_ptr<constraints::Space> space_;  // the sampler points into it: keep its address
+  std::unique_ptr<constraints::Sampler> sampler_;
+  std::vector<Parameter> params_;
+  double count_ = 0;
+};
+
+/// The strategies of rules/strategies.rules, in file order (the default of explore and space).
+std::vector<std::string> default_strategies(const rewrite::RuleSet& rules);
+
+/// The candidate space of `program` on `target`: every alternative of every strategy in
+/// `strategies` (when `strategies` was not given by the user, those that do not apply are
+/// skipped, and when none applies the program as written is explored, as strategy `id`;
+/// otherwise a strategy that does not apply is a liftc::Error). Alternatives with
+/// no valid point are left out and listed in `skipped`.
+CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,
+                                     const std::vector<std::string>& strategies, bool strategies_given,
+                                     const constraints::Target& target, std::vector<std::string>* skipped = nullptr);
+
+/// The constraints-stage alternative behind `alt` (every alternative explore builds is one).
+const ConstraintAlternative& constraint_alternative(const Alternative& alt);
+
+}  // namespace liftc::explore

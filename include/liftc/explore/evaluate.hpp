@@ -1,0 +1,101 @@
+#pragma once
+// Evaluating one candidate: instantiate the rewritten program at the point, generate the
+// kernels and launch plan, check them against the device's limits, write a bundle, run it
+// in a watched runner process, and record the outcome in the store (failures with their
+// reason). A candidate whose key is in the store already is served from it.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "liftc/codegen/limits.hpp"
+#include "liftc/codegen/module.hpp"
+#include "liftc/constraints/target.hpp"
+#include "liftc/explore/bundle.hpp"
+#include "liftc/explore/constraint_space.hpp"
+#include "liftc/explore/search.hpp"
+#include "liftc/explore/store.hpp"
+
+namespace liftc::explore {
+
+/// The program being explored: its inputs and its interpreter reference.
+struct Problem {
+  std::string file;              // the .sr file as given
+  std::string program_hash;      // hash of the source text, sizes and input seed
+  interp::Tensors inputs;        // random inputs from the seed
+  interp::Tensors reference;     // the interpreter's outputs on them
+  std::string shapes;            // "image=28x28x32,weights=32x3x3x32,..."
+  bool reference_from_store = false;  // the reference was read back, not computed
+  double reference_seconds = 0;       // time the interpreter took (0 when from the store)
+};
+
+/// Loads `file` at its declared sizes, makes random inputs from `seed` and computes the
+/// reference, or reads it from `store` when it was computed before.
+Problem load_problem(const std::string& file, std::uint64_t seed, Store& store);
+
+/// The Problem::program_hash of `file` with inputs from `seed` (no reference computed).
+std::string problem_hash(const std::string& file, std::uint64_t seed);
+
+/// The device a runner reported (a probe bundle's answer).
+struct DeviceReport {
+  std::string name, driver;
+  nlohmann::json limits;  // the runner's device object
+  /// The resource limits of the device, for check_limits.
+  codegen::Limits codegen_limits() const;
+  /// The device as a constraints target.
+  constraints::Target target() const;
+};
+
+/// Settings of the evaluations.
+struct EvaluatorOptions {
+  std::string runner;        // a shell command (`--runner CMD`); empty: the local liftc-runner
+  BundleSettings bundle;     // device, runs, tolerance (cutoff_ms is set per candidate)
+  double timeout_s = 60;     // watchdog per candidate
+  double cutoff_factor = 5;  // stop timing a candidate this much slower than the best
+  std::string work_dir;      // where bundles are written
+  /// Called after a bundle is written and before the runner runs it (tests inject kernels).
+  std::function<void(const std::string& bundle_dir, std::size_t evaluation)> bundle_hook;
+};
+
+/// Asks the runner which device it runs on (a probe bundle through the same path).
+DeviceReport probe_device(const EvaluatorOptions& options);
+
+/// A generated candidate, before it runs: what explore -o writes for a front point.
+struct Generated {
+  codegen::Module module;
+  std::int64_t memory_bytes = 0;
+};
+
+/// Instantiates `alt` at `point` and generates its code (a liftc::Error when the code
+/// generator refuses it).
+Generated generate_candidate(const ConstraintAlternative& alt, const Point& point);
+
+/// Evaluates candidates of one problem on one device, through the store.
+class Evaluator {
+ public:
+  Evaluator(const Problem& problem, const CandidateSpace& space, Store& store, std::int64_t run,
+            const DeviceReport& device, EvaluatorOptions options);
+
+  /// Evaluates `c` (or serves it from the store: then `*served` is set).
+  Evaluation evaluate(const Candidate& c, bool* served);
+
+ private:
+  double cutoff_for(std::int64_t memory_bytes) const;
+
+  const Problem& problem_;
+  const CandidateSpace& space_;
+  Store& store_;
+  std::int64_t run_;
+  DeviceReport device_;
+  EvaluatorOptions options_;
+  std::string runner_;
+  bool shell_ = false;
+  std::size_t count_ = 0;
+  std::vector<std::pair<std::int64_t, double>> valid_;  // (memory, time) of valid evaluations
+};
+
+/// What the search is told of a stored evaluation.
+Outcome outcome_of(const Evaluation& e);
+
+}  // namespace liftc::explore

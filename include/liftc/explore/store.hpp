@@ -1,0 +1,124 @@
+#pragma once
+// The results store: one SQLite file, append-only (rows are inserted, never changed or
+// deleted). Every evaluation is one row, failures included with their reason, keyed by a
+// hash of what was run (kernel source, launch plan, device, driver, input shapes) and
+// stamped with the liftc version and the time. A candidate whose key is already there is
+// served from the store; a run's configuration is stored so `--resume` can continue it;
+// interpreter references are stored so each is computed once per program, shape and seed.
+// Tables: runs, run_ends, evaluations, refs (see src/explore/README.md for the columns).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "liftc/interp/interp.hpp"
+
+namespace liftc::explore {
+
+/// The liftc version recorded with every row.
+inline constexpr const char* kLiftcVersion = "0.1";
+
+/// How an evaluation ended.
+namespace status {
+inline constexpr const char* Ok = "ok";            // validated and timed
+inline constexpr const char* Cut = "cut";          // validated, timed once: slower than 5x the best
+inline constexpr const char* Invalid = "invalid";  // refused before running (code generation, limits)
+inline constexpr const char* Build = "build";      // the OpenCL compiler refused the kernels
+inline constexpr const char* Run = "run";          // an OpenCL call failed while running
+inline constexpr const char* Wrong = "wrong";      // outputs differ from the interpreter's
+inline constexpr const char* Unwritten = "unwritten";  // output elements never written
+inline constexpr const char* Canary = "canary";    // an out-of-bounds write hit a canary
+inline constexpr const char* Timeout = "timeout";  // the watchdog killed the runner
+inline constexpr const char* Crash = "crash";      // the runner died (signal or exit code)
+inline constexpr const char* Runner = "runner";    // the runner's answer was not understood
+}  // namespace status
+
+/// Whether a status means the candidate computed the right values (ok or cut).
+bool status_valid(const std::string& s);
+
+/// One row of the evaluations table.
+struct Evaluation {
+  std::int64_t id = 0;        // row id (assigned by the store)
+  std::int64_t run = 0;       // the run that evaluated it
+  std::string key;            // hash of what was run
+  std::string program;        // hash of the .sr text, sizes and seed (the replay key with `candidate`)
+  std::string file;           // the .sr file as given
+  std::string strategy;       // rewrite strategy
+  std::int64_t alternative = 0;  // 1-based alternative of the strategy
+  std::string point;          // "kappa=2,v=4,local_0=8"
+  std::string status;         // see `status`
+  std::string reason;         // why it failed; empty when ok
+  double time_ms = 0;         // median of the timed runs (sum of all kernels)
+  double spread_ms = 0;       // half the range of the timed runs
+  std::vector<double> samples_ms;  // every timed run
+  std::int64_t memory_bytes = 0;   // global memory of the memory plan
+  std::string device;         // device name
+  std::string driver;         // driver version
+  std::string shapes;         // input shapes, "image=28x28x32,weights=..."
+  std::string version;        // liftc version
+  std::string created;        // UTC time, ISO 8601
+};
+
+/// One exploration run's record.
+struct RunRecord {
+  std::int64_t id = 0;
+  std::string started;   // UTC time
+  std::string file;      // the .sr file
+  std::string config;    // the options as JSON (what --resume reads back)
+  bool finished = false;
+};
+
+/// An open results store.
+class Store {
+ public:
+  /// Opens (creating when missing) the store at `path`; a liftc::Error when SQLite cannot.
+  explicit Store(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  /// Opens an existing store read-only; a liftc::Error when it is missing or not a store.
+  static std::unique_ptr<Store> open_existing(const std::string& path);
+
+  /// Records the start of a run; returns its id.
+  std::int64_t begin_run(const std::string& file, const std::string& config_json);
+  /// Records that run `id` finished.
+  void end_run(std::int64_t id);
+  /// Every run, oldest first.
+  std::vector<RunRecord> runs() const;
+
+  /// Appends one evaluation (its id, version and time are filled in); returns its id.
+  std::int64_t add(Evaluation e);
+  /// The first evaluation with `key`, if any.
+  std::optional<Evaluation> find(const std::string& key) const;
+  /// The first evaluation of `candidate` ("strategy #alt: point") of `program`, for replay.
+  std::optional<Evaluation> find_candidate(const std::string& program, const std::string& strategy,
+                                           std::int64_t alternative, const std::string& point) const;
+  /// Every evaluation (of run `run` when >= 0), in insertion order.
+  std::vector<Evaluation> evaluations(std::int64_t run = -1) const;
+
+  /// The stored interpreter reference under `key`, if any.
+  std::optional<interp::Tensors> reference(const std::string& key) const;
+  /// Stores a reference (kept if one is already there under `key`).
+  void put_reference(const std::string& key, const std::string& what, const interp::Tensors& outputs);
+
+  /// The store's file.
+  const std::string& path() const { return path_; }
+
+ private:
+  Store(const std::string& path, bool read_only);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string path_;
+};
+
+/// A 128-bit hash of `text` as 32 hex digits (two FNV-1a 64 lanes; not cryptographic, it
+/// only tells runs apart).
+std::string hash_text(const std::string& text);
+
+/// The current UTC time, ISO 8601 ("2026-11-23T16:17:14Z").
+std::string utc_now();
+
+}  // namespace liftc::explore

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# On a GPU machine without Z3 or a build (e.g. the H100 one, see DEVICE.md): liftc and
+# liftc-runner carried in BIN (default .gpu, with libz3.so.4, libfmt.so.9, libsqlite3.so.0),
+# the interpreter benchmark (before = the same binary on one thread) and explorations of
+# VGG-16 layers on the NVIDIA OpenCL device, resumable from one store per layer.
+#
+# Usage: scripts/explore_gpu.sh [--bin DIR] [--out DIR] [--layers "reduced 1 5"] [--time S]
+#                               [--evals N] [--search random|genetic] [--bench-layers "reduced 1 9 5"]
+# Prep (on the build machine, in the repository root):
+#   mkdir -p .gpu && strip -o .gpu/liftc build/liftc && strip -o .gpu/liftc-runner build/liftc-runner
+#   cp /usr/lib/x86_64-linux-gnu/{libz3.so.4,libfmt.so.9,libsqlite3.so.0} .gpu/
+# Each exploration stops after --time seconds (default 540, under a 10-minute command limit);
+# running the same command again continues it: the search, with the same seed, proposes the
+# same candidates, those in the layer's store (DIR/layerN-SEARCH.db, kept while the machine
+# is) are served from it, and new ones are evaluated. At the end the stores and the
+# benchmark table are copied to $OUT when it is set (what comes back from the machine).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$root/.gpu"
+out="/tmp/liftc-gpu"
+budget=540
+layers="reduced"
+evals=1000
+search=random
+bench_layers=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --bin) bin="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --layers) layers="$2"; shift 2 ;;
+    --evals) evals="$2"; shift 2 ;;
+    --search) search="$2"; shift 2 ;;
+    --bench-layers) bench_layers="$2"; shift 2 ;;
+    --time) budget="$2"; shift 2 ;;
+    *) echo "explore_gpu.sh: unknown argument '$1'" >&2; exit 1 ;;
+  esac
+done
+export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LIFTC_RULES="$root/rules" LIFTC_TARGETS="$root/rules/targets"
+export OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-libnvidia-opencl.so.1}"
+mkdir -p "$out"
+"$bin/liftc" devices | head -3
+if [[ -n "$bench_layers" ]]; then
+  OCL_ICD_FILENAMES= bash "$root/scripts/bench_interp.sh" --before-sequential --after "$bin/liftc" --layers "$bench_layers" \
+    | tee "$out/bench_interp.md"
+fi
+for layer in $layers; do
+  if [[ "$layer" == reduced ]]; then file="$root/examples/vgg16/conv_reduced.sr"; else file="$root/examples/vgg16/conv$layer.sr"; fi
+  db="$out/layer$layer-$search.db"
+  echo "== layer $layer ($search, $evals evaluations, store $db)"
+  ( time "$bin/liftc" explore "$file" --device nvidia --pareto --search "$search" --evals "$evals" --time "$budget" \
+      --timeout 30 --db "$db" -q ) 2>&1 | tail -40
+done
+if [[ -n "${OUT:-}" ]]; then cp "$out"/*.db "$out"/*.md "$OUT"/ 2>/dev/null; fi

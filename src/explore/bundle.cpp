@@ -1,0 +1,120 @@
+// Writing candidate bundles and reading the runner's answer.
+
+#include "liftc/explore/bundle.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc::explore {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_file(const fs::path& path, const char* data, std::size_t bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data, static_cast<std::streamsize>(bytes));
+  if (!out) throw Error(fmt::format("cannot write {}", path.string()));
+}
+
+void fresh_dir(const fs::path& dir) {
+  std::error_code ec;
+  for (const char* sub : {"inputs", "expected"}) fs::remove_all(dir / sub, ec);
+  fs::create_directories(dir / "inputs", ec);
+  fs::create_directories(dir / "expected", ec);
+  if (ec || !fs::is_directory(dir)) throw Error(fmt::format("cannot create the bundle folder {}", dir.string()));
+}
+
+std::string range_text(const runtime::NDRange& r) {
+  std::size_t s[3] = {1, 1, 1};
+  if (r.empty()) return "0 0 0";
+  for (std::size_t d = 0; d < r.sizes.size() && d < 3; ++d) s[d] = r.sizes[d];
+  return fmt::format("{} {} {}", s[0], s[1], s[2]);
+}
+
+}  // namespace
+
+void write_bundle(const std::string& dir_text, const std::string& kernels, const runtime::LaunchPlan& plan,
+                  const interp::Tensors& expected, const BundleSettings& s) {
+  fs::path dir(dir_text);
+  fresh_dir(dir);
+  std::string text = "liftc-bundle 1\n";
+  text += fmt::format("device {}\nwarmup {}\nruns {}\ncutoff_ms {:.9g}\ntolerance {:.9g} {:.9g}\ncanary {}\n", s.device,
+                      s.warmup, s.runs, s.cutoff_ms, s.rtol, s.atol, s.canary_bytes);
+  for (const auto& b : plan.buffers) {
+    bool is_float = b.elem == runtime::ElemType::Float;
+    std::size_t count = b.bytes / 4;
+    const char* role = std::holds_alternative<std::monostate>(b.host) ? (b.read_back ? "output" : "scratch") : "input";
+    text += fmt::format("buffer {} {} {} {}\n", b.name, is_float ? "f32" : "i32", count, role);
+    if (auto* f = std::get_if<std::vector<float>>(&b.host))
+      write_file(dir / "inputs" / (b.name + ".bin"), reinterpret_cast<const char*>(f->data()), 4 * f->size());
+    if (auto* i = std::get_if<std::vector<std::int32_t>>(&b.host))
+      write_file(dir / "inputs" / (b.name + ".bin"), reinterpret_cast<const char*>(i->data()), 4 * i->size());
+    if (b.read_back) {
+      auto it = expected.find(b.name);
+      if (it == expected.end()) throw Error(fmt::format("the interpreter gave no value for output '{}'", b.name));
+      const io::Tensor& t = it->second;
+      if (static_cast<std::size_t>(t.element_count()) != count)
+        throw Error(fmt::format("output '{}' has {} elements; the interpreter's value has {}", b.name, count,
+                                t.element_count()));
+      const char* data = t.dtype == io::DType::Float32 ? reinterpret_cast<const char*>(t.f32.data())
+                                                       : reinterpret_cast<const char*>(t.i32.data());
+      write_file(dir / "expected" / (b.name + ".bin"), data, 4 * count);
+    }
+  }
+  for (const auto& k : plan.kernels) {
+    text += fmt::format("kernel {} {} {} {}\n", k.kernel, std::max<std::size_t>(k.global.sizes.size(), 1),
+                        range_text(k.global), range_text(k.local));
+    for (const auto& a : k.args) {
+      if (auto* b = std::get_if<runtime::BufferArg>(&a)) text += fmt::format("arg buffer {}\n", b->buffer);
+      else if (auto* i = std::get_if<runtime::IntArg>(&a)) text += fmt::format("arg int {}\n", i->value);
+      else if (auto* f = std::get_if<runtime::FloatArg>(&a)) text += fmt::format("arg float {:.9g}\n", f->value);
+      else text += fmt::format("arg local {}\n", std::get<runtime::LocalArg>(a).bytes);
+    }
+  }
+  write_file(dir / "kernels.cl", kernels.data(), kernels.size());
+  write_file(dir / "bundle.txt", text.data(), text.size());
+}
+
+void write_probe_bundle(const std::string& dir_text, const std::string& device) {
+  fs::path dir(dir_text);
+  fresh_dir(dir);
+  std::string text = fmt::format("liftc-bundle 1\ndevice {}\n", device);
+  write_file(dir / "kernels.cl", "", 0);
+  write_file(dir / "bundle.txt", text.data(), text.size());
+}
+
+RunnerAnswer parse_runner_answer(const std::string& text) {
+  // The answer is the last line that parses as a JSON object (a runner script may print more).
+  std::size_t end = text.size();
+  while (end > 0) {
+    std::size_t begin = text.rfind('\n', end - 1);
+    begin = begin == std::string::npos ? 0 : begin + 1;
+    std::string line = text.substr(begin, end - begin);
+    end = begin == 0 ? 0 : begin - 1;
+    if (line.find('{') == std::string::npos) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    if (j.value("protocol", 0) != 1 || !j.contains("status"))
+      throw Error("the runner's answer is not liftc-runner protocol 1");
+    RunnerAnswer a;
+    a.status = j.at("status").get<std::string>();
+    a.reason = j.value("reason", "");
+    a.device = j.value("device", nlohmann::json());
+    for (const auto& v : j.value("samples_ms", nlohmann::json::array()))
+      if (v.is_number()) a.samples_ms.push_back(v.get<double>());
+    auto number = [&](const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0; };
+    a.median_ms = number("median_ms");
+    a.min_ms = number("min_ms");
+    a.max_ms = number("max_ms");
+    a.cut = j.value("cut", false);
+    return a;
+  }
+  throw Error("the runner printed no JSON answer");
+}
+
+}  // namespace liftc::explore

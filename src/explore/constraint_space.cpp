@@ -1,0 +1,74 @@
+// The constraints stage's spaces as search alternatives.
+
+#include "liftc/explore/constraint_space.hpp"
+
+#include <fmt/format.h>
+
+#include "liftc/rewrite/engine.hpp"
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc::explore {
+
+ConstraintAlternative::ConstraintAlternative(constraints::Space space)
+    : space_(std::make_unique<constraints::Space>(std::move(space))) {
+  sampler_ = std::make_unique<constraints::Sampler>(*space_);
+  for (const auto& p : space_->params) params_.push_back({p.name, p.domain});
+  count_ = static_cast<double>(sampler_->count());
+}
+
+std::string ConstraintAlternative::label() const { return fmt::format("{} #{}", space_->strategy, space_->alternative); }
+
+std::vector<std::string> default_strategies(const rewrite::RuleSet& rules) {
+  std::vector<std::string> out;
+  const std::string suffix = "strategies.rules";
+  for (const auto& s : rules.strategies) {
+    const std::string& path = s.loc.file ? s.loc.file->path : std::string();
+    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(s.name);
+  }
+  return out;
+}
+
+CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,
+                                     const std::vector<std::string>& strategies, bool strategies_given,
+                                     const constraints::Target& target, std::vector<std::string>* skipped) {
+  CandidateSpace cs;
+  bool applied = false;
+  for (const auto& s : strategies) {
+    rewrite::ProgramRewrite r;
+    try {
+      r = rewrite::rewrite_program(rules, s, program, {});
+    } catch (const Error&) {
+      if (strategies_given) throw;
+      continue;  // a default strategy that does not apply to this program
+    }
+    applied = true;
+    for (std::size_t i = 0; i < r.programs.size(); ++i) {
+      constraints::Space space = constraints::build_space(r.programs[i].program, r.programs[i].params, target);
+      space.strategy = s;
+      space.alternative = i + 1;
+      space.alternatives = r.programs.size();
+      auto alt = std::make_unique<ConstraintAlternative>(std::move(space));
+      if (alt->count() <= 0) {
+        if (skipped) skipped->push_back(alt->label());
+        continue;
+      }
+      cs.alternatives.push_back(std::move(alt));
+    }
+  }
+  // No strategy applies (an already low-level program): the program as written, as
+  // `liftc space` does (strategy id).
+  if (!applied && !strategies_given) return build_candidate_space(program, rules, {"id"}, true, target, skipped);
+  if (cs.alternatives.empty())
+    throw Error(strategies_given ? "the strategies given have no valid point on this target"
+                                 : "no strategy of rules/strategies.rules applies to this program with a valid point");
+  return cs;
+}
+
+const ConstraintAlternative& constraint_alternative(const Alternative& alt) {
+  auto* c = dynamic_cast<const ConstraintAlternative*>(&alt);
+  LIFTC_ASSERT(c, "explore evaluates alternatives of the constraints stage");
+  return *c;
+}
+
+}  // namespace liftc::explore

@@ -1,0 +1,295 @@
+// One candidate: generate, bundle, run in a watched runner, record.
+
+#include "liftc/explore/evaluate.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "liftc/codegen/execute.hpp"
+#include "liftc/explore/search.hpp"
+#include "liftc/explore/worker.hpp"
+#include "liftc/ir/program.hpp"
+#include "liftc/parse/parse.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+
+namespace liftc::explore {
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("cannot read {}", path));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string shapes_of(const interp::Tensors& inputs) {
+  std::string out;
+  for (const auto& [name, t] : inputs) out += fmt::format("{}{}={}", out.empty() ? "" : ",", name, fmt::join(t.shape, "x"));
+  return out;
+}
+
+// The plan's launch and buffers as text: part of what an evaluation's key hashes.
+std::string describe_plan(const runtime::LaunchPlan& plan) {
+  std::string out;
+  for (const auto& b : plan.buffers) out += fmt::format("buffer {} {} {}\n", b.name, b.bytes, b.read_back);
+  for (const auto& k : plan.kernels) {
+    out += fmt::format("kernel {} {} {}", k.kernel, k.global.str(), k.local.str());
+    for (const auto& a : k.args) {
+      if (auto* b = std::get_if<runtime::BufferArg>(&a)) out += fmt::format(" b{}", b->buffer);
+      else if (auto* i = std::get_if<runtime::IntArg>(&a)) out += fmt::format(" i{}", i->value);
+      else if (auto* f = std::get_if<runtime::FloatArg>(&a)) out += fmt::format(" f{}", f->value);
+      else out += fmt::format(" l{}", std::get<runtime::LocalArg>(a).bytes);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::int64_t json_int(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<std::int64_t>() : 0;
+}
+
+}  // namespace
+
+namespace {
+
+// The program at its declared sizes, checked, with its inputs and hash (no reference yet).
+Problem start_problem(const std::string& file, std::uint64_t seed, ir::Program* checked_out) {
+  Problem p;
+  p.file = file;
+  ir::Program program = parse::load_program(file);
+  typecheck::typecheck(program);
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(program, {})).program;
+  p.inputs = interp::random_inputs(checked, seed);
+  p.shapes = shapes_of(p.inputs);
+  p.program_hash = hash_text(fmt::format("{}\nseed {}\nshapes {}", read_text(file), seed, p.shapes));
+  if (checked_out) *checked_out = std::move(checked);
+  return p;
+}
+
+}  // namespace
+
+std::string problem_hash(const std::string& file, std::uint64_t seed) { return start_problem(file, seed, nullptr).program_hash; }
+
+Problem load_problem(const std::string& file, std::uint64_t seed, Store& store) {
+  ir::Program checked;
+  Problem p = start_problem(file, seed, &checked);
+  if (auto ref = store.reference(p.program_hash)) {
+    p.reference = std::move(*ref);
+    p.reference_from_store = true;
+    return p;
+  }
+  auto start = std::chrono::steady_clock::now();
+  p.reference = interp::evaluate(checked, p.inputs);
+  p.reference_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  store.put_reference(p.program_hash, fmt::format("{} seed {} ({})", file, seed, p.shapes), p.reference);
+  return p;
+}
+
+codegen::Limits DeviceReport::codegen_limits() const {
+  codegen::Limits l;
+  l.what = fmt::format("device '{}'", name);
+  l.local_bytes = json_int(limits, "local_mem_bytes");
+  l.max_alloc_bytes = json_int(limits, "max_alloc_bytes");
+  l.global_bytes = json_int(limits, "global_mem_bytes");
+  l.max_work_group_size = json_int(limits, "max_work_group_size");
+  if (limits.contains("max_work_item_sizes"))
+    for (std::size_t d = 0; d < 3 && d < limits["max_work_item_sizes"].size(); ++d)
+      l.max_work_item_sizes[d] = limits["max_work_item_sizes"][d].get<std::int64_t>();
+  return l;
+}
+
+constraints::Target DeviceReport::target() const {
+  constraints::Target t;
+  t.name = name;
+  t.description = fmt::format("{} ({})", name, json_int(limits, "compute_units"));
+  t.origin = "OpenCL device queries (through the runner)";
+  t.live = true;
+  codegen::Limits l = codegen_limits();
+  t.max_work_group_size = l.max_work_group_size;
+  t.max_work_item_sizes = l.max_work_item_sizes;
+  t.local_mem_bytes = l.local_bytes;
+  t.local_mem_global = limits.value("local_mem_global", false);
+  t.preferred_vector_width = json_int(limits, "preferred_vector_width");
+  t.compute_units = json_int(limits, "compute_units");
+  t.global_mem_bytes = l.global_bytes;
+  t.max_alloc_bytes = l.max_alloc_bytes;
+  t.sources = {t.origin};
+  return t;
+}
+
+namespace {
+
+// The runner to start: the local one, or the user's command through the shell.
+std::pair<std::string, bool> runner_of(const EvaluatorOptions& o) {
+  if (o.runner.empty()) return {default_runner(), false};
+  return {o.runner, true};
+}
+
+}  // namespace
+
+DeviceReport probe_device(const EvaluatorOptions& options) {
+  auto [runner, shell] = runner_of(options);
+  std::string dir = (std::filesystem::path(options.work_dir) / "probe").string();
+  write_probe_bundle(dir, options.bundle.device);
+  WorkerResult w = run_worker(runner, shell, dir, options.timeout_s);
+  std::string who = shell ? fmt::format("the runner '{}'", runner) : fmt::format("the runner {}", runner);
+  if (w.end != WorkerResult::End::Exited)
+    throw Error(fmt::format("{} {} when asked for its device{}", who, describe_end(w, options.timeout_s),
+                            w.err.empty() ? "" : ": " + w.err));
+  RunnerAnswer a;
+  try {
+    a = parse_runner_answer(w.out);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} {} and gave no usable answer when asked for its device ({}){}", who,
+                            describe_end(w, options.timeout_s), e.message(), w.err.empty() ? "" : ": " + w.err));
+  }
+  if (a.status != status::Ok || a.device.is_null())
+    throw Error(fmt::format("{} cannot open a device: {}", who, a.reason));
+  DeviceReport d;
+  d.name = a.device.value("name", "");
+  d.driver = a.device.value("driver", "");
+  d.limits = a.device;
+  return d;
+}
+
+Generated generate_candidate(const ConstraintAlternative& alt, const Point& point) {
+  const constraints::Space& space = alt.space();
+  std::map<std::string, long long> sizes = constraints::size_values(space, point);
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(space.program, sizes)).program;
+  Generated g;
+  g.module = codegen::generate(checked, constraints::codegen_options(space, point));
+  g.memory_bytes = codegen::evaluate(g.module.memory.global_bytes(), g.module);
+  return g;
+}
+
+Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store& store, std::int64_t run,
+                     const DeviceReport& device, EvaluatorOptions options)
+    : problem_(problem), space_(space), store_(store), run_(run), device_(device), options_(std::move(options)) {
+  std::tie(runner_, shell_) = runner_of(options_);
+}
+
+double Evaluator::cutoff_for(std::int64_t memory_bytes) const {
+  // Only a point that uses no more memory and is cutoff_factor times faster makes timing
+  // this one pointless: it is then dominated on both objectives.
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [memory, time] : valid_)
+    if (memory <= memory_bytes) best = std::min(best, time);
+  return std::isfinite(best) ? best * options_.cutoff_factor : 0.0;
+}
+
+Evaluation Evaluator::evaluate(const Candidate& c, bool* served) {
+  *served = false;
+  const ConstraintAlternative& alt = constraint_alternative(*space_.alternatives[c.alternative]);
+  Evaluation e;
+  e.run = run_;
+  e.program = problem_.program_hash;
+  e.file = problem_.file;
+  e.strategy = alt.space().strategy;
+  e.alternative = static_cast<std::int64_t>(alt.space().alternative);
+  e.point = format_point(alt, c.point);
+  e.device = device_.name;
+  e.driver = device_.driver;
+  e.shapes = problem_.shapes;
+  e.time_ms = e.spread_ms = std::numeric_limits<double>::quiet_NaN();
+
+  std::string kernels;
+  runtime::LaunchPlan plan;
+  try {
+    Generated g = generate_candidate(alt, c.point);
+    e.memory_bytes = g.memory_bytes;
+    codegen::check_limits(g.module, device_.codegen_limits());
+    plan = codegen::launch_plan(g.module, problem_.inputs);
+    kernels = g.module.source();
+  } catch (const Error& err) {
+    // Refused before running: keyed by the candidate itself, since there is no kernel.
+    e.status = status::Invalid;
+    e.reason = err.message();
+    e.key = hash_text(fmt::format("invalid\n{}\n{}\n{} #{}\n{}\n{}\n{}", problem_.program_hash, device_.name,
+                                  e.strategy, e.alternative, e.point, device_.driver, problem_.shapes));
+    if (auto old = store_.find(e.key)) {
+      *served = true;
+      return *old;
+    }
+    e.id = store_.add(e);
+    return e;
+  }
+  e.key = hash_text(fmt::format("{}\n{}\n{}\n{}\n{}", kernels, describe_plan(plan), device_.name, device_.driver,
+                                problem_.shapes));
+  if (auto old = store_.find(e.key)) {
+    *served = true;
+    if (status_valid(old->status)) valid_.emplace_back(old->memory_bytes, old->time_ms);
+    if (!store_.find_candidate(e.program, e.strategy, e.alternative, e.point)) {
+      // Another point generated the very same kernels: record this point with that
+      // result, so replay finds it too.
+      Evaluation copy = *old;
+      copy.run = run_;
+      copy.file = e.file;
+      copy.strategy = e.strategy;
+      copy.alternative = e.alternative;
+      copy.point = e.point;
+      copy.id = store_.add(copy);
+      return copy;
+    }
+    return *old;
+  }
+
+  BundleSettings settings = options_.bundle;
+  settings.cutoff_ms = cutoff_for(e.memory_bytes);
+  std::string dir = (std::filesystem::path(options_.work_dir) / "candidate").string();
+  write_bundle(dir, kernels, plan, problem_.reference, settings);
+  if (options_.bundle_hook) options_.bundle_hook(dir, count_);
+  ++count_;
+
+  WorkerResult w = run_worker(runner_, shell_, dir, options_.timeout_s);
+  if (w.end == WorkerResult::End::TimedOut) {
+    e.status = status::Timeout;
+    e.reason = describe_end(w, options_.timeout_s);
+  } else if (w.end == WorkerResult::End::Signaled) {
+    e.status = status::Crash;
+    e.reason = fmt::format("the runner was {}", describe_end(w, options_.timeout_s));
+  } else {
+    try {
+      RunnerAnswer a = parse_runner_answer(w.out);
+      e.status = a.status;
+      e.reason = a.reason;
+      e.samples_ms = a.samples_ms;
+      if (a.status == status::Ok) {
+        e.time_ms = a.median_ms;
+        e.spread_ms = 0.5 * (a.max_ms - a.min_ms);
+        if (a.cut) {
+          e.status = status::Cut;
+          e.reason = fmt::format("timed once: {:.4g} ms is over {:g}x the best point using no more memory",
+                                 a.median_ms, options_.cutoff_factor);
+        }
+      }
+    } catch (const Error& err) {
+      e.status = w.code == 0 ? status::Runner : status::Crash;
+      std::string tail = w.err.size() > 400 ? w.err.substr(w.err.size() - 400) : w.err;
+      e.reason = fmt::format("the runner {}: {}{}", describe_end(w, options_.timeout_s), err.message(),
+                             tail.empty() ? "" : "; stderr: " + tail);
+    }
+  }
+  if (status_valid(e.status)) valid_.emplace_back(e.memory_bytes, e.time_ms);
+  e.id = store_.add(e);
+  return e;
+}
+
+Outcome outcome_of(const Evaluation& e) {
+  Outcome o;
+  o.ok = status_valid(e.status);
+  o.objectives.time_ms = o.ok ? e.time_ms : std::numeric_limits<double>::infinity();
+  o.objectives.spread_ms = o.ok && std::isfinite(e.spread_ms) ? e.spread_ms : 0;
+  o.objectives.memory = static_cast<double>(e.memory_bytes);
+  if (e.status == status::Cut) o.objectives.spread_ms = 0;
+  return o;
+}
+
+}  // namespace liftc::explore

@@ -1,0 +1,136 @@
+// Tables and files of an exploration.
+
+#include "liftc/explore/output.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "liftc/codegen/host.hpp"
+#include "liftc/explore/evaluate.hpp"
+
+namespace liftc::explore {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : ""; }
+
+nlohmann::json row_json(const Evaluation& e) {
+  nlohmann::json point = nlohmann::json::object();
+  std::size_t begin = 0;
+  while (begin < e.point.size()) {
+    std::size_t end = e.point.find(',', begin);
+    if (end == std::string::npos) end = e.point.size();
+    std::string item = e.point.substr(begin, end - begin);
+    if (auto eq = item.find('='); eq != std::string::npos) point[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
+    begin = end + 1;
+  }
+  auto real = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+  return {{"id", e.id},         {"run", e.run},           {"key", e.key},
+          {"file", e.file},     {"strategy", e.strategy}, {"alternative", e.alternative},
+          {"point", point},     {"status", e.status},     {"reason", e.reason},
+          {"time_ms", status_valid(e.status) ? real(e.time_ms) : nlohmann::json()},
+          {"spread_ms", status_valid(e.status) ? real(e.spread_ms) : nlohmann::json()},
+          {"samples_ms", e.samples_ms}, {"memory_bytes", e.memory_bytes}, {"device", e.device},
+          {"driver", e.driver}, {"shapes", e.shapes},     {"liftc_version", e.version},
+          {"created", e.created}};
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  if (!out) throw Error(fmt::format("cannot write {}", path.string()));
+}
+
+}  // namespace
+
+std::string evaluations_csv(const std::vector<Evaluation>& rows) {
+  std::string out =
+      "id,run,status,time_ms,spread_ms,memory_bytes,strategy,alternative,point,reason,device,driver,shapes,key,"
+      "liftc_version,created\n";
+  for (const auto& e : rows) {
+    bool valid = status_valid(e.status);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", e.id, e.run, e.status,
+                       valid ? number(e.time_ms) : "", valid ? number(e.spread_ms) : "", e.memory_bytes,
+                       csv_field(e.strategy), e.alternative, csv_field(e.point), csv_field(e.reason),
+                       csv_field(e.device), csv_field(e.driver), csv_field(e.shapes), e.key, e.version, e.created);
+  }
+  return out;
+}
+
+std::string evaluations_json(const std::vector<Evaluation>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& e : rows) out.push_back(row_json(e));
+  return out.dump(2) + "\n";
+}
+
+std::string front_table(const std::vector<Evaluation>& front) {
+  std::string out = fmt::format("{:>4}  {:>11}  {:>9}  {:>12}  {:<18}  {}\n", "#", "time (ms)", "± (ms)",
+                                "memory (B)", "strategy", "parameters");
+  for (std::size_t i = 0; i < front.size(); ++i) {
+    const Evaluation& e = front[i];
+    out += fmt::format("{:>4}  {:>11.4f}  {:>9.4f}  {:>12}  {:<18}  {}\n", i + 1, e.time_ms, e.spread_ms,
+                       e.memory_bytes, fmt::format("{} #{}", e.strategy, e.alternative),
+                       e.point.empty() ? "(none)" : e.point);
+  }
+  return out;
+}
+
+std::vector<std::string> output_files(std::size_t front_size) {
+  std::vector<std::string> files = {"pareto.csv", "pareto.json", "evaluated.csv"};
+  for (std::size_t i = 0; i < front_size; ++i) files.push_back(fmt::format("front/{}", i + 1));
+  return files;
+}
+
+void check_output_dir(const std::string& dir_text, bool force) {
+  fs::path dir(dir_text);
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw Error(fmt::format("-o {}: exists and is not a folder", dir_text));
+  if (!force && fs::exists(dir, ec))
+    for (const char* name : {"pareto.csv", "pareto.json", "evaluated.csv", "front"})
+      if (fs::exists(dir / name, ec))
+        throw Error(fmt::format("-o {}: {} exists; pass --force to overwrite the exploration's files", dir_text,
+                                (dir / name).string()));
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("-o {}: cannot create the folder: {}", dir_text, ec.message()));
+  fs::path probe = dir / ".liftc-write-test";
+  {
+    std::ofstream test(probe);
+    if (!test) throw Error(fmt::format("-o {}: the folder is not writable", dir_text));
+  }
+  fs::remove(probe, ec);
+}
+
+void write_outputs(const std::string& dir_text, const CandidateSpace& space, const std::vector<Explored>& explored,
+                   const std::vector<std::size_t>& front, const std::string& program_name) {
+  fs::path dir(dir_text);
+  std::error_code ec;
+  fs::remove_all(dir / "front", ec);
+  fs::create_directories(dir / "front", ec);
+  std::vector<Evaluation> rows, front_rows;
+  for (const auto& x : explored) rows.push_back(x.evaluation);
+  for (std::size_t rank = 0; rank < front.size(); ++rank) {
+    const Explored& x = explored[front[rank]];
+    front_rows.push_back(x.evaluation);
+    Generated g = generate_candidate(constraint_alternative(*space.alternatives[x.candidate.alternative]), x.candidate.point);
+    codegen::write_host_project(g.module, (dir / "front" / std::to_string(rank + 1)).string(), program_name);
+  }
+  write_text(dir / "pareto.csv", evaluations_csv(front_rows));
+  write_text(dir / "pareto.json", evaluations_json(front_rows));
+  write_text(dir / "evaluated.csv", evaluations_csv(rows));
+}
+
+}  // namespace liftc::explore

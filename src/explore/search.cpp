@@ -1,0 +1,287 @@
+// Random and genetic search (ask/tell), selection, crossover and mutation.
+
+#include "liftc/explore/search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc::explore {
+
+std::string format_point(const Alternative& alt, const Point& p) {
+  std::string out;
+  const auto& params = alt.parameters();
+  for (std::size_t i = 0; i < params.size() && i < p.size(); ++i)
+    out += fmt::format("{}{}={}", out.empty() ? "" : ",", params[i].name, p[i]);
+  return out;
+}
+
+std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng) {
+  LIFTC_ASSERT(!space.alternatives.empty(), "a candidate space has at least one alternative");
+  std::map<std::string, double> strategy_total;  // valid points per strategy
+  for (const auto& a : space.alternatives) strategy_total[a->strategy()] += std::max(0.0, a->count());
+  std::size_t strategies = 0;
+  for (const auto& [name, total] : strategy_total) strategies += total > 0;
+  std::vector<double> weights;
+  for (const auto& a : space.alternatives) {
+    double total = strategy_total[a->strategy()];
+    weights.push_back(total > 0 ? std::max(0.0, a->count()) / total / double(strategies) : 0.0);
+  }
+  if (std::accumulate(weights.begin(), weights.end(), 0.0) <= 0) return 0;
+  std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
+  return pick(rng);
+}
+
+double fitness(const Outcome& o) { return o.ok ? o.objectives.time_ms : std::numeric_limits<double>::infinity(); }
+
+std::size_t select_tournament(const std::vector<double>& fitness, std::size_t k, std::mt19937_64& rng) {
+  LIFTC_ASSERT(!fitness.empty(), "selection needs a population");
+  std::uniform_int_distribution<std::size_t> any(0, fitness.size() - 1);
+  std::size_t best = any(rng);
+  for (std::size_t i = 1; i < std::max<std::size_t>(k, 1); ++i) {
+    std::size_t c = any(rng);
+    if (fitness[c] < fitness[best]) best = c;
+  }
+  return best;
+}
+
+std::size_t select_roulette(const std::vector<double>& fitness, std::mt19937_64& rng) {
+  LIFTC_ASSERT(!fitness.empty(), "selection needs a population");
+  std::vector<double> weights;
+  for (double f : fitness) weights.push_back(std::isfinite(f) && f > 0 ? 1.0 / f : (std::isfinite(f) ? 1e300 : 0.0));
+  if (std::accumulate(weights.begin(), weights.end(), 0.0) <= 0)
+    return std::uniform_int_distribution<std::size_t>(0, fitness.size() - 1)(rng);
+  std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
+  return pick(rng);
+}
+
+std::optional<Point> crossover(Alternative& alt, const Point& a, const Point& b, std::size_t cut) {
+  LIFTC_ASSERT(a.size() == b.size(), "crossover of points of one alternative");
+  Point child(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(std::min(cut, a.size())));
+  child.insert(child.end(), b.begin() + static_cast<std::ptrdiff_t>(child.size()), b.end());
+  if (alt.valid(child)) return child;
+  return alt.repair(child);
+}
+
+std::optional<Point> mutate(Alternative& alt, const Point& p, double rate, std::mt19937_64& rng) {
+  Point child = p;
+  const auto& params = alt.parameters();
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (coin(rng) >= rate) continue;
+    const auto& domain = params[i].domain;
+    if (domain.size() < 2) continue;
+    auto at = std::lower_bound(domain.begin(), domain.end(), child[i]);
+    auto here = static_cast<std::ptrdiff_t>(at - domain.begin());
+    auto last = static_cast<std::ptrdiff_t>(domain.size()) - 1;
+    std::ptrdiff_t next;
+    if (coin(rng) < 0.25) {
+      next = std::uniform_int_distribution<std::ptrdiff_t>(0, last)(rng);
+    } else {
+      std::ptrdiff_t step = coin(rng) < 0.5 ? -1 : 1;
+      next = std::clamp<std::ptrdiff_t>(here + step, 0, last);
+      if (next == here) next = std::clamp<std::ptrdiff_t>(here - step, 0, last);
+    }
+    child[i] = domain[static_cast<std::size_t>(next)];
+  }
+  if (alt.valid(child)) return child;
+  return alt.repair(child);
+}
+
+namespace {
+
+class RandomSearch : public Search {
+ public:
+  RandomSearch(CandidateSpace& space, std::uint64_t seed, int max_attempts)
+      : space_(space), rng_(seed), max_attempts_(max_attempts) {}
+
+  std::optional<Candidate> ask() override {
+    for (int attempt = 0; attempt < max_attempts_; ++attempt) {
+      Candidate c;
+      c.alternative = draw_alternative(space_, rng_);
+      if (space_.alternatives[c.alternative]->count() <= 0) continue;
+      c.point = space_.alternatives[c.alternative]->sample(rng_);
+      if (seen_.insert(c).second) return c;
+    }
+    return std::nullopt;
+  }
+  void tell(const Candidate&, const Outcome&) override {}
+
+ private:
+  CandidateSpace& space_;
+  std::mt19937_64 rng_;
+  int max_attempts_;
+  std::set<Candidate> seen_;
+};
+
+class GeneticSearch : public Search {
+ public:
+  GeneticSearch(CandidateSpace& space, const GeneticOptions& o, std::uint64_t seed)
+      : space_(space), o_(o), rng_(seed) {
+    o_.population = std::max<std::size_t>(o_.population, 2);
+    o_.elites = std::min(o_.elites, o_.population - 1);
+  }
+
+  std::optional<Candidate> ask() override {
+    if (pending_.empty()) breed();
+    if (pending_.empty()) return std::nullopt;
+    Candidate c = pending_.front();
+    pending_.pop_front();
+    return c;
+  }
+
+  void tell(const Candidate& c, const Outcome& o) override {
+    known_[c] = o;
+    children_.push_back(c);
+  }
+
+ private:
+  // A candidate not evaluated nor queued yet.
+  bool fresh(const Candidate& c) const {
+    return !known_.count(c) && std::find(pending_.begin(), pending_.end(), c) == pending_.end();
+  }
+
+  std::optional<Candidate> random_candidate() {
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      Candidate c;
+      c.alternative = draw_alternative(space_, rng_);
+      if (space_.alternatives[c.alternative]->count() <= 0) continue;
+      c.point = space_.alternatives[c.alternative]->sample(rng_);
+      if (fresh(c)) return c;
+    }
+    return std::nullopt;
+  }
+
+  // Fitness used for selection: time alone, or NSGA-II's crowded comparison as one number
+  // (rank first, then larger crowding distance).
+  std::vector<double> selection_fitness(const std::vector<Candidate>& pop) {
+    std::vector<double> f(pop.size());
+    if (!o_.pareto) {
+      for (std::size_t i = 0; i < pop.size(); ++i) f[i] = fitness(known_.at(pop[i]));
+      return f;
+    }
+    std::vector<Objectives> objs = objectives(pop);
+    auto fronts = nondominated_sort(objs);
+    for (std::size_t r = 0; r < fronts.size(); ++r) {
+      std::vector<double> crowd = crowding_distance(objs, fronts[r]);
+      for (std::size_t i = 0; i < fronts[r].size(); ++i)
+        f[fronts[r][i]] = double(r) + 1.0 + (std::isinf(crowd[i]) ? 0.0 : 0.5 / (1.0 + crowd[i]));
+    }
+    return f;
+  }
+
+  std::vector<Objectives> objectives(const std::vector<Candidate>& pop) const {
+    std::vector<Objectives> objs;
+    for (const auto& c : pop) {
+      Objectives ob = known_.at(c).objectives;
+      if (!known_.at(c).ok) ob.time_ms = std::numeric_limits<double>::infinity();
+      objs.push_back(ob);
+    }
+    return objs;
+  }
+
+  // The next population from the current one and the children just evaluated.
+  void select_survivors() {
+    if (population_.empty()) {
+      population_ = children_;
+      children_.clear();
+      return;
+    }
+    if (o_.pareto) {
+      std::vector<Candidate> all = population_;
+      all.insert(all.end(), children_.begin(), children_.end());
+      std::vector<Objectives> objs = objectives(all);
+      std::vector<Candidate> next;
+      for (const auto& front : nondominated_sort(objs)) {
+        if (next.size() + front.size() <= o_.population) {
+          for (std::size_t i : front) next.push_back(all[i]);
+          continue;
+        }
+        std::vector<double> crowd = crowding_distance(objs, front);
+        std::vector<std::size_t> order(front.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return crowd[a] > crowd[b]; });
+        for (std::size_t i = 0; next.size() < o_.population && i < order.size(); ++i) next.push_back(all[front[order[i]]]);
+        break;
+      }
+      population_ = std::move(next);
+    } else {
+      std::vector<Candidate> old = population_;
+      std::stable_sort(old.begin(), old.end(),
+                       [&](const Candidate& a, const Candidate& b) { return fitness(known_.at(a)) < fitness(known_.at(b)); });
+      population_.assign(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(std::min(o_.elites, old.size())));
+      population_.insert(population_.end(), children_.begin(), children_.end());
+    }
+    children_.clear();
+  }
+
+  std::size_t select(const std::vector<double>& f) {
+    return o_.selection == Selection::Tournament ? select_tournament(f, o_.tournament, rng_) : select_roulette(f, rng_);
+  }
+
+  // One child of two selected parents; nullopt when no fresh valid child was found.
+  std::optional<Candidate> child(const std::vector<double>& f) {
+    std::uniform_real_distribution<double> coin(0.0, 1.0);
+    const Candidate& a = population_[select(f)];
+    const Candidate& b = population_[select(f)];
+    Alternative& alt = *space_.alternatives[a.alternative];
+    Candidate c{a.alternative, a.point};
+    std::size_t n = a.point.size();
+    if (b.alternative == a.alternative && n >= 2 && coin(rng_) < o_.crossover_rate) {
+      std::size_t cut = std::uniform_int_distribution<std::size_t>(1, n - 1)(rng_);
+      if (auto p = crossover(alt, a.point, b.point, cut)) c.point = *p;
+    }
+    double rate = o_.mutation_rate;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      if (auto p = mutate(alt, c.point, rate, rng_)) {
+        Candidate m{c.alternative, *p};
+        if (fresh(m)) return m;
+      }
+      rate = std::min(1.0, rate * 2 + 0.1);  // a duplicate: mutate harder
+    }
+    return random_candidate();  // the neighbourhood is used up: a fresh point keeps the search going
+  }
+
+  void breed() {
+    if (!started_) {
+      started_ = true;
+      for (std::size_t i = 0; i < o_.population; ++i)
+        if (auto c = random_candidate()) pending_.push_back(*c);
+      return;
+    }
+    select_survivors();
+    if (population_.empty()) return;
+    std::vector<double> f = selection_fitness(population_);
+    std::size_t count = o_.pareto ? o_.population : o_.population - std::min(o_.elites, population_.size());
+    for (std::size_t i = 0; i < std::max<std::size_t>(count, 1); ++i)
+      if (auto c = child(f)) pending_.push_back(*c);
+  }
+
+  CandidateSpace& space_;
+  GeneticOptions o_;
+  std::mt19937_64 rng_;
+  bool started_ = false;
+  std::deque<Candidate> pending_;      // asked for next, in order
+  std::vector<Candidate> population_;  // the current parents (evaluated)
+  std::vector<Candidate> children_;    // evaluated since the last generation
+  std::map<Candidate, Outcome> known_;
+};
+
+}  // namespace
+
+std::unique_ptr<Search> make_random_search(CandidateSpace& space, std::uint64_t seed, int max_attempts) {
+  return std::make_unique<RandomSearch>(space, seed, max_attempts);
+}
+
+std::unique_ptr<Search> make_genetic_search(CandidateSpace& space, const GeneticOptions& options, std::uint64_t seed) {
+  return std::make_unique<GeneticSearch>(space, options, seed);
+}
+
+}  // namespace liftc::explore

@@ -1,0 +1,521 @@
+// liftc-runner BUNDLE_DIR: runs one candidate bundle on an OpenCL device and prints one
+// JSON object on stdout (the protocol is in README.md). Standalone on purpose: OpenCL's C
+// API and the C++ standard library only, so it cross-compiles with the Android NDK and
+// runs on a phone while the compiler and the search run on a laptop.
+//
+// Steps: read bundle.txt; open the device; build kernels.cl; allocate every buffer with
+// canary regions around it (inputs uploaded, outputs and scratch poisoned with a NaN);
+// run the kernels once and read the outputs back (the validated run: unwritten elements
+// and mismatches against expected/ are failures); run warm-up and timed runs, each timed
+// as the sum of its kernels' profiling events; stop timing after the first timed run when
+// it is over the bundle's cut-off; check the canaries; print the result.
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::uint32_t kCanary = 0x7FC1CA7Du;  // a quiet NaN no kernel computes
+const std::uint32_t kPoison = 0x7FC0DEADu;  // what outputs and scratch hold before the first run
+
+// A failure that ends the run with a status and a reason.
+struct Failure {
+  std::string status, reason;
+};
+
+struct BufferDesc {
+  std::string name;
+  bool is_float = true;
+  std::size_t count = 0;
+  std::string role;  // input, output, scratch
+};
+
+struct ArgDesc {
+  std::string kind;  // buffer, int, float, local
+  double value = 0;
+};
+
+struct KernelDesc {
+  std::string name;
+  cl_uint dims = 1;
+  std::size_t global[3] = {1, 1, 1};
+  std::size_t local[3] = {0, 0, 0};
+  std::vector<ArgDesc> args;
+};
+
+struct Bundle {
+  std::string dir;
+  std::string device;
+  int warmup = 1, runs = 5;
+  double cutoff_ms = 0;
+  double rtol = 1e-3, atol = 1e-3;
+  std::size_t canary = 256;
+  std::vector<BufferDesc> buffers;
+  std::vector<KernelDesc> kernels;
+};
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string json_numbers(const std::vector<double>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + json_number(v[i]);
+  return out + "]";
+}
+
+std::string read_file(const std::string& path, bool binary) {
+  std::ifstream in(path, binary ? std::ios::binary : std::ios::in);
+  if (!in) throw Failure{"runner", "cannot read " + path};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Bundle read_bundle(const std::string& dir) {
+  Bundle b;
+  b.dir = dir;
+  std::istringstream in(read_file(dir + "/bundle.txt", false));
+  std::string line;
+  int number = 0;
+  auto bad = [&](const std::string& why) { return Failure{"runner", dir + "/bundle.txt:" + std::to_string(number) + ": " + why}; };
+  while (std::getline(in, line)) {
+    ++number;
+    std::istringstream words(line);
+    std::string word;
+    if (!(words >> word) || word[0] == '#') continue;
+    if (number == 1 || word == "liftc-bundle") {
+      int version = 0;
+      if (word != "liftc-bundle" || !(words >> version) || version != 1) throw bad("expected 'liftc-bundle 1' first");
+    } else if (word == "device") {
+      std::getline(words >> std::ws, b.device);
+    } else if (word == "warmup") {
+      if (!(words >> b.warmup) || b.warmup < 0) throw bad("warmup needs a count >= 0");
+    } else if (word == "runs") {
+      if (!(words >> b.runs) || b.runs < 1) throw bad("runs needs a count >= 1");
+    } else if (word == "cutoff_ms") {
+      if (!(words >> b.cutoff_ms)) throw bad("cutoff_ms needs a number");
+    } else if (word == "tolerance") {
+      if (!(words >> b.rtol >> b.atol)) throw bad("tolerance needs rtol and atol");
+    } else if (word == "canary") {
+      if (!(words >> b.canary)) throw bad("canary needs a byte count");
+    } else if (word == "buffer") {
+      BufferDesc d;
+      std::string type;
+      if (!(words >> d.name >> type >> d.count >> d.role) || (type != "f32" && type != "i32") || d.count == 0 ||
+          (d.role != "input" && d.role != "output" && d.role != "scratch"))
+        throw bad("expected: buffer NAME f32|i32 COUNT input|output|scratch");
+      d.is_float = type == "f32";
+      b.buffers.push_back(d);
+    } else if (word == "kernel") {
+      KernelDesc k;
+      if (!(words >> k.name >> k.dims >> k.global[0] >> k.global[1] >> k.global[2] >> k.local[0] >> k.local[1] >>
+            k.local[2]) ||
+          k.dims < 1 || k.dims > 3)
+        throw bad("expected: kernel NAME DIMS G0 G1 G2 L0 L1 L2");
+      b.kernels.push_back(k);
+    } else if (word == "arg") {
+      if (b.kernels.empty()) throw bad("an arg before any kernel");
+      ArgDesc a;
+      if (!(words >> a.kind >> a.value) ||
+          (a.kind != "buffer" && a.kind != "int" && a.kind != "float" && a.kind != "local"))
+        throw bad("expected: arg buffer|int|float|local VALUE");
+      if (a.kind == "buffer" && (a.value < 0 || a.value >= double(b.buffers.size()))) throw bad("no such buffer");
+      b.kernels.back().args.push_back(a);
+    } else {
+      throw bad("unknown line '" + word + "'");
+    }
+  }
+  if (number == 0) throw Failure{"runner", dir + "/bundle.txt is empty"};
+  return b;
+}
+
+std::string device_string(cl_device_id d, cl_device_info what) {
+  std::size_t n = 0;
+  clGetDeviceInfo(d, what, 0, nullptr, &n);
+  std::string s(n, '\0');
+  clGetDeviceInfo(d, what, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+template <typename T>
+T device_value(cl_device_id d, cl_device_info what) {
+  T v{};
+  clGetDeviceInfo(d, what, sizeof v, &v, nullptr);
+  return v;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The device `selector` names, as liftc does: "" the first, an index, or part of a name.
+cl_device_id pick_device(const std::string& selector) {
+  cl_uint np = 0;
+  if (clGetPlatformIDs(0, nullptr, &np) != CL_SUCCESS || np == 0) throw Failure{"runner", "no OpenCL platform"};
+  std::vector<cl_platform_id> platforms(np);
+  clGetPlatformIDs(np, platforms.data(), nullptr);
+  std::size_t index = 0;
+  bool numeric = !selector.empty() && selector.find_first_not_of("0123456789") == std::string::npos;
+  for (cl_platform_id p : platforms) {
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS) continue;
+    std::vector<cl_device_id> devices(nd);
+    clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, nd, devices.data(), nullptr);
+    std::size_t n = 0;
+    clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, nullptr, &n);
+    std::string platform(n, '\0');
+    clGetPlatformInfo(p, CL_PLATFORM_NAME, n, platform.data(), nullptr);
+    for (cl_device_id d : devices) {
+      std::string text = lower(platform + " " + device_string(d, CL_DEVICE_NAME) + " " +
+                               device_string(d, CL_DEVICE_VENDOR) + " " + device_string(d, CL_DEVICE_VERSION));
+      if (selector.empty() || (numeric && std::stoul(selector) == index) ||
+          (!numeric && text.find(lower(selector)) != std::string::npos))
+        return d;
+      ++index;
+    }
+  }
+  throw Failure{"runner", "no OpenCL device matches '" + selector + "'"};
+}
+
+std::string cl_failure(const char* what, cl_int err) { return std::string(what) + " failed with OpenCL error " + std::to_string(err); }
+
+// One device buffer with its canary regions: [before][data][after] in one allocation.
+struct Guarded {
+  cl_mem whole = nullptr, data = nullptr;
+  std::size_t before = 0, bytes = 0, after = 0;
+};
+
+struct Result {
+  std::string status = "ok", reason;
+  std::vector<double> samples;
+  std::vector<double> kernel_ms;  // medians per kernel
+  bool cut = false;
+  double max_abs_error = 0;
+  std::size_t mismatches = 0;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+class Runner {
+ public:
+  Runner(const Bundle& b, cl_device_id device) : b_(b), device_(device) {}
+  ~Runner() {
+    for (auto& g : buffers_) {
+      if (g.data) clReleaseMemObject(g.data);
+      if (g.whole) clReleaseMemObject(g.whole);
+    }
+    for (cl_kernel k : kernels_) clReleaseKernel(k);
+    if (program_) clReleaseProgram(program_);
+    if (queue_) clReleaseCommandQueue(queue_);
+    if (context_) clReleaseContext(context_);
+  }
+
+  Result run() {
+    Result r;
+    cl_int err = CL_SUCCESS;
+    context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
+    if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clCreateContext", err)};
+    queue_ = clCreateCommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &err);
+    if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clCreateCommandQueue", err)};
+    if (b_.kernels.empty()) return r;  // a probe: the device is all the caller wants
+    build();
+    allocate();
+    run_once(nullptr);  // the validated run
+    validate(r);
+    if (r.status != "ok") return r;
+    for (int i = 1; i < b_.warmup; ++i) run_once(nullptr);
+    std::vector<std::vector<double>> per_kernel(b_.kernels.size());
+    for (int i = 0; i < b_.runs; ++i) {
+      std::vector<double> times;
+      run_once(&times);
+      double sum = 0;
+      for (std::size_t k = 0; k < times.size(); ++k) sum += times[k], per_kernel[k].push_back(times[k]);
+      r.samples.push_back(sum);
+      if (i == 0 && b_.cutoff_ms > 0 && sum > b_.cutoff_ms && b_.runs > 1) {
+        r.cut = true;
+        break;
+      }
+    }
+    for (auto& k : per_kernel) r.kernel_ms.push_back(median(k));
+    check_canaries(r);
+    return r;
+  }
+
+ private:
+  void build() {
+    std::string source = read_file(b_.dir + "/kernels.cl", false);
+    const char* text = source.c_str();
+    std::size_t length = source.size();
+    cl_int err = CL_SUCCESS;
+    program_ = clCreateProgramWithSource(context_, 1, &text, &length, &err);
+    if (err != CL_SUCCESS) throw Failure{"build", cl_failure("clCreateProgramWithSource", err)};
+    err = clBuildProgram(program_, 1, &device_, "", nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+      std::size_t n = 0;
+      clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+      std::string log(n, '\0');
+      clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+      throw Failure{"build", cl_failure("clBuildProgram", err) + ": " + log.substr(0, 2000)};
+    }
+    for (const auto& k : b_.kernels) {
+      cl_kernel kernel = clCreateKernel(program_, k.name.c_str(), &err);
+      if (err != CL_SUCCESS) throw Failure{"build", cl_failure(("clCreateKernel(" + k.name + ")").c_str(), err)};
+      kernels_.push_back(kernel);
+    }
+  }
+
+  void allocate() {
+    cl_uint align_bits = device_value<cl_uint>(device_, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+    std::size_t align = std::max<std::size_t>(align_bits / 8, 4);
+    for (const auto& d : b_.buffers) {
+      Guarded g;
+      g.bytes = 4 * d.count;
+      g.after = b_.canary;
+      g.before = b_.canary ? (b_.canary + align - 1) / align * align : 0;
+      std::vector<std::uint32_t> host((g.before + g.bytes + g.after) / 4 + 1, kCanary);
+      std::uint32_t* data = host.data() + g.before / 4;
+      if (d.role == "input") {
+        std::string raw = read_file(b_.dir + "/inputs/" + d.name + ".bin", true);
+        if (raw.size() != g.bytes)
+          throw Failure{"runner", "inputs/" + d.name + ".bin has " + std::to_string(raw.size()) + " bytes, expected " +
+                                      std::to_string(g.bytes)};
+        std::memcpy(data, raw.data(), g.bytes);
+      } else {
+        std::fill(data, data + d.count, kPoison);
+      }
+      std::size_t total = g.before + g.bytes + g.after;
+      cl_int err = CL_SUCCESS;
+      g.whole = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, total, host.data(), &err);
+      if (err != CL_SUCCESS) throw Failure{"run", cl_failure(("clCreateBuffer(" + d.name + ")").c_str(), err)};
+      cl_buffer_region region{g.before, g.bytes};
+      g.data = clCreateSubBuffer(g.whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+      if (err != CL_SUCCESS) throw Failure{"run", cl_failure(("clCreateSubBuffer(" + d.name + ")").c_str(), err)};
+      buffers_.push_back(g);
+    }
+    for (std::size_t k = 0; k < b_.kernels.size(); ++k) {
+      const auto& args = b_.kernels[k].args;
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        const ArgDesc& a = args[i];
+        cl_int err;
+        auto index = static_cast<cl_uint>(i);
+        if (a.kind == "buffer") {
+          err = clSetKernelArg(kernels_[k], index, sizeof(cl_mem), &buffers_[static_cast<std::size_t>(a.value)].data);
+        } else if (a.kind == "int") {
+          cl_int v = static_cast<cl_int>(a.value);
+          err = clSetKernelArg(kernels_[k], index, sizeof v, &v);
+        } else if (a.kind == "float") {
+          cl_float v = static_cast<cl_float>(a.value);
+          err = clSetKernelArg(kernels_[k], index, sizeof v, &v);
+        } else {
+          err = clSetKernelArg(kernels_[k], index, static_cast<std::size_t>(a.value), nullptr);
+        }
+        if (err != CL_SUCCESS)
+          throw Failure{"run", cl_failure(("clSetKernelArg(" + b_.kernels[k].name + ", " + std::to_string(i) + ")").c_str(), err)};
+      }
+    }
+  }
+
+  // Enqueues every kernel once and waits; `times` (when given) gets each kernel's event time.
+  void run_once(std::vector<double>* times) {
+    std::vector<cl_event> events(b_.kernels.size(), nullptr);
+    for (std::size_t k = 0; k < b_.kernels.size(); ++k) {
+      const KernelDesc& d = b_.kernels[k];
+      bool has_local = d.local[0] != 0;
+      cl_int err = clEnqueueNDRangeKernel(queue_, kernels_[k], d.dims, nullptr, d.global, has_local ? d.local : nullptr,
+                                          0, nullptr, &events[k]);
+      if (err != CL_SUCCESS) throw Failure{"run", cl_failure(("clEnqueueNDRangeKernel(" + d.name + ")").c_str(), err)};
+    }
+    cl_int err = clFinish(queue_);
+    if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clFinish", err)};
+    for (std::size_t k = 0; k < events.size(); ++k) {
+      if (times) {
+        cl_ulong start = 0, end = 0;
+        clGetEventProfilingInfo(events[k], CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+        clGetEventProfilingInfo(events[k], CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+        times->push_back(double(end - start) * 1e-6);
+      }
+      clReleaseEvent(events[k]);
+    }
+  }
+
+  std::vector<std::uint32_t> read_whole(std::size_t i) {
+    const Guarded& g = buffers_[i];
+    std::vector<std::uint32_t> host((g.before + g.bytes + g.after) / 4 + 1, 0);
+    cl_int err = clEnqueueReadBuffer(queue_, g.whole, CL_TRUE, 0, g.before + g.bytes + g.after, host.data(), 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clEnqueueReadBuffer", err)};
+    return host;
+  }
+
+  void validate(Result& r) {
+    for (std::size_t i = 0; i < b_.buffers.size(); ++i) {
+      const BufferDesc& d = b_.buffers[i];
+      if (d.role != "output") continue;
+      std::vector<std::uint32_t> whole = read_whole(i);
+      const std::uint32_t* got = whole.data() + buffers_[i].before / 4;
+      std::size_t unwritten = 0, first = 0;
+      for (std::size_t e = 0; e < d.count; ++e)
+        if (got[e] == kPoison && unwritten++ == 0) first = e;
+      if (unwritten) {
+        r.status = "unwritten";
+        r.reason = std::to_string(unwritten) + " of " + std::to_string(d.count) + " elements of output '" + d.name +
+                   "' were never written (the first at [" + std::to_string(first) + "])";
+        return;
+      }
+      std::ifstream probe(b_.dir + "/expected/" + d.name + ".bin");
+      if (!probe) continue;  // nothing to compare with
+      std::string raw = read_file(b_.dir + "/expected/" + d.name + ".bin", true);
+      if (raw.size() != 4 * d.count) throw Failure{"runner", "expected/" + d.name + ".bin has the wrong size"};
+      std::size_t bad = 0, first_bad = 0;
+      double got_first = 0, want_first = 0;
+      for (std::size_t e = 0; e < d.count; ++e) {
+        double a, w;
+        if (d.is_float) {
+          float fa, fw;
+          std::memcpy(&fa, got + e, 4);
+          std::memcpy(&fw, raw.data() + 4 * e, 4);
+          a = fa, w = fw;
+        } else {
+          std::int32_t ia, iw;
+          std::memcpy(&ia, got + e, 4);
+          std::memcpy(&iw, raw.data() + 4 * e, 4);
+          a = ia, w = iw;
+        }
+        bool match;
+        if (std::isnan(w) || std::isnan(a)) match = std::isnan(w) && std::isnan(a);
+        else if (std::isinf(w) || std::isinf(a)) match = a == w;
+        else {
+          double err = std::fabs(a - w);
+          r.max_abs_error = std::max(r.max_abs_error, err);
+          match = d.is_float ? err <= b_.atol + b_.rtol * std::fabs(w) : a == w;
+        }
+        if (!match && bad++ == 0) first_bad = e, got_first = a, want_first = w;
+      }
+      r.mismatches += bad;
+      if (bad) {
+        r.status = "wrong";
+        r.reason = std::to_string(bad) + " of " + std::to_string(d.count) + " values of '" + d.name +
+                   "' differ from the interpreter, first at [" + std::to_string(first_bad) + "]: got " +
+                   json_number(got_first) + " expected " + json_number(want_first);
+        return;
+      }
+    }
+  }
+
+  void check_canaries(Result& r) {
+    for (std::size_t i = 0; i < b_.buffers.size(); ++i) {
+      const Guarded& g = buffers_[i];
+      std::vector<std::uint32_t> whole = read_whole(i);
+      std::size_t changed_before = 0, changed_after = 0;
+      for (std::size_t w = 0; w < g.before / 4; ++w) changed_before += whole[w] != kCanary;
+      for (std::size_t w = (g.before + g.bytes) / 4; w < (g.before + g.bytes + g.after) / 4; ++w)
+        changed_after += whole[w] != kCanary;
+      if (changed_before || changed_after) {
+        r.status = "canary";
+        r.reason = "out-of-bounds write " + std::string(changed_before ? "before" : "after") + " buffer '" +
+                   b_.buffers[i].name + "' (" + std::to_string(changed_before + changed_after) + " words changed)";
+        return;
+      }
+    }
+  }
+
+  const Bundle& b_;
+  cl_device_id device_;
+  cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  cl_program program_ = nullptr;
+  std::vector<cl_kernel> kernels_;
+  std::vector<Guarded> buffers_;
+};
+
+std::string device_json(cl_device_id d) {
+  std::size_t sizes[3] = {0, 0, 0};
+  clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, nullptr);
+  std::ostringstream s;
+  s << "{\"name\":" << json_string(device_string(d, CL_DEVICE_NAME))
+    << ",\"vendor\":" << json_string(device_string(d, CL_DEVICE_VENDOR))
+    << ",\"version\":" << json_string(device_string(d, CL_DEVICE_VERSION))
+    << ",\"driver\":" << json_string(device_string(d, CL_DRIVER_VERSION))
+    << ",\"compute_units\":" << device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS)
+    << ",\"max_work_group_size\":" << device_value<std::size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE)
+    << ",\"max_work_item_sizes\":[" << sizes[0] << "," << sizes[1] << "," << sizes[2] << "]"
+    << ",\"local_mem_bytes\":" << device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE)
+    << ",\"local_mem_global\":" << (device_value<cl_device_local_mem_type>(d, CL_DEVICE_LOCAL_MEM_TYPE) == CL_GLOBAL ? "true" : "false")
+    << ",\"global_mem_bytes\":" << device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE)
+    << ",\"max_alloc_bytes\":" << device_value<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE)
+    << ",\"preferred_vector_width\":" << device_value<cl_uint>(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT) << "}";
+  return s.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 || std::string(argv[1]) == "--help") {
+    std::fprintf(stderr, "usage: liftc-runner BUNDLE_DIR\n(runs one liftc candidate bundle; prints its result as JSON)\n");
+    return 2;
+  }
+  std::string device;
+  Result r;
+  int code = 0;
+  try {
+    Bundle b = read_bundle(argv[1]);
+    cl_device_id d = pick_device(b.device);
+    device = device_json(d);
+    Runner runner(b, d);
+    r = runner.run();
+  } catch (const Failure& f) {
+    r.status = f.status;
+    r.reason = f.reason;
+    code = f.status == "runner" ? 1 : 0;
+  }
+  std::vector<double> sorted = r.samples;
+  std::sort(sorted.begin(), sorted.end());
+  std::ostringstream out;
+  out << "{\"protocol\":1,\"status\":" << json_string(r.status) << ",\"reason\":" << json_string(r.reason)
+      << ",\"device\":" << (device.empty() ? "null" : device) << ",\"samples_ms\":" << json_numbers(r.samples)
+      << ",\"median_ms\":" << json_number(median(r.samples))
+      << ",\"min_ms\":" << json_number(sorted.empty() ? 0 : sorted.front())
+      << ",\"max_ms\":" << json_number(sorted.empty() ? 0 : sorted.back())
+      << ",\"kernel_median_ms\":" << json_numbers(r.kernel_ms) << ",\"cut\":" << (r.cut ? "true" : "false")
+      << ",\"mismatches\":" << r.mismatches << ",\"max_abs_error\":" << json_number(r.max_abs_error) << "}\n";
+  std::fputs(out.str().c_str(), stdout);
+  std::fflush(stdout);
+  return code;
+}

@@ -1,0 +1,401 @@
+// `liftc explore F.sr`: search the rewritten programs' parameter spaces on a device
+// (random or genetic/NSGA-II), every evaluation isolated in a runner process and recorded
+// in a SQLite store; print the Pareto front of time against memory and write its kernels,
+// host programs and tables. `--resume` continues an interrupted run; `--replay DB` runs a
+// search against a store's results instead of a device.
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "commands.hpp"
+#include "liftc/constraints/target.hpp"
+#include "liftc/explore/constraint_space.hpp"
+#include "liftc/explore/evaluate.hpp"
+#include "liftc/explore/explore.hpp"
+#include "liftc/explore/output.hpp"
+#include "liftc/explore/worker.hpp"
+#include "liftc/parse/parse.hpp"
+#include "liftc/rewrite/load.hpp"
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc::tool {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Everything a run depends on; stored with the run so --resume can redo it.
+struct ExploreOptions {
+  std::string file;
+  std::vector<std::string> strategies;
+  std::string target, device, search = "random", evals = "100", time, seed = "1", input_seed = "0";
+  std::string runner, timeout = "60", runs = "5", warmup = "1", population, selection = "tournament";
+  double rtol = 1e-3, atol = 1e-3;
+  bool pareto = false;
+  // Not stored: where results go and how.
+  std::string out_dir, db, replay, rules_dir;
+  bool force = false, resume = false, quiet = false;
+};
+
+json to_json(const ExploreOptions& o) {
+  return {{"file", o.file},       {"strategies", o.strategies}, {"target", o.target},   {"device", o.device},
+          {"search", o.search},   {"evals", o.evals},           {"time", o.time},       {"seed", o.seed},
+          {"input_seed", o.input_seed}, {"runner", o.runner},   {"timeout", o.timeout}, {"runs", o.runs},
+          {"warmup", o.warmup},   {"population", o.population}, {"selection", o.selection},
+          {"rtol", o.rtol},       {"atol", o.atol},             {"pareto", o.pareto}};
+}
+
+void from_json(const json& j, ExploreOptions& o) {
+  o.file = j.at("file");
+  o.strategies = j.at("strategies").get<std::vector<std::string>>();
+  for (auto [key, field] : std::initializer_list<std::pair<const char*, std::string*>>{
+           {"target", &o.target}, {"device", &o.device}, {"search", &o.search}, {"evals", &o.evals},
+           {"time", &o.time}, {"seed", &o.seed}, {"input_seed", &o.input_seed}, {"runner", &o.runner},
+           {"timeout", &o.timeout}, {"runs", &o.runs}, {"warmup", &o.warmup}, {"population", &o.population},
+           {"selection", &o.selection}})
+    *field = j.at(key).get<std::string>();
+  o.rtol = j.at("rtol");
+  o.atol = j.at("atol");
+  o.pareto = j.at("pareto");
+}
+
+json target_json(const constraints::Target& t) {
+  return {{"name", t.name},
+          {"description", t.description},
+          {"origin", t.origin},
+          {"live", t.live},
+          {"max_work_group_size", t.max_work_group_size},
+          {"max_work_item_sizes", t.max_work_item_sizes},
+          {"local_mem_bytes", t.local_mem_bytes},
+          {"local_mem_global", t.local_mem_global},
+          {"preferred_vector_width", t.preferred_vector_width},
+          {"compute_units", t.compute_units},
+          {"global_mem_bytes", t.global_mem_bytes},
+          {"max_alloc_bytes", t.max_alloc_bytes},
+          {"sources", t.sources}};
+}
+
+constraints::Target target_of(const json& j) {
+  constraints::Target t;
+  t.name = j.at("name");
+  t.description = j.at("description");
+  t.origin = j.at("origin");
+  t.live = j.at("live");
+  t.max_work_group_size = j.at("max_work_group_size");
+  t.max_work_item_sizes = j.at("max_work_item_sizes").get<std::array<std::int64_t, 3>>();
+  t.local_mem_bytes = j.at("local_mem_bytes");
+  t.local_mem_global = j.at("local_mem_global");
+  t.preferred_vector_width = j.at("preferred_vector_width");
+  t.compute_units = j.at("compute_units");
+  t.global_mem_bytes = j.at("global_mem_bytes");
+  t.max_alloc_bytes = j.at("max_alloc_bytes");
+  t.sources = j.at("sources").get<std::vector<std::string>>();
+  return t;
+}
+
+std::uint64_t whole_number(const std::string& flag, const std::string& text, std::uint64_t min, std::uint64_t max) {
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || v < min || v > max)
+    throw Error(fmt::format("{} {}: expected a whole number from {} to {}", flag, text, min, max));
+  return v;
+}
+
+double positive_number(const std::string& flag, const std::string& text) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !(v > 0) || !std::isfinite(v))
+    throw Error(fmt::format("{} {}: expected a number of seconds greater than 0", flag, text));
+  return v;
+}
+
+// The first word of a --runner command must name an executable (a path, or one on $PATH).
+void check_runner_command(const std::string& command) {
+  std::string word = command.substr(0, command.find_first_of(" \t"));
+  if (command.find_first_not_of(" \t") == std::string::npos) throw Error("--runner: the command is empty");
+  auto executable = [](const fs::path& p) { return fs::is_regular_file(p) && access(p.c_str(), X_OK) == 0; };
+  if (word.find('/') != std::string::npos) {
+    if (!executable(word)) throw Error(fmt::format("--runner '{}': {} is not an executable file", command, word));
+    return;
+  }
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  std::size_t begin = 0;
+  while (begin <= dirs.size()) {
+    std::size_t end = dirs.find(':', begin);
+    if (end == std::string::npos) end = dirs.size();
+    if (executable(fs::path(dirs.substr(begin, end - begin)) / word)) return;
+    begin = end + 1;
+  }
+  throw Error(fmt::format("--runner '{}': no executable '{}' (not a path, not on $PATH)", command, word));
+}
+
+// The settled values of the options, checked.
+struct Settings {
+  explore::Budget budget;
+  std::uint64_t seed = 1, input_seed = 0;
+  explore::GeneticOptions genetic;
+  bool genetic_search = false;
+  explore::EvaluatorOptions evaluator;
+};
+
+Settings settle(const ExploreOptions& o) {
+  Settings s;
+  if (o.search != "random" && o.search != "genetic")
+    throw Error(fmt::format("--search {}: expected 'random' or 'genetic'", o.search));
+  s.genetic_search = o.search == "genetic";
+  s.budget.evaluations = whole_number("--evals", o.evals, 1, 10'000'000);
+  if (!o.time.empty()) s.budget.seconds = positive_number("--time", o.time);
+  s.seed = whole_number("--seed", o.seed, 0, UINT64_MAX);
+  s.input_seed = whole_number("--input-seed", o.input_seed, 0, UINT64_MAX);
+  if (o.selection != "tournament" && o.selection != "roulette")
+    throw Error(fmt::format("--selection {}: expected 'tournament' or 'roulette'", o.selection));
+  s.genetic.selection = o.selection == "roulette" ? explore::Selection::Roulette : explore::Selection::Tournament;
+  s.genetic.population = o.population.empty()
+                             ? std::clamp<std::size_t>(s.budget.evaluations / 5, 4, 24)
+                             : whole_number("--population", o.population, 2, 100000);
+  s.genetic.pareto = o.pareto;
+  if (!o.runner.empty()) check_runner_command(o.runner);
+  s.evaluator.runner = o.runner;
+  s.evaluator.timeout_s = positive_number("--timeout", o.timeout);
+  s.evaluator.bundle.device = o.device;
+  s.evaluator.bundle.runs = static_cast<int>(whole_number("--runs", o.runs, 1, 1000));
+  s.evaluator.bundle.warmup = static_cast<int>(whole_number("--warmup", o.warmup, 0, 1000));
+  if (!(o.rtol >= 0) || !(o.atol >= 0)) throw Error("--rtol and --atol must be >= 0");
+  s.evaluator.bundle.rtol = o.rtol;
+  s.evaluator.bundle.atol = o.atol;
+  return s;
+}
+
+std::unique_ptr<explore::Search> make_search(const Settings& s, explore::CandidateSpace& space) {
+  if (s.genetic_search) return explore::make_genetic_search(space, s.genetic, s.seed);
+  return explore::make_random_search(space, s.seed);
+}
+
+// A temporary folder for bundles, removed when the run ends.
+struct WorkDir {
+  fs::path path = fs::temp_directory_path() / fmt::format("liftc-explore-{}", getpid());
+  WorkDir() {
+    fs::create_directories(path);
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+void print_summary(const explore::LoopResult& r, const explore::CandidateSpace& space) {
+  std::map<std::string, std::size_t> by_status;
+  std::size_t served = 0;
+  for (const auto& x : r.explored) ++by_status[x.evaluation.status], served += x.served;
+  std::string statuses;
+  for (const auto& [s, n] : by_status) statuses += fmt::format("{}{} {}", statuses.empty() ? "" : ", ", n, s);
+  fmt::print("{} candidates in {:.1f} s ({}); {} served from the store; stopped: {}\n", r.explored.size(), r.seconds,
+             statuses.empty() ? "none" : statuses, served, r.stop);
+  for (const auto& x : r.explored)
+    if (!explore::status_valid(x.evaluation.status) && x.evaluation.status != "missing") {
+      fmt::print("first failure: {} {} [{}]: {}\n", space.alternatives[x.candidate.alternative]->label(),
+                 x.evaluation.point, x.evaluation.status, x.evaluation.reason.substr(0, 300));
+      break;
+    }
+}
+
+void print_front(const explore::LoopResult& r, const std::vector<std::size_t>& front, bool pareto) {
+  std::vector<explore::Evaluation> rows;
+  for (std::size_t i : front) rows.push_back(r.explored[i].evaluation);
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.time_ms < b.time_ms; });
+  if (rows.empty()) {
+    fmt::print("no candidate validated: no front\n");
+    return;
+  }
+  if (pareto) {
+    fmt::print("Pareto front (time against memory; a point is dominated only beyond the measured spread), {} point(s):\n",
+               rows.size());
+    fmt::print("{}", explore::front_table(rows));
+  } else {
+    fmt::print("fastest:\n{}", explore::front_table({rows.front()}));
+  }
+}
+
+void run_explore(ExploreOptions o) {
+  if (o.resume && !o.replay.empty()) throw Error("--resume and --replay exclude each other");
+  std::string db = o.db.empty() ? (o.out_dir.empty() ? "liftc-results.db" : (fs::path(o.out_dir) / "results.db").string()) : o.db;
+  std::int64_t resumed_run = -1;
+  if (o.resume) {
+    if (!fs::exists(db)) throw Error(fmt::format("--resume: no results store at {} (give --db FILE)", db));
+    explore::Store store(db);
+    auto runs = store.runs();
+    auto last = std::find_if(runs.rbegin(), runs.rend(), [](const auto& r) { return !r.finished; });
+    if (last == runs.rend()) throw Error(fmt::format("--resume: every run in {} has finished; nothing to resume", db));
+    std::string out_dir = o.out_dir, file = o.file;
+    bool force = o.force, quiet = o.quiet;
+    from_json(json::parse(last->config), o);
+    if (!file.empty() && fs::path(file) != fs::path(o.file))
+      throw Error(fmt::format("--resume: the run in {} explores {}, not {}", db, o.file, file));
+    o.out_dir = out_dir, o.force = force, o.quiet = quiet, o.resume = true;
+    resumed_run = last->id;
+    fmt::print("resuming run {} of {} (started {})\n", last->id, db, last->started);
+  }
+  if (o.file.empty()) throw Error("explore: give the .sr program to explore");
+  Settings s = settle(o);
+  if (!o.out_dir.empty()) explore::check_output_dir(o.out_dir, o.force);
+  WorkDir work;
+  s.evaluator.work_dir = work.path.string();
+
+  rewrite::RuleSet rules = rewrite::load_rules_dir(o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir);
+  ir::Program program = parse::load_program(o.file);
+  std::vector<std::string> strategies = o.strategies.empty() ? explore::default_strategies(rules) : o.strategies;
+  std::FILE* progress = o.quiet ? nullptr : stderr;
+
+  if (!o.replay.empty()) {
+    // Replay: the space of the recorded run (its target), the results of its store, no device.
+    auto replay = explore::Store::open_existing(o.replay);
+    std::optional<json> recorded;
+    for (const auto& r : replay->runs()) {
+      json c = json::parse(r.config);
+      if (c.contains("program") && c.value("program", "") ==
+                                       explore::problem_hash(o.file, s.input_seed))
+        recorded = c;
+    }
+    if (!recorded) throw Error(fmt::format("--replay {}: no run of {} (input seed {}) in that store", o.replay, o.file, s.input_seed));
+    constraints::Target target = target_of(recorded->at("target_profile"));
+    explore::CandidateSpace space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target);
+    std::string program_hash = recorded->at("program");
+    double best_recorded = INFINITY;
+    for (const auto& e : replay->evaluations())
+      if (e.program == program_hash && explore::status_valid(e.status)) best_recorded = std::min(best_recorded, e.time_ms);
+    auto search = make_search(s, space);
+    std::fflush(stdout);
+    std::size_t missing = 0;
+    explore::EvaluateFn lookup = [&](const explore::Candidate& c, bool& served) {
+      const auto& alt = explore::constraint_alternative(*space.alternatives[c.alternative]);
+      std::string point = explore::format_point(alt, c.point);
+      served = true;
+      if (auto e = replay->find_candidate(program_hash, alt.space().strategy,
+                                          static_cast<std::int64_t>(alt.space().alternative), point))
+        return *e;
+      ++missing;
+      explore::Evaluation e;
+      e.strategy = alt.space().strategy;
+      e.alternative = static_cast<std::int64_t>(alt.space().alternative);
+      e.point = point;
+      e.status = "missing";
+      e.reason = "not in the replayed store";
+      return e;
+    };
+    explore::LoopResult r = explore::explore_loop(*search, lookup, s.budget, progress);
+    print_summary(r, space);
+    fmt::print("replayed {} candidate(s) from {}; {} not in the store (told to the search as failures)\n",
+               r.explored.size(), o.replay, missing);
+    double best = INFINITY;
+    for (std::size_t i = 0; i < r.explored.size(); ++i) {
+      const auto& e = r.explored[i].evaluation;
+      if (explore::status_valid(e.status)) best = std::min(best, e.time_ms);
+      if (std::isfinite(best_recorded) && best <= 1.05 * best_recorded) {
+        fmt::print("within 5% of the store's best ({:.4g} ms) after {} evaluation(s)\n", best_recorded, i + 1);
+        break;
+      }
+      if (i + 1 == r.explored.size() && std::isfinite(best_recorded))
+        fmt::print("not within 5% of the store's best ({:.4g} ms) after {} evaluation(s); best found {:.4g} ms\n",
+                   best_recorded, r.explored.size(), best);
+    }
+    print_front(r, explore::front_of(r.explored), o.pareto);
+    return;
+  }
+
+  // Device, target and space first: a runner that does not answer or a strategy that does
+  // not apply is reported before anything is written.
+  explore::DeviceReport device = explore::probe_device(s.evaluator);
+  constraints::Target target = o.target.empty() ? device.target()
+                                                : constraints::find_target(o.target, constraints::default_targets_dir());
+  fmt::print("device: {} (driver {}){}\n", device.name, device.driver,
+             o.runner.empty() ? "" : fmt::format(", through --runner {}", o.runner));
+  fmt::print("constraints target: {}\n", constraints::format_target(target));
+  std::vector<std::string> skipped;
+  explore::CandidateSpace space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target, &skipped);
+  double total = 0;
+  for (const auto& a : space.alternatives) total += a->count();
+  fmt::print("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
+             skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", skipped.size()));
+
+  explore::Store store(db);
+  fmt::print("results store: {}\n", db);
+  explore::Problem problem = explore::load_problem(o.file, s.input_seed, store);
+  fmt::print("reference: {}\n", problem.reference_from_store
+                                    ? std::string("from the store")
+                                    : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds));
+
+  json config = to_json(o);
+  config["program"] = problem.program_hash;
+  config["target_profile"] = target_json(target);
+  std::int64_t run = resumed_run >= 0 ? resumed_run : store.begin_run(o.file, config.dump());
+  explore::Evaluator evaluator(problem, space, store, run, device, s.evaluator);
+  auto search = make_search(s, space);
+  std::fflush(stdout);  // the progress line on stderr follows what was printed so far
+  explore::EvaluateFn evaluate = [&](const explore::Candidate& c, bool& served) { return evaluator.evaluate(c, &served); };
+  explore::LoopResult r = explore::explore_loop(*search, evaluate, s.budget, progress);
+  store.end_run(run);
+
+  print_summary(r, space);
+  std::vector<std::size_t> front = explore::front_of(r.explored);
+  print_front(r, front, o.pareto);
+  if (!o.out_dir.empty()) {
+    if (!o.pareto && !front.empty()) {
+      // Without --pareto the output is the fastest point alone.
+      std::size_t fastest = front.front();
+      for (std::size_t i : front)
+        if (r.explored[i].evaluation.time_ms < r.explored[fastest].evaluation.time_ms) fastest = i;
+      front = {fastest};
+    }
+    std::sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) {
+      return r.explored[a].evaluation.time_ms < r.explored[b].evaluation.time_ms;
+    });
+    explore::write_outputs(o.out_dir, space, r.explored, front, fs::path(o.file).stem().string());
+    fmt::print("wrote {}: front/1..{} (kernels.cl and a host program each), pareto.csv, pareto.json, evaluated.csv "
+               "(plot: python3 scripts/plot_pareto.py {})\n",
+               o.out_dir, front.size(), o.out_dir);
+  }
+}
+
+}  // namespace
+
+void add_explore_command(CLI::App& app) {
+  auto o = std::make_shared<ExploreOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "explore", "Search the tuning space on a device (random or genetic/NSGA-II); print and write the Pareto front");
+  cmd->add_option("file", o->file, "the .sr program (optional with --resume)");
+  cmd->add_option("--strategy,-s", o->strategies, "a strategy (repeatable); default: those of rules/strategies.rules that apply");
+  cmd->add_option("--target,-t", o->target, "a target profile for the constraints (default: the device's own limits)");
+  cmd->add_option("--device", o->device, "the device the runner uses (index or part of its name; default: the first)");
+  cmd->add_option("--search", o->search, "random (distinct sampled points) or genetic (default random)");
+  cmd->add_option("--evals", o->evals, "budget: candidates to evaluate (default 100)");
+  cmd->add_option("--time", o->time, "budget: seconds of wall time (default: no limit)");
+  cmd->add_option("--seed", o->seed, "seed of the search: the same seed gives the same candidates (default 1)");
+  cmd->add_option("--input-seed", o->input_seed, "seed of the random inputs (default 0)");
+  cmd->add_flag("--pareto", o->pareto, "optimize time and memory (NSGA-II for genetic); print and write the front");
+  cmd->add_option("--population", o->population, "genetic: individuals per generation (default evals/5, 4..24)");
+  cmd->add_option("--selection", o->selection, "genetic: tournament or roulette (default tournament)");
+  cmd->add_option("-o,--output", o->out_dir, "write the front's kernels and host programs, pareto.csv/json, evaluated.csv");
+  cmd->add_flag("--force", o->force, "overwrite an earlier exploration's files in the -o folder");
+  cmd->add_option("--db", o->db, "the results store (default DIR/results.db with -o, else ./liftc-results.db)");
+  cmd->add_flag("--resume", o->resume, "continue the store's last unfinished run (its options are read back)");
+  cmd->add_option("--replay", o->replay, "run the search against a store's results instead of a device");
+  cmd->add_option("--runner", o->runner, "run each bundle with `CMD BUNDLE_DIR` (e.g. scripts/adb_runner.sh) instead of liftc-runner");
+  cmd->add_option("--timeout", o->timeout, "seconds a candidate may run before the watchdog kills it (default 60)");
+  cmd->add_option("--runs", o->runs, "timed runs per candidate (default 5; the median is kept)");
+  cmd->add_option("--warmup", o->warmup, "untimed runs first (default 1: the validated run)");
+  cmd->add_option("--rtol", o->rtol, "relative tolerance of the validation (default 1e-3)");
+  cmd->add_option("--atol", o->atol, "absolute tolerance of the validation (default 1e-3)");
+  cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
+  cmd->add_flag("--quiet,-q", o->quiet, "no progress line");
+  cmd->callback([o] { run_explore(*o); });
+}
+
+}  // namespace liftc::tool

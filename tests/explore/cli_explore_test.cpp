@@ -1,0 +1,209 @@
+// `liftc explore` and `liftc results` as a user meets them: bad flags as clear errors,
+// kill -9 during an exploration then --resume, results listing and export, the -o folder
+// (front kernels and host programs, tables) and its protection, genetic search, matmul.
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;
+};
+
+const std::string kStencil = std::string(LIFTC_SOURCE_DIR) + "/examples/stencil2d.sr";
+const std::string kMatmul = std::string(LIFTC_SOURCE_DIR) + "/examples/matmul.sr";
+
+class ExploreCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("liftc_explore_cli_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    setenv("LIFTC_RUNNER_BIN", LIFTC_RUNNER_PATH, 1);  // for the runner script of the matmul case
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result run(const std::string& args) {
+    std::string command = fmt::format("cd '{}' && '{}' {} 2>&1", dir_.string(), LIFTC_BINARY, args);
+    Result r;
+    FILE* pipe = popen(command.c_str(), "r");
+    char buffer[4096];
+    while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) r.output.append(buffer, n);
+    int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }
+  void expect(const std::string& args, int code, const std::string& message) {
+    Result r = run(args);
+    EXPECT_EQ(r.exit_code, code) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
+  // Number of evaluation rows in a store (read with SQLite directly, as a user could).
+  static int rows(const fs::path& db, const char* where = "1") {
+    sqlite3* h = nullptr;
+    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+      sqlite3_close(h);
+      return -1;
+    }
+    sqlite3_busy_timeout(h, 2000);
+    std::string sql = fmt::format("SELECT count(*) FROM evaluations WHERE {}", where);
+    sqlite3_stmt* s = nullptr;
+    int n = -1;
+    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+      n = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+    return n;
+  }
+  std::string read(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  fs::path dir_;
+};
+
+struct ErrorCase {
+  const char* args;
+  const char* message;
+};
+
+TEST_F(ExploreCli, Errors) {
+  std::ofstream(dir_ / "a-file") << "x";
+  std::string sr = kStencil;
+  const ErrorCase cases[] = {
+      {"--search annealing", "--search annealing: expected 'random' or 'genetic'"},
+      {"--evals 0", "--evals 0: expected a whole number from 1 to 10000000"},
+      {"--evals ten", "--evals ten: expected a whole number from 1 to"},
+      {"--time -5", "--time -5: expected a number of seconds greater than 0"},
+      {"--time soon", "--time soon: expected a number of seconds greater than 0"},
+      {"--timeout 0", "--timeout 0: expected a number of seconds greater than 0"},
+      {"--selection best", "--selection best: expected 'tournament' or 'roulette'"},
+      {"--runner /no/such/runner.sh", "--runner '/no/such/runner.sh': /no/such/runner.sh is not an executable file"},
+      {"--runner 'nosuchcommand_xyz --flag'", "no executable 'nosuchcommand_xyz' (not a path, not on $PATH)"},
+      {"--runner false", "the runner 'false' exited with code 1 and gave no usable answer"},
+      {"-o a-file", "-o a-file: exists and is not a folder"},
+      {"-o a-file/sub", "-o a-file/sub: cannot create the folder"},
+      {"-o /proc/liftc-explore-out", "-o /proc/liftc-explore-out: cannot create the folder"},
+      {"--resume", "--resume: no results store at liftc-results.db"},
+      {"--resume --replay x.db", "--resume and --replay exclude each other"},
+      {"--replay missing.db", "no results store at missing.db"},
+      {"-s no-such-strategy --evals 1", "no-such-strategy"},
+  };
+  for (const auto& c : cases) expect(fmt::format("explore {} {}", sr, c.args), 1, c.message);
+  expect("explore", 1, "explore: give the .sr program to explore");
+  expect("results missing.db", 1, "no results store at missing.db");
+}
+
+TEST_F(ExploreCli, KillNineThenResumeLosesAtMostOneCandidate) {
+  const int evals = 8;
+  fs::path db = dir_ / "results.db";
+  pid_t pid = fork();
+  if (pid == 0) {
+    fs::current_path(dir_);
+    execl(LIFTC_BINARY, LIFTC_BINARY, "explore", kStencil.c_str(), "-s", "stencil-parametric", "--evals",
+          std::to_string(evals).c_str(), "--runs", "2", "--db", db.c_str(), "-q", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until three candidates are stored, then kill -9 in the middle of the next.
+  auto start = std::chrono::steady_clock::now();
+  while (rows(db) < 3 && std::chrono::steady_clock::now() - start < std::chrono::seconds(120))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the exploration ended before it was killed";
+  int before = rows(db);
+  ASSERT_GE(before, 3);
+  ASSERT_LT(before, evals);
+
+  Result r = run(fmt::format("explore --resume --db '{}'", db.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("resuming run 1"), std::string::npos) << r.output;
+  // Every candidate stored before the kill was served, not run again: the run ends with
+  // exactly `evals` rows and the resumed part ran only the rest.
+  EXPECT_NE(r.output.find(fmt::format("{} served from the store", before)), std::string::npos) << r.output;
+  EXPECT_EQ(rows(db), evals);
+  EXPECT_EQ(rows(db, "run = 1"), evals);
+  expect(fmt::format("explore --resume --db '{}'", db.string()), 1, "every run in");
+}
+
+TEST_F(ExploreCli, ParetoOutputsResultsAndNoOverwrite) {
+  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 4 --runs 2 --pareto -o out -q", kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("Pareto front"), std::string::npos) << r.output;
+  for (const char* f : {"out/pareto.csv", "out/pareto.json", "out/evaluated.csv", "out/results.db",
+                        "out/front/1/kernels.cl", "out/front/1/main.cpp", "out/front/1/CMakeLists.txt"})
+    EXPECT_TRUE(fs::exists(dir_ / f)) << f;
+  std::string evaluated = read(dir_ / "out/evaluated.csv");
+  EXPECT_EQ(std::count(evaluated.begin(), evaluated.end(), '\n'), 5) << evaluated;  // header + 4 rows
+  EXPECT_NE(read(dir_ / "out/pareto.json").find("\"strategy\": \"stencil-parametric\""), std::string::npos);
+  // A second run into the same folder refuses to overwrite, --force allows it.
+  expect(fmt::format("explore {} -s stencil-parametric --evals 1 -o out", kStencil), 1, "pass --force to overwrite");
+  Result forced = run(fmt::format("explore {} -s stencil-parametric --evals 4 --runs 2 --pareto -o out --force -q", kStencil));
+  EXPECT_EQ(forced.exit_code, 0) << forced.output;
+  EXPECT_NE(forced.output.find("4 served from the store"), std::string::npos) << forced.output;
+
+  Result list = run("results out/results.db");
+  EXPECT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("4 evaluation(s)"), std::string::npos) << list.output;
+  expect("results out/results.db --csv out.csv", 0, "wrote out.csv");
+  EXPECT_EQ(read(dir_ / "out.csv").substr(0, 20), "id,run,status,time_m");
+  expect("results out/results.db --csv out.csv", 1, "out.csv exists; pass --force to overwrite it");
+  Result json = run("results out/results.db --json -");
+  EXPECT_EQ(json.exit_code, 0);
+  EXPECT_EQ(json.output.substr(0, 1), "[");
+  EXPECT_NE(json.output.find("\"memory_bytes\""), std::string::npos);
+
+  // Replay against that store: the same candidates (same seed), no device needed.
+  Result replay = run(fmt::format("explore {} -s stencil-parametric --evals 4 --replay out/results.db -q", kStencil));
+  EXPECT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_NE(replay.output.find("0 not in the store"), std::string::npos) << replay.output;
+  EXPECT_NE(replay.output.find("within 5% of the store's best"), std::string::npos) << replay.output;
+}
+
+TEST_F(ExploreCli, GeneticSearchOnTheStencil) {
+  Result r = run(fmt::format("explore {} -s stencil-parametric --search genetic --population 4 --evals 8 --runs 2 --pareto -q",
+                             kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("8 candidates"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Pareto front"), std::string::npos) << r.output;
+}
+
+TEST_F(ExploreCli, ATimeBudgetEndsTheRun) {
+  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 1000 --time 2 --runs 2 -q", kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("stopped: time budget of 2 s"), std::string::npos) << r.output;
+}
+
+TEST_F(ExploreCli, MatmulThroughARunnerScript) {
+  // --runner with a script: the local default path, through a shell command.
+  std::ofstream(dir_ / "runner.sh") << "#!/bin/sh\necho 'runner script: running' \"$1\"\nexec \"$LIFTC_RUNNER_BIN\" \"$1\"\n";
+  fs::permissions(dir_ / "runner.sh", fs::perms::owner_all);
+  Result r = run(fmt::format("explore {} -s matmul-parametric --evals 3 --runs 2 --runner ./runner.sh -q", kMatmul));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("through --runner ./runner.sh"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fastest:"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -1,0 +1,170 @@
+// liftc-runner's protocol: bundles written by write_bundle (and hand-written ones) run in
+// a child process; each outcome (ok, wrong values, unwritten outputs, out-of-bounds
+// writes, build failure, cut-off, malformed bundle, hang, crash) comes back as JSON or
+// as the watchdog's verdict.
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "liftc/explore/bundle.hpp"
+#include "liftc/explore/worker.hpp"
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc::explore {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::size_t kN = 64;
+
+// out = a + b, written by `body` (the line inside the kernel, `i` the work-item).
+std::string add_kernel(const std::string& body) {
+  return "__kernel void add(__global const float* a, __global const float* b, __global float* out, int n) {\n"
+         "  int i = get_global_id(0);\n  " + body + "\n}\n";
+}
+
+runtime::LaunchPlan add_plan() {
+  runtime::LaunchPlan plan;
+  std::vector<float> a(kN), b(kN);
+  for (std::size_t i = 0; i < kN; ++i) a[i] = float(i), b[i] = 0.5f * float(i);
+  plan.buffers.push_back(runtime::BufferSpec::input("a", a));
+  plan.buffers.push_back(runtime::BufferSpec::input("b", b));
+  plan.buffers.push_back(runtime::BufferSpec::output("out", kN));
+  runtime::KernelLaunch k;
+  k.kernel = "add";
+  k.global = runtime::NDRange(kN);
+  k.args = {runtime::arg_buffer(0), runtime::arg_buffer(1), runtime::arg_buffer(2), runtime::arg_int(int(kN))};
+  plan.kernels.push_back(k);
+  return plan;
+}
+
+interp::Tensors expected_sum() {
+  interp::Tensors t;
+  t["out"].shape = {std::int64_t(kN)};
+  for (std::size_t i = 0; i < kN; ++i) t["out"].f32.push_back(1.5f * float(i));
+  return t;
+}
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("liftc_runner_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  WorkerResult run(const std::string& kernel_body, BundleSettings s = {}, double timeout = 60) {
+    write_bundle(dir_.string(), add_kernel(kernel_body), add_plan(), expected_sum(), s);
+    return run_worker(LIFTC_RUNNER_PATH, false, dir_.string(), timeout);
+  }
+  fs::path dir_;
+};
+
+struct ProtocolCase {
+  const char* what;
+  const char* body;
+  const char* status;
+  const char* reason;  // part of the reason ("" when ok)
+};
+
+TEST_F(RunnerTest, Protocol) {
+  const ProtocolCase cases[] = {
+      {"right values", "if (i < n) out[i] = a[i] + b[i];", "ok", ""},
+      {"wrong values", "if (i < n) out[i] = a[i] - b[i];", "wrong", "differ from the interpreter, first at [1]"},
+      {"half unwritten", "if (i < n / 2) out[i] = a[i] + b[i];", "unwritten", "32 of 64 elements of output 'out'"},
+      {"out of bounds", "if (i < n) out[i] = a[i] + b[i]; if (i == 0) out[n + 2] = 1.0f;", "canary",
+       "out-of-bounds write after buffer 'out'"},
+      {"does not compile", "out[i] = undefined_thing;", "build", "clBuildProgram"},
+  };
+  for (const auto& c : cases) {
+    WorkerResult w = run(c.body);
+    ASSERT_EQ(w.end, WorkerResult::End::Exited) << c.what << ": " << w.err;
+    RunnerAnswer a = parse_runner_answer(w.out);
+    EXPECT_EQ(a.status, c.status) << c.what << ": " << a.reason;
+    EXPECT_NE(a.reason.find(c.reason), std::string::npos) << c.what << ": " << a.reason;
+    EXPECT_TRUE(a.device.contains("name")) << c.what;
+    if (a.status == "ok") {
+      EXPECT_EQ(a.samples_ms.size(), 5u);
+      EXPECT_GT(a.median_ms, 0);
+      EXPECT_LE(a.min_ms, a.median_ms);
+      EXPECT_LE(a.median_ms, a.max_ms);
+      EXPECT_FALSE(a.cut);
+    }
+  }
+}
+
+TEST_F(RunnerTest, ACandidateOverTheCutOffIsTimedOnce) {
+  BundleSettings s;
+  s.runs = 5;
+  s.cutoff_ms = 1e-9;
+  WorkerResult w = run("if (i < n) out[i] = a[i] + b[i];", s);
+  RunnerAnswer a = parse_runner_answer(w.out);
+  EXPECT_EQ(a.status, "ok");
+  EXPECT_TRUE(a.cut);
+  EXPECT_EQ(a.samples_ms.size(), 1u);
+}
+
+TEST_F(RunnerTest, AProbeReportsTheDeviceAndItsLimits) {
+  write_probe_bundle(dir_.string(), "");
+  WorkerResult w = run_worker(LIFTC_RUNNER_PATH, false, dir_.string(), 60);
+  RunnerAnswer a = parse_runner_answer(w.out);
+  EXPECT_EQ(a.status, "ok");
+  for (const char* key : {"name", "driver", "max_work_group_size", "max_work_item_sizes", "local_mem_bytes",
+                          "global_mem_bytes", "max_alloc_bytes", "compute_units"})
+    EXPECT_TRUE(a.device.contains(key)) << key;
+}
+
+TEST_F(RunnerTest, AMalformedBundleIsARunnerErrorNamingTheLine) {
+  fs::create_directories(dir_);
+  std::ofstream(dir_ / "bundle.txt") << "liftc-bundle 1\nbuffer x f64 4 input\n";
+  std::ofstream(dir_ / "kernels.cl") << "";
+  WorkerResult w = run_worker(LIFTC_RUNNER_PATH, false, dir_.string(), 60);
+  EXPECT_EQ(w.code, 1);
+  RunnerAnswer a = parse_runner_answer(w.out);
+  EXPECT_EQ(a.status, "runner");
+  EXPECT_NE(a.reason.find("bundle.txt:2: expected: buffer NAME f32|i32 COUNT"), std::string::npos) << a.reason;
+}
+
+TEST_F(RunnerTest, AnUnknownDeviceIsNamed) {
+  write_probe_bundle(dir_.string(), "no-such-device-xyz");
+  RunnerAnswer a = parse_runner_answer(run_worker(LIFTC_RUNNER_PATH, false, dir_.string(), 60).out);
+  EXPECT_EQ(a.status, "runner");
+  EXPECT_NE(a.reason.find("no OpenCL device matches 'no-such-device-xyz'"), std::string::npos);
+}
+
+TEST_F(RunnerTest, AHangingKernelIsKilledByTheWatchdog) {
+  WorkerResult w = run("volatile int spin = 1; while (spin) { } out[i] = 0.0f;", {}, 3);
+  EXPECT_EQ(w.end, WorkerResult::End::TimedOut);
+  EXPECT_LT(w.seconds, 20);
+  EXPECT_NE(describe_end(w, 3).find("timed out after 3 s"), std::string::npos);
+}
+
+TEST_F(RunnerTest, ACrashingKernelEndsTheRunnerWithASignal) {
+  WorkerResult w = run("*((__global volatile int*)16) = 1; out[i] = 0.0f;");
+  EXPECT_EQ(w.end, WorkerResult::End::Signaled) << w.out << w.err;
+  EXPECT_NE(describe_end(w, 60).find("killed by signal"), std::string::npos);
+}
+
+TEST(RunnerAnswer, ParsingErrors) {
+  EXPECT_THROW(parse_runner_answer("nothing here\n"), Error);
+  EXPECT_THROW(parse_runner_answer("{\"protocol\": 2, \"status\": \"ok\"}\n"), Error);
+  RunnerAnswer a = parse_runner_answer("adb: pushing...\n{\"protocol\":1,\"status\":\"ok\",\"samples_ms\":[1,2,3],"
+                                       "\"median_ms\":2,\"min_ms\":1,\"max_ms\":3}\n");
+  EXPECT_EQ(a.median_ms, 2);
+  EXPECT_EQ(a.samples_ms.size(), 3u);
+}
+
+TEST(Worker, ShellRunnersGetTheBundleAsOneArgument) {
+  WorkerResult w = run_worker("printf '%s|'", true, "/tmp/a dir", 10);
+  EXPECT_EQ(w.out, "/tmp/a dir|");
+  WorkerResult missing = run_worker("/no/such/runner", false, "/tmp", 10);
+  EXPECT_EQ(missing.code, 127);
+}
+
+}  // namespace
+}  // namespace liftc::explore

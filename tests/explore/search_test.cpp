@@ -1,0 +1,209 @@
+// Search strategies on a toy space: selection, crossover and mutation keep points valid
+// (through repair), random search gives distinct valid points and exhausts small spaces,
+// genetic search is reproducible, proposes only valid fresh points and finds good ones.
+
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "liftc/explore/search.hpp"
+#include "toy_space.hpp"
+
+namespace liftc::explore {
+namespace {
+
+using test::ToySpace;
+
+TEST(Selection, TournamentOfTheWholePopulationPicksTheFittest) {
+  std::mt19937_64 rng(1);
+  std::vector<double> f = {5, 3, 9, 1, 7};
+  // With k much larger than the population every member is drawn with near certainty.
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(select_tournament(f, 200, rng), 3u);
+}
+
+TEST(Selection, TournamentOfOneIsUniform) {
+  std::mt19937_64 rng(2);
+  std::vector<double> f = {5, 3, 9, 1};
+  std::map<std::size_t, int> hits;
+  for (int i = 0; i < 4000; ++i) ++hits[select_tournament(f, 1, rng)];
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(hits[i], 1000, 150) << i;
+}
+
+TEST(Selection, RouletteIsProportionalToInverseTimeAndNeverPicksFailures) {
+  std::mt19937_64 rng(3);
+  std::vector<double> f = {1.0, 2.0, std::numeric_limits<double>::infinity(), 4.0};
+  std::map<std::size_t, int> hits;
+  const int n = 14000;
+  for (int i = 0; i < n; ++i) ++hits[select_roulette(f, rng)];
+  EXPECT_EQ(hits[2], 0);
+  // weights 1, 1/2, 0, 1/4 -> shares 4/7, 2/7, 0, 1/7
+  EXPECT_NEAR(hits[0], n * 4 / 7, 400);
+  EXPECT_NEAR(hits[1], n * 2 / 7, 400);
+  EXPECT_NEAR(hits[3], n * 1 / 7, 400);
+}
+
+TEST(Selection, RouletteOfAllFailuresStillPicksSomeone) {
+  std::mt19937_64 rng(4);
+  double inf = std::numeric_limits<double>::infinity();
+  EXPECT_LT(select_roulette({inf, inf}, rng), 2u);
+}
+
+TEST(Crossover, OffspringOfEveryParentPairAndCutIsValid) {
+  CandidateSpace cs = test::toy_candidates();
+  auto& alt = static_cast<ToySpace&>(*cs.alternatives[0]);
+  int repaired = 0;
+  for (const auto& a : alt.all_valid())
+    for (const auto& b : alt.all_valid()) {
+      Point raw = {a[0], b[1]};
+      auto child = crossover(alt, a, b, 1);
+      ASSERT_TRUE(child);
+      EXPECT_TRUE(alt.valid(*child)) << a[0] << "," << b[1];
+      if (alt.valid(raw)) EXPECT_EQ(*child, raw);  // a valid combination is kept as it is
+      else {
+        ++repaired;
+        // repaired to a nearest valid point
+        for (const auto& v : alt.all_valid()) EXPECT_LE(ToySpace::distance(raw, *child), ToySpace::distance(raw, v));
+      }
+    }
+  EXPECT_GT(repaired, 0);  // the toy space makes some combinations invalid: repair was exercised
+}
+
+TEST(Mutation, MutantsAreValidAndMove) {
+  CandidateSpace cs = test::toy_candidates();
+  auto& alt = *cs.alternatives[0];
+  std::mt19937_64 rng(5);
+  int moved = 0;
+  for (int i = 0; i < 500; ++i) {
+    Point p = alt.sample(rng);
+    auto m = mutate(alt, p, 0.5, rng);
+    ASSERT_TRUE(m);
+    EXPECT_TRUE(alt.valid(*m));
+    moved += *m != p;
+  }
+  EXPECT_GT(moved, 200);
+}
+
+TEST(RandomSearch, DistinctValidPointsUntilTheSpaceIsExhausted) {
+  CandidateSpace cs = test::toy_candidates();
+  double total = cs.alternatives[0]->count() + cs.alternatives[1]->count();
+  auto search = make_random_search(cs, 7, 2000);
+  std::set<Candidate> seen;
+  while (auto c = search->ask()) {
+    EXPECT_TRUE(cs.alternatives[c->alternative]->valid(c->point));
+    EXPECT_TRUE(seen.insert(*c).second) << "repeated";
+    search->tell(*c, {});
+  }
+  EXPECT_EQ(double(seen.size()), total);
+}
+
+TEST(RandomSearch, StrategiesAreDrawnEquallyAlternativesByTheirCounts) {
+  CandidateSpace cs = test::toy_candidates();  // strategy "tile": 22 points, "plain": 14
+  cs.alternatives.push_back(std::make_unique<ToySpace>("plain #2", std::vector<Parameter>{{"d", {1, 2, 3, 4, 5, 6, 7}}},
+                                                       [](const Point&) { return true; }));  // 7 more "plain" points
+  std::mt19937_64 rng(8);
+  std::map<std::size_t, int> hits;
+  const int n = 21000;
+  for (int i = 0; i < n; ++i) ++hits[draw_alternative(cs, rng)];
+  EXPECT_NEAR(hits[0], n / 2, 400);          // "tile", one half
+  EXPECT_NEAR(hits[1], n / 2 * 14 / 21, 400);  // "plain #1": 14 of plain's 21 points
+  EXPECT_NEAR(hits[2], n / 2 * 7 / 21, 400);   // "plain #2": 7 of 21
+}
+
+TEST(RandomSearch, TheSameSeedGivesTheSameCandidates) {
+  CandidateSpace cs = test::toy_candidates();
+  auto a = make_random_search(cs, 42), b = make_random_search(cs, 42), c = make_random_search(cs, 43);
+  bool differs = false;
+  for (int i = 0; i < 10; ++i) {
+    auto x = a->ask(), y = b->ask(), z = c->ask();
+    EXPECT_EQ(*x, *y);
+    differs |= !(*x == *z);
+  }
+  EXPECT_TRUE(differs);
+}
+
+// Runs a genetic search on the toy cost for `evals` evaluations; returns what it asked.
+std::vector<Candidate> run_genetic(CandidateSpace& cs, const GeneticOptions& o, std::uint64_t seed, int evals) {
+  auto search = make_genetic_search(cs, o, seed);
+  std::vector<Candidate> asked;
+  for (int i = 0; i < evals; ++i) {
+    auto c = search->ask();
+    if (!c) break;
+    asked.push_back(*c);
+    Outcome out;
+    out.ok = true;
+    out.objectives = test::toy_cost(*c);
+    search->tell(*c, out);
+  }
+  return asked;
+}
+
+TEST(GeneticSearch, ProposesValidFreshPointsReproducibly) {
+  for (bool pareto : {false, true})
+    for (Selection sel : {Selection::Tournament, Selection::Roulette}) {
+      CandidateSpace cs = test::toy_candidates();
+      GeneticOptions o;
+      o.population = 8;
+      o.pareto = pareto;
+      o.selection = sel;
+      auto first = run_genetic(cs, o, 11, 30);
+      EXPECT_EQ(first.size(), 30u);
+      std::set<Candidate> seen;
+      for (const auto& c : first) {
+        EXPECT_TRUE(cs.alternatives[c.alternative]->valid(c.point));
+        EXPECT_TRUE(seen.insert(c).second) << "a candidate was asked twice";
+      }
+      CandidateSpace again = test::toy_candidates();
+      EXPECT_EQ(run_genetic(again, o, 11, 30), first) << "same seed, same outcomes: same candidates";
+    }
+}
+
+TEST(GeneticSearch, FindsTheFastestPointSoonerThanItsBudgetOnAverage) {
+  // The toy space has 36 valid points; the best time is at a*b = 256 (a = 16, b = 16).
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    CandidateSpace cs = test::toy_candidates();
+    GeneticOptions o;
+    o.population = 6;
+    auto asked = run_genetic(cs, o, seed, 30);
+    for (const auto& c : asked) found += c.alternative == 0 && c.point == Point{16, 16};
+  }
+  EXPECT_GE(found, 7);
+}
+
+TEST(GeneticSearch, ParetoModeCoversTheFront) {
+  CandidateSpace cs = test::toy_candidates();
+  GeneticOptions o;
+  o.population = 10;
+  o.pareto = true;
+  auto asked = run_genetic(cs, o, 3, 45);
+  // The true front of all valid points, and how much of it the search found.
+  std::vector<Candidate> all;
+  for (std::size_t a = 0; a < 2; ++a)
+    for (const auto& p : static_cast<ToySpace&>(*cs.alternatives[a]).all_valid()) all.push_back({a, p});
+  std::vector<Objectives> objs;
+  for (const auto& c : all) objs.push_back(test::toy_cost(c));
+  std::set<Candidate> asked_set(asked.begin(), asked.end());
+  std::size_t on_front = 0, found = 0;
+  for (std::size_t i : pareto_front(objs)) ++on_front, found += asked_set.count(all[i]);
+  EXPECT_GE(double(found), 0.6 * double(on_front)) << found << " of " << on_front;
+}
+
+TEST(GeneticSearch, EndsWhenTheSpaceIsExhausted) {
+  CandidateSpace cs = test::toy_candidates();
+  GeneticOptions o;
+  o.population = 8;
+  EXPECT_EQ(run_genetic(cs, o, 11, 1000).size(), 36u);  // every valid point once, then no more
+}
+
+TEST(GeneticSearch, RepairsInvalidOffspring) {
+  CandidateSpace cs = test::toy_candidates();
+  GeneticOptions o;
+  o.population = 8;
+  o.mutation_rate = 0.8;
+  run_genetic(cs, o, 9, 40);
+  EXPECT_GT(static_cast<ToySpace&>(*cs.alternatives[0]).repairs, 0);
+}
+
+}  // namespace
+}  // namespace liftc::explore
