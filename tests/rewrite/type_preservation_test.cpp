@@ -41,10 +41,10 @@ const StepCase kSteps[] = {
     // Not equal at the declared sizes.
     {__LINE__, "rule r: transpose(x) => x", "size N = 4, M = 8\ninput a : [[float]M]N\ndef y = transpose(a)", "r",
      "", "its result has type [[float]M]N, not [[float]N]M"},
-    // Equal assuming exact division: n_1*(N/n_1) is N (the divisibility is an obligation).
+    // Equal assuming exact division: n_N*(N/n_N) is N (the divisibility is an obligation).
     {__LINE__, "rule r(n): map(f, x) => join(map(map(f), split(n, x)))",
      "size N\ninput a : [float]N\ndef y = map(v -> v + 1.0, a)", "r",
-     "join(map(y -> map(v -> v + 1.0, y), split(n_1, a)))", ""},
+     "join(map(y -> map(v -> v + 1.0, y), split(n_N, a)))", ""},
     // A reduction to a scalar array of one element stays [float]1.
     {__LINE__, "rule r: reduce(z, f, x) => reduce(z, f, join(split(1, x)))",
      "size N\ninput a : [float]N\ndef y = reduce(0.0, (acc, v) -> acc + v, a)", "r",
