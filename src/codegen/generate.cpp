@@ -221,7 +221,12 @@ class ModuleBuilder {
     Kernel k;
     k.name = kernel_name;
     k.definition = name;
-    k.launch = launch_of(builder.threads(), options_, kernel_name);
+    // The work-group size chosen for mapGlb kernels (a tuning parameter of the definition's
+    // kernel) is not imposed on the kernels split off it (pad, layout and partial-result
+    // kernels have other global sizes): the runtime chooses theirs.
+    Options own = options_;
+    if (role == BufferRole::Intermediate) own.global_work_group = {0, 0, 0};
+    k.launch = launch_of(builder.threads(), own, kernel_name);
     if (role == BufferRole::Intermediate) result.kernel = kernel_name;
     m_.memory.buffers.push_back(result);
     std::set<std::string> used;

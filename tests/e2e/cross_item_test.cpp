@@ -27,8 +27,9 @@ ir::Program bound(const ir::Program& p) { return typecheck::typecheck(ir::bind_s
 
 // Generates `low`, runs it once (no warm-up) and compares with the interpreter's values of
 // `reference`; returns the module.
-codegen::Module run_once_and_compare(const ir::Program& low, const ir::Program& reference) {
-  codegen::Module m = codegen::generate(low);
+codegen::Module run_once_and_compare(const ir::Program& low, const ir::Program& reference,
+                                     const codegen::Options& options = {}) {
+  codegen::Module m = codegen::generate(low, options);
   interp::Tensors inputs = interp::random_inputs(reference, 3);
   interp::Tensors expected = interp::evaluate(reference, inputs);
   codegen::Execution ex = codegen::execute(m, inputs, session(), {.warmup_runs = 0, .timed_runs = 1});
@@ -104,6 +105,20 @@ TEST(CrossItem, TheIssuesProgramRewrittenByBuiltInRulesRunsCorrectly) {
     codegen::Module m = run_once_and_compare(bound(alt.program), bound(high));
     EXPECT_EQ(m.kernels.size(), 2u) << m.source();
   }
+}
+
+TEST(CrossItem, TheWorkGroupSizeOfADefinitionIsNotImposedOnTheKernelsSplitOffIt) {
+  // conv-chw: a pad kernel over the padded 10x10 image, then the 8x8 convolution; a
+  // work-group of 4 divides the convolution's launch, not the pad kernel's.
+  ir::Program high = program(example("conv/conv_small.sr"));
+  ProgramRewrite rw = rewrite_program(library(), "conv-chw", high, {});
+  ASSERT_EQ(rw.programs.size(), 1u);
+  codegen::Options options;
+  options.global_work_group = {4, 1, 1};
+  codegen::Module m = run_once_and_compare(bound(rw.programs[0].program), bound(high), options);
+  ASSERT_EQ(m.kernels.size(), 2u);
+  EXPECT_FALSE(m.kernels[0].launch.has_local()) << m.kernels[0].name;
+  EXPECT_EQ(m.kernels[1].launch.local[0], arith::Expr(4)) << m.kernels[1].name;
 }
 
 TEST(CrossItem, ATiledStencilWhosePaddingIsCroppedRuns) {
