@@ -146,15 +146,22 @@ class ModuleBuilder {
   // barrier across work-groups), that map becomes a kernel of its own, computing an
   // intermediate buffer `<name>_part<k>` that the rest reads; a map that uses variables of
   // the code around it cannot, and is refused.
-  void definition(const std::string& name, ir::Expr body, const SourceLoc& loc, BufferRole role) {
+  //
+  // The work-group size chosen for mapGlb kernels (Options::global_work_group, a tuning
+  // parameter) applies to the definition's main kernel only: the one with its parallel maps,
+  // which is the part split off when a layout primitive is applied to their result (a crop),
+  // and otherwise the definition's own. Pad, layout and loop-invariant kernels split off it
+  // have other global sizes: the runtime chooses theirs (`work_group` false).
+  void definition(const std::string& name, ir::Expr body, const SourceLoc& loc, BufferRole role,
+                  bool work_group = true) {
     // A kernel-level parallel map inside a function that uses nothing of it (a copy of the
     // weights in another layout, say) is the same for every work-item: computed once, by a
     // kernel of its own, before the rest.
     for (ir::Expr inv = invariant_parallel_map(body, false); inv.defined(); inv = invariant_parallel_map(body, false))
-      body = hoist(name, body, inv);
+      body = hoist(name, body, inv, false);
     for (;;) {
       try {
-        kernel(name, body, loc, role);
+        kernel(name, body, loc, role, work_group);
         return;
       } catch (const detail::CrossItemRead& race) {
         std::vector<std::string> locals;
@@ -168,7 +175,10 @@ class ModuleBuilder {
                                                                "made a kernel of its own",
                                                                fmt::join(locals, ", "))),
                       race.node.loc());
-        body = hoist(name, body, race.node);
+        // The definition's computation itself, under a crop: its kernel is the main one.
+        bool main = race.computes_definition || same_node(race.node, detail::computing_part(body));
+        body = hoist(name, body, race.node, work_group && main);
+        if (main) work_group = false;  // what is left only rearranges data
       }
     }
   }
@@ -176,9 +186,9 @@ class ModuleBuilder {
  private:
   // `body` with `part` computed by a kernel of its own into `<name>_part<k>` and read from
   // there.
-  ir::Expr hoist(const std::string& name, const ir::Expr& body, const ir::Expr& part) {
+  ir::Expr hoist(const std::string& name, const ir::Expr& body, const ir::Expr& part, bool work_group) {
     std::string part_name = fresh_part(name);
-    definition(part_name, part, part.loc(), BufferRole::Intermediate);
+    definition(part_name, part, part.loc(), BufferRole::Intermediate, work_group);
     return replace_node(body, part, ir::with_type(ir::make_var(part_name, part.loc()), part.type()));
   }
 
@@ -206,7 +216,7 @@ class ModuleBuilder {
   }
 
   // One kernel computing `body` into buffer `name`; leaves the module unchanged on failure.
-  void kernel(const std::string& name, const ir::Expr& body, const SourceLoc& loc, BufferRole role) {
+  void kernel(const std::string& name, const ir::Expr& body, const SourceLoc& loc, BufferRole role, bool work_group) {
     const ir::Type& t = body.type();
     LIFTC_ASSERT(t.defined(), "generate() takes a type-checked program");
     Buffer result = global_buffer(name, t, role, loc);
@@ -221,11 +231,8 @@ class ModuleBuilder {
     Kernel k;
     k.name = kernel_name;
     k.definition = name;
-    // The work-group size chosen for mapGlb kernels (a tuning parameter of the definition's
-    // kernel) is not imposed on the kernels split off it (pad, layout and partial-result
-    // kernels have other global sizes): the runtime chooses theirs.
     Options own = options_;
-    if (role == BufferRole::Intermediate) own.global_work_group = {0, 0, 0};
+    if (!work_group) own.global_work_group = {0, 0, 0};
     k.launch = launch_of(builder.threads(), own, kernel_name);
     if (role == BufferRole::Intermediate) result.kernel = kernel_name;
     m_.memory.buffers.push_back(result);

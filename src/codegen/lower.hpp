@@ -55,6 +55,9 @@ struct Threads {
 struct CrossItemRead {
   ir::Expr node;
   std::string what;
+  /// True when `node` is the definition's computation itself, under layout primitives
+  /// applied to its result (a crop): the kernel made of it is the definition's main one.
+  bool computes_definition = false;
 };
 
 /// Checks the nesting of mapped primitives and derives thread counts (Table 1).
@@ -111,6 +114,10 @@ class KernelBuilder {
   // result: the work-item that writes element i is the one that reads it.
   std::set<const ir::ExprNode*> same_item_producers_;
 };
+
+/// The part of `e` under the layout primitives applied to its result that computes it
+/// (`e` itself when no single operand computes).
+ir::Expr computing_part(const ir::Expr& e);
 
 /// True when `e` or any expression under it is a mapWrg, mapLcl or mapGlb.
 bool contains_parallel_maps(const ir::Expr& e);

@@ -75,7 +75,8 @@ ir::Expr producing_map(const ir::Expr& e) {
   return body;
 }
 
-// The part of `e` under the layout primitives applied to its result that computes it.
+}  // namespace
+
 ir::Expr computing_part(const ir::Expr& e) {
   if (e.kind() != ir::ExprKind::Call || !ir::is_layout(e->prim)) return e;
   const ir::Expr* computing = nullptr;
@@ -86,8 +87,6 @@ ir::Expr computing_part(const ir::Expr& e) {
   }
   return computing ? computing_part(*computing) : e;
 }
-
-}  // namespace
 
 void KernelBuilder::loop(LoopKind kind, int dim, const arith::Expr& extent, const Scope& s, bool unroll,
                          const std::function<void(const Scope&, const arith::Expr&)>& body) {
@@ -307,7 +306,8 @@ std::vector<c::Stmt> KernelBuilder::build(const ir::Expr& body, const Scope& sco
     if (threads_.dims > 0)
       throw CrossItemRead{computing_part(body),
                           "the value of this definition is not written by its parallel maps (a layout primitive "
-                          "is applied to their result)"};
+                          "is applied to their result)",
+                          true};
     // A definition that only rearranges data: a parallel copy over its (up to) three outer
     // dimensions, the innermost of them on dimension 0 so that neighbouring work-items
     // copy neighbouring elements.

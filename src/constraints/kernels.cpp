@@ -4,6 +4,7 @@
 // private arrays, so the expressions are derived here from the IR; the tests check them
 // against generate()'s memory plan and launch plan at sampled points.
 
+#include <algorithm>
 #include <functional>
 
 #include "internal.hpp"
@@ -60,10 +61,42 @@ bool writes_through(Prim p) {
   }
 }
 
+// The map computing `e`, looking through toGlobal/toLocal/toPrivate (codegen's
+// producing_map); null when there is none.
+const ir::ExprNode* producing_map(const ir::Expr& e) {
+  if (e.kind() != ir::ExprKind::Call) return nullptr;
+  if (ir::is_map(e->prim)) return e.get();
+  if (e->prim != Prim::ToGlobal && e->prim != Prim::ToLocal && e->prim != Prim::ToPrivate) return nullptr;
+  const ir::Expr& f = e->args[0];
+  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1) return nullptr;
+  const ir::Expr& body = ir::lambda_body(f);
+  if (body.kind() != ir::ExprKind::Call || !ir::is_map(body->prim)) return nullptr;
+  const ir::Expr& operand = body->args[1];
+  if (operand.kind() != ir::ExprKind::Var || operand->name != f->params[0]) return nullptr;
+  return body.get();
+}
+
+int map_dim(const ir::ExprNode& e) { return e.prim == Prim::MapSeq ? 0 : static_cast<int>(e.sizes[0].constant().value_or(0)); }
+
 struct Walker {
   KernelShape& k;
   std::vector<Loop> loops;
   std::array<std::optional<arith::Expr>, 3> wrg, lcl, glb;
+  // Variables bound by the lambdas and lets around the node being visited.
+  std::vector<std::string> bound;
+
+  // Whether codegen computes the parallel map `e` by a kernel of its own (generate.cpp):
+  // one inside a function that uses nothing of it (loop-invariant), or one whose values
+  // other work-items read (`in_data`: it is in the data operand of a parallel map, and not
+  // that map's same-kind producer `same_item`). Its work-items are not this kernel's.
+  bool split_off(const ir::Expr& e, bool in_data, const ir::ExprNode* same_item) const {
+    if (e->prim != Prim::MapGlb && e->prim != Prim::MapWrg) return false;
+    if (in_data && e.get() != same_item) return true;
+    if (bound.empty()) return false;
+    for (const auto& v : ir::free_vars(e))
+      if (std::find(bound.begin(), bound.end(), v) != bound.end()) return false;
+    return true;
+  }
 
   arith::Expr product_of(bool (*pick)(Prim)) const {
     arith::Expr p = 1;
@@ -87,21 +120,31 @@ struct Walker {
   // `spine`: the node's value is written where its consumer says (the kernel's output, a
   // map's element, a toX's memory), so it needs no memory of its own. Off the spine, a
   // map's value is new memory in the space of the enclosing toX (global by default).
-  void walk(const ir::Expr& e, bool spine, AddressSpace space) {
+  void walk(const ir::Expr& e, bool spine, AddressSpace space, bool in_data = false,
+            const ir::ExprNode* same_item = nullptr) {
     if (e.kind() == ir::ExprKind::Lambda) {
+      bound.insert(bound.end(), e->params.begin(), e->params.end());
       walk(ir::lambda_body(e), spine, space);
+      bound.resize(bound.size() - e->params.size());
       return;
     }
     if (e.kind() == ir::ExprKind::Let) {
-      walk(e->args[0], false, space);
-      walk(e->args[1], spine, space);
+      walk(e->args[0], false, space, in_data, same_item);
+      bound.push_back(e->name);
+      walk(e->args[1], spine, space, in_data, same_item);
+      bound.pop_back();
       return;
     }
     if (e.kind() != ir::ExprKind::Call) {
-      for (const auto& a : e->args) walk(a, false, space);
+      for (const auto& a : e->args) walk(a, false, space, in_data, same_item);
       return;
     }
     Prim p = e->prim;
+    if (split_off(e, in_data, same_item)) {
+      // Its result is a global buffer this kernel reads; its work is another kernel's.
+      k.global_buffers.emplace_back(std::string(ir::signature(p).name) + " (a kernel of its own)", bytes_of(e.type()));
+      return;
+    }
     const auto& sig = ir::signature(p);
     AddressSpace inner = space;
     bool writes = spine;  // whether the function operand writes where this value goes
@@ -112,6 +155,8 @@ struct Walker {
     } else if (ir::is_map(p) && p != Prim::Map) {
       if (!spine) allocate(e.type(), space, std::string(ir::signature(p).name));
       writes = true;
+    } else if (p == Prim::ReduceSeq) {
+      writes = true;  // the function's value goes into the accumulator (private variables or array)
     } else {
       writes = false;
     }
@@ -123,12 +168,23 @@ struct Walker {
       auto& slot = p == Prim::MapGlb ? glb[d] : p == Prim::MapWrg ? wrg[d] : lcl[d];
       slot = slot ? arith::max(*slot, n) : n;
     }
+    // The data operand of a parallel map: parallel maps in it are other kernels' unless one
+    // is its producer of the same kind and dimension (codegen's same-item case).
+    const ir::ExprNode* producer = nullptr;
+    if (mapped) {
+      const ir::ExprNode* m = producing_map(e->args[1]);
+      if (m && m->prim == p && map_dim(*m) == map_dim(*e)) {
+        const ir::Expr& body = ir::lambda_body(m->args[0]);
+        if (p == Prim::MapWrg || !parallel_in_kernel(body)) producer = m;
+      }
+    }
     for (std::size_t i = 0; i < e->args.size(); ++i) {
       int fun = sig.variadic ? 0 : (i < sig.operands.size() ? sig.operands[i] : 0);
       bool loops_here = fun > 0 && (ir::is_map(p) || ir::is_reduce(p));
       if (loops_here) loops.push_back({p, e->args.back().type().length()});
       if (fun > 0) walk(e->args[i], writes, inner);
-      else walk(e->args[i], spine && writes_through(p), space);
+      else if (mapped) walk(e->args[i], spine && writes_through(p), space, true, producer);
+      else walk(e->args[i], spine && writes_through(p), space, in_data, same_item);
       if (loops_here) loops.pop_back();
     }
   }
