@@ -176,9 +176,9 @@ class ModuleBuilder {
                                                                fmt::join(locals, ", "))),
                       race.node.loc());
         // The definition's computation itself, under a crop: its kernel is the main one.
-        bool main = race.computes_definition || same_node(race.node, detail::computing_part(body));
-        body = hoist(name, body, race.node, work_group && main);
-        if (main) work_group = false;  // what is left only rearranges data
+        bool is_main = race.computes_definition || same_node(race.node, detail::computing_part(body));
+        body = hoist(name, body, race.node, work_group && is_main);
+        if (is_main) work_group = false;  // what is left only rearranges data
       }
     }
   }

@@ -56,25 +56,6 @@ void check_nesting(const ir::Expr& e, int dim, const std::vector<Loop>& loops) {
   }
 }
 
-int map_dim(const ir::Expr& e) {
-  return e->prim == ir::Prim::MapSeq ? 0 : static_cast<int>(e->sizes[0].constant().value_or(0));
-}
-
-// The map that computes `e`, looking through toGlobal/toLocal/toPrivate (whose function is
-// the map applied to the function's parameter); undefined when there is none.
-ir::Expr producing_map(const ir::Expr& e) {
-  if (e.kind() != ir::ExprKind::Call) return {};
-  if (ir::is_map(e->prim)) return e;
-  if (e->prim != ir::Prim::ToGlobal && e->prim != ir::Prim::ToLocal && e->prim != ir::Prim::ToPrivate) return {};
-  const ir::Expr& f = e->args[0];
-  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1) return {};
-  const ir::Expr& body = ir::lambda_body(f);
-  if (body.kind() != ir::ExprKind::Call || !ir::is_map(body->prim)) return {};
-  const ir::Expr& operand = body->args[1];
-  if (operand.kind() != ir::ExprKind::Var || operand->name != f->params[0]) return {};
-  return body;
-}
-
 }  // namespace
 
 ir::Expr computing_part(const ir::Expr& e) {
@@ -136,7 +117,7 @@ void KernelBuilder::loop(LoopKind kind, int dim, const arith::Expr& extent, cons
 
 Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
   ir::Prim p = e->prim;
-  int dim = map_dim(e);
+  int dim = ir::map_dimension(e);
   check_nesting(e, dim, s.loops);
   LoopKind kind = p == ir::Prim::MapWrg ? LoopKind::Wrg
                   : p == ir::Prim::MapLcl ? LoopKind::Lcl
@@ -147,8 +128,8 @@ Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::
     // work-item that reads it here. (A mapWrg's own work-items are synchronised by the
     // barrier after it; any other parallel map inside the producer writes element i on
     // work-items that are not this one.)
-    ir::Expr producer = producing_map(e->args[1]);
-    if (producer.defined() && producer->prim == p && map_dim(producer) == dim) {
+    ir::Expr producer = ir::producing_map(e->args[1]);
+    if (producer.defined() && producer->prim == p && ir::map_dimension(producer) == dim) {
       const ir::Expr& body = ir::lambda_body(producer->args[0]);
       if (kind == LoopKind::Wrg || !contains_parallel_maps(body)) same_item_producers_.insert(producer.get());
     }

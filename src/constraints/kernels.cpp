@@ -61,23 +61,6 @@ bool writes_through(Prim p) {
   }
 }
 
-// The map computing `e`, looking through toGlobal/toLocal/toPrivate (codegen's
-// producing_map); null when there is none.
-const ir::ExprNode* producing_map(const ir::Expr& e) {
-  if (e.kind() != ir::ExprKind::Call) return nullptr;
-  if (ir::is_map(e->prim)) return e.get();
-  if (e->prim != Prim::ToGlobal && e->prim != Prim::ToLocal && e->prim != Prim::ToPrivate) return nullptr;
-  const ir::Expr& f = e->args[0];
-  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1) return nullptr;
-  const ir::Expr& body = ir::lambda_body(f);
-  if (body.kind() != ir::ExprKind::Call || !ir::is_map(body->prim)) return nullptr;
-  const ir::Expr& operand = body->args[1];
-  if (operand.kind() != ir::ExprKind::Var || operand->name != f->params[0]) return nullptr;
-  return body.get();
-}
-
-int map_dim(const ir::ExprNode& e) { return e.prim == Prim::MapSeq ? 0 : static_cast<int>(e.sizes[0].constant().value_or(0)); }
-
 struct Walker {
   KernelShape& k;
   std::vector<Loop> loops;
@@ -172,10 +155,10 @@ struct Walker {
     // is its producer of the same kind and dimension (codegen's same-item case).
     const ir::ExprNode* producer = nullptr;
     if (mapped) {
-      const ir::ExprNode* m = producing_map(e->args[1]);
-      if (m && m->prim == p && map_dim(*m) == map_dim(*e)) {
+      ir::Expr m = ir::producing_map(e->args[1]);
+      if (m.defined() && m->prim == p && ir::map_dimension(m) == ir::map_dimension(e)) {
         const ir::Expr& body = ir::lambda_body(m->args[0]);
-        if (p == Prim::MapWrg || !parallel_in_kernel(body)) producer = m;
+        if (p == Prim::MapWrg || !parallel_in_kernel(body)) producer = m.get();
       }
     }
     for (std::size_t i = 0; i < e->args.size(); ++i) {

@@ -338,4 +338,22 @@ bool only_rearranges(const Expr& e) {
   }
 }
 
+Expr producing_map(const Expr& e) {
+  if (e.kind() != ExprKind::Call) return {};
+  if (is_map(e->prim)) return e;
+  if (e->prim != Prim::ToGlobal && e->prim != Prim::ToLocal && e->prim != Prim::ToPrivate) return {};
+  const Expr& f = e->args[0];
+  if (f.kind() != ExprKind::Lambda || f->params.size() != 1) return {};
+  const Expr& body = lambda_body(f);
+  if (body.kind() != ExprKind::Call || !is_map(body->prim)) return {};
+  const Expr& operand = body->args[1];
+  if (operand.kind() != ExprKind::Var || operand->name != f->params[0]) return {};
+  return body;
+}
+
+int map_dimension(const Expr& map) {
+  bool mapped = map->prim == Prim::MapWrg || map->prim == Prim::MapLcl || map->prim == Prim::MapGlb;
+  return mapped ? static_cast<int>(map->sizes[0].constant().value_or(0)) : 0;
+}
+
 }  // namespace liftc::ir

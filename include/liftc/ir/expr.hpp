@@ -182,6 +182,14 @@ Expr substitute_sizes(const Expr& e, const std::map<std::string, arith::Expr>& b
 /// and maps of functions that only rearrange data; no arithmetic, no loops, no memory.
 bool only_rearranges(const Expr& e);
 
+/// The map (any map primitive) that computes `e`, looking through toGlobal/toLocal/
+/// toPrivate, whose function is that map applied to the function's parameter; undefined
+/// when there is none.
+Expr producing_map(const Expr& e);
+
+/// The OpenCL dimension of a mapWrg/mapLcl/mapGlb call (0 for the other maps).
+int map_dimension(const Expr& map);
+
 /// Beta-reduces Apply(Lambda, args) everywhere (destructuring a single tuple argument).
 Expr beta_reduce(const Expr& e);
 
