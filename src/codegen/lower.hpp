@@ -119,9 +119,6 @@ class KernelBuilder {
 /// (`e` itself when no single operand computes).
 ir::Expr computing_part(const ir::Expr& e);
 
-/// True when `e` or any expression under it is a mapWrg, mapLcl or mapGlb.
-bool contains_parallel_maps(const ir::Expr& e);
-
 /// True when `e` or any expression under it is a map or reduce of any kind.
 bool contains_loops(const ir::Expr& e);
 

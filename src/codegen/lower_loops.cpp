@@ -131,7 +131,7 @@ Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::
     ir::Expr producer = ir::producing_map(e->args[1]);
     if (producer.defined() && producer->prim == p && ir::map_dimension(producer) == dim) {
       const ir::Expr& body = ir::lambda_body(producer->args[0]);
-      if (kind == LoopKind::Wrg || !contains_parallel_maps(body)) same_item_producers_.insert(producer.get());
+      if (kind == LoopKind::Wrg || !ir::contains_parallel_maps(body)) same_item_producers_.insert(producer.get());
     }
   }
   View src = compile(e->args[1], s, std::nullopt).view;

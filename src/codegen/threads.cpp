@@ -24,15 +24,6 @@ bool contains_loops(const ir::Expr& e) {
   return false;
 }
 
-bool contains_parallel_maps(const ir::Expr& e) {
-  if (e.kind() == ir::ExprKind::Call &&
-      (e->prim == ir::Prim::MapWrg || e->prim == ir::Prim::MapLcl || e->prim == ir::Prim::MapGlb))
-    return true;
-  for (const auto& a : e->args)
-    if (contains_parallel_maps(a)) return true;
-  return false;
-}
-
 Threads plan_threads(const ir::Expr& body, const Options& options) {
   std::array<std::optional<arith::Expr>, 3> wrg, lcl, glb;
   const ir::Expr* first_glb = nullptr;

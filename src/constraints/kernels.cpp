@@ -34,15 +34,6 @@ arith::Expr scalars(const ir::Type& t) {
   return 1;
 }
 
-bool parallel_in_kernel(const ir::Expr& e) {
-  if (e.kind() == ir::ExprKind::Call &&
-      (e->prim == Prim::MapGlb || e->prim == Prim::MapWrg || e->prim == Prim::MapLcl))
-    return true;
-  for (const auto& a : e->args)
-    if (parallel_in_kernel(a)) return true;
-  return false;
-}
-
 bool contains_reduce_seq(const ir::Expr& e) {
   if (e.kind() == ir::ExprKind::Call && e->prim == Prim::ReduceSeq) return true;
   for (const auto& a : e->args)
@@ -158,7 +149,7 @@ struct Walker {
       ir::Expr m = ir::producing_map(e->args[1]);
       if (m.defined() && m->prim == p && ir::map_dimension(m) == ir::map_dimension(e)) {
         const ir::Expr& body = ir::lambda_body(m->args[0]);
-        if (p == Prim::MapWrg || !parallel_in_kernel(body)) producer = m.get();
+        if (p == Prim::MapWrg || !ir::contains_parallel_maps(body)) producer = m.get();
       }
     }
     for (std::size_t i = 0; i < e->args.size(); ++i) {
@@ -197,7 +188,7 @@ std::vector<KernelShape> kernel_shapes(const ir::Program& program) {
       }
     } else if (dims > 0) {
       for (std::size_t d = 0; d < 3; ++d) k.global[d] = w.glb[d].value_or(1);
-    } else if (!parallel_in_kernel(def.body) && ir::only_rearranges(def.body)) {
+    } else if (!ir::contains_parallel_maps(def.body) && ir::only_rearranges(def.body)) {
       // A copy kernel over up to three outer dimensions, the innermost on dimension 0.
       std::vector<arith::Expr> levels;
       for (ir::Type t = def.body.type(); t.is_array() && levels.size() < 3; t = t.elem()) levels.push_back(t.length());

@@ -164,6 +164,7 @@ void write_npy(const std::string& path, const Tensor& t) {
   // A temporary with a short name in the same folder (a long file name plus a suffix could
   // pass the name limit), removed on failure and on SIGINT/SIGTERM; then one rename.
   std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  // mkstemp's template: it replaces the XXXXXX with a unique suffix.
   std::string tmp = ((folder.empty() ? std::filesystem::path(".") : folder) / ".liftc-npy-XXXXXX").string();
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) throw Error(fmt::format("{}: cannot create a file in {}: {}", path, folder.string(), std::strerror(errno)));

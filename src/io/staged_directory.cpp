@@ -52,6 +52,7 @@ StagedDirectory::StagedDirectory(const std::string& destination, const std::stri
   fs::path ancestor = nearest_existing(destination_.has_relative_path() ? destination_.parent_path() : destination_);
   if (!fs::is_directory(ancestor, ec))
     throw Error(fmt::format("{} {}: {} is not a directory", flag, destination, ancestor.string()));
+  // mkdtemp's template: it replaces the XXXXXX with a unique suffix.
   std::string pattern = (ancestor / ".liftc-tmp-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr)
     throw Error(fmt::format("{} {}: cannot write in {}: {}", flag, destination, ancestor.string(), std::strerror(errno)));

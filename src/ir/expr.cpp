@@ -351,6 +351,14 @@ Expr producing_map(const Expr& e) {
   return body;
 }
 
+bool contains_parallel_maps(const Expr& e) {
+  if (e.kind() == ExprKind::Call && (e->prim == Prim::MapWrg || e->prim == Prim::MapLcl || e->prim == Prim::MapGlb))
+    return true;
+  for (const auto& a : e->args)
+    if (contains_parallel_maps(a)) return true;
+  return false;
+}
+
 int map_dimension(const Expr& map) {
   bool mapped = map->prim == Prim::MapWrg || map->prim == Prim::MapLcl || map->prim == Prim::MapGlb;
   return mapped ? static_cast<int>(map->sizes[0].constant().value_or(0)) : 0;

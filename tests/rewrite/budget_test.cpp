@@ -14,12 +14,6 @@
 namespace liftc::rewrite::test {
 namespace {
 
-RuleSet rules_of(const std::string& text) {
-  RuleSet set;
-  add_rules(set, std::make_shared<const SourceFile>(SourceFile{"t.rules", text}));
-  return set;
-}
-
 // Whether `text` reads back as a program.
 bool reads_back(const std::string& text) {
   try {

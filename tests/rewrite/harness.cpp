@@ -21,6 +21,12 @@ const RuleSet& library() {
   return set;
 }
 
+RuleSet rules_of(const std::string& text) {
+  RuleSet set;
+  add_rules(set, std::make_shared<const SourceFile>(SourceFile{"t.rules", text}));
+  return set;
+}
+
 ir::Program program(const std::string& text) {
   return parse::parse_program(std::make_shared<const SourceFile>(SourceFile{"<test>", text}));
 }

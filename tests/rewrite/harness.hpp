@@ -15,6 +15,9 @@ namespace liftc::rewrite::test {
 /// The rule library of the source tree, loaded once.
 const RuleSet& library();
 
+/// A rule set of one rule file's text (named t.rules in messages).
+RuleSet rules_of(const std::string& text);
+
 /// Parses .sr text (with the prelude).
 ir::Program program(const std::string& text);
 

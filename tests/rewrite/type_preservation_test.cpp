@@ -10,13 +10,6 @@
 namespace liftc::rewrite::test {
 namespace {
 
-// A rule set of one rule file's text.
-RuleSet rules_of(const std::string& text) {
-  RuleSet set;
-  add_rules(set, std::make_shared<const SourceFile>(SourceFile{"t.rules", text}));
-  return set;
-}
-
 struct StepCase {
   int line;
   const char* rules;

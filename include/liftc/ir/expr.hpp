@@ -187,6 +187,9 @@ bool only_rearranges(const Expr& e);
 /// when there is none.
 Expr producing_map(const Expr& e);
 
+/// True when `e` or any expression under it is a mapWrg, mapLcl or mapGlb.
+bool contains_parallel_maps(const Expr& e);
+
 /// The OpenCL dimension of a mapWrg/mapLcl/mapGlb call (0 for the other maps).
 int map_dimension(const Expr& map);
 
