@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Summarizes the explorations of scripts/explore_gpu.sh: one Markdown row per layer.
+
+For each layer it reads the stores DIR/layerL-random.db and DIR/layerL-genetic.db (and,
+when present, DIR/layerL-replay.db, a genetic search replayed against the random store by
+`liftc explore --replay`) and reports:
+  - the random run: evaluations by status, wall time (first run start to last run end,
+    over every resumed run), the fastest validated point (time, memory, strategy, point);
+  - the genetic run: its evaluations, wall time and fastest point, and after how many of its
+    evaluations the best so far came within 5% of the random run's best (the
+    "evaluations to 5%" measure); the same for the replayed search.
+Evaluations are counted in store order (the order the search proposed them); one served
+from the store counts as one evaluation.
+
+Usage: explore_summary.py DIR LAYER... [--within 0.05] [--json FILE]
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import sqlite3
+import sys
+
+VALID = ("ok", "cut")  # a cut point was validated and timed once
+
+
+def parse_time(text):
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
+
+
+def read_store(path):
+    """The evaluations (in id order) and the wall seconds of every run in a store."""
+    if not os.path.exists(path):
+        return None
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    rows = db.execute(
+        "SELECT id, status, time_ms, memory_bytes, strategy, alternative, point, created FROM evaluations ORDER BY id"
+    ).fetchall()
+    runs = db.execute("SELECT r.id, r.started, MAX(e.finished) FROM runs r LEFT JOIN run_ends e ON e.run = r.id GROUP BY r.id").fetchall()
+    last = {run: created for run, created in db.execute("SELECT run, MAX(created) FROM evaluations GROUP BY run")}
+    wall = 0.0
+    for run, started, finished in runs:
+        end = finished or last.get(run)  # a run cut off by the command limit has no end row
+        if end:
+            wall += (parse_time(end) - parse_time(started)).total_seconds()
+    evaluations = [
+        dict(id=r[0], status=r[1], time_ms=r[2], memory=r[3], strategy=r[4], alternative=r[5], point=parse_point(r[6]))
+        for r in rows
+    ]
+    return dict(evaluations=evaluations, wall_s=wall)
+
+
+def parse_point(text):
+    """A stored point, `name=value,...`, as a dict."""
+    return dict(item.split("=", 1) for item in text.split(",") if "=" in item)
+
+
+def fastest(evaluations):
+    best = None
+    for e in evaluations:
+        if e["status"] in VALID and e["time_ms"] is not None and (best is None or e["time_ms"] < best["time_ms"]):
+            best = e
+    return best
+
+
+def evaluations_to_within(evaluations, target_ms):
+    """1-based count of evaluations after which the best so far is <= target_ms, or None."""
+    best = math.inf
+    for i, e in enumerate(evaluations, 1):
+        if e["status"] in VALID and e["time_ms"] is not None:
+            best = min(best, e["time_ms"])
+        if best <= target_ms:
+            return i
+    return None
+
+
+def counts(evaluations):
+    out = {}
+    for e in evaluations:
+        out[e["status"]] = out.get(e["status"], 0) + 1
+    return ", ".join(f"{n} {s}" for s, n in sorted(out.items()))
+
+
+def describe(e):
+    if e is None:
+        return "-"
+    point = ",".join(f"{k}={v}" for k, v in sorted(e["point"].items()))
+    return f"{e['time_ms']:.4f} ms, {e['memory'] / 1e6:.1f} MB ({e['strategy']} #{e['alternative']} {point})"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dir")
+    parser.add_argument("layers", nargs="+")
+    parser.add_argument("--within", type=float, default=0.05)
+    parser.add_argument("--json", help="also write the summary as JSON to this file")
+    args = parser.parse_args()
+    summary = []
+    print("| layer | random: evaluations | random: wall s | random: fastest | genetic: evaluations | genetic: wall s |"
+          f" genetic: fastest | genetic: evaluations to {args.within:.0%} | replay: evaluations to {args.within:.0%} |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for layer in args.layers:
+        stores = {s: read_store(os.path.join(args.dir, f"layer{layer}-{s}.db")) for s in ("random", "genetic", "replay")}
+        random = stores["random"]
+        if random is None:
+            print(f"| {layer} | no store | | | | | | | |")
+            continue
+        best = fastest(random["evaluations"])
+        target = best["time_ms"] * (1 + args.within) if best else None
+        row = dict(layer=layer, random=dict(evaluations=len(random["evaluations"]), wall_s=random["wall_s"],
+                                            statuses=counts(random["evaluations"]), fastest=best))
+        cells = [layer, f"{len(random['evaluations'])} ({counts(random['evaluations'])})", f"{random['wall_s']:.0f}",
+                 describe(best)]
+        for name in ("genetic", "replay"):
+            store = stores[name]
+            if store is None:
+                cells += ["-", "-", "-", "-"] if name == "genetic" else ["-"]
+                continue
+            to = evaluations_to_within(store["evaluations"], target) if target else None
+            to_text = f"{to} of {len(store['evaluations'])}" if to else f"not within {len(store['evaluations'])}"
+            row[name] = dict(evaluations=len(store["evaluations"]), wall_s=store["wall_s"],
+                             fastest=fastest(store["evaluations"]), to_within=to)
+            if name == "genetic":
+                cells += [f"{len(store['evaluations'])} ({counts(store['evaluations'])})", f"{store['wall_s']:.0f}",
+                          describe(fastest(store["evaluations"])), to_text]
+            else:
+                cells.append(to_text)
+        print("| " + " | ".join(str(c) for c in cells) + " |")
+        summary.append(row)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summary, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
