@@ -117,6 +117,12 @@ struct Walker {
     if (split_off(e, in_data, same_item)) {
       // Its result is a global buffer this kernel reads; its work is another kernel's.
       k.global_buffers.emplace_back(std::string(ir::signature(p).name) + " (a kernel of its own)", bytes_of(e.type()));
+      // The global memory that kernel allocates, and the kernels split off it in turn (the
+      // pad kernel under the partial sums of conv-chw-omega), are global memory too.
+      KernelShape other;
+      Walker w{other, {}, {}, {}, {}};
+      w.walk(e, true, AddressSpace::Global);
+      k.global_buffers.insert(k.global_buffers.end(), other.global_buffers.begin(), other.global_buffers.end());
       return;
     }
     const auto& sig = ir::signature(p);
