@@ -23,7 +23,8 @@
 #             reduction in OMEGA chunks of its channels, computed by different work-items into
 #             a buffer of partial sums by a kernel of their own, then summed with the bias;
 #             OMEGA from --omegas, those dividing C; -m0: kernels on dimension 0, reading a
-#             kernel-minor copy of the weights). Their work-group sizes (--locals) apply to the
+#             kernel-minor copy of the weights), and `conv-chw-omega-kappa` (the same with KAPPA
+#             kernels per work-item, --kappas). Their work-group sizes (--locals) apply to the
 #             partial sums' kernel (pixels, kernels, chunks; -m0: kernels, pixels, chunks).
 #             --strategies picks which of these are tried.
 # When python3 has PyTorch with CUDA, cuDNN's fp32 convolution (TF32 off) of the same
@@ -35,7 +36,7 @@
 # Usage: scripts/bench_vgg.sh [--liftc PATH] [--device NAME] [--layers "1 2 ..."]
 #                             [--kappa K] [--runs N] [--locals "32,1,1 ..."]
 #                             [--tiles "2 4 8"] [--kappas "4 16"] [-o DIR]
-#                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-gpu conv-gpu-k0 conv-local"]
+#                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gpu conv-gpu-k0 conv-local"]
 #                             [--sigmas "2 4"] [--omegas "2 4 8 16"]
 #                             [--refs DIR]
 # Prints a Markdown table; with -o, writes it and the rewritten programs to DIR.
@@ -52,7 +53,7 @@ kappas="4 16"
 sigmas="2 4"
 omegas="2 4 8 16"
 out=""
-strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-gpu conv-gpu-k0 conv-local"
+strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gpu conv-gpu-k0 conv-local"
 refs=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -203,6 +204,21 @@ for l in $layers; do
       fi
     done
   done
+  if [[ " $strategies " == *" conv-chw-omega-kappa "* ]]; then
+    rewrite "$src" conv-chw-omega-kappa "" "$work/conv${l}_conv-chw-omega-kappa.sr"
+    for w in $omegas; do
+      [ $((C % w)) -eq 0 ] || continue
+      for k in $kappas; do
+        [ $((M % k)) -eq 0 ] || continue
+        read -r t t_local < <(best_ms "$work/conv${l}_conv-chw-omega-kappa.sr" \
+          --params "$(param "$work/conv${l}_conv-chw-omega-kappa.sr" reduce-channel-chunks-kappa "$w"),$(param "$work/conv${l}_conv-chw-omega-kappa.sr" kernel-groups-into-reduction "$k")")
+        if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
+          tuned="$t"
+          tuned_how="conv-chw-omega-kappa, omega=$w kappa=$k, $t_local"
+        fi
+      done
+    done
+  fi
   for strategy in conv-gpu conv-gpu-k0; do
     [[ " $strategies " == *" $strategy "* ]] || continue
     gpu_program "$src" "$strategy" "$work/conv${l}_$strategy.sr"

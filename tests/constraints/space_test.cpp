@@ -101,6 +101,7 @@ TEST(Collect, KernelExpressionsMatchTheGeneratedPlan) {
       {"conv/conv_small.sr", "conv-chw-tile"}, {"conv/conv_small.sr", "conv-chw-m0"},
       // and the omega partial sums' kernel split off before the summing one
       {"conv/conv_small.sr", "conv-chw-omega"}, {"conv/conv_relu_swapped.sr", "conv-chw-omega-m0"},
+      {"conv/conv_small.sr", "conv-chw-omega-kappa"},
       {"stencil1d.sr", "stencil1d-tiled"}};
   for (const auto& [file, strategy] : cases)
     for (const Space& s : spaces(example(file), strategy, small_target(8, 64))) {

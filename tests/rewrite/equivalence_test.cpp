@@ -93,6 +93,16 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                                       "zip(ws, bs)), x)"},
       {"reduceSeq-init-private", with(kMat, "def out = mapGlb(0, r -> reduceSeq(mapSeq(a -> 0.0, split(M, r)), "
                                             "(acc, v) -> mapSeq(t -> t + v, acc), r), x)")},
+      {"reduce-channel-chunks-kappa", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput y : [[[[float]P]C]M]N\n"
+                                      "input z : [float]P\n"
+                                      "def out = reduce(z, (accs, q) -> map(t -> t.0 + q.0 * t.1, zip(accs, q.1)), "
+                                      "zip(join(join(x)), join(join(y))))"},
+      {"partial-sums-out-kappa", "size N, P, Q\ninput x : [[float]Q]N\ninput ws : [[float]Q]P\ninput bs : [float]P\n"
+                                 "def out = map(win -> join(map(g -> split(1, join(reduce(map((w, b) -> b, g), "
+                                 "(a, e) -> map(t -> t.0 + t.1, zip(a, e)), join(map(v -> split(2, map((w, b) -> v * b, g)), win))))), "
+                                 "split(2, zip(ws, bs)))), x)"},
+      {"reduce-accumulate-seq", "size N, P\ninput x : [float]N\ninput z : [float]P\n"
+                                "def out = reduce(z, (a, e) -> map(t -> t * e, a), x)"},
       {"map-one-to-mapSeq", with(kVec, "def out = map(v -> v * 3.0, reduce(0.0, (acc, a) -> acc + a, x))")},
   };
   return table;
