@@ -135,6 +135,10 @@ rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw "" "$work/reduced_chw.sr
 rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw-omega-m0 "" "$work/reduced_omega_m0.sr"
 "$liftc" run "$work/reduced_omega_m0.sr" "${dev[@]}" --params "$(param "$work/reduced_omega_m0.sr" reduce-channel-chunks 4)" |
   grep -q "matches the interpreter"
+rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw-omega-kappa "" "$work/reduced_omega_kappa.sr"
+"$liftc" run "$work/reduced_omega_kappa.sr" "${dev[@]}" \
+  --params "$(param "$work/reduced_omega_kappa.sr" reduce-channel-chunks-kappa 4),$(param "$work/reduced_omega_kappa.sr" kernel-groups-into-reduction 8)" |
+  grep -q "matches the interpreter"
 
 torch=""
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then torch=yes; fi
