@@ -19,6 +19,13 @@
 #             reading a kernel-minor copy of the weights), and `conv-chw-tile` (a SIGMA x KAPPA register tile per work-item:
 #             SIGMA neighbouring windows of a row times KAPPA kernels; --sigmas, --kappas;
 #             `conv-chw-tile-m0`: the same with the kernel groups on dimension 0).
+#             And `conv-chw-omega` / `conv-chw-omega-m0` (rules/partial_sums.rules: each window's
+#             reduction in OMEGA chunks of its channels, computed by different work-items into
+#             a buffer of partial sums by a kernel of their own, then summed with the bias;
+#             OMEGA from --omegas, those dividing C; -m0: kernels on dimension 0, reading a
+#             kernel-minor copy of the weights), and `conv-chw-omega-kappa` (the same with KAPPA
+#             kernels per work-item, --kappas). Their work-group sizes (--locals) apply to the
+#             partial sums' kernel (pixels, kernels, chunks; -m0: kernels, pixels, chunks).
 #             --strategies picks which of these are tried.
 # When python3 has PyTorch with CUDA, cuDNN's fp32 convolution (TF32 off) of the same
 # layer is timed too (scripts/bench_torch_conv.py), as an outside reference; with
@@ -29,8 +36,8 @@
 # Usage: scripts/bench_vgg.sh [--liftc PATH] [--device NAME] [--layers "1 2 ..."]
 #                             [--kappa K] [--runs N] [--locals "32,1,1 ..."]
 #                             [--tiles "2 4 8"] [--kappas "4 16"] [-o DIR]
-#                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-gpu conv-gpu-k0 conv-local"]
-#                             [--sigmas "2 4"]
+#                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gpu conv-gpu-k0 conv-local"]
+#                             [--sigmas "2 4"] [--omegas "2 4 8 16"]
 #                             [--refs DIR]
 # Prints a Markdown table; with -o, writes it and the rewritten programs to DIR.
 set -euo pipefail
@@ -44,8 +51,9 @@ locals="32,1,1 64,1,1 8,8,1 4,4,4 2,2,16 1,1,64 8,1,8"
 tiles="2 4 7 8 14"
 kappas="4 16"
 sigmas="2 4"
+omegas="2 4 8 16"
 out=""
-strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-gpu conv-gpu-k0 conv-local"
+strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gpu conv-gpu-k0 conv-local"
 refs=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -58,6 +66,7 @@ while [ $# -gt 0 ]; do
     --tiles) tiles="$2"; shift 2 ;;
     --kappas) kappas="$2"; shift 2 ;;
     --sigmas) sigmas="$2"; shift 2 ;;
+    --omegas) omegas="$2"; shift 2 ;;
     -o) out="$2"; shift 2 ;;
     --strategies) strategies="$2"; shift 2 ;;
     --refs) refs="$2"; shift 2 ;;
@@ -123,6 +132,13 @@ rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw "" "$work/reduced_chw.sr
 "$liftc" run "$work/reduced_chw.sr" "${dev[@]}" | grep -q "matches the interpreter"
 "$liftc" run "$work/reduced_gpu.sr" "${dev[@]}" --params "$(kappa_param "$work/reduced_gpu.sr")" |
   grep -q "matches the interpreter"
+rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw-omega-m0 "" "$work/reduced_omega_m0.sr"
+"$liftc" run "$work/reduced_omega_m0.sr" "${dev[@]}" --params "$(param "$work/reduced_omega_m0.sr" reduce-channel-chunks 4)" |
+  grep -q "matches the interpreter"
+rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw-omega-kappa "" "$work/reduced_omega_kappa.sr"
+"$liftc" run "$work/reduced_omega_kappa.sr" "${dev[@]}" \
+  --params "$(param "$work/reduced_omega_kappa.sr" reduce-channel-chunks-kappa 4),$(param "$work/reduced_omega_kappa.sr" kernel-groups-into-reduction 8)" |
+  grep -q "matches the interpreter"
 
 torch=""
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then torch=yes; fi
@@ -179,6 +195,34 @@ for l in $layers; do
       done
     done
   done
+  for omega_strategy in conv-chw-omega conv-chw-omega-m0; do
+    [[ " $strategies " == *" $omega_strategy "* ]] || continue
+    rewrite "$src" "$omega_strategy" "" "$work/conv${l}_$omega_strategy.sr"
+    for w in $omegas; do
+      [ $((C % w)) -eq 0 ] || continue
+      read -r t t_local < <(best_ms "$work/conv${l}_$omega_strategy.sr" \
+        --params "$(param "$work/conv${l}_$omega_strategy.sr" reduce-channel-chunks "$w")")
+      if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
+        tuned="$t"
+        tuned_how="$omega_strategy, omega=$w, $t_local"
+      fi
+    done
+  done
+  if [[ " $strategies " == *" conv-chw-omega-kappa "* ]]; then
+    rewrite "$src" conv-chw-omega-kappa "" "$work/conv${l}_conv-chw-omega-kappa.sr"
+    for w in $omegas; do
+      [ $((C % w)) -eq 0 ] || continue
+      for k in $kappas; do
+        [ $((M % k)) -eq 0 ] || continue
+        read -r t t_local < <(best_ms "$work/conv${l}_conv-chw-omega-kappa.sr" \
+          --params "$(param "$work/conv${l}_conv-chw-omega-kappa.sr" reduce-channel-chunks-kappa "$w"),$(param "$work/conv${l}_conv-chw-omega-kappa.sr" kernel-groups-into-reduction "$k")")
+        if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
+          tuned="$t"
+          tuned_how="conv-chw-omega-kappa, omega=$w kappa=$k, $t_local"
+        fi
+      done
+    done
+  fi
   for strategy in conv-gpu conv-gpu-k0; do
     [[ " $strategies " == *" $strategy "* ]] || continue
     gpu_program "$src" "$strategy" "$work/conv${l}_$strategy.sr"

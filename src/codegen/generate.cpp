@@ -61,6 +61,13 @@ void used_buffers(const c::Stmt& s, std::set<std::string>& out) {
   for (const auto& b : s->body) used_buffers(b, out);
 }
 
+bool contains_reduce_seq(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Call && e->prim == ir::Prim::ReduceSeq) return true;
+  for (const auto& a : e->args)
+    if (contains_reduce_seq(a)) return true;
+  return false;
+}
+
 Launch launch_of(const detail::Threads& t, const Options& options, const std::string& kernel) {
   Launch l;
   l.dims = std::max(1, t.dims);
@@ -150,7 +157,8 @@ class ModuleBuilder {
   // The work-group size chosen for mapGlb kernels (Options::global_work_group, a tuning
   // parameter) applies to the definition's main kernel only: the one with its parallel maps,
   // which is the part split off when a layout primitive is applied to their result (a crop),
-  // and otherwise the definition's own. Pad, layout and loop-invariant kernels split off it
+  // or the first part split off that reduces (partial sums, summed by the rest), and
+  // otherwise the definition's own. Pad, layout and loop-invariant kernels split off it
   // have other global sizes: the runtime chooses theirs (`work_group` false).
   void definition(const std::string& name, ir::Expr body, const SourceLoc& loc, BufferRole role,
                   bool work_group = true) {
@@ -175,8 +183,11 @@ class ModuleBuilder {
                                                                "made a kernel of its own",
                                                                fmt::join(locals, ", "))),
                       race.node.loc());
-        // The definition's computation itself, under a crop: its kernel is the main one.
-        bool is_main = race.computes_definition || same_node(race.node, detail::computing_part(body));
+        // The definition's computation itself, under a crop: its kernel is the main one. So is
+        // the first kernel split off that reduces (the partial sums of conv-chw-omega: the
+        // definition's own kernel only adds omega of them per output).
+        bool is_main = race.computes_definition || same_node(race.node, detail::computing_part(body)) ||
+                       (work_group && contains_reduce_seq(race.node));
         body = hoist(name, body, race.node, work_group && is_main);
         if (is_main) work_group = false;  // what is left only rearranges data
       }

@@ -81,6 +81,9 @@ class KernelBuilder {
   Result compile_call(const ir::Expr& e, const Scope& s, const std::optional<View>& dest);
   Result compile_layout(const ir::Expr& e, const Scope& s, const std::optional<View>& dest);
   Result compile_map(const ir::Expr& e, const Scope& s, const std::optional<View>& dest);
+  /// Element `i` of `src` for a work-item of a parallel map; over a join, its row and column
+  /// are computed once into variables (no division in the loops under it).
+  View joined_element(const View& src, const arith::Expr& i);
   Result compile_reduce(const ir::Expr& e, const Scope& s, const std::optional<View>& dest);
   Result compile_to(const ir::Expr& e, const Scope& s, const std::optional<View>& dest);
   Result compile_let(const ir::Expr& e, const Scope& s, const std::optional<View>& dest);

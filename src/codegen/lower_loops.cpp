@@ -115,6 +115,20 @@ void KernelBuilder::loop(LoopKind kind, int dim, const arith::Expr& extent, cons
   emit(c::for_loop(name, id, extent, c::index(threads), nested(var)));
 }
 
+View KernelBuilder::joined_element(const View& src, const arith::Expr& i) {
+  if (src.kind() != ViewKind::Join || i.constant()) return access(src, i);
+  // Element i of join(v) is v[i / m][i % m]: both computed once, here, into variables, so
+  // that the loops of the work-item (a reduction over the element, say) index with them
+  // instead of dividing in every iteration (a map over the joined rows and columns of an
+  // image: the pixel's row and column).
+  const View& rows = src->children[0];
+  arith::Expr m = rows.type().elem().length();
+  std::string row = fresh("row"), col = fresh("col");
+  emit(c::decl(row, ir::Type::int_(), AddressSpace::Private, std::nullopt, c::index(i / m)));
+  emit(c::decl(col, ir::Type::int_(), AddressSpace::Private, std::nullopt, c::index(i % m)));
+  return access(access(rows, arith::var(row, 0, rows.type().length() - 1)), arith::var(col, 0, m - 1));
+}
+
 Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
   ir::Prim p = e->prim;
   int dim = ir::map_dimension(e);
@@ -140,7 +154,7 @@ Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::
   const ir::Expr& f = e->args[0];
   loop(kind, dim, src.type().length(), s, false, [&](const Scope& in, const arith::Expr& i) {
     View d = access(out, i);
-    Result r = apply(f, {access(src, i)}, in, d);
+    Result r = apply(f, {kind == LoopKind::Seq ? access(src, i) : joined_element(src, i)}, in, d);
     if (!r.in_dest) copy(r.view, d, in);
   });
   if (allocated && kind != LoopKind::Seq) {

@@ -58,6 +58,9 @@ struct Walker {
   std::array<std::optional<arith::Expr>, 3> wrg, lcl, glb;
   // Variables bound by the lambdas and lets around the node being visited.
   std::vector<std::string> bound;
+  // The first parallel map split off because other work-items read it that reduces
+  // (codegen's main kernel then: partial sums whose sums the definition's kernel adds).
+  ir::Expr reducing_part;
 
   // Whether codegen computes the parallel map `e` by a kernel of its own (generate.cpp):
   // one inside a function that uses nothing of it (loop-invariant), or one whose values
@@ -117,6 +120,13 @@ struct Walker {
     if (split_off(e, in_data, same_item)) {
       // Its result is a global buffer this kernel reads; its work is another kernel's.
       k.global_buffers.emplace_back(std::string(ir::signature(p).name) + " (a kernel of its own)", bytes_of(e.type()));
+      if (in_data && !reducing_part.defined() && contains_reduce_seq(e)) reducing_part = e;
+      // The global memory that kernel allocates, and the kernels split off it in turn (the
+      // pad kernel under the partial sums of conv-chw-omega), are global memory too.
+      KernelShape other;
+      Walker w{other, {}, {}, {}, {}, {}, {}};
+      w.walk(e, true, AddressSpace::Global);
+      k.global_buffers.insert(k.global_buffers.end(), other.global_buffers.begin(), other.global_buffers.end());
       return;
     }
     const auto& sig = ir::signature(p);
@@ -173,8 +183,17 @@ std::vector<KernelShape> kernel_shapes(const ir::Program& program) {
   for (const auto& def : program.defs) {
     KernelShape k;
     k.name = def.name;
-    Walker w{k, {}, {}, {}, {}};
+    Walker w{k, {}, {}, {}, {}, {}, {}};
     w.walk(def.body, true, AddressSpace::Global);
+    if (w.reducing_part.defined()) {
+      // The launch modelled is the main kernel's (generate.cpp): that split-off part's.
+      KernelShape part;
+      Walker pw{part, {}, {}, {}, {}, {}, {}};
+      pw.walk(w.reducing_part, true, AddressSpace::Global);
+      w.wrg = pw.wrg;
+      w.lcl = pw.lcl;
+      w.glb = pw.glb;
+    }
     k.work_groups = false;
     int dims = 0;
     for (std::size_t d = 0; d < 3; ++d) {

@@ -51,8 +51,13 @@ bool holds(const Guard& g, const Match& m) {
     return layout != g.negated;
   }
   std::map<std::string, arith::Expr> values = m.sizes;
-  for (const auto& [name, e] : m.exprs)
-    if (e.type().is_array()) values.emplace("length(" + name + ")", e.type().length());
+  for (const auto& [name, e] : m.exprs) {
+    std::string key = name;  // length(x), length(elem(x)), ...
+    for (ir::Type t = e.type(); t.defined() && t.is_array(); t = t.elem()) {
+      values.emplace("length(" + key + ")", t.length());
+      key = "elem(" + key + ")";
+    }
+  }
   arith::Expr a = arith::substitute(g.lhs, values);
   arith::Expr b = arith::substitute(g.rhs, values);
   return compare(g.op, a, b) != g.negated;

@@ -123,14 +123,19 @@ class Builder {
 };
 
 // The expression variable the left side reaches by following the last data operand of
-// each call from the root (`x` in map(f, x), slide(k, s, x), map(f, slide(k, s, x))).
-const Pattern* acted_on(const Pattern& p) {
-  if (p.kind == PatternKind::Var) return p.bound ? nullptr : &p;
-  if (p.kind != PatternKind::Call) return nullptr;
+// each call from the root (`x` in map(f, x), slide(k, s, x), map(f, slide(k, s, x))), and
+// how many joins it passed: through `join(x)` a rule acts on the arrays x joins (the
+// channels, in `zip(join(join(window)), join(join(w)))`).
+std::pair<const Pattern*, int> acted_on(const Pattern& p) {
+  if (p.kind == PatternKind::Var) return {p.bound ? nullptr : &p, 0};
+  if (p.kind != PatternKind::Call) return {nullptr, 0};
   const auto& sig = ir::signature(p.prim);
   for (std::size_t i = p.args.size(); i-- > 0;)
-    if (sig.variadic || sig.operands[i] == 0) return acted_on(p.args[i]);
-  return nullptr;
+    if (sig.variadic || sig.operands[i] == 0) {
+      auto [x, joins] = acted_on(p.args[i]);
+      return {x, joins + (p.prim == ir::Prim::Join ? 1 : 0)};
+    }
+  return {nullptr, 0};
 }
 
 // Fresh tuning parameters are named `base_k` (FreshNames); they are not program sizes.
@@ -143,12 +148,14 @@ bool is_fresh_parameter(const std::string& name) {
 }  // namespace
 
 std::string tuning_param_name(const Rule& rule, const RuleParam& p, const Match& m) {
-  const Pattern* x = acted_on(rule.lhs);
+  auto [x, joins] = acted_on(rule.lhs);
   if (!x) return p.name;
   auto it = m.exprs.find(x->name);
   if (it == m.exprs.end() || !it->second.type().defined() || !it->second.type().is_array()) return p.name;
+  ir::Type reached = it->second.type();
+  for (int j = 0; j < joins && reached.elem().is_array(); ++j) reached = reached.elem();
   std::vector<std::string> sizes;
-  for (const auto& v : arith::free_vars(it->second.type().length()))
+  for (const auto& v : arith::free_vars(reached.length()))
     if (!is_fresh_parameter(v) && v.find('(') == std::string::npos) sizes.push_back(v);
   if (sizes.empty()) return p.name;
   bool letters = std::all_of(sizes.begin(), sizes.end(), [](const std::string& v) { return v.size() == 1; });
@@ -160,8 +167,14 @@ std::string tuning_param_name(const Rule& rule, const RuleParam& p, const Match&
 ir::Expr instantiate(const Rule& rule, const Match& m, const std::map<std::string, arith::Expr>& params) {
   std::map<std::string, arith::Expr> sizes = m.sizes;
   for (const auto& [k, v] : params) sizes[k] = v;
-  for (const auto& [name, e] : m.exprs)
-    if (e.type().is_array()) sizes.emplace("length(" + name + ")", e.type().length());
+  // `length(x)`, `length(elem(x))`, ...: the lengths of what x matched and of its elements.
+  for (const auto& [name, e] : m.exprs) {
+    std::string key = name;
+    for (ir::Type t = e.type(); t.defined() && t.is_array(); t = t.elem()) {
+      sizes.emplace("length(" + key + ")", t.length());
+      key = "elem(" + key + ")";
+    }
+  }
   SourceLoc loc;
   for (const auto* group : {&m.exprs, &m.functions})
     for (const auto& [name, e] : *group)

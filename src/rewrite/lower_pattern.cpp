@@ -159,16 +159,30 @@ class Lowerer {
     }
     if (left_) fail(at, "a size argument on the left must be a variable or a constant");
     if (auto* pf = as<ast::Postfix>(e)) {
-      // `length(x)`: the length of what expression variable x matched.
+      // `length(x)`: the length of what expression variable x matched; `length(elem(x))`
+      // the length of its elements (`elem` nests).
       const std::string* f = name_of(pf->primary);
       const std::string* x = nullptr;
+      int depth = 0;
       if (f && *f == "length" && pf->ops.size() == 1 && boost::get<ast::Arguments>(&pf->ops[0]) &&
-          boost::get<ast::Arguments>(pf->ops[0]).args.size() == 1)
-        x = name_of(boost::get<ast::Arguments>(pf->ops[0]).args[0]);
+          boost::get<ast::Arguments>(pf->ops[0]).args.size() == 1) {
+        const ast::Expr* arg = &strip(boost::get<ast::Arguments>(pf->ops[0]).args[0]);
+        while (auto* inner = as<ast::Postfix>(*arg)) {
+          const std::string* g = name_of(inner->primary);
+          if (!g || *g != "elem" || inner->ops.size() != 1 || !boost::get<ast::Arguments>(&inner->ops[0]) ||
+              boost::get<ast::Arguments>(inner->ops[0]).args.size() != 1)
+            break;
+          arg = &strip(boost::get<ast::Arguments>(inner->ops[0]).args[0]);
+          ++depth;
+        }
+        x = name_of(*arg);
+      }
       auto it = x ? rule_.vars.find(*x) : rule_.vars.end();
       if (it == rule_.vars.end() || it->second != VarKind::Expr)
-        fail(at, "in a size, only length(x) of an expression variable x can be called");
-      return arith::var("length(" + *x + ")");
+        fail(at, "in a size, only length(x) or length(elem(x)) of an expression variable x can be called");
+      std::string key = *x;
+      for (int d = 0; d < depth; ++d) key = "elem(" + key + ")";
+      return arith::var("length(" + key + ")");
     }
     if (auto* b = as<ast::Binary>(e)) {
       arith::Expr acc = size(b->first);
@@ -445,8 +459,9 @@ class GuardLowerer {
       const std::string* f = name_of(pf->primary);
       if (f && *f == "length" && pf->ops.size() == 1 && boost::get<ast::Arguments>(&pf->ops[0])) {
         TypeTerm t = type_term(boost::get<ast::Arguments>(pf->ops[0]).args.at(0));
-        if (t.elem_depth != 0) fail(e, "length() takes an expression variable");
-        return arith::var("length(" + t.var + ")");
+        std::string key = t.var;
+        for (int d = 0; d < t.elem_depth; ++d) key = "elem(" + key + ")";
+        return arith::var("length(" + key + ")");
       }
     }
     if (auto* b = as<ast::Binary>(e)) {
@@ -460,7 +475,7 @@ class GuardLowerer {
       }
       return acc;
     }
-    fail(e, "expected a size: an integer, a size variable, length(x), or + - * of them");
+    fail(e, "expected a size: an integer, a size variable, length(T), or + - * of them");
   }
 
   const syntax::Parsed& parsed_;

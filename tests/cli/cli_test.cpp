@@ -384,6 +384,29 @@ TEST_F(Cli, SpaceListsConstraintsAndSamplesPointsThatRun) {
   expect("run low.sr " + flags, 0, "conv: matches the interpreter");
 }
 
+TEST_F(Cli, OmegaPartialSumsFromTheCommandLine) {
+  // conv-chw-omega-m0 on the ReLU convolution: omega_C in the space, a sampled point runs
+  // and matches; four kernels: the weights' copy, the pad, the partial sums, their sums.
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_relu_swapped.sr").string();
+  Result r = run("space '" + conv + "' --strategy conv-chw-omega-m0 --samples 3 --seed 5");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line : {"omega_C    declared 2..64      domain {2, 4}", "[type] omega_C divides 4",
+                           "[codegen] local_2 divides omega_C"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  auto at = r.output.find("\n  --params ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  std::string flags = r.output.substr(at + 3, r.output.find('\n', at + 1) - at - 3);
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw-omega-m0 > low.sr").exit_code, 0);
+  expect("run low.sr " + flags, 0, "conv: matches the interpreter");
+  Result c = run("compile low.sr --params omega_C=2 -o out");
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  for (const char* line : {"kernel conv_part1_kernel (def conv_part1): global (4, 3, 3)",
+                           "kernel conv_part2_kernel (def conv_part2): global (11, 11, 4)",
+                           "kernel conv_part3_kernel (def conv_part3): global (8, 81, 2)",
+                           "kernel conv_kernel (def conv): global (8, 81)"})
+    EXPECT_NE(c.output.find(line), std::string::npos) << line << "\n" << c.output;
+}
+
 TEST_F(Cli, SpaceNamesTheConflictOfAnEmptySpace) {
   fs::create_directories(dir_ / "sets");
   write("sets/tile.rules", "rule tile(n in {2, 4}): map(f, x) => join(map(map(f), split(n, x)))\n");

@@ -56,6 +56,22 @@ TEST(Lowering, SplitJoinAroundMapsWritesThroughViews) {
   EXPECT_NE(m.kernels[0].source.find("y[4*g_0 + i_1] = x[4*g_0 + i_1] * 2.0f;"), std::string::npos) << m.kernels[0].source;
 }
 
+TEST(Lowering, ParallelMapOverAJoinDividesOnceNotInItsLoops) {
+  // mapGlb(px -> reduceSeq(+, px), join(x)) over the pixels of a 6x7 image of 5 channels:
+  // the pixel's row and column are computed once, the channel loop indexes with them.
+  Expr sum = call(Prim::ReduceSeq, {}, {make_float(0.0), lam({"acc", "v"}, add(var("acc"), var("v"))), var("px")});
+  Expr body = call(Prim::MapGlb, {0}, {lam({"px"}, sum), call(Prim::Join, {}, {var("x")})});
+  Program p = program({{"x", Type::array(Type::array(floats(5), 7), 6), {}}}, {{"s", body, {}}});
+  Module m = run_and_compare(p);
+  const std::string& src = m.kernels[0].source;
+  auto loop = src.find("for (");
+  ASSERT_NE(loop, std::string::npos) << src;
+  EXPECT_NE(src.find("int row_1 = g_0/7;"), std::string::npos) << src;
+  EXPECT_NE(src.find("int col_2 = g_0%7;"), std::string::npos) << src;
+  EXPECT_EQ(src.find('/', loop), std::string::npos) << src;
+  EXPECT_EQ(src.find('%', loop), std::string::npos) << src;
+}
+
 TEST(Lowering, LayoutOnlyDefinitionIsAParallelCopy) {
   Program p = program({{"x", Type::array(floats(8), 4), {}}},
                       {{"t", call(Prim::Transpose, {}, {var("x")}), {}},

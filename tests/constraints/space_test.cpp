@@ -99,6 +99,9 @@ TEST(Collect, KernelExpressionsMatchTheGeneratedPlan) {
       // kernels split off by code generation (a pad kernel, a kernel-minor copy of the
       // weights): the sampled work-group sizes divide the main kernel's launch
       {"conv/conv_small.sr", "conv-chw-tile"}, {"conv/conv_small.sr", "conv-chw-m0"},
+      // and the omega partial sums' kernel split off before the summing one
+      {"conv/conv_small.sr", "conv-chw-omega"}, {"conv/conv_relu_swapped.sr", "conv-chw-omega-m0"},
+      {"conv/conv_small.sr", "conv-chw-omega-kappa"},
       {"stencil1d.sr", "stencil1d-tiled"}};
   for (const auto& [file, strategy] : cases)
     for (const Space& s : spaces(example(file), strategy, small_target(8, 64))) {

@@ -121,6 +121,24 @@ TEST(CrossItem, TheWorkGroupSizeOfADefinitionIsNotImposedOnTheKernelsSplitOffIt)
   EXPECT_EQ(m.kernels[1].launch.local[0], arith::Expr(4)) << m.kernels[1].name;
 }
 
+TEST(CrossItem, TheWorkGroupSizeGoesToThePartialSumsNotToTheirSum) {
+  // conv-chw-omega (omega = 2): a pad kernel, the partial sums over 64 pixels, 4 kernels
+  // and 2 chunks (the work), then the sums over 64 pixels and 4 kernels; a work-group of
+  // 8 x 2 x 2 is the partial sums' (it does not fit the sums' two dimensions).
+  ir::Program high = program(example("conv/conv_small.sr"));
+  ProgramRewrite rw = rewrite_program(library(), "conv-chw-omega", high, {});
+  ASSERT_EQ(rw.programs.size(), 1u);
+  ir::Program low = typecheck::typecheck(ir::bind_sizes(rw.programs[0].program, {{"omega_C", 2}})).program;
+  codegen::Options options;
+  options.global_work_group = {8, 2, 2};
+  codegen::Module m = run_once_and_compare(low, bound(high), options);
+  ASSERT_EQ(m.kernels.size(), 3u) << m.source();
+  EXPECT_FALSE(m.kernels[0].launch.has_local()) << m.kernels[0].name;
+  EXPECT_EQ(m.kernels[1].launch.global[2], arith::Expr(2)) << m.kernels[1].name;
+  EXPECT_EQ(m.kernels[1].launch.local[2], arith::Expr(2)) << m.kernels[1].name;
+  EXPECT_FALSE(m.kernels[2].launch.has_local()) << m.kernels[2].name;
+}
+
 TEST(CrossItem, ATiledStencilWhosePaddingIsCroppedRuns) {
   // The crop after the parallel maps becomes a copy kernel of its own.
   ir::Program high = program(

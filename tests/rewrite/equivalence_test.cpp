@@ -79,6 +79,31 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"kernel-groups-into-reduction", "size N, C, P\ninput x : [[[float]C]N]N\ninput ws : [[[[float]C]N]N]P\ninput bs : [float]P\n"
                                        "def out = map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
                                        "zip(join(join(x)), join(join(w)))), zip(ws, bs))"},
+      // partial_sums.rules (C is a multiple of omega in some instances, others are infeasible
+      // and drawn again: the harness solves the split's divisibility)
+      {"reduce-channel-chunks", "size N, M, C\ninput x : [[[float]C]M]N\ninput y : [[[float]C]M]N\n"
+                                "def out = reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(join(join(x)), join(join(y))))"},
+      {"map2D-flatten", with(kMat, "def out = map(r -> map(a -> a * 2.0 + 1.0, r), x)")},
+      {"partial-sums-out", "size N, P, Q\ninput x : [[float]Q]N\ninput ws : [[float]Q]P\ninput bs : [float]P\n"
+                           "def out = map(win -> map((w, b) -> reduce(b, (a, e) -> a + e, join(map(c -> "
+                           "reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(win, c)), split(Q, w)))), zip(ws, bs)), x)"},
+      {"partial-sums-out-activation", "size N, P, Q\ninput x : [[float]Q]N\ninput ws : [[float]Q]P\ninput bs : [float]P\n"
+                                      "def out = map(win -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (a, e) -> a + e, "
+                                      "join(map(c -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(win, c)), split(Q, w))))), "
+                                      "zip(ws, bs)), x)"},
+      {"reduceSeq-init-private", with(kMat, "def out = mapGlb(0, r -> reduceSeq(mapSeq(a -> 0.0, split(M, r)), "
+                                            "(acc, v) -> mapSeq(t -> t + v, acc), r), x)")},
+      {"reduce-channel-chunks-kappa", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput y : [[[[float]P]C]M]N\n"
+                                      "input z : [float]P\n"
+                                      "def out = reduce(z, (accs, q) -> map(t -> t.0 + q.0 * t.1, zip(accs, q.1)), "
+                                      "zip(join(join(x)), join(join(y))))"},
+      {"partial-sums-out-kappa", "size N, P, Q\ninput x : [[float]Q]N\ninput ws : [[float]Q]P\ninput bs : [float]P\n"
+                                 "def out = map(win -> join(map(g -> split(1, join(reduce(map((w, b) -> b, g), "
+                                 "(a, e) -> map(t -> t.0 + t.1, zip(a, e)), join(map(v -> split(2, map((w, b) -> v * b, g)), win))))), "
+                                 "split(2, zip(ws, bs)))), x)"},
+      {"reduce-accumulate-seq", "size N, P\ninput x : [float]N\ninput z : [float]P\n"
+                                "def out = reduce(z, (a, e) -> map(t -> t * e, a), x)"},
+      {"map-one-to-mapSeq", with(kVec, "def out = map(v -> v * 3.0, reduce(0.0, (acc, a) -> acc + a, x))")},
   };
   return table;
 }

@@ -84,6 +84,10 @@ TEST(Match, ParameterNamesSayWhereTheRuleActs) {
       {"input x : [float]8\ndef out = map(a -> a, x)", "split-join", {"n"}},
       {"size N, M\ninput x : [[float]M]N\ndef out = map(r -> reduce(0.0, (a, e) -> a + e, r), x)",
        "(id | split-join[4]) ; topdown(reduce-split)", {"omega_M"}},
+      // through join(join(w)) the rule acts on the arrays joined: the C channels
+      {"size N, M, C\ninput x : [[[float]C]M]N\ninput y : [[[float]C]M]N\n"
+       "def out = reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(join(x)), join(join(y))))",
+       "reduce-channel-chunks", {"omega_C"}},
   };
   for (const auto& c : cases) {
     RewriteOptions options;
@@ -125,6 +129,15 @@ TEST(Match, GuardsLookAtTypes) {
   // vectorize needs scalar elements.
   EXPECT_TRUE(rewrite_root("vectorize", "size N\ninput x : [[float]4]N\ndef out = map(r -> r, x)").empty());
   EXPECT_EQ(rewrite_root("vectorize", std::string(kVec) + "def out = map(a -> a, x)").size(), 4u);
+}
+
+TEST(Match, GuardsCompareElementLengths) {
+  // reduce-channel-chunks pairs the same channel of the same position: windows whose
+  // joined lengths agree but whose shapes differ are left alone (length(elem(x)) guards).
+  const std::string dot = "def out = reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(join(x)), join(join(y))))";
+  EXPECT_TRUE(rewrite_root("reduce-channel-chunks", "input x : [[[float]4]2]3\ninput y : [[[float]2]4]3\n" + dot).empty());
+  EXPECT_TRUE(rewrite_root("reduce-channel-chunks", "input x : [[[float]4]2]3\ninput y : [[[float]4]3]2\n" + dot).empty());
+  EXPECT_EQ(rewrite_root("reduce-channel-chunks", "input x : [[[float]4]2]3\ninput y : [[[float]4]2]3\n" + dot).size(), 1u);
 }
 
 TEST(Match, ResultsThatDoNotTypeCheckAreDropped) {

@@ -99,7 +99,12 @@ INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
                                            StrategyCase{"conv-local", "conv/conv_small.sr"},
                                            StrategyCase{"conv-local", "conv/conv_k5_pad2.sr"},
                                            StrategyCase{"conv-local", "conv/conv_k3_stride2_pad0.sr"},
-                                           StrategyCase{"conv-local", "conv/conv_c1_m8.sr"}),
+                                           StrategyCase{"conv-local", "conv/conv_c1_m8.sr"},
+                                           StrategyCase{"conv-chw-omega", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-chw-omega", "conv/conv_relu_swapped.sr"},
+                                           StrategyCase{"conv-chw-omega-m0", "conv/conv_k3_stride2_pad0.sr"},
+                                           StrategyCase{"conv-chw-omega-m0", "conv/conv_relu_swapped.sr"},
+                                           StrategyCase{"conv-chw-omega-kappa", "conv/conv_small.sr"}),
                          [](const auto& info) { return case_name(info.param); });
 
 }  // namespace
