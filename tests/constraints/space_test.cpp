@@ -99,6 +99,8 @@ TEST(Collect, KernelExpressionsMatchTheGeneratedPlan) {
       // kernels split off by code generation (a pad kernel, a kernel-minor copy of the
       // weights): the sampled work-group sizes divide the main kernel's launch
       {"conv/conv_small.sr", "conv-chw-tile"}, {"conv/conv_small.sr", "conv-chw-m0"},
+      // the im2col matrix, a kernel of its own
+      {"conv/conv_small.sr", "conv-gemm"},
       {"stencil1d.sr", "stencil1d-tiled"}};
   for (const auto& [file, strategy] : cases)
     for (const Space& s : spaces(example(file), strategy, small_target(8, 64))) {

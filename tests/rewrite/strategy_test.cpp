@@ -99,7 +99,10 @@ INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
                                            StrategyCase{"conv-local", "conv/conv_small.sr"},
                                            StrategyCase{"conv-local", "conv/conv_k5_pad2.sr"},
                                            StrategyCase{"conv-local", "conv/conv_k3_stride2_pad0.sr"},
-                                           StrategyCase{"conv-local", "conv/conv_c1_m8.sr"}),
+                                           StrategyCase{"conv-local", "conv/conv_c1_m8.sr"},
+                                           StrategyCase{"conv-gemm", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-gemm", "conv/conv_k5_stride2_pad2.sr"},
+                                           StrategyCase{"conv-gemm", "conv/conv_relu_swapped.sr"}),
                          [](const auto& info) { return case_name(info.param); });
 
 }  // namespace
