@@ -131,6 +131,19 @@ TEST_F(Cli, RewrittenProgramParsesBackAndRuns) {
   expect("run low.sr --params omega_CK=5,n_M=2,n_KW=4,rho_H=0,theta_H=6", 1, "split(5)");
 }
 
+// `run` and `compile` report the memory plan's global footprint in bytes (scripts compare
+// them): conv_small (C = 4, 8x8 pixels, M = 4 kernels of 3x3) needs its inputs (144 + 4 +
+// 256 floats) and output (256) plus, for conv-gemm, the 8*8 x 3*3*4 im2col matrix (2304),
+// for conv-chw the 10x10x4 padded image (400).
+TEST_F(Cli, RunReportsTheMemoryFootprintInBytes) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-gemm > gemm.sr").exit_code, 0);
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw > chw.sr").exit_code, 0);
+  expect("run gemm.sr --params sigma_KW=2,kappa_KW=2", 0, "memory: global 11.6 KiB (11856 bytes), local 0.0 KiB");
+  expect("compile gemm.sr --params sigma_KW=4,kappa_KW=4 -o gemm", 0, "memory: global 11.6 KiB (11856 bytes)");
+  expect("run chw.sr", 0, "memory: global 4.1 KiB (4240 bytes)");
+}
+
 TEST_F(Cli, RewriteAllAndTrace) {
   std::string matmul = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "matmul.sr").string();
   Result all = run("rewrite '" + matmul + "' --strategy 'anywhere(map-to-mapSeq)' --all");
