@@ -21,7 +21,8 @@
 #             `conv-chw-tile-m0`: the same with the kernel groups on dimension 0).
 #             And `conv-gemm` (the GEMM path: the im2col matrix materialized, transposed, by its
 #             own kernel, then a SIGMA x KAPPA register-tiled matrix multiplication; SIGMA <= 16
-#             from --sigmas, KAPPA <= 32 from --kappas), also reported in columns of its own:
+#             from --sigmas, KAPPA <= 32 from --kappas; --gemm-alternatives: 1 reads a
+#             kernel-minor copy of the weights, 2 the weights as given), also reported in columns of its own:
 #             the front's memory-hungry fast end.
 #             --strategies picks which of these are tried.
 # Memory: each kernel's footprint is the memory plan's (`liftc run` prints it: every global
@@ -38,7 +39,7 @@
 #                             [--kappa K] [--runs N] [--warmup N] [--locals "32,1,1 ..."]
 #                             [--tiles "2 4 8"] [--kappas "4 16"] [-o DIR]
 #                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-gemm conv-gpu conv-gpu-k0 conv-local"]
-#                             [--sigmas "2 4"]
+#                             [--sigmas "2 4"] [--gemm-alternatives "1 2"]
 #                             [--refs DIR]
 # Prints a Markdown table; with -o, writes it and the rewritten programs to DIR.
 # On a CPU device (PoCL) keep it short: --runs 2 --warmup 1 --locals "" (the runtime's
@@ -55,6 +56,7 @@ locals="32,1,1 64,1,1 8,8,1 4,4,4 2,2,16 1,1,64 8,1,8"
 tiles="2 4 7 8 14"
 kappas="4 16"
 sigmas="2 4"
+gemm_alternatives="1 2"
 out=""
 strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-gemm conv-gpu conv-gpu-k0 conv-local"
 refs=""
@@ -70,6 +72,7 @@ while [ $# -gt 0 ]; do
     --tiles) tiles="$2"; shift 2 ;;
     --kappas) kappas="$2"; shift 2 ;;
     --sigmas) sigmas="$2"; shift 2 ;;
+    --gemm-alternatives) gemm_alternatives="$2"; shift 2 ;;
     -o) out="$2"; shift 2 ;;
     --strategies) strategies="$2"; shift 2 ;;
     --refs) refs="$2"; shift 2 ;;
@@ -163,7 +166,7 @@ rule="| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 gemm=""
 if [[ " $strategies " == *" conv-gemm "* ]]; then
   gemm=yes
-  header="$header conv-gemm ms (sigma, kappa, work-group) | conv-gemm MiB | conv-gemm / liftc |"
+  header="$header conv-gemm ms (alternative, sigma, kappa, work-group) | conv-gemm MiB | conv-gemm / liftc |"
   rule="$rule --- | --- | --- |"
 fi
 if [ -n "$refs" ]; then
@@ -221,23 +224,25 @@ for l in $layers; do
   done
   gemm_ms="" gemm_how="" gemm_bytes=""
   if [ -n "$gemm" ]; then
-    rewrite "$src" conv-gemm "" "$work/conv${l}_conv-gemm.sr"
-    for sg in $sigmas; do
-      [ $((W % sg)) -eq 0 ] && [ "$sg" -le 16 ] || continue
-      for k in $kappas; do
-        [ $((M % k)) -eq 0 ] && [ "$k" -le 32 ] || continue
-        read -r t t_local t_bytes < <(best_ms "$work/conv${l}_conv-gemm.sr" \
-          --params "$(tile_params "$work/conv${l}_conv-gemm.sr" gemm-register-tile "$sg" "$k")")
-        if [ -n "$t" ] && { [ -z "$gemm_ms" ] || awk -v a="$t" -v b="$gemm_ms" 'BEGIN { exit !(a < b) }'; }; then
-          gemm_ms="$t"
-          gemm_how="sigma=$sg kappa=$k, $t_local"
-          gemm_bytes="$t_bytes"
-        fi
-        if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
-          tuned="$t"
-          tuned_bytes="$t_bytes"
-          tuned_how="conv-gemm, sigma=$sg kappa=$k, $t_local"
-        fi
+    for alt in $gemm_alternatives; do
+      program="$work/conv${l}_conv-gemm-$alt.sr"
+      rewrite "$src" conv-gemm "$alt" "$program"
+      for sg in $sigmas; do
+        [ $((W % sg)) -eq 0 ] && [ "$sg" -le 16 ] || continue
+        for k in $kappas; do
+          [ $((M % k)) -eq 0 ] && [ "$k" -le 32 ] || continue
+          read -r t t_local t_bytes < <(best_ms "$program" --params "$(tile_params "$program" gemm-register-tile "$sg" "$k")")
+          if [ -n "$t" ] && { [ -z "$gemm_ms" ] || awk -v a="$t" -v b="$gemm_ms" 'BEGIN { exit !(a < b) }'; }; then
+            gemm_ms="$t"
+            gemm_how="alt $alt, sigma=$sg kappa=$k, $t_local"
+            gemm_bytes="$t_bytes"
+          fi
+          if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
+            tuned="$t"
+            tuned_bytes="$t_bytes"
+            tuned_how="conv-gemm alt $alt, sigma=$sg kappa=$k, $t_local"
+          fi
+        done
       done
     done
   fi

@@ -133,14 +133,17 @@ TEST_F(Cli, RewrittenProgramParsesBackAndRuns) {
 
 // `run` and `compile` report the memory plan's global footprint in bytes (scripts compare
 // them): conv_small (C = 4, 8x8 pixels, M = 4 kernels of 3x3) needs its inputs (144 + 4 +
-// 256 floats) and output (256) plus, for conv-gemm, the 8*8 x 3*3*4 im2col matrix (2304),
-// for conv-chw the 10x10x4 padded image (400).
+// 256 floats) and output (256) plus, for conv-gemm, the 8*8 x 3*3*4 im2col matrix (2304)
+// and in its first alternative a kernel-minor copy of the weights (144), for conv-chw the
+// 10x10x4 padded image (400).
 TEST_F(Cli, RunReportsTheMemoryFootprintInBytes) {
   std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
-  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-gemm > gemm.sr").exit_code, 0);
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-gemm --alternative 2 > gemm.sr").exit_code, 0);
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-gemm > gemm_minor.sr").exit_code, 0);
   ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw > chw.sr").exit_code, 0);
   expect("run gemm.sr --params sigma_KW=2,kappa_KW=2", 0, "memory: global 11.6 KiB (11856 bytes), local 0.0 KiB");
   expect("compile gemm.sr --params sigma_KW=4,kappa_KW=4 -o gemm", 0, "memory: global 11.6 KiB (11856 bytes)");
+  expect("run gemm_minor.sr --params sigma_KW=2,kappa_KW=4", 0, "memory: global 12.1 KiB (12432 bytes)");
   expect("run chw.sr", 0, "memory: global 4.1 KiB (4240 bytes)");
 }
 
