@@ -400,6 +400,23 @@ TEST_F(Cli, SpaceListsConstraintsAndSamplesPointsThatRun) {
   expect("run low.sr " + flags, 0, "conv: matches the interpreter");
 }
 
+// The GEMM path's space: sigma and kappa with their declared ranges and the divisibility
+// the types ask for; the im2col matrix is a buffer the target must hold; a sample runs.
+TEST_F(Cli, SpaceOfTheGemmPathSamplesPointsThatRun) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  Result r = run("space '" + conv + "' --strategy conv-gemm --target mali-g72 --samples 3 --seed 5");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line : {"== strategy conv-gemm, alternative 2 of 2", "[rule] sigma_KW in 2..16", "[rule] kappa_KW in 2..32",
+                           "[type] sigma_KW divides 8", "[type] kappa_KW divides 4", "[target] 9216 <= 1073741824",
+                           "valid points: "})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  auto at = r.output.find("\n  --params ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  std::string flags = r.output.substr(at + 3, r.output.find('\n', at + 1) - at - 3);
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-gemm > gemm.sr").exit_code, 0);
+  expect("run gemm.sr " + flags, 0, "conv: matches the interpreter");
+}
+
 TEST_F(Cli, SpaceNamesTheConflictOfAnEmptySpace) {
   fs::create_directories(dir_ / "sets");
   write("sets/tile.rules", "rule tile(n in {2, 4}): map(f, x) => join(map(map(f), split(n, x)))\n");
