@@ -26,7 +26,16 @@
 #             kernel-minor copy of the weights), and `conv-chw-omega-kappa` (the same with KAPPA
 #             kernels per work-item, --kappas). Their work-group sizes (--locals) apply to the
 #             partial sums' kernel (pixels, kernels, chunks; -m0: kernels, pixels, chunks).
+#             And `conv-gemm` (the GEMM path: the im2col matrix materialized, transposed, by its
+#             own kernel, then a SIGMA x KAPPA register-tiled matrix multiplication; SIGMA <= 16
+#             from --sigmas, KAPPA <= 32 from --kappas; --gemm-alternatives: 1 reads a
+#             kernel-minor copy of the weights, 2 the weights as given), also reported in columns of its own:
+#             the front's memory-hungry fast end.
 #             --strategies picks which of these are tried.
+# Memory: each kernel's footprint is the memory plan's (`liftc run` prints it: every global
+# buffer, inputs, outputs and intermediates such as the padded image or the im2col matrix);
+# the table gives the fastest liftc kernel's and conv-gemm's in MiB against im2col's:
+# inputs (weights, biases, image) + output + the H*W*K*K*C im2col matrix, 4 bytes each.
 # When python3 has PyTorch with CUDA, cuDNN's fp32 convolution (TF32 off) of the same
 # layer is timed too (scripts/bench_torch_conv.py), as an outside reference; with
 # --refs DIR (built by scripts/bench/build_refs.sh), a plain hand-written OpenCL direct
@@ -34,12 +43,14 @@
 # First, both programs are validated against the interpreter on the reduced layer.
 #
 # Usage: scripts/bench_vgg.sh [--liftc PATH] [--device NAME] [--layers "1 2 ..."]
-#                             [--kappa K] [--runs N] [--locals "32,1,1 ..."]
+#                             [--kappa K] [--runs N] [--warmup N] [--locals "32,1,1 ..."]
 #                             [--tiles "2 4 8"] [--kappas "4 16"] [-o DIR]
-#                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gpu conv-gpu-k0 conv-local"]
-#                             [--sigmas "2 4"] [--omegas "2 4 8 16"]
+#                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gemm conv-gpu conv-gpu-k0 conv-local"]
+#                             [--sigmas "2 4"] [--omegas "2 4 8 16"] [--gemm-alternatives "1 2"]
 #                             [--refs DIR]
 # Prints a Markdown table; with -o, writes it and the rewritten programs to DIR.
+# On a CPU device (PoCL) keep it short: --runs 2 --warmup 1 --locals "" (the runtime's
+# work-group size only) and a few --strategies, --sigmas and --kappas.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 liftc="$root/build/liftc"
@@ -47,13 +58,15 @@ device=""
 layers="1 2 3 4 5 6 7 8 9"
 kappa=8
 runs=10
+warmup=2
 locals="32,1,1 64,1,1 8,8,1 4,4,4 2,2,16 1,1,64 8,1,8"
 tiles="2 4 7 8 14"
 kappas="4 16"
 sigmas="2 4"
 omegas="2 4 8 16"
+gemm_alternatives="1 2"
 out=""
-strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gpu conv-gpu-k0 conv-local"
+strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gemm conv-gpu conv-gpu-k0 conv-local"
 refs=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -62,11 +75,13 @@ while [ $# -gt 0 ]; do
     --layers) layers="$2"; shift 2 ;;
     --kappa) kappa="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
     --locals) locals="$2"; shift 2 ;;
     --tiles) tiles="$2"; shift 2 ;;
     --kappas) kappas="$2"; shift 2 ;;
     --sigmas) sigmas="$2"; shift 2 ;;
     --omegas) omegas="$2"; shift 2 ;;
+    --gemm-alternatives) gemm_alternatives="$2"; shift 2 ;;
     -o) out="$2"; shift 2 ;;
     --strategies) strategies="$2"; shift 2 ;;
     --refs) refs="$2"; shift 2 ;;
@@ -85,9 +100,12 @@ rewrite() {
   "$liftc" rewrite "$1" --strategy "$2" ${3:+--alternative "$3"} > "$4"
 }
 
-# median_ms PROGRAM [ARGS...]: runs without validation, prints the median time in ms.
+# median_ms PROGRAM [ARGS...]: runs without validation, prints "MS BYTES": the median time
+# in ms and the memory plan's global footprint in bytes (`liftc run`'s `memory:` line).
 median_ms() {
-  "$liftc" run "$@" "${dev[@]}" --no-validate --warmup 2 --runs "$runs" | awk '/^time: median/ {print $3}'
+  "$liftc" run "$@" "${dev[@]}" --no-validate --warmup "$warmup" --runs "$runs" |
+    awk '/^memory: global/ { sub(/^\(/, "", $5); bytes = $5 } /^time: median/ { ms = $3 }
+         END { if (ms != "" && bytes != "") print ms, bytes }'
 }
 
 # Tuning parameters have stable names (rules/README.md): n_M is split-join's tile over the
@@ -100,22 +118,31 @@ param() {
   echo "$(sed -n "s|^// tuning parameter \([A-Za-z0-9_]*\) .*($2)\$|\1|p" "$1" | head -n 1)=$3"
 }
 
-# best_ms PROGRAM [RUN ARGS...]: "ms work-group" of the fastest work-group size: the
-# runtime's choice ("auto") or one of $locals (those that do not divide the launch fail).
+# best_ms PROGRAM [RUN ARGS...]: "ms work-group bytes" of the fastest work-group size: the
+# runtime's choice ("auto") or one of $locals (those that do not divide the launch fail);
+# bytes is the program's global footprint.
 best_ms() {
-  local program="$1" best="" best_local="" t loc
+  local program="$1" best="" best_local="" best_bytes="" t b loc
   shift
   for loc in auto $locals; do
     local size=()
     [ "$loc" != auto ] && size=(--local "$loc")
-    t=$(median_ms "$program" "$@" "${size[@]}" 2> /dev/null) || continue
+    read -r t b < <(median_ms "$program" "$@" "${size[@]}" 2> /dev/null) || continue
     [ -n "$t" ] || continue
     if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
       best="$t"
       best_local="$loc"
+      best_bytes="$b"
     fi
   done
-  echo "$best $best_local"
+  echo "$best $best_local $best_bytes"
+}
+
+# tile_params PROGRAM RULE SIGMA KAPPA: `sigma_..=SIGMA,kappa_..=KAPPA`, the two tuning
+# parameters RULE (register-tile, gemm-register-tile) introduced.
+tile_params() {
+  sed -n "s|^// tuning parameter \([A-Za-z0-9_]*\) .*($2)\$|\1|p" "$1" |
+    paste -sd ' ' | awk -v s="$3" -v k="$4" '{ printf "%s=%s,%s=%s", $1, s, $2, k }'
 }
 
 # The conv-gpu alternative: 2 is v = 4 (dot-product's values are 2, 4, 8, 16, then id = 5).
@@ -132,20 +159,36 @@ rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw "" "$work/reduced_chw.sr
 "$liftc" run "$work/reduced_chw.sr" "${dev[@]}" | grep -q "matches the interpreter"
 "$liftc" run "$work/reduced_gpu.sr" "${dev[@]}" --params "$(kappa_param "$work/reduced_gpu.sr")" |
   grep -q "matches the interpreter"
-rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw-omega-m0 "" "$work/reduced_omega_m0.sr"
-"$liftc" run "$work/reduced_omega_m0.sr" "${dev[@]}" --params "$(param "$work/reduced_omega_m0.sr" reduce-channel-chunks 4)" |
-  grep -q "matches the interpreter"
-rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw-omega-kappa "" "$work/reduced_omega_kappa.sr"
-"$liftc" run "$work/reduced_omega_kappa.sr" "${dev[@]}" \
-  --params "$(param "$work/reduced_omega_kappa.sr" reduce-channel-chunks-kappa 4),$(param "$work/reduced_omega_kappa.sr" kernel-groups-into-reduction 8)" |
-  grep -q "matches the interpreter"
+if [[ " $strategies " == *" conv-chw-omega-m0 "* ]]; then
+  rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw-omega-m0 "" "$work/reduced_omega_m0.sr"
+  "$liftc" run "$work/reduced_omega_m0.sr" "${dev[@]}" --params "$(param "$work/reduced_omega_m0.sr" reduce-channel-chunks 4)" |
+    grep -q "matches the interpreter"
+fi
+if [[ " $strategies " == *" conv-chw-omega-kappa "* ]]; then
+  rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw-omega-kappa "" "$work/reduced_omega_kappa.sr"
+  "$liftc" run "$work/reduced_omega_kappa.sr" "${dev[@]}" \
+    --params "$(param "$work/reduced_omega_kappa.sr" reduce-channel-chunks-kappa 4),$(param "$work/reduced_omega_kappa.sr" kernel-groups-into-reduction 8)" |
+    grep -q "matches the interpreter"
+fi
+if [[ " $strategies " == *" conv-gemm "* ]]; then
+  rewrite "$root/examples/vgg16/conv_reduced.sr" conv-gemm "" "$work/reduced_gemm.sr"
+  "$liftc" run "$work/reduced_gemm.sr" "${dev[@]}" --params "$(tile_params "$work/reduced_gemm.sr" gemm-register-tile 4 8)" |
+    grep -q "matches the interpreter"
+fi
 
 torch=""
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then torch=yes; fi
 
-"$liftc" devices | head -n 3 >&2
-header="| layer | C | HxW | M | naive ms (work-group) | liftc ms (strategy, work-group) | liftc GFLOP/s | naive / liftc (speed-up) |"
-rule="| --- | --- | --- | --- | --- | --- | --- | --- |"
+"$liftc" devices > "$work/devices.txt"
+head -n 3 "$work/devices.txt" >&2
+header="| layer | C | HxW | M | naive ms (work-group) | liftc ms (strategy, work-group) | liftc GFLOP/s | naive / liftc (speed-up) | liftc MiB | im2col MiB | liftc / im2col memory |"
+rule="| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+gemm=""
+if [[ " $strategies " == *" conv-gemm "* ]]; then
+  gemm=yes
+  header="$header conv-gemm ms (alternative, sigma, kappa, work-group) | conv-gemm MiB | conv-gemm / liftc |"
+  rule="$rule --- | --- | --- |"
+fi
 if [ -n "$refs" ]; then
   header="$header hand-written ms (work-group) | hand-written / liftc | CLBlast ms | CLBlast / liftc |"
   rule="$rule --- | --- | --- | --- |"
@@ -156,14 +199,16 @@ for l in $layers; do
   src="$root/examples/vgg16/conv$l.sr"
   read -r C H W M < <(sed -n 's/^size C = \([0-9]*\), H = \([0-9]*\), W = \([0-9]*\), M = \([0-9]*\).*/\1 \2 \3 \4/p' "$src")
   rewrite "$src" conv-naive "" "$work/conv${l}_naive.sr"
-  read -r naive naive_local < <(best_ms "$work/conv${l}_naive.sr")
+  read -r naive naive_local _ < <(best_ms "$work/conv${l}_naive.sr")
   tuned=""
+  tuned_bytes=""
   for strategy in conv-chw conv-chw-m0; do
     [[ " $strategies " == *" $strategy "* ]] || continue
     rewrite "$src" "$strategy" "" "$work/conv${l}_$strategy.sr"
-    read -r t t_local < <(best_ms "$work/conv${l}_$strategy.sr")
+    read -r t t_local t_bytes < <(best_ms "$work/conv${l}_$strategy.sr")
     if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
       tuned="$t"
+      tuned_bytes="$t_bytes"
       tuned_how="$strategy, $t_local"
     fi
   done
@@ -171,10 +216,11 @@ for l in $layers; do
     rewrite "$src" conv-chw-kappa "" "$work/conv${l}_conv-chw-kappa.sr"
     for k in $kappas; do
       [ $((M % k)) -eq 0 ] || continue
-      read -r t t_local < <(best_ms "$work/conv${l}_conv-chw-kappa.sr" \
+      read -r t t_local t_bytes < <(best_ms "$work/conv${l}_conv-chw-kappa.sr" \
         --params "$(param "$work/conv${l}_conv-chw-kappa.sr" kernel-groups-into-reduction "$k")")
       if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
         tuned="$t"
+        tuned_bytes="$t_bytes"
         tuned_how="conv-chw-kappa, kappa=$k, $t_local"
       fi
     done
@@ -186,10 +232,11 @@ for l in $layers; do
       [ $((W % sg)) -eq 0 ] || continue
       for k in $kappas; do
         [ $((M % k)) -eq 0 ] || continue
-        read -r t t_local < <(best_ms "$work/conv${l}_$tile_strategy.sr" --params "$(sed -n 's|^// tuning parameter \([A-Za-z0-9_]*\) .*(register-tile)$|\1|p' "$work/conv${l}_$tile_strategy.sr" |
-          paste -sd ' ' | awk -v s="$sg" -v k="$k" '{ printf "%s=%s,%s=%s", $1, s, $2, k }')")
+        read -r t t_local t_bytes < <(best_ms "$work/conv${l}_$tile_strategy.sr" \
+          --params "$(tile_params "$work/conv${l}_$tile_strategy.sr" register-tile "$sg" "$k")")
         if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
           tuned="$t"
+          tuned_bytes="$t_bytes"
           tuned_how="$tile_strategy, sigma=$sg kappa=$k, $t_local"
         fi
       done
@@ -200,10 +247,11 @@ for l in $layers; do
     rewrite "$src" "$omega_strategy" "" "$work/conv${l}_$omega_strategy.sr"
     for w in $omegas; do
       [ $((C % w)) -eq 0 ] || continue
-      read -r t t_local < <(best_ms "$work/conv${l}_$omega_strategy.sr" \
+      read -r t t_local t_bytes < <(best_ms "$work/conv${l}_$omega_strategy.sr" \
         --params "$(param "$work/conv${l}_$omega_strategy.sr" reduce-channel-chunks "$w")")
       if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
         tuned="$t"
+        tuned_bytes="$t_bytes"
         tuned_how="$omega_strategy, omega=$w, $t_local"
       fi
     done
@@ -214,21 +262,47 @@ for l in $layers; do
       [ $((C % w)) -eq 0 ] || continue
       for k in $kappas; do
         [ $((M % k)) -eq 0 ] || continue
-        read -r t t_local < <(best_ms "$work/conv${l}_conv-chw-omega-kappa.sr" \
+        read -r t t_local t_bytes < <(best_ms "$work/conv${l}_conv-chw-omega-kappa.sr" \
           --params "$(param "$work/conv${l}_conv-chw-omega-kappa.sr" reduce-channel-chunks-kappa "$w"),$(param "$work/conv${l}_conv-chw-omega-kappa.sr" kernel-groups-into-reduction "$k")")
         if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
           tuned="$t"
+          tuned_bytes="$t_bytes"
           tuned_how="conv-chw-omega-kappa, omega=$w kappa=$k, $t_local"
         fi
+      done
+    done
+  fi
+  gemm_ms="" gemm_how="" gemm_bytes=""
+  if [ -n "$gemm" ]; then
+    for alt in $gemm_alternatives; do
+      program="$work/conv${l}_conv-gemm-$alt.sr"
+      rewrite "$src" conv-gemm "$alt" "$program"
+      for sg in $sigmas; do
+        [ $((W % sg)) -eq 0 ] && [ "$sg" -le 16 ] || continue
+        for k in $kappas; do
+          [ $((M % k)) -eq 0 ] && [ "$k" -le 32 ] || continue
+          read -r t t_local t_bytes < <(best_ms "$program" --params "$(tile_params "$program" gemm-register-tile "$sg" "$k")")
+          if [ -n "$t" ] && { [ -z "$gemm_ms" ] || awk -v a="$t" -v b="$gemm_ms" 'BEGIN { exit !(a < b) }'; }; then
+            gemm_ms="$t"
+            gemm_how="alt $alt, sigma=$sg kappa=$k, $t_local"
+            gemm_bytes="$t_bytes"
+          fi
+          if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
+            tuned="$t"
+            tuned_bytes="$t_bytes"
+            tuned_how="conv-gemm alt $alt, sigma=$sg kappa=$k, $t_local"
+          fi
+        done
       done
     done
   fi
   for strategy in conv-gpu conv-gpu-k0; do
     [[ " $strategies " == *" $strategy "* ]] || continue
     gpu_program "$src" "$strategy" "$work/conv${l}_$strategy.sr"
-    read -r t t_local < <(best_ms "$work/conv${l}_$strategy.sr" --params "$(kappa_param "$work/conv${l}_$strategy.sr")")
+    read -r t t_local t_bytes < <(best_ms "$work/conv${l}_$strategy.sr" --params "$(kappa_param "$work/conv${l}_$strategy.sr")")
     if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
       tuned="$t"
+      tuned_bytes="$t_bytes"
       tuned_how="$strategy, $t_local"
     fi
   done
@@ -237,18 +311,28 @@ for l in $layers; do
     [[ " $strategies " == *" conv-local "* ]] || continue
     [ $((H % tile)) -eq 0 ] || continue
     for k in $kappas; do
-      t=$(median_ms "$work/conv${l}_conv-local.sr" --params "theta_H=$tile,n_M=$k" 2> /dev/null) || continue
+      read -r t t_bytes < <(median_ms "$work/conv${l}_conv-local.sr" --params "theta_H=$tile,n_M=$k" 2> /dev/null) || continue
       if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
         tuned="$t"
+        tuned_bytes="$t_bytes"
         tuned_how="conv-local, t=$tile kappa=$k"
       fi
     done
   done
+  # im2col's footprint: weights, biases, image, output and the H*W*K*K*C matrix, floats.
   row=$(awk -v C="$C" -v H="$H" -v W="$W" -v M="$M" -v n="$naive" -v t="$tuned" -v l="$l" -v nl="$naive_local" \
-            -v how="$tuned_how" 'BEGIN {
+            -v how="$tuned_how" -v tb="$tuned_bytes" 'BEGIN {
     flop = 2 * H * W * M * C * 9
-    printf "| %d | %d | %dx%d | %d | %.3f (%s) | %.3f (%s) | %.1f | %.2f |", l, C, H, W, M, n, nl, t, how,
-           flop / (t * 1e-3) / 1e9, n / t }')
+    im2col = 4 * (M * 9 * C + M + H * W * C + H * W * M + H * W * 9 * C)
+    printf "| %d | %d | %dx%d | %d | %.3f (%s) | %.3f (%s) | %.1f | %.2f | %.1f | %.1f | %.2f |", l, C, H, W, M, n, nl, t, how,
+           flop / (t * 1e-3) / 1e9, n / t, tb / 1048576, im2col / 1048576, tb / im2col }')
+  if [ -n "$gemm" ]; then
+    if [ -n "$gemm_ms" ]; then
+      row="$row $(awk -v g="$gemm_ms" -v how="$gemm_how" -v gb="$gemm_bytes" -v t="$tuned" 'BEGIN { printf "%.3f (%s) | %.1f | %.2f |", g, how, gb / 1048576, g / t }')"
+    else
+      row="$row - | - | - |"
+    fi
+  fi
   if [ -n "$refs" ]; then
     hand="" hand_local="" blas=""
     read -r _ _ _ _ hand hand_local blas < <("$refs/conv_refs" "$device" "$runs" "$C" "$H" "$W" "$M" 2> /dev/null | tail -n 1) || true

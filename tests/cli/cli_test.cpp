@@ -131,6 +131,22 @@ TEST_F(Cli, RewrittenProgramParsesBackAndRuns) {
   expect("run low.sr --params omega_CK=5,n_M=2,n_KW=4,rho_H=0,theta_H=6", 1, "split(5)");
 }
 
+// `run` and `compile` report the memory plan's global footprint in bytes (scripts compare
+// them): conv_small (C = 4, 8x8 pixels, M = 4 kernels of 3x3) needs its inputs (144 + 4 +
+// 256 floats) and output (256) plus, for conv-gemm, the 8*8 x 3*3*4 im2col matrix (2304)
+// and in its first alternative a kernel-minor copy of the weights (144), for conv-chw the
+// 10x10x4 padded image (400).
+TEST_F(Cli, RunReportsTheMemoryFootprintInBytes) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-gemm --alternative 2 > gemm.sr").exit_code, 0);
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-gemm > gemm_minor.sr").exit_code, 0);
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw > chw.sr").exit_code, 0);
+  expect("run gemm.sr --params sigma_KW=2,kappa_KW=2", 0, "memory: global 11.6 KiB (11856 bytes), local 0.0 KiB");
+  expect("compile gemm.sr --params sigma_KW=4,kappa_KW=4 -o gemm", 0, "memory: global 11.6 KiB (11856 bytes)");
+  expect("run gemm_minor.sr --params sigma_KW=2,kappa_KW=4", 0, "memory: global 12.1 KiB (12432 bytes)");
+  expect("run chw.sr", 0, "memory: global 4.1 KiB (4240 bytes)");
+}
+
 TEST_F(Cli, RewriteAllAndTrace) {
   std::string matmul = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "matmul.sr").string();
   Result all = run("rewrite '" + matmul + "' --strategy 'anywhere(map-to-mapSeq)' --all");
@@ -405,6 +421,23 @@ TEST_F(Cli, OmegaPartialSumsFromTheCommandLine) {
                            "kernel conv_part3_kernel (def conv_part3): global (8, 81, 2)",
                            "kernel conv_kernel (def conv): global (8, 81)"})
     EXPECT_NE(c.output.find(line), std::string::npos) << line << "\n" << c.output;
+}
+
+// The GEMM path's space: sigma and kappa with their declared ranges and the divisibility
+// the types ask for; the im2col matrix is a buffer the target must hold; a sample runs.
+TEST_F(Cli, SpaceOfTheGemmPathSamplesPointsThatRun) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  Result r = run("space '" + conv + "' --strategy conv-gemm --target mali-g72 --samples 3 --seed 5");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line : {"== strategy conv-gemm, alternative 2 of 2", "[rule] sigma_KW in 2..16", "[rule] kappa_KW in 2..32",
+                           "[type] sigma_KW divides 8", "[type] kappa_KW divides 4", "[target] 9216 <= 1073741824",
+                           "valid points: "})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  auto at = r.output.find("\n  --params ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  std::string flags = r.output.substr(at + 3, r.output.find('\n', at + 1) - at - 3);
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-gemm > gemm.sr").exit_code, 0);
+  expect("run gemm.sr " + flags, 0, "conv: matches the interpreter");
 }
 
 TEST_F(Cli, SpaceNamesTheConflictOfAnEmptySpace) {

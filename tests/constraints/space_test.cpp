@@ -102,6 +102,8 @@ TEST(Collect, KernelExpressionsMatchTheGeneratedPlan) {
       // and the omega partial sums' kernel split off before the summing one
       {"conv/conv_small.sr", "conv-chw-omega"}, {"conv/conv_relu_swapped.sr", "conv-chw-omega-m0"},
       {"conv/conv_small.sr", "conv-chw-omega-kappa"},
+      // the im2col matrix, a kernel of its own
+      {"conv/conv_small.sr", "conv-gemm"},
       {"stencil1d.sr", "stencil1d-tiled"}};
   for (const auto& [file, strategy] : cases)
     for (const Space& s : spaces(example(file), strategy, small_target(8, 64))) {

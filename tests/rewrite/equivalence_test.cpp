@@ -104,6 +104,22 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"reduce-accumulate-seq", "size N, P\ninput x : [float]N\ninput z : [float]P\n"
                                 "def out = reduce(z, (a, e) -> map(t -> t * e, a), x)"},
       {"map-one-to-mapSeq", with(kVec, "def out = map(v -> v * 3.0, reduce(0.0, (acc, a) -> acc + a, x))")},
+      // gemm_conv.rules
+      {"window-flatten", "size N, C, P\ninput x : [[[[float]C]3]2]N\ninput ws : [[[[float]C]3]2]P\ninput bs : [float]P\n"
+                         "def out = map(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                         "zip(join(join(win)), join(join(w)))), zip(ws, bs)), x)"},
+      {"window-flatten-activation", "size N, C, P\ninput x : [[[[float]C]3]2]N\ninput ws : [[[[float]C]3]2]P\ninput bs : [float]P\n"
+                                    "def out = map(win -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                                    "zip(join(join(win)), join(join(w))))), zip(ws, bs)), x)"},
+      {"im2col-kernel", "size N, M, C\ninput x : [[[[[float]C]3]2]M]N\ninput y : [[[float]C]3]2\n"
+                        "def out = map(r -> map(c -> reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(c, join(join(y)))), "
+                        "map(win -> join(join(win)), r)), x)"},
+      {"gemm-register-tile", "size N, J, P\ninput x : [[float]J]N\ninput ws : [[[[float]J]1]1]P\ninput bs : [float]P\n"
+                             "def out = map(c -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                             "zip(c, join(join(w)))), zip(ws, bs)), x)"},
+      {"gemm-register-tile-activation", "size N, J, P\ninput x : [[float]J]N\ninput ws : [[[[float]J]1]1]P\ninput bs : [float]P\n"
+                                        "def out = map(c -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                                        "zip(c, join(join(w))))), zip(ws, bs)), x)"},
   };
   return table;
 }

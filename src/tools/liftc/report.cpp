@@ -23,9 +23,10 @@ void print_module_summary(const codegen::Module& m) {
     fmt::print("kernel {} (def {}): global {}, local {}\n", k.name, k.definition,
                ndrange(k.launch.global, k.launch.dims, m), local);
   }
-  fmt::print("memory: global {}, local {} per work-group, private {} per work-item\n",
-             kib(codegen::evaluate(m.memory.global_bytes(), m)), kib(codegen::evaluate(m.memory.local_bytes(), m)),
-             kib(codegen::evaluate(m.memory.private_bytes(), m)));
+  // The exact global bytes too: scripts (bench_vgg.sh) compare footprints with them.
+  std::int64_t global = codegen::evaluate(m.memory.global_bytes(), m);
+  fmt::print("memory: global {} ({} bytes), local {} per work-group, private {} per work-item\n", kib(global), global,
+             kib(codegen::evaluate(m.memory.local_bytes(), m)), kib(codegen::evaluate(m.memory.private_bytes(), m)));
 }
 
 }  // namespace liftc::tool
