@@ -19,6 +19,13 @@ Expr add(Expr a, Expr b) { return call(Prim::Add, {}, {std::move(a), std::move(b
 Expr mul(Expr a, Expr b) { return call(Prim::Mul, {}, {std::move(a), std::move(b)}); }
 Type floats(std::int64_t n) { return Type::array(Type::float_(), n); }
 
+// Options that show the code as lowering makes it, before hoist.cpp moves invariants.
+Options lowering_only() {
+  Options o;
+  o.hoist = false;
+  return o;
+}
+
 Program program(std::vector<InputDecl> inputs, std::vector<Definition> defs) {
   Program p;
   p.inputs = std::move(inputs);
@@ -52,8 +59,14 @@ TEST(Lowering, SplitJoinAroundMapsWritesThroughViews) {
   Expr inner = call(Prim::MapSeq, {}, {lam({"v"}, mul(var("v"), make_float(2.0))), var("chunk")});
   Expr body = call(Prim::Join, {}, {call(Prim::MapGlb, {0}, {lam({"chunk"}, inner), call(Prim::Split, {4}, {var("x")})})});
   Program p = program({{"x", floats(64), {}}}, {{"y", body, {}}});
-  Module m = run_and_compare(p);
+  Module m = run_and_compare(p, lowering_only());
   EXPECT_NE(m.kernels[0].source.find("y[4*g_0 + i_1] = x[4*g_0 + i_1] * 2.0f;"), std::string::npos) << m.kernels[0].source;
+  // Hoisted (the default): the offset 4*g_0 is computed once, before the loop.
+  Module h = run_and_compare(p);
+  EXPECT_NE(h.kernels[0].source.find("const int inv_0 = 4*g_0;\n  for (int i_1 = 0; i_1 < 4; i_1 += 1) {\n    y[i_1 + "
+                                     "inv_0] = x[i_1 + inv_0] * 2.0f;"),
+            std::string::npos)
+      << h.kernels[0].source;
 }
 
 TEST(Lowering, LayoutOnlyDefinitionIsAParallelCopy) {
@@ -97,9 +110,10 @@ TEST(Lowering, VectorReadsLoadConsecutiveLanesAndGatherTheRest) {
     return call(Prim::MapGlb, {0}, {lam({"r"}, body), std::move(rows)});
   };
   Type mat = Type::array(floats(8), 6);
-  Module rows = run_and_compare(program({{"m", mat, {}}}, {{"s", dots(var("m")), {}}}));
+  Module rows = run_and_compare(program({{"m", mat, {}}}, {{"s", dots(var("m")), {}}}), lowering_only());
   EXPECT_NE(rows.kernels[0].source.find("vload2(4*g_0 + i_2, m)"), std::string::npos) << rows.kernels[0].source;
-  Module cols = run_and_compare(program({{"m", mat, {}}}, {{"s", dots(call(Prim::Transpose, {}, {var("m")})), {}}}));
+  Module cols =
+      run_and_compare(program({{"m", mat, {}}}, {{"s", dots(call(Prim::Transpose, {}, {var("m")})), {}}}), lowering_only());
   EXPECT_NE(cols.kernels[0].source.find("(float2)(m[g_0 + 16*i_2], m[g_0 + 16*i_2 + 8])"), std::string::npos)
       << cols.kernels[0].source;
 }

@@ -26,6 +26,7 @@ void print_module_summary(const codegen::Module& m) {
   fmt::print("memory: global {}, local {} per work-group, private {} per work-item\n",
              kib(codegen::evaluate(m.memory.global_bytes(), m)), kib(codegen::evaluate(m.memory.local_bytes(), m)),
              kib(codegen::evaluate(m.memory.private_bytes(), m)));
+  if (!m.build_options.empty()) fmt::print("build options: {}\n", m.build_options);
 }
 
 }  // namespace liftc::tool
