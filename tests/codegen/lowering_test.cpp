@@ -1,6 +1,7 @@
 // Small programs built with the IR builders: generated, run on OpenCL, compared with the
 // interpreter; and the shape of the code they generate.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "liftc/codegen/printer.hpp"
@@ -118,19 +119,23 @@ TEST(Lowering, VectorReadsLoadConsecutiveLanesAndGatherTheRest) {
       << cols.kernels[0].source;
 }
 
-// A dot product of 16 lanes is a sum over lanes: each operand is loaded once (one vload16
-// into a variable), not once per lane.
+// A dot product of 8 or 16 lanes is a sum over lanes: each operand is loaded once (one
+// vloadN into a variable), not once per lane.
 TEST(Lowering, WideDotProductsLoadEachOperandOnce) {
-  Expr vec = call(Prim::AsVector, {16}, {var("r")});
-  Expr body = call(Prim::ReduceSeq, {}, {make_float(0.0),
-                                        lam({"acc", "v"}, add(var("acc"), call(Prim::Dot, {}, {var("v"), var("v")}))),
-                                        vec});
-  Module m = run_and_compare(
-      program({{"m", Type::array(floats(64), 6), {}}}, {{"s", call(Prim::MapGlb, {0}, {lam({"r"}, body), var("m")}), {}}}));
-  const std::string& src = m.kernels[0].source;
-  std::size_t loads = 0;
-  for (std::size_t at = src.find("vload16("); at != std::string::npos; at = src.find("vload16(", at + 1)) ++loads;
-  EXPECT_EQ(loads, 2u) << src;  // one per operand
+  for (int w : {8, 16}) {
+    Expr vec = call(Prim::AsVector, {w}, {var("r")});
+    Expr body = call(Prim::ReduceSeq, {}, {make_float(0.0),
+                                          lam({"acc", "v"}, add(var("acc"), call(Prim::Dot, {}, {var("v"), var("v")}))),
+                                          vec});
+    Module m = run_and_compare(
+        program({{"m", Type::array(floats(64), 6), {}}}, {{"s", call(Prim::MapGlb, {0}, {lam({"r"}, body), var("m")}), {}}}));
+    const std::string& src = m.kernels[0].source;
+    std::string vload = fmt::format("vload{}(", w);
+    std::size_t loads = 0;
+    for (std::size_t at = src.find(vload); at != std::string::npos; at = src.find(vload, at + 1)) ++loads;
+    EXPECT_EQ(loads, 2u) << src;  // one per operand
+    EXPECT_EQ(src.find("m["), std::string::npos) << src;  // no lane read on its own
+  }
 }
 
 }  // namespace
