@@ -128,21 +128,30 @@ class Hoister {
     for (const auto& s : f.body) scan(s);
   }
 
+  // Values of `const` locals in scope: key of the value -> its name.
+  using Known = std::map<std::string, c::Expr>;
+
   // The statements with every loop in them (innermost first) relieved of its invariants.
-  std::vector<c::Stmt> block(const std::vector<c::Stmt>& stmts) {
+  // `known`: the `const` locals declared before them, which a hoisted value reuses (two
+  // sibling loops needing 2*g share one local).
+  std::vector<c::Stmt> block(const std::vector<c::Stmt>& stmts, Known known) {
     std::vector<c::Stmt> out;
     for (const auto& s : stmts) {
+      std::size_t first = out.size();
       if (s->kind == StmtKind::For) {
         c::StmtNode loop = *s;
-        loop.body = block(s->body);
-        out_of(std::make_shared<const c::StmtNode>(std::move(loop)), out);
+        loop.body = block(s->body, known);
+        out_of(std::make_shared<const c::StmtNode>(std::move(loop)), known, out);
       } else if (s->kind == StmtKind::If || s->kind == StmtKind::Block) {
         c::StmtNode n = *s;
-        n.body = block(s->body);
+        n.body = block(s->body, known);
         out.push_back(std::make_shared<const c::StmtNode>(std::move(n)));
       } else {
         out.push_back(s);
       }
+      for (std::size_t k = first; k < out.size(); ++k)
+        if (out[k]->kind == StmtKind::Decl && out[k]->is_const && out[k]->value)
+          known.emplace(key(out[k]->value), c::name(out[k]->name, out[k]->type));
     }
     return out;
   }
@@ -152,7 +161,7 @@ class Hoister {
   struct Motion {
     LoopEffects effects;
     std::vector<c::Stmt> before;          // declarations to put before the loop
-    std::map<std::string, c::Expr> made;  // key of a hoisted expression -> its name
+    std::map<std::string, c::Expr> made;  // key of a value in a const local before the loop -> its name
   };
 
   void scan(const c::Stmt& s) {
@@ -173,8 +182,9 @@ class Hoister {
   }
 
   // Appends to `out` the declarations hoisted out of `loop`, then the loop.
-  void out_of(const c::Stmt& loop, std::vector<c::Stmt>& out) {
+  void out_of(const c::Stmt& loop, const Known& known, std::vector<c::Stmt>& out) {
     Motion m;
+    m.made = known;
     m.effects.changed.insert(loop->name);
     for (const auto& b : loop->body) collect_effects(b, m.effects);
     bool once = runs_at_least_once(*loop);
@@ -332,7 +342,7 @@ class Hoister {
 
 c::Function hoist_invariants(const c::Function& f) {
   c::Function out = f;
-  out.body = Hoister(f).block(f.body);
+  out.body = Hoister(f).block(f.body, {});
   return out;
 }
 

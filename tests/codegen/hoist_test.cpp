@@ -175,6 +175,18 @@ TEST(Hoist, Table) {
        "    acc = acc + acc * 2.0f;\n"
        "  }\n"
        "  y[0] = acc;\n}\n"},
+      {"sibling loops share what they hoist",
+       {g_decl(), loop("i", 4, {store("y", 2 * g + i, 1, kFloat, float_lit(0))}),
+        loop("j", 2, {store("y", 2 * g + j + 8, 1, kFloat, ld("x", 2 * g + j))})},
+       "  int g = (int)get_global_id(0);\n"
+       "  const int inv_0 = 2*g;\n"
+       "  for (int i = 0; i < 4; i += 1) {\n"
+       "    y[i + inv_0] = 0.0f;\n"
+       "  }\n"
+       "  const int inv_1 = 2*g + 8;\n"
+       "  for (int j = 0; j < 2; j += 1) {\n"
+       "    y[inv_1 + j] = x[inv_0 + j];\n"
+       "  }\n}\n"},
       {"the same invariant twice is one local",
        {g_decl(), loop("i", 4, {store("y", i, 1, kFloat, fadd(fmul(ld("x", 9 * g), cast(kFloat, index(i))), ld("x", 9 * g)))})},
        "  int g = (int)get_global_id(0);\n"
