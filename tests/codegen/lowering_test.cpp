@@ -100,6 +100,21 @@ TEST(Lowering, MapBetweenReordersWritesThroughTheInverse) {
   EXPECT_EQ(m.kernels[0].source.find("tmp"), std::string::npos) << m.kernels[0].source;
 }
 
+// Built with -cl-mad-enable (the `mad` tuning parameter), a reduction of products still
+// matches the interpreter within the default tolerances; the options travel with the module.
+TEST(Lowering, MadBuildStillMatchesTheInterpreter) {
+  Expr dot = call(Prim::ReduceSeq, {}, {make_float(0.0),
+                                       lam({"acc", "v"}, add(var("acc"), mul(var("v"), var("v")))), var("row")});
+  Program p = program({{"m", Type::array(floats(256), 8), {}}},
+                      {{"s", call(Prim::MapGlb, {0}, {lam({"row"}, dot), var("m")}), {}}});
+  Options o;
+  o.mad = true;
+  o.build_options = "-cl-denorms-are-zero";
+  Module m = run_and_compare(p, o);
+  EXPECT_EQ(m.build_options, "-cl-mad-enable -cl-denorms-are-zero");
+  EXPECT_EQ(generate(testing::checked(p)).build_options, "");
+}
+
 // Vector reads: one vload where the lanes are consecutive in memory, the lanes gathered
 // where they are not (the column of a transposed matrix).
 TEST(Lowering, VectorReadsLoadConsecutiveLanesAndGatherTheRest) {
