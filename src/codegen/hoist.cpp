@@ -150,7 +150,7 @@ class Hoister {
         out.push_back(s);
       }
       for (std::size_t k = first; k < out.size(); ++k)
-        if (out[k]->kind == StmtKind::Decl && out[k]->is_const && out[k]->value)
+        if (out[k]->kind == StmtKind::Decl && out[k]->is_const && out[k]->value && stable(out[k]->value))
           known.emplace(key(out[k]->value), c::name(out[k]->name, out[k]->type));
     }
     return out;
@@ -234,6 +234,17 @@ class Hoister {
     for (const auto& s : stmts)
       if (c::Stmt t = walk(s, m, safe, false)) out.push_back(t);
     return out;
+  }
+
+  // Whether `e` keeps its value for as long as a local holding it is in scope: no loads
+  // (a store in between may change them) and no variable that is ever reassigned.
+  bool stable(const c::Expr& e) const {
+    if (e->kind == ExprKind::Load || (e->kind == ExprKind::Name && assigned_.count(e->text))) return false;
+    for (const auto& v : arith::free_vars(e->index))
+      if (assigned_.count(v)) return false;
+    for (const auto& a : e->args)
+      if (!stable(a)) return false;
+    return true;
   }
 
   bool invariant(const arith::Expr& e, const Motion& m) const {

@@ -187,6 +187,19 @@ TEST(Hoist, Table) {
        "  for (int j = 0; j < 2; j += 1) {\n"
        "    y[inv_1 + j] = x[inv_0 + j];\n"
        "  }\n}\n"},
+      {"a load is not shared across a store to its buffer",
+       {g_decl(), loop("i", 4, {store("y", i, 1, kFloat, ld("x", 3 * g))}), store("x", 3 * g, 1, kFloat, float_lit(2)),
+        loop("j", 2, {store("y", j + 4, 1, kFloat, ld("x", 3 * g))})},
+       "  int g = (int)get_global_id(0);\n"
+       "  const float inv_0 = x[3*g];\n"
+       "  for (int i = 0; i < 4; i += 1) {\n"
+       "    y[i] = inv_0;\n"
+       "  }\n"
+       "  x[3*g] = 2.0f;\n"
+       "  const float inv_1 = x[3*g];\n"
+       "  for (int j = 0; j < 2; j += 1) {\n"
+       "    y[j + 4] = inv_1;\n"
+       "  }\n}\n"},
       {"the same invariant twice is one local",
        {g_decl(), loop("i", 4, {store("y", i, 1, kFloat, fadd(fmul(ld("x", 9 * g), cast(kFloat, index(i))), ld("x", 9 * g)))})},
        "  int g = (int)get_global_id(0);\n"
