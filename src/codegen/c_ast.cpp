@@ -153,6 +153,17 @@ Stmt decl(const std::string& nm, ir::Type t, AddressSpace space, std::optional<a
   return make(std::move(n));
 }
 
+Stmt const_decl(const std::string& nm, ir::Type t, Expr init) {
+  StmtNode n;
+  n.kind = StmtKind::Decl;
+  n.name = nm;
+  n.type = std::move(t);
+  n.space = AddressSpace::Private;
+  n.value = std::move(init);
+  n.is_const = true;
+  return make(std::move(n));
+}
+
 Stmt assign(const std::string& nm, Expr value) {
   StmtNode n;
   n.kind = StmtKind::Assign;

@@ -165,7 +165,8 @@ void CPrinter::stmt(const c::Stmt& s) {
       return;
     case c::StmtKind::Decl: {
       std::string q = s->space == AddressSpace::Private ? "" : space_qualifier(s->space);
-      std::string text = fmt::format("{}{} {}", q.empty() ? "" : q + " ", type_name(s->type), s->name);
+      std::string text =
+          fmt::format("{}{}{} {}", q.empty() ? "" : q + " ", s->is_const ? "const " : "", type_name(s->type), s->name);
       if (s->length) text += fmt::format("[{}]", arith::to_string(*s->length));
       if (s->value) text += " = " + expr(s->value);
       return line(text + ";");

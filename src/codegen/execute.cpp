@@ -28,6 +28,7 @@ runtime::NDRange range(const std::array<arith::Expr, 3>& r, int dims, const Modu
 runtime::LaunchPlan launch_plan(const Module& m, const interp::Tensors& inputs) {
   check_index_range(m);
   runtime::LaunchPlan plan;
+  plan.build_options = m.build_options;
   std::map<std::string, std::size_t> index;
   for (const auto& b : m.memory.buffers) {
     if (b.space != AddressSpace::Global) continue;
@@ -75,7 +76,7 @@ Execution execute(const Module& m, const interp::Tensors& inputs, const runtime:
   check_limits(m, limits_of(session.device()));
   runtime::LaunchPlan plan = launch_plan(m, inputs);
   Execution ex;
-  ex.run = runtime::run_source(session, m.source(), "", plan, options);
+  ex.run = runtime::run_source(session, m.source(), plan.build_options, plan, options);
   for (std::size_t i = 0; i < plan.buffers.size(); ++i) {
     const auto& spec = plan.buffers[i];
     if (!spec.read_back) continue;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/codegen/hoist.hpp"
 #include "liftc/codegen/limits.hpp"
 #include "liftc/codegen/printer.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -238,6 +239,7 @@ class ModuleBuilder {
     c::Function fn;
     fn.name = kernel_name;
     fn.body = builder.build(body, scope_, mem_view(out));
+    if (options_.hoist) fn = hoist_invariants(fn);
 
     Kernel k;
     k.name = kernel_name;
@@ -291,8 +293,26 @@ class ModuleBuilder {
 
 }  // namespace
 
+std::string build_options(const Options& options) {
+  for (std::size_t i = 0; i < options.build_options.size(); ++i) {
+    auto ch = static_cast<unsigned char>(options.build_options[i]);
+    if (ch < 0x20 || ch == 0x7f)
+      throw Error(fmt::format("the build options contain a control character (byte 0x{:02x} at offset {}); give them "
+                              "on one line",
+                              ch, i));
+  }
+  std::string out = options.mad ? "-cl-mad-enable" : "";
+  std::size_t begin = options.build_options.find_first_not_of(' ');
+  if (begin != std::string::npos) {
+    std::size_t end = options.build_options.find_last_not_of(' ');
+    out += (out.empty() ? "" : " ") + options.build_options.substr(begin, end - begin + 1);
+  }
+  return out;
+}
+
 Module generate(const ir::Program& checked, const Options& options) {
   Module m;
+  m.build_options = build_options(options);
   bool bound = true;
   for (const auto& sz : checked.sizes) {
     if (sz.value)

@@ -301,7 +301,7 @@ int main(int argc, char** argv) {
   const char* source = kSource;
   cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &err);
   check(err, "clCreateProgramWithSource");
-  if (clBuildProgram(program, 1, &device, "", nullptr, nullptr) != CL_SUCCESS) {
+  if (clBuildProgram(program, 1, &device, kBuildOptions, nullptr, nullptr) != CL_SUCCESS) {
     size_t size = 0;
     clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
     std::string log(size, '\0');
@@ -379,6 +379,11 @@ std::string host_program(const Module& m, const std::string& program_name) {
   std::string source = m.source();
   if (source.find(")LIFTC\"") != std::string::npos) throw Error("kernel source contains the raw-string delimiter");
   out += fmt::format("// Program: {}\nconst char* const kSource = R\"LIFTC(\n{})LIFTC\";\n\n", program_name, source);
+  if (m.build_options.find(")LIFTC\"") != std::string::npos)
+    throw Error("the build options contain the raw-string delimiter )LIFTC\"");
+  out += fmt::format("// The OpenCL compiler options liftc chose (-cl-mad-enable: the mad tuning parameter).\n"
+                     "const char* const kBuildOptions = R\"LIFTC({})LIFTC\";\n\n",
+                     m.build_options);
 
   std::map<std::string, int> index;
   out += "const BufferInfo kBuffers[] = {\n";

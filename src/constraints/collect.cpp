@@ -60,6 +60,17 @@ struct Collector {
   }
 };
 
+// Whether `e` multiplies floats (`*` of floats or a dot product): where the OpenCL
+// compiler may contract a multiply and an add into one mad, which rounds differently.
+bool multiplies_floats(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Call && (e->prim == ir::Prim::Dot || e->prim == ir::Prim::Mul) && e.type().defined() &&
+      !e.type().is_array() && !e.type().is_tuple() && e.type().scalar_kind() == ir::ScalarKind::Float)
+    return true;
+  for (const auto& a : e->args)
+    if (multiplies_floats(a)) return true;
+  return false;
+}
+
 }  // namespace
 
 const char* to_string(Source s) {
@@ -216,6 +227,17 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
     c.add({Constraint::Kind::LessEqual, arith::var("unroll") * trips, 64, {}, Source::Codegen,
            "unrolling applies to reduceSeq loops of at most 64 iterations (else it changes nothing)", {}, {}});
   }
+  bool multiplies = false;
+  for (const auto& d : checked.program.defs) multiplies = multiplies || multiplies_floats(d.body);
+  if (multiplies) {
+    Param p{"mad", Source::Codegen, "build with -cl-mad-enable (liftc run --mad): a*b + c may become one multiply-add",
+            "", {0, 1}};
+    Constraint dom;
+    dom.source = Source::Codegen;
+    dom.values = p.domain;
+    dom.why = "multiply-add contraction is on or off: it changes rounding, so it is a choice";
+    c.param(std::move(p), std::move(dom));
+  }
   arith::Expr global_total = 0;
   auto buffer = [&](const std::string& what, const arith::Expr& bytes) {
     arith::Expr b = c.bind(bytes);
@@ -277,6 +299,7 @@ codegen::Options codegen_options(const Space& space, const Point& p) {
     const auto& n = space.params[i].name;
     if (space.params[i].source != Source::Codegen) continue;
     if (n == "unroll") o.unroll_reduce = p[i] != 0;
+    if (n == "mad") o.mad = p[i] != 0;
     for (std::size_t d = 0; d < 3; ++d)
       if (n == fmt::format("local_{}", d)) o.global_work_group[d] = p[i];
   }
@@ -298,6 +321,7 @@ std::string format_point(const Space& space, const Point& p) {
   if (!params.empty()) out += "--params " + params;
   if (!local.empty()) out += (out.empty() ? "" : " ") + std::string("--local ") + local;
   if (unroll) out += (out.empty() ? "" : " ") + std::string("--unroll");
+  if (o.mad) out += (out.empty() ? "" : " ") + std::string("--mad");
   return out;
 }
 

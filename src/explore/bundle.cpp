@@ -45,6 +45,7 @@ void write_bundle(const std::string& dir_text, const std::string& kernels, const
   std::string text = "liftc-bundle 1\n";
   text += fmt::format("device {}\nwarmup {}\nruns {}\ncutoff_ms {:.9g}\ntolerance {:.9g} {:.9g}\ncanary {}\n", s.device,
                       s.warmup, s.runs, s.cutoff_ms, s.rtol, s.atol, s.canary_bytes);
+  if (!plan.build_options.empty()) text += fmt::format("options {}\n", plan.build_options);
   for (const auto& b : plan.buffers) {
     bool is_float = b.elem == runtime::ElemType::Float;
     std::size_t count = b.bytes / 4;

@@ -37,7 +37,8 @@ std::string shapes_of(const interp::Tensors& inputs) {
 
 // The plan's launch and buffers as text: part of what an evaluation's key hashes.
 std::string describe_plan(const runtime::LaunchPlan& plan) {
-  std::string out;
+  // Build options only when there are some, so the keys of earlier stores stay the same.
+  std::string out = plan.build_options.empty() ? "" : "options " + plan.build_options + "\n";
   for (const auto& b : plan.buffers) out += fmt::format("buffer {} {} {}\n", b.name, b.bytes, b.read_back);
   for (const auto& k : plan.kernels) {
     out += fmt::format("kernel {} {} {}", k.kernel, k.global.str(), k.local.str());

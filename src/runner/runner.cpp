@@ -62,6 +62,7 @@ struct Bundle {
   double cutoff_ms = 0;
   double rtol = 1e-3, atol = 1e-3;
   std::size_t canary = 256;
+  std::string build_options;  // the OpenCL compiler options ("-cl-mad-enable")
   std::vector<BufferDesc> buffers;
   std::vector<KernelDesc> kernels;
 };
@@ -119,6 +120,8 @@ Bundle read_bundle(const std::string& dir) {
       if (word != "liftc-bundle" || !(words >> version) || version != 1) throw bad("expected 'liftc-bundle 1' first");
     } else if (word == "device") {
       std::getline(words >> std::ws, b.device);
+    } else if (word == "options") {
+      std::getline(words >> std::ws, b.build_options);
     } else if (word == "warmup") {
       if (!(words >> b.warmup) || b.warmup < 0) throw bad("warmup needs a count >= 0");
     } else if (word == "runs") {
@@ -287,7 +290,7 @@ class Runner {
     cl_int err = CL_SUCCESS;
     program_ = clCreateProgramWithSource(context_, 1, &text, &length, &err);
     if (err != CL_SUCCESS) throw Failure{"build", cl_failure("clCreateProgramWithSource", err)};
-    err = clBuildProgram(program_, 1, &device_, "", nullptr, nullptr);
+    err = clBuildProgram(program_, 1, &device_, b_.build_options.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
       std::size_t n = 0;
       clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);

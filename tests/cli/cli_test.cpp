@@ -147,6 +147,28 @@ TEST_F(Cli, RunReportsTheMemoryFootprintInBytes) {
   expect("run chw.sr", 0, "memory: global 4.1 KiB (4240 bytes)");
 }
 
+// --mad and --build-options reach the OpenCL compiler (run) and the host program (compile).
+TEST_F(Cli, BuildOptionsReachTheCompilerAndTheHostProgram) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-parametric > low.sr").exit_code, 0);
+  const std::string point = "low.sr --params omega_CK=3,n_M=2,n_KW=4,rho_H=0,theta_H=6";
+  Result mad = run("run " + point + " --mad --build-options ' -cl-fast-relaxed-math '");
+  EXPECT_EQ(mad.exit_code, 0) << mad.output;
+  EXPECT_NE(mad.output.find("build options: -cl-mad-enable -cl-fast-relaxed-math\n"), std::string::npos) << mad.output;
+  EXPECT_NE(mad.output.find("conv: matches the interpreter"), std::string::npos) << mad.output;
+  expect("run " + point + " --build-options -cl-no-such-option", 1, "with options '-cl-no-such-option'");
+  expect("run " + point + " --build-options \"$(printf 'a\\nb')\"", 1,
+         "error: the build options contain a control character (byte 0x0a at offset 1); give them on one line");
+  ASSERT_EQ(run("compile " + point + " --mad -o host").exit_code, 0);
+  std::ifstream in(dir_ / "host" / "main.cpp");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("const char* const kBuildOptions = R\"LIFTC(-cl-mad-enable)LIFTC\";"), std::string::npos);
+  EXPECT_NE(text.find("clBuildProgram(program, 1, &device, kBuildOptions,"), std::string::npos);
+  Result space = run("space '" + conv + "' --strategy conv-tiled --target mali-g72 --samples 20 --seed 3");
+  EXPECT_NE(space.output.find("[codegen] mad in {0, 1}"), std::string::npos) << space.output;
+  EXPECT_NE(space.output.find(" --mad\n"), std::string::npos) << space.output;
+}
+
 TEST_F(Cli, RewriteAllAndTrace) {
   std::string matmul = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "matmul.sr").string();
   Result all = run("rewrite '" + matmul + "' --strategy 'anywhere(map-to-mapSeq)' --all");

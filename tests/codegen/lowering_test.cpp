@@ -1,6 +1,7 @@
 // Small programs built with the IR builders: generated, run on OpenCL, compared with the
 // interpreter; and the shape of the code they generate.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "liftc/codegen/printer.hpp"
@@ -18,6 +19,13 @@ Expr call(Prim p, std::vector<arith::Expr> sizes, std::vector<Expr> args) { retu
 Expr add(Expr a, Expr b) { return call(Prim::Add, {}, {std::move(a), std::move(b)}); }
 Expr mul(Expr a, Expr b) { return call(Prim::Mul, {}, {std::move(a), std::move(b)}); }
 Type floats(std::int64_t n) { return Type::array(Type::float_(), n); }
+
+// Options that show the code as lowering makes it, before hoist.cpp moves invariants.
+Options lowering_only() {
+  Options o;
+  o.hoist = false;
+  return o;
+}
 
 Program program(std::vector<InputDecl> inputs, std::vector<Definition> defs) {
   Program p;
@@ -52,8 +60,14 @@ TEST(Lowering, SplitJoinAroundMapsWritesThroughViews) {
   Expr inner = call(Prim::MapSeq, {}, {lam({"v"}, mul(var("v"), make_float(2.0))), var("chunk")});
   Expr body = call(Prim::Join, {}, {call(Prim::MapGlb, {0}, {lam({"chunk"}, inner), call(Prim::Split, {4}, {var("x")})})});
   Program p = program({{"x", floats(64), {}}}, {{"y", body, {}}});
-  Module m = run_and_compare(p);
+  Module m = run_and_compare(p, lowering_only());
   EXPECT_NE(m.kernels[0].source.find("y[4*g_0 + i_1] = x[4*g_0 + i_1] * 2.0f;"), std::string::npos) << m.kernels[0].source;
+  // Hoisted (the default): the offset 4*g_0 is computed once, before the loop.
+  Module h = run_and_compare(p);
+  EXPECT_NE(h.kernels[0].source.find("const int inv_0 = 4*g_0;\n  for (int i_1 = 0; i_1 < 4; i_1 += 1) {\n    y[i_1 + "
+                                     "inv_0] = x[i_1 + inv_0] * 2.0f;"),
+            std::string::npos)
+      << h.kernels[0].source;
 }
 
 TEST(Lowering, ParallelMapOverAJoinDividesOnceNotInItsLoops) {
@@ -102,6 +116,21 @@ TEST(Lowering, MapBetweenReordersWritesThroughTheInverse) {
   EXPECT_EQ(m.kernels[0].source.find("tmp"), std::string::npos) << m.kernels[0].source;
 }
 
+// Built with -cl-mad-enable (the `mad` tuning parameter), a reduction of products still
+// matches the interpreter within the default tolerances; the options travel with the module.
+TEST(Lowering, MadBuildStillMatchesTheInterpreter) {
+  Expr dot = call(Prim::ReduceSeq, {}, {make_float(0.0),
+                                       lam({"acc", "v"}, add(var("acc"), mul(var("v"), var("v")))), var("row")});
+  Program p = program({{"m", Type::array(floats(256), 8), {}}},
+                      {{"s", call(Prim::MapGlb, {0}, {lam({"row"}, dot), var("m")}), {}}});
+  Options o;
+  o.mad = true;
+  o.build_options = "-cl-denorms-are-zero";
+  Module m = run_and_compare(p, o);
+  EXPECT_EQ(m.build_options, "-cl-mad-enable -cl-denorms-are-zero");
+  EXPECT_EQ(generate(testing::checked(p)).build_options, "");
+}
+
 // Vector reads: one vload where the lanes are consecutive in memory, the lanes gathered
 // where they are not (the column of a transposed matrix).
 TEST(Lowering, VectorReadsLoadConsecutiveLanesAndGatherTheRest) {
@@ -113,26 +142,31 @@ TEST(Lowering, VectorReadsLoadConsecutiveLanesAndGatherTheRest) {
     return call(Prim::MapGlb, {0}, {lam({"r"}, body), std::move(rows)});
   };
   Type mat = Type::array(floats(8), 6);
-  Module rows = run_and_compare(program({{"m", mat, {}}}, {{"s", dots(var("m")), {}}}));
+  Module rows = run_and_compare(program({{"m", mat, {}}}, {{"s", dots(var("m")), {}}}), lowering_only());
   EXPECT_NE(rows.kernels[0].source.find("vload2(4*g_0 + i_2, m)"), std::string::npos) << rows.kernels[0].source;
-  Module cols = run_and_compare(program({{"m", mat, {}}}, {{"s", dots(call(Prim::Transpose, {}, {var("m")})), {}}}));
+  Module cols =
+      run_and_compare(program({{"m", mat, {}}}, {{"s", dots(call(Prim::Transpose, {}, {var("m")})), {}}}), lowering_only());
   EXPECT_NE(cols.kernels[0].source.find("(float2)(m[g_0 + 16*i_2], m[g_0 + 16*i_2 + 8])"), std::string::npos)
       << cols.kernels[0].source;
 }
 
-// A dot product of 16 lanes is a sum over lanes: each operand is loaded once (one vload16
-// into a variable), not once per lane.
+// A dot product of 8 or 16 lanes is a sum over lanes: each operand is loaded once (one
+// vloadN into a variable), not once per lane.
 TEST(Lowering, WideDotProductsLoadEachOperandOnce) {
-  Expr vec = call(Prim::AsVector, {16}, {var("r")});
-  Expr body = call(Prim::ReduceSeq, {}, {make_float(0.0),
-                                        lam({"acc", "v"}, add(var("acc"), call(Prim::Dot, {}, {var("v"), var("v")}))),
-                                        vec});
-  Module m = run_and_compare(
-      program({{"m", Type::array(floats(64), 6), {}}}, {{"s", call(Prim::MapGlb, {0}, {lam({"r"}, body), var("m")}), {}}}));
-  const std::string& src = m.kernels[0].source;
-  std::size_t loads = 0;
-  for (std::size_t at = src.find("vload16("); at != std::string::npos; at = src.find("vload16(", at + 1)) ++loads;
-  EXPECT_EQ(loads, 2u) << src;  // one per operand
+  for (int w : {8, 16}) {
+    Expr vec = call(Prim::AsVector, {w}, {var("r")});
+    Expr body = call(Prim::ReduceSeq, {}, {make_float(0.0),
+                                          lam({"acc", "v"}, add(var("acc"), call(Prim::Dot, {}, {var("v"), var("v")}))),
+                                          vec});
+    Module m = run_and_compare(
+        program({{"m", Type::array(floats(64), 6), {}}}, {{"s", call(Prim::MapGlb, {0}, {lam({"r"}, body), var("m")}), {}}}));
+    const std::string& src = m.kernels[0].source;
+    std::string vload = fmt::format("vload{}(", w);
+    std::size_t loads = 0;
+    for (std::size_t at = src.find(vload); at != std::string::npos; at = src.find(vload, at + 1)) ++loads;
+    EXPECT_EQ(loads, 2u) << src;  // one per operand
+    EXPECT_EQ(src.find("m["), std::string::npos) << src;  // no lane read on its own
+  }
 }
 
 }  // namespace

@@ -166,5 +166,18 @@ TEST(Worker, ShellRunnersGetTheBundleAsOneArgument) {
   EXPECT_EQ(missing.code, 127);
 }
 
+// The plan's build options reach the runner's OpenCL compiler (`options` in bundle.txt):
+// the kernel compiles only with the macro they define.
+TEST_F(RunnerTest, TheBuildOptionsReachTheCompiler) {
+  const std::string kernel = add_kernel("if (i < n) out[i] = (a[i] + b[i]) * SCALE;");
+  runtime::LaunchPlan plan = add_plan();
+  write_bundle(dir_.string(), kernel, plan, expected_sum(), {});
+  EXPECT_EQ(parse_runner_answer(run_worker(LIFTC_RUNNER_PATH, false, dir_.string(), 60).out).status, "build");
+  plan.build_options = "-cl-mad-enable -DSCALE=1.0f";
+  write_bundle(dir_.string(), kernel, plan, expected_sum(), {});
+  RunnerAnswer a = parse_runner_answer(run_worker(LIFTC_RUNNER_PATH, false, dir_.string(), 60).out);
+  EXPECT_EQ(a.status, "ok") << a.reason;
+}
+
 }  // namespace
 }  // namespace liftc::explore

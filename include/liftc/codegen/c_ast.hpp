@@ -109,6 +109,7 @@ struct StmtNode {
   arith::Expr end;                    // For: exclusive bound
   Expr step;                          // For: increment
   bool unroll = false;                // For: ask the compiler to unroll
+  bool is_const = false;              // Decl: `const` (a value computed once, e.g. hoisted out of a loop)
   bool local_fence = false, global_fence = false;  // Barrier
 };
 
@@ -116,6 +117,8 @@ struct StmtNode {
 Stmt block(std::vector<Stmt> stmts);
 /// `space type name[length] = init;` (length and init optional).
 Stmt decl(const std::string& n, ir::Type t, AddressSpace space, std::optional<arith::Expr> length, Expr init);
+/// `const type name = init;`: a private scalar or vector computed once.
+Stmt const_decl(const std::string& n, ir::Type t, Expr init);
 /// `name = value;`.
 Stmt assign(const std::string& n, Expr value);
 /// Stores `width` scalars of `value` at scalar offset `offset` of `buffer`.

@@ -12,7 +12,8 @@
 namespace liftc::codegen {
 
 /// The runtime's launch plan of a module: one buffer per global buffer of the memory plan
-/// (inputs filled from `inputs`, outputs read back) and the kernels in order. Sizes must be
+/// (inputs filled from `inputs`, outputs read back), the kernels in order and the module's
+/// build options. Sizes must be
 /// bound; a missing or mis-shaped input is a liftc::Error naming it.
 runtime::LaunchPlan launch_plan(const Module& m, const interp::Tensors& inputs);
 
@@ -23,7 +24,7 @@ struct Execution {
 };
 
 /// Checks the module against the device's limits (check_limits), builds its source for
-/// the session's device, runs it on `inputs` and reads back
+/// the session's device with the module's build options, runs it on `inputs` and reads back
 /// every definition. OpenCL failures are liftc::Error (from the runtime).
 Execution execute(const Module& m, const interp::Tensors& inputs, const runtime::Session& session,
                   const runtime::RunOptions& options = {});

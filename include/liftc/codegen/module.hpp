@@ -36,7 +36,20 @@ struct Options {
   /// per dimension; {0, 0, 0}: the OpenCL runtime chooses. A tuning choice: it must divide
   /// the global size (a liftc::Error otherwise).
   std::array<std::int64_t, 3> global_work_group{0, 0, 0};
+  /// Let the OpenCL compiler contract `a*b + c` into a multiply-add (`-cl-mad-enable`):
+  /// faster, but it may round differently, so it is a tuning parameter (`mad`) of programs
+  /// that multiply floats, and `--mad` of compile/run.
+  bool mad = false;
+  /// More OpenCL compiler options, the user's choice (`--build-options
+  /// "-cl-fast-relaxed-math"`); one line of printable characters.
+  std::string build_options;
+  /// Hoist loop-invariant expressions out of loops (hoist.cpp); `--no-hoist` turns it off.
+  bool hoist = true;
 };
+
+/// The OpenCL compiler options of `options`: `-cl-mad-enable` when `mad`, then the user's
+/// own; a liftc::Error when the user's contain a control character (a newline, say).
+std::string build_options(const Options& options);
 
 /// What a buffer holds for the program.
 enum class BufferRole {
@@ -108,6 +121,7 @@ struct Module {
   std::vector<std::string> inputs;          // input buffer names, in declaration order
   std::vector<std::string> outputs;         // definition buffer names, in order
   std::map<std::string, std::int64_t> sizes;  // bound size values (empty when symbolic)
+  std::string build_options;                // the OpenCL compiler options its kernels are built with
 
   /// All kernels in one OpenCL C source text.
   std::string source() const;

@@ -26,7 +26,7 @@ enum class Source {
   Type,     // an obligation of the type checker (split/asVector divisibility, strict slides)
   Rule,     // a rule's declared range or value set
   Target,   // a hardware limit of the target
-  Codegen,  // a code-generation choice (work-group size, unrolling)
+  Codegen,  // a code-generation choice (work-group size, unrolling, mad)
 };
 
 /// "type", "rule", "target", "codegen".
@@ -86,7 +86,7 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
 /// The sizes `liftc run --params` takes for a point (the program's tuning parameters).
 std::map<std::string, long long> size_values(const Space& space, const Point& p);
 
-/// Code-generation options at a point (work-group size, unrolling) with the target's limits.
+/// Code-generation options at a point (work-group size, unrolling, mad) with the target's limits.
 codegen::Options codegen_options(const Space& space, const Point& p);
 
 /// `--params a=1,b=2 --local 8,4,1 --unroll`, the flags `liftc run` and `compile` take.

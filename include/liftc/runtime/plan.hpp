@@ -95,6 +95,7 @@ struct KernelLaunch {
 struct LaunchPlan {
   std::vector<BufferSpec> buffers;      ///< the buffer table BufferArg indexes
   std::vector<KernelLaunch> kernels;    ///< enqueued in this order on the in-order queue
+  std::string build_options;            ///< OpenCL compiler options of the kernels' source ("-cl-mad-enable")
 };
 
 /// Byte size of one element of `elem`.

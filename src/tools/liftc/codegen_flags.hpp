@@ -2,6 +2,7 @@
 // Flags shared by `compile` and `run`: code-generation choices and the target device.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -16,12 +17,18 @@ struct CodegenFlags {
   bool unroll = false;
   bool keep_loops = false;
   std::vector<std::int64_t> local;  // --local: work-group size of mapGlb-only kernels
+  bool mad = false;                 // --mad: build with -cl-mad-enable
+  std::string build_options;        // --build-options: more OpenCL compiler options
+  bool no_hoist = false;            // --no-hoist: keep loop-invariant code in its loop
 
   /// Options for codegen::generate, with the device's work-group limits when known.
   codegen::Options options(const runtime::DeviceInfo* device) const {
     codegen::Options o;
     o.unroll_reduce = unroll;
     o.elide_loops = !keep_loops;
+    o.mad = mad;
+    o.build_options = build_options;
+    o.hoist = !no_hoist;
     for (std::size_t d = 0; d < local.size() && d < 3; ++d) o.global_work_group[d] = local[d];
     if (device) {
       o.max_work_group_size = static_cast<std::int64_t>(device->max_work_group_size);
@@ -32,7 +39,7 @@ struct CodegenFlags {
   }
 };
 
-/// Registers --unroll, --local and --keep-loops.
+/// Registers --unroll, --local, --keep-loops, --mad, --build-options and --no-hoist.
 inline void add_codegen_flags(CLI::App& cmd, CodegenFlags& flags) {
   cmd.add_flag("--unroll", flags.unroll, "unroll the innermost reduceSeq loops with constant trip counts");
   cmd.add_option("--local", flags.local,
@@ -43,6 +50,11 @@ inline void add_codegen_flags(CLI::App& cmd, CodegenFlags& flags) {
       ->check(CLI::Range(1, 1 << 20));
   cmd.add_flag("--keep-loops", flags.keep_loops,
                "keep mapped loops whose trip count equals the thread count (no section 5.1 elision)");
+  cmd.add_flag("--mad", flags.mad,
+               "build with -cl-mad-enable: a*b + c may become one multiply-add (faster; rounds differently)");
+  cmd.add_option("--build-options", flags.build_options,
+                 "more OpenCL compiler options, e.g. \"-cl-fast-relaxed-math\" (the host program uses them too)");
+  cmd.add_flag("--no-hoist", flags.no_hoist, "keep loop-invariant expressions inside their loops (no hoisting)");
 }
 
 }  // namespace liftc::tool
