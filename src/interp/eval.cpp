@@ -1,6 +1,10 @@
 #include "eval.hpp"
 
+#include <algorithm>
+#include <array>
 #include <atomic>
+#include <bit>
+#include <optional>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -75,17 +79,32 @@ float Evaluator::eval_float(const Code& c) {
   }
 }
 
+void Evaluator::bind(const Code& lambda, std::size_t k, const Value& v) {
+  const std::vector<int>& comps = lambda.param_comps[k];
+  if (comps.empty()) {
+    frame_[static_cast<std::size_t>(lambda.params[k])] = v;
+    return;
+  }
+  for (std::size_t j = 0; j < comps.size(); ++j)
+    frame_[static_cast<std::size_t>(comps[j])] = component(v, static_cast<int>(j));
+}
+
+void Evaluator::release(const Code& lambda) {
+  for (int p : lambda.params) frame_[static_cast<std::size_t>(p)] = Value();
+  for (const std::vector<int>& comps : lambda.param_comps)
+    for (int s : comps) frame_[static_cast<std::size_t>(s)] = Value();
+}
+
 Value Evaluator::apply(const Code& lambda, const Value* args, int n) {
   LIFTC_ASSERT(lambda.op == Op::Lambda, "only lambdas are applied");
   const std::vector<int>& ps = lambda.params;
   if (static_cast<int>(ps.size()) == n) {
-    for (int i = 0; i < n; ++i) frame_[static_cast<std::size_t>(ps[i])] = args[i];
+    for (int i = 0; i < n; ++i) bind(lambda, static_cast<std::size_t>(i), args[i]);
   } else {
     LIFTC_ASSERT(n == 1 && args[0].is_ref() && args[0].layout()->is_tuple() &&
                      args[0].layout()->comps.size() == ps.size(),
                  "a lambda of several parameters applied to one argument destructures a tuple of that many components");
-    for (std::size_t k = 0; k < ps.size(); ++k)
-      frame_[static_cast<std::size_t>(ps[k])] = component(args[0], static_cast<int>(k));
+    for (std::size_t k = 0; k < ps.size(); ++k) bind(lambda, k, component(args[0], static_cast<int>(k)));
   }
   return eval(*lambda.args[0]);
 }
@@ -103,7 +122,7 @@ Value Evaluator::map(const Code& c, const Code& f, const Value& xs) {
   } else {
     for (std::int64_t i = 0; i < out->length; ++i) store(apply1(f, element(xs, i)), elem, dst + i * elem->words);
   }
-  for (int p : f.params) frame_[static_cast<std::size_t>(p)] = Value();
+  release(f);
   return Value::ref(std::make_shared<DenseView>(std::move(words), out), out);
 }
 
@@ -136,12 +155,14 @@ void Evaluator::map_parallel(const Code& f, const Value& xs, const Layout* elem,
 Value Evaluator::reduce(const Code& c, const Code& f, Value acc, const Value& xs) {
   LIFTC_ASSERT(xs.is_ref() && xs.layout()->is_array(), "reduce folds an array");
   std::int64_t n = xs.layout()->length;
-  if (f.params.size() == 2) {  // the usual (acc, x) -> ...: bind the slots directly
-    auto a = static_cast<std::size_t>(f.params[0]), x = static_cast<std::size_t>(f.params[1]);
+  float folded = 0.f;
+  if (acc.is_scalar() && acc.scalar_kind() == ir::ScalarKind::Float && (folded = acc.as_float(), reduce_strided(f, folded, xs))) {
+    acc = Value::of_float(folded);
+  } else if (f.params.size() == 2) {  // the usual (acc, x) -> ...: bind the slots directly
     const Code& body = *f.args[0];
     for (std::int64_t i = 0; i < n; ++i) {
-      frame_[a] = std::move(acc);
-      frame_[x] = element(xs, i);
+      bind(f, 0, acc);
+      bind(f, 1, element(xs, i));
       acc = eval(body);
     }
   } else {
@@ -150,8 +171,117 @@ Value Evaluator::reduce(const Code& c, const Code& f, Value acc, const Value& xs
       acc = apply(f, args, 2);
     }
   }
-  for (int p : f.params) frame_[static_cast<std::size_t>(p)] = Value();
+  release(f);
   return Value::ref(std::make_shared<ElementsView>(std::vector<Value>{std::move(acc)}), c.layout);
+}
+
+bool Evaluator::reduce_strided(const Code& f, float& acc, const Value& xs) {
+  std::int64_t n = xs.layout()->length;
+  if (f.float_body.empty() || f.params.size() != 2 || n == 0) return false;
+  auto is_float = [](const Layout* l) { return l->kind == ir::TypeKind::Scalar && l->scalar == ir::ScalarKind::Float; };
+
+  // The element's float leaves: the element itself, or each component of a tuple element.
+  constexpr int kMaxColumns = 8;
+  struct Column {
+    int slot;
+    const Word* base;
+    std::int64_t stride;
+  };
+  std::array<Column, kMaxColumns> cols{};
+  int ncols = 0;
+  auto resolve = [&](int slot, const Layout* leaf, std::optional<int> component_index) {
+    if (!is_float(leaf) || ncols == kMaxColumns) return false;
+    AffinePath path(n);
+    if (component_index) path.push({tuple_step(*component_index), 0});
+    path.push({0, 1});  // element i
+    Strided s;
+    if (!strided_in(xs, path, s) || !is_float(s.leaf)) return false;
+    cols[static_cast<std::size_t>(ncols++)] = {slot, s.base, s.stride};
+    return true;
+  };
+  const Layout* elem = xs.layout()->elem;
+  const std::vector<int>& comps = f.param_comps[1];
+  if (comps.empty()) {
+    if (!resolve(f.params[1], elem, std::nullopt)) return false;
+  } else {
+    for (std::size_t k = 0; k < comps.size(); ++k)
+      if (!resolve(comps[k], elem->comps[k], static_cast<int>(k))) return false;
+  }
+
+  // The body with its operands resolved: the accumulator, a column, or a constant (a
+  // literal, or a variable bound outside the loop, which the loop does not change).
+  enum class K : std::uint8_t { Acc, Col, Const, Add, Sub, Mul, Div };
+  struct Instr {
+    K kind;
+    int col;
+    float value;
+  };
+  std::vector<Instr> prog;
+  prog.reserve(f.float_body.size());
+  for (const FloatInstr& in : f.float_body) {
+    switch (in.kind) {
+      case FloatInstr::Kind::Slot: {
+        if (in.slot == f.params[0]) {
+          prog.push_back({K::Acc, 0, 0.f});
+          break;
+        }
+        int col = -1;
+        for (int k = 0; k < ncols; ++k)
+          if (cols[static_cast<std::size_t>(k)].slot == in.slot) col = k;
+        if (col >= 0) {
+          prog.push_back({K::Col, col, 0.f});
+          break;
+        }
+        const Value& v = frame_[static_cast<std::size_t>(in.slot)];
+        if (!v.is_scalar() || v.scalar_kind() != ir::ScalarKind::Float) return false;
+        prog.push_back({K::Const, 0, v.as_float()});
+        break;
+      }
+      case FloatInstr::Kind::Const: prog.push_back({K::Const, 0, in.value}); break;
+      case FloatInstr::Kind::Add: prog.push_back({K::Add, 0, 0.f}); break;
+      case FloatInstr::Kind::Sub: prog.push_back({K::Sub, 0, 0.f}); break;
+      case FloatInstr::Kind::Mul: prog.push_back({K::Mul, 0, 0.f}); break;
+      case FloatInstr::Kind::Div: prog.push_back({K::Div, 0, 0.f}); break;
+    }
+  }
+  auto load = [&](int col, std::int64_t i) {
+    const Column& c = cols[static_cast<std::size_t>(col)];
+    return std::bit_cast<float>(c.base[i * c.stride]);
+  };
+
+  float a = acc;
+  // The two folds of every convolution and stencil, as plain loops: acc + x * y, acc + x.
+  auto is = [&](std::initializer_list<K> kinds) {
+    return prog.size() == kinds.size() && std::equal(kinds.begin(), kinds.end(), prog.begin(),
+                                                     [](K k, const Instr& in) { return in.kind == k; });
+  };
+  if (is({K::Acc, K::Col, K::Col, K::Mul, K::Add})) {
+    const Column &x = cols[static_cast<std::size_t>(prog[1].col)], &y = cols[static_cast<std::size_t>(prog[2].col)];
+    for (std::int64_t i = 0; i < n; ++i)
+      a = a + std::bit_cast<float>(x.base[i * x.stride]) * std::bit_cast<float>(y.base[i * y.stride]);
+  } else if (is({K::Acc, K::Col, K::Add})) {
+    const Column& x = cols[static_cast<std::size_t>(prog[1].col)];
+    for (std::int64_t i = 0; i < n; ++i) a = a + std::bit_cast<float>(x.base[i * x.stride]);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) {
+      float st[kFloatStackDepth];
+      int sp = 0;
+      for (const Instr& in : prog) {
+        switch (in.kind) {
+          case K::Acc: st[sp++] = a; break;
+          case K::Col: st[sp++] = load(in.col, i); break;
+          case K::Const: st[sp++] = in.value; break;
+          case K::Add: --sp; st[sp - 1] = st[sp - 1] + st[sp]; break;
+          case K::Sub: --sp; st[sp - 1] = st[sp - 1] - st[sp]; break;
+          case K::Mul: --sp; st[sp - 1] = st[sp - 1] * st[sp]; break;
+          case K::Div: --sp; st[sp - 1] = st[sp - 1] / st[sp]; break;
+        }
+      }
+      a = st[0];
+    }
+  }
+  acc = a;
+  return true;
 }
 
 namespace {
@@ -225,9 +355,9 @@ Value Evaluator::call(const Code& c) {
       return ref(std::make_shared<ZipView>(std::move(xs)));
     }
     case Prim::Split:
-      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[0]));
+      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[0], c.sizes[0]));
     case Prim::Slide:
-      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[1]));
+      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[0], c.sizes[1]));
     case Prim::Join: {
       Value x = eval(*a[0]);
       std::int64_t m = x.layout()->elem->length;

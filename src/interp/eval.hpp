@@ -26,6 +26,11 @@ class Evaluator {
   /// parameters is destructured.
   Value apply(const Code& lambda, const Value* args, int n);
   Value apply1(const Code& lambda, const Value& arg) { return apply(lambda, &arg, 1); }
+  /// Binds parameter k of a Lambda node to v (or v's components to the parameter's
+  /// component slots).
+  void bind(const Code& lambda, std::size_t k, const Value& v);
+  /// Lets go of what a Lambda node's parameter slots hold.
+  void release(const Code& lambda);
 
   Value map(const Code& c, const Code& f, const Value& xs);
   /// map's loop over elements [0, length) spread over threads_ threads, each with its own
@@ -33,6 +38,11 @@ class Evaluator {
   /// by one thread only). Used for the outermost map only: nested maps run sequentially.
   void map_parallel(const Code& f, const Value& xs, const Layout* elem, std::int64_t length, Word* dst);
   Value reduce(const Code& c, const Code& f, Value acc, const Value& xs);
+  /// reduce's fold when f's body is float arithmetic (Code::float_body), the accumulator a
+  /// float, and the leaves of xs's elements lie strided in dense storage: reads words and
+  /// runs the postfix body, in the same order of operations as evaluating it. False
+  /// (nothing done) when any of that does not hold.
+  bool reduce_strided(const Code& f, float& acc, const Value& xs);
   Value vectorize(const Code& c, const Code& f, const Value& x);
 
   std::vector<Value> frame_;

@@ -1,6 +1,9 @@
 #pragma once
 // The kinds of view. Each rewrites the path it is asked to load and forwards it to its
-// operand (a Value, so an operand may itself be a part of another view). Index formulas:
+// operand (a Value, so an operand may itself be a part of another view). strided() and
+// contiguous() rewrite paths the same way, once per loop instead of once per element,
+// to find where a loop's leaves lie in dense storage (a reduction then reads words
+// instead of walking the views per element). Index formulas:
 //
 //   join(x)            [i]    -> x[i / m][i % m]            m = length of x's rows
 //   split(n, x)        [i][j] -> x[i * n + j]
@@ -27,6 +30,8 @@ class DenseView final : public View {
   DenseView(std::shared_ptr<const std::vector<Word>> words, const Layout* root)
       : words_(std::move(words)), root_(root) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
   const DenseView* as_dense() const override { return this; }
   /// The word offset of the part that reference `r` (whose view is this one) selects.
   std::int64_t offset_of(const Value& r) const;
@@ -42,6 +47,8 @@ class TupleView final : public View {
  public:
   explicit TupleView(std::vector<Value> comps) : comps_(std::move(comps)) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   std::vector<Value> comps_;
@@ -52,6 +59,8 @@ class ElementsView final : public View {
  public:
   explicit ElementsView(std::vector<Value> elems) : elems_(std::move(elems)) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   std::vector<Value> elems_;
@@ -62,6 +71,8 @@ class PrefixView final : public View {
  public:
   explicit PrefixView(Value base) : base_(std::move(base)) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value base_;
@@ -72,21 +83,26 @@ class JoinView final : public View {
  public:
   JoinView(Value x, std::int64_t row_length) : x_(std::move(x)), m_(row_length) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
   std::int64_t m_;
 };
 
-/// split(n, x) and slide(size, step, x): chunk i starts at i * step (step = n for split).
+/// split(n, x) and slide(size, step, x): chunk i starts at i * step and holds `size`
+/// elements (size = step = n for split).
 class ChunkView final : public View {
  public:
-  ChunkView(Value x, std::int64_t step) : x_(std::move(x)), step_(step) {}
+  ChunkView(Value x, std::int64_t size, std::int64_t step) : x_(std::move(x)), size_(size), step_(step) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
-  std::int64_t step_;
+  std::int64_t size_, step_;
 };
 
 /// pad(left, right, value, x); negative amounts crop.
@@ -95,6 +111,8 @@ class PadView final : public View {
   PadView(Value x, std::int64_t left, std::int64_t x_length, Value fill, const Layout* elem)
       : x_(std::move(x)), left_(left), n_(x_length), fill_(std::move(fill)), elem_(elem) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
@@ -108,6 +126,8 @@ class TransposeView final : public View {
  public:
   explicit TransposeView(Value x) : x_(std::move(x)) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
@@ -118,6 +138,8 @@ class ReorderView final : public View {
  public:
   ReorderView(Value x, std::int64_t stride, std::int64_t n);
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
@@ -129,6 +151,8 @@ class ZipView final : public View {
  public:
   explicit ZipView(std::vector<Value> xs) : xs_(std::move(xs)) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   std::vector<Value> xs_;
@@ -139,6 +163,8 @@ class AsVectorView final : public View {
  public:
   AsVectorView(Value x, int width, ir::ScalarKind kind) : x_(std::move(x)), width_(width), kind_(kind) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
@@ -151,6 +177,8 @@ class AsScalarView final : public View {
  public:
   AsScalarView(Value x, int width) : x_(std::move(x)), width_(width) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
