@@ -1,10 +1,7 @@
 #include "eval.hpp"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
-#include <bit>
-#include <optional>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -155,8 +152,8 @@ void Evaluator::map_parallel(const Code& f, const Value& xs, const Layout* elem,
 Value Evaluator::reduce(const Code& c, const Code& f, Value acc, const Value& xs) {
   LIFTC_ASSERT(xs.is_ref() && xs.layout()->is_array(), "reduce folds an array");
   std::int64_t n = xs.layout()->length;
-  float folded = 0.f;
-  if (acc.is_scalar() && acc.scalar_kind() == ir::ScalarKind::Float && (folded = acc.as_float(), reduce_strided(f, folded, xs))) {
+  bool float_acc = acc.is_scalar() && acc.scalar_kind() == ir::ScalarKind::Float;
+  if (float folded = float_acc ? acc.as_float() : 0.f; float_acc && reduce_strided(f, folded, n, &xs, nullptr)) {
     acc = Value::of_float(folded);
   } else if (f.params.size() == 2) {  // the usual (acc, x) -> ...: bind the slots directly
     const Code& body = *f.args[0];
@@ -172,116 +169,7 @@ Value Evaluator::reduce(const Code& c, const Code& f, Value acc, const Value& xs
     }
   }
   release(f);
-  return Value::ref(std::make_shared<ElementsView>(std::vector<Value>{std::move(acc)}), c.layout);
-}
-
-bool Evaluator::reduce_strided(const Code& f, float& acc, const Value& xs) {
-  std::int64_t n = xs.layout()->length;
-  if (f.float_body.empty() || f.params.size() != 2 || n == 0) return false;
-  auto is_float = [](const Layout* l) { return l->kind == ir::TypeKind::Scalar && l->scalar == ir::ScalarKind::Float; };
-
-  // The element's float leaves: the element itself, or each component of a tuple element.
-  constexpr int kMaxColumns = 8;
-  struct Column {
-    int slot;
-    const Word* base;
-    std::int64_t stride;
-  };
-  std::array<Column, kMaxColumns> cols{};
-  int ncols = 0;
-  auto resolve = [&](int slot, const Layout* leaf, std::optional<int> component_index) {
-    if (!is_float(leaf) || ncols == kMaxColumns) return false;
-    AffinePath path(n);
-    if (component_index) path.push({tuple_step(*component_index), 0});
-    path.push({0, 1});  // element i
-    Strided s;
-    if (!strided_in(xs, path, s) || !is_float(s.leaf)) return false;
-    cols[static_cast<std::size_t>(ncols++)] = {slot, s.base, s.stride};
-    return true;
-  };
-  const Layout* elem = xs.layout()->elem;
-  const std::vector<int>& comps = f.param_comps[1];
-  if (comps.empty()) {
-    if (!resolve(f.params[1], elem, std::nullopt)) return false;
-  } else {
-    for (std::size_t k = 0; k < comps.size(); ++k)
-      if (!resolve(comps[k], elem->comps[k], static_cast<int>(k))) return false;
-  }
-
-  // The body with its operands resolved: the accumulator, a column, or a constant (a
-  // literal, or a variable bound outside the loop, which the loop does not change).
-  enum class K : std::uint8_t { Acc, Col, Const, Add, Sub, Mul, Div };
-  struct Instr {
-    K kind;
-    int col;
-    float value;
-  };
-  std::vector<Instr> prog;
-  prog.reserve(f.float_body.size());
-  for (const FloatInstr& in : f.float_body) {
-    switch (in.kind) {
-      case FloatInstr::Kind::Slot: {
-        if (in.slot == f.params[0]) {
-          prog.push_back({K::Acc, 0, 0.f});
-          break;
-        }
-        int col = -1;
-        for (int k = 0; k < ncols; ++k)
-          if (cols[static_cast<std::size_t>(k)].slot == in.slot) col = k;
-        if (col >= 0) {
-          prog.push_back({K::Col, col, 0.f});
-          break;
-        }
-        const Value& v = frame_[static_cast<std::size_t>(in.slot)];
-        if (!v.is_scalar() || v.scalar_kind() != ir::ScalarKind::Float) return false;
-        prog.push_back({K::Const, 0, v.as_float()});
-        break;
-      }
-      case FloatInstr::Kind::Const: prog.push_back({K::Const, 0, in.value}); break;
-      case FloatInstr::Kind::Add: prog.push_back({K::Add, 0, 0.f}); break;
-      case FloatInstr::Kind::Sub: prog.push_back({K::Sub, 0, 0.f}); break;
-      case FloatInstr::Kind::Mul: prog.push_back({K::Mul, 0, 0.f}); break;
-      case FloatInstr::Kind::Div: prog.push_back({K::Div, 0, 0.f}); break;
-    }
-  }
-  auto load = [&](int col, std::int64_t i) {
-    const Column& c = cols[static_cast<std::size_t>(col)];
-    return std::bit_cast<float>(c.base[i * c.stride]);
-  };
-
-  float a = acc;
-  // The two folds of every convolution and stencil, as plain loops: acc + x * y, acc + x.
-  auto is = [&](std::initializer_list<K> kinds) {
-    return prog.size() == kinds.size() && std::equal(kinds.begin(), kinds.end(), prog.begin(),
-                                                     [](K k, const Instr& in) { return in.kind == k; });
-  };
-  if (is({K::Acc, K::Col, K::Col, K::Mul, K::Add})) {
-    const Column &x = cols[static_cast<std::size_t>(prog[1].col)], &y = cols[static_cast<std::size_t>(prog[2].col)];
-    for (std::int64_t i = 0; i < n; ++i)
-      a = a + std::bit_cast<float>(x.base[i * x.stride]) * std::bit_cast<float>(y.base[i * y.stride]);
-  } else if (is({K::Acc, K::Col, K::Add})) {
-    const Column& x = cols[static_cast<std::size_t>(prog[1].col)];
-    for (std::int64_t i = 0; i < n; ++i) a = a + std::bit_cast<float>(x.base[i * x.stride]);
-  } else {
-    for (std::int64_t i = 0; i < n; ++i) {
-      float st[kFloatStackDepth];
-      int sp = 0;
-      for (const Instr& in : prog) {
-        switch (in.kind) {
-          case K::Acc: st[sp++] = a; break;
-          case K::Col: st[sp++] = load(in.col, i); break;
-          case K::Const: st[sp++] = in.value; break;
-          case K::Add: --sp; st[sp - 1] = st[sp - 1] + st[sp]; break;
-          case K::Sub: --sp; st[sp - 1] = st[sp - 1] - st[sp]; break;
-          case K::Mul: --sp; st[sp - 1] = st[sp - 1] * st[sp]; break;
-          case K::Div: --sp; st[sp - 1] = st[sp - 1] / st[sp]; break;
-        }
-      }
-      a = st[0];
-    }
-  }
-  acc = a;
-  return true;
+  return Value::ref(std::make_shared<SingletonView>(std::move(acc)), c.layout);
 }
 
 namespace {
@@ -347,8 +235,15 @@ Value Evaluator::call(const Code& c) {
   switch (c.prim) {
     case Prim::Map: case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq:
       return map(c, *a[0], eval(*a[1]));
-    case Prim::Reduce: case Prim::ReduceSeq:
-      return reduce(c, *a[1], eval(*a[0]), eval(*a[2]));
+    case Prim::Reduce: case Prim::ReduceSeq: {
+      Value acc = eval(*a[0]);
+      // First without building xs's views: resolved from its expression when it can be.
+      if (float folded = acc.is_scalar() ? acc.as_float() : 0.f;
+          acc.is_scalar() && acc.scalar_kind() == ir::ScalarKind::Float &&
+          reduce_strided(*a[1], folded, a[2]->layout->length, nullptr, a[2].get()))
+        return ref(std::make_shared<SingletonView>(Value::of_float(folded)));
+      return reduce(c, *a[1], std::move(acc), eval(*a[2]));
+    }
     case Prim::Zip: {
       std::vector<Value> xs;
       for (const auto& x : a) xs.push_back(eval(*x));

@@ -39,13 +39,30 @@ class Evaluator {
   void map_parallel(const Code& f, const Value& xs, const Layout* elem, std::int64_t length, Word* dst);
   Value reduce(const Code& c, const Code& f, Value acc, const Value& xs);
   /// reduce's fold when f's body is float arithmetic (Code::float_body), the accumulator a
-  /// float, and the leaves of xs's elements lie strided in dense storage: reads words and
-  /// runs the postfix body, in the same order of operations as evaluating it. False
-  /// (nothing done) when any of that does not hold.
-  bool reduce_strided(const Code& f, float& acc, const Value& xs);
+  /// float, and the leaves of the n elements of xs lie strided in dense storage: reads
+  /// words and runs the postfix body, in the same order of operations as evaluating it.
+  /// xs is a value, or (`xs_code`, when `xs` is null) an expression resolved without
+  /// building its views (strided_code). False (nothing done) when any of that does not hold.
+  bool reduce_strided(const Code& f, float& acc, std::int64_t n, const Value* xs, const Code* xs_code);
+  /// strided() of the value of `c` without evaluating it: variables, and zip, join, split,
+  /// slide, pad, transpose and id of them (the operands of a reduction); false otherwise.
+  bool strided_code(const Code& c, AffinePath& path, Strided& out);
+  /// contiguous() of the value of `c` without evaluating it: variables, and join, split
+  /// and id of them; nullptr otherwise.
+  const Word* contiguous_code(const Code& c, Path& path);
   Value vectorize(const Code& c, const Code& f, const Value& x);
 
+  /// reduce_strided's body with its operands resolved: the accumulator, a column of
+  /// leaves, or a constant (a literal or a variable bound outside the fold).
+  struct FoldInstr {
+    enum class Kind : std::uint8_t { Acc, Col, Const, Add, Sub, Mul, Div };
+    Kind kind;
+    int col;
+    float value;
+  };
+
   std::vector<Value> frame_;
+  std::vector<FoldInstr> fold_program_;  // reduce_strided's scratch (its body evaluates no reduce)
   unsigned threads_ = 1;  // threads the next map may use (1 inside a parallel map)
 };
 

@@ -65,10 +65,10 @@ Value TupleView::load(Path& path) const {
   return load_in(comps_[tuple_component(step)], path);
 }
 
-Value ElementsView::load(Path& path) const {
+Value SingletonView::load(Path& path) const {
   std::int64_t i = path.pop();
-  LIFTC_ASSERT(i >= 0 && i < static_cast<std::int64_t>(elems_.size()), "index within the array");
-  return load_in(elems_[i], path);
+  LIFTC_ASSERT(i == 0, "index within the array");
+  return load_in(elem_, path);
 }
 
 Value PrefixView::load(Path& path) const { return load_in(base_, path); }
@@ -206,6 +206,50 @@ const Word* contiguous_whole(const Value& v) {
 
 }  // namespace
 
+bool join_within_row(AffinePath& path, std::int64_t m, AffineStep& across) {
+  if (path.empty()) return false;
+  AffineStep s = path.pop();
+  // a >= 0 (views only scale and shift i), so the rows of the first and last iterations
+  // bound the rest.
+  std::int64_t first_row = s.c / m, last_row = (s.c + s.a * (path.trip_count() - 1)) / m;
+  if (first_row == last_row) return path.push({s.c - first_row * m, s.a}) && path.push({first_row, 0});
+  across = s;
+  return false;
+}
+
+bool join_across(const Word* base, const Layout* elem, AffineStep across, AffinePath& path, Strided& out) {
+  return base != nullptr && dense_strided(base, elem, path, out, across.c * elem->words, across.a * elem->words);
+}
+
+bool chunk_steps(AffinePath& path, std::int64_t step) {
+  if (path.size() < 2) return false;
+  AffineStep i = path.pop();
+  AffineStep j = path.pop();
+  return path.push({i.c * step + j.c, i.a * step + j.a});
+}
+
+bool pad_step(AffinePath& path, std::int64_t left, std::int64_t n) {
+  if (path.empty()) return false;
+  AffineStep s = path.pop();
+  std::int64_t first = s.c - left, last = first + s.a * (path.trip_count() - 1);
+  return first >= 0 && last < n && path.push({first, s.a});
+}
+
+bool transpose_steps(AffinePath& path) {
+  if (path.size() < 2) return false;
+  AffineStep i = path.pop();
+  AffineStep j = path.pop();
+  return path.push(i) && path.push(j);
+}
+
+int zip_steps(AffinePath& path) {
+  if (path.size() < 2) return -1;
+  AffineStep i = path.pop();
+  AffineStep k = path.pop();
+  LIFTC_ASSERT(k.a == 0 && k.c < 0, "a zip element is projected");
+  return path.push(i) ? tuple_component(k.c) : -1;
+}
+
 bool DenseView::strided(AffinePath& path, Strided& out) const { return dense_strided(data(), root_, path, out); }
 const Word* DenseView::contiguous(Path& path) const { return dense_contiguous(data(), root_, path); }
 
@@ -220,32 +264,25 @@ const Word* TupleView::contiguous(Path& path) const {
   return contiguous_in(comps_[tuple_component(path.pop())], path);
 }
 
-bool ElementsView::strided(AffinePath& path, Strided& out) const {
+bool SingletonView::strided(AffinePath& path, Strided& out) const {
   if (path.empty()) return false;
   AffineStep s = path.pop();
-  if (s.a != 0) return false;  // elements held as separate values
-  return strided_in(elems_[s.c], path, out);
+  if (s.a != 0 && path.trip_count() > 1) return false;  // one element: i stays 0
+  return strided_in(elem_, path, out);
 }
-const Word* ElementsView::contiguous(Path& path) const {
+const Word* SingletonView::contiguous(Path& path) const {
   if (path.empty()) return nullptr;
-  return contiguous_in(elems_[path.pop()], path);
+  path.pop();
+  return contiguous_in(elem_, path);
 }
 
 bool PrefixView::strided(AffinePath& path, Strided& out) const { return strided_in(base_, path, out); }
 const Word* PrefixView::contiguous(Path& path) const { return contiguous_in(base_, path); }
 
 bool JoinView::strided(AffinePath& path, Strided& out) const {
-  if (path.empty()) return false;
-  AffineStep s = path.pop();
-  std::int64_t first_row = s.c / m_, last_row = (s.c + s.a * (path.trip_count() - 1)) / m_;
-  if (first_row == last_row) {  // every iteration within one row (a >= 0: views only scale and shift i)
-    return path.push({s.c - first_row * m_, s.a}) && path.push({first_row, 0}) && strided_in(x_, path, out);
-  }
-  // Across rows: affine only when the rows lie back to back.
-  const Word* base = contiguous_whole(x_);
-  if (base == nullptr) return false;
-  const Layout* elem = x_.layout()->elem->elem;
-  return dense_strided(base, elem, path, out, s.c * elem->words, s.a * elem->words);
+  AffineStep across{-1, 0};
+  if (join_within_row(path, m_, across)) return strided_in(x_, path, out);
+  return across.c >= 0 && join_across(contiguous_whole(x_), x_.layout()->elem->elem, across, path, out);
 }
 const Word* JoinView::contiguous(Path& path) const {
   if (path.empty()) return contiguous_whole(x_);  // x's rows back to back are the join
@@ -255,12 +292,7 @@ const Word* JoinView::contiguous(Path& path) const {
   return contiguous_in(x_, path);
 }
 
-bool ChunkView::strided(AffinePath& path, Strided& out) const {
-  if (path.size() < 2) return false;
-  AffineStep i = path.pop();
-  AffineStep j = path.pop();
-  return path.push({i.c * step_ + j.c, i.a * step_ + j.a}) && strided_in(x_, path, out);
-}
+bool ChunkView::strided(AffinePath& path, Strided& out) const { return chunk_steps(path, step_) && strided_in(x_, path, out); }
 const Word* ChunkView::contiguous(Path& path) const {
   if (path.size() >= 2) {
     std::int64_t i = path.pop();
@@ -275,11 +307,7 @@ const Word* ChunkView::contiguous(Path& path) const {
 }
 
 bool PadView::strided(AffinePath& path, Strided& out) const {
-  if (path.empty()) return false;
-  AffineStep s = path.pop();
-  std::int64_t first = s.c - left_, last = first + s.a * (path.trip_count() - 1);
-  if (first < 0 || last >= n_) return false;  // some iteration reads the fill
-  return path.push({first, s.a}) && strided_in(x_, path, out);
+  return pad_step(path, left_, n_) && strided_in(x_, path, out);
 }
 const Word* PadView::contiguous(Path& path) const {
   if (path.empty()) return nullptr;
@@ -289,12 +317,7 @@ const Word* PadView::contiguous(Path& path) const {
   return contiguous_in(x_, path);
 }
 
-bool TransposeView::strided(AffinePath& path, Strided& out) const {
-  if (path.size() < 2) return false;
-  AffineStep i = path.pop();
-  AffineStep j = path.pop();
-  return path.push(i) && path.push(j) && strided_in(x_, path, out);
-}
+bool TransposeView::strided(AffinePath& path, Strided& out) const { return transpose_steps(path) && strided_in(x_, path, out); }
 const Word* TransposeView::contiguous(Path& path) const {
   if (path.size() < 2) return nullptr;
   std::int64_t i = path.pop();
@@ -318,11 +341,8 @@ const Word* ReorderView::contiguous(Path& path) const {
 }
 
 bool ZipView::strided(AffinePath& path, Strided& out) const {
-  if (path.size() < 2) return false;
-  AffineStep i = path.pop();
-  AffineStep k = path.pop();
-  LIFTC_ASSERT(k.a == 0 && k.c < 0, "a zip element is projected");
-  return path.push(i) && strided_in(xs_[tuple_component(k.c)], path, out);
+  int k = zip_steps(path);
+  return k >= 0 && strided_in(xs_[static_cast<std::size_t>(k)], path, out);
 }
 const Word* ZipView::contiguous(Path& path) const {
   if (path.size() < 2) return nullptr;

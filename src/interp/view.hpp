@@ -24,6 +24,26 @@
 
 namespace liftc::interp::detail {
 
+// The path rewrites of strided(), shared by the views and by the reduction that resolves
+// its operand's expression without building the views (Evaluator::strided_code). Each
+// pops the steps it rewrites and pushes its operand's; false when the result is not
+// affine in the loop index (or the path is too short or full).
+
+/// join (rows of `m`): true when every iteration stays in one row (the row and column
+/// steps pushed); else false with the popped step in `across` (then affine only when
+/// the rows are back to back: see join_across).
+bool join_within_row(AffinePath& path, std::int64_t m, AffineStep& across);
+/// join across rows stored back to back from `base` (rows of elements of layout `elem`).
+bool join_across(const Word* base, const Layout* elem, AffineStep across, AffinePath& path, Strided& out);
+/// split / slide: chunk i, element j -> element i * step + j.
+bool chunk_steps(AffinePath& path, std::int64_t step);
+/// pad(left, ..., x) with x of length n: true when no iteration reads the fill.
+bool pad_step(AffinePath& path, std::int64_t left, std::int64_t n);
+/// transpose: [i][j] -> [j][i].
+bool transpose_steps(AffinePath& path);
+/// zip: [i].k -> [i] of operand k; returns k, or -1 when the path does not project.
+int zip_steps(AffinePath& path);
+
 /// Materialized data: a dense buffer of words laid out by `root`.
 class DenseView final : public View {
  public:
@@ -54,16 +74,16 @@ class TupleView final : public View {
   std::vector<Value> comps_;
 };
 
-/// An array whose elements are given as values (the one-element result of a reduction).
-class ElementsView final : public View {
+/// An array of one element given as a value (the result of a reduction).
+class SingletonView final : public View {
  public:
-  explicit ElementsView(std::vector<Value> elems) : elems_(std::move(elems)) {}
+  explicit SingletonView(Value elem) : elem_(std::move(elem)) {}
   Value load(Path& path) const override;
   bool strided(AffinePath& path, Strided& out) const override;
   const Word* contiguous(Path& path) const override;
 
  private:
-  std::vector<Value> elems_;
+  Value elem_;
 };
 
 /// A reference whose prefix outgrew Value's inline capacity, as a view of its own.
