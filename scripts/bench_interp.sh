@@ -39,6 +39,7 @@ while [[ $# -gt 0 ]]; do
     --layers) layers="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_interp.sh: unknown argument '$1'" >&2; exit 1 ;;
   esac
 done

@@ -56,9 +56,10 @@ class Path {
 };
 
 /// One step of a path that varies along a loop: `c + a * i` for the loop index i in [0, n).
+/// (No member initializers: AffinePath's array of them stays uninitialized, not zeroed.)
 struct AffineStep {
-  std::int64_t c = 0;
-  std::int64_t a = 0;
+  std::int64_t c;
+  std::int64_t a;
 };
 
 /// A path of affine steps being resolved (outermost at the back, as in Path), with the
