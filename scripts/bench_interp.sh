@@ -58,6 +58,14 @@ if [[ -z "$before" ]]; then
 fi
 [[ "$before" == none || -x "$before" ]] || { echo "bench_interp.sh: no liftc at $before" >&2; exit 1; }
 
+# The layer's .sr file.
+layer_file() {
+  if [[ "$1" == reduced ]]; then echo "$root/examples/vgg16/conv_reduced.sr"; else echo "$root/examples/vgg16/conv$1.sr"; fi
+}
+for layer in $layers; do
+  [[ -f "$(layer_file "$layer")" ]] || { echo "bench_interp.sh: no layer '$layer' ($(layer_file "$layer"))" >&2; exit 1; }
+done
+
 thread_counts="1"
 [[ "$threads" != 1 ]] && thread_counts="1 $threads"
 binaries=()
@@ -114,8 +122,7 @@ echo "$rule"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 for layer in $layers; do
-  if [[ "$layer" == reduced ]]; then file="$root/examples/vgg16/conv_reduced.sr"; else file="$root/examples/vgg16/conv$layer.sr"; fi
-  [[ -f "$file" ]] || { echo "bench_interp.sh: no layer '$layer' ($file)" >&2; exit 1; }
+  file="$(layer_file "$layer")"
   f="$(flops "$file")"
   row="| $layer | $(awk -v f="$f" 'BEGIN { printf "%.3f", f / 1e9 }') |"
   for b in "${binaries[@]}"; do

@@ -15,6 +15,12 @@ namespace liftc::interp::detail {
 
 using ir::Prim;
 
+namespace {
+
+bool is_float_scalar(const Value& v) { return v.is_scalar() && v.scalar_kind() == ir::ScalarKind::Float; }
+
+}  // namespace
+
 Value Evaluator::eval(const Code& c) {
   switch (c.op) {
     case Op::Var:
@@ -152,8 +158,8 @@ void Evaluator::map_parallel(const Code& f, const Value& xs, const Layout* elem,
 Value Evaluator::reduce(const Code& c, const Code& f, Value acc, const Value& xs) {
   LIFTC_ASSERT(xs.is_ref() && xs.layout()->is_array(), "reduce folds an array");
   std::int64_t n = xs.layout()->length;
-  bool float_acc = acc.is_scalar() && acc.scalar_kind() == ir::ScalarKind::Float;
-  if (float folded = float_acc ? acc.as_float() : 0.f; float_acc && reduce_strided(f, folded, n, &xs, nullptr)) {
+  if (float folded = is_float_scalar(acc) ? acc.as_float() : 0.f;
+      is_float_scalar(acc) && reduce_strided(f, folded, n, &xs, nullptr)) {
     acc = Value::of_float(folded);
   } else if (f.params.size() == 2) {  // the usual (acc, x) -> ...: bind the slots directly
     const Code& body = *f.args[0];
@@ -238,9 +244,8 @@ Value Evaluator::call(const Code& c) {
     case Prim::Reduce: case Prim::ReduceSeq: {
       Value acc = eval(*a[0]);
       // First without building xs's views: resolved from its expression when it can be.
-      if (float folded = acc.is_scalar() ? acc.as_float() : 0.f;
-          acc.is_scalar() && acc.scalar_kind() == ir::ScalarKind::Float &&
-          reduce_strided(*a[1], folded, a[2]->layout->length, nullptr, a[2].get()))
+      if (float folded = is_float_scalar(acc) ? acc.as_float() : 0.f;
+          is_float_scalar(acc) && reduce_strided(*a[1], folded, a[2]->layout->length, nullptr, a[2].get()))
         return ref(std::make_shared<SingletonView>(Value::of_float(folded)));
       return reduce(c, *a[1], std::move(acc), eval(*a[2]));
     }
