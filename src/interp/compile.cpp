@@ -154,8 +154,27 @@ class Compiler {
       }
       lambda.param_comps.push_back(std::move(comps));
     }
+    flatten_body(lambda);
+    // Lambdas inside were flattened before their reads of this lambda's components
+    // became slot reads (`acc + x * q.0` for an outer q): try those again.
+    if (std::any_of(lambda.param_comps.begin(), lambda.param_comps.end(), [](const auto& c) { return !c.empty(); }))
+      reflatten_lambdas(body);
+  }
+
+  // Compiles a lambda's body to postfix (Code::float_body) when it is float arithmetic.
+  static void flatten_body(Code& lambda) {
     int max_depth = 0;
-    if (!flatten_float(body, lambda.float_body, 0, max_depth) || max_depth > kFloatStackDepth) lambda.float_body.clear();
+    lambda.float_body.clear();
+    if (!flatten_float(*lambda.args[0], lambda.float_body, 0, max_depth) || max_depth > kFloatStackDepth)
+      lambda.float_body.clear();
+  }
+
+  // flatten_body again for the lambdas under c that are not postfix yet.
+  static void reflatten_lambdas(Code& c) {
+    for (auto& a : c.args) {
+      if (a->op == Op::Lambda && a->float_body.empty()) flatten_body(*a);
+      reflatten_lambdas(*a);
+    }
   }
 
   void compile_children(const ir::Expr& e, Code& c) {

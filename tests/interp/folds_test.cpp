@@ -146,6 +146,18 @@ std::vector<FoldCase> cases() {
          }
          return out;
        }},
+      {"postfix body: components of an outer tuple parameter",
+       "size N = 6\ninput xs : [float]N\ninput ss : [float]2\ninput ts : [float]2\n"
+       "def out = join(map(q -> reduce(0.25, (acc, x) -> acc * q.0 + x * q.1, xs), zip(ss, ts)))",
+       [](const Tensors& in) {
+         std::vector<float> out;
+         for (int k = 0; k < 2; ++k) {
+           float acc = 0.25f;
+           for (float x : f(in, "xs")) acc = acc * f(in, "ss")[k] + x * f(in, "ts")[k];
+           out.push_back(acc);
+         }
+         return out;
+       }},
   };
 }
 
