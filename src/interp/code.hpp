@@ -21,6 +21,18 @@ namespace liftc::interp::detail {
 /// on two float scalars (the inner loop of every reduction), evaluated without Values.
 enum class Op { Var, Literal, Lambda, Apply, Call, Tuple, Get, Let, FloatArith };
 
+/// One instruction of a lambda body compiled to postfix float arithmetic: push a slot's
+/// float or a constant, or pop two operands a, b and push a + b, a - b, a * b or a / b.
+struct FloatInstr {
+  enum class Kind : std::uint8_t { Slot, Const, Add, Sub, Mul, Div };
+  Kind kind = Kind::Const;
+  int slot = -1;      // Slot
+  float value = 0.f;  // Const
+};
+
+/// The most operands a FloatInstr program keeps on its stack.
+inline constexpr int kFloatStackDepth = 16;
+
 /// A compiled node. Children are in the IR's order (Call operands, Apply callee then
 /// arguments, Tuple elements, Get {tuple}, Let {value, body}, Lambda {body}).
 struct Code {
@@ -29,6 +41,12 @@ struct Code {
   int slot = -1;                             // Var: the slot read; Let: the slot bound
   std::vector<int> params;                   // Lambda: parameter slots
   std::vector<const Layout*> param_layouts;  // Lambda: parameter layouts
+  // Lambda: per parameter, the slots of its components when it is a tuple that the body
+  // only projects (p.0, p.1 read those slots, bound once per application), else empty.
+  std::vector<std::vector<int>> param_comps;
+  // Lambda: its body as postfix float arithmetic over slots and constants, when it is
+  // one (+ - * / of float variables and literals), else empty; same order of operations.
+  std::vector<FloatInstr> float_body;
   Value literal;                             // Literal and SizeValue calls
   ir::Prim prim = ir::Prim::Id;              // Call
   std::vector<std::int64_t> sizes;           // Call: size arguments, evaluated

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "code.hpp"
@@ -12,6 +14,52 @@ bool is_float_scalar(const Layout* l) { return l->kind == ir::TypeKind::Scalar &
 bool is_float_arith(const Code& c) {
   bool arith = c.prim == ir::Prim::Add || c.prim == ir::Prim::Sub || c.prim == ir::Prim::Mul || c.prim == ir::Prim::Div;
   return arith && c.args.size() == 2 && is_float_scalar(c.args[0]->layout) && is_float_scalar(c.args[1]->layout);
+}
+
+// Counts the Var nodes of `slot` under c (`all`) and those that a Get projects (`projected`).
+void count_uses(const Code& c, int slot, int& all, int& projected) {
+  if (c.op == Op::Var && c.slot == slot) ++all;
+  if (c.op == Op::Get && c.args[0]->op == Op::Var && c.args[0]->slot == slot) ++projected;
+  for (const auto& a : c.args) count_uses(*a, slot, all, projected);
+}
+
+// Turns every projection `slot.k` under c into a read of comps[k].
+void project_to_slots(Code& c, int slot, const std::vector<int>& comps) {
+  if (c.op == Op::Get && c.args[0]->op == Op::Var && c.args[0]->slot == slot) {
+    c.op = Op::Var;
+    c.slot = comps[static_cast<std::size_t>(c.index)];
+    c.args.clear();
+    return;
+  }
+  for (auto& a : c.args) project_to_slots(*a, slot, comps);
+}
+
+// Appends c as postfix float arithmetic to `out`; false when c is anything else. `depth`
+// tracks the stack (the deepest it gets in `max_depth`).
+bool flatten_float(const Code& c, std::vector<FloatInstr>& out, int depth, int& max_depth) {
+  max_depth = std::max(max_depth, depth + 1);
+  switch (c.op) {
+    case Op::Var:
+      if (!is_float_scalar(c.layout)) return false;
+      out.push_back({FloatInstr::Kind::Slot, c.slot, 0.f});
+      return true;
+    case Op::Literal:
+      if (!is_float_scalar(c.layout)) return false;
+      out.push_back({FloatInstr::Kind::Const, -1, c.literal.as_float()});
+      return true;
+    case Op::FloatArith: {
+      if (!flatten_float(*c.args[0], out, depth, max_depth) || !flatten_float(*c.args[1], out, depth + 1, max_depth))
+        return false;
+      FloatInstr::Kind k = c.prim == ir::Prim::Add   ? FloatInstr::Kind::Add
+                           : c.prim == ir::Prim::Sub ? FloatInstr::Kind::Sub
+                           : c.prim == ir::Prim::Mul ? FloatInstr::Kind::Mul
+                                                     : FloatInstr::Kind::Div;
+      out.push_back({k, -1, 0.f});
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 // Resolves names to slots while walking the IR.
@@ -48,6 +96,7 @@ class Compiler {
         for (const ir::Type& t : e->param_types) c->param_layouts.push_back(out_.layouts->of(t, e.loc()));
         c->args.push_back(compile(ir::lambda_body(e)));
         unbind(e->params.size());
+        specialize_lambda(*c);
         break;
       case ir::ExprKind::Apply:
         c->op = Op::Apply;
@@ -90,6 +139,44 @@ class Compiler {
   }
 
  private:
+  // Gives a tuple parameter that the body only projects a slot per component, and
+  // compiles a float-arithmetic body to postfix (see Code::param_comps, float_body).
+  void specialize_lambda(Code& lambda) {
+    Code& body = *lambda.args[0];
+    for (std::size_t k = 0; k < lambda.params.size(); ++k) {
+      std::vector<int> comps;
+      const Layout* l = lambda.param_layouts[k];
+      int all = 0, projected = 0;
+      count_uses(body, lambda.params[k], all, projected);
+      if (l->is_tuple() && all == projected) {
+        for (std::size_t j = 0; j < l->comps.size(); ++j) comps.push_back(out_.num_slots++);
+        project_to_slots(body, lambda.params[k], comps);
+      }
+      lambda.param_comps.push_back(std::move(comps));
+    }
+    flatten_body(lambda);
+    // Lambdas inside were flattened before their reads of this lambda's components
+    // became slot reads (`acc + x * q.0` for an outer q): try those again.
+    if (std::any_of(lambda.param_comps.begin(), lambda.param_comps.end(), [](const auto& c) { return !c.empty(); }))
+      reflatten_lambdas(body);
+  }
+
+  // Compiles a lambda's body to postfix (Code::float_body) when it is float arithmetic.
+  static void flatten_body(Code& lambda) {
+    int max_depth = 0;
+    lambda.float_body.clear();
+    if (!flatten_float(*lambda.args[0], lambda.float_body, 0, max_depth) || max_depth > kFloatStackDepth)
+      lambda.float_body.clear();
+  }
+
+  // flatten_body again for the lambdas under c that are not postfix yet.
+  static void reflatten_lambdas(Code& c) {
+    for (auto& a : c.args) {
+      if (a->op == Op::Lambda && a->float_body.empty()) flatten_body(*a);
+      reflatten_lambdas(*a);
+    }
+  }
+
   void compile_children(const ir::Expr& e, Code& c) {
     for (const ir::Expr& a : e->args) c.args.push_back(compile(a));
   }

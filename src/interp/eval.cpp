@@ -1,5 +1,6 @@
 #include "eval.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -13,6 +14,12 @@
 namespace liftc::interp::detail {
 
 using ir::Prim;
+
+namespace {
+
+bool is_float_scalar(const Value& v) { return v.is_scalar() && v.scalar_kind() == ir::ScalarKind::Float; }
+
+}  // namespace
 
 Value Evaluator::eval(const Code& c) {
   switch (c.op) {
@@ -75,17 +82,32 @@ float Evaluator::eval_float(const Code& c) {
   }
 }
 
+void Evaluator::bind(const Code& lambda, std::size_t k, const Value& v) {
+  const std::vector<int>& comps = lambda.param_comps[k];
+  if (comps.empty()) {
+    frame_[static_cast<std::size_t>(lambda.params[k])] = v;
+    return;
+  }
+  for (std::size_t j = 0; j < comps.size(); ++j)
+    frame_[static_cast<std::size_t>(comps[j])] = component(v, static_cast<int>(j));
+}
+
+void Evaluator::release(const Code& lambda) {
+  for (int p : lambda.params) frame_[static_cast<std::size_t>(p)] = Value();
+  for (const std::vector<int>& comps : lambda.param_comps)
+    for (int s : comps) frame_[static_cast<std::size_t>(s)] = Value();
+}
+
 Value Evaluator::apply(const Code& lambda, const Value* args, int n) {
   LIFTC_ASSERT(lambda.op == Op::Lambda, "only lambdas are applied");
   const std::vector<int>& ps = lambda.params;
   if (static_cast<int>(ps.size()) == n) {
-    for (int i = 0; i < n; ++i) frame_[static_cast<std::size_t>(ps[i])] = args[i];
+    for (int i = 0; i < n; ++i) bind(lambda, static_cast<std::size_t>(i), args[i]);
   } else {
     LIFTC_ASSERT(n == 1 && args[0].is_ref() && args[0].layout()->is_tuple() &&
                      args[0].layout()->comps.size() == ps.size(),
                  "a lambda of several parameters applied to one argument destructures a tuple of that many components");
-    for (std::size_t k = 0; k < ps.size(); ++k)
-      frame_[static_cast<std::size_t>(ps[k])] = component(args[0], static_cast<int>(k));
+    for (std::size_t k = 0; k < ps.size(); ++k) bind(lambda, k, component(args[0], static_cast<int>(k)));
   }
   return eval(*lambda.args[0]);
 }
@@ -103,7 +125,7 @@ Value Evaluator::map(const Code& c, const Code& f, const Value& xs) {
   } else {
     for (std::int64_t i = 0; i < out->length; ++i) store(apply1(f, element(xs, i)), elem, dst + i * elem->words);
   }
-  for (int p : f.params) frame_[static_cast<std::size_t>(p)] = Value();
+  release(f);
   return Value::ref(std::make_shared<DenseView>(std::move(words), out), out);
 }
 
@@ -136,12 +158,14 @@ void Evaluator::map_parallel(const Code& f, const Value& xs, const Layout* elem,
 Value Evaluator::reduce(const Code& c, const Code& f, Value acc, const Value& xs) {
   LIFTC_ASSERT(xs.is_ref() && xs.layout()->is_array(), "reduce folds an array");
   std::int64_t n = xs.layout()->length;
-  if (f.params.size() == 2) {  // the usual (acc, x) -> ...: bind the slots directly
-    auto a = static_cast<std::size_t>(f.params[0]), x = static_cast<std::size_t>(f.params[1]);
+  if (float folded = is_float_scalar(acc) ? acc.as_float() : 0.f;
+      is_float_scalar(acc) && reduce_strided(f, folded, n, &xs, nullptr)) {
+    acc = Value::of_float(folded);
+  } else if (f.params.size() == 2) {  // the usual (acc, x) -> ...: bind the slots directly
     const Code& body = *f.args[0];
     for (std::int64_t i = 0; i < n; ++i) {
-      frame_[a] = std::move(acc);
-      frame_[x] = element(xs, i);
+      bind(f, 0, acc);
+      bind(f, 1, element(xs, i));
       acc = eval(body);
     }
   } else {
@@ -150,8 +174,8 @@ Value Evaluator::reduce(const Code& c, const Code& f, Value acc, const Value& xs
       acc = apply(f, args, 2);
     }
   }
-  for (int p : f.params) frame_[static_cast<std::size_t>(p)] = Value();
-  return Value::ref(std::make_shared<ElementsView>(std::vector<Value>{std::move(acc)}), c.layout);
+  release(f);
+  return Value::ref(std::make_shared<SingletonView>(std::move(acc)), c.layout);
 }
 
 namespace {
@@ -217,17 +241,23 @@ Value Evaluator::call(const Code& c) {
   switch (c.prim) {
     case Prim::Map: case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq:
       return map(c, *a[0], eval(*a[1]));
-    case Prim::Reduce: case Prim::ReduceSeq:
-      return reduce(c, *a[1], eval(*a[0]), eval(*a[2]));
+    case Prim::Reduce: case Prim::ReduceSeq: {
+      Value acc = eval(*a[0]);
+      // First without building xs's views: resolved from its expression when it can be.
+      if (float folded = is_float_scalar(acc) ? acc.as_float() : 0.f;
+          is_float_scalar(acc) && reduce_strided(*a[1], folded, a[2]->layout->length, nullptr, a[2].get()))
+        return ref(std::make_shared<SingletonView>(Value::of_float(folded)));
+      return reduce(c, *a[1], std::move(acc), eval(*a[2]));
+    }
     case Prim::Zip: {
       std::vector<Value> xs;
       for (const auto& x : a) xs.push_back(eval(*x));
       return ref(std::make_shared<ZipView>(std::move(xs)));
     }
     case Prim::Split:
-      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[0]));
+      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[0], c.sizes[0]));
     case Prim::Slide:
-      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[1]));
+      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[0], c.sizes[1]));
     case Prim::Join: {
       Value x = eval(*a[0]);
       std::int64_t m = x.layout()->elem->length;

@@ -30,6 +30,19 @@ Value load_in(const Value& v, Path& path) {
   return v.view()->load(path);
 }
 
+bool strided_in(const Value& v, AffinePath& path, Strided& out) {
+  if (!v.is_ref()) return false;
+  for (int i = v.prefix_size() - 1; i >= 0; --i)
+    if (!path.push({v.prefix(i), 0})) return false;
+  return v.view()->strided(path, out);
+}
+
+const Word* contiguous_in(const Value& v, Path& path) {
+  if (!v.is_ref()) return nullptr;
+  for (int i = v.prefix_size() - 1; i >= 0; --i) path.push(v.prefix(i));
+  return v.view()->contiguous(path);
+}
+
 Value element(const Value& array, std::int64_t i) {
   const Layout* l = array.layout();
   LIFTC_ASSERT(array.is_ref() && l->is_array(), "element() of an array");

@@ -55,6 +55,48 @@ class Path {
   int size_ = 0;
 };
 
+/// One step of a path that varies along a loop: `c + a * i` for the loop index i in [0, n).
+/// (No member initializers: AffinePath's array of them stays uninitialized, not zeroed.)
+struct AffineStep {
+  std::int64_t c;
+  std::int64_t a;
+};
+
+/// A path of affine steps being resolved (outermost at the back, as in Path), with the
+/// loop's trip count n (pad needs it to tell whether every iteration is in range).
+class AffinePath {
+ public:
+  static constexpr int kCapacity = 64;
+
+  explicit AffinePath(std::int64_t trip_count) : n_(trip_count) {}
+  bool empty() const { return size_ == 0; }
+  int size() const { return size_; }
+  std::int64_t trip_count() const { return n_; }
+  /// Pushes a step; false (and nothing pushed) when the path is full.
+  bool push(AffineStep s) {
+    if (size_ == kCapacity) return false;
+    steps_[size_++] = s;
+    return true;
+  }
+  AffineStep pop() {
+    LIFTC_ASSERT(size_ > 0, "a view pops a step that the path has (views only load leaves)");
+    return steps_[--size_];
+  }
+
+ private:
+  std::array<AffineStep, kCapacity> steps_;
+  int size_ = 0;
+  std::int64_t n_;
+};
+
+/// Where the leaves a loop loads lie in dense storage: iteration i's leaf starts at
+/// `base + i * stride` (words) and has layout `leaf` (a scalar or a vector).
+struct Strided {
+  const Word* base = nullptr;
+  std::int64_t stride = 0;
+  const Layout* leaf = nullptr;
+};
+
 class View;
 class DenseView;
 
@@ -144,11 +186,25 @@ class View {
   virtual Value load(Path& path) const = 0;
   /// This view as dense storage, when it is one (lets copies become memcpy).
   virtual const DenseView* as_dense() const { return nullptr; }
+  /// Resolves the leaves that an affine `path` addresses along a loop to dense storage
+  /// (consumes the path): true when iteration i's leaf is `out.base + i * out.stride`
+  /// for every i in the path's trip count; false when it is not (a pad's fill, a join
+  /// that crosses rows of non-contiguous storage, a reorder, ...): callers then load.
+  virtual bool strided(AffinePath& path, Strided& out) const { return false; }
+  /// The start of the part that a constant `path` addresses (consumed) when that part is
+  /// stored contiguously in its own row-major layout, else nullptr.
+  virtual const Word* contiguous(Path& path) const { return nullptr; }
 };
 
 /// Loads the leaf at `path` inside `v` (pushes a reference's prefix, then asks its view).
 /// With an empty path, `v` itself must be a leaf.
 Value load_in(const Value& v, Path& path);
+
+/// strided() of the view of `v` on `path` extended by `v`'s prefix (false for a leaf).
+bool strided_in(const Value& v, AffinePath& path, Strided& out);
+
+/// contiguous() of the view of `v` on `path` extended by `v`'s prefix (nullptr for a leaf).
+const Word* contiguous_in(const Value& v, Path& path);
 
 /// Element i of an array reference: a leaf (loaded) or a reference (no allocation).
 Value element(const Value& array, std::int64_t i);

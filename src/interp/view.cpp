@@ -65,10 +65,10 @@ Value TupleView::load(Path& path) const {
   return load_in(comps_[tuple_component(step)], path);
 }
 
-Value ElementsView::load(Path& path) const {
+Value SingletonView::load(Path& path) const {
   std::int64_t i = path.pop();
-  LIFTC_ASSERT(i >= 0 && i < static_cast<std::int64_t>(elems_.size()), "index within the array");
-  return load_in(elems_[i], path);
+  LIFTC_ASSERT(i == 0, "index within the array");
+  return load_in(elem_, path);
 }
 
 Value PrefixView::load(Path& path) const { return load_in(base_, path); }
@@ -149,5 +149,214 @@ Value AsScalarView::load(Path& path) const {
   LIFTC_ASSERT(v.is_vector() && v.width() == width_, "asScalar reads vectors");
   return Value::scalar(v.scalar_kind(), v.lane(static_cast<int>(i % width_)));
 }
+
+}  // namespace liftc::interp::detail
+
+// ---- strided() and contiguous(): where a loop's leaves lie, resolved once per loop ----
+
+namespace liftc::interp::detail {
+
+namespace {
+
+// Walks an affine path down dense storage laid out by `l` from `base`, starting at word
+// offset c0 + a0 * i.
+bool dense_strided(const Word* base, const Layout* l, AffinePath& path, Strided& out, std::int64_t c0 = 0,
+                   std::int64_t a0 = 0) {
+  std::int64_t c = c0, a = a0;
+  while (!path.empty()) {
+    AffineStep s = path.pop();
+    if (l->is_array()) {
+      l = l->elem;
+      c += s.c * l->words;
+      a += s.a * l->words;
+    } else {
+      LIFTC_ASSERT(l->is_tuple() && s.a == 0, "a tuple projection is a constant step");
+      int k = tuple_component(s.c);
+      c += l->comp_offsets[k];
+      l = l->comps[k];
+    }
+  }
+  if (!l->is_leaf()) return false;
+  out = {base + c, a, l};
+  return true;
+}
+
+// The start of the part that a constant path addresses in dense storage laid out by `l`.
+const Word* dense_contiguous(const Word* base, const Layout* l, Path& path) {
+  std::int64_t offset = 0;
+  while (!path.empty()) {
+    std::int64_t step = path.pop();
+    if (l->is_array()) {
+      l = l->elem;
+      offset += step * l->words;
+    } else {
+      int k = tuple_component(step);
+      offset += l->comp_offsets[k];
+      l = l->comps[k];
+    }
+  }
+  return base + offset;
+}
+
+// The start of the whole of `v` when it is stored contiguously, else nullptr.
+const Word* contiguous_whole(const Value& v) {
+  Path p;
+  return contiguous_in(v, p);
+}
+
+}  // namespace
+
+bool join_within_row(AffinePath& path, std::int64_t m, AffineStep& across) {
+  if (path.empty()) return false;
+  AffineStep s = path.pop();
+  // a >= 0 (views only scale and shift i), so the rows of the first and last iterations
+  // bound the rest.
+  std::int64_t first_row = s.c / m, last_row = (s.c + s.a * (path.trip_count() - 1)) / m;
+  if (first_row == last_row) return path.push({s.c - first_row * m, s.a}) && path.push({first_row, 0});
+  across = s;
+  return false;
+}
+
+bool join_across(const Word* base, const Layout* elem, AffineStep across, AffinePath& path, Strided& out) {
+  return base != nullptr && dense_strided(base, elem, path, out, across.c * elem->words, across.a * elem->words);
+}
+
+bool chunk_steps(AffinePath& path, std::int64_t step) {
+  if (path.size() < 2) return false;
+  AffineStep i = path.pop();
+  AffineStep j = path.pop();
+  return path.push({i.c * step + j.c, i.a * step + j.a});
+}
+
+bool pad_step(AffinePath& path, std::int64_t left, std::int64_t n) {
+  if (path.empty()) return false;
+  AffineStep s = path.pop();
+  std::int64_t first = s.c - left, last = first + s.a * (path.trip_count() - 1);
+  return first >= 0 && last < n && path.push({first, s.a});
+}
+
+bool transpose_steps(AffinePath& path) {
+  if (path.size() < 2) return false;
+  AffineStep i = path.pop();
+  AffineStep j = path.pop();
+  return path.push(i) && path.push(j);
+}
+
+int zip_steps(AffinePath& path) {
+  if (path.size() < 2) return -1;
+  AffineStep i = path.pop();
+  AffineStep k = path.pop();
+  LIFTC_ASSERT(k.a == 0 && k.c < 0, "a zip element is projected");
+  return path.push(i) ? tuple_component(k.c) : -1;
+}
+
+bool DenseView::strided(AffinePath& path, Strided& out) const { return dense_strided(data(), root_, path, out); }
+const Word* DenseView::contiguous(Path& path) const { return dense_contiguous(data(), root_, path); }
+
+bool TupleView::strided(AffinePath& path, Strided& out) const {
+  if (path.empty()) return false;
+  AffineStep s = path.pop();
+  LIFTC_ASSERT(s.a == 0 && s.c < 0, "tuple projection of a tuple");
+  return strided_in(comps_[tuple_component(s.c)], path, out);
+}
+const Word* TupleView::contiguous(Path& path) const {
+  if (path.empty()) return nullptr;
+  return contiguous_in(comps_[tuple_component(path.pop())], path);
+}
+
+bool SingletonView::strided(AffinePath& path, Strided& out) const {
+  if (path.empty()) return false;
+  AffineStep s = path.pop();
+  if (s.a != 0 && path.trip_count() > 1) return false;  // one element: i stays 0
+  return strided_in(elem_, path, out);
+}
+const Word* SingletonView::contiguous(Path& path) const {
+  if (path.empty()) return nullptr;
+  path.pop();
+  return contiguous_in(elem_, path);
+}
+
+bool PrefixView::strided(AffinePath& path, Strided& out) const { return strided_in(base_, path, out); }
+const Word* PrefixView::contiguous(Path& path) const { return contiguous_in(base_, path); }
+
+bool JoinView::strided(AffinePath& path, Strided& out) const {
+  AffineStep across{-1, 0};
+  if (join_within_row(path, m_, across)) return strided_in(x_, path, out);
+  return across.c >= 0 && join_across(contiguous_whole(x_), x_.layout()->elem->elem, across, path, out);
+}
+const Word* JoinView::contiguous(Path& path) const {
+  if (path.empty()) return contiguous_whole(x_);  // x's rows back to back are the join
+  std::int64_t i = path.pop();
+  path.push(i % m_);
+  path.push(i / m_);
+  return contiguous_in(x_, path);
+}
+
+bool ChunkView::strided(AffinePath& path, Strided& out) const { return chunk_steps(path, step_) && strided_in(x_, path, out); }
+const Word* ChunkView::contiguous(Path& path) const {
+  if (path.size() >= 2) {
+    std::int64_t i = path.pop();
+    std::int64_t j = path.pop();
+    path.push(i * step_ + j);
+    return contiguous_in(x_, path);
+  }
+  const Word* base = contiguous_whole(x_);
+  if (base == nullptr) return nullptr;
+  if (path.empty()) return size_ == step_ ? base : nullptr;  // split's chunks are back to back
+  return base + path.pop() * step_ * x_.layout()->elem->words;  // one chunk
+}
+
+bool PadView::strided(AffinePath& path, Strided& out) const {
+  return pad_step(path, left_, n_) && strided_in(x_, path, out);
+}
+const Word* PadView::contiguous(Path& path) const {
+  if (path.empty()) return nullptr;
+  std::int64_t j = path.pop() - left_;
+  if (j < 0 || j >= n_) return nullptr;
+  path.push(j);
+  return contiguous_in(x_, path);
+}
+
+bool TransposeView::strided(AffinePath& path, Strided& out) const { return transpose_steps(path) && strided_in(x_, path, out); }
+const Word* TransposeView::contiguous(Path& path) const {
+  if (path.size() < 2) return nullptr;
+  std::int64_t i = path.pop();
+  std::int64_t j = path.pop();
+  path.push(i);
+  path.push(j);
+  return contiguous_in(x_, path);
+}
+
+bool ReorderView::strided(AffinePath& path, Strided& out) const {
+  if (path.empty()) return false;
+  AffineStep s = path.pop();
+  if (s.a != 0) return false;  // a gather
+  return path.push({s.c / block_ + s_ * (s.c % block_), 0}) && strided_in(x_, path, out);
+}
+const Word* ReorderView::contiguous(Path& path) const {
+  if (path.empty()) return nullptr;
+  std::int64_t i = path.pop();
+  path.push(i / block_ + s_ * (i % block_));
+  return contiguous_in(x_, path);
+}
+
+bool ZipView::strided(AffinePath& path, Strided& out) const {
+  int k = zip_steps(path);
+  return k >= 0 && strided_in(xs_[static_cast<std::size_t>(k)], path, out);
+}
+const Word* ZipView::contiguous(Path& path) const {
+  if (path.size() < 2) return nullptr;
+  std::int64_t i = path.pop();
+  std::int64_t k = path.pop();
+  path.push(i);
+  return contiguous_in(xs_[tuple_component(k)], path);
+}
+
+// asVector's vectors are assembled from scalars and asScalar's scalars are lanes: their
+// elements are not leaves of x, but the whole of either is x's words.
+bool AsVectorView::strided(AffinePath&, Strided&) const { return false; }
+const Word* AsVectorView::contiguous(Path& path) const { return path.empty() ? contiguous_whole(x_) : nullptr; }
+bool AsScalarView::strided(AffinePath&, Strided&) const { return false; }
+const Word* AsScalarView::contiguous(Path& path) const { return path.empty() ? contiguous_whole(x_) : nullptr; }
 
 }  // namespace liftc::interp::detail

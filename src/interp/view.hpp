@@ -1,6 +1,9 @@
 #pragma once
 // The kinds of view. Each rewrites the path it is asked to load and forwards it to its
-// operand (a Value, so an operand may itself be a part of another view). Index formulas:
+// operand (a Value, so an operand may itself be a part of another view). strided() and
+// contiguous() rewrite paths the same way, once per loop instead of once per element,
+// to find where a loop's leaves lie in dense storage (a reduction then reads words
+// instead of walking the views per element). Index formulas:
 //
 //   join(x)            [i]    -> x[i / m][i % m]            m = length of x's rows
 //   split(n, x)        [i][j] -> x[i * n + j]
@@ -21,12 +24,34 @@
 
 namespace liftc::interp::detail {
 
+// The path rewrites of strided(), shared by the views and by the reduction that resolves
+// its operand's expression without building the views (Evaluator::strided_code). Each
+// pops the steps it rewrites and pushes its operand's; false when the result is not
+// affine in the loop index (or the path is too short or full).
+
+/// join (rows of `m`): true when every iteration stays in one row (the row and column
+/// steps pushed); else false with the popped step in `across` (then affine only when
+/// the rows are back to back: see join_across).
+bool join_within_row(AffinePath& path, std::int64_t m, AffineStep& across);
+/// join across rows stored back to back from `base` (rows of elements of layout `elem`).
+bool join_across(const Word* base, const Layout* elem, AffineStep across, AffinePath& path, Strided& out);
+/// split / slide: chunk i, element j -> element i * step + j.
+bool chunk_steps(AffinePath& path, std::int64_t step);
+/// pad(left, ..., x) with x of length n: true when no iteration reads the fill.
+bool pad_step(AffinePath& path, std::int64_t left, std::int64_t n);
+/// transpose: [i][j] -> [j][i].
+bool transpose_steps(AffinePath& path);
+/// zip: [i].k -> [i] of operand k; returns k, or -1 when the path does not project.
+int zip_steps(AffinePath& path);
+
 /// Materialized data: a dense buffer of words laid out by `root`.
 class DenseView final : public View {
  public:
   DenseView(std::shared_ptr<const std::vector<Word>> words, const Layout* root)
       : words_(std::move(words)), root_(root) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
   const DenseView* as_dense() const override { return this; }
   /// The word offset of the part that reference `r` (whose view is this one) selects.
   std::int64_t offset_of(const Value& r) const;
@@ -42,19 +67,23 @@ class TupleView final : public View {
  public:
   explicit TupleView(std::vector<Value> comps) : comps_(std::move(comps)) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   std::vector<Value> comps_;
 };
 
-/// An array whose elements are given as values (the one-element result of a reduction).
-class ElementsView final : public View {
+/// An array of one element given as a value (the result of a reduction).
+class SingletonView final : public View {
  public:
-  explicit ElementsView(std::vector<Value> elems) : elems_(std::move(elems)) {}
+  explicit SingletonView(Value elem) : elem_(std::move(elem)) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
-  std::vector<Value> elems_;
+  Value elem_;
 };
 
 /// A reference whose prefix outgrew Value's inline capacity, as a view of its own.
@@ -62,6 +91,8 @@ class PrefixView final : public View {
  public:
   explicit PrefixView(Value base) : base_(std::move(base)) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value base_;
@@ -72,21 +103,26 @@ class JoinView final : public View {
  public:
   JoinView(Value x, std::int64_t row_length) : x_(std::move(x)), m_(row_length) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
   std::int64_t m_;
 };
 
-/// split(n, x) and slide(size, step, x): chunk i starts at i * step (step = n for split).
+/// split(n, x) and slide(size, step, x): chunk i starts at i * step and holds `size`
+/// elements (size = step = n for split).
 class ChunkView final : public View {
  public:
-  ChunkView(Value x, std::int64_t step) : x_(std::move(x)), step_(step) {}
+  ChunkView(Value x, std::int64_t size, std::int64_t step) : x_(std::move(x)), size_(size), step_(step) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
-  std::int64_t step_;
+  std::int64_t size_, step_;
 };
 
 /// pad(left, right, value, x); negative amounts crop.
@@ -95,6 +131,8 @@ class PadView final : public View {
   PadView(Value x, std::int64_t left, std::int64_t x_length, Value fill, const Layout* elem)
       : x_(std::move(x)), left_(left), n_(x_length), fill_(std::move(fill)), elem_(elem) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
@@ -108,6 +146,8 @@ class TransposeView final : public View {
  public:
   explicit TransposeView(Value x) : x_(std::move(x)) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
@@ -118,6 +158,8 @@ class ReorderView final : public View {
  public:
   ReorderView(Value x, std::int64_t stride, std::int64_t n);
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
@@ -129,6 +171,8 @@ class ZipView final : public View {
  public:
   explicit ZipView(std::vector<Value> xs) : xs_(std::move(xs)) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   std::vector<Value> xs_;
@@ -139,6 +183,8 @@ class AsVectorView final : public View {
  public:
   AsVectorView(Value x, int width, ir::ScalarKind kind) : x_(std::move(x)), width_(width), kind_(kind) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
@@ -151,6 +197,8 @@ class AsScalarView final : public View {
  public:
   AsScalarView(Value x, int width) : x_(std::move(x)), width_(width) {}
   Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
 
  private:
   Value x_;
