@@ -82,7 +82,7 @@ struct EvaluatorTimes {
   double generate_s = 0;               // instantiation, type checking, code generation, launch plan
   double bundle_s = 0;                 // writing bundles
   double runner_s = 0;                 // runner processes' wall time (start to end)
-  std::map<std::string, double> phases_s;  // the runners' own phases (platform, build, ...), summed
+  std::vector<std::pair<std::string, double>> phases_s;  // the runners' own phases (platform, build, ...), summed, in their order
   double lock_wait_s = 0;              // runners waiting for the device lock
   std::vector<std::pair<double, double>> locked_ms;  // every interval a runner held the device lock
   /// "generation 12.3 ms, bundle 1.2 ms, runner 300 ms (platform 40 ms, build 120 ms, ...)" per candidate.
