@@ -152,7 +152,11 @@ RunnerAnswer parse_runner_answer(const std::string& text) {
     a.min_ms = number("min_ms");
     a.max_ms = number("max_ms");
     a.cut = j.value("cut", false);
-    a.phases_ms = j.value("phases_ms", nlohmann::json());
+    // The phases in the order the runner ran them (an ordered parse: json sorts its keys).
+    nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(line, nullptr, false);
+    if (ordered.contains("phases_ms") && ordered["phases_ms"].is_object())
+      for (const auto& [phase, ms] : ordered["phases_ms"].items())
+        if (ms.is_number()) a.phases_ms.emplace_back(phase, ms.get<double>());
     a.lock_wait_ms = number("lock_wait_ms");
     for (const auto& span : j.value("locked_ms", nlohmann::json::array()))
       if (span.is_array() && span.size() == 2 && span[0].is_number() && span[1].is_number())

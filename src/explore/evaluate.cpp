@@ -326,14 +326,12 @@ void Evaluator::record(Job& job) {
       e.status = a.status;
       e.reason = a.reason;
       e.samples_ms = a.samples_ms;
-      if (a.phases_ms.is_object())
-        for (const auto& [phase, ms] : a.phases_ms.items())
-          if (ms.is_number()) {
-            auto it = std::find_if(times_.phases_s.begin(), times_.phases_s.end(),
-                                   [&](const auto& p) { return p.first == phase; });
-            if (it == times_.phases_s.end()) it = times_.phases_s.insert(times_.phases_s.end(), {phase, 0.0});
-            it->second += ms.get<double>() / 1000;
-          }
+      for (const auto& [phase, ms] : a.phases_ms) {
+        auto it = std::find_if(times_.phases_s.begin(), times_.phases_s.end(),
+                               [&, &phase = phase](const auto& p) { return p.first == phase; });
+        if (it == times_.phases_s.end()) it = times_.phases_s.insert(times_.phases_s.end(), {phase, 0.0});
+        it->second += ms / 1000;
+      }
       times_.lock_wait_s += a.lock_wait_ms / 1000;
       times_.locked_ms.insert(times_.locked_ms.end(), a.locked_ms.begin(), a.locked_ms.end());
       if (a.status == status::Ok) {

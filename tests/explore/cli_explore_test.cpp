@@ -261,4 +261,42 @@ TEST_F(ExploreCli, MatmulThroughARunnerScript) {
   EXPECT_NE(r.output.find("fastest:"), std::string::npos) << r.output;
 }
 
+TEST_F(ExploreCli, AdbRunnerScriptThroughAStandInAdb) {
+  // scripts/adb_runner.sh with a stand-in adb whose "phone" is this machine: the shared
+  // inputs and reference go to the phone's shared/ (adb push --sync), each bundle links
+  // them there instead of pushing its own copies, and parallel runners take turns.
+  fs::create_directories(dir_ / "phone");
+  fs::create_symlink(LIFTC_RUNNER_PATH, dir_ / "phone/liftc-runner");
+  std::ofstream(dir_ / "adb") << "#!/bin/sh\n"
+                                  "cmd=\"$1\"; shift\n"
+                                  "case \"$cmd\" in\n"
+                                  "  shell) exec sh -c \"$*\" ;;\n"
+                                  "  push) echo \"push $*\" >> \"$ADB_LOG\"; [ \"$1\" = --sync ] && shift\n"
+                                  "        if [ -d \"$1\" ]; then mkdir -p \"$2\" && cp -R \"$1\"/. \"$2\"/; else cp \"$1\" \"$2\"; fi ;;\n"
+                                  "esac\n";
+  fs::permissions(dir_ / "adb", fs::perms::owner_all);
+  setenv("ADB", (dir_ / "adb").c_str(), 1);
+  setenv("ADB_LOG", (dir_ / "adb.log").c_str(), 1);
+  setenv("LIFTC_PHONE_DIR", (dir_ / "phone").c_str(), 1);
+  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 --jobs 2 --runner '{}/scripts/adb_runner.sh' -q",
+                             kStencil, LIFTC_SOURCE_DIR));
+  unsetenv("ADB");
+  unsetenv("LIFTC_PHONE_DIR");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("3 candidates in"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(3 ok)"), std::string::npos) << r.output;
+  std::string log = read(dir_ / "adb.log");
+  EXPECT_NE(log.find("push --sync "), std::string::npos) << log;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);)  // per bundle: its bundle.txt and kernels only
+    if (line.rfind("push --sync ", 0) != 0) {
+      EXPECT_TRUE(line.find("/bundle.phone.txt ") != std::string::npos || line.find("/kernels.cl ") != std::string::npos)
+          << line;
+    }
+  EXPECT_TRUE(fs::exists(dir_ / "phone/shared/inputs/grid.bin"));
+  EXPECT_TRUE(fs::exists(dir_ / "phone/device.lock"));
+  for (const auto& entry : fs::directory_iterator(dir_ / "phone"))  // the bundles on the phone were removed
+    EXPECT_EQ(entry.path().filename().string().rfind("candidate-", 0), std::string::npos) << entry.path();
+}
+
 }  // namespace

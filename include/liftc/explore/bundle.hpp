@@ -54,7 +54,7 @@ struct RunnerAnswer {
   std::vector<double> samples_ms;
   double median_ms = 0, min_ms = 0, max_ms = 0;
   bool cut = false;      // timing stopped after the first timed run (over the cut-off)
-  nlohmann::json phases_ms;  // where the runner's time went: {"read_bundle": ms, "platform": ms, ...}; null if not told
+  std::vector<std::pair<std::string, double>> phases_ms;  // where the runner's time went, in order: ("platform", ms), ...
   double lock_wait_ms = 0;   // time spent waiting for the device lock
   std::vector<std::pair<double, double>> locked_ms;  // [acquired, released] on the machine's monotonic clock
 };
