@@ -55,6 +55,6 @@ for layer in $layers; do
   "$bin/liftc" explore "$file" --device nvidia --pareto --search "$search" --evals "$evals" --time "$budget" \
       --timeout 30 --jobs "$jobs" --db "$db" -q 2>&1 | tail -40
   awk -v a="$start" -v b="$(date +%s.%N)" -v l="$layer" \
-    'BEGIN { printf "== layer %s: wall time %.1f s (all of liftc explore: space, reference, evaluations, front)\n", l, b - a }' 
+    'BEGIN { printf "== layer %s: wall time %.1f s (all of liftc explore: space, reference, evaluations, front)\n", l, b - a }'
 done
 if [[ -n "${OUT:-}" ]]; then cp "$out"/*.db "$out"/*.md "$OUT"/ 2>/dev/null; fi
