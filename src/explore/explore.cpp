@@ -8,6 +8,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -62,7 +63,8 @@ struct Slot {
   Candidate candidate;
   Pending pending;
   std::thread thread;
-  bool done = false;  // `run` returned (or there was none) and `record` ran
+  std::exception_ptr error;  // what `run` threw, thrown again on the loop's thread
+  bool done = false;         // `run` returned (or there was none) and `record` ran
 };
 
 // Runner threads report their end here; the loop's thread waits on it.
@@ -122,68 +124,73 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
       if (slot->thread.joinable()) slot->thread.join();
   };
   try {
-  while (true) {
-    // Record what ended (the store gets rows as soon as they exist), then tell in order.
-    {
-      std::vector<Slot*> ended;
+    while (true) {
+      // Record what ended (the store gets rows as soon as they exist), then tell in order.
       {
-        std::lock_guard<std::mutex> lock(ends.mutex);
-        ended.swap(ends.ended);
-      }
-      for (Slot* slot : ended) {
-        slot->thread.join();
-        if (slot->pending.record) slot->pending.record();
-        slot->done = true;
-        --running;
-      }
-    }
-    while (!window.empty() && window.front()->done) tell_front();
-    // Ask while a runner is free, the window has room and the search can answer now.
-    bool asked = false;
-    while (asking && running < jobs && window.size() < 2 * jobs && !search.waiting()) {
-      if (r.explored.size() + window.size() >= budget.evaluations) {
-        asking = false;
-        break;
-      }
-      if (budget.seconds > 0 && elapsed() >= budget.seconds) {
-        r.stop = fmt::format("time budget of {:g} s", budget.seconds);
-        asking = false;
-        break;
-      }
-      std::optional<Candidate> c = search.ask();
-      if (!c) {
-        r.stop = "the search has no new candidate (the space is exhausted)";
-        asking = false;
-        break;
-      }
-      auto slot = std::make_unique<Slot>();
-      slot->candidate = *c;
-      slot->pending = start(*c);
-      asked = true;
-      if (slot->pending.run) {
-        ++running;
-        Slot* raw = slot.get();
-        raw->thread = std::thread([raw, &ends] {
-          raw->pending.run();
+        std::vector<Slot*> ended;
+        {
           std::lock_guard<std::mutex> lock(ends.mutex);
-          ends.ended.push_back(raw);
-          ends.changed.notify_one();
-        });
-      } else {
-        slot->done = true;
+          ended.swap(ends.ended);
+        }
+        for (Slot* slot : ended) {
+          slot->thread.join();
+          if (slot->error) std::rethrow_exception(slot->error);
+          if (slot->pending.record) slot->pending.record();
+          slot->done = true;
+          --running;
+        }
       }
-      window.push_back(std::move(slot));
-      while (!window.empty() && window.front()->done) tell_front();  // a served candidate is told at once
+      while (!window.empty() && window.front()->done) tell_front();
+      // Ask while a runner is free, the window has room and the search can answer now.
+      bool asked = false;
+      while (asking && running < jobs && window.size() < 2 * jobs && !search.waiting()) {
+        if (r.explored.size() + window.size() >= budget.evaluations) {
+          asking = false;
+          break;
+        }
+        if (budget.seconds > 0 && elapsed() >= budget.seconds) {
+          r.stop = fmt::format("time budget of {:g} s", budget.seconds);
+          asking = false;
+          break;
+        }
+        std::optional<Candidate> c = search.ask();
+        if (!c) {
+          r.stop = "the search has no new candidate (the space is exhausted)";
+          asking = false;
+          break;
+        }
+        auto slot = std::make_unique<Slot>();
+        slot->candidate = *c;
+        slot->pending = start(*c);
+        asked = true;
+        if (slot->pending.run) {
+          ++running;
+          Slot* raw = slot.get();
+          raw->thread = std::thread([raw, &ends] {
+            try {
+              raw->pending.run();
+            } catch (...) {
+              raw->error = std::current_exception();
+            }
+            std::lock_guard<std::mutex> lock(ends.mutex);
+            ends.ended.push_back(raw);
+            ends.changed.notify_one();
+          });
+        } else {
+          slot->done = true;
+        }
+        window.push_back(std::move(slot));
+        while (!window.empty() && window.front()->done) tell_front();  // a served candidate is told at once
+      }
+      if (window.empty()) {
+        if (!asking || search.waiting()) break;
+        continue;
+      }
+      if (asked) continue;
+      // Nothing to do until a runner ends.
+      std::unique_lock<std::mutex> lock(ends.mutex);
+      ends.changed.wait(lock, [&] { return !ends.ended.empty(); });
     }
-    if (window.empty()) {
-      if (!asking || search.waiting()) break;
-      continue;
-    }
-    if (asked) continue;
-    // Nothing to do until a runner ends.
-    std::unique_lock<std::mutex> lock(ends.mutex);
-    ends.changed.wait(lock, [&] { return !ends.ended.empty(); });
-  }
   } catch (...) {
     join_all();
     throw;
