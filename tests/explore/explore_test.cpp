@@ -98,7 +98,9 @@ TEST_P(ExploreJobs, HangAndCrashAreRecordedTheRunFinishesAndReplayAgrees) {
   EXPECT_EQ(first.explored[2].evaluation.status, "crash") << first.explored[2].evaluation.reason;
   EXPECT_NE(first.explored[2].evaluation.reason.find("signal"), std::string::npos);
   for (std::size_t i : {0u, 3u, 4u}) {
-    EXPECT_EQ(first.explored[i].evaluation.status, "ok") << first.explored[i].evaluation.reason;
+    // ok, or cut (validated, timed once) when the loaded machine made it 5x slower than the best
+    EXPECT_TRUE(status_valid(first.explored[i].evaluation.status))
+        << first.explored[i].evaluation.status << ": " << first.explored[i].evaluation.reason;
     EXPECT_GT(first.explored[i].evaluation.memory_bytes, 0);
   }
   EXPECT_EQ(store.evaluations(run).size(), 5u);  // failures are rows too
