@@ -5,14 +5,16 @@
 # VGG-16 layers on the NVIDIA OpenCL device, resumable from one store per layer.
 #
 # Usage: scripts/explore_gpu.sh [--bin DIR] [--out DIR] [--layers "reduced 1 5"] [--time S]
-#                               [--evals N] [--search random|genetic] [--bench-layers "reduced 1 9 5"]
+#                               [--evals N] [--search random|genetic] [--jobs N] [--bench-layers "reduced 1 9 5"]
 # Prep (on the build machine, in the repository root):
 #   mkdir -p .gpu && strip -o .gpu/liftc build/liftc && strip -o .gpu/liftc-runner build/liftc-runner
 #   cp /usr/lib/x86_64-linux-gnu/{libz3.so.4,libfmt.so.9,libsqlite3.so.0} .gpu/
 # Each exploration stops after --time seconds (default 540, under a 10-minute command limit);
 # running the same command again continues it: the search, with the same seed, proposes the
 # same candidates, those in the layer's store (DIR/layerN-SEARCH.db, kept while the machine
-# is) are served from it, and new ones are evaluated. At the end the stores and the
+# is) are served from it, and new ones are evaluated. --jobs N (default: every core) runners
+# at once: they build and validate in parallel and take turns on the GPU for the timed runs;
+# the candidates do not depend on N. Each layer ends with its wall time and evaluations/s. At the end the stores and the
 # benchmark table are copied to $OUT when it is set (what comes back from the machine).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,6 +25,7 @@ layers="reduced"
 evals=1000
 search=random
 bench_layers=""
+jobs="$(nproc)"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --bin) bin="$2"; shift 2 ;;
@@ -30,6 +33,7 @@ while [[ $# -gt 0 ]]; do
     --layers) layers="$2"; shift 2 ;;
     --evals) evals="$2"; shift 2 ;;
     --search) search="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
     --bench-layers) bench_layers="$2"; shift 2 ;;
     --time) budget="$2"; shift 2 ;;
     *) echo "explore_gpu.sh: unknown argument '$1'" >&2; exit 1 ;;
@@ -46,8 +50,11 @@ fi
 for layer in $layers; do
   if [[ "$layer" == reduced ]]; then file="$root/examples/vgg16/conv_reduced.sr"; else file="$root/examples/vgg16/conv$layer.sr"; fi
   db="$out/layer$layer-$search.db"
-  echo "== layer $layer ($search, $evals evaluations, store $db)"
-  ( time "$bin/liftc" explore "$file" --device nvidia --pareto --search "$search" --evals "$evals" --time "$budget" \
-      --timeout 30 --db "$db" -q ) 2>&1 | tail -40
+  echo "== layer $layer ($search, $evals evaluations, $jobs jobs, store $db)"
+  start=$(date +%s.%N)
+  "$bin/liftc" explore "$file" --device nvidia --pareto --search "$search" --evals "$evals" --time "$budget" \
+      --timeout 30 --jobs "$jobs" --db "$db" -q 2>&1 | tail -40
+  awk -v a="$start" -v b="$(date +%s.%N)" -v l="$layer" \
+    'BEGIN { printf "== layer %s: wall time %.1f s (all of liftc explore: space, reference, evaluations, front)\n", l, b - a }'
 done
 if [[ -n "${OUT:-}" ]]; then cp "$out"/*.db "$out"/*.md "$OUT"/ 2>/dev/null; fi

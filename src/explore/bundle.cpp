@@ -2,8 +2,10 @@
 
 #include "liftc/explore/bundle.hpp"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -29,6 +31,23 @@ void fresh_dir(const fs::path& dir) {
   if (ec || !fs::is_directory(dir)) throw Error(fmt::format("cannot create the bundle folder {}", dir.string()));
 }
 
+// `path` as a hard link to `source` when there is one (else nullptr, or the file system
+// refuses): else written from `data`.
+void link_or_write(const fs::path& path, const fs::path* source, const char* data, std::size_t bytes) {
+  std::error_code ec;
+  if (source) {
+    fs::remove(path, ec);
+    fs::create_hard_link(*source, path, ec);
+    if (!ec) return;
+  }
+  write_file(path, data, bytes);
+}
+
+const char* tensor_data(const io::Tensor& t) {
+  return t.dtype == io::DType::Float32 ? reinterpret_cast<const char*>(t.f32.data())
+                                       : reinterpret_cast<const char*>(t.i32.data());
+}
+
 std::string range_text(const runtime::NDRange& r) {
   std::size_t s[3] = {1, 1, 1};
   if (r.empty()) return "0 0 0";
@@ -38,23 +57,45 @@ std::string range_text(const runtime::NDRange& r) {
 
 }  // namespace
 
+SharedFiles write_shared_files(const std::string& dir_text, const interp::Tensors& inputs, const interp::Tensors& expected) {
+  fs::path dir(dir_text);
+  fresh_dir(dir);
+  for (const auto& [name, t] : inputs) write_file(dir / "inputs" / (name + ".bin"), tensor_data(t), 4 * t.element_count());
+  for (const auto& [name, t] : expected) write_file(dir / "expected" / (name + ".bin"), tensor_data(t), 4 * t.element_count());
+  return SharedFiles{dir_text, &inputs};
+}
+
 void write_bundle(const std::string& dir_text, const std::string& kernels, const runtime::LaunchPlan& plan,
-                  const interp::Tensors& expected, const BundleSettings& s) {
+                  const interp::Tensors& expected, const BundleSettings& s, const SharedFiles* shared) {
   fs::path dir(dir_text);
   fresh_dir(dir);
   std::string text = "liftc-bundle 1\n";
   text += fmt::format("device {}\nwarmup {}\nruns {}\ncutoff_ms {:.9g}\ntolerance {:.9g} {:.9g}\ncanary {}\n", s.device,
                       s.warmup, s.runs, s.cutoff_ms, s.rtol, s.atol, s.canary_bytes);
   if (!plan.build_options.empty()) text += fmt::format("options {}\n", plan.build_options);
+  if (!s.lock.empty()) text += fmt::format("lock {}\n", s.lock);
   for (const auto& b : plan.buffers) {
     bool is_float = b.elem == runtime::ElemType::Float;
     std::size_t count = b.bytes / 4;
     const char* role = std::holds_alternative<std::monostate>(b.host) ? (b.read_back ? "output" : "scratch") : "input";
     text += fmt::format("buffer {} {} {} {}\n", b.name, is_float ? "f32" : "i32", count, role);
-    if (auto* f = std::get_if<std::vector<float>>(&b.host))
-      write_file(dir / "inputs" / (b.name + ".bin"), reinterpret_cast<const char*>(f->data()), 4 * f->size());
-    if (auto* i = std::get_if<std::vector<std::int32_t>>(&b.host))
-      write_file(dir / "inputs" / (b.name + ".bin"), reinterpret_cast<const char*>(i->data()), 4 * i->size());
+    const void* host = nullptr;
+    std::size_t host_bytes = 0;
+    if (auto* f = std::get_if<std::vector<float>>(&b.host)) host = f->data(), host_bytes = 4 * f->size();
+    if (auto* i = std::get_if<std::vector<std::int32_t>>(&b.host)) host = i->data(), host_bytes = 4 * i->size();
+    if (host) {
+      // Linked when the shared file holds these very values (a buffer named like an input
+      // could hold something else).
+      std::optional<fs::path> source;
+      if (shared && shared->inputs) {
+        auto it = shared->inputs->find(b.name);
+        if (it != shared->inputs->end() && 4 * static_cast<std::size_t>(it->second.element_count()) == host_bytes &&
+            std::memcmp(tensor_data(it->second), host, host_bytes) == 0)
+          source = fs::path(shared->dir) / "inputs" / (b.name + ".bin");
+      }
+      link_or_write(dir / "inputs" / (b.name + ".bin"), source ? &*source : nullptr, static_cast<const char*>(host),
+                    host_bytes);
+    }
     if (b.read_back) {
       auto it = expected.find(b.name);
       if (it == expected.end()) throw Error(fmt::format("the interpreter gave no value for output '{}'", b.name));
@@ -62,9 +103,8 @@ void write_bundle(const std::string& dir_text, const std::string& kernels, const
       if (static_cast<std::size_t>(t.element_count()) != count)
         throw Error(fmt::format("output '{}' has {} elements; the interpreter's value has {}", b.name, count,
                                 t.element_count()));
-      const char* data = t.dtype == io::DType::Float32 ? reinterpret_cast<const char*>(t.f32.data())
-                                                       : reinterpret_cast<const char*>(t.i32.data());
-      write_file(dir / "expected" / (b.name + ".bin"), data, 4 * count);
+      fs::path source = shared ? fs::path(shared->dir) / "expected" / (b.name + ".bin") : fs::path();
+      link_or_write(dir / "expected" / (b.name + ".bin"), shared ? &source : nullptr, tensor_data(t), 4 * count);
     }
   }
   for (const auto& k : plan.kernels) {
@@ -113,6 +153,15 @@ RunnerAnswer parse_runner_answer(const std::string& text) {
     a.min_ms = number("min_ms");
     a.max_ms = number("max_ms");
     a.cut = j.value("cut", false);
+    // The phases in the order the runner ran them (an ordered parse: json sorts its keys).
+    nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(line, nullptr, false);
+    if (ordered.contains("phases_ms") && ordered["phases_ms"].is_object())
+      for (const auto& [phase, ms] : ordered["phases_ms"].items())
+        if (ms.is_number()) a.phases_ms.emplace_back(phase, ms.get<double>());
+    a.lock_wait_ms = number("lock_wait_ms");
+    for (const auto& span : j.value("locked_ms", nlohmann::json::array()))
+      if (span.is_array() && span.size() == 2 && span[0].is_number() && span[1].is_number())
+        a.locked_ms.emplace_back(span[0].get<double>(), span[1].get<double>());
     return a;
   }
   throw Error("the runner printed no JSON answer");

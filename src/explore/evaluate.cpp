@@ -2,6 +2,7 @@
 
 #include "liftc/explore/evaluate.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -179,16 +180,22 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
 
 double Evaluator::cutoff_for(std::int64_t memory_bytes) const {
   // Only a point that uses no more memory and is cutoff_factor times faster makes timing
-  // this one pointless: it is then dominated on both objectives.
+  // this one pointless: it is then dominated on both objectives. With several runners at
+  // once, only the results recorded when the bundle is written count.
   double best = std::numeric_limits<double>::infinity();
   for (const auto& [memory, time] : valid_)
     if (memory <= memory_bytes) best = std::min(best, time);
   return std::isfinite(best) ? best * options_.cutoff_factor : 0.0;
 }
 
-Evaluation Evaluator::evaluate(const Candidate& c, bool* served) {
-  *served = false;
-  const ConstraintAlternative& alt = constraint_alternative(*space_.alternatives[c.alternative]);
+// One candidate between its bundle and its row.
+struct Evaluator::Job {
+  Evaluation e;
+  std::string dir;  // its bundle
+  WorkerResult worker;
+};
+
+Evaluation Evaluator::base_row(const ConstraintAlternative& alt, const Candidate& c) const {
   Evaluation e;
   e.run = run_;
   e.program = problem_.program_hash;
@@ -200,9 +207,45 @@ Evaluation Evaluator::evaluate(const Candidate& c, bool* served) {
   e.driver = device_.driver;
   e.shapes = problem_.shapes;
   e.time_ms = e.spread_ms = std::numeric_limits<double>::quiet_NaN();
+  return e;
+}
+
+Evaluation Evaluator::serve(const Evaluation& old, const Evaluation& e, bool* served) {
+  *served = true;
+  if (status_valid(old.status)) valid_.emplace_back(old.memory_bytes, old.time_ms);
+  if (!store_.find_candidate(e.program, e.strategy, e.alternative, e.point)) {
+    // Another point generated the very same kernels: record this point with that
+    // result, so replay finds it too.
+    Evaluation copy = old;
+    copy.run = run_;
+    copy.file = e.file;
+    copy.strategy = e.strategy;
+    copy.alternative = e.alternative;
+    copy.point = e.point;
+    copy.id = store_.add(copy);
+    return copy;
+  }
+  return old;
+}
+
+Pending Evaluator::start(const Candidate& c) {
+  const ConstraintAlternative& alt = constraint_alternative(*space_.alternatives[c.alternative]);
+  auto job = std::make_shared<Job>();
+  Evaluation& e = job->e;
+  e = base_row(alt, c);
+  Pending p;
+  auto done = [&p](Evaluation row, bool served) {
+    p.result = [row = std::move(row), served](bool& s) {
+      s = served;
+      return row;
+    };
+    return p;
+  };
 
   std::string kernels;
   runtime::LaunchPlan plan;
+  auto begin = std::chrono::steady_clock::now();
+  auto seconds_since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
   try {
     Generated g = generate_candidate(alt, c.point);
     e.memory_bytes = g.memory_bytes;
@@ -210,46 +253,68 @@ Evaluation Evaluator::evaluate(const Candidate& c, bool* served) {
     plan = codegen::launch_plan(g.module, problem_.inputs);
     kernels = g.module.source();
   } catch (const Error& err) {
+    times_.generate_s += seconds_since(begin);
+    ++times_.generated;
     // Refused before running: keyed by the candidate itself, since there is no kernel.
     e.status = status::Invalid;
     e.reason = err.message();
     e.key = hash_text(fmt::format("invalid\n{}\n{}\n{} #{}\n{}\n{}\n{}", problem_.program_hash, device_.name,
                                   e.strategy, e.alternative, e.point, device_.driver, problem_.shapes));
-    if (auto old = store_.find(e.key)) {
-      *served = true;
-      return *old;
-    }
+    if (auto old = store_.find(e.key)) return done(*old, true);
     e.id = store_.add(e);
-    return e;
+    return done(e, false);
   }
+  times_.generate_s += seconds_since(begin);
+  ++times_.generated;
   e.key = hash_text(fmt::format("{}\n{}\n{}\n{}\n{}", kernels, describe_plan(plan), device_.name, device_.driver,
                                 problem_.shapes));
   if (auto old = store_.find(e.key)) {
-    *served = true;
-    if (status_valid(old->status)) valid_.emplace_back(old->memory_bytes, old->time_ms);
-    if (!store_.find_candidate(e.program, e.strategy, e.alternative, e.point)) {
-      // Another point generated the very same kernels: record this point with that
-      // result, so replay finds it too.
-      Evaluation copy = *old;
-      copy.run = run_;
-      copy.file = e.file;
-      copy.strategy = e.strategy;
-      copy.alternative = e.alternative;
-      copy.point = e.point;
-      copy.id = store_.add(copy);
-      return copy;
-    }
-    return *old;
+    bool served = false;
+    Evaluation row = serve(*old, e, &served);
+    return done(row, served);
+  }
+  if (running_.count(e.key)) {
+    // The same kernels are running for an earlier candidate: told after it, so its row is
+    // in the store by then.
+    p.result = [this, job](bool& served) {
+      auto old = store_.find(job->e.key);
+      LIFTC_ASSERT(old.has_value(), "an earlier candidate with the same key was recorded");
+      return serve(*old, job->e, &served);
+    };
+    return p;
   }
 
+  begin = std::chrono::steady_clock::now();
+  if (!shared_) {
+    std::string dir = (std::filesystem::path(options_.work_dir) / "shared").string();
+    shared_ = write_shared_files(dir, problem_.inputs, problem_.reference);
+  }
   BundleSettings settings = options_.bundle;
   settings.cutoff_ms = cutoff_for(e.memory_bytes);
-  std::string dir = (std::filesystem::path(options_.work_dir) / "candidate").string();
-  write_bundle(dir, kernels, plan, problem_.reference, settings);
-  if (options_.bundle_hook) options_.bundle_hook(dir, count_);
+  settings.lock = (std::filesystem::path(options_.work_dir) / "device.lock").string();
+  job->dir = (std::filesystem::path(options_.work_dir) / fmt::format("candidate-{}", count_)).string();
+  write_bundle(job->dir, kernels, plan, problem_.reference, settings, &*shared_);
+  if (options_.bundle_hook) options_.bundle_hook(job->dir, count_);
   ++count_;
+  times_.bundle_s += seconds_since(begin);
+  running_.insert(e.key);
 
-  WorkerResult w = run_worker(runner_, shell_, dir, options_.timeout_s);
+  p.run = [job, runner = runner_, shell = shell_, timeout = options_.timeout_s] {
+    job->worker = run_worker(runner, shell, job->dir, timeout);
+  };
+  p.record = [this, job] { record(*job); };
+  p.result = [job](bool& served) {
+    served = false;
+    return job->e;
+  };
+  return p;
+}
+
+void Evaluator::record(Job& job) {
+  Evaluation& e = job.e;
+  const WorkerResult& w = job.worker;
+  ++times_.ran;
+  times_.runner_s += w.seconds;
   if (w.end == WorkerResult::End::TimedOut) {
     e.status = status::Timeout;
     e.reason = describe_end(w, options_.timeout_s);
@@ -262,6 +327,14 @@ Evaluation Evaluator::evaluate(const Candidate& c, bool* served) {
       e.status = a.status;
       e.reason = a.reason;
       e.samples_ms = a.samples_ms;
+      for (const auto& [phase, ms] : a.phases_ms) {
+        auto it = std::find_if(times_.phases_s.begin(), times_.phases_s.end(),
+                               [&, &phase = phase](const auto& p) { return p.first == phase; });
+        if (it == times_.phases_s.end()) it = times_.phases_s.insert(times_.phases_s.end(), {phase, 0.0});
+        it->second += ms / 1000;
+      }
+      times_.lock_wait_s += a.lock_wait_ms / 1000;
+      times_.locked_ms.insert(times_.locked_ms.end(), a.locked_ms.begin(), a.locked_ms.end());
       if (a.status == status::Ok) {
         e.time_ms = a.median_ms;
         e.spread_ms = 0.5 * (a.max_ms - a.min_ms);
@@ -280,7 +353,25 @@ Evaluation Evaluator::evaluate(const Candidate& c, bool* served) {
   }
   if (status_valid(e.status)) valid_.emplace_back(e.memory_bytes, e.time_ms);
   e.id = store_.add(e);
-  return e;
+  running_.erase(e.key);
+  std::error_code ec;
+  std::filesystem::remove_all(job.dir, ec);  // recorded: what is left in the work folder was not
+}
+
+Evaluation Evaluator::evaluate(const Candidate& c, bool* served) {
+  Pending p = start(c);
+  if (p.run) p.run();
+  if (p.record) p.record();
+  return p.result(*served);
+}
+
+std::string EvaluatorTimes::text() const {
+  auto per = [](double total, std::size_t n) { return n ? fmt::format("{:.1f} ms", 1000 * total / double(n)) : std::string("-"); };
+  std::string phases;
+  for (const auto& [name, s] : phases_s) phases += fmt::format("{}{} {}", phases.empty() ? "" : ", ", name, per(s, ran));
+  return fmt::format("generation {} ({} candidates), bundle {}, runner {} ({} run{}{}), lock wait {}", per(generate_s, generated),
+                     generated, per(bundle_s, ran), per(runner_s, ran), ran, phases.empty() ? "" : "; its phases: ",
+                     phases, per(lock_wait_s, ran));
 }
 
 Outcome outcome_of(const Evaluation& e) {

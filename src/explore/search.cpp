@@ -134,13 +134,18 @@ class GeneticSearch : public Search {
     if (pending_.empty()) return std::nullopt;
     Candidate c = pending_.front();
     pending_.pop_front();
+    ++untold_;
     return c;
   }
 
   void tell(const Candidate& c, const Outcome& o) override {
     known_[c] = o;
     children_.push_back(c);
+    if (untold_ > 0) --untold_;
   }
+
+  // The next generation is bred from the outcomes of this one: all of them.
+  bool waiting() const override { return pending_.empty() && untold_ > 0; }
 
  private:
   // A candidate not evaluated nor queued yet.
@@ -272,6 +277,7 @@ class GeneticSearch : public Search {
   std::vector<Candidate> population_;  // the current parents (evaluated)
   std::vector<Candidate> children_;    // evaluated since the last generation
   std::map<Candidate, Outcome> known_;
+  std::size_t untold_ = 0;  // asked, outcome not told yet
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -30,18 +31,19 @@ std::string default_runner() {
 
 WorkerResult run_worker(const std::string& runner, bool shell, const std::string& bundle_dir, double timeout_s) {
   int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw Error(fmt::format("cannot start the runner: {}", std::strerror(errno)));
+  // Close-on-exec: runners started at once from other threads must not inherit this
+  // runner's pipe ends (their reader would then wait for every one of them to exit).
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) throw Error(fmt::format("cannot start the runner: {}", std::strerror(errno)));
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid < 0) throw Error(fmt::format("cannot start the runner: {}", std::strerror(errno)));
   if (pid == 0) {
     setpgid(0, 0);  // its own group: the watchdog kills the runner and anything it started
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // and a liftc killed with -9 takes its runner along
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // and a liftc killed with -9 takes its runner along (the
+                                       // forking thread waits for it, so its end is liftc's)
     if (getppid() == 1) _exit(127);    // the parent already died before the line above
-    dup2(out_pipe[1], 1);
+    dup2(out_pipe[1], 1);  // dup2's copies are not close-on-exec
     dup2(err_pipe[1], 2);
-    close(out_pipe[0]);
-    close(err_pipe[0]);
     if (shell) {
       std::string line = runner + " \"$1\"";
       execl("/bin/sh", "sh", "-c", line.c_str(), "sh", bundle_dir.c_str(), static_cast<char*>(nullptr));
@@ -59,8 +61,29 @@ WorkerResult run_worker(const std::string& runner, bool shell, const std::string
   int open_fds = 2;
   bool timed_out = false;
   char buffer[4096];
+  // Time spent waiting for the device lock (between the runner's two marker lines) is not
+  // counted: a runner waits there while another one is timed, or hangs.
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  double paused = 0;
+  bool waiting = false;
+  auto waiting_since = now();
+  std::string lines[2];  // the unfinished last line of each stream
+  auto scan = [&](std::string& line, const char* data, std::size_t n) {
+    line.append(data, n);
+    for (std::size_t end; (end = line.find('\n')) != std::string::npos; line.erase(0, end + 1)) {
+      std::string_view text(line.data(), end);
+      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);  // adb shell may end lines with CR LF
+      if (text == kLockWaitLine && !waiting) waiting = true, waiting_since = now();
+      if (text == kLockHeldLine && waiting) {
+        paused += std::chrono::duration<double>(now() - waiting_since).count();
+        waiting = false;
+      }
+    }
+    if (line.size() > 4096) line.clear();
+  };
   while (open_fds > 0) {
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double elapsed = std::chrono::duration<double>(now() - start).count() - paused;
+    if (waiting) elapsed -= std::chrono::duration<double>(now() - waiting_since).count();
     int wait_ms = static_cast<int>(std::max(0.0, (timeout_s - elapsed) * 1000));
     if (elapsed >= timeout_s) {
       timed_out = true;
@@ -79,6 +102,7 @@ WorkerResult run_worker(const std::string& runner, bool shell, const std::string
       }
       std::string& sink = i == 0 ? r.out : r.err;
       sink.append(buffer, static_cast<std::size_t>(got));
+      scan(lines[i], buffer, static_cast<std::size_t>(got));
       if (i == 1 && sink.size() > 16384) sink.erase(0, sink.size() - 8192);
     }
   }

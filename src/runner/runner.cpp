@@ -9,15 +9,23 @@
 // and mismatches against expected/ are failures); run warm-up and timed runs, each timed
 // as the sum of its kernels' profiling events; stop timing after the first timed run when
 // it is over the bundle's cut-off; check the canaries; print the result.
+// With a `lock` file, every kernel execution (the validated run, the warm-up and timed
+// runs) holds an exclusive flock on it, so parallel runners never time concurrently.
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -58,6 +66,7 @@ struct KernelDesc {
 struct Bundle {
   std::string dir;
   std::string device;
+  std::string lock;  // a file to flock around kernel executions ("" = none)
   int warmup = 1, runs = 5;
   double cutoff_ms = 0;
   double rtol = 1e-3, atol = 1e-3;
@@ -122,6 +131,8 @@ Bundle read_bundle(const std::string& dir) {
       std::getline(words >> std::ws, b.device);
     } else if (word == "options") {
       std::getline(words >> std::ws, b.build_options);
+    } else if (word == "lock") {
+      std::getline(words >> std::ws, b.lock);
     } else if (word == "warmup") {
       if (!(words >> b.warmup) || b.warmup < 0) throw bad("warmup needs a count >= 0");
     } else if (word == "runs") {
@@ -221,6 +232,58 @@ struct Guarded {
   std::size_t before = 0, bytes = 0, after = 0;
 };
 
+// Milliseconds on the monotonic clock (CLOCK_MONOTONIC: the same for every process of a machine).
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Where a runner's time went: named phases in order, and the intervals it held the lock.
+struct Phases {
+  std::vector<std::pair<std::string, double>> ms;
+  std::vector<std::pair<double, double>> locked;  // [acquired, released] in now_ms()
+  double lock_wait_ms = 0;
+  double mark = now_ms();
+  // Closes the phase that ran since the last mark.
+  void end(const std::string& name) {
+    double t = now_ms();
+    ms.emplace_back(name, t - mark);
+    mark = t;
+  }
+};
+
+// An exclusive flock on the bundle's lock file while in scope (no-op without one).
+class DeviceLock {
+ public:
+  DeviceLock(const std::string& path, Phases& phases) : phases_(phases) {
+    if (path.empty()) return;
+    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw Failure{"runner", "cannot open the lock file " + path + ": " + std::strerror(errno)};
+    double asked = now_ms();
+    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK) throw Failure{"runner", "cannot lock " + path + ": " + std::strerror(errno)};
+      // Another runner is timing: these lines tell explore's watchdog not to count the wait.
+      std::fputs("liftc-runner: waiting for the device lock\n", stderr);
+      while (flock(fd_, LOCK_EX) != 0)
+        if (errno != EINTR) throw Failure{"runner", "cannot lock " + path + ": " + std::strerror(errno)};
+      std::fputs("liftc-runner: holding the device lock\n", stderr);
+    }
+    acquired_ = now_ms();
+    phases_.lock_wait_ms += acquired_ - asked;
+  }
+  ~DeviceLock() {
+    if (fd_ < 0) return;
+    phases_.locked.emplace_back(acquired_, now_ms());
+    close(fd_);  // releases the lock
+  }
+  DeviceLock(const DeviceLock&) = delete;
+  DeviceLock& operator=(const DeviceLock&) = delete;
+
+ private:
+  Phases& phases_;
+  int fd_ = -1;
+  double acquired_ = 0;
+};
+
 struct Result {
   std::string status = "ok", reason;
   std::vector<double> samples;
@@ -239,7 +302,7 @@ double median(std::vector<double> v) {
 
 class Runner {
  public:
-  Runner(const Bundle& b, cl_device_id device) : b_(b), device_(device) {}
+  Runner(const Bundle& b, cl_device_id device, Phases& phases) : b_(b), device_(device), phases_(phases) {}
   ~Runner() {
     for (auto& g : buffers_) {
       if (g.data) clReleaseMemObject(g.data);
@@ -258,27 +321,43 @@ class Runner {
     if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clCreateContext", err)};
     queue_ = clCreateCommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &err);
     if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clCreateCommandQueue", err)};
+    phases_.end("context");
     if (b_.kernels.empty()) return r;  // a probe: the device is all the caller wants
     build();
+    phases_.end("build");
     allocate();
-    run_once(nullptr);  // the validated run
+    clFinish(queue_);
+    phases_.end("upload");
+    {
+      // The validated run executes kernels too: a concurrent one would disturb another
+      // runner's timed runs, so it holds the lock (its checking below does not).
+      DeviceLock lock(b_.lock, phases_);
+      run_once(nullptr);
+      phases_.end("first_run");
+    }
     validate(r);
+    phases_.end("validate");
     if (r.status != "ok") return r;
-    for (int i = 1; i < b_.warmup; ++i) run_once(nullptr);
     std::vector<std::vector<double>> per_kernel(b_.kernels.size());
-    for (int i = 0; i < b_.runs; ++i) {
-      std::vector<double> times;
-      run_once(&times);
-      double sum = 0;
-      for (std::size_t k = 0; k < times.size(); ++k) sum += times[k], per_kernel[k].push_back(times[k]);
-      r.samples.push_back(sum);
-      if (i == 0 && b_.cutoff_ms > 0 && sum > b_.cutoff_ms && b_.runs > 1) {
-        r.cut = true;
-        break;
+    {  // warm-up and timed runs hold the lock; the canary check after them does not
+      DeviceLock lock(b_.lock, phases_);
+      for (int i = 1; i < b_.warmup; ++i) run_once(nullptr);
+      for (int i = 0; i < b_.runs; ++i) {
+        std::vector<double> times;
+        run_once(&times);
+        double sum = 0;
+        for (std::size_t k = 0; k < times.size(); ++k) sum += times[k], per_kernel[k].push_back(times[k]);
+        r.samples.push_back(sum);
+        if (i == 0 && b_.cutoff_ms > 0 && sum > b_.cutoff_ms && b_.runs > 1) {
+          r.cut = true;
+          break;
+        }
       }
+      phases_.end("timed_runs");
     }
     for (auto& k : per_kernel) r.kernel_ms.push_back(median(k));
     check_canaries(r);
+    phases_.end("canaries");
     return r;
   }
 
@@ -461,6 +540,7 @@ class Runner {
 
   const Bundle& b_;
   cl_device_id device_;
+  Phases& phases_;
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
   cl_program program_ = nullptr;
@@ -497,11 +577,15 @@ int main(int argc, char** argv) {
   std::string device;
   Result r;
   int code = 0;
+  Phases phases;
+  double started = phases.mark;
   try {
     Bundle b = read_bundle(argv[1]);
+    phases.end("read_bundle");
     cl_device_id d = pick_device(b.device);
     device = device_json(d);
-    Runner runner(b, d);
+    phases.end("platform");
+    Runner runner(b, d, phases);
     r = runner.run();
   } catch (const Failure& f) {
     r.status = f.status;
@@ -517,7 +601,14 @@ int main(int argc, char** argv) {
       << ",\"min_ms\":" << json_number(sorted.empty() ? 0 : sorted.front())
       << ",\"max_ms\":" << json_number(sorted.empty() ? 0 : sorted.back())
       << ",\"kernel_median_ms\":" << json_numbers(r.kernel_ms) << ",\"cut\":" << (r.cut ? "true" : "false")
-      << ",\"mismatches\":" << r.mismatches << ",\"max_abs_error\":" << json_number(r.max_abs_error) << "}\n";
+      << ",\"mismatches\":" << r.mismatches << ",\"max_abs_error\":" << json_number(r.max_abs_error);
+  out << ",\"started_ms\":" << json_number(started) << ",\"phases_ms\":{";
+  for (std::size_t i = 0; i < phases.ms.size(); ++i)
+    out << (i ? "," : "") << json_string(phases.ms[i].first) << ":" << json_number(phases.ms[i].second);
+  out << "},\"lock_wait_ms\":" << json_number(phases.lock_wait_ms) << ",\"locked_ms\":[";
+  for (std::size_t i = 0; i < phases.locked.size(); ++i)
+    out << (i ? "," : "") << "[" << json_number(phases.locked[i].first) << "," << json_number(phases.locked[i].second) << "]";
+  out << "]}\n";
   std::fputs(out.str().c_str(), stdout);
   std::fflush(stdout);
   return code;

@@ -1,5 +1,5 @@
 // `liftc explore` and `liftc results` as a user meets them: bad flags as clear errors,
-// kill -9 during an exploration then --resume, results listing and export, the -o folder
+// kill -9 during an exploration then --resume (one job and several), results listing and export, the -o folder
 // (front kernels and host programs, tables) and its protection, genetic search, matmul.
 
 #include <signal.h>
@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -31,7 +32,7 @@ const std::string kStencil = std::string(LIFTC_SOURCE_DIR) + "/examples/stencil2
 const std::string kMatmul = std::string(LIFTC_SOURCE_DIR) + "/examples/matmul.sr";
 
 class ExploreCli : public ::testing::Test {
- protected:
+ public:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
            fmt::format("liftc_explore_cli_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
@@ -73,12 +74,15 @@ class ExploreCli : public ::testing::Test {
     sqlite3_close(h);
     return n;
   }
+  const fs::path& dir() const { return dir_; }
   std::string read(const fs::path& p) {
     std::ifstream in(p);
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
   }
+
+ protected:
   fs::path dir_;
 };
 
@@ -97,6 +101,10 @@ TEST_F(ExploreCli, Errors) {
       {"--time -5", "--time -5: expected a number of seconds greater than 0"},
       {"--time soon", "--time soon: expected a number of seconds greater than 0"},
       {"--timeout 0", "--timeout 0: expected a number of seconds greater than 0"},
+      {"--jobs 0", "--jobs 0: expected a whole number from 1 to 1024"},
+      {"--jobs -2", "--jobs -2: expected a whole number from 1 to 1024"},
+      {"--jobs many", "--jobs many: expected a whole number from 1 to 1024"},
+      {"-j 1.5", "--jobs 1.5: expected a whole number from 1 to 1024"},
       {"--selection best", "--selection best: expected 'tournament' or 'roulette'"},
       {"--runner /no/such/runner.sh", "--runner '/no/such/runner.sh': /no/such/runner.sh is not an executable file"},
       {"--runner 'nosuchcommand_xyz --flag'", "no executable 'nosuchcommand_xyz' (not a path, not on $PATH)"},
@@ -114,38 +122,85 @@ TEST_F(ExploreCli, Errors) {
   expect("results missing.db", 1, "no results store at missing.db");
 }
 
-TEST_F(ExploreCli, KillNineThenResumeLosesAtMostOneCandidate) {
-  const int evals = 8;
-  fs::path db = dir_ / "results.db";
+// kill -9 in the middle of a run with `jobs` runners, then --resume: at most `jobs`
+// candidates are lost (the bundles left in the killed run's work folder are those of the
+// candidates that were running: a bundle is removed once its row is stored); everything
+// stored is served, not run again, and the run ends with exactly `evals` rows.
+void kill_nine_then_resume(ExploreCli& t, int jobs, int evals) {
+  fs::path db = t.dir() / "results.db";
   pid_t pid = fork();
   if (pid == 0) {
-    fs::current_path(dir_);
+    fs::current_path(t.dir());
+    setenv("TMPDIR", t.dir().c_str(), 1);  // the work folder, left behind by kill -9
     execl(LIFTC_BINARY, LIFTC_BINARY, "explore", kStencil.c_str(), "-s", "stencil-parametric", "--evals",
-          std::to_string(evals).c_str(), "--runs", "2", "--db", db.c_str(), "-q", static_cast<char*>(nullptr));
+          std::to_string(evals).c_str(), "--runs", "2", "--jobs", std::to_string(jobs).c_str(), "--db", db.c_str(), "-q",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Wait until three candidates are stored, then kill -9 in the middle of the next.
+  // Wait until three candidates are stored, then kill -9 in the middle of the next ones.
   auto start = std::chrono::steady_clock::now();
-  while (rows(db) < 3 && std::chrono::steady_clock::now() - start < std::chrono::seconds(120))
+  while (ExploreCli::rows(db) < 3 && std::chrono::steady_clock::now() - start < std::chrono::seconds(120))
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the exploration ended before it was killed";
-  int before = rows(db);
+  int before = ExploreCli::rows(db);
   ASSERT_GE(before, 3);
   ASSERT_LT(before, evals);
+  fs::path work = t.dir() / fmt::format("liftc-explore-{}", pid);
+  ASSERT_TRUE(fs::is_directory(work)) << work;
+  int lost = 0;
+  for (const auto& entry : fs::directory_iterator(work))
+    lost += entry.path().filename().string().rfind("candidate-", 0) == 0;
+  EXPECT_LE(lost, jobs) << "more candidates were running than --jobs";
 
-  Result r = run(fmt::format("explore --resume --db '{}'", db.string()));
+  Result r = t.run(fmt::format("explore --resume --db '{}' --jobs {}", db.string(), jobs));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("resuming run 1"), std::string::npos) << r.output;
-  // Every candidate stored before the kill was served, not run again: the run ends with
-  // exactly `evals` rows and the resumed part ran only the rest.
   EXPECT_NE(r.output.find(fmt::format("{} served from the store", before)), std::string::npos) << r.output;
-  EXPECT_EQ(rows(db), evals);
-  EXPECT_EQ(rows(db, "run = 1"), evals);
-  expect(fmt::format("explore --resume --db '{}'", db.string()), 1, "every run in");
+  EXPECT_EQ(ExploreCli::rows(db), evals);
+  EXPECT_EQ(ExploreCli::rows(db, "run = 1"), evals);
+  t.expect(fmt::format("explore --resume --db '{}'", db.string()), 1, "every run in");
+}
+
+TEST_F(ExploreCli, KillNineThenResumeLosesAtMostOneCandidate) { kill_nine_then_resume(*this, 1, 8); }
+
+TEST_F(ExploreCli, KillNineThenResumeWithThreeJobsLosesAtMostThreeCandidates) { kill_nine_then_resume(*this, 3, 14); }
+
+// One text column of a store's evaluations, sorted (rows are in completion order with --jobs).
+std::vector<std::string> column(const fs::path& db, const char* name) {
+  std::vector<std::string> out;
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(h, fmt::format("SELECT {} FROM evaluations ORDER BY 1", name).c_str(), -1, &s, nullptr) == SQLITE_OK)
+    while (sqlite3_step(s) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  return out;
+}
+
+// Random search: its candidates do not depend on outcomes, so two real runs can be compared
+// (the genetic search's independence of --jobs, given the same outcomes, is
+// ParallelLoop.TheCandidatesAskedDoNotDependOnJobs).
+TEST_F(ExploreCli, JobsChangeNeitherTheCandidatesNorTheKeys) {
+  for (const char* search : {"random"}) {
+    std::vector<std::vector<std::string>> points, keys;
+    for (int jobs : {1, 3}) {
+      std::string db = fmt::format("{}-{}.db", std::string(search).substr(0, 6), jobs);
+      Result r = run(fmt::format("explore {} -s stencil-parametric --search {} --evals 6 --runs 2 --jobs {} --db {} -q",
+                                 kStencil, search, jobs, db));
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      EXPECT_NE(r.output.find(fmt::format("{} job(s): ", jobs)), std::string::npos) << r.output;
+      points.push_back(column(dir_ / db, "strategy || ' ' || alternative || ' ' || point"));
+      keys.push_back(column(dir_ / db, "key"));
+    }
+    EXPECT_EQ(points[0].size(), 6u) << search;
+    EXPECT_EQ(points[1], points[0]) << search;
+    EXPECT_EQ(keys[1], keys[0]) << search;
+  }
 }
 
 TEST_F(ExploreCli, ParetoOutputsResultsAndNoOverwrite) {
@@ -204,6 +259,44 @@ TEST_F(ExploreCli, MatmulThroughARunnerScript) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("through --runner ./runner.sh"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("fastest:"), std::string::npos) << r.output;
+}
+
+TEST_F(ExploreCli, AdbRunnerScriptThroughAStandInAdb) {
+  // scripts/adb_runner.sh with a stand-in adb whose "phone" is this machine: the shared
+  // inputs and reference go to the phone's shared/ (adb push --sync), each bundle links
+  // them there instead of pushing its own copies, and parallel runners take turns.
+  fs::create_directories(dir_ / "phone");
+  fs::create_symlink(LIFTC_RUNNER_PATH, dir_ / "phone/liftc-runner");
+  std::ofstream(dir_ / "adb") << "#!/bin/sh\n"
+                                  "cmd=\"$1\"; shift\n"
+                                  "case \"$cmd\" in\n"
+                                  "  shell) exec sh -c \"$*\" ;;\n"
+                                  "  push) echo \"push $*\" >> \"$ADB_LOG\"; [ \"$1\" = --sync ] && shift\n"
+                                  "        if [ -d \"$1\" ]; then mkdir -p \"$2\" && cp -R \"$1\"/. \"$2\"/; else cp \"$1\" \"$2\"; fi ;;\n"
+                                  "esac\n";
+  fs::permissions(dir_ / "adb", fs::perms::owner_all);
+  setenv("ADB", (dir_ / "adb").c_str(), 1);
+  setenv("ADB_LOG", (dir_ / "adb.log").c_str(), 1);
+  setenv("LIFTC_PHONE_DIR", (dir_ / "phone").c_str(), 1);
+  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 --jobs 2 --runner '{}/scripts/adb_runner.sh' -q",
+                             kStencil, LIFTC_SOURCE_DIR));
+  unsetenv("ADB");
+  unsetenv("LIFTC_PHONE_DIR");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("3 candidates in"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(3 ok)"), std::string::npos) << r.output;
+  std::string log = read(dir_ / "adb.log");
+  EXPECT_NE(log.find("push --sync "), std::string::npos) << log;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);)  // per bundle: its bundle.txt and kernels only
+    if (line.rfind("push --sync ", 0) != 0) {
+      EXPECT_TRUE(line.find("/bundle.phone.txt ") != std::string::npos || line.find("/kernels.cl ") != std::string::npos)
+          << line;
+    }
+  EXPECT_TRUE(fs::exists(dir_ / "phone/shared/inputs/grid.bin"));
+  EXPECT_TRUE(fs::exists(dir_ / "phone/device.lock"));
+  for (const auto& entry : fs::directory_iterator(dir_ / "phone"))  // the bundles on the phone were removed
+    EXPECT_EQ(entry.path().filename().string().rfind("candidate-", 0), std::string::npos) << entry.path();
 }
 
 }  // namespace

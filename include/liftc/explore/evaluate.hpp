@@ -2,11 +2,15 @@
 // Evaluating one candidate: instantiate the rewritten program at the point, generate the
 // kernels and launch plan, check them against the device's limits, write a bundle, run it
 // in a watched runner process, and record the outcome in the store (failures with their
-// reason). A candidate whose key is in the store already is served from it.
+// reason). A candidate whose key is in the store already is served from it. `start`
+// splits an evaluation for the parallel loop: generation and the bundle on the loop's
+// thread, the runner on a thread of its own.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "liftc/codegen/limits.hpp"
@@ -14,6 +18,7 @@
 #include "liftc/constraints/target.hpp"
 #include "liftc/explore/bundle.hpp"
 #include "liftc/explore/constraint_space.hpp"
+#include "liftc/explore/explore.hpp"
 #include "liftc/explore/search.hpp"
 #include "liftc/explore/store.hpp"
 
@@ -53,7 +58,7 @@ struct EvaluatorOptions {
   BundleSettings bundle;     // device, runs, tolerance (cutoff_ms is set per candidate)
   double timeout_s = 60;     // watchdog per candidate
   double cutoff_factor = 5;  // stop timing a candidate this much slower than the best
-  std::string work_dir;      // where bundles are written
+  std::string work_dir;      // where bundles are written (each in candidate-N, removed once recorded)
   /// Called after a bundle is written and before the runner runs it (tests inject kernels).
   std::function<void(const std::string& bundle_dir, std::size_t evaluation)> bundle_hook;
 };
@@ -71,6 +76,19 @@ struct Generated {
 /// generator refuses it).
 Generated generate_candidate(const ConstraintAlternative& alt, const Point& point);
 
+/// Where the evaluations' time went (sums over the candidates that ran).
+struct EvaluatorTimes {
+  std::size_t generated = 0, ran = 0;  // candidates generated; candidates run
+  double generate_s = 0;               // instantiation, type checking, code generation, launch plan
+  double bundle_s = 0;                 // writing bundles
+  double runner_s = 0;                 // runner processes' wall time (start to end)
+  std::vector<std::pair<std::string, double>> phases_s;  // the runners' own phases (platform, build, ...), summed, in their order
+  double lock_wait_s = 0;              // runners waiting for the device lock
+  std::vector<std::pair<double, double>> locked_ms;  // every interval a runner held the device lock
+  /// "generation 12.3 ms, bundle 1.2 ms, runner 300 ms (platform 40 ms, build 120 ms, ...)" per candidate.
+  std::string text() const;
+};
+
 /// Evaluates candidates of one problem on one device, through the store.
 class Evaluator {
  public:
@@ -80,8 +98,20 @@ class Evaluator {
   /// Evaluates `c` (or serves it from the store: then `*served` is set).
   Evaluation evaluate(const Candidate& c, bool* served);
 
+  /// Prepares `c` for the parallel loop: generates it and writes its bundle now; the
+  /// runner runs in `run`, its row is stored in `record`. A candidate with the kernels of
+  /// one still running waits for that one's row and is served from it in `result`.
+  Pending start(const Candidate& c);
+
+  /// Where the time went so far.
+  const EvaluatorTimes& times() const { return times_; }
+
  private:
+  struct Job;
   double cutoff_for(std::int64_t memory_bytes) const;
+  Evaluation base_row(const ConstraintAlternative& alt, const Candidate& c) const;
+  Evaluation serve(const Evaluation& old, const Evaluation& e, bool* served);
+  void record(Job& job);
 
   const Problem& problem_;
   const CandidateSpace& space_;
@@ -93,6 +123,9 @@ class Evaluator {
   bool shell_ = false;
   std::size_t count_ = 0;
   std::vector<std::pair<std::int64_t, double>> valid_;  // (memory, time) of valid evaluations
+  std::optional<SharedFiles> shared_;                   // the inputs and reference, written once
+  std::set<std::string> running_;                       // keys of candidates whose runner has not been recorded
+  EvaluatorTimes times_;
 };
 
 /// What the search is told of a stored evaluation.

@@ -31,6 +31,10 @@ class Search {
   virtual std::optional<Candidate> ask() = 0;
   /// The outcome of a candidate ask() returned.
   virtual void tell(const Candidate& c, const Outcome& o) = 0;
+  /// True when the next ask() would depend on outcomes not told yet (a genetic search's
+  /// next generation): a parallel loop then waits for them, so the candidates proposed do
+  /// not depend on how many evaluations run at once.
+  virtual bool waiting() const { return false; }
 };
 
 /// Random search: distinct valid points; each strategy is drawn equally often and, within
@@ -59,6 +63,7 @@ struct GeneticOptions {
 /// nearby value, invalid children repaired through the space). With `pareto`, survivors
 /// are chosen by NSGA-II (non-dominated rank, then crowding distance) from parents and
 /// children together. A child already evaluated is mutated again rather than re-asked.
+/// One generation can be asked at once; it is `waiting()` for the outcomes before the next.
 std::unique_ptr<Search> make_genetic_search(CandidateSpace& space, const GeneticOptions& options, std::uint64_t seed);
 
 /// The fitness the genetic search ranks by when not `pareto`: time, failures last.

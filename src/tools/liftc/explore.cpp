@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -40,7 +41,7 @@ struct ExploreOptions {
   double rtol = 1e-3, atol = 1e-3;
   bool pareto = false;
   // Not stored: where results go and how.
-  std::string out_dir, db, replay, rules_dir;
+  std::string out_dir, db, replay, rules_dir, jobs;
   bool force = false, resume = false, quiet = false;
 };
 
@@ -144,6 +145,7 @@ struct Settings {
   explore::GeneticOptions genetic;
   bool genetic_search = false;
   explore::EvaluatorOptions evaluator;
+  std::size_t jobs = 1;  // candidates evaluated at once
 };
 
 Settings settle(const ExploreOptions& o) {
@@ -171,6 +173,8 @@ Settings settle(const ExploreOptions& o) {
   if (!(o.rtol >= 0) || !(o.atol >= 0)) throw Error("--rtol and --atol must be >= 0");
   s.evaluator.bundle.rtol = o.rtol;
   s.evaluator.bundle.atol = o.atol;
+  s.jobs = o.jobs.empty() ? std::max(1u, std::thread::hardware_concurrency())
+                          : static_cast<std::size_t>(whole_number("--jobs", o.jobs, 1, 1024));
   return s;
 }
 
@@ -234,9 +238,10 @@ void run_explore(ExploreOptions o) {
     auto runs = store.runs();
     auto last = std::find_if(runs.rbegin(), runs.rend(), [](const auto& r) { return !r.finished; });
     if (last == runs.rend()) throw Error(fmt::format("--resume: every run in {} has finished; nothing to resume", db));
-    std::string out_dir = o.out_dir, file = o.file;
+    std::string out_dir = o.out_dir, file = o.file, jobs = o.jobs;
     bool force = o.force, quiet = o.quiet;
     from_json(json::parse(last->config), o);
+    o.jobs = jobs;
     if (!file.empty() && fs::path(file) != fs::path(o.file))
       throw Error(fmt::format("--resume: the run in {} explores {}, not {}", db, o.file, file));
     o.out_dir = out_dir, o.force = force, o.quiet = quiet, o.resume = true;
@@ -339,11 +344,13 @@ void run_explore(ExploreOptions o) {
   explore::Evaluator evaluator(problem, space, store, run, device, s.evaluator);
   auto search = make_search(s, space);
   std::fflush(stdout);  // the progress line on stderr follows what was printed so far
-  explore::EvaluateFn evaluate = [&](const explore::Candidate& c, bool& served) { return evaluator.evaluate(c, &served); };
-  explore::LoopResult r = explore::explore_loop(*search, evaluate, s.budget, progress);
+  explore::StartFn start = [&](const explore::Candidate& c) { return evaluator.start(c); };
+  explore::LoopResult r = explore::explore_loop(*search, start, s.budget, s.jobs, progress);
   store.end_run(run);
 
   print_summary(r, space);
+  fmt::print("{} job(s): {:.2f} evaluations/s; per candidate: {}\n", s.jobs,
+             r.seconds > 0 ? double(r.explored.size()) / r.seconds : 0.0, evaluator.times().text());
   std::vector<std::size_t> front = explore::front_of(r.explored);
   print_front(r, front, o.pareto);
   if (!o.out_dir.empty()) {
@@ -388,6 +395,9 @@ void add_explore_command(CLI::App& app) {
   cmd->add_flag("--resume", o->resume, "continue the store's last unfinished run (its options are read back)");
   cmd->add_option("--replay", o->replay, "run the search against a store's results instead of a device");
   cmd->add_option("--runner", o->runner, "run each bundle with `CMD BUNDLE_DIR` (e.g. scripts/adb_runner.sh) instead of liftc-runner");
+  cmd->add_option("--jobs,-j", o->jobs,
+                  "candidates evaluated at once: generated and built in parallel, timed one at a time (default: "
+                  "the number of hardware threads)");
   cmd->add_option("--timeout", o->timeout, "seconds a candidate may run before the watchdog kills it (default 60)");
   cmd->add_option("--runs", o->runs, "timed runs per candidate (default 5; the median is kept)");
   cmd->add_option("--warmup", o->warmup, "untimed runs first (default 1: the validated run)");
