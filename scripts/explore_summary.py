@@ -13,6 +13,10 @@ Evaluations are counted in store order (the order the search proposed them); one
 from the store counts as one evaluation.
 
 Usage: explore_summary.py DIR LAYER... [--within 0.05] [--json FILE]
+       explore_summary.py DIR LAYER --best-flags
+With --best-flags it prints, for the fastest validated point of the layer's random and
+genetic stores, one tab-separated line: strategy, alternative, the `liftc run` flags of the
+point (--params, --local, --unroll, --mad), time in ms, memory in bytes (scripts/bench_explored.sh).
 """
 import argparse
 import datetime
@@ -89,13 +93,44 @@ def describe(e):
     return f"{e['time_ms']:.4f} ms, {e['memory'] / 1e6:.1f} MB ({e['strategy']} #{e['alternative']} {point})"
 
 
+def run_flags(point):
+    """The `liftc run` flags of a stored point: local_0..2 are the work-group size, unroll and
+    mad switches, every other name a tuning parameter."""
+    params = {k: v for k, v in point.items() if not k.startswith("local_") and k not in ("unroll", "mad")}
+    flags = []
+    if params:
+        flags.append("--params " + ",".join(f"{k}={v}" for k, v in sorted(params.items())))
+    local = [point[f"local_{d}"] for d in range(3) if f"local_{d}" in point]
+    if local:
+        flags.append("--local " + ",".join(local))
+    if point.get("unroll") == "1":
+        flags.append("--unroll")
+    if point.get("mad") == "1":
+        flags.append("--mad")
+    return " ".join(flags)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dir")
     parser.add_argument("layers", nargs="+")
     parser.add_argument("--within", type=float, default=0.05)
     parser.add_argument("--json", help="also write the summary as JSON to this file")
+    parser.add_argument("--best-flags", action="store_true", help="print the fastest point of one layer as liftc run flags")
     args = parser.parse_args()
+    if args.best_flags:
+        found = []
+        for s in ("random", "genetic"):
+            store = read_store(os.path.join(args.dir, f"layer{args.layers[0]}-{s}.db"))
+            if store:
+                found += store["evaluations"]
+        best = fastest(found)
+        if best is None:
+            print(f"explore_summary.py: no validated point for layer {args.layers[0]} in {args.dir}", file=sys.stderr)
+            return 1
+        print("\t".join([best["strategy"], str(best["alternative"]), run_flags(best["point"]),
+                        f"{best['time_ms']:.4f}", str(best["memory"])]))
+        return 0
     summary = []
     print("| layer | random: evaluations | random: wall s | random: fastest | genetic: evaluations | genetic: wall s |"
           f" genetic: fastest | genetic: evaluations to {args.within:.0%} | replay: evaluations to {args.within:.0%} |")
