@@ -162,6 +162,8 @@ RunnerAnswer parse_runner_answer(const std::string& text) {
     for (const auto& span : j.value("locked_ms", nlohmann::json::array()))
       if (span.is_array() && span.size() == 2 && span[0].is_number() && span[1].is_number())
         a.locked_ms.emplace_back(span[0].get<double>(), span[1].get<double>());
+    a.pid = j.contains("pid") && j["pid"].is_number_integer() ? j["pid"].get<std::int64_t>() : 0;
+    a.reused_context = j.value("reused_context", false);
     return a;
   }
   throw Error("the runner printed no JSON answer");

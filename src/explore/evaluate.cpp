@@ -176,6 +176,7 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
                      const DeviceReport& device, EvaluatorOptions options)
     : problem_(problem), space_(space), store_(store), run_(run), device_(device), options_(std::move(options)) {
   std::tie(runner_, shell_) = runner_of(options_);
+  if (!shell_ && !options_.isolate) pool_ = std::make_shared<ServePool>(runner_);
 }
 
 double Evaluator::cutoff_for(std::int64_t memory_bytes) const {
@@ -299,8 +300,8 @@ Pending Evaluator::start(const Candidate& c) {
   times_.bundle_s += seconds_since(begin);
   running_.insert(e.key);
 
-  p.run = [job, runner = runner_, shell = shell_, timeout = options_.timeout_s] {
-    job->worker = run_worker(runner, shell, job->dir, timeout);
+  p.run = [job, pool = pool_, runner = runner_, shell = shell_, timeout = options_.timeout_s] {
+    job->worker = pool ? pool->run(job->dir, timeout) : run_worker(runner, shell, job->dir, timeout);
   };
   p.record = [this, job] { record(*job); };
   p.result = [job](bool& served) {
@@ -334,6 +335,7 @@ void Evaluator::record(Job& job) {
         it->second += ms / 1000;
       }
       times_.lock_wait_s += a.lock_wait_ms / 1000;
+      times_.reused += a.reused_context;
       times_.locked_ms.insert(times_.locked_ms.end(), a.locked_ms.begin(), a.locked_ms.end());
       if (a.status == status::Ok) {
         e.time_ms = a.median_ms;
@@ -369,9 +371,9 @@ std::string EvaluatorTimes::text() const {
   auto per = [](double total, std::size_t n) { return n ? fmt::format("{:.1f} ms", 1000 * total / double(n)) : std::string("-"); };
   std::string phases;
   for (const auto& [name, s] : phases_s) phases += fmt::format("{}{} {}", phases.empty() ? "" : ", ", name, per(s, ran));
-  return fmt::format("generation {} ({} candidates), bundle {}, runner {} ({} run{}{}), lock wait {}", per(generate_s, generated),
-                     generated, per(bundle_s, ran), per(runner_s, ran), ran, phases.empty() ? "" : "; its phases: ",
-                     phases, per(lock_wait_s, ran));
+  return fmt::format("generation {} ({} candidates), bundle {}, runner {} ({} run, {} in a kept runner context{}{}), lock wait {}",
+                     per(generate_s, generated), generated, per(bundle_s, ran), per(runner_s, ran), ran, reused,
+                     phases.empty() ? "" : "; its phases: ", phases, per(lock_wait_s, ran));
 }
 
 Outcome outcome_of(const Evaluation& e) {

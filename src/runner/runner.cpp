@@ -2,6 +2,8 @@
 // JSON object on stdout (the protocol is in README.md). Standalone on purpose: OpenCL's C
 // API and the C++ standard library only, so it cross-compiles with the Android NDK and
 // runs on a phone while the compiler and the search run on a laptop.
+// liftc-runner --serve: the same for every bundle folder read from stdin (one a line), one
+// answer line each, keeping the device's context and queue from one bundle to the next.
 //
 // Steps: read bundle.txt; open the device; build kernels.cl; allocate every buffer with
 // canary regions around it (inputs uploaded, outputs and scratch poisoned with a NaN);
@@ -226,6 +228,29 @@ cl_device_id pick_device(const std::string& selector) {
 
 std::string cl_failure(const char* what, cl_int err) { return std::string(what) + " failed with OpenCL error " + std::to_string(err); }
 
+// The OpenCL objects kept from one bundle to the next in --serve mode: the device a
+// selector picked, its description, its context and its profiling queue.
+struct Session {
+  std::string selector;  // the bundle's `device` line that picked `device`
+  cl_device_id device = nullptr;
+  std::string device_json;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+
+  // Whether a bundle asking for `wanted` can run on what is open already.
+  bool serves(const std::string& wanted) const { return queue != nullptr && selector == wanted; }
+  void close() {
+    if (queue) clReleaseCommandQueue(queue);
+    if (context) clReleaseContext(context);
+    queue = nullptr, context = nullptr, device = nullptr;
+    selector.clear(), device_json.clear();
+  }
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session() { close(); }
+};
+
 // One device buffer with its canary regions: [before][data][after] in one allocation.
 struct Guarded {
   cl_mem whole = nullptr, data = nullptr;
@@ -300,28 +325,26 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// One bundle on an open session's context and queue; its program, kernels and buffers
+// are released when it ends (the context and queue are the session's).
 class Runner {
  public:
-  Runner(const Bundle& b, cl_device_id device, Phases& phases) : b_(b), device_(device), phases_(phases) {}
+  Runner(const Bundle& b, const Session& session, Phases& phases)
+      : b_(b), device_(session.device), context_(session.context), queue_(session.queue), phases_(phases) {}
   ~Runner() {
+    clFinish(queue_);  // nothing of this bundle is left queued when its buffers go
     for (auto& g : buffers_) {
       if (g.data) clReleaseMemObject(g.data);
       if (g.whole) clReleaseMemObject(g.whole);
     }
     for (cl_kernel k : kernels_) clReleaseKernel(k);
     if (program_) clReleaseProgram(program_);
-    if (queue_) clReleaseCommandQueue(queue_);
-    if (context_) clReleaseContext(context_);
   }
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
 
   Result run() {
     Result r;
-    cl_int err = CL_SUCCESS;
-    context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
-    if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clCreateContext", err)};
-    queue_ = clCreateCommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &err);
-    if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clCreateCommandQueue", err)};
-    phases_.end("context");
     if (b_.kernels.empty()) return r;  // a probe: the device is all the caller wants
     build();
     phases_.end("build");
@@ -438,15 +461,20 @@ class Runner {
   // Enqueues every kernel once and waits; `times` (when given) gets each kernel's event time.
   void run_once(std::vector<double>* times) {
     std::vector<cl_event> events(b_.kernels.size(), nullptr);
+    auto fail = [&](const Failure& f) {  // the events go with a failure too (a serving runner goes on)
+      for (cl_event e : events)
+        if (e) clReleaseEvent(e);
+      return f;
+    };
     for (std::size_t k = 0; k < b_.kernels.size(); ++k) {
       const KernelDesc& d = b_.kernels[k];
       bool has_local = d.local[0] != 0;
       cl_int err = clEnqueueNDRangeKernel(queue_, kernels_[k], d.dims, nullptr, d.global, has_local ? d.local : nullptr,
                                           0, nullptr, &events[k]);
-      if (err != CL_SUCCESS) throw Failure{"run", cl_failure(("clEnqueueNDRangeKernel(" + d.name + ")").c_str(), err)};
+      if (err != CL_SUCCESS) throw fail({"run", cl_failure(("clEnqueueNDRangeKernel(" + d.name + ")").c_str(), err)});
     }
     cl_int err = clFinish(queue_);
-    if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clFinish", err)};
+    if (err != CL_SUCCESS) throw fail({"run", cl_failure("clFinish", err)});
     for (std::size_t k = 0; k < events.size(); ++k) {
       if (times) {
         cl_ulong start = 0, end = 0;
@@ -540,9 +568,9 @@ class Runner {
 
   const Bundle& b_;
   cl_device_id device_;
+  cl_context context_;
+  cl_command_queue queue_;
   Phases& phases_;
-  cl_context context_ = nullptr;
-  cl_command_queue queue_ = nullptr;
   cl_program program_ = nullptr;
   std::vector<cl_kernel> kernels_;
   std::vector<Guarded> buffers_;
@@ -567,31 +595,64 @@ std::string device_json(cl_device_id d) {
   return s.str();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc != 2 || std::string(argv[1]) == "--help") {
-    std::fprintf(stderr, "usage: liftc-runner BUNDLE_DIR\n(runs one liftc candidate bundle; prints its result as JSON)\n");
-    return 2;
+// Opens the device `selector` names in `session`, or keeps what is open when the session
+// serves it already (returns true then). Sets `device` as soon as a device is picked.
+bool open_session(Session& session, const std::string& selector, Phases& phases, std::string& device) {
+  if (session.serves(selector)) {
+    device = session.device_json;
+    phases.end("platform");
+    phases.end("context");
+    return true;
   }
+  session.close();
+  session.device = pick_device(selector);
+  session.device_json = device = device_json(session.device);
+  phases.end("platform");
+  cl_int err = CL_SUCCESS;
+  session.context = clCreateContext(nullptr, 1, &session.device, nullptr, nullptr, &err);
+  if (err != CL_SUCCESS) {
+    session.close();
+    throw Failure{"run", cl_failure("clCreateContext", err)};
+  }
+  session.queue = clCreateCommandQueue(session.context, session.device, CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) {
+    session.close();
+    throw Failure{"run", cl_failure("clCreateCommandQueue", err)};
+  }
+  session.selector = selector;
+  phases.end("context");
+  return false;
+}
+
+// One bundle's answer line.
+struct Answer {
+  std::string line;  // the JSON object and a newline
+  int code = 0;      // the exit code of a one-shot runner: 1 for status "runner"
+};
+
+// Runs the bundle in `dir` on `session` (opened or kept); `serve` adds the fields of
+// --serve mode (pid, reused_context) to the answer.
+Answer run_bundle(const std::string& dir, Session& session, bool serve) {
   std::string device;
   Result r;
-  int code = 0;
+  Answer answer;
   Phases phases;
   double started = phases.mark;
+  bool reused = false;
   try {
-    Bundle b = read_bundle(argv[1]);
+    Bundle b = read_bundle(dir);
     phases.end("read_bundle");
-    cl_device_id d = pick_device(b.device);
-    device = device_json(d);
-    phases.end("platform");
-    Runner runner(b, d, phases);
+    reused = open_session(session, b.device, phases, device);
+    Runner runner(b, session, phases);
     r = runner.run();
   } catch (const Failure& f) {
     r.status = f.status;
     r.reason = f.reason;
-    code = f.status == "runner" ? 1 : 0;
+    answer.code = f.status == "runner" ? 1 : 0;
   }
+  // An OpenCL call failed: the context may be unusable (a kernel fault on a GPU), so the
+  // next bundle opens a fresh one.
+  if (r.status == "run") session.close();
   std::vector<double> sorted = r.samples;
   std::sort(sorted.begin(), sorted.end());
   std::ostringstream out;
@@ -608,8 +669,39 @@ int main(int argc, char** argv) {
   out << "},\"lock_wait_ms\":" << json_number(phases.lock_wait_ms) << ",\"locked_ms\":[";
   for (std::size_t i = 0; i < phases.locked.size(); ++i)
     out << (i ? "," : "") << "[" << json_number(phases.locked[i].first) << "," << json_number(phases.locked[i].second) << "]";
-  out << "]}\n";
-  std::fputs(out.str().c_str(), stdout);
+  out << "]";
+  if (serve) out << ",\"pid\":" << getpid() << ",\"reused_context\":" << (reused ? "true" : "false");
+  out << "}\n";
+  answer.line = out.str();
+  return answer;
+}
+
+// --serve: a bundle folder per line of stdin, an answer line per bundle on stdout; the
+// session stays open between bundles. Ends with 0 at the end of stdin.
+int serve() {
+  Session session;
+  for (std::string dir; std::getline(std::cin, dir);) {
+    if (!dir.empty() && dir.back() == '\r') dir.pop_back();
+    if (dir.empty()) continue;
+    std::fputs(run_bundle(dir, session, true).line.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--serve") return serve();
+  if (argc != 2 || std::string(argv[1]) == "--help") {
+    std::fprintf(stderr,
+                 "usage: liftc-runner BUNDLE_DIR\n(runs one liftc candidate bundle; prints its result as JSON)\n"
+                 "       liftc-runner --serve\n(runs the bundle folder of every line of stdin; prints a JSON line each)\n");
+    return 2;
+  }
+  Session session;
+  Answer answer = run_bundle(argv[1], session, false);
+  std::fputs(answer.line.c_str(), stdout);
   std::fflush(stdout);
-  return code;
+  return answer.code;
 }

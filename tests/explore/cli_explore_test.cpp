@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -122,11 +123,38 @@ TEST_F(ExploreCli, Errors) {
   expect("results missing.db", 1, "no results store at missing.db");
 }
 
+// The processes whose parent is `parent` (from /proc), and whether a process is gone
+// (no such process, or a zombie nobody reaps).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    if (!std::getline(in, stat)) continue;
+    std::istringstream rest(stat.substr(stat.rfind(')') + 1));
+    char state;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) out.push_back(std::stoi(entry.path().filename().string()));
+  }
+  return out;
+}
+
+bool gone(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string stat;
+  if (!std::getline(in, stat)) return true;
+  std::istringstream rest(stat.substr(stat.rfind(')') + 1));
+  char state = '?';
+  rest >> state;
+  return state == 'Z' || state == 'X';
+}
+
 // kill -9 in the middle of a run with `jobs` runners, then --resume: at most `jobs`
 // candidates are lost (the bundles left in the killed run's work folder are those of the
-// candidates that were running: a bundle is removed once its row is stored); everything
-// stored is served, not run again, and the run ends with exactly `evals` rows.
-void kill_nine_then_resume(ExploreCli& t, int jobs, int evals) {
+// candidates that were running: a bundle is removed once its row is stored); the runners
+// die with liftc; everything stored is served, not run again, and the run ends with
+// exactly `evals` rows.
+void kill_nine_then_resume(ExploreCli& t, int jobs, int evals, const char* isolate = nullptr) {
   fs::path db = t.dir() / "results.db";
   pid_t pid = fork();
   if (pid == 0) {
@@ -134,18 +162,27 @@ void kill_nine_then_resume(ExploreCli& t, int jobs, int evals) {
     setenv("TMPDIR", t.dir().c_str(), 1);  // the work folder, left behind by kill -9
     execl(LIFTC_BINARY, LIFTC_BINARY, "explore", kStencil.c_str(), "-s", "stencil-parametric", "--evals",
           std::to_string(evals).c_str(), "--runs", "2", "--jobs", std::to_string(jobs).c_str(), "--db", db.c_str(), "-q",
-          static_cast<char*>(nullptr));
+          isolate, static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Wait until three candidates are stored, then kill -9 in the middle of the next ones.
+  // Wait until three candidates are stored, then kill -9 in the middle of the next ones
+  // (at once: with a warm PoCL kernel cache and a serving runner, a stencil candidate takes
+  // ~40 ms here).
   auto start = std::chrono::steady_clock::now();
   while (ExploreCli::rows(db) < 3 && std::chrono::steady_clock::now() - start < std::chrono::seconds(120))
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::vector<pid_t> runners = children_of(pid);
+  EXPECT_LE(runners.size(), std::size_t(jobs));
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the exploration ended before it was killed";
+  for (pid_t runner : runners) {
+    auto killed = std::chrono::steady_clock::now();
+    while (!gone(runner) && std::chrono::steady_clock::now() - killed < std::chrono::seconds(10))
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(gone(runner)) << "runner " << runner << " outlived the liftc killed with -9";
+  }
   int before = ExploreCli::rows(db);
   ASSERT_GE(before, 3);
   ASSERT_LT(before, evals);
@@ -165,9 +202,11 @@ void kill_nine_then_resume(ExploreCli& t, int jobs, int evals) {
   t.expect(fmt::format("explore --resume --db '{}'", db.string()), 1, "every run in");
 }
 
-TEST_F(ExploreCli, KillNineThenResumeLosesAtMostOneCandidate) { kill_nine_then_resume(*this, 1, 8); }
+TEST_F(ExploreCli, KillNineThenResumeLosesAtMostOneCandidate) { kill_nine_then_resume(*this, 1, 12); }
 
-TEST_F(ExploreCli, KillNineThenResumeWithThreeJobsLosesAtMostThreeCandidates) { kill_nine_then_resume(*this, 3, 14); }
+TEST_F(ExploreCli, KillNineThenResumeWithThreeJobsLosesAtMostThreeCandidates) { kill_nine_then_resume(*this, 3, 20); }
+
+TEST_F(ExploreCli, KillNineThenResumeIsolatedWithThreeJobs) { kill_nine_then_resume(*this, 3, 20, "--isolate"); }
 
 // One text column of a store's evaluations, sorted (rows are in completion order with --jobs).
 std::vector<std::string> column(const fs::path& db, const char* name) {
@@ -180,6 +219,29 @@ std::vector<std::string> column(const fs::path& db, const char* name) {
   sqlite3_finalize(s);
   sqlite3_close(h);
   return out;
+}
+
+// (N run, M in a kept runner context) of the line explore prints at the end.
+std::pair<int, int> runs_and_reused(const std::string& output) {
+  std::smatch m;
+  if (!std::regex_search(output, m, std::regex(R"(\((\d+) run, (\d+) in a kept runner context)"))) return {-1, -1};
+  return {std::stoi(m[1]), std::stoi(m[2])};
+}
+
+// Without --isolate, one job's candidates after the first run in the first one's runner
+// process; with it, each in a fresh one (the same candidates and outcomes either way).
+TEST_F(ExploreCli, IsolateRunsEveryCandidateInAFreshRunner) {
+  for (bool isolate : {false, true}) {
+    Result r = run(fmt::format("explore {} -s stencil-parametric --evals 4 --runs 2 --jobs 1 --db {}.db -q{}", kStencil,
+                               isolate ? "isolated" : "served", isolate ? " --isolate" : ""));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("4 candidates in"), std::string::npos) << r.output;
+    auto [ran, reused] = runs_and_reused(r.output);
+    EXPECT_GE(ran, 1) << r.output;
+    EXPECT_EQ(reused, isolate ? 0 : ran - 1) << r.output;
+  }
+  EXPECT_EQ(column(dir_ / "isolated.db", "key"), column(dir_ / "served.db", "key"));
+  EXPECT_EQ(column(dir_ / "isolated.db", "status IN ('ok', 'cut')"), column(dir_ / "served.db", "status IN ('ok', 'cut')"));
 }
 
 // Random search: its candidates do not depend on outcomes, so two real runs can be compared

@@ -1,8 +1,8 @@
 // The exploration loop on a real program (the stencil, its stencil-parametric space) with
-// the local runner: a hanging and a crashing kernel injected into a run are recorded as
-// failures and the run finishes; the same candidates again are served from the store;
-// replay against the store gives the same outcomes with no device; all of it with one
-// candidate at a time and with several. Parallel runs propose the same candidates (real
+// the local runner (serving runners, or a process per candidate): a hanging and a crashing
+// kernel injected into a run are recorded as failures and the run finishes; the same
+// candidates again are served from the store; replay against the store gives the same
+// outcomes with no device; all of it with one candidate at a time and with several. Parallel runs propose the same candidates (real
 // and made-up evaluations, random and genetic searches) and never time at once.
 
 #include <chrono>
@@ -61,10 +61,12 @@ LoopResult run_loop(Search& search, Evaluator& evaluator, const Budget& budget, 
   return explore_loop(search, [&](const Candidate& c) { return evaluator.start(c); }, budget, jobs, nullptr);
 }
 
-class ExploreJobs : public ExploreLoop, public ::testing::WithParamInterface<std::size_t> {};
+// Jobs at once, and whether each candidate runs in a fresh runner process (--isolate) or
+// in serving runners kept between candidates.
+class ExploreJobs : public ExploreLoop, public ::testing::WithParamInterface<std::tuple<std::size_t, bool>> {};
 
 TEST_P(ExploreJobs, HangAndCrashAreRecordedTheRunFinishesAndReplayAgrees) {
-  const std::size_t jobs = GetParam();
+  const auto [jobs, isolate] = GetParam();
   const std::string file = std::string(LIFTC_SOURCE_DIR) + "/examples/stencil2d.sr";
   rewrite::RuleSet rules = rewrite::load_rules_dir(std::string(LIFTC_SOURCE_DIR) + "/rules");
   ir::Program program = parse::load_program(file);
@@ -72,6 +74,7 @@ TEST_P(ExploreJobs, HangAndCrashAreRecordedTheRunFinishesAndReplayAgrees) {
   eo.work_dir = (dir_ / "work").string();
   eo.timeout_s = 4;
   eo.bundle.runs = 2;
+  eo.isolate = isolate;
   DeviceReport device = probe_device(eo);
   CandidateSpace space = build_candidate_space(program, rules, {"stencil-parametric"}, true, device.target());
   Store store((dir_ / "results.db").string());
@@ -91,6 +94,9 @@ TEST_P(ExploreJobs, HangAndCrashAreRecordedTheRunFinishesAndReplayAgrees) {
     auto search = make_random_search(space, 5);
     first = run_loop(*search, evaluator, budget, jobs);
     EXPECT_EQ(evaluator.times().ran, 5u);
+    // One at a time, the last candidate runs in the process of the one before it.
+    if (isolate) EXPECT_EQ(evaluator.times().reused, 0u);
+    else if (jobs == 1) EXPECT_GE(evaluator.times().reused, 1u);
   }
   ASSERT_EQ(first.explored.size(), 5u);
   EXPECT_EQ(first.explored[1].evaluation.status, "timeout") << first.explored[1].evaluation.reason;
@@ -143,7 +149,12 @@ TEST_P(ExploreJobs, HangAndCrashAreRecordedTheRunFinishesAndReplayAgrees) {
     EXPECT_NE(entry.path().filename().string().rfind("candidate-", 0), 0u) << entry.path();
 }
 
-INSTANTIATE_TEST_SUITE_P(Jobs, ExploreJobs, ::testing::Values(std::size_t{1}, std::size_t{3}));
+INSTANTIATE_TEST_SUITE_P(Jobs, ExploreJobs,
+                         ::testing::Values(std::tuple{std::size_t{1}, false}, std::tuple{std::size_t{3}, false},
+                                           std::tuple{std::size_t{3}, true}),
+                         [](const auto& info) {
+                           return fmt::format("{}{}", std::get<0>(info.param), std::get<1>(info.param) ? "Isolated" : "Served");
+                         });
 
 TEST_F(ExploreLoop, ParallelRunsProposeTheSameCandidatesWithTheSameKeysAndNeverTimeAtOnce) {
   const std::string file = std::string(LIFTC_SOURCE_DIR) + "/examples/stencil2d.sr";

@@ -14,41 +14,17 @@
 #include "liftc/explore/bundle.hpp"
 #include "liftc/explore/worker.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "add_bundle.hpp"
 
 namespace liftc::explore {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::size_t kN = 64;
-
-// out = a + b, written by `body` (the line inside the kernel, `i` the work-item).
-std::string add_kernel(const std::string& body) {
-  return "__kernel void add(__global const float* a, __global const float* b, __global float* out, int n) {\n"
-         "  int i = get_global_id(0);\n  " + body + "\n}\n";
-}
-
-runtime::LaunchPlan add_plan() {
-  runtime::LaunchPlan plan;
-  std::vector<float> a(kN), b(kN);
-  for (std::size_t i = 0; i < kN; ++i) a[i] = float(i), b[i] = 0.5f * float(i);
-  plan.buffers.push_back(runtime::BufferSpec::input("a", a));
-  plan.buffers.push_back(runtime::BufferSpec::input("b", b));
-  plan.buffers.push_back(runtime::BufferSpec::output("out", kN));
-  runtime::KernelLaunch k;
-  k.kernel = "add";
-  k.global = runtime::NDRange(kN);
-  k.args = {runtime::arg_buffer(0), runtime::arg_buffer(1), runtime::arg_buffer(2), runtime::arg_int(int(kN))};
-  plan.kernels.push_back(k);
-  return plan;
-}
-
-interp::Tensors expected_sum() {
-  interp::Tensors t;
-  t["out"].shape = {std::int64_t(kN)};
-  for (std::size_t i = 0; i < kN; ++i) t["out"].f32.push_back(1.5f * float(i));
-  return t;
-}
+using test::add_kernel;
+using test::add_plan;
+using test::expected_sum;
+using test::kN;
 
 class RunnerTest : public ::testing::Test {
  protected:
@@ -67,23 +43,8 @@ class RunnerTest : public ::testing::Test {
   fs::path dir_;
 };
 
-struct ProtocolCase {
-  const char* what;
-  const char* body;
-  const char* status;
-  const char* reason;  // part of the reason ("" when ok)
-};
-
 TEST_F(RunnerTest, Protocol) {
-  const ProtocolCase cases[] = {
-      {"right values", "if (i < n) out[i] = a[i] + b[i];", "ok", ""},
-      {"wrong values", "if (i < n) out[i] = a[i] - b[i];", "wrong", "differ from the interpreter, first at [1]"},
-      {"half unwritten", "if (i < n / 2) out[i] = a[i] + b[i];", "unwritten", "32 of 64 elements of output 'out'"},
-      {"out of bounds", "if (i < n) out[i] = a[i] + b[i]; if (i == 0) out[n + 2] = 1.0f;", "canary",
-       "out-of-bounds write after buffer 'out'"},
-      {"does not compile", "out[i] = undefined_thing;", "build", "clBuildProgram"},
-  };
-  for (const auto& c : cases) {
+  for (const auto& c : test::kProtocolCases) {
     WorkerResult w = run(c.body);
     ASSERT_EQ(w.end, WorkerResult::End::Exited) << c.what << ": " << w.err;
     RunnerAnswer a = parse_runner_answer(w.out);
@@ -140,14 +101,14 @@ TEST_F(RunnerTest, AnUnknownDeviceIsNamed) {
 }
 
 TEST_F(RunnerTest, AHangingKernelIsKilledByTheWatchdog) {
-  WorkerResult w = run("volatile int spin = 1; while (spin) { } out[i] = 0.0f;", {}, 3);
+  WorkerResult w = run(test::kHangingBody, {}, 3);
   EXPECT_EQ(w.end, WorkerResult::End::TimedOut);
   EXPECT_LT(w.seconds, 20);
   EXPECT_NE(describe_end(w, 3).find("timed out after 3 s"), std::string::npos);
 }
 
 TEST_F(RunnerTest, ACrashingKernelEndsTheRunnerWithASignal) {
-  WorkerResult w = run("*((__global volatile int*)16) = 1; out[i] = 0.0f;");
+  WorkerResult w = run(test::kCrashingBody);
   EXPECT_EQ(w.end, WorkerResult::End::Signaled) << w.out << w.err;
   EXPECT_NE(describe_end(w, 60).find("killed by signal"), std::string::npos);
 }

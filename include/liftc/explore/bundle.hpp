@@ -57,6 +57,8 @@ struct RunnerAnswer {
   std::vector<std::pair<std::string, double>> phases_ms;  // where the runner's time went, in order: ("platform", ms), ...
   double lock_wait_ms = 0;   // time spent waiting for the device lock
   std::vector<std::pair<double, double>> locked_ms;  // [acquired, released] on the machine's monotonic clock
+  std::int64_t pid = 0;        // --serve: the runner's process id (0: not given)
+  bool reused_context = false; // --serve: the device, context and queue were open from an earlier bundle
 };
 
 /// Parses a runner's stdout; a liftc::Error when it is not a protocol-1 answer.

@@ -1,10 +1,11 @@
 #pragma once
 // Evaluating one candidate: instantiate the rewritten program at the point, generate the
 // kernels and launch plan, check them against the device's limits, write a bundle, run it
-// in a watched runner process, and record the outcome in the store (failures with their
-// reason). A candidate whose key is in the store already is served from it. `start`
-// splits an evaluation for the parallel loop: generation and the bundle on the loop's
-// thread, the runner on a thread of its own.
+// in a watched runner process (a serving runner kept between candidates, or a fresh
+// process each), and record the outcome in the store (failures with their reason). A
+// candidate whose key is in the store already is served from it. `start` splits an
+// evaluation for the parallel loop: generation and the bundle on the loop's thread, the
+// runner on a thread of its own.
 
 #include <functional>
 #include <map>
@@ -21,6 +22,7 @@
 #include "liftc/explore/explore.hpp"
 #include "liftc/explore/search.hpp"
 #include "liftc/explore/store.hpp"
+#include "liftc/explore/worker.hpp"
 
 namespace liftc::explore {
 
@@ -54,7 +56,8 @@ struct DeviceReport {
 
 /// Settings of the evaluations.
 struct EvaluatorOptions {
-  std::string runner;        // a shell command (`--runner CMD`); empty: the local liftc-runner
+  std::string runner;        // a shell command (`--runner CMD`, a process per candidate); empty: the local liftc-runner
+  bool isolate = false;      // the local runner too in a fresh process per candidate (else serving runners, one per job)
   BundleSettings bundle;     // device, runs, tolerance (cutoff_ms is set per candidate)
   double timeout_s = 60;     // watchdog per candidate
   double cutoff_factor = 5;  // stop timing a candidate this much slower than the best
@@ -85,6 +88,7 @@ struct EvaluatorTimes {
   std::vector<std::pair<std::string, double>> phases_s;  // the runners' own phases (platform, build, ...), summed, in their order
   double lock_wait_s = 0;              // runners waiting for the device lock
   std::vector<std::pair<double, double>> locked_ms;  // every interval a runner held the device lock
+  std::size_t reused = 0;              // candidates run in a serving runner's context kept from an earlier one
   /// "generation 12.3 ms, bundle 1.2 ms, runner 300 ms (platform 40 ms, build 120 ms, ...)" per candidate.
   std::string text() const;
 };
@@ -121,6 +125,7 @@ class Evaluator {
   EvaluatorOptions options_;
   std::string runner_;
   bool shell_ = false;
+  std::shared_ptr<ServePool> pool_;  // the serving runners (the local runner without isolate); null: a process per candidate
   std::size_t count_ = 0;
   std::vector<std::pair<std::int64_t, double>> valid_;  // (memory, time) of valid evaluations
   std::optional<SharedFiles> shared_;                   // the inputs and reference, written once

@@ -1,9 +1,14 @@
 #pragma once
-// Running a bundle in a child process with a watchdog. Each bundle gets a fresh runner
-// process (so a crash or a hang costs that candidate only: the next one starts a new
-// runner); a runner still running after the timeout is killed with its process group.
+// Running a bundle in a child process with a watchdog: a fresh runner process per bundle
+// (`run_worker`), or a persistent `liftc-runner --serve` child that keeps its OpenCL
+// context from one bundle to the next (`ServeWorker`, `ServePool`). Either way a crash or
+// a hang costs that candidate only: the next one runs in a new runner; a runner still
+// running after the timeout is killed with its process group.
 
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace liftc::explore {
 
@@ -29,6 +34,54 @@ std::string default_runner();
 /// at most `timeout_s` seconds, not counting the time it waits for the device lock. Safe
 /// to call from several threads at once.
 WorkerResult run_worker(const std::string& runner, bool shell, const std::string& bundle_dir, double timeout_s);
+
+/// A persistent `RUNNER --serve` child (RUNNER: one executable path) that runs bundle after
+/// bundle, keeping the OpenCL platform, device, context and queue open between them. It is
+/// started by the first `run`; a run that crashes it or times out ends it (the result says
+/// so as `run_worker`'s would) and the next run starts a fresh one. One thread at a time.
+class ServeWorker {
+ public:
+  explicit ServeWorker(std::string runner);
+  /// Ends the child: its stdin closes (a serving runner then exits), SIGKILL after 5 s.
+  ~ServeWorker();
+  ServeWorker(const ServeWorker&) = delete;
+  ServeWorker& operator=(const ServeWorker&) = delete;
+
+  /// Sends `bundle_dir` and waits for the answer line with `run_worker`'s watchdog (at most
+  /// `timeout_s` seconds not counting the wait for the device lock). An answered bundle is
+  /// End::Exited with code 0 and the answer line in `out` (after any other lines the runner
+  /// printed for it); `err` holds what it printed on stderr for this bundle only.
+  WorkerResult run(const std::string& bundle_dir, double timeout_s);
+
+  /// The process id of the running child (0 when there is none).
+  int pid() const;
+
+ private:
+  struct Child;
+  void start();
+  int stop(bool kill_now);  // ends the child, returns its wait status
+
+  std::string runner_;
+  std::unique_ptr<Child> child_;
+};
+
+/// ServeWorkers shared by threads that run bundles at once: a run takes a worker no other
+/// thread is using (of those whose runner is alive, the one used last), or makes a new one
+/// when all are busy, so N threads at once never need more than N workers. Safe to call
+/// from several threads at once.
+class ServePool {
+ public:
+  explicit ServePool(std::string runner);
+  WorkerResult run(const std::string& bundle_dir, double timeout_s);
+  /// The workers made so far.
+  std::size_t size() const;
+
+ private:
+  std::string runner_;
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<ServeWorker>> workers_;
+  std::vector<ServeWorker*> idle_;
+};
 
 /// "killed by signal 11 (Segmentation fault)", "exited with code 3", "timed out after 10 s".
 std::string describe_end(const WorkerResult& r, double timeout_s);

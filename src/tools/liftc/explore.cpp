@@ -1,5 +1,5 @@
 // `liftc explore F.sr`: search the rewritten programs' parameter spaces on a device
-// (random or genetic/NSGA-II), every evaluation isolated in a runner process and recorded
+// (random or genetic/NSGA-II), every evaluation watched in a runner process and recorded
 // in a SQLite store; print the Pareto front of time against memory and write its kernels,
 // host programs and tables. `--resume` continues an interrupted run; `--replay DB` runs a
 // search against a store's results instead of a device.
@@ -42,7 +42,7 @@ struct ExploreOptions {
   bool pareto = false;
   // Not stored: where results go and how.
   std::string out_dir, db, replay, rules_dir, jobs;
-  bool force = false, resume = false, quiet = false;
+  bool force = false, resume = false, quiet = false, isolate = false;
 };
 
 json to_json(const ExploreOptions& o) {
@@ -166,6 +166,7 @@ Settings settle(const ExploreOptions& o) {
   s.genetic.pareto = o.pareto;
   if (!o.runner.empty()) check_runner_command(o.runner);
   s.evaluator.runner = o.runner;
+  s.evaluator.isolate = o.isolate;
   s.evaluator.timeout_s = positive_number("--timeout", o.timeout);
   s.evaluator.bundle.device = o.device;
   s.evaluator.bundle.runs = static_cast<int>(whole_number("--runs", o.runs, 1, 1000));
@@ -239,9 +240,9 @@ void run_explore(ExploreOptions o) {
     auto last = std::find_if(runs.rbegin(), runs.rend(), [](const auto& r) { return !r.finished; });
     if (last == runs.rend()) throw Error(fmt::format("--resume: every run in {} has finished; nothing to resume", db));
     std::string out_dir = o.out_dir, file = o.file, jobs = o.jobs;
-    bool force = o.force, quiet = o.quiet;
+    bool force = o.force, quiet = o.quiet, isolate = o.isolate;
     from_json(json::parse(last->config), o);
-    o.jobs = jobs;
+    o.jobs = jobs, o.isolate = isolate;
     if (!file.empty() && fs::path(file) != fs::path(o.file))
       throw Error(fmt::format("--resume: the run in {} explores {}, not {}", db, o.file, file));
     o.out_dir = out_dir, o.force = force, o.quiet = quiet, o.resume = true;
@@ -398,6 +399,9 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--jobs,-j", o->jobs,
                   "candidates evaluated at once: generated and built in parallel, timed one at a time (default: "
                   "the number of hardware threads)");
+  cmd->add_flag("--isolate", o->isolate,
+                "run every candidate in a fresh liftc-runner process (default: one serving runner per job, which "
+                "keeps its OpenCL context from one candidate to the next)");
   cmd->add_option("--timeout", o->timeout, "seconds a candidate may run before the watchdog kills it (default 60)");
   cmd->add_option("--runs", o->runs, "timed runs per candidate (default 5; the median is kept)");
   cmd->add_option("--warmup", o->warmup, "untimed runs first (default 1: the validated run)");
