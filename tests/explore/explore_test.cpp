@@ -95,8 +95,11 @@ TEST_P(ExploreJobs, HangAndCrashAreRecordedTheRunFinishesAndReplayAgrees) {
     first = run_loop(*search, evaluator, budget, jobs);
     EXPECT_EQ(evaluator.times().ran, 5u);
     // One at a time, the last candidate runs in the process of the one before it.
-    if (isolate) EXPECT_EQ(evaluator.times().reused, 0u);
-    else if (jobs == 1) EXPECT_GE(evaluator.times().reused, 1u);
+    if (isolate) {
+      EXPECT_EQ(evaluator.times().reused, 0u);
+    } else if (jobs == 1) {
+      EXPECT_GE(evaluator.times().reused, 1u);
+    }
   }
   ASSERT_EQ(first.explored.size(), 5u);
   EXPECT_EQ(first.explored[1].evaluation.status, "timeout") << first.explored[1].evaluation.reason;
