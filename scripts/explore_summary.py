@@ -2,13 +2,16 @@
 """Summarizes the explorations of scripts/explore_gpu.sh: one Markdown row per layer.
 
 For each layer it reads the stores DIR/layerL-random.db and DIR/layerL-genetic.db (and,
-when present, DIR/layerL-replay.db, a genetic search replayed against the random store by
-`liftc explore --replay`) and reports:
+when present, DIR/layerL-replay.txt, what a search replayed against the random store printed:
+`liftc explore examples/vgg16/convL.sr --search genetic --evals 300 --replay DIR/layerL-random.db
+-q > DIR/layerL-replay.txt`) and reports:
   - the random run: evaluations by status, wall time (first run start to last run end,
     over every resumed run), the fastest validated point (time, memory, strategy, point);
   - the genetic run: its evaluations, wall time and fastest point, and after how many of its
     evaluations the best so far came within 5% of the random run's best (the
-    "evaluations to 5%" measure); the same for the replayed search.
+    "evaluations to 5%" measure); for the replayed search, the count `liftc explore --replay`
+    printed (against the random store's best) and how many of its proposals the store held
+    (a proposal the store lacks is told to the search as a failure).
 Evaluations are counted in store order (the order the search proposed them); one served
 from the store counts as one evaluation.
 
@@ -23,6 +26,7 @@ import datetime
 import json
 import math
 import os
+import re
 import sqlite3
 import sys
 
@@ -77,6 +81,20 @@ def evaluations_to_within(evaluations, target_ms):
         if best <= target_ms:
             return i
     return None
+
+
+def read_replay(path):
+    """What `liftc explore --replay` printed: replayed, not in the store, evaluations to 5% (or None)."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        text = f.read()
+    replayed = re.search(r"replayed (\d+) candidate\(s\) from .*?; (\d+) not in the store", text)
+    within = re.search(r"^within \d+% of the store's best \(.*?\) after (\d+) evaluation", text, re.M)
+    if not replayed:
+        return None
+    return dict(replayed=int(replayed.group(1)), missing=int(replayed.group(2)),
+                to_within=int(within.group(1)) if within else None)
 
 
 def counts(evaluations):
@@ -136,7 +154,7 @@ def main():
           f" genetic: fastest | genetic: evaluations to {args.within:.0%} | replay: evaluations to {args.within:.0%} |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for layer in args.layers:
-        stores = {s: read_store(os.path.join(args.dir, f"layer{layer}-{s}.db")) for s in ("random", "genetic", "replay")}
+        stores = {s: read_store(os.path.join(args.dir, f"layer{layer}-{s}.db")) for s in ("random", "genetic")}
         random = stores["random"]
         if random is None:
             print(f"| {layer} | no store | | | | | | | |")
@@ -147,20 +165,24 @@ def main():
                                             statuses=counts(random["evaluations"]), fastest=best))
         cells = [layer, f"{len(random['evaluations'])} ({counts(random['evaluations'])})", f"{random['wall_s']:.0f}",
                  describe(best)]
-        for name in ("genetic", "replay"):
-            store = stores[name]
-            if store is None:
-                cells += ["-", "-", "-", "-"] if name == "genetic" else ["-"]
-                continue
+        store = stores["genetic"]
+        if store is None:
+            cells += ["-", "-", "-", "-"]
+        else:
             to = evaluations_to_within(store["evaluations"], target) if target else None
             to_text = f"{to} of {len(store['evaluations'])}" if to else f"not within {len(store['evaluations'])}"
-            row[name] = dict(evaluations=len(store["evaluations"]), wall_s=store["wall_s"],
-                             fastest=fastest(store["evaluations"]), to_within=to)
-            if name == "genetic":
-                cells += [f"{len(store['evaluations'])} ({counts(store['evaluations'])})", f"{store['wall_s']:.0f}",
-                          describe(fastest(store["evaluations"])), to_text]
-            else:
-                cells.append(to_text)
+            row["genetic"] = dict(evaluations=len(store["evaluations"]), wall_s=store["wall_s"],
+                                  fastest=fastest(store["evaluations"]), to_within=to)
+            cells += [f"{len(store['evaluations'])} ({counts(store['evaluations'])})", f"{store['wall_s']:.0f}",
+                      describe(fastest(store["evaluations"])), to_text]
+        replay = read_replay(os.path.join(args.dir, f"layer{layer}-replay.txt"))
+        row["replay"] = replay
+        if replay is None:
+            cells.append("-")
+        else:
+            n = replay["replayed"]
+            held = f"{n - replay['missing']} of {n} in the store"
+            cells.append(f"{replay['to_within']} of {n} ({held})" if replay["to_within"] else f"not within {n} ({held})")
         print("| " + " | ".join(str(c) for c in cells) + " |")
         summary.append(row)
     if args.json:
