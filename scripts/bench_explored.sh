@@ -57,6 +57,9 @@ if [[ -n "$refs" ]]; then header="$header hand-written ms | hand / liftc | CLBla
 if [[ -n "$torch" ]]; then header="$header cuDNN ms | cuDNN / liftc |"; rule="$rule --- | --- |"; fi
 "$liftc" devices | head -n 1 >&2
 table="$header"$'\n'"$rule"
+# With -o the file grows a row per layer, so a run cut off by a time limit keeps the layers it
+# finished (the GPU machine's commands are limited to 10 minutes).
+if [[ -n "$out" ]]; then echo "$table" > "$out"; fi
 for l in $layers; do
   src="$root/examples/vgg16/conv$l.sr"
   read -r C H W M < <(sed -n 's/^size C = \([0-9]*\), H = \([0-9]*\), W = \([0-9]*\), M = \([0-9]*\).*/\1 \2 \3 \4/p' "$src")
@@ -83,6 +86,6 @@ for l in $layers; do
   fi
   echo "$row" >&2
   table="$table"$'\n'"$row"
+  if [[ -n "$out" ]]; then echo "$row" >> "$out"; fi
 done
 echo "$table"
-if [[ -n "$out" ]]; then echo "$table" > "$out"; fi
