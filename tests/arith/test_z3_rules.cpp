@@ -50,7 +50,7 @@ z3::expr floor_div(const z3::expr& x, const z3::expr& y) { return z3::ite(y > 0,
 z3::expr floor_mod(const z3::expr& x, const z3::expr& y) { return x - y * floor_div(x, y); }
 // The same spellings over Expr (which has floor semantics already).
 Expr floor_div(const Expr& x, const Expr& y) { return x / y; }
-Expr floor_mod(const Expr& x, const Expr& y) { return x % y; }
+[[maybe_unused]] Expr floor_mod(const Expr& x, const Expr& y) { return x % y; }
 
 z3::expr to_z3(const Expr& e, z3::context& ctx) {
   switch (e.kind()) {

@@ -3,6 +3,7 @@
 // the generated OpenCL runs on the default device and must give the interpreter's values
 // of the original, high-level program. And the hand-written low-level examples.
 
+#include <cctype>
 #include <filesystem>
 #include <random>
 
@@ -102,6 +103,46 @@ INSTANTIATE_TEST_SUITE_P(Library, StrategyToOpenCL,
                                            StrategyCase{"matmul-parametric", "matmul.sr"},
                                            StrategyCase{"lower-glb2", "matmul.sr"}),
                          [](const auto& info) { return case_name(info.param); });
+
+// conv-chw-tile's second alternative (tile-weights-private): each reduction step copies
+// its kappa kernel values into a private array before the sigma windows' loop, so the
+// accumulating statement reads only private memory (the window value is hoisted out of
+// the kernels' loop already); the first alternative reads the kernel values in that
+// statement, inside the windows' loop. Both run and match; the same for -m0.
+TEST(RegisterTile, SecondAlternativeLoadsEachKernelValueOncePerStep) {
+  ir::Program original = program(example("conv/conv_small.sr"));
+  RewriteOptions options;
+  options.budget.max_alternatives = 16;
+  for (const char* strategy : {"conv-chw-tile", "conv-chw-tile-m0"}) {
+    SCOPED_TRACE(strategy);
+    ProgramRewrite rw = rewrite_program(library(), strategy, original, options);
+    ASSERT_EQ(rw.programs.size(), 2u);
+    std::mt19937_64 rng(5);
+    for (std::size_t a = 0; a < 2; ++a) {
+      std::vector<Instance> points = instances(original, rw.programs[a], 1, rng);
+      ASSERT_FALSE(points.empty());
+      codegen::Module m = codegen::generate(points[0].rewritten);
+      const std::string& src = m.kernels.back().source;  // the tile's kernel (after the pad kernel)
+      // The accumulating statement: `pmemacc_N[..] = pmemacc_N[..] + <value> * <kernel value>;`.
+      std::size_t at = src.find("] + ");
+      ASSERT_NE(at, std::string::npos) << src;
+      std::string statement = src.substr(at, src.find(';', at) - at);
+      // Whether it indexes an array that is not private (private arrays are `pmem...`):
+      // the kernel values (`weights`, or -m0's kernel-minor copy of them).
+      bool reads_global = false;
+      for (std::size_t b = statement.find('['); b != std::string::npos; b = statement.find('[', b + 1)) {
+        std::size_t name = b;
+        while (name > 0 && (std::isalnum(static_cast<unsigned char>(statement[name - 1])) || statement[name - 1] == '_')) --name;
+        if (statement.compare(name, 4, "pmem") != 0) reads_global = true;
+      }
+      EXPECT_EQ(reads_global, a == 0) << statement;
+      if (a == 1) {
+        EXPECT_NE(statement.find("pmemtmp"), std::string::npos) << statement;
+      }
+      run_and_compare(points[0].rewritten, points[0].original, rng());
+    }
+  }
+}
 
 // Every hand-written low-level example, with its own sizes, generates, runs, and matches
 // the interpreter; and the paper's Listing 4 at the shape of VGG-16's first layer.
