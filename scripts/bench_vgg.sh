@@ -18,7 +18,9 @@
 #             from --kappas), `conv-chw-m0` (as conv-chw with the kernels on dimension 0,
 #             reading a kernel-minor copy of the weights), and `conv-chw-tile` (a SIGMA x KAPPA register tile per work-item:
 #             SIGMA neighbouring windows of a row times KAPPA kernels; --sigmas, --kappas;
-#             `conv-chw-tile-m0`: the same with the kernel groups on dimension 0).
+#             `conv-chw-tile-m0`: the same with the kernel groups on dimension 0; --tile-alternatives:
+#             1 reads the kappa kernel values inside the loop over the sigma windows, 2 copies
+#             them into private memory once per reduction step, before that loop).
 #             And `conv-chw-omega` / `conv-chw-omega-m0` (rules/partial_sums.rules: each window's
 #             reduction in OMEGA chunks of its channels, computed by different work-items into
 #             a buffer of partial sums by a kernel of their own, then summed with the bias;
@@ -47,6 +49,7 @@
 #                             [--tiles "2 4 8"] [--kappas "4 16"] [-o DIR]
 #                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gemm conv-gpu conv-gpu-k0 conv-local"]
 #                             [--sigmas "2 4"] [--omegas "2 4 8 16"] [--gemm-alternatives "1 2"]
+#                             [--tile-alternatives "1 2"]
 #                             [--refs DIR]
 # Prints a Markdown table; with -o, writes it and the rewritten programs to DIR.
 # On a CPU device (PoCL) keep it short: --runs 2 --warmup 1 --locals "" (the runtime's
@@ -65,6 +68,7 @@ kappas="4 16"
 sigmas="2 4"
 omegas="2 4 8 16"
 gemm_alternatives="1 2"
+tile_alternatives="1 2"
 out=""
 strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gemm conv-gpu conv-gpu-k0 conv-local"
 refs=""
@@ -82,6 +86,7 @@ while [ $# -gt 0 ]; do
     --sigmas) sigmas="$2"; shift 2 ;;
     --omegas) omegas="$2"; shift 2 ;;
     --gemm-alternatives) gemm_alternatives="$2"; shift 2 ;;
+    --tile-alternatives) tile_alternatives="$2"; shift 2 ;;
     -o) out="$2"; shift 2 ;;
     --strategies) strategies="$2"; shift 2 ;;
     --refs) refs="$2"; shift 2 ;;
@@ -227,18 +232,20 @@ for l in $layers; do
   fi
   for tile_strategy in conv-chw-tile conv-chw-tile-m0; do
     [[ " $strategies " == *" $tile_strategy "* ]] || continue
-    rewrite "$src" "$tile_strategy" "" "$work/conv${l}_$tile_strategy.sr"
-    for sg in $sigmas; do
-      [ $((W % sg)) -eq 0 ] || continue
-      for k in $kappas; do
-        [ $((M % k)) -eq 0 ] || continue
-        read -r t t_local t_bytes < <(best_ms "$work/conv${l}_$tile_strategy.sr" \
-          --params "$(tile_params "$work/conv${l}_$tile_strategy.sr" register-tile "$sg" "$k")")
-        if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
-          tuned="$t"
-          tuned_bytes="$t_bytes"
-          tuned_how="$tile_strategy, sigma=$sg kappa=$k, $t_local"
-        fi
+    for alt in $tile_alternatives; do
+      program="$work/conv${l}_$tile_strategy-$alt.sr"
+      rewrite "$src" "$tile_strategy" "$alt" "$program"
+      for sg in $sigmas; do
+        [ $((W % sg)) -eq 0 ] || continue
+        for k in $kappas; do
+          [ $((M % k)) -eq 0 ] || continue
+          read -r t t_local t_bytes < <(best_ms "$program" --params "$(tile_params "$program" register-tile "$sg" "$k")")
+          if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
+            tuned="$t"
+            tuned_bytes="$t_bytes"
+            tuned_how="$tile_strategy alt $alt, sigma=$sg kappa=$k, $t_local"
+          fi
+        done
       done
     done
   done
