@@ -5,7 +5,8 @@
 # VGG-16 layers on the NVIDIA OpenCL device, resumable from one store per layer.
 #
 # Usage: scripts/explore_gpu.sh [--bin DIR] [--out DIR] [--layers "reduced 1 5"] [--time S]
-#                               [--evals N] [--search random|genetic] [--jobs N] [--device D] [--bench-layers "reduced 1 9 5"]
+#                               [--evals N] [--search random|genetic] [--jobs N] [--device D]
+#                               [--strategies "conv-chw-tile conv-chw-tile-m0 ..."] [--bench-layers "reduced 1 9 5"]
 # Prep (on the build machine, in the repository root):
 #   mkdir -p .gpu && strip -o .gpu/liftc build/liftc && strip -o .gpu/liftc-runner build/liftc-runner
 #   cp /usr/lib/x86_64-linux-gnu/{libz3.so.4,libfmt.so.9,libsqlite3.so.0} .gpu/
@@ -29,6 +30,7 @@ search=random
 bench_layers=""
 jobs="$(nproc)"
 device=nvidia
+strategies=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --bin) bin="$2"; shift 2 ;;
@@ -40,6 +42,7 @@ while [[ $# -gt 0 ]]; do
     --bench-layers) bench_layers="$2"; shift 2 ;;
     --time) budget="$2"; shift 2 ;;
     --device) device="$2"; shift 2 ;;
+    --strategies) strategies="$2"; shift 2 ;;
     *) echo "explore_gpu.sh: unknown argument '$1'" >&2; exit 1 ;;
   esac
 done
@@ -68,12 +71,18 @@ if [[ -n "$bench_layers" ]]; then
   OCL_ICD_FILENAMES= bash "$root/scripts/bench_interp.sh" --before-sequential --after "$bin/liftc" --layers "$bench_layers" \
     | tee "$out/bench_interp.md"
 fi
+# --strategies: explore only these (liftc explore -s each); default every strategy that
+# applies. On the H100 the paper's generic strategies (conv-tiled, stencil-parametric,
+# conv-parametric, conv-lower) draw points whose first run takes 0.2 to 8 s on layers 6 to 9:
+# most of the device time of a random run there.
+strategy_flags=()
+for s in $strategies; do strategy_flags+=(-s "$s"); done
 for layer in $layers; do
   if [[ "$layer" == reduced ]]; then file="$root/examples/vgg16/conv_reduced.sr"; else file="$root/examples/vgg16/conv$layer.sr"; fi
   db="$out/layer$layer-$search.db"
   echo "== layer $layer ($search, $evals evaluations, $jobs jobs, store $db)"
   start=$(date +%s.%N)
-  "$bin/liftc" explore "$file" --device "$device" --pareto --search "$search" --evals "$evals" --time "$budget" \
+  "$bin/liftc" explore "$file" "${strategy_flags[@]}" --device "$device" --pareto --search "$search" --evals "$evals" --time "$budget" \
       --timeout 30 --jobs "$jobs" --db "$db" -q 2>&1 | tail -40
   awk -v a="$start" -v b="$(date +%s.%N)" -v l="$layer" \
     'BEGIN { printf "== layer %s: wall time %.1f s (all of liftc explore: space, reference, evaluations, front)\n", l, b - a }'
