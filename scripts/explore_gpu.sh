@@ -15,10 +15,13 @@
 # same candidates, those in the layer's store (DIR/layerN-SEARCH.db, kept while the machine
 # is) are served from it, and new ones are evaluated. --jobs N (default: every core) runners
 # at once: they build and validate in parallel and take turns on the GPU for the timed runs;
-# the candidates do not depend on N. Each layer ends with its wall time and evaluations/s. At the end the stores and the
-# benchmark table are copied to $OUT when it is set (what comes back from the machine), after
-# every layer (bring_back below). To resume on a fresh machine, unpack stores.tgz into the
-# --out folder of the next run (carried along in an ignored folder, e.g. .gpu-explore/).
+# the candidates do not depend on N. Each layer ends with its wall time and evaluations/s.
+# Each exploration writes its front (kernels, host programs, pareto.csv/json, evaluated.csv)
+# to DIR/front-layerN-SEARCH (liftc explore -o, replaced by a rerun). After every layer the
+# stores, the fronts' pareto.csv and pareto.json and the benchmark table are copied to $OUT
+# when it is set (what comes back from the machine; bring_back below). To resume on a fresh
+# machine, unpack stores.tgz into the --out folder of the next run (carried along in an
+# ignored folder, e.g. .gpu-explore/).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="$root/.gpu"
@@ -63,6 +66,11 @@ bring_back() {
 c = sqlite3.connect(sys.argv[1]); c.execute("VACUUM INTO ?", (sys.argv[2],)); c.close()
 c = sqlite3.connect(sys.argv[2]); c.execute("DELETE FROM refs"); c.commit(); c.execute("VACUUM"); c.close()' "$db" "$slim/$(basename "$db")"
   done
+  for front in "$out"/front-*; do
+    [[ -d "$front" ]] || continue
+    mkdir -p "$slim/$(basename "$front")"
+    cp "$front"/pareto.csv "$front"/pareto.json "$slim/$(basename "$front")/" 2> /dev/null
+  done
   tar -czf "$OUT/stores.tgz" -C "$slim" . && cp "$out"/*.md "$OUT"/ 2> /dev/null
   return 0
 }
@@ -83,7 +91,7 @@ for layer in $layers; do
   echo "== layer $layer ($search, $evals evaluations, $jobs jobs, store $db)"
   start=$(date +%s.%N)
   "$bin/liftc" explore "$file" "${strategy_flags[@]}" --device "$device" --pareto --search "$search" --evals "$evals" --time "$budget" \
-      --timeout 30 --jobs "$jobs" --db "$db" -q 2>&1 | tail -40
+      --timeout 30 --jobs "$jobs" --db "$db" -o "$out/front-layer$layer-$search" --force -q 2>&1 | tail -40
   awk -v a="$start" -v b="$(date +%s.%N)" -v l="$layer" \
     'BEGIN { printf "== layer %s: wall time %.1f s (all of liftc explore: space, reference, evaluations, front)\n", l, b - a }'
   bring_back
