@@ -287,6 +287,13 @@ TEST_F(ExploreCli, ParetoOutputsResultsAndNoOverwrite) {
   expect("results out/results.db --csv out.csv", 0, "wrote out.csv");
   EXPECT_EQ(read(dir_ / "out.csv").substr(0, 20), "id,run,status,time_m");
   expect("results out/results.db --csv out.csv", 1, "out.csv exists; pass --force to overwrite it");
+  // The store's front is the exploration's: as many points as pareto.csv has rows.
+  Result front = run("results out/results.db --pareto");
+  EXPECT_EQ(front.exit_code, 0) << front.output;
+  std::string pareto_csv = read(dir_ / "out/pareto.csv");
+  auto front_points = std::count(pareto_csv.begin(), pareto_csv.end(), '\n') - 1;
+  EXPECT_NE(front.output.find(fmt::format("{} point(s):", front_points)), std::string::npos) << front.output << pareto_csv;
+  EXPECT_NE(front.output.find("of 4 validated point(s)"), std::string::npos) << front.output;
   Result json = run("results out/results.db --json -");
   EXPECT_EQ(json.exit_code, 0);
   EXPECT_EQ(json.output.substr(0, 1), "[");

@@ -1,13 +1,16 @@
-// `liftc results DB`: list a results store's runs and evaluations, or export them as CSV
-// or JSON.
+// `liftc results DB`: list a results store's runs and evaluations, export them as CSV or
+// JSON, or print the Pareto front of its validated points.
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "liftc/explore/output.hpp"
+#include "liftc/explore/pareto.hpp"
 #include "liftc/explore/store.hpp"
 #include "liftc/support/diagnostic.hpp"
 
@@ -20,6 +23,7 @@ struct ResultsOptions {
   std::string csv, json;
   std::int64_t run = -1;
   bool force = false;
+  bool pareto = false;
 };
 
 // Writes `text` to `path` ("-" = stdout), never over an existing file without --force.
@@ -35,9 +39,35 @@ void export_to(const std::string& path, const std::string& text, bool force) {
   fmt::print("wrote {}\n", path);
 }
 
+// The front of the store's validated points (each key once) under explore's noise rule:
+// the front of every run a store holds, with no device (e.g. of stores brought back from
+// a GPU machine).
+void print_store_front(const std::vector<explore::Evaluation>& rows) {
+  std::vector<explore::Evaluation> valid;
+  std::set<std::string> keys;
+  for (const auto& e : rows)
+    if (explore::status_valid(e.status) && keys.insert(e.key).second) valid.push_back(e);
+  std::vector<explore::Objectives> objectives;
+  for (const auto& e : valid) objectives.push_back({e.time_ms, e.spread_ms, static_cast<double>(e.memory_bytes)});
+  std::vector<explore::Evaluation> front;
+  for (std::size_t i : explore::pareto_front(objectives)) front.push_back(valid[i]);
+  std::sort(front.begin(), front.end(), [](const auto& a, const auto& b) { return a.time_ms < b.time_ms; });
+  if (front.empty()) {
+    fmt::print("no validated evaluation: no front\n");
+    return;
+  }
+  fmt::print("Pareto front of {} validated point(s) (time against memory; a point is dominated only beyond the "
+             "measured spread), {} point(s):\n{}",
+             valid.size(), front.size(), explore::front_table(front));
+}
+
 void run_results(const ResultsOptions& o) {
   auto store = explore::Store::open_existing(o.db);
   std::vector<explore::Evaluation> rows = store->evaluations(o.run);
+  if (o.pareto) {
+    print_store_front(rows);
+    return;
+  }
   if (!o.csv.empty()) export_to(o.csv, explore::evaluations_csv(rows), o.force);
   if (!o.json.empty()) export_to(o.json, explore::evaluations_json(rows), o.force);
   if (!o.csv.empty() || !o.json.empty()) return;
@@ -65,6 +95,7 @@ void add_results_command(CLI::App& app) {
   cmd->add_option("--json", o->json, "export the evaluations as JSON to FILE (- for stdout)");
   cmd->add_option("--run", o->run, "only the evaluations of this run");
   cmd->add_flag("--force", o->force, "overwrite an existing export file");
+  cmd->add_flag("--pareto", o->pareto, "print the Pareto front of the validated evaluations (of --run, else all)");
   cmd->callback([o] { run_results(*o); });
 }
 
