@@ -20,7 +20,8 @@
 #             SIGMA neighbouring windows of a row times KAPPA kernels; --sigmas, --kappas;
 #             `conv-chw-tile-m0`: the same with the kernel groups on dimension 0; --tile-alternatives:
 #             1 reads the kappa kernel values inside the loop over the sigma windows, 2 copies
-#             them into private memory once per reduction step, before that loop).
+#             them into private memory once per reduction step, before that loop, 3 and 4 also
+#             make the accumulators and kernel values float4 / float8 vectors: kappa a multiple).
 #             And `conv-chw-omega` / `conv-chw-omega-m0` (rules/partial_sums.rules: each window's
 #             reduction in OMEGA chunks of its channels, computed by different work-items into
 #             a buffer of partial sums by a kernel of their own, then summed with the bias;
@@ -49,7 +50,7 @@
 #                             [--tiles "2 4 8"] [--kappas "4 16"] [-o DIR]
 #                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gemm conv-gpu conv-gpu-k0 conv-local"]
 #                             [--sigmas "2 4"] [--omegas "2 4 8 16"] [--gemm-alternatives "1 2"]
-#                             [--tile-alternatives "1 2"]
+#                             [--tile-alternatives "1 2 3 4"]
 #                             [--refs DIR]
 # Prints a Markdown table; with -o, writes it and the rewritten programs to DIR.
 # On a CPU device (PoCL) keep it short: --runs 2 --warmup 1 --locals "" (the runtime's
@@ -68,7 +69,7 @@ kappas="4 16"
 sigmas="2 4"
 omegas="2 4 8 16"
 gemm_alternatives="1 2"
-tile_alternatives="1 2"
+tile_alternatives="1 2 3 4"
 out=""
 strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gemm conv-gpu conv-gpu-k0 conv-local"
 refs=""

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <filesystem>
 #include <random>
+#include <set>
+#include <regex>
 
 #include <gtest/gtest.h>
 
@@ -104,40 +106,67 @@ INSTANTIATE_TEST_SUITE_P(Library, StrategyToOpenCL,
                                            StrategyCase{"lower-glb2", "matmul.sr"}),
                          [](const auto& info) { return case_name(info.param); });
 
-// conv-chw-tile's second alternative (tile-weights-private): each reduction step copies
-// its kappa kernel values into a private array before the sigma windows' loop, so the
-// accumulating statement reads only private memory (the window value is hoisted out of
-// the kernels' loop already); the first alternative reads the kernel values in that
-// statement, inside the windows' loop. Both run and match; the same for -m0.
-TEST(RegisterTile, SecondAlternativeLoadsEachKernelValueOncePerStep) {
-  ir::Program original = program(example("conv/conv_small.sr"));
+// conv-chw-tile's alternatives after the first: 2 (tile-weights-private) copies each
+// reduction step's kappa kernel values into a private array before the sigma windows'
+// loop, so the accumulating statement reads only private memory (the window value is
+// hoisted out of the kernels' loop already); 3 and 4 (tile-kernels-vectorize) also make
+// the accumulators and kernel values float4 / float8 vectors (vload, vstore). The first
+// alternative reads the kernel values in that statement, inside the windows' loop. All
+// run and match; the same for -m0. (M = 8 here, so kappa can be 8 for float8.)
+TEST(RegisterTile, KernelValuesOncePerStepAndVectorAccumulators) {
+  ir::Program original = program(example("conv/conv_c1_m8.sr"));
   RewriteOptions options;
   options.budget.max_alternatives = 16;
+  const std::regex vload(R"(vload(\d+)\([^,]*, ([A-Za-z_][A-Za-z0-9_]*))");
   for (const char* strategy : {"conv-chw-tile", "conv-chw-tile-m0"}) {
     SCOPED_TRACE(strategy);
     ProgramRewrite rw = rewrite_program(library(), strategy, original, options);
-    ASSERT_EQ(rw.programs.size(), 2u);
+    ASSERT_EQ(rw.programs.size(), 4u);
     std::mt19937_64 rng(5);
-    for (std::size_t a = 0; a < 2; ++a) {
+    for (std::size_t a = 0; a < 4; ++a) {
+      SCOPED_TRACE(a + 1);
       std::vector<Instance> points = instances(original, rw.programs[a], 1, rng);
       ASSERT_FALSE(points.empty());
       codegen::Module m = codegen::generate(points[0].rewritten);
       const std::string& src = m.kernels.back().source;  // the tile's kernel (after the pad kernel)
-      // The accumulating statement: `pmemacc_N[..] = pmemacc_N[..] + <value> * <kernel value>;`.
-      std::size_t at = src.find("] + ");
-      ASSERT_NE(at, std::string::npos) << src;
-      std::string statement = src.substr(at, src.find(';', at) - at);
-      // Whether it indexes an array that is not private (private arrays are `pmem...`):
-      // the kernel values (`weights`, or -m0's kernel-minor copy of them).
-      bool reads_global = false;
+      // The accumulating statement: the line that updates the accumulators (`pmemacc`)
+      // with a product.
+      std::string statement;
+      for (std::size_t at = 0, end; at < src.size(); at = end + 1) {
+        end = src.find('\n', at);
+        if (end == std::string::npos) end = src.size();
+        std::string line = src.substr(at, end - at);
+        if (line.find("pmemacc") != std::string::npos && line.find(" * ") != std::string::npos) {
+          statement = line;
+          break;
+        }
+      }
+      ASSERT_FALSE(statement.empty()) << src;
+      // The arrays it indexes that are not private (private arrays are `pmem...`).
+      int global_reads = 0;
       for (std::size_t b = statement.find('['); b != std::string::npos; b = statement.find('[', b + 1)) {
         std::size_t name = b;
         while (name > 0 && (std::isalnum(static_cast<unsigned char>(statement[name - 1])) || statement[name - 1] == '_')) --name;
-        if (statement.compare(name, 4, "pmem") != 0) reads_global = true;
+        if (statement.compare(name, 4, "pmem") != 0) ++global_reads;
       }
-      EXPECT_EQ(reads_global, a == 0) << statement;
-      if (a == 1) {
+      // The widths of the vector loads of the kernel values' private copy, anywhere in the
+      // kernel (code generation hoists them out of the windows' loop).
+      std::set<std::string> widths;
+      for (std::sregex_iterator it(src.begin(), src.end(), vload), e; it != e; ++it)
+        if ((*it)[2].str().rfind("pmemtmp", 0) == 0) widths.insert((*it)[1]);
+      if (a == 0) {
+        EXPECT_GE(global_reads, 1) << statement;  // the kernel value, in the windows' loop
+        EXPECT_EQ(src.find("pmemtmp"), std::string::npos) << src;
+      } else if (a == 1) {
+        EXPECT_EQ(global_reads, 0) << statement;  // kernel values from the private copy
         EXPECT_NE(statement.find("pmemtmp"), std::string::npos) << statement;
+      } else {
+        // One vector multiply-add: the accumulators and the private kernel values as vectors,
+        // the window's value (at most one global read) broadcast.
+        std::string v = a == 2 ? "4" : "8";
+        EXPECT_LE(global_reads, 1) << statement;
+        EXPECT_NE(statement.find("vstore" + v + "(vload" + v + "("), std::string::npos) << statement;
+        EXPECT_EQ(widths, std::set<std::string>{v}) << src;
       }
       run_and_compare(points[0].rewritten, points[0].original, rng());
     }

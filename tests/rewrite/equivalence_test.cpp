@@ -72,6 +72,9 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"tile-weights-private", "size N, P\ninput x : [float]N\ninput ws : [float]P\n"
                                "def out = mapSeq(a -> mapSeq(kq -> kq.0 * a.1 + kq.1, zip(a.0, ws)), "
                                "zip(map(v -> map(k -> v + k, ws), x), x))"},
+      {"tile-kernels-vectorize", "size N, P\ninput x : [float]N\ninput ws : [float]P\n"
+                                 "def out = mapSeq(a -> mapSeq(kq -> kq.0 * a.1 + kq.1, zip(a.0, ws)), "
+                                 "zip(map(v -> map(k -> v + k, ws), x), x))"},
       {"weights-kernel-minor", "size N, C, P\ninput x : [[[float]C]3]3\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
                                "def out = map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
                                "zip(join(join(x)), join(join(w)))), zip(ws, bs))"},
