@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "liftc/codegen/hoist.hpp"
+#include "liftc/codegen/vector_stores.hpp"
 #include "liftc/codegen/limits.hpp"
 #include "liftc/codegen/printer.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -240,6 +241,7 @@ class ModuleBuilder {
     fn.name = kernel_name;
     fn.body = builder.build(body, scope_, mem_view(out));
     if (options_.hoist) fn = hoist_invariants(fn);
+    if (options_.vector_stores) fn = vectorize_stores(fn);
 
     Kernel k;
     k.name = kernel_name;

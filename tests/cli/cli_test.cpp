@@ -147,6 +147,24 @@ TEST_F(Cli, RunReportsTheMemoryFootprintInBytes) {
   expect("run chw.sr", 0, "memory: global 4.1 KiB (4240 bytes)");
 }
 
+// A register tile's kappa outputs are one vector store (the kernel `compile` writes), and
+// --no-vector-stores gives the scalar loop back; both run and match.
+TEST_F(Cli, RegisterTileOutputsAreOneVectorStore) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_c1_m8.sr").string();
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw-tile > tile.sr").exit_code, 0);
+  const std::string point = "tile.sr --params sigma_KW=2,kappa_KW=4";
+  auto kernels = [&](const std::string& dir) {
+    std::ifstream in(dir_ / dir / "kernels.cl");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  ASSERT_EQ(run("compile " + point + " -o vec").exit_code, 0);
+  ASSERT_EQ(run("compile " + point + " --no-vector-stores -o scalar").exit_code, 0);
+  EXPECT_NE(kernels("vec").find("vstore4(vload4("), std::string::npos) << kernels("vec");
+  EXPECT_EQ(kernels("scalar").find("vstore"), std::string::npos) << kernels("scalar");
+  expect("run " + point, 0, "matches the interpreter");
+  expect("run " + point + " --no-vector-stores", 0, "matches the interpreter");
+}
+
 // --mad and --build-options reach the OpenCL compiler (run) and the host program (compile).
 TEST_F(Cli, BuildOptionsReachTheCompilerAndTheHostProgram) {
   std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();

@@ -45,6 +45,9 @@ struct Options {
   std::string build_options;
   /// Hoist loop-invariant expressions out of loops (hoist.cpp); `--no-hoist` turns it off.
   bool hoist = true;
+  /// Copy loops of 2, 4, 8 or 16 consecutive values into a global buffer become one vector
+  /// store (vector_stores.cpp); `--no-vector-stores` turns it off.
+  bool vector_stores = true;
 };
 
 /// The OpenCL compiler options of `options`: `-cl-mad-enable` when `mad`, then the user's

@@ -20,6 +20,7 @@ struct CodegenFlags {
   bool mad = false;                 // --mad: build with -cl-mad-enable
   std::string build_options;        // --build-options: more OpenCL compiler options
   bool no_hoist = false;            // --no-hoist: keep loop-invariant code in its loop
+  bool no_vector_stores = false;    // --no-vector-stores: copy loops store one scalar at a time
 
   /// Options for codegen::generate, with the device's work-group limits when known.
   codegen::Options options(const runtime::DeviceInfo* device) const {
@@ -29,6 +30,7 @@ struct CodegenFlags {
     o.mad = mad;
     o.build_options = build_options;
     o.hoist = !no_hoist;
+    o.vector_stores = !no_vector_stores;
     for (std::size_t d = 0; d < local.size() && d < 3; ++d) o.global_work_group[d] = local[d];
     if (device) {
       o.max_work_group_size = static_cast<std::int64_t>(device->max_work_group_size);
@@ -39,7 +41,8 @@ struct CodegenFlags {
   }
 };
 
-/// Registers --unroll, --local, --keep-loops, --mad, --build-options and --no-hoist.
+/// Registers --unroll, --local, --keep-loops, --mad, --build-options, --no-hoist and
+/// --no-vector-stores.
 inline void add_codegen_flags(CLI::App& cmd, CodegenFlags& flags) {
   cmd.add_flag("--unroll", flags.unroll, "unroll the innermost reduceSeq loops with constant trip counts");
   cmd.add_option("--local", flags.local,
@@ -55,6 +58,8 @@ inline void add_codegen_flags(CLI::App& cmd, CodegenFlags& flags) {
   cmd.add_option("--build-options", flags.build_options,
                  "more OpenCL compiler options, e.g. \"-cl-fast-relaxed-math\" (the host program uses them too)");
   cmd.add_flag("--no-hoist", flags.no_hoist, "keep loop-invariant expressions inside their loops (no hoisting)");
+  cmd.add_flag("--no-vector-stores", flags.no_vector_stores,
+               "store the values of a copy loop into a global buffer one at a time (no vstoreN)");
 }
 
 }  // namespace liftc::tool
