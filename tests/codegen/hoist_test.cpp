@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "c_tree.hpp"
 #include "liftc/codegen/hoist.hpp"
 #include "liftc/codegen/printer.hpp"
 
@@ -10,20 +11,12 @@ namespace liftc::codegen {
 namespace {
 
 using namespace c;
+using namespace test;
 
-const ir::Type kFloat = ir::Type::float_();
-const ir::Type kInt = ir::Type::int_();
-
-// Work-item g in [0, 63]; loop variables i, j, k with their ranges.
-arith::Expr g = arith::var("g", 0, 63);
+// Loop variables i, j with their ranges.
 arith::Expr i = arith::var("i", 0, 3);
 arith::Expr j = arith::var("j", 0, 1);
 
-Stmt g_decl() { return decl("g", kInt, AddressSpace::Private, std::nullopt, work_item(WorkItemFn::GlobalId, 0)); }
-Stmt loop(const char* v, std::int64_t n, std::vector<Stmt> body) {
-  return for_loop(v, int_lit(0), n, int_lit(1), std::move(body));
-}
-Expr ld(const char* buf, arith::Expr at) { return load(buf, std::move(at), 1, kFloat); }
 Expr fmul(Expr a, Expr b) { return binary("*", std::move(a), std::move(b), kFloat); }
 Expr fadd(Expr a, Expr b) { return binary("+", std::move(a), std::move(b), kFloat); }
 Expr acc() { return name("acc", kFloat); }
@@ -41,12 +34,6 @@ std::string hoisted(std::vector<Stmt> body) {
 
 const char* kHead =
     "kernel void k(global const float* restrict x, global const float* restrict w, global float* restrict y) {\n";
-
-struct Case {
-  const char* what;
-  std::vector<Stmt> body;
-  const char* expected;  // the printed kernel after its first line
-};
 
 TEST(Hoist, Table) {
   std::vector<Case> cases = {

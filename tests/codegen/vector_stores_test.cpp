@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "c_tree.hpp"
 #include "liftc/codegen/printer.hpp"
 #include "liftc/codegen/vector_stores.hpp"
 
@@ -11,19 +12,12 @@ namespace liftc::codegen {
 namespace {
 
 using namespace c;
+using namespace test;
 
-const ir::Type kFloat = ir::Type::float_();
-const ir::Type kInt = ir::Type::int_();
-
-arith::Expr g = arith::var("g", 0, 63);
+// Loop variables i, j with their ranges.
 arith::Expr i = arith::var("i", 0, 15);
 arith::Expr j = arith::var("j", 0, 1);
 
-Stmt g_decl() { return decl("g", kInt, AddressSpace::Private, std::nullopt, work_item(WorkItemFn::GlobalId, 0)); }
-Stmt loop(const char* v, std::int64_t n, std::vector<Stmt> body) {
-  return for_loop(v, int_lit(0), n, int_lit(1), std::move(body));
-}
-Expr ld(const char* buf, arith::Expr at) { return load(buf, std::move(at), 1, kFloat); }
 Stmt acc_decl() { return decl("acc", kFloat, AddressSpace::Private, arith::Expr(8), nullptr); }
 
 // The kernel `k(x, y)` around `body`, with its copy loops vectorized, printed.
@@ -36,12 +30,6 @@ std::string vectorized(std::vector<Stmt> body) {
 }
 
 const char* kHead = "kernel void k(global const float* restrict x, global float* restrict y) {\n";
-
-struct Case {
-  const char* what;
-  std::vector<Stmt> body;
-  const char* expected;  // the printed kernel after its first line
-};
 
 TEST(VectorStores, Table) {
   std::vector<Case> cases = {
@@ -82,11 +70,7 @@ TEST(VectorStores, Table) {
        "    y[4*g + i] = x[4*g + i] * 2.0f;\n"
        "  }\n}\n"},
   };
-  for (const auto& c : cases) {
-    std::string got = vectorized(c.body);
-    ASSERT_EQ(got.substr(0, std::string(kHead).size()), kHead) << c.what << "\n" << got;
-    EXPECT_EQ(got.substr(std::string(kHead).size()), c.expected) << c.what << "\n" << got;
-  }
+  for (const auto& c : cases) EXPECT_EQ(vectorized(c.body), std::string(kHead) + c.expected) << c.what;
 }
 
 }  // namespace
