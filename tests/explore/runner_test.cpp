@@ -61,7 +61,7 @@ TEST_F(RunnerTest, Protocol) {
   }
 }
 
-TEST_F(RunnerTest, ACandidateOverTheCutOffIsTimedOnce) {
+TEST_F(RunnerTest, ACandidateOverTheCutOffAfterItsValidatedRunIsNotRunAgain) {
   BundleSettings s;
   s.runs = 5;
   s.cutoff_ms = 1e-9;
@@ -70,6 +70,12 @@ TEST_F(RunnerTest, ACandidateOverTheCutOffIsTimedOnce) {
   EXPECT_EQ(a.status, "ok");
   EXPECT_TRUE(a.cut);
   EXPECT_EQ(a.samples_ms.size(), 1u);
+  // Its validated run was over the cut-off already: no warm-up or timed run followed.
+  auto phase = [&](const char* name) {
+    return std::any_of(a.phases_ms.begin(), a.phases_ms.end(), [&](const auto& p) { return p.first == name; });
+  };
+  EXPECT_TRUE(phase("first_run"));
+  EXPECT_FALSE(phase("timed_runs"));
 }
 
 TEST_F(RunnerTest, AProbeReportsTheDeviceAndItsLimits) {
