@@ -43,10 +43,13 @@ dev=()
 torch=""
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then torch=yes; fi
 
-# run_ms PROGRAM [FLAGS...]: "median-ms footprint-bytes" of a validated run.
+# run_ms SOURCE PROGRAM [FLAGS...]: "median-ms footprint-bytes" of a run of PROGRAM (rewritten
+# from SOURCE) validated against the interpreter's values of SOURCE (--reference: a rewritten
+# register-tiled program takes the interpreter minutes on a large layer, the source seconds).
 run_ms() {
-  local text
-  text=$("$liftc" run "$@" "${dev[@]}" --warmup 2 --runs "$runs") || { echo "bench_explored.sh: liftc run $* failed:" >&2; echo "$text" >&2; return 1; }
+  local text source="$1"
+  shift
+  text=$("$liftc" run "$@" "${dev[@]}" --reference "$source" --warmup 2 --runs "$runs") || { echo "bench_explored.sh: liftc run $* failed:" >&2; echo "$text" >&2; return 1; }
   grep -q "matches the interpreter" <<< "$text" || { echo "bench_explored.sh: $1 does not match the interpreter" >&2; return 1; }
   echo "$(awk '/^time: median/ {print $3}' <<< "$text") $(sed -n 's/^memory: global .* (\([0-9]*\) bytes).*/\1/p' <<< "$text")"
 }
@@ -66,9 +69,9 @@ for l in $layers; do
   IFS=$'\t' read -r strategy alternative flags explored_ms _ < <(python3 "$root/scripts/explore_summary.py" "$dir" "$l" --best-flags)
   "$liftc" rewrite "$src" --strategy "$strategy" --alternative "$alternative" > "$work/best$l.sr"
   # shellcheck disable=SC2086  # the flags are words: --params a=1,b=2 --local 8,4,1
-  read -r best best_bytes < <(run_ms "$work/best$l.sr" $flags)
+  read -r best best_bytes < <(run_ms "$src" "$work/best$l.sr" $flags)
   "$liftc" rewrite "$src" --strategy conv-naive > "$work/naive$l.sr"
-  read -r naive _ < <(run_ms "$work/naive$l.sr")
+  read -r naive _ < <(run_ms "$src" "$work/naive$l.sr")
   row=$(awk -v l="$l" -v C="$C" -v H="$H" -v W="$W" -v M="$M" -v t="$best" -v n="$naive" -v b="$best_bytes" \
             -v how="$strategy #$alternative $flags; explored $explored_ms ms" 'BEGIN {
     flop = 2 * H * W * M * C * 9

@@ -165,6 +165,34 @@ TEST_F(Cli, RegisterTileOutputsAreOneVectorStore) {
   expect("run " + point + " --no-vector-stores", 0, "matches the interpreter");
 }
 
+// run --reference: the device's values are compared with those of the program a kernel was
+// rewritten from; a reference that computes something else, or whose inputs differ, fails.
+TEST_F(Cli, RunValidatesAgainstTheProgramItWasRewrittenFrom) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_c1_m8.sr").string();
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw-tile > tile.sr").exit_code, 0);
+  const std::string point = "tile.sr --params sigma_KW=2,kappa_KW=4";
+  expect("run " + point + " --reference '" + conv + "'", 0, "conv: matches the interpreter");
+  std::ifstream in(conv);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto variant = [&](const std::string& name, const std::string& from, const std::string& to) {
+    std::string t = text;
+    std::size_t at = t.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    write(name, t.replace(at, from.size(), to));
+  };
+  variant("other.sr", "acc + p.0 * p.1", "acc + p.0 * p.1 * 2.0");
+  expect("run " + point + " --reference other.sr", 1, "conv: DIFFERS from the interpreter");
+  variant("wider.sr", "H = 6, W = 6", "H = 6, W = 7");
+  expect("run " + point + " --reference wider.sr", 1,
+         "error: --reference wider.sr: its input 'image' is float [6, 7, 1], in tile.sr it is float [6, 6, 1]");
+  std::string renamed = text;
+  for (std::size_t at; (at = renamed.find("biases")) != std::string::npos;) renamed.replace(at, 6, "bias");
+  write("renamed.sr", renamed);
+  expect("run " + point + " --reference renamed.sr", 1, "error: --reference renamed.sr: its input 'bias' is not an input of tile.sr");
+  expect("run " + point + " --reference missing.sr", 1, "missing.sr");
+  expect("run " + point + " --reference other.sr --no-validate", 1, "--no-validate excludes --reference");
+}
+
 // --mad and --build-options reach the OpenCL compiler (run) and the host program (compile).
 TEST_F(Cli, BuildOptionsReachTheCompilerAndTheHostProgram) {
   std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();

@@ -1,7 +1,10 @@
 // `liftc run`: generate, build, run on an OpenCL device, validate against the interpreter,
 // and report the time (sum of all kernels, median of N runs) and the memory footprint.
 
+#include <optional>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "codegen_flags.hpp"
 #include "commands.hpp"
@@ -30,6 +33,7 @@ struct RunOptions {
   double rtol = 1e-3;
   double atol = 1e-3;
   bool no_validate = false;
+  std::string reference;  // --reference: the program to validate against ("" = the run program itself)
 };
 
 // Compares every definition with the interpreter's value; returns whether all match.
@@ -51,11 +55,45 @@ bool validate(const interp::Tensors& device, const interp::Tensors& reference, c
   return all_ok;
 }
 
+std::string shape_text(const io::Tensor& t) {
+  return fmt::format("{} [{}]", t.dtype == io::DType::Float32 ? "float" : "int", fmt::join(t.shape, ", "));
+}
+
+// --reference FILE: the program the run one was rewritten from, whose interpreted values the
+// device's are compared with, on the same inputs. It is faster to interpret (a high-level
+// program takes the interpreter's fast paths; a register-tiled one does not) and independent
+// of the rewriting. Its sizes are bound by --size (the tuning parameters of --params are not
+// its own); its inputs must be inputs of the run program with the same element type and shape.
+// Loaded before the device run, so a bad reference costs no run.
+ir::Program load_reference(const RunOptions& o, const interp::Tensors& inputs) {
+  SizeFlags sizes;
+  sizes.sizes = o.sizes.sizes;
+  ir::Program reference;
+  try {
+    reference = load_bound_program(o.reference, sizes);
+  } catch (const Error& e) {
+    if (e.loc().known()) throw;  // a parse or type error names its place in the file
+    throw Error(fmt::format("--reference {}: {}", o.reference, e.message()));
+  }
+  for (const ir::InputDecl& in : reference.inputs) {
+    io::Tensor want = interp::empty_tensor_for(in.type, fmt::format("input '{}' of {}", in.name, o.reference));
+    auto it = inputs.find(in.name);
+    if (it == inputs.end())
+      throw Error(fmt::format("--reference {}: its input '{}' is not an input of {}", o.reference, in.name, o.file));
+    if (it->second.dtype != want.dtype || it->second.shape != want.shape)
+      throw Error(fmt::format("--reference {}: its input '{}' is {}, in {} it is {}", o.reference, in.name,
+                              shape_text(want), o.file, shape_text(it->second)));
+  }
+  return reference;
+}
+
 void run_run(const RunOptions& o) {
   ir::Program checked = load_bound_program(o.file, o.sizes);
   runtime::Session session(o.device);
   codegen::Module module = codegen::generate(checked, o.codegen.options(&session.device()));
   interp::Tensors inputs = load_inputs(checked, o.inputs, o.seed);
+  std::optional<ir::Program> reference;
+  if (!o.reference.empty()) reference = load_reference(o, inputs);
 
   fmt::print("device: {}\n", session.device().name);
   print_module_summary(module);
@@ -70,8 +108,8 @@ void run_run(const RunOptions& o) {
     fmt::print("  {}: {:.4f} ms\n", module.kernels[k].name, result.run.kernel_median_ms[k]);
 
   if (o.no_validate) return;
-  interp::Tensors reference = interp::evaluate(checked, inputs);
-  if (!validate(result.outputs, reference, runtime::Tolerance{o.rtol, o.atol}))
+  interp::Tensors expected = interp::evaluate(reference ? *reference : checked, inputs);
+  if (!validate(result.outputs, expected, runtime::Tolerance{o.rtol, o.atol}))
     throw Error("validation failed: the generated code does not compute what the program means");
 }
 
@@ -96,6 +134,10 @@ void add_run_command(CLI::App& app) {
       ->default_val(1e-3)
       ->check(finite_non_negative());
   cmd->add_flag("--no-validate", options->no_validate, "skip the comparison with the interpreter");
+  cmd->add_option("--reference", options->reference,
+                  "validate against the interpreter's values of this program (the one FILE was rewritten from) "
+                  "on the same inputs, instead of FILE's own")
+      ->excludes("--no-validate");
   cmd->callback([options] { run_run(*options); });
 }
 
