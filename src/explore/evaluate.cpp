@@ -162,12 +162,14 @@ DeviceReport probe_device(const EvaluatorOptions& options) {
   return d;
 }
 
-Generated generate_candidate(const ConstraintAlternative& alt, const Point& point) {
+Generated generate_candidate(const ConstraintAlternative& alt, const Point& point, const std::string& build_options) {
   const constraints::Space& space = alt.space();
   std::map<std::string, long long> sizes = constraints::size_values(space, point);
   ir::Program checked = typecheck::typecheck(ir::bind_sizes(space.program, sizes)).program;
+  codegen::Options options = constraints::codegen_options(space, point);
+  options.build_options = build_options;
   Generated g;
-  g.module = codegen::generate(checked, constraints::codegen_options(space, point));
+  g.module = codegen::generate(checked, options);
   g.memory_bytes = codegen::evaluate(g.module.memory.global_bytes(), g.module);
   return g;
 }
@@ -248,7 +250,7 @@ Pending Evaluator::start(const Candidate& c) {
   auto begin = std::chrono::steady_clock::now();
   auto seconds_since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
   try {
-    Generated g = generate_candidate(alt, c.point);
+    Generated g = generate_candidate(alt, c.point, options_.build_options);
     e.memory_bytes = g.memory_bytes;
     codegen::check_limits(g.module, device_.codegen_limits());
     plan = codegen::launch_plan(g.module, problem_.inputs);

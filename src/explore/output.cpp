@@ -115,7 +115,8 @@ void check_output_dir(const std::string& dir_text, bool force) {
 }
 
 void write_outputs(const std::string& dir_text, const CandidateSpace& space, const std::vector<Explored>& explored,
-                   const std::vector<std::size_t>& front, const std::string& program_name) {
+                   const std::vector<std::size_t>& front, const std::string& program_name,
+                   const std::string& build_options) {
   fs::path dir(dir_text);
   std::error_code ec;
   fs::remove_all(dir / "front", ec);
@@ -125,7 +126,8 @@ void write_outputs(const std::string& dir_text, const CandidateSpace& space, con
   for (std::size_t rank = 0; rank < front.size(); ++rank) {
     const Explored& x = explored[front[rank]];
     front_rows.push_back(x.evaluation);
-    Generated g = generate_candidate(constraint_alternative(*space.alternatives[x.candidate.alternative]), x.candidate.point);
+    Generated g = generate_candidate(constraint_alternative(*space.alternatives[x.candidate.alternative]),
+                                     x.candidate.point, build_options);
     codegen::write_host_project(g.module, (dir / "front" / std::to_string(rank + 1)).string(), program_name);
   }
   write_text(dir / "pareto.csv", evaluations_csv(front_rows));

@@ -413,7 +413,8 @@ class Runner {
       clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
       std::string log(n, '\0');
       clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-      throw Failure{"build", cl_failure("clBuildProgram", err) + ": " + log.substr(0, 2000)};
+      std::string with = b_.build_options.empty() ? "" : " with options '" + b_.build_options + "'";
+      throw Failure{"build", cl_failure("clBuildProgram", err) + with + ": " + log.substr(0, 2000)};
     }
     for (const auto& k : b_.kernels) {
       cl_kernel kernel = clCreateKernel(program_, k.name.c_str(), &err);

@@ -117,6 +117,7 @@ TEST_F(ExploreCli, Errors) {
       {"--resume --replay x.db", "--resume and --replay exclude each other"},
       {"--replay missing.db", "no results store at missing.db"},
       {"-s no-such-strategy --evals 1", "no-such-strategy"},
+      {"--build-options \"$(printf 'a\\tb')\"", "--build-options: the build options contain a control character (byte 0x09"},
   };
   for (const auto& c : cases) expect(fmt::format("explore {} {}", sr, c.args), 1, c.message);
   expect("explore", 1, "explore: give the .sr program to explore");
@@ -304,6 +305,29 @@ TEST_F(ExploreCli, ParetoOutputsResultsAndNoOverwrite) {
   EXPECT_EQ(replay.exit_code, 0) << replay.output;
   EXPECT_NE(replay.output.find("0 not in the store"), std::string::npos) << replay.output;
   EXPECT_NE(replay.output.find("within 5% of the store's best"), std::string::npos) << replay.output;
+}
+
+// --build-options reach every candidate's build (a bad option fails each one, recorded with
+// the options named) and the front's host programs; they are stored with the run (--resume reads them back).
+TEST_F(ExploreCli, BuildOptionsReachEveryCandidateAndTheFront) {
+  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 --pareto --build-options "
+                             "-cl-fast-relaxed-math -o out -q",
+                             kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(read(dir_ / "out/front/1/main.cpp").find("-cl-fast-relaxed-math"), std::string::npos);
+  Result list = run("results out/results.db --json -");
+  std::size_t rows = 0;
+  for (std::size_t at = 0; (at = list.output.find("\"status\"", at)) != std::string::npos; ++at) ++rows;
+  EXPECT_EQ(rows, 3u) << list.output;
+  EXPECT_EQ(list.output.find("\"build\""), std::string::npos) << list.output;          // none failed its build
+
+  Result bad = run(fmt::format("explore {} -s stencil-parametric --evals 2 --runs 2 --build-options -cl-no-such-option "
+                               "--db bad.db -q",
+                               kStencil));
+  EXPECT_EQ(bad.exit_code, 0) << bad.output;  // the run finishes; its candidates are failures
+  Result failures = run("results bad.db --json -");
+  EXPECT_NE(failures.output.find("with options '-cl-no-such-option'"), std::string::npos) << failures.output;
+  EXPECT_EQ(failures.output.find("\"ok\""), std::string::npos) << failures.output;
 }
 
 TEST_F(ExploreCli, GeneticSearchOnTheStencil) {

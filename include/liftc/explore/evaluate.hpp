@@ -61,6 +61,7 @@ struct EvaluatorOptions {
   BundleSettings bundle;     // device, runs, tolerance (cutoff_ms is set per candidate)
   double timeout_s = 60;     // watchdog per candidate
   double cutoff_factor = 5;  // stop timing a candidate this much slower than the best
+  std::string build_options; // --build-options: OpenCL compiler options for every candidate (after the mad parameter's)
   std::string work_dir;      // where bundles are written (each in candidate-N, removed once recorded)
   /// Called after a bundle is written and before the runner runs it (tests inject kernels).
   std::function<void(const std::string& bundle_dir, std::size_t evaluation)> bundle_hook;
@@ -75,9 +76,10 @@ struct Generated {
   std::int64_t memory_bytes = 0;
 };
 
-/// Instantiates `alt` at `point` and generates its code (a liftc::Error when the code
-/// generator refuses it).
-Generated generate_candidate(const ConstraintAlternative& alt, const Point& point);
+/// Instantiates `alt` at `point` and generates its code, to be built with `build_options`
+/// besides the point's own (`-cl-mad-enable` of the mad parameter); a liftc::Error when the
+/// code generator refuses it.
+Generated generate_candidate(const ConstraintAlternative& alt, const Point& point, const std::string& build_options);
 
 /// Where the evaluations' time went (sums over the candidates that ran).
 struct EvaluatorTimes {

@@ -28,8 +28,10 @@ std::vector<std::string> output_files(std::size_t front_size);
 void check_output_dir(const std::string& dir, bool force);
 
 /// Writes the front's kernels and host programs (front/<rank>/), pareto.csv, pareto.json
-/// and evaluated.csv into `dir`. `space` generates each front point's code again.
+/// and evaluated.csv into `dir`. `space` generates each front point's code again, with the
+/// exploration's `build_options`.
 void write_outputs(const std::string& dir, const CandidateSpace& space, const std::vector<Explored>& explored,
-                   const std::vector<std::size_t>& front, const std::string& program_name);
+                   const std::vector<std::size_t>& front, const std::string& program_name,
+                   const std::string& build_options);
 
 }  // namespace liftc::explore

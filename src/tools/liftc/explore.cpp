@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "commands.hpp"
+#include "liftc/codegen/module.hpp"
 #include "liftc/constraints/target.hpp"
 #include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/evaluate.hpp"
@@ -38,6 +39,7 @@ struct ExploreOptions {
   std::vector<std::string> strategies;
   std::string target, device, search = "random", evals = "100", time, seed = "1", input_seed = "0";
   std::string runner, timeout = "60", runs = "5", warmup = "1", population, selection = "tournament";
+  std::string build_options;
   double rtol = 1e-3, atol = 1e-3;
   bool pareto = false;
   // Not stored: where results go and how.
@@ -50,7 +52,8 @@ json to_json(const ExploreOptions& o) {
           {"search", o.search},   {"evals", o.evals},           {"time", o.time},       {"seed", o.seed},
           {"input_seed", o.input_seed}, {"runner", o.runner},   {"timeout", o.timeout}, {"runs", o.runs},
           {"warmup", o.warmup},   {"population", o.population}, {"selection", o.selection},
-          {"rtol", o.rtol},       {"atol", o.atol},             {"pareto", o.pareto}};
+          {"rtol", o.rtol},       {"atol", o.atol},             {"pareto", o.pareto},
+          {"build_options", o.build_options}};
 }
 
 void from_json(const json& j, ExploreOptions& o) {
@@ -65,6 +68,7 @@ void from_json(const json& j, ExploreOptions& o) {
   o.rtol = j.at("rtol");
   o.atol = j.at("atol");
   o.pareto = j.at("pareto");
+  o.build_options = j.value("build_options", "");  // stores written before --build-options lack it
 }
 
 json target_json(const constraints::Target& t) {
@@ -174,6 +178,14 @@ Settings settle(const ExploreOptions& o) {
   if (!(o.rtol >= 0) || !(o.atol >= 0)) throw Error("--rtol and --atol must be >= 0");
   s.evaluator.bundle.rtol = o.rtol;
   s.evaluator.bundle.atol = o.atol;
+  try {
+    codegen::Options checked;
+    checked.build_options = o.build_options;
+    codegen::build_options(checked);  // one line, no control characters
+  } catch (const Error& e) {
+    throw Error(fmt::format("--build-options: {}", e.message()));
+  }
+  s.evaluator.build_options = o.build_options;
   s.jobs = o.jobs.empty() ? std::max(1u, std::thread::hardware_concurrency())
                           : static_cast<std::size_t>(whole_number("--jobs", o.jobs, 1, 1024));
   return s;
@@ -365,7 +377,7 @@ void run_explore(ExploreOptions o) {
     std::sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) {
       return r.explored[a].evaluation.time_ms < r.explored[b].evaluation.time_ms;
     });
-    explore::write_outputs(o.out_dir, space, r.explored, front, fs::path(o.file).stem().string());
+    explore::write_outputs(o.out_dir, space, r.explored, front, fs::path(o.file).stem().string(), o.build_options);
     fmt::print("wrote {}: front/1..{} (kernels.cl and a host program each), pareto.csv, pareto.json, evaluated.csv "
                "(plot: python3 scripts/plot_pareto.py {})\n",
                o.out_dir, front.size(), o.out_dir);
@@ -405,6 +417,9 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--timeout", o->timeout, "seconds a candidate may run before the watchdog kills it (default 60)");
   cmd->add_option("--runs", o->runs, "timed runs per candidate (default 5; the median is kept)");
   cmd->add_option("--warmup", o->warmup, "untimed runs first (default 1: the validated run)");
+  cmd->add_option("--build-options", o->build_options,
+                  "more OpenCL compiler options for every candidate, e.g. \"-cl-fast-relaxed-math\" (after the mad "
+                  "parameter's -cl-mad-enable; the front's host programs use them too)");
   cmd->add_option("--rtol", o->rtol, "relative tolerance of the validation (default 1e-3)");
   cmd->add_option("--atol", o->atol, "absolute tolerance of the validation (default 1e-3)");
   cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
