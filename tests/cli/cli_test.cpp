@@ -189,6 +189,9 @@ TEST_F(Cli, RunValidatesAgainstTheProgramItWasRewrittenFrom) {
   for (std::size_t at; (at = renamed.find("biases")) != std::string::npos;) renamed.replace(at, 6, "bias");
   write("renamed.sr", renamed);
   expect("run " + point + " --reference renamed.sr", 1, "error: --reference renamed.sr: its input 'bias' is not an input of tile.sr");
+  variant("renamed_def.sr", "def conv =", "def other =");
+  expect("run " + point + " --reference renamed_def.sr", 1,
+         "error: --reference renamed_def.sr: it defines 'other', which tile.sr does not");
   expect("run " + point + " --reference missing.sr", 1, "missing.sr");
   expect("run " + point + " --reference other.sr --no-validate", 1, "--no-validate excludes --reference");
 }

@@ -1,6 +1,7 @@
 // `liftc run`: generate, build, run on an OpenCL device, validate against the interpreter,
 // and report the time (sum of all kernels, median of N runs) and the memory footprint.
 
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -63,9 +64,10 @@ std::string shape_text(const io::Tensor& t) {
 // device's are compared with, on the same inputs. It is faster to interpret (a high-level
 // program takes the interpreter's fast paths; a register-tiled one does not) and independent
 // of the rewriting. Its sizes are bound by --size (the tuning parameters of --params are not
-// its own); its inputs must be inputs of the run program with the same element type and shape.
+// its own); its inputs must be inputs of the run program with the same element type and shape,
+// and each of its definitions one of the run program (those are compared).
 // Loaded before the device run, so a bad reference costs no run.
-ir::Program load_reference(const RunOptions& o, const interp::Tensors& inputs) {
+ir::Program load_reference(const RunOptions& o, const ir::Program& checked, const interp::Tensors& inputs) {
   SizeFlags sizes;
   sizes.sizes = o.sizes.sizes;
   ir::Program reference;
@@ -84,6 +86,11 @@ ir::Program load_reference(const RunOptions& o, const interp::Tensors& inputs) {
       throw Error(fmt::format("--reference {}: its input '{}' is {}, in {} it is {}", o.reference, in.name,
                               shape_text(want), o.file, shape_text(it->second)));
   }
+  for (const ir::Definition& d : reference.defs) {
+    auto same = [&](const ir::Definition& e) { return e.name == d.name; };
+    if (std::none_of(checked.defs.begin(), checked.defs.end(), same))
+      throw Error(fmt::format("--reference {}: it defines '{}', which {} does not", o.reference, d.name, o.file));
+  }
   return reference;
 }
 
@@ -93,7 +100,7 @@ void run_run(const RunOptions& o) {
   codegen::Module module = codegen::generate(checked, o.codegen.options(&session.device()));
   interp::Tensors inputs = load_inputs(checked, o.inputs, o.seed);
   std::optional<ir::Program> reference;
-  if (!o.reference.empty()) reference = load_reference(o, inputs);
+  if (!o.reference.empty()) reference = load_reference(o, checked, inputs);
 
   fmt::print("device: {}\n", session.device().name);
   print_module_summary(module);
