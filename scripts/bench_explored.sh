@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark on top of `liftc explore`: for each VGG-16 layer, the fastest point that the
 # explorations of scripts/explore_gpu.sh found (stores DIR/layerL-random.db and
-# DIR/layerL-genetic.db) is rewritten, generated, validated against the interpreter and
-# timed again, in this one run, beside
+# DIR/layerL-genetic.db) is rewritten, generated, validated against the interpreter's values
+# of the layer's source program (liftc run --reference) and timed again, in this one run, beside
 #   conv-naive   liftc's one-work-item-per-output kernel (the OpenCL runtime's work-group size);
 #   hand-written a plain OpenCL direct convolution and CLBlast's Sconvgemm (--refs DIR, built
 #                by scripts/bench/build_refs.sh), on the same device;
