@@ -303,6 +303,14 @@ Place resolve(const View& v, State s, bool for_write) {
       Place inner = resolve(n.children[0], s, false);
       if (k0 != k) inner.scattered = true;
       k = k0;
+      // An index provably outside the array (a constant lane past a short array, as in
+      // dot-lanes' accumulator [z, 0, 0, 0]) is the pad value: no check, no read.
+      if (arith::provably_less(k, arith::Expr(0)) || arith::provably_nonnegative(k - len)) {
+        Place p;
+        p.type = inner.type;
+        p.expr = broadcast(n.value, inner.type);
+        return p;
+      }
       c::Expr read = to_expr(inner);
       c::Expr cond;
       auto conj = [&](c::Expr e) { cond = cond ? c::binary("&&", cond, e, ir::Type::int_()) : e; };

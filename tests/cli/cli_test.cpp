@@ -165,6 +165,23 @@ TEST_F(Cli, RegisterTileOutputsAreOneVectorStore) {
   expect("run " + point + " --no-vector-stores", 0, "matches the interpreter");
 }
 
+// conv-gpu's dot-lanes alternatives (6: float4, 7: float8) accumulate each window's products
+// in a float vector whose lanes are summed once: the accumulator starts as (bias, 0, 0, 0),
+// the padded lanes known at compile time (no bounds check, no read), one vector
+// multiply-add per step.
+TEST_F(Cli, DotLanesAccumulateInAFloatVectorSummedOnce) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-gpu --alternative 6 > lanes.sr").exit_code, 0);
+  ASSERT_EQ(run("compile lanes.sr --params n_M=2 -o lanes").exit_code, 0);
+  std::ifstream in(dir_ / "lanes" / "kernels.cl");
+  std::string kernel((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(kernel.find(", 0.0f, 0.0f, 0.0f), 0, pmemacc_"), std::string::npos) << kernel;
+  EXPECT_NE(kernel.find("vstore4(vload4(0, pmemacc_"), std::string::npos) << kernel;
+  EXPECT_EQ(kernel.find("1 < 1"), std::string::npos) << kernel;
+  EXPECT_EQ(kernel.find("dot("), std::string::npos) << kernel;
+  expect("run lanes.sr --params n_M=2 --reference '" + conv + "'", 0, "conv: matches the interpreter");
+}
+
 // run --reference: the device's values are compared with those of the program a kernel was
 // rewritten from; a reference that computes something else, or whose inputs differ, fails.
 TEST_F(Cli, RunValidatesAgainstTheProgramItWasRewrittenFrom) {

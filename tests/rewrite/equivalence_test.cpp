@@ -43,6 +43,7 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       // vectorize.rules
       {"vectorize", with(kVec, "def out = map(a -> a * 2.0 + 1.0, x)")},
       {"dot-product", with(kVec, "def out = reduce(0.25, (acc, p) -> acc + p.0 * p.1, zip(x, y))")},
+      {"dot-lanes", with(kVec, "def out = reduce(0.25, (acc, p) -> acc + p.0 * p.1, zip(x, y))")},
       // opencl.rules
       {"map-to-mapGlb", with(kMat, "def out = map(r -> map(a -> a + 1.0, r), x)")},
       {"map-to-mapWrg", with(kMat, "def out = map(r -> map(a -> a + 1.0, r), x)")},
