@@ -154,8 +154,9 @@ bool gone(pid_t pid) {
 // candidates are lost (the bundles left in the killed run's work folder are those of the
 // candidates that were running: a bundle is removed once its row is stored); the runners
 // die with liftc; everything stored is served, not run again, and the run ends with
-// exactly `evals` rows.
-void kill_nine_then_resume(ExploreCli& t, int jobs, int evals, const char* isolate = nullptr) {
+// exactly `evals` rows. `flag` is one more argument of the killed run (--isolate, ...),
+// which --resume must read back from the store.
+void kill_nine_then_resume(ExploreCli& t, int jobs, int evals, const char* flag = nullptr) {
   fs::path db = t.dir() / "results.db";
   pid_t pid = fork();
   if (pid == 0) {
@@ -163,7 +164,7 @@ void kill_nine_then_resume(ExploreCli& t, int jobs, int evals, const char* isola
     setenv("TMPDIR", t.dir().c_str(), 1);  // the work folder, left behind by kill -9
     execl(LIFTC_BINARY, LIFTC_BINARY, "explore", kStencil.c_str(), "-s", "stencil-parametric", "--evals",
           std::to_string(evals).c_str(), "--runs", "2", "--jobs", std::to_string(jobs).c_str(), "--db", db.c_str(), "-q",
-          isolate, static_cast<char*>(nullptr));
+          flag, static_cast<char*>(nullptr));
     _exit(127);
   }
   // Wait until three candidates are stored, then kill -9 in the middle of the next ones
@@ -208,6 +209,12 @@ TEST_F(ExploreCli, KillNineThenResumeLosesAtMostOneCandidate) { kill_nine_then_r
 TEST_F(ExploreCli, KillNineThenResumeWithThreeJobsLosesAtMostThreeCandidates) { kill_nine_then_resume(*this, 3, 20); }
 
 TEST_F(ExploreCli, KillNineThenResumeIsolatedWithThreeJobs) { kill_nine_then_resume(*this, 3, 20, "--isolate"); }
+
+// The build options are part of each evaluation's key: the stored candidates are served on
+// --resume only if it builds with the killed run's options, read back from the store.
+TEST_F(ExploreCli, KillNineThenResumeKeepsTheBuildOptions) {
+  kill_nine_then_resume(*this, 1, 12, "--build-options=-cl-fast-relaxed-math");
+}
 
 // One text column of a store's evaluations, sorted (rows are in completion order with --jobs).
 std::vector<std::string> column(const fs::path& db, const char* name) {
