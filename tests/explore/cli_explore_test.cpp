@@ -20,6 +20,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "test_folder.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -35,10 +37,7 @@ const std::string kMatmul = std::string(LIFTC_SOURCE_DIR) + "/examples/matmul.sr
 class ExploreCli : public ::testing::Test {
  public:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("liftc_explore_cli_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = liftc::explore::test::fresh_test_folder("liftc_explore_cli");
     setenv("LIFTC_RUNNER_BIN", LIFTC_RUNNER_PATH, 1);  // for the runner script of the matmul case
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -24,6 +24,7 @@
 #include "liftc/explore/explore.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
+#include "test_folder.hpp"
 #include "toy_space.hpp"
 
 namespace liftc::explore {
@@ -48,8 +49,7 @@ class ExploreLoop : public ::testing::Test {
  protected:
   void SetUp() override {
     setenv("LIFTC_RUNNER", LIFTC_RUNNER_PATH, 1);
-    dir_ = fs::temp_directory_path() / ("liftc_explore_loop_" + std::to_string(getpid()));
-    fs::remove_all(dir_);
+    dir_ = test::fresh_test_folder("liftc_explore_loop");
     fs::create_directories(dir_ / "work");
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -15,6 +15,7 @@
 #include "liftc/explore/worker.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "add_bundle.hpp"
+#include "test_folder.hpp"
 
 namespace liftc::explore {
 namespace {
@@ -24,15 +25,13 @@ namespace fs = std::filesystem;
 using test::add_kernel;
 using test::add_plan;
 using test::expected_sum;
+using test::fresh_test_folder;
 using test::kN;
 
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("liftc_runner_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-            std::to_string(getpid()));
-    fs::remove_all(dir_);
+    dir_ = fresh_test_folder("liftc_runner");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

@@ -18,6 +18,7 @@
 #include "liftc/explore/bundle.hpp"
 #include "liftc/explore/worker.hpp"
 #include "add_bundle.hpp"
+#include "test_folder.hpp"
 
 namespace liftc::explore {
 namespace {
@@ -27,10 +28,7 @@ namespace fs = std::filesystem;
 class Serve : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("liftc_serve_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_folder("liftc_serve");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

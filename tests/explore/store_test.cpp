@@ -9,6 +9,7 @@
 
 #include "liftc/explore/store.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "test_folder.hpp"
 
 namespace liftc::explore {
 namespace {
@@ -18,11 +19,7 @@ namespace fs = std::filesystem;
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("liftc_store_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-            std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_folder("liftc_store");
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string db() const { return (dir_ / "results.db").string(); }
