@@ -73,4 +73,31 @@ std::string read_regular_file(const std::string& path, const std::string& what, 
   return text;
 }
 
+void write_file(const std::string& path, std::string_view bytes) {
+  Fd file{::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)};
+  if (file.fd < 0) throw Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  auto fail = [&](int error) {
+    ::close(file.fd);
+    file.fd = -1;
+    ::unlink(path.c_str());  // a short file must not look like a written one
+    return Error(fmt::format("cannot write {}: {}", path, std::strerror(error)));
+  };
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(file.fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw fail(errno);
+    if (n == 0) throw fail(ENOSPC);
+    done += static_cast<std::size_t>(n);
+  }
+  // close reports delayed write errors (NFS, some full-disk cases): checked too.
+  int fd = file.fd;
+  file.fd = -1;
+  if (::close(fd) != 0) {
+    int error = errno;
+    ::unlink(path.c_str());
+    throw Error(fmt::format("cannot write {}: {}", path, std::strerror(error)));
+  }
+}
+
 }  // namespace liftc

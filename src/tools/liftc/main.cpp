@@ -1,6 +1,7 @@
 // liftc: the command-line front end. Each subcommand runs the pipeline up to its stage
 // (see DESIGN.md); this file only registers them and reports errors.
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -12,6 +13,10 @@
 #include "liftc/support/diagnostic.hpp"
 
 int main(int argc, char** argv) {
+  // Over a file-size limit (`ulimit -f`) a write fails with EFBIG, which liftc reports as
+  // an error like a full disk; the default SIGXFSZ would kill liftc mid-write instead,
+  // leaving temporary folders and a half-written store behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{
       "liftc: a rewrite-based compiler that generates OpenCL kernels (direct convolutions and more)\n"
       "from a functional data-parallel program (.sr), in the style of the Lift project.",
