@@ -110,7 +110,11 @@ const char* to_string(BufferRole r) {
 bool Launch::has_local() const { return local[0] != arith::Expr(0); }
 
 std::string Module::source() const {
-  std::string text;
+  // OpenCL C lets the compiler contract `a * b + c` into one fused multiply-add by default
+  // (FP_CONTRACT is on), which rounds once instead of twice: unless the module asks for it
+  // (the mad tuning parameter), the kernels are built with contraction off, so a point with
+  // mad=0 computes exactly the products and sums the program wrote.
+  std::string text = contract ? "" : "#pragma OPENCL FP_CONTRACT OFF\n\n";
   for (const auto& k : kernels) text += k.source + "\n";
   return text;
 }
@@ -315,6 +319,7 @@ std::string build_options(const Options& options) {
 Module generate(const ir::Program& checked, const Options& options) {
   Module m;
   m.build_options = build_options(options);
+  m.contract = options.mad;
   bool bound = true;
   for (const auto& sz : checked.sizes) {
     if (sz.value)

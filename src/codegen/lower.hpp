@@ -110,6 +110,8 @@ class KernelBuilder {
   const Options& options_;
   Threads threads_;
   std::vector<std::vector<c::Stmt>> blocks_;
+  int group_writes_ = 0;               // work-group-level mapLcl writes to local or global memory so far
+  bool group_writes_global_ = false;   // one of them wrote global memory (a barrier needs its fence)
   std::vector<c::Stmt> local_decls_;
   std::vector<Buffer> allocations_;
   int counter_ = 0;

@@ -69,6 +69,22 @@ ir::Expr computing_part(const ir::Expr& e) {
   return computing ? computing_part(*computing) : e;
 }
 
+namespace {
+
+// Whether the last thing `stmts` do is a barrier (directly, or as the last statement of a
+// loop that runs at least once).
+bool ends_with_barrier(const std::vector<c::Stmt>& stmts) {
+  if (stmts.empty()) return false;
+  const c::StmtNode& last = *stmts.back();
+  if (last.kind == c::StmtKind::Barrier) return true;
+  if (last.kind != c::StmtKind::For || !last.start || last.start->kind != c::ExprKind::Index) return false;
+  auto start = last.start->index.constant();
+  auto end = last.end.constant();
+  return start && end && *start < *end && ends_with_barrier(last.body);
+}
+
+}  // namespace
+
 void KernelBuilder::loop(LoopKind kind, int dim, const arith::Expr& extent, const Scope& s, bool unroll,
                          const std::function<void(const Scope&, const arith::Expr&)>& body) {
   std::string name = fresh(loop_name(kind));
@@ -83,11 +99,21 @@ void KernelBuilder::loop(LoopKind kind, int dim, const arith::Expr& extent, cons
     return stmts;
   };
   if (kind == LoopKind::Seq) {
+    // Write after read across iterations: when an iteration writes memory of the work-group
+    // through a work-group-level mapLcl, the next iteration writes it again while other
+    // work-items may still read what this one wrote (the barrier after the writes only
+    // orders writes before reads). An iteration that does not end with a barrier gets one.
+    auto separate_iterations = [&](std::vector<c::Stmt>& stmts, int writes_before) {
+      if (group_writes_ != writes_before && !ends_with_barrier(stmts))
+        stmts.push_back(c::barrier(true, group_writes_global_));
+    };
     auto n = extent.constant();
     if (unroll && n && *n <= 64) {
       for (std::int64_t k = 0; k < *n; ++k) {
+        int writes_before = group_writes_;
         inner.loops.back().var = arith::Expr(k);
         body(inner, arith::Expr(k));
+        if (k + 1 < *n) separate_iterations(blocks_.back(), writes_before);
       }
       return;
     }
@@ -95,7 +121,10 @@ void KernelBuilder::loop(LoopKind kind, int dim, const arith::Expr& extent, cons
       body(inner, arith::Expr(0));
       return;
     }
-    emit(c::for_loop(name, c::int_lit(0), extent, c::int_lit(1), nested(var)));
+    int writes_before = group_writes_;
+    std::vector<c::Stmt> stmts = nested(var);
+    separate_iterations(stmts, writes_before);
+    emit(c::for_loop(name, c::int_lit(0), extent, c::int_lit(1), std::move(stmts)));
     return;
   }
   auto d = static_cast<std::size_t>(dim);
@@ -152,6 +181,14 @@ Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::
   bool allocated = !dest.has_value();
   View out = dest ? *dest : allocate(e.type(), s.space.value_or(AddressSpace::Global), s, "tmp");
   const ir::Expr& f = e->args[0];
+  bool group_level = kind == LoopKind::Lcl && !has(s.loops, LoopKind::Lcl);
+  bool in_sequential = std::any_of(s.loops.begin(), s.loops.end(), [](const Loop& l) { return l.kind == LoopKind::Seq; });
+  auto memory = underlying_memory(out);
+  if (group_level && (!memory || memory->space != AddressSpace::Private)) {
+    // The enclosing sequential loops end each iteration with a barrier (see loop()).
+    ++group_writes_;
+    group_writes_global_ = group_writes_global_ || (memory && memory->space == AddressSpace::Global);
+  }
   loop(kind, dim, src.type().length(), s, false, [&](const Scope& in, const arith::Expr& i) {
     View d = access(out, i);
     Result r = apply(f, {kind == LoopKind::Seq ? access(src, i) : joined_element(src, i)}, in, d);
@@ -172,16 +209,11 @@ Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::
       emit(c::barrier(true, m && m->space == AddressSpace::Global));
     }
   }
-  if (kind == LoopKind::Lcl && !has(s.loops, LoopKind::Lcl)) {
-    // Other work-items read what this mapLcl wrote (an intermediate), or the next
-    // iteration of an enclosing sequential loop (inside or around the work-group maps:
-    // the same work-group runs every iteration) overwrites what they still read.
-    bool in_sequential = false;
-    for (const auto& l : s.loops) in_sequential = in_sequential || l.kind == LoopKind::Seq;
-    if (allocated || in_sequential) {
-      auto m = underlying_memory(out);
-      emit(c::barrier(true, m && m->space == AddressSpace::Global));
-    }
+  if (group_level && (allocated || in_sequential)) {
+    // Read after write: other work-items read what this mapLcl wrote (an intermediate, or
+    // memory of an enclosing sequential loop: inside or around the work-group maps, the
+    // same work-group runs every iteration).
+    emit(c::barrier(true, memory && memory->space == AddressSpace::Global));
   }
   return {out, !allocated};
 }

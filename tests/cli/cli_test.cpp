@@ -24,9 +24,9 @@ struct Result {
   std::string output;  // stdout and stderr together
 };
 
-// Runs `liftc <args>` in `dir` and captures what it prints.
-Result liftc(const std::string& args, const fs::path& dir) {
-  std::string command = fmt::format("cd '{}' && '{}' {} 2>&1", dir.string(), LIFTC_BINARY, args);
+// Runs `liftc <args>` in `dir` (after the shell command `prefix`) and captures what it prints.
+Result liftc(const std::string& args, const fs::path& dir, const std::string& prefix = "") {
+  std::string command = fmt::format("cd '{}' && {}'{}' {} 2>&1", dir.string(), prefix, LIFTC_BINARY, args);
   Result r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;
@@ -35,6 +35,14 @@ Result liftc(const std::string& args, const fs::path& dir) {
   int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// The paths under `dir` whose file name starts with `prefix`.
+std::vector<std::string> files_starting(const fs::path& dir, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path().string());
+  return out;
 }
 
 class Cli : public ::testing::Test {
@@ -52,6 +60,9 @@ class Cli : public ::testing::Test {
 
   void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
   Result run(const std::string& args) { return liftc(args, dir_); }
+  // Runs `liftc <args>` under a file-size limit of `kib` KiB (`ulimit -f`; what liftc
+  // prints goes through a pipe, which the limit spares).
+  Result run_limited(int kib, const std::string& args) { return liftc(args, dir_, fmt::format("ulimit -f {} && ", kib)); }
   // Runs `args` and expects exit code `code` and `message` in the output.
   void expect(const std::string& args, int code, const std::string& message) {
     Result r = run(args);
@@ -235,6 +246,46 @@ TEST_F(Cli, BuildOptionsReachTheCompilerAndTheHostProgram) {
   EXPECT_NE(space.output.find(" --mad\n"), std::string::npos) << space.output;
 }
 
+// Without --mad (the space's mad=0) the OpenCL compiler may not contract a * b - c * d into
+// a fused multiply-add: it would round one product only, and x*x - x*x would not be 0.
+TEST_F(Cli, WithoutMadNothingIsContracted) {
+  write("contract.sr", "size N = 64\ninput a : [float]N\n"
+                       "def out = mapGlb(0, x -> (x * 10000.0) * (x * 10000.0) - (x * 10000.0) * (x * 10000.0), a)\n");
+  expect("run contract.sr --runs 1 --rtol 0 --atol 0", 0, "out: matches the interpreter (ok: 64 values, max abs error 0");
+  ASSERT_EQ(run("compile contract.sr -o plain").exit_code, 0);
+  std::ifstream in(dir_ / "plain" / "kernels.cl");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("#pragma OPENCL FP_CONTRACT OFF\n", 0), 0u) << text;
+  // With --mad contraction is allowed, and on PoCL it happens: the test can tell the two apart.
+  expect("run contract.sr --runs 1 --rtol 0 --atol 0 --mad", 1, "out: DIFFERS from the interpreter");
+  ASSERT_EQ(run("compile contract.sr --mad -o mad").exit_code, 0);
+  std::ifstream mad(dir_ / "mad" / "kernels.cl");
+  std::string mad_text((std::istreambuf_iterator<char>(mad)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(mad_text.find("FP_CONTRACT"), std::string::npos) << mad_text;
+}
+
+// A write over a file-size limit (EFBIG, as a full disk gives ENOSPC) is an error: exit 1, no
+// "wrote", no SIGXFSZ, and nothing left behind.
+TEST_F(Cli, WritesOverAFileSizeLimitAreErrors) {
+  write("big.sr", "size N = 4096\ninput x : [float]N\ndef y = map(v -> v * 2.0, x)\n");
+  const std::string v = "'" LIFTC_SOURCE_DIR "/examples/lowlevel/vector_add.sr'";
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"compile " + v + " -o out", "/main.cpp: File too large"},
+      {"eval big.sr -o out", "File too large"},
+  };
+  for (const Case& c : cases) {
+    Result r = run_limited(1, c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_EQ(r.output.find("wrote"), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(dir_ / "out")) << c.args;
+    EXPECT_TRUE(files_starting(dir_, ".liftc").empty()) << c.args;
+  }
+}
+
 TEST_F(Cli, RewriteAllAndTrace) {
   std::string matmul = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "matmul.sr").string();
   Result all = run("rewrite '" + matmul + "' --strategy 'anywhere(map-to-mapSeq)' --all");
@@ -392,12 +443,6 @@ TEST_F(Cli, EvalWritesEachComponentOfATuple) {
 }
 
 // The names of the files in `dir` that start with `prefix`.
-std::vector<std::string> files_starting(const fs::path& dir, const std::string& prefix) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path().string());
-  return out;
-}
 
 // A write that fails part-way leaves neither new outputs nor temporaries behind.
 TEST_F(Cli, FailedOutputLeavesNothingBehind) {

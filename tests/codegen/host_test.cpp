@@ -2,6 +2,7 @@
 // Labelled `host` in ctest (slow: a cmake configure and build).
 
 #include <cstdlib>
+#include <sys/wait.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -75,7 +76,22 @@ TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
   std::filesystem::create_directories(dir / "badshape");
   io::write_npy((dir / "badshape" / "a.npy").string(), short_a);
   io::write_npy((dir / "badshape" / "b.npy").string(), inputs.at("b"));
+  // .npy files whose header a text search misreads: a big-endian dtype with "<f4" further
+  // on, and 'fortran_order':True written without spaces. (The header is padded to 64 bytes.)
+  auto raw_npy = [&](const std::string& folder, const std::string& name, std::string header) {
+    std::filesystem::create_directories(dir / folder);
+    header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
+    bytes += std::string(32 * 4, '\0');
+    std::ofstream((dir / folder / (name + ".npy")).string(), std::ios::binary) << bytes;
+  };
+  raw_npy("bigendian", "a", "{'descr': '>f4', 'fortran_order': False, 'shape': (32,), 'was': '<f4', }");
+  io::write_npy((dir / "bigendian" / "b.npy").string(), inputs.at("b"));
+  raw_npy("fortran", "a", "{'descr':'<f4','fortran_order':True,'shape':(32,)}");
+  io::write_npy((dir / "fortran" / "b.npy").string(), inputs.at("b"));
   const Bad bad[] = {
+      {d + "/bigendian " + d + "/out", "a.npy: dtype '>f4', expected '<f4' (little-endian float32)"},
+      {d + "/fortran " + d + "/out", "a.npy: Fortran order is not supported"},
       {d + "/in " + d + "/out --expected " + d + "/wrong", "y: DIFFERS: 1 of 32 values differ, the first at [3]"},
       {d + "/badshape " + d + "/out", "a.npy: shape (4, 8), expected (32,) for a"},
       {d + "/in " + d + "/out --device gpu", "--device takes a device index (0, 1, ...), not 'gpu'"},
@@ -88,6 +104,16 @@ TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
     EXPECT_NE(bad_printed.find(b.message), std::string::npos) << b.args << ":\n" << bad_printed;
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "missing"));
+
+  // A full disk: y.npy is /dev/full, where every write fails with ENOSPC. An error and exit
+  // status 1, not a short file left as if written.
+  std::filesystem::create_directories(dir / "full");
+  std::filesystem::create_symlink("/dev/full", dir / "full" / "y.npy");
+  auto [full_status, full_printed] = host(d + "/in " + d + "/full");
+  EXPECT_TRUE(WIFEXITED(full_status) && WEXITSTATUS(full_status) == 1) << full_status << "\n" << full_printed;
+  EXPECT_NE(full_printed.find("error: cannot write " + d + "/full/y.npy: No space left on device"), std::string::npos)
+      << full_printed;
+  EXPECT_EQ(full_printed.find("matches"), std::string::npos) << full_printed;
   std::filesystem::remove_all(dir);
 }
 

@@ -125,8 +125,9 @@ struct Module {
   std::vector<std::string> outputs;         // definition buffer names, in order
   std::map<std::string, std::int64_t> sizes;  // bound size values (empty when symbolic)
   std::string build_options;                // the OpenCL compiler options its kernels are built with
+  bool contract = false;                    // a * b + c may become one multiply-add (Options::mad); else FP_CONTRACT OFF
 
-  /// All kernels in one OpenCL C source text.
+  /// All kernels in one OpenCL C source text (after `#pragma OPENCL FP_CONTRACT OFF` unless `contract`).
   std::string source() const;
 };
 
