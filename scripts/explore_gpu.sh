@@ -49,7 +49,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "explore_gpu.sh: unknown argument '$1'" >&2; exit 1 ;;
   esac
 done
-export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LIFTC_RULES="$root/rules" LIFTC_TARGETS="$root/rules/targets"
+export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LIFTC_RULES="$root/rules"  # its targets/ go with it
 export OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-libnvidia-opencl.so.1}"
 mkdir -p "$out"
 # bring_back: when $OUT is set (the device tool's folder that comes back, at most 8 files of

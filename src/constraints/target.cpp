@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/support/data_dir.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::constraints {
@@ -46,10 +47,7 @@ struct Reader {
 
 }  // namespace
 
-std::string default_targets_dir() {
-  if (const char* env = std::getenv("LIFTC_TARGETS")) return env;
-  return LIFTC_TARGETS_DIR;
-}
+std::string default_targets_dir() { return liftc::default_targets_dir(); }
 
 Target load_target_file(const std::string& path) {
   std::ifstream in(path);

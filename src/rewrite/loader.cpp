@@ -11,14 +11,12 @@
 #include <fmt/format.h>
 
 #include "liftc/parse/parse.hpp"
+#include "liftc/support/data_dir.hpp"
 #include "liftc/support/file.hpp"
 
 #include "liftc/rewrite/load.hpp"
 #include "lower.hpp"
 
-#ifndef LIFTC_RULES_DIR
-#define LIFTC_RULES_DIR "rules"
-#endif
 
 namespace liftc::rewrite {
 
@@ -275,10 +273,6 @@ RuleSet load_rules_dir(const std::string& dir) {
   return load_rule_files(paths);
 }
 
-std::string default_rules_dir() {
-  // A binary moved to another machine finds the rules through the environment.
-  if (const char* dir = std::getenv("LIFTC_RULES"); dir && *dir) return dir;
-  return LIFTC_RULES_DIR;
-}
+std::string default_rules_dir() { return liftc::default_rules_dir(); }
 
 }  // namespace liftc::rewrite

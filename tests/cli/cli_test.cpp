@@ -286,6 +286,39 @@ TEST_F(Cli, WritesOverAFileSizeLimitAreErrors) {
   }
 }
 
+// `cmake --install` gives a liftc that needs neither its source tree nor an environment
+// variable: from an empty folder it finds its rules and target profiles beside itself.
+TEST_F(Cli, AnInstalledLiftcRunsFromAnEmptyFolderWithNoEnvironment) {
+  fs::path prefix = dir_ / "prefix";
+  std::string install = fmt::format("'{}' --install '{}' --prefix '{}' > install.txt 2>&1", CMAKE_COMMAND,
+                                    LIFTC_BUILD_DIR, prefix.string());
+  ASSERT_EQ(std::system(fmt::format("cd '{}' && {}", dir_.string(), install).c_str()), 0);
+  EXPECT_TRUE(fs::exists(prefix / "share" / "liftc" / "rules" / "targets" / "mali-g72.target"));
+  fs::create_directories(dir_ / "empty");
+  fs::copy_file(fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr", dir_ / "empty" / "conv.sr");
+  auto installed = [&](const std::string& args) {
+    std::string command = fmt::format("cd '{}' && env -u LIFTC_RULES -u LIFTC_TARGETS -u LIFTC_RUNNER '{}' {} 2>&1",
+                                      (dir_ / "empty").string(), (prefix / "bin" / "liftc").string(), args);
+    Result r;
+    FILE* pipe = popen(command.c_str(), "r");
+    char buffer[4096];
+    while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) r.output.append(buffer, n);
+    int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  };
+  Result devices = installed("devices");
+  EXPECT_EQ(devices.exit_code, 0) << devices.output;
+  EXPECT_NE(devices.output.find("target profiles (" + (prefix / "share" / "liftc" / "rules" / "targets").string() + "):"),
+            std::string::npos)
+      << devices.output;
+  Result space = installed("space conv.sr --strategy conv-chw --target mali-g72 --samples 2");
+  EXPECT_EQ(space.exit_code, 0) << space.output;
+  Result explore = installed("explore conv.sr --strategy conv-chw --evals 2 --pareto -o front");
+  EXPECT_EQ(explore.exit_code, 0) << explore.output;
+  EXPECT_TRUE(fs::exists(dir_ / "empty" / "front" / "pareto.csv")) << explore.output;
+}
+
 TEST_F(Cli, RewriteAllAndTrace) {
   std::string matmul = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "matmul.sr").string();
   Result all = run("rewrite '" + matmul + "' --strategy 'anywhere(map-to-mapSeq)' --all");

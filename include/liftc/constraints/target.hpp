@@ -29,7 +29,7 @@ struct Target {
   std::vector<std::string> sources;                     // where the figures come from
 };
 
-/// The profiles folder: $LIFTC_TARGETS when set, else the source tree's rules/targets.
+/// The profiles folder: liftc::default_targets_dir() ($LIFTC_TARGETS, else targets/ of the rules folder).
 std::string default_targets_dir();
 
 /// Reads one profile file; a malformed one is a liftc::Error at file:line:col.

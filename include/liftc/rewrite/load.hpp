@@ -35,7 +35,7 @@ RuleSet load_rules_dir(const std::string& dir);
 /// Reads the given rule files, in order; a strategy may name a rule or strategy of any of them.
 RuleSet load_rule_files(const std::vector<std::string>& paths);
 
-/// The rules folder: $LIFTC_RULES when set, else the source tree's (LIFTC_RULES_DIR, set by the build).
+/// The rules folder: liftc::default_rules_dir() ($LIFTC_RULES, else installed beside the binary, else the source tree).
 std::string default_rules_dir();
 
 }  // namespace liftc::rewrite
