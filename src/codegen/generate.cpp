@@ -4,9 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "liftc/codegen/hoist.hpp"
-#include "liftc/codegen/vector_stores.hpp"
 #include "liftc/codegen/limits.hpp"
+#include "liftc/codegen/passes.hpp"
 #include "liftc/codegen/printer.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "lower.hpp"
@@ -244,8 +243,6 @@ class ModuleBuilder {
     c::Function fn;
     fn.name = kernel_name;
     fn.body = builder.build(body, scope_, mem_view(out));
-    if (options_.hoist) fn = hoist_invariants(fn);
-    if (options_.vector_stores) fn = vectorize_stores(fn);
 
     Kernel k;
     k.name = kernel_name;
@@ -282,7 +279,15 @@ class ModuleBuilder {
       fn.params.push_back(c::Param{v, ir::Type::int_(), false, false, AddressSpace::Private});
       k.args.push_back({KernelArg::Kind::Size, v});
     }
-    k.source = OpenCLPrinter().print(fn);
+    // The kernel passes keep the buffers and sizes the kernel uses, so its parameters are
+    // known before they run.
+    if (options_.dump) options_.dump("lower", kernel_name, print_kernel(fn));
+    for (const KernelPass& pass : kernel_passes()) {
+      if (!pass.enabled(options_)) continue;
+      fn = pass.run(fn);
+      if (options_.dump) options_.dump(pass.name, kernel_name, print_kernel(fn));
+    }
+    k.source = print_kernel(fn);
     k.function = std::move(fn);
     m_.kernels.push_back(std::move(k));
 

@@ -176,6 +176,40 @@ TEST_F(Cli, RegisterTileOutputsAreOneVectorStore) {
   expect("run " + point + " --no-vector-stores", 0, "matches the interpreter");
 }
 
+// --dump-after PASS prints the program or each kernel after that pass of the pipeline, and
+// `all` after every pass, in order; the kernels written are those of the last pass.
+TEST_F(Cli, DumpAfterEachPassOfThePipeline) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_c1_m8.sr").string();
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw-tile > tile.sr").exit_code, 0);
+  const std::string point = "tile.sr --params sigma_KW=2,kappa_KW=4";
+  struct Case {
+    std::string pass, shows, lacks;
+  };
+  const Case cases[] = {
+      {"parse", "// ---- after parse ----\nsize ", "kernel void"},
+      {"bind-sizes", "// ---- after bind-sizes ----\nsize ", "kernel void"},
+      {"lower", "// ---- after lower: conv_kernel ----\nkernel void conv_kernel(", "inv_"},
+      {"hoist", "// ---- after hoist: conv_kernel ----\nkernel void conv_kernel(", "vstore4(vload4("},
+      {"vector-stores", "vstore4(vload4(", "after hoist"},
+  };
+  for (const Case& c : cases) {
+    Result r = run("compile " + point + " -o out --force --dump-after " + c.pass);
+    EXPECT_EQ(r.exit_code, 0) << c.pass << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.shows), std::string::npos) << c.pass << "\n" << r.output;
+    EXPECT_EQ(r.output.find(c.lacks), std::string::npos) << c.pass << "\n" << r.output;
+  }
+  Result all = run("compile " + point + " -o out --force --dump-after all");
+  std::size_t at = 0;
+  for (const char* pass : {"parse", "typecheck", "bind-sizes", "lower: conv_kernel", "hoist: conv_kernel",
+                           "vector-stores: conv_kernel"}) {
+    std::size_t found = all.output.find(fmt::format("// ---- after {} ----", pass), at);
+    EXPECT_NE(found, std::string::npos) << pass << " in order\n" << all.output;
+    at = found == std::string::npos ? at : found;
+  }
+  expect("compile " + point + " -o out --force --dump-after lowering", 1,
+         "error: --dump-after: lowering not in {parse,typecheck,bind-sizes,lower,hoist,vector-stores,all}");
+}
+
 // conv-gpu's dot-lanes alternatives (6: float4, 7: float8) accumulate each window's products
 // in a float vector whose lanes are summed once: the accumulator starts as (bias, 0, 0, 0),
 // the padded lanes known at compile time (no bounds check, no read), one vector

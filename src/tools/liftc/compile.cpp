@@ -20,6 +20,7 @@ struct CompileOptions {
   std::string file;
   SizeFlags sizes;
   CodegenFlags codegen;
+  DumpFlag dump;
   std::string out_dir;
   bool force = false;
 };
@@ -32,8 +33,13 @@ void run_compile(const CompileOptions& o) {
   if (std::filesystem::is_directory(dir, ec) && !std::filesystem::is_empty(dir, ec) && !o.force)
     throw Error(fmt::format("{} exists and is not empty; pass --force to overwrite its files", dir.string()));
   io::StagedDirectory out(o.out_dir, "-o");
-  ir::Program checked = load_bound_program(o.file, o.sizes);
-  codegen::Module module = codegen::generate(checked, o.codegen.options(nullptr));
+  ir::Program checked = load_bound_program(o.file, o.sizes, o.dump);
+  codegen::Options options = o.codegen.options(nullptr);
+  if (!o.dump.after.empty())
+    options.dump = [&o](const std::string& pass, const std::string& kernel, const std::string& text) {
+      o.dump.print(pass, kernel, text);
+    };
+  codegen::Module module = codegen::generate(checked, options);
 
   std::string name = std::filesystem::path(o.file).stem().string();
   codegen::write_host_project(module, out.staging().string(), name);
@@ -53,6 +59,7 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("file", options->file, "the low-level .sr program")->required();
   add_size_flags(*cmd, options->sizes);
   add_codegen_flags(*cmd, options->codegen);
+  add_dump_flag(*cmd, options->dump);
   cmd->add_option("-o,--output", options->out_dir, "directory for kernels.cl and the host program")->required();
   cmd->add_flag("--force", options->force, "write into a non-empty directory");
   cmd->callback([options] { run_compile(*options); });

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "liftc/codegen/passes.hpp"
 #include "liftc/io/tensor.hpp"
+#include "liftc/ir/printer.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/typecheck/typecheck.hpp"
@@ -26,12 +28,29 @@ std::map<std::string, long long> SizeFlags::values() const {
   return all;
 }
 
-ir::Program load_bound_program(const std::string& file, const SizeFlags& sizes) {
+void DumpFlag::print(const std::string& pass, const std::string& kernel, const std::string& text) const {
+  if (!wants(pass)) return;
+  fmt::print("// ---- after {}{} ----\n{}{}", pass, kernel.empty() ? "" : ": " + kernel, text,
+             text.empty() || text.back() == '\n' ? "" : "\n");
+}
+
+void add_dump_flag(CLI::App& cmd, DumpFlag& flag) {
+  std::vector<std::string> names = codegen::pipeline_pass_names();
+  names.push_back("all");
+  cmd.add_option("--dump-after", flag.after,
+                 fmt::format("print the program or kernels after a pass: {}", fmt::join(names, ", ")))
+      ->check(CLI::IsMember(names));
+}
+
+ir::Program load_bound_program(const std::string& file, const SizeFlags& sizes, const DumpFlag& dump) {
   ir::Program program = parse::load_program(file);
-  typecheck::typecheck(program);
+  dump.print("parse", "", ir::to_string(program));
+  ir::Program symbolic = typecheck::typecheck(program).program;
+  dump.print("typecheck", "", ir::to_string(symbolic));
   ir::Program bound = ir::bind_sizes(program, sizes.values());
   ir::Program checked = typecheck::typecheck(bound).program;
   interp::check_sizes(checked);
+  dump.print("bind-sizes", "", ir::to_string(checked));
   return checked;
 }
 

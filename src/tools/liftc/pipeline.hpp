@@ -25,9 +25,23 @@ struct SizeFlags {
 /// Registers --size and --params on a command.
 void add_size_flags(CLI::App& cmd, SizeFlags& flags);
 
+/// `--dump-after PASS`: print the program or the kernels after a pass of the pipeline
+/// (codegen::pipeline_pass_names(), or `all`).
+struct DumpFlag {
+  std::string after;  // empty: no dump
+  /// Whether the dump follows `pass`.
+  bool wants(const std::string& pass) const { return after == "all" || after == pass; }
+  /// Prints `text` under a header naming the pass (and the kernel, when given).
+  void print(const std::string& pass, const std::string& kernel, const std::string& text) const;
+};
+
+/// Registers --dump-after on a command (checked against the pass names).
+void add_dump_flag(CLI::App& cmd, DumpFlag& flag);
+
 /// Loads `file`, checks it symbolically (errors read better with names), binds every size,
-/// and checks it again with concrete lengths.
-ir::Program load_bound_program(const std::string& file, const SizeFlags& sizes);
+/// and checks it again with concrete lengths: the passes parse, typecheck and bind-sizes,
+/// each printed after it ran when `dump` asks.
+ir::Program load_bound_program(const std::string& file, const SizeFlags& sizes, const DumpFlag& dump = {});
 
 /// Random inputs from `seed`, replaced by `--input name=file.npy` ones.
 interp::Tensors load_inputs(const ir::Program& checked, const std::vector<std::string>& input_flags,
