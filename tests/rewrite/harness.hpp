@@ -2,6 +2,7 @@
 // Test helpers: load the rule library, parse small programs, and check that a rewritten
 // program computes what the original does on random sizes and data.
 
+#include <ostream>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -29,6 +30,8 @@ struct StrategyCase {
   const char* strategy;
   const char* example;
 };
+/// How GoogleTest prints a case (in ctest's test names too): "conv-chw on conv/conv_small.sr".
+inline void PrintTo(const StrategyCase& c, std::ostream* os) { *os << c.strategy << " on " << c.example; }
 
 /// A test name for `c`: "conv_local_conv_conv_small_sr".
 std::string case_name(const StrategyCase& c);

@@ -8,6 +8,7 @@
 
 #include "liftc/parse/parse.hpp"
 #include "liftc/typecheck/typecheck.hpp"
+#include "../readable_name.hpp"
 
 namespace {
 
@@ -49,6 +50,7 @@ struct TypeCase {
   const char* expr;
   const char* expected;
 };
+void PrintTo(const TypeCase& c, std::ostream* os) { *os << c.expr << " : " << c.expected; }
 
 // clang-format off
 const TypeCase kTypes[] = {
@@ -114,13 +116,16 @@ TEST_P(TextTypes, PrintsExpectedType) {
   EXPECT_EQ(type_of(GetParam().expr), GetParam().expected) << GetParam().expr;
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, TextTypes, ::testing::ValuesIn(kTypes));
+INSTANTIATE_TEST_SUITE_P(Table, TextTypes, ::testing::ValuesIn(kTypes), [](const auto& info) {
+  return liftc::testing::readable_name(info.index, {info.param.expr});
+});
 
 struct ErrorCase {
   const char* expr;
   const char* message;  // a substring of the error's message
   int col;              // column within the expression (1 = its first character)
 };
+void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.expr << " -> " << c.message; }
 
 // Positions follow the parser: a call is at its primitive's name, a binary operator at
 // the operator, a projection at its dot, and everything a prelude function (map2D,
@@ -188,7 +193,9 @@ TEST_P(TextErrors, ReportsMessageAndPosition) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, TextErrors, ::testing::ValuesIn(kErrors));
+INSTANTIATE_TEST_SUITE_P(Table, TextErrors, ::testing::ValuesIn(kErrors), [](const auto& info) {
+  return liftc::testing::readable_name(info.index, {info.param.expr});
+});
 
 using Kind = typecheck::Obligation::Kind;
 
