@@ -220,7 +220,7 @@ TEST_F(Serve, APoolNeverGivesOneWorkerToTwoThreadsAtOnce) {
   // workers, and the processes of the first round serve the second.
   fs::path script = dir_ / "serve.sh";
   std::ofstream(script) << "#!/bin/sh\nwhile read -r dir; do sleep 0.3; "
-                           "echo \"{\\\"protocol\\\":1,\\\"status\\\":\\\"$dir\\\",\\\"pid\\\":$$}\"; done\n";
+                           "echo \"{\\\"protocol\\\":1,\\\"status\\\":\\\"runner\\\",\\\"reason\\\":\\\"$dir\\\",\\\"pid\\\":$$}\"; done\n";
   fs::permissions(script, fs::perms::owner_all);
   ServePool pool(script.string());
   std::set<std::int64_t> pids;
@@ -231,7 +231,7 @@ TEST_F(Serve, APoolNeverGivesOneWorkerToTwoThreadsAtOnce) {
       threads.emplace_back([&, t] { answers[t] = parse_runner_answer(pool.run(fmt::format("bundle-{}-{}", round, t), 10).out); });
     for (auto& t : threads) t.join();
     for (int t = 0; t < 4; ++t) {
-      EXPECT_EQ(answers[t].status, fmt::format("bundle-{}-{}", round, t));
+      EXPECT_EQ(answers[t].reason, fmt::format("bundle-{}-{}", round, t));
       pids.insert(answers[t].pid);
     }
   }
