@@ -348,11 +348,41 @@ TEST(Worker, TheWatchdogDoesNotCountWaitingForTheDeviceLock) {
       {"2 s holding the lock", "echo 'liftc-runner: waiting for the device lock' >&2; "
                                "echo 'liftc-runner: holding the device lock' >&2; sleep 2; true", true},
       {"2 s without a word", "sleep 2; true", true},
+      // Issue 20: the line, then a hang. The wait is not counted up to timeout x the most
+      // runners run at once (1 here): killed after 1.5 + 1.5 s.
+      {"waiting for the lock for ever", "echo 'liftc-runner: waiting for the device lock' >&2; sleep 30; true", true},
   };
   for (const auto& c : cases) {
     WorkerResult w = run_worker(c.script, true, "/tmp", 1.5);
     EXPECT_EQ(w.end == WorkerResult::End::TimedOut, c.timed_out) << c.what << " (" << w.seconds << " s)";
+    EXPECT_LT(w.seconds, 10) << c.what;
   }
+}
+
+TEST(Worker, AWaitForTheLockIsNotCountedOnlyUpToTimeoutTimesTheRunnersAtOnce) {
+  WorkerResult w = run_worker("echo 'liftc-runner: waiting for the device lock' >&2; sleep 30; true", true, "/tmp", 1);
+  EXPECT_EQ(w.end, WorkerResult::End::TimedOut);
+  EXPECT_GT(w.seconds, 1.9);
+  EXPECT_LT(w.seconds, 6);
+  EXPECT_NEAR(w.lock_wait_s, 1.0, 0.05);
+  EXPECT_EQ(describe_end(w, 1), "timed out after 1 s (killed by the watchdog; 1.0 s waiting for the device lock not counted)");
+}
+
+// Issue 20: a runner printing without end took liftc's memory; now it is killed after 1 MiB
+// and holds no answer, whatever it printed.
+TEST(Worker, ARunnerFloodingItsStdoutIsKilled) {
+  for (const char* script : {"yes", "yes '{\"protocol\":1,\"status\":\"ok\",\"samples_ms\":[1]}'", "head -c 2000000 /dev/zero; true"}) {
+    WorkerResult w = run_worker(script, true, "/tmp", 60);
+    EXPECT_EQ(w.end, WorkerResult::End::Flooded) << script;
+    EXPECT_EQ(w.out, "") << script;
+    EXPECT_LT(w.seconds, 30) << script;
+    EXPECT_EQ(describe_end(w, 60), "printed more than 1 MiB on stdout (killed)") << script;
+    EXPECT_THROW(parse_runner_answer(w.out), Error) << script;
+  }
+  // Just under the limit is read whole.
+  WorkerResult w = run_worker("head -c 1048576 /dev/zero | tr '\\0' x; true", true, "/tmp", 60);
+  EXPECT_EQ(w.end, WorkerResult::End::Exited);
+  EXPECT_EQ(w.out.size(), kMaxRunnerStdout);
 }
 
 TEST(Worker, ShellRunnersGetTheBundleAsOneArgument) {
