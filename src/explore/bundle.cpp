@@ -1,4 +1,4 @@
-// Writing candidate bundles and reading the runner's answer.
+// Writing candidate bundles.
 
 #include "liftc/explore/bundle.hpp"
 
@@ -48,6 +48,14 @@ const char* tensor_data(const io::Tensor& t) {
                                        : reinterpret_cast<const char*>(t.i32.data());
 }
 
+// A value written as the rest of a bundle.txt line (device, options, lock): a line break or
+// a NUL in it would end the line early and start another one there.
+const std::string& one_line(const std::string& value, const char* what) {
+  if (value.find_first_of(std::string("\n\r\0", 3)) != std::string::npos)
+    throw Error(fmt::format("the {} contains a line break or a NUL, which a bundle cannot hold", what));
+  return value;
+}
+
 std::string range_text(const runtime::NDRange& r) {
   std::size_t s[3] = {1, 1, 1};
   if (r.empty()) return "0 0 0";
@@ -70,10 +78,10 @@ void write_bundle(const std::string& dir_text, const std::string& kernels, const
   fs::path dir(dir_text);
   fresh_dir(dir);
   std::string text = "liftc-bundle 1\n";
-  text += fmt::format("device {}\nwarmup {}\nruns {}\ncutoff_ms {:.9g}\ntolerance {:.9g} {:.9g}\ncanary {}\n", s.device,
-                      s.warmup, s.runs, s.cutoff_ms, s.rtol, s.atol, s.canary_bytes);
-  if (!plan.build_options.empty()) text += fmt::format("options {}\n", plan.build_options);
-  if (!s.lock.empty()) text += fmt::format("lock {}\n", s.lock);
+  text += fmt::format("device {}\nwarmup {}\nruns {}\ncutoff_ms {:.9g}\ntolerance {:.9g} {:.9g}\ncanary {}\n",
+                      one_line(s.device, "device selector"), s.warmup, s.runs, s.cutoff_ms, s.rtol, s.atol, s.canary_bytes);
+  if (!plan.build_options.empty()) text += fmt::format("options {}\n", one_line(plan.build_options, "build options"));
+  if (!s.lock.empty()) text += fmt::format("lock {}\n", one_line(s.lock, "device lock path"));
   for (const auto& b : plan.buffers) {
     bool is_float = b.elem == runtime::ElemType::Float;
     std::size_t count = b.bytes / 4;
@@ -124,49 +132,9 @@ void write_bundle(const std::string& dir_text, const std::string& kernels, const
 void write_probe_bundle(const std::string& dir_text, const std::string& device) {
   fs::path dir(dir_text);
   fresh_dir(dir);
-  std::string text = fmt::format("liftc-bundle 1\ndevice {}\n", device);
+  std::string text = fmt::format("liftc-bundle 1\ndevice {}\n", one_line(device, "device selector"));
   write_file(dir / "kernels.cl", "", 0);
   write_file(dir / "bundle.txt", text.data(), text.size());
-}
-
-RunnerAnswer parse_runner_answer(const std::string& text) {
-  // The answer is the last line that parses as a JSON object (a runner script may print more).
-  std::size_t end = text.size();
-  while (end > 0) {
-    std::size_t begin = text.rfind('\n', end - 1);
-    begin = begin == std::string::npos ? 0 : begin + 1;
-    std::string line = text.substr(begin, end - begin);
-    end = begin == 0 ? 0 : begin - 1;
-    if (line.find('{') == std::string::npos) continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) continue;
-    if (j.value("protocol", 0) != 1 || !j.contains("status"))
-      throw Error("the runner's answer is not liftc-runner protocol 1");
-    RunnerAnswer a;
-    a.status = j.at("status").get<std::string>();
-    a.reason = j.value("reason", "");
-    a.device = j.value("device", nlohmann::json());
-    for (const auto& v : j.value("samples_ms", nlohmann::json::array()))
-      if (v.is_number()) a.samples_ms.push_back(v.get<double>());
-    auto number = [&](const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0; };
-    a.median_ms = number("median_ms");
-    a.min_ms = number("min_ms");
-    a.max_ms = number("max_ms");
-    a.cut = j.value("cut", false);
-    // The phases in the order the runner ran them (an ordered parse: json sorts its keys).
-    nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(line, nullptr, false);
-    if (ordered.contains("phases_ms") && ordered["phases_ms"].is_object())
-      for (const auto& [phase, ms] : ordered["phases_ms"].items())
-        if (ms.is_number()) a.phases_ms.emplace_back(phase, ms.get<double>());
-    a.lock_wait_ms = number("lock_wait_ms");
-    for (const auto& span : j.value("locked_ms", nlohmann::json::array()))
-      if (span.is_array() && span.size() == 2 && span[0].is_number() && span[1].is_number())
-        a.locked_ms.emplace_back(span[0].get<double>(), span[1].get<double>());
-    a.pid = j.contains("pid") && j["pid"].is_number_integer() ? j["pid"].get<std::int64_t>() : 0;
-    a.reused_context = j.value("reused_context", false);
-    return a;
-  }
-  throw Error("the runner printed no JSON answer");
 }
 
 }  // namespace liftc::explore

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/support/interrupt_cleanup.hpp"
 
 namespace liftc::explore {
 
@@ -40,9 +42,28 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// Runners running now in this process, and the most that ever ran at once (its --jobs).
+std::atomic<int> runners_now{0}, runners_peak{0};
+
+// Counts one runner as running while in scope.
+class CountedRunner {
+ public:
+  CountedRunner() {
+    int now = ++runners_now, peak = runners_peak.load();
+    while (now > peak && !runners_peak.compare_exchange_weak(peak, now)) {
+    }
+  }
+  ~CountedRunner() { --runners_now; }
+  CountedRunner(const CountedRunner&) = delete;
+  CountedRunner& operator=(const CountedRunner&) = delete;
+};
+
 // The watchdog's clock: the time since it started, less the time the runner waited for the
 // device lock (between its two marker lines, on either stream): a runner waits there while
-// another one is timed, or hangs.
+// another one is timed. That wait is not counted up to timeout x the most runners run at
+// once: each runner ahead of it holds the lock at most one timeout (its own watchdog counts
+// that), so a longer wait is a runner that printed the line and hangs, or another process
+// holding the lock file, and it is killed.
 class Watchdog {
  public:
   explicit Watchdog(double timeout_s) : timeout_s_(timeout_s) {}
@@ -62,12 +83,13 @@ class Watchdog {
     }
     if (line.size() > 4096) line.clear();
   }
-  // Seconds left before the timeout (<= 0: timed out).
-  double left_s() const {
-    double elapsed = seconds_since(start_) - paused_;
-    if (waiting_) elapsed -= seconds_since(waiting_since_);
-    return timeout_s_ - elapsed;
+  // Seconds of waiting for the lock not counted (so far).
+  double uncounted_s() const {
+    double waited = paused_ + (waiting_ ? seconds_since(waiting_since_) : 0.0);
+    return std::min(waited, timeout_s_ * std::max(1, runners_peak.load()));
   }
+  // Seconds left before the timeout (<= 0: timed out).
+  double left_s() const { return timeout_s_ - (seconds_since(start_) - uncounted_s()); }
   // How long poll may wait: until the timeout, at most 1 s (a lock wait may begin meanwhile).
   int poll_ms() const { return static_cast<int>(std::clamp(left_s() * 1000, 0.0, 1000.0)); }
 
@@ -79,6 +101,19 @@ class Watchdog {
   Clock::time_point waiting_since_ = start_;
   std::string lines_[2];  // the unfinished last line of each stream
 };
+
+// Waits for `pid` to end without reaping it, stops watching its group for SIGINT (the pid
+// is still taken), then reaps it; returns its wait status.
+int reap(pid_t pid) {
+  siginfo_t info;
+  while (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  forget_group_on_interrupt(pid);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
 
 // Keeps the last few KiB of a runner's stderr.
 void append_err(std::string& err, const char* data, std::size_t n) {
@@ -125,15 +160,17 @@ WorkerResult run_worker(const std::string& runner, bool shell, const std::string
     _exit(127);
   }
   setpgid(pid, pid);
+  kill_group_on_interrupt(pid);  // a liftc interrupted takes the runner and its children along
+  CountedRunner counted;
   close(out_pipe[1]);
   close(err_pipe[1]);
   WorkerResult r;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
-  bool timed_out = false;
+  bool timed_out = false, flooded = false;
   char buffer[4096];
   Watchdog watchdog(timeout_s);
-  while (open_fds > 0) {
+  while (open_fds > 0 && !flooded) {
     if (watchdog.left_s() <= 0) {
       timed_out = true;
       break;
@@ -149,23 +186,32 @@ WorkerResult run_worker(const std::string& runner, bool shell, const std::string
         --open_fds;
         continue;
       }
+      if (i == 0 && r.out.size() + static_cast<std::size_t>(got) > kMaxRunnerStdout) {
+        flooded = true;
+        break;
+      }
       if (i == 0) r.out.append(buffer, static_cast<std::size_t>(got));
       else append_err(r.err, buffer, static_cast<std::size_t>(got));
       watchdog.scan(i, buffer, static_cast<std::size_t>(got));
     }
   }
-  if (timed_out) {
+  if (timed_out || flooded) {
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
   }
   for (auto& f : fds)
     if (f.fd >= 0) close(f.fd);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  int status = reap(pid);
   r.seconds = seconds_since(start);
-  if (timed_out) r.end = WorkerResult::End::TimedOut;
-  else set_end(r, status);
+  r.lock_wait_s = watchdog.uncounted_s();
+  if (timed_out) {
+    r.end = WorkerResult::End::TimedOut;
+  } else if (flooded) {
+    r.end = WorkerResult::End::Flooded;
+    r.out.clear();  // no answer: what it printed is not to be read as one
+  } else {
+    set_end(r, status);
+  }
   return r;
 }
 
@@ -246,6 +292,7 @@ void ServeWorker::start() {
     throw Error(fmt::format("cannot start the runner: {}", std::strerror(-pid)));
   }
   c->pid = pid;
+  kill_group_on_interrupt(pid);
   c->in = in[0];
   c->out = out[0];
   c->err = err[0];
@@ -264,9 +311,7 @@ int ServeWorker::stop(bool kill_now) {
     kill(c.pid, SIGKILL);
   }
   c.reaper.join();
-  int status = 0;
-  while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  int status = reap(c.pid);  // it has ended: this only reaps it
   close(c.out);
   close(c.err);
   child_.reset();
@@ -275,14 +320,18 @@ int ServeWorker::stop(bool kill_now) {
 
 namespace {
 
-// Reads what is in `fd` now, without waiting; false at its end.
+// Reads what is in `fd` now, without waiting; false at its end, or after kMaxRunnerStdout
+// bytes (a runner that keeps printing would otherwise keep this loop going).
 bool drain(int fd, std::string* sink) {
   char buffer[4096];
   pollfd p{fd, POLLIN, 0};
+  std::size_t total = 0;
   while (poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR))) {
     ssize_t got = read(fd, buffer, sizeof buffer);
     if (got <= 0) return false;
     if (sink) append_err(*sink, buffer, static_cast<std::size_t>(got));
+    total += static_cast<std::size_t>(got);
+    if (total > kMaxRunnerStdout) return false;
   }
   return true;
 }
@@ -314,13 +363,15 @@ WorkerResult ServeWorker::run(const std::string& bundle_dir, double timeout_s) {
     send_all(child_->in, line);  // a failure shows as the child's end below
   }
   WorkerResult r;
+  CountedRunner counted;
   Child& c = *child_;
   pollfd fds[2] = {{c.out, POLLIN, 0}, {c.err, POLLIN, 0}};
   int open_fds = 2;
-  bool timed_out = false, answered = false;
+  bool timed_out = false, answered = false, flooded = false;
   std::string pending;  // stdout not yet looked at as lines
+  std::size_t out_bytes = 0;  // stdout read for this bundle
   char buffer[4096];
-  while (open_fds > 0 && !answered) {
+  while (open_fds > 0 && !answered && !flooded) {
     if (watchdog.left_s() <= 0) {
       timed_out = true;
       break;
@@ -342,6 +393,11 @@ WorkerResult ServeWorker::run(const std::string& bundle_dir, double timeout_s) {
       }
       // The answer is the first whole line that is a protocol object; lines before it (a
       // driver's chatter) stay in `out` too.
+      out_bytes += static_cast<std::size_t>(got);
+      if (out_bytes > kMaxRunnerStdout) {
+        flooded = true;
+        break;
+      }
       pending.append(buffer, static_cast<std::size_t>(got));
       for (std::size_t end; !answered && (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1)) {
         r.out.append(pending, 0, end + 1);
@@ -354,13 +410,21 @@ WorkerResult ServeWorker::run(const std::string& bundle_dir, double timeout_s) {
     drain(c.err, &r.err);
     c.answered = true;
     r.seconds = seconds_since(began);
+    r.lock_wait_s = watchdog.uncounted_s();
     return r;
   }
   r.out += pending;
-  int status = stop(timed_out);
+  int status = stop(timed_out || flooded);
   r.seconds = seconds_since(began);
-  if (timed_out) r.end = WorkerResult::End::TimedOut;
-  else set_end(r, status);
+  r.lock_wait_s = watchdog.uncounted_s();
+  if (timed_out) {
+    r.end = WorkerResult::End::TimedOut;
+  } else if (flooded) {
+    r.end = WorkerResult::End::Flooded;
+    r.out.clear();  // no answer: what it printed is not to be read as one
+  } else {
+    set_end(r, status);
+  }
   return r;
 }
 
@@ -399,7 +463,12 @@ WorkerResult ServePool::run(const std::string& bundle_dir, double timeout_s) {
 
 std::string describe_end(const WorkerResult& r, double timeout_s) {
   switch (r.end) {
-    case WorkerResult::End::TimedOut: return fmt::format("timed out after {:g} s (killed by the watchdog)", timeout_s);
+    case WorkerResult::End::TimedOut:
+      return r.lock_wait_s > 0.05 ? fmt::format("timed out after {:g} s (killed by the watchdog; {:.1f} s waiting for the "
+                                                "device lock not counted)", timeout_s, r.lock_wait_s)
+                                  : fmt::format("timed out after {:g} s (killed by the watchdog)", timeout_s);
+    case WorkerResult::End::Flooded:
+      return fmt::format("printed more than {} MiB on stdout (killed)", kMaxRunnerStdout >> 20);
     case WorkerResult::End::Signaled: return fmt::format("killed by signal {} ({})", r.code, strsignal(r.code));
     default: return fmt::format("exited with code {}", r.code);
   }

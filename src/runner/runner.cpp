@@ -36,48 +36,14 @@
 #include <string>
 #include <vector>
 
+#include "bundle_reader.hpp"
+
 namespace {
+
+using namespace liftc_runner;
 
 const std::uint32_t kCanary = 0x7FC1CA7Du;  // a quiet NaN no kernel computes
 const std::uint32_t kPoison = 0x7FC0DEADu;  // what outputs and scratch hold before the first run
-
-// A failure that ends the run with a status and a reason.
-struct Failure {
-  std::string status, reason;
-};
-
-struct BufferDesc {
-  std::string name;
-  bool is_float = true;
-  std::size_t count = 0;
-  std::string role;  // input, output, scratch
-};
-
-struct ArgDesc {
-  std::string kind;  // buffer, int, float, local
-  double value = 0;
-};
-
-struct KernelDesc {
-  std::string name;
-  cl_uint dims = 1;
-  std::size_t global[3] = {1, 1, 1};
-  std::size_t local[3] = {0, 0, 0};
-  std::vector<ArgDesc> args;
-};
-
-struct Bundle {
-  std::string dir;
-  std::string device;
-  std::string lock;  // a file to flock around kernel executions ("" = none)
-  int warmup = 1, runs = 5;
-  double cutoff_ms = 0;
-  double rtol = 1e-3, atol = 1e-3;
-  std::size_t canary = 256;
-  std::string build_options;  // the OpenCL compiler options ("-cl-mad-enable")
-  std::vector<BufferDesc> buffers;
-  std::vector<KernelDesc> kernels;
-};
 
 std::string json_string(const std::string& s) {
   std::string out = "\"";
@@ -107,76 +73,6 @@ std::string json_numbers(const std::vector<double>& v) {
   return out + "]";
 }
 
-std::string read_file(const std::string& path, bool binary) {
-  std::ifstream in(path, binary ? std::ios::binary : std::ios::in);
-  if (!in) throw Failure{"runner", "cannot read " + path};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Bundle read_bundle(const std::string& dir) {
-  Bundle b;
-  b.dir = dir;
-  std::istringstream in(read_file(dir + "/bundle.txt", false));
-  std::string line;
-  int number = 0;
-  auto bad = [&](const std::string& why) { return Failure{"runner", dir + "/bundle.txt:" + std::to_string(number) + ": " + why}; };
-  while (std::getline(in, line)) {
-    ++number;
-    std::istringstream words(line);
-    std::string word;
-    if (!(words >> word) || word[0] == '#') continue;
-    if (number == 1 || word == "liftc-bundle") {
-      int version = 0;
-      if (word != "liftc-bundle" || !(words >> version) || version != 1) throw bad("expected 'liftc-bundle 1' first");
-    } else if (word == "device") {
-      std::getline(words >> std::ws, b.device);
-    } else if (word == "options") {
-      std::getline(words >> std::ws, b.build_options);
-    } else if (word == "lock") {
-      std::getline(words >> std::ws, b.lock);
-    } else if (word == "warmup") {
-      if (!(words >> b.warmup) || b.warmup < 0) throw bad("warmup needs a count >= 0");
-    } else if (word == "runs") {
-      if (!(words >> b.runs) || b.runs < 1) throw bad("runs needs a count >= 1");
-    } else if (word == "cutoff_ms") {
-      if (!(words >> b.cutoff_ms)) throw bad("cutoff_ms needs a number");
-    } else if (word == "tolerance") {
-      if (!(words >> b.rtol >> b.atol)) throw bad("tolerance needs rtol and atol");
-    } else if (word == "canary") {
-      if (!(words >> b.canary)) throw bad("canary needs a byte count");
-    } else if (word == "buffer") {
-      BufferDesc d;
-      std::string type;
-      if (!(words >> d.name >> type >> d.count >> d.role) || (type != "f32" && type != "i32") || d.count == 0 ||
-          (d.role != "input" && d.role != "output" && d.role != "scratch"))
-        throw bad("expected: buffer NAME f32|i32 COUNT input|output|scratch");
-      d.is_float = type == "f32";
-      b.buffers.push_back(d);
-    } else if (word == "kernel") {
-      KernelDesc k;
-      if (!(words >> k.name >> k.dims >> k.global[0] >> k.global[1] >> k.global[2] >> k.local[0] >> k.local[1] >>
-            k.local[2]) ||
-          k.dims < 1 || k.dims > 3)
-        throw bad("expected: kernel NAME DIMS G0 G1 G2 L0 L1 L2");
-      b.kernels.push_back(k);
-    } else if (word == "arg") {
-      if (b.kernels.empty()) throw bad("an arg before any kernel");
-      ArgDesc a;
-      if (!(words >> a.kind >> a.value) ||
-          (a.kind != "buffer" && a.kind != "int" && a.kind != "float" && a.kind != "local"))
-        throw bad("expected: arg buffer|int|float|local VALUE");
-      if (a.kind == "buffer" && (a.value < 0 || a.value >= double(b.buffers.size()))) throw bad("no such buffer");
-      b.kernels.back().args.push_back(a);
-    } else {
-      throw bad("unknown line '" + word + "'");
-    }
-  }
-  if (number == 0) throw Failure{"runner", dir + "/bundle.txt is empty"};
-  return b;
-}
-
 std::string device_string(cl_device_id d, cl_device_info what) {
   std::size_t n = 0;
   clGetDeviceInfo(d, what, 0, nullptr, &n);
@@ -204,8 +100,8 @@ cl_device_id pick_device(const std::string& selector) {
   if (clGetPlatformIDs(0, nullptr, &np) != CL_SUCCESS || np == 0) throw Failure{"runner", "no OpenCL platform"};
   std::vector<cl_platform_id> platforms(np);
   clGetPlatformIDs(np, platforms.data(), nullptr);
-  std::size_t index = 0;
-  bool numeric = !selector.empty() && selector.find_first_not_of("0123456789") == std::string::npos;
+  std::uint64_t index = 0, wanted = 0;
+  bool numeric = device_index(selector, wanted);
   for (cl_platform_id p : platforms) {
     cl_uint nd = 0;
     if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS) continue;
@@ -218,7 +114,7 @@ cl_device_id pick_device(const std::string& selector) {
     for (cl_device_id d : devices) {
       std::string text = lower(platform + " " + device_string(d, CL_DEVICE_NAME) + " " +
                                device_string(d, CL_DEVICE_VENDOR) + " " + device_string(d, CL_DEVICE_VERSION));
-      if (selector.empty() || (numeric && std::stoul(selector) == index) ||
+      if (selector.empty() || (numeric && wanted == index) ||
           (!numeric && text.find(lower(selector)) != std::string::npos))
         return d;
       ++index;
@@ -401,7 +297,7 @@ class Runner {
 
  private:
   void build() {
-    std::string source = read_file(b_.dir + "/kernels.cl", false);
+    std::string source = read_small_file(b_.dir + "/kernels.cl", kMaxKernelSourceBytes, "kernels.cl");
     const char* text = source.c_str();
     std::size_t length = source.size();
     cl_int err = CL_SUCCESS;
@@ -425,24 +321,29 @@ class Runner {
 
   void allocate() {
     cl_uint align_bits = device_value<cl_uint>(device_, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
-    std::size_t align = std::max<std::size_t>(align_bits / 8, 4);
+    // The reader caps the canary at 1 MiB; a base-address alignment is a few KiB at most.
+    std::size_t align = std::min<std::size_t>(std::max<std::size_t>(align_bits / 8, 4), 1u << 20);
+    cl_ulong max_alloc = device_value<cl_ulong>(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     for (const auto& d : b_.buffers) {
       Guarded g;
-      g.bytes = 4 * d.count;
+      g.bytes = 4 * d.count;  // at most 2^40: the reader caps the count
       g.after = b_.canary;
       g.before = b_.canary ? (b_.canary + align - 1) / align * align : 0;
-      std::vector<std::uint32_t> host((g.before + g.bytes + g.after) / 4 + 1, kCanary);
+      std::size_t total = g.before + g.bytes + g.after;
+      // Asked before any host memory is: a bundle asking for more than the device can
+      // allocate is the device's refusal (as clCreateBuffer's would be), not an exhausted host.
+      if (total > max_alloc)
+        throw Failure{"run", "buffer '" + d.name + "' needs " + std::to_string(total) +
+                                 " bytes with its canaries, more than the device allocates at once (" +
+                                 std::to_string(max_alloc) + ")"};
+      std::vector<std::uint32_t> host(total / 4 + 1, kCanary);
       std::uint32_t* data = host.data() + g.before / 4;
       if (d.role == "input") {
-        std::string raw = read_file(b_.dir + "/inputs/" + d.name + ".bin", true);
-        if (raw.size() != g.bytes)
-          throw Failure{"runner", "inputs/" + d.name + ".bin has " + std::to_string(raw.size()) + " bytes, expected " +
-                                      std::to_string(g.bytes)};
-        std::memcpy(data, raw.data(), g.bytes);
+        read_exact_file(b_.dir + "/inputs/" + d.name + ".bin", reinterpret_cast<char*>(data), g.bytes,
+                        "inputs/" + d.name + ".bin");
       } else {
         std::fill(data, data + d.count, kPoison);
       }
-      std::size_t total = g.before + g.bytes + g.after;
       cl_int err = CL_SUCCESS;
       g.whole = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, total, host.data(), &err);
       if (err != CL_SUCCESS) throw Failure{"run", cl_failure(("clCreateBuffer(" + d.name + ")").c_str(), err)};
@@ -451,22 +352,34 @@ class Runner {
       if (err != CL_SUCCESS) throw Failure{"run", cl_failure(("clCreateSubBuffer(" + d.name + ")").c_str(), err)};
       buffers_.push_back(g);
     }
+    cl_ulong local_mem = device_value<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE);
     for (std::size_t k = 0; k < b_.kernels.size(); ++k) {
       const auto& args = b_.kernels[k].args;
       for (std::size_t i = 0; i < args.size(); ++i) {
         const ArgDesc& a = args[i];
-        cl_int err;
+        cl_int err = CL_SUCCESS;
         auto index = static_cast<cl_uint>(i);
-        if (a.kind == "buffer") {
-          err = clSetKernelArg(kernels_[k], index, sizeof(cl_mem), &buffers_[static_cast<std::size_t>(a.value)].data);
-        } else if (a.kind == "int") {
-          cl_int v = static_cast<cl_int>(a.value);
-          err = clSetKernelArg(kernels_[k], index, sizeof v, &v);
-        } else if (a.kind == "float") {
-          cl_float v = static_cast<cl_float>(a.value);
-          err = clSetKernelArg(kernels_[k], index, sizeof v, &v);
-        } else {
-          err = clSetKernelArg(kernels_[k], index, static_cast<std::size_t>(a.value), nullptr);
+        switch (a.kind) {
+          case ArgDesc::Kind::Buffer:
+            err = clSetKernelArg(kernels_[k], index, sizeof(cl_mem), &buffers_[a.buffer].data);
+            break;
+          case ArgDesc::Kind::Int: {
+            cl_int v = a.int_value;
+            err = clSetKernelArg(kernels_[k], index, sizeof v, &v);
+            break;
+          }
+          case ArgDesc::Kind::Float: {
+            cl_float v = a.float_value;
+            err = clSetKernelArg(kernels_[k], index, sizeof v, &v);
+            break;
+          }
+          case ArgDesc::Kind::Local:
+            if (a.local_bytes > local_mem)
+              throw Failure{"run", "argument " + std::to_string(i) + " of " + b_.kernels[k].name + " asks for " +
+                                       std::to_string(a.local_bytes) + " bytes of local memory; the device has " +
+                                       std::to_string(local_mem)};
+            err = clSetKernelArg(kernels_[k], index, a.local_bytes, nullptr);
+            break;
         }
         if (err != CL_SUCCESS)
           throw Failure{"run", cl_failure(("clSetKernelArg(" + b_.kernels[k].name + ", " + std::to_string(i) + ")").c_str(), err)};
@@ -525,10 +438,10 @@ class Runner {
                    "' were never written (the first at [" + std::to_string(first) + "])";
         return;
       }
-      std::ifstream probe(b_.dir + "/expected/" + d.name + ".bin");
-      if (!probe) continue;  // nothing to compare with
-      std::string raw = read_file(b_.dir + "/expected/" + d.name + ".bin", true);
-      if (raw.size() != 4 * d.count) throw Failure{"runner", "expected/" + d.name + ".bin has the wrong size"};
+      std::string path = b_.dir + "/expected/" + d.name + ".bin", shown = "expected/" + d.name + ".bin";
+      if (!regular_file_exists(path, shown)) continue;  // nothing to compare with
+      std::string raw(4 * d.count, '\0');
+      read_exact_file(path, raw.data(), raw.size(), shown);
       std::size_t bad = 0, first_bad = 0;
       double got_first = 0, want_first = 0;
       for (std::size_t e = 0; e < d.count; ++e) {
@@ -640,7 +553,7 @@ bool open_session(Session& session, const std::string& selector, Phases& phases,
   return false;
 }
 
-// One bundle's answer line.
+// One bundle's answer line (a bundle that fails is answered too: see run_bundle).
 struct Answer {
   std::string line;  // the JSON object and a newline
   int code = 0;      // the exit code of a one-shot runner: 1 for status "runner"
@@ -654,17 +567,26 @@ Answer run_bundle(const std::string& dir, Session& session, bool serve) {
   Answer answer;
   Phases phases;
   double started = phases.mark;
-  bool reused = false;
+  bool reused = false, probe = false;
+  auto fail = [&](const Failure& f) {
+    r.status = f.status;
+    r.reason = f.reason;
+    answer.code = f.status == "runner" ? 1 : 0;
+  };
   try {
     Bundle b = read_bundle(dir);
     phases.end("read_bundle");
+    probe = b.kernels.empty();
     reused = open_session(session, b.device, phases, device);
     Runner runner(b, session, phases);
     r = runner.run();
   } catch (const Failure& f) {
-    r.status = f.status;
-    r.reason = f.reason;
-    answer.code = f.status == "runner" ? 1 : 0;
+    fail(f);
+  } catch (const std::bad_alloc&) {
+    // The device accepted the sizes but this machine cannot hold the host copies.
+    fail({"run", "the runner ran out of host memory for this bundle's buffers"});
+  } catch (const std::exception& e) {
+    fail({"runner", std::string("the runner failed: ") + e.what()});
   }
   // An OpenCL call failed: the context may be unusable (a kernel fault on a GPU), so the
   // next bundle opens a fresh one.
@@ -672,11 +594,13 @@ Answer run_bundle(const std::string& dir, Session& session, bool serve) {
   std::vector<double> sorted = r.samples;
   std::sort(sorted.begin(), sorted.end());
   std::ostringstream out;
-  out << "{\"protocol\":1,\"status\":" << json_string(r.status) << ",\"reason\":" << json_string(r.reason)
-      << ",\"device\":" << (device.empty() ? "null" : device) << ",\"samples_ms\":" << json_numbers(r.samples)
-      << ",\"median_ms\":" << json_number(median(r.samples))
-      << ",\"min_ms\":" << json_number(sorted.empty() ? 0 : sorted.front())
-      << ",\"max_ms\":" << json_number(sorted.empty() ? 0 : sorted.back())
+  const double none = std::nan("");  // printed as null: no samples, no median
+  out << "{\"protocol\":1,\"status\":" << json_string(r.status) << ",\"reason\":" << json_string(r.reason);
+  if (probe) out << ",\"probe\":true";
+  out << ",\"device\":" << (device.empty() ? "null" : device) << ",\"samples_ms\":" << json_numbers(r.samples)
+      << ",\"median_ms\":" << json_number(sorted.empty() ? none : median(r.samples))
+      << ",\"min_ms\":" << json_number(sorted.empty() ? none : sorted.front())
+      << ",\"max_ms\":" << json_number(sorted.empty() ? none : sorted.back())
       << ",\"kernel_median_ms\":" << json_numbers(r.kernel_ms) << ",\"cut\":" << (r.cut ? "true" : "false")
       << ",\"mismatches\":" << r.mismatches << ",\"max_abs_error\":" << json_number(r.max_abs_error);
   out << ",\"started_ms\":" << json_number(started) << ",\"phases_ms\":{";
@@ -699,7 +623,16 @@ int serve() {
   for (std::string dir; std::getline(std::cin, dir);) {
     if (!dir.empty() && dir.back() == '\r') dir.pop_back();
     if (dir.empty()) continue;
-    std::fputs(run_bundle(dir, session, true).line.c_str(), stdout);
+    try {
+      std::fputs(run_bundle(dir, session, true).line.c_str(), stdout);
+    } catch (...) {
+      // run_bundle answers every failure of the bundle itself; this is what is left (no
+      // memory even for the answer): a fixed line, a fresh session, and the next bundle.
+      session.close();
+      std::printf("{\"protocol\":1,\"status\":\"runner\",\"reason\":\"the runner could not answer this bundle\","
+                  "\"device\":null,\"samples_ms\":[],\"pid\":%d,\"reused_context\":false}\n",
+                  static_cast<int>(getpid()));
+    }
     std::fflush(stdout);
   }
   return 0;
@@ -716,7 +649,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   Session session;
-  Answer answer = run_bundle(argv[1], session, false);
+  Answer answer;
+  try {
+    answer = run_bundle(argv[1], session, false);
+  } catch (...) {  // as in serve(): no memory even for the answer
+    answer.line = "{\"protocol\":1,\"status\":\"runner\",\"reason\":\"the runner could not answer this bundle\","
+                  "\"device\":null,\"samples_ms\":[]}\n";
+    answer.code = 1;
+  }
   std::fputs(answer.line.c_str(), stdout);
   std::fflush(stdout);
   return answer.code;

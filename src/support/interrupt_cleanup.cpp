@@ -1,6 +1,7 @@
 // The handler may run at any instruction, so it uses only async-signal-safe calls
-// (open, getdents64, unlinkat, close, rmdir, sigaction, raise) on paths stored in fixed
-// buffers; registering copies the path into a free slot before publishing it.
+// (kill, open, getdents64, unlinkat, close, rmdir, sigaction, raise) on paths stored in
+// fixed buffers and process groups in atomic slots; registering copies the path into a free
+// slot before publishing it.
 
 #include "liftc/support/interrupt_cleanup.hpp"
 
@@ -12,6 +13,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -31,6 +33,10 @@ struct Slot {
 };
 
 Slot slots[kSlots];
+
+// Process groups to kill: 0 is a free slot; a slot is claimed by one compare-exchange.
+constexpr std::size_t kGroupSlots = 4096;
+std::atomic<int> groups[kGroupSlots];
 std::mutex registry_mutex;  // registering and forgetting (never taken by the handler)
 
 // Removes everything inside the directory open as `dir`, `depth` levels below the
@@ -63,6 +69,9 @@ void remove_contents(int dir, int depth) {
 }
 
 void on_interrupt(int sig) {
+  // The runners first: they may be writing into the folders removed below.
+  for (auto& g : groups)
+    if (int pgid = g.load(std::memory_order_acquire); pgid > 0) ::kill(-pgid, SIGKILL);
   for (Slot& s : slots) {
     if (!s.used.load(std::memory_order_acquire)) continue;
     if (::unlink(s.path) == 0) continue;
@@ -119,6 +128,22 @@ void forget_on_interrupt(const std::string& path) {
       s.used.store(false, std::memory_order_release);
       return;
     }
+}
+
+bool kill_group_on_interrupt(int pgid) {
+  install_handlers();
+  for (auto& g : groups) {
+    int free_slot = 0;
+    if (g.compare_exchange_strong(free_slot, pgid, std::memory_order_release)) return true;
+  }
+  return false;
+}
+
+void forget_group_on_interrupt(int pgid) {
+  for (auto& g : groups) {
+    int registered = pgid;
+    if (g.compare_exchange_strong(registered, 0, std::memory_order_release)) return;
+  }
 }
 
 }  // namespace liftc

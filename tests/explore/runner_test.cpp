@@ -3,11 +3,16 @@
 // writes, build failure, cut-off, malformed bundle, hang, crash) comes back as JSON or
 // as the watchdog's verdict.
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -96,6 +101,16 @@ TEST_F(RunnerTest, AMalformedBundleIsARunnerErrorNamingTheLine) {
   RunnerAnswer a = parse_runner_answer(w.out);
   EXPECT_EQ(a.status, "runner");
   EXPECT_NE(a.reason.find("bundle.txt:2: expected: buffer NAME f32|i32 COUNT"), std::string::npos) << a.reason;
+}
+
+// A value written as the rest of a line cannot start another line of bundle.txt.
+TEST_F(RunnerTest, AValueWithALineBreakIsRefusedNotWrittenIntoTheBundle) {
+  try {
+    write_probe_bundle(dir_.string(), "gpu\nkernel k 1 1 1 1 0 0 0");
+    ADD_FAILURE() << "written";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "the device selector contains a line break or a NUL, which a bundle cannot hold");
+  }
 }
 
 TEST_F(RunnerTest, AnUnknownDeviceIsNamed) {
@@ -193,13 +208,129 @@ TEST_F(RunnerTest, SharedInputsAndReferenceAreLinkedWhereTheyHoldTheSameValues) 
   fs::remove_all(shared_dir);
 }
 
-TEST(RunnerAnswer, ParsingErrors) {
-  EXPECT_THROW(parse_runner_answer("nothing here\n"), Error);
-  EXPECT_THROW(parse_runner_answer("{\"protocol\": 2, \"status\": \"ok\"}\n"), Error);
-  RunnerAnswer a = parse_runner_answer("adb: pushing...\n{\"protocol\":1,\"status\":\"ok\",\"samples_ms\":[1,2,3],"
-                                       "\"median_ms\":2,\"min_ms\":1,\"max_ms\":3}\n");
-  EXPECT_EQ(a.median_ms, 2);
-  EXPECT_EQ(a.samples_ms.size(), 3u);
+// Replaces `from` by `to` in the bundle.txt of `dir`.
+void edit_bundle(const fs::path& dir, const std::string& from, const std::string& to) {
+  std::ifstream in(dir / "bundle.txt");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  std::size_t at = s.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  s.replace(at, from.size(), to);
+  fs::remove(dir / "bundle.txt");
+  std::ofstream(dir / "bundle.txt") << s;
+}
+
+struct MalformedCase {
+  const char* what;
+  std::function<void(const fs::path&)> spoil;  // applied to a well-formed bundle of the add kernel
+  const char* status;
+  const char* reason;  // part of the reason
+};
+
+// Issue 20: each of these aborted or crashed the runner (one-shot and served, where the
+// server died at the first); now each is answered, and a serving runner goes on.
+TEST_F(RunnerTest, MalformedBundlesAreAnsweredAndAServingRunnerGoesOn) {
+  auto replace = [](std::string from, std::string to) {
+    return [=](const fs::path& dir) { edit_bundle(dir, from, to); };
+  };
+  const MalformedCase cases[] = {
+      {"device index 99999999999999999999", replace("device \n", "device 99999999999999999999\n"), "runner",
+       "no OpenCL device matches '99999999999999999999'"},
+      {"buffer count 10^12", replace("buffer out f32 64 output", "buffer out f32 1000000000000 output"), "runner",
+       "bundle.txt:10: a buffer's element count must be a whole number from 1 to 274877906944, not '1000000000000'"},
+      {"buffer count -1", replace("buffer out f32 64 output", "buffer out f32 -1 output"), "runner",
+       "bundle.txt:10: a buffer's element count must be a whole number from 1 to 274877906944, not '-1'"},
+      {"canary 10^11", replace("canary 256", "canary 100000000000"), "runner",
+       "bundle.txt:7: canary must be a whole number from 0 to 1048576, not '100000000000'"},
+      {"no header line", replace("liftc-bundle 1\n", ""), "runner", "bundle.txt:1: expected 'liftc-bundle 1' first"},
+      {"bundle.txt is /dev/zero",
+       [](const fs::path& dir) {
+         fs::remove(dir / "bundle.txt");
+         fs::create_symlink("/dev/zero", dir / "bundle.txt");
+       },
+       "runner", "bundle.txt is not a regular file"},
+      {"kernels.cl is /dev/zero",
+       [](const fs::path& dir) {
+         fs::remove(dir / "kernels.cl");
+         fs::create_symlink("/dev/zero", dir / "kernels.cl");
+       },
+       "runner", "kernels.cl is not a regular file"},
+      {"an input of the wrong size", [](const fs::path& dir) { fs::resize_file(dir / "inputs/a.bin", 12); }, "runner",
+       "inputs/a.bin has 12 bytes, expected 256"},
+      {"an input that is a FIFO",
+       [](const fs::path& dir) {
+         fs::remove(dir / "inputs/a.bin");
+         mkfifo((dir / "inputs/a.bin").c_str(), 0600);
+       },
+       "runner", "inputs/a.bin is not a regular file"},
+      {"a buffer larger than the device allocates",
+       replace("buffer out f32 64 output", "buffer out f32 100000000000 output"), "run",
+       "buffer 'out' needs 400000000512 bytes with its canaries, more than the device allocates at once"},
+      {"more local memory than the device has", replace("arg int 64", "arg local 2147483647"), "run",
+       "argument 3 of add asks for 2147483647 bytes of local memory; the device has"},
+  };
+  ServeWorker served(LIFTC_RUNNER_PATH);
+  int pid = 0;
+  for (const auto& c : cases) {
+    fs::path dir = dir_ / fmt::format("case-{}", &c - cases);
+    write_bundle(dir.string(), test::add_kernel("if (i < n) out[i] = a[i] + b[i];"), add_plan(), expected_sum(), {});
+    c.spoil(dir);
+    WorkerResult w = run_worker(LIFTC_RUNNER_PATH, false, dir.string(), 60);
+    ASSERT_EQ(w.end, WorkerResult::End::Exited) << c.what << ": " << w.err;
+    EXPECT_EQ(w.code, std::string(c.status) == "runner" ? 1 : 0) << c.what;
+    RunnerAnswer a = parse_runner_answer(w.out);
+    EXPECT_EQ(a.status, c.status) << c.what << ": " << a.reason;
+    EXPECT_NE(a.reason.find(c.reason), std::string::npos) << c.what << ": " << a.reason;
+    WorkerResult s = served.run(dir.string(), 60);
+    ASSERT_EQ(s.end, WorkerResult::End::Exited) << c.what << ": " << s.err;
+    RunnerAnswer b = parse_runner_answer(s.out);
+    EXPECT_EQ(b.status, c.status) << c.what << ": " << b.reason;
+    EXPECT_NE(b.reason.find(c.reason), std::string::npos) << c.what << ": " << b.reason;
+    if (pid == 0) pid = served.pid();
+    EXPECT_EQ(served.pid(), pid) << c.what << ": the serving runner was replaced";
+  }
+  fs::path good = dir_ / "good";
+  write_bundle(good.string(), test::add_kernel("if (i < n) out[i] = a[i] + b[i];"), add_plan(), expected_sum(), {});
+  RunnerAnswer a = parse_runner_answer(served.run(good.string(), 60).out);
+  EXPECT_EQ(a.status, "ok") << a.reason;
+  EXPECT_EQ(a.pid, pid);
+}
+
+// A host that cannot hold a buffer the device would take (issue 20: std::bad_alloc aborted
+// the runner) is status run, in a one-shot and in a serving runner, which goes on. The
+// runner's address space is limited (ulimit -v) to the buffer's size, so the small bundle
+// runs and the large one cannot; where even the small one cannot run under that limit
+// (a runtime reserving more address space than PoCL), the test is skipped.
+TEST_F(RunnerTest, AHostOutOfMemoryIsStatusRunNotAnAbort) {
+  fs::path probe = dir_ / "probe";
+  write_probe_bundle(probe.string(), "");
+  RunnerAnswer device = parse_runner_answer(run_worker(LIFTC_RUNNER_PATH, false, probe.string(), 60).out);
+  ASSERT_EQ(device.status, "ok") << device.reason;
+  std::int64_t max_alloc = device.device["max_alloc_bytes"].get<std::int64_t>();
+  std::int64_t limit = std::min<std::int64_t>(max_alloc, std::int64_t(2) << 30);
+  fs::path script = dir_ / "limited.sh";
+  std::ofstream(script) << fmt::format("#!/bin/sh\nulimit -v {}\nexec '{}' \"$@\"\n", limit / 1024, LIFTC_RUNNER_PATH);
+  fs::permissions(script, fs::perms::owner_all);
+  fs::path small = dir_ / "small", large = dir_ / "large";
+  for (const fs::path& dir : {small, large})
+    write_bundle(dir.string(), test::add_kernel("if (i < n) out[i] = a[i] + b[i];"), add_plan(), expected_sum(), {});
+  // A scratch buffer of the limit less 1 MiB (no input file to write).
+  edit_bundle(large, "buffer out f32 64 output\n", fmt::format("buffer out f32 64 output\nbuffer big f32 {} scratch\n",
+                                                                 (limit - (1 << 20)) / 4));
+  RunnerAnswer first = parse_runner_answer(run_worker(script.string(), false, small.string(), 60).out);
+  if (first.status != "ok") GTEST_SKIP() << "the runner cannot run a small bundle in " << limit << " bytes: " << first.reason;
+  WorkerResult w = run_worker(script.string(), false, large.string(), 60);
+  ASSERT_EQ(w.end, WorkerResult::End::Exited) << w.err;
+  RunnerAnswer a = parse_runner_answer(w.out);
+  EXPECT_EQ(a.status, "run") << a.reason;
+  EXPECT_EQ(a.reason, "the runner ran out of host memory for this bundle's buffers");
+  ServeWorker served(script.string());
+  for (const fs::path& dir : {large, small}) {
+    WorkerResult s = served.run(dir.string(), 60);
+    ASSERT_EQ(s.end, WorkerResult::End::Exited) << dir << ": " << s.err;
+    EXPECT_EQ(parse_runner_answer(s.out).status, dir == large ? "run" : "ok") << dir;
+  }
 }
 
 struct WatchdogCase {
@@ -217,11 +348,41 @@ TEST(Worker, TheWatchdogDoesNotCountWaitingForTheDeviceLock) {
       {"2 s holding the lock", "echo 'liftc-runner: waiting for the device lock' >&2; "
                                "echo 'liftc-runner: holding the device lock' >&2; sleep 2; true", true},
       {"2 s without a word", "sleep 2; true", true},
+      // Issue 20: the line, then a hang. The wait is not counted up to timeout x the most
+      // runners run at once (1 here): killed after 1.5 + 1.5 s.
+      {"waiting for the lock for ever", "echo 'liftc-runner: waiting for the device lock' >&2; sleep 30; true", true},
   };
   for (const auto& c : cases) {
     WorkerResult w = run_worker(c.script, true, "/tmp", 1.5);
     EXPECT_EQ(w.end == WorkerResult::End::TimedOut, c.timed_out) << c.what << " (" << w.seconds << " s)";
+    EXPECT_LT(w.seconds, 10) << c.what;
   }
+}
+
+TEST(Worker, AWaitForTheLockIsNotCountedOnlyUpToTimeoutTimesTheRunnersAtOnce) {
+  WorkerResult w = run_worker("echo 'liftc-runner: waiting for the device lock' >&2; sleep 30; true", true, "/tmp", 1);
+  EXPECT_EQ(w.end, WorkerResult::End::TimedOut);
+  EXPECT_GT(w.seconds, 1.9);
+  EXPECT_LT(w.seconds, 6);
+  EXPECT_NEAR(w.lock_wait_s, 1.0, 0.05);
+  EXPECT_EQ(describe_end(w, 1), "timed out after 1 s (killed by the watchdog; 1.0 s waiting for the device lock not counted)");
+}
+
+// Issue 20: a runner printing without end took liftc's memory; now it is killed after 1 MiB
+// and holds no answer, whatever it printed.
+TEST(Worker, ARunnerFloodingItsStdoutIsKilled) {
+  for (const char* script : {"yes", "yes '{\"protocol\":1,\"status\":\"ok\",\"samples_ms\":[1]}'", "head -c 2000000 /dev/zero; true"}) {
+    WorkerResult w = run_worker(script, true, "/tmp", 60);
+    EXPECT_EQ(w.end, WorkerResult::End::Flooded) << script;
+    EXPECT_EQ(w.out, "") << script;
+    EXPECT_LT(w.seconds, 30) << script;
+    EXPECT_EQ(describe_end(w, 60), "printed more than 1 MiB on stdout (killed)") << script;
+    EXPECT_THROW(parse_runner_answer(w.out), Error) << script;
+  }
+  // Just under the limit is read whole.
+  WorkerResult w = run_worker("head -c 1048576 /dev/zero | tr '\\0' x; true", true, "/tmp", 60);
+  EXPECT_EQ(w.end, WorkerResult::End::Exited);
+  EXPECT_EQ(w.out.size(), kMaxRunnerStdout);
 }
 
 TEST(Worker, ShellRunnersGetTheBundleAsOneArgument) {

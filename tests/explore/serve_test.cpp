@@ -163,8 +163,11 @@ while read -r dir; do
     *lockwait*) echo 'liftc-runner: waiting for the device lock' >&2; sleep 2
                 echo 'liftc-runner: holding the device lock' >&2 ;;
     *slow*) sleep 2 ;;
+    *lockhang*) echo 'liftc-runner: waiting for the device lock' >&2; sleep 30 ;;
+    *flood*) yes ;;
   esac
   echo "{\"protocol\":1,\"status\":\"ok\",\"pid\":$$}"
+  case "$dir" in *yesafter*) yes ;; esac
 done
 )";
 
@@ -189,6 +192,12 @@ TEST_F(Serve, TheWorkersProtocolAgainstAStandInRunner) {
       {"e", WorkerResult::End::Exited, 0, "stderr of e\n", "", false},
       {"f-exit3", WorkerResult::End::Exited, 3, "stderr of f-exit3\n", "", true},
       {"g", WorkerResult::End::Exited, 0, "stderr of g\n", "", false},
+      // Issue 20: stdout without end (liftc ran out of memory) is killed after 1 MiB.
+      {"h-flood", WorkerResult::End::Flooded, 0, "stderr of h-flood\n", "", true},
+      {"i", WorkerResult::End::Exited, 0, "stderr of i\n", "", false},
+      // The lock line, then a hang: the wait counts after timeout x the runners at once.
+      {"j-lockhang", WorkerResult::End::TimedOut, 0, "", "", true},
+      {"k", WorkerResult::End::Exited, 0, "stderr of k\n", "", false},
   };
   ServeWorker worker(script.string());
   int last_pid = 0;
@@ -196,6 +205,7 @@ TEST_F(Serve, TheWorkersProtocolAgainstAStandInRunner) {
     int pid_before = worker.pid();
     WorkerResult w = worker.run(c.bundle, 1.5);
     EXPECT_EQ(w.end, c.end) << c.bundle << " (" << w.seconds << " s)";
+    EXPECT_LT(w.seconds, 10) << c.bundle;
     EXPECT_EQ(w.code, c.code) << c.bundle;
     if (*c.err) {
       EXPECT_EQ(w.err, c.err) << c.bundle;
@@ -214,13 +224,36 @@ TEST_F(Serve, TheWorkersProtocolAgainstAStandInRunner) {
   }
 }
 
+// A runner that prints without end after it answered: the next bundle does not wait for
+// the flood to end. Either the reading between bundles stops after 1 MiB and the bundle
+// goes to a fresh runner, or the flood reaches that bundle and is its verdict; the bundle
+// after it runs in a fresh runner either way.
+TEST_F(Serve, ARunnerFloodingBetweenBundlesIsReplaced) {
+  fs::path script = dir_ / "serve.sh";
+  std::ofstream(script) << kScript;
+  fs::permissions(script, fs::perms::owner_all);
+  ServeWorker worker(script.string());
+  ASSERT_EQ(worker.run("a-yesafter", 10).end, WorkerResult::End::Exited);
+  int flooding = worker.pid();
+  WorkerResult next = worker.run("b", 10);
+  EXPECT_LT(next.seconds, 10);
+  if (next.end == WorkerResult::End::Exited) {
+    EXPECT_NE(worker.pid(), flooding);
+  } else {
+    EXPECT_EQ(next.end, WorkerResult::End::Flooded);
+    WorkerResult after = worker.run("c", 10);
+    EXPECT_EQ(after.end, WorkerResult::End::Exited);
+    EXPECT_NE(worker.pid(), flooding);
+  }
+}
+
 TEST_F(Serve, APoolNeverGivesOneWorkerToTwoThreadsAtOnce) {
   // Four threads, twice, through a pool of stand-ins that take 0.3 s a bundle: every answer
   // is its own bundle's (two threads on one worker would read each other's), at most four
   // workers, and the processes of the first round serve the second.
   fs::path script = dir_ / "serve.sh";
   std::ofstream(script) << "#!/bin/sh\nwhile read -r dir; do sleep 0.3; "
-                           "echo \"{\\\"protocol\\\":1,\\\"status\\\":\\\"$dir\\\",\\\"pid\\\":$$}\"; done\n";
+                           "echo \"{\\\"protocol\\\":1,\\\"status\\\":\\\"runner\\\",\\\"reason\\\":\\\"$dir\\\",\\\"pid\\\":$$}\"; done\n";
   fs::permissions(script, fs::perms::owner_all);
   ServePool pool(script.string());
   std::set<std::int64_t> pids;
@@ -231,7 +264,7 @@ TEST_F(Serve, APoolNeverGivesOneWorkerToTwoThreadsAtOnce) {
       threads.emplace_back([&, t] { answers[t] = parse_runner_answer(pool.run(fmt::format("bundle-{}-{}", round, t), 10).out); });
     for (auto& t : threads) t.join();
     for (int t = 0; t < 4; ++t) {
-      EXPECT_EQ(answers[t].status, fmt::format("bundle-{}-{}", round, t));
+      EXPECT_EQ(answers[t].reason, fmt::format("bundle-{}-{}", round, t));
       pids.insert(answers[t].pid);
     }
   }

@@ -1,13 +1,12 @@
 #pragma once
-// Candidate bundles: the folder liftc-runner reads (the format is in src/runner/README.md),
-// and the runner's JSON answer. Writing a bundle needs nothing but a launch plan, the
+// Candidate bundles: the folder liftc-runner reads (the format is in src/runner/README.md;
+// the runner's JSON answer is read by answer.hpp). Writing a bundle needs nothing but a launch plan, the
 // kernels and the expected outputs, so a bundle can be copied to a phone and run there.
 
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "liftc/explore/answer.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/runtime/plan.hpp"
 
@@ -45,23 +44,5 @@ void write_bundle(const std::string& dir, const std::string& kernels, const runt
 
 /// A bundle with no kernels: the runner only opens the device and reports it.
 void write_probe_bundle(const std::string& dir, const std::string& device);
-
-/// What a runner answered (protocol 1).
-struct RunnerAnswer {
-  std::string status;    // "ok", or a failure status (see store.hpp)
-  std::string reason;    // why it failed
-  nlohmann::json device; // the device's name, driver and limits (null if none was opened)
-  std::vector<double> samples_ms;
-  double median_ms = 0, min_ms = 0, max_ms = 0;
-  bool cut = false;      // timing stopped after the first timed run (over the cut-off)
-  std::vector<std::pair<std::string, double>> phases_ms;  // where the runner's time went, in order: ("platform", ms), ...
-  double lock_wait_ms = 0;   // time spent waiting for the device lock
-  std::vector<std::pair<double, double>> locked_ms;  // [acquired, released] on the machine's monotonic clock
-  std::int64_t pid = 0;        // --serve: the runner's process id (0: not given)
-  bool reused_context = false; // --serve: the device, context and queue were open from an earlier bundle
-};
-
-/// Parses a runner's stdout; a liftc::Error when it is not a protocol-1 answer.
-RunnerAnswer parse_runner_answer(const std::string& text);
 
 }  // namespace liftc::explore

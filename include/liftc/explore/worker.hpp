@@ -1,9 +1,11 @@
 #pragma once
 // Running a bundle in a child process with a watchdog: a fresh runner process per bundle
 // (`run_worker`), or a persistent `liftc-runner --serve` child that keeps its OpenCL
-// context from one bundle to the next (`ServeWorker`, `ServePool`). Either way a crash or
-// a hang costs that candidate only: the next one runs in a new runner; a runner still
-// running after the timeout is killed with its process group.
+// context from one bundle to the next (`ServeWorker`, `ServePool`). Either way a crash, a
+// hang or a flood of output costs that candidate only: the next one runs in a new runner;
+// a runner still running after the timeout, or past kMaxRunnerStdout of output, is killed
+// with its process group, and so is every running runner's group when liftc gets SIGINT
+// or SIGTERM.
 
 #include <memory>
 #include <mutex>
@@ -14,15 +16,24 @@ namespace liftc::explore {
 
 /// How a runner process ended.
 struct WorkerResult {
-  enum class End { Exited, Signaled, TimedOut } end = End::Exited;
+  /// Flooded: it printed more than kMaxRunnerStdout on stdout for one bundle and was
+  /// killed (`out` is then empty, so it holds no answer; `code` is 0).
+  enum class End { Exited, Signaled, TimedOut, Flooded } end = End::Exited;
   int code = 0;             // exit code, or the signal number
   std::string out;          // what it printed on stdout
   std::string err;          // the last few KiB of stderr
   double seconds = 0;       // wall time
+  double lock_wait_s = 0;   // of which the watchdog did not count: waiting for the device lock
 };
 
+/// The most a runner may print on stdout for one bundle (an answer is a few KiB).
+inline constexpr std::size_t kMaxRunnerStdout = std::size_t(1) << 20;
+
 /// The lines a runner prints (on stdout or stderr) when it starts waiting for the device
-/// lock and when it holds it: the watchdog does not count the time between them.
+/// lock and when it holds it: the watchdog does not count the time between them, up to
+/// timeout x the most runners this process has run at once (each runner ahead in the
+/// queue holds the lock for at most one timeout before its own watchdog kills it), so a
+/// runner that prints the first line and hangs is still killed.
 inline constexpr const char* kLockWaitLine = "liftc-runner: waiting for the device lock";
 inline constexpr const char* kLockHeldLine = "liftc-runner: holding the device lock";
 
@@ -83,7 +94,8 @@ class ServePool {
   std::vector<ServeWorker*> idle_;
 };
 
-/// "killed by signal 11 (Segmentation fault)", "exited with code 3", "timed out after 10 s".
+/// "killed by signal 11 (Segmentation fault)", "exited with code 3", "timed out after 10 s
+/// (killed by the watchdog)", "printed more than 1 MiB on stdout (killed)".
 std::string describe_end(const WorkerResult& r, double timeout_s);
 
 }  // namespace liftc::explore

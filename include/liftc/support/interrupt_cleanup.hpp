@@ -1,7 +1,8 @@
 #pragma once
-// Temporary files and directories that must not outlive an interrupted liftc: on SIGINT or
-// SIGTERM, every registered path is removed and the process then ends by that signal, as it
-// would have without liftc's handler.
+// Temporary files and directories, and child process groups (runners), that must not
+// outlive an interrupted liftc: on SIGINT or SIGTERM, every registered process group is
+// killed, every registered path is removed, and the process then ends by that signal, as
+// it would have without liftc's handler.
 
 #include <string>
 
@@ -14,5 +15,14 @@ void remove_on_interrupt(const std::string& path);
 
 /// Stops watching `path` (it was moved into place or removed normally).
 void forget_on_interrupt(const std::string& path);
+
+/// Kills the process group `pgid` (SIGKILL) if the process is interrupted before
+/// forget_group_on_interrupt(pgid). Installs the signal handlers on first use. Callable
+/// from any thread; false (nothing registered) when 4096 groups are registered already.
+bool kill_group_on_interrupt(int pgid);
+
+/// Stops watching the process group `pgid` (call it before reaping its leader, so the
+/// number is never one the system gave to another process meanwhile).
+void forget_group_on_interrupt(int pgid);
 
 }  // namespace liftc
