@@ -2,8 +2,11 @@
 
 #include "liftc/explore/evaluate.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -16,6 +19,7 @@
 #include "liftc/explore/worker.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
+#include "liftc/support/file.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
 namespace liftc::explore {
@@ -78,12 +82,39 @@ Problem start_problem(const std::string& file, std::uint64_t seed, ir::Program* 
 
 }  // namespace
 
+namespace {
+
+// Why `ref` cannot be the interpreter's outputs of `checked` (empty when it can be): one
+// tensor for each definition the interpreter gives one for (an array or scalar of scalars
+// or vectors), of that definition's type and shape.
+std::string reference_mismatch(const ir::Program& checked, const interp::Tensors& ref) {
+  std::size_t outputs = 0;
+  for (const auto& def : checked.defs) {
+    const ir::Type* leaf = &def.body.type();
+    while (leaf->is_array()) leaf = &leaf->elem();
+    if (leaf->is_tuple()) continue;  // the interpreter gives no tensor for it
+    ++outputs;
+    auto it = ref.find(def.name);
+    if (it == ref.end()) return fmt::format("it has no output '{}'", def.name);
+    io::Tensor want = interp::empty_tensor_for(def.body.type(), fmt::format("output '{}'", def.name));
+    if (it->second.dtype != want.dtype || it->second.shape != want.shape)
+      return fmt::format("its output '{}' is [{}], the program's is [{}]", def.name, fmt::join(it->second.shape, "x"),
+                         fmt::join(want.shape, "x"));
+  }
+  if (ref.size() != outputs) return "it has outputs the program does not define";
+  return "";
+}
+
+}  // namespace
+
 std::string problem_hash(const std::string& file, std::uint64_t seed) { return start_problem(file, seed, nullptr).program_hash; }
 
 Problem load_problem(const std::string& file, std::uint64_t seed, Store& store) {
   ir::Program checked;
   Problem p = start_problem(file, seed, &checked);
   if (auto ref = store.reference(p.program_hash)) {
+    if (std::string why = reference_mismatch(checked, *ref); !why.empty())
+      throw Error(fmt::format("{}: the reference {} (of {}) is damaged ({})", store.path(), p.program_hash, file, why));
     p.reference = std::move(*ref);
     p.reference_from_store = true;
     return p;
@@ -137,6 +168,45 @@ std::pair<std::string, bool> runner_of(const EvaluatorOptions& o) {
 
 }  // namespace
 
+std::optional<std::string> runner_executable(const std::string& command) {
+  std::size_t begin = command.find_first_not_of(" \t");
+  if (begin == std::string::npos) return std::nullopt;
+  std::string word = command.substr(begin, command.find_first_of(" \t", begin) - begin);
+  auto executable = [](const std::filesystem::path& p) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
+  };
+  if (word.find('/') != std::string::npos) return executable(word) ? std::optional(word) : std::nullopt;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (std::size_t at = 0; at <= dirs.size();) {
+    std::size_t end = std::min(dirs.find(':', at), dirs.size());
+    std::filesystem::path candidate = std::filesystem::path(dirs.substr(at, end - at)) / word;
+    if (executable(candidate)) return candidate.string();
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
+std::string runner_identity(const EvaluatorOptions& options) {
+  auto [runner, shell] = runner_of(options);
+  std::optional<std::string> executable = shell ? runner_executable(runner) : std::optional(runner);
+  // Runners are a few MiB; a larger file is still told apart by its size and name.
+  std::string bytes = executable ? read_regular_file(*executable, "runner", std::uint64_t(1) << 30) : std::string();
+  return fmt::format("{} {}", shell ? fmt::format("command '{}'", runner) : std::string("liftc-runner"),
+                     executable ? hash_text(bytes) : std::string("(no executable found)"));
+}
+
+bool servable(const Evaluation& row, double timeout_s) {
+  const std::string& s = row.status;
+  if (s == status::Ok || s == status::Cut) return valid_result(row);
+  if (s == status::Invalid || s == status::Build || s == status::Run || s == status::Wrong || s == status::Unwritten ||
+      s == status::Canary)
+    return true;
+  if (s == status::Timeout) return std::isfinite(row.timeout_s) && row.timeout_s >= timeout_s;
+  return false;  // crash, runner, or a status this liftc does not know
+}
+
 DeviceReport probe_device(const EvaluatorOptions& options) {
   auto [runner, shell] = runner_of(options);
   std::string dir = (std::filesystem::path(options.work_dir) / "probe").string();
@@ -179,6 +249,14 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
     : problem_(problem), space_(space), store_(store), run_(run), device_(device), options_(std::move(options)) {
   std::tie(runner_, shell_) = runner_of(options_);
   if (!shell_ && !options_.isolate) pool_ = std::make_shared<ServePool>(runner_);
+  checked_with_ = fmt::format("checked rtol {} atol {}\nprogram {}\nrunner {}\n", options_.bundle.rtol,
+                              options_.bundle.atol, problem_.program_hash, runner_identity(options_));
+}
+
+std::optional<Evaluation> Evaluator::servable_row(const std::string& key) const {
+  for (Evaluation& row : store_.find_all(key))
+    if (servable(row, options_.timeout_s)) return std::move(row);
+  return std::nullopt;
 }
 
 double Evaluator::cutoff_for(std::int64_t memory_bytes) const {
@@ -210,12 +288,13 @@ Evaluation Evaluator::base_row(const ConstraintAlternative& alt, const Candidate
   e.driver = device_.driver;
   e.shapes = problem_.shapes;
   e.time_ms = e.spread_ms = std::numeric_limits<double>::quiet_NaN();
+  e.timeout_s = options_.timeout_s;
   return e;
 }
 
 Evaluation Evaluator::serve(const Evaluation& old, const Evaluation& e, bool* served) {
   *served = true;
-  if (status_valid(old.status)) valid_.emplace_back(old.memory_bytes, old.time_ms);
+  if (valid_result(old)) valid_.emplace_back(old.memory_bytes, old.time_ms);
   if (!store_.find_candidate(e.program, e.strategy, e.alternative, e.point)) {
     // Another point generated the very same kernels: record this point with that
     // result, so replay finds it too.
@@ -261,28 +340,29 @@ Pending Evaluator::start(const Candidate& c) {
     // Refused before running: keyed by the candidate itself, since there is no kernel.
     e.status = status::Invalid;
     e.reason = err.message();
+    e.timeout_s = std::numeric_limits<double>::quiet_NaN();  // it did not run
     e.key = hash_text(fmt::format("invalid\n{}\n{}\n{} #{}\n{}\n{}\n{}", problem_.program_hash, device_.name,
                                   e.strategy, e.alternative, e.point, device_.driver, problem_.shapes));
-    if (auto old = store_.find(e.key)) return done(*old, true);
+    if (auto old = servable_row(e.key)) return done(*old, true);
     e.id = store_.add(e);
     return done(e, false);
   }
   times_.generate_s += seconds_since(begin);
   ++times_.generated;
-  e.key = hash_text(fmt::format("{}\n{}\n{}\n{}\n{}", kernels, describe_plan(plan), device_.name, device_.driver,
-                                problem_.shapes));
-  if (auto old = store_.find(e.key)) {
+  e.key = hash_text(fmt::format("{}\n{}\n{}\n{}\n{}\n{}", kernels, describe_plan(plan), device_.name, device_.driver,
+                                problem_.shapes, checked_with_));
+  if (auto old = servable_row(e.key)) {
     bool served = false;
     Evaluation row = serve(*old, e, &served);
     return done(row, served);
   }
   if (running_.count(e.key)) {
     // The same kernels are running for an earlier candidate: told after it, so its row is
-    // in the store by then.
+    // in the store by then, the last with that key (whatever it says: it is this run's).
     p.result = [this, job](bool& served) {
-      auto old = store_.find(job->e.key);
-      LIFTC_ASSERT(old.has_value(), "an earlier candidate with the same key was recorded");
-      return serve(*old, job->e, &served);
+      std::vector<Evaluation> rows = store_.find_all(job->e.key);
+      LIFTC_ASSERT(!rows.empty(), "an earlier candidate with the same key was recorded");
+      return serve(rows.back(), job->e, &served);
     };
     return p;
   }
@@ -339,7 +419,11 @@ void Evaluator::record(Job& job) {
       times_.lock_wait_s += a.lock_wait_ms / 1000;
       times_.reused += a.reused_context;
       times_.locked_ms.insert(times_.locked_ms.end(), a.locked_ms.begin(), a.locked_ms.end());
-      if (a.status == status::Ok) {
+      if (a.status == status::Ok && !(std::isfinite(a.median_ms) && a.median_ms >= 0)) {
+        // Never a valid row without a usable time (the answer's parser refuses one too).
+        e.status = status::Runner;
+        e.reason = fmt::format("the runner answered ok with the time {}", a.median_ms);
+      } else if (a.status == status::Ok) {
         e.time_ms = a.median_ms;
         e.spread_ms = 0.5 * (a.max_ms - a.min_ms);
         if (a.cut) {
@@ -355,7 +439,7 @@ void Evaluator::record(Job& job) {
                              tail.empty() ? "" : "; stderr: " + tail);
     }
   }
-  if (status_valid(e.status)) valid_.emplace_back(e.memory_bytes, e.time_ms);
+  if (valid_result(e)) valid_.emplace_back(e.memory_bytes, e.time_ms);
   e.id = store_.add(e);
   running_.erase(e.key);
   std::error_code ec;
@@ -380,7 +464,7 @@ std::string EvaluatorTimes::text() const {
 
 Outcome outcome_of(const Evaluation& e) {
   Outcome o;
-  o.ok = status_valid(e.status);
+  o.ok = valid_result(e);
   o.objectives.time_ms = o.ok ? e.time_ms : std::numeric_limits<double>::infinity();
   o.objectives.spread_ms = o.ok && std::isfinite(e.spread_ms) ? e.spread_ms : 0;
   o.objectives.memory = static_cast<double>(e.memory_bytes);

@@ -97,7 +97,7 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
     x.evaluation = slot.pending.result(x.served);
     search.tell(x.candidate, outcome_of(x.evaluation));
     window.pop_front();
-    if (status_valid(x.evaluation.status)) {
+    if (valid_result(x.evaluation)) {
       ++valid;
       best = std::min(best, x.evaluation.time_ms);
     } else {

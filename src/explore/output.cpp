@@ -2,16 +2,23 @@
 
 #include "liftc/explore/output.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "liftc/codegen/host.hpp"
 #include "liftc/explore/evaluate.hpp"
+#include "liftc/support/file.hpp"
 
 namespace liftc::explore {
 
@@ -35,7 +42,14 @@ nlohmann::json row_json(const Evaluation& e) {
     std::size_t end = e.point.find(',', begin);
     if (end == std::string::npos) end = e.point.size();
     std::string item = e.point.substr(begin, end - begin);
-    if (auto eq = item.find('='); eq != std::string::npos) point[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
+    if (auto eq = item.find('='); eq != std::string::npos) {
+      // A value is a whole number; one that is not (a store edited by hand) stays text.
+      std::string value = item.substr(eq + 1);
+      long long v = 0;
+      auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (error == std::errc() && end == value.data() + value.size()) point[item.substr(0, eq)] = v;
+      else point[item.substr(0, eq)] = value;
+    }
     begin = end + 1;
   }
   auto real = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
@@ -49,10 +63,10 @@ nlohmann::json row_json(const Evaluation& e) {
           {"created", e.created}};
 }
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out) throw Error(fmt::format("cannot write {}", path.string()));
+void create_folder(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("cannot create the folder {}: {}", dir.string(), ec.message()));
 }
 
 }  // namespace
@@ -74,7 +88,8 @@ std::string evaluations_csv(const std::vector<Evaluation>& rows) {
 std::string evaluations_json(const std::vector<Evaluation>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& e : rows) out.push_back(row_json(e));
-  return out.dump(2) + "\n";
+  // Text that is not UTF-8 (a runner's stderr cut in a character) is shown replaced, not refused.
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string front_table(const std::vector<Evaluation>& front) {
@@ -95,23 +110,39 @@ std::vector<std::string> output_files(std::size_t front_size) {
   return files;
 }
 
-void check_output_dir(const std::string& dir_text, bool force) {
+OutputLock::~OutputLock() {
+  if (fd_ >= 0) ::close(fd_);  // the flock goes with the descriptor
+}
+
+OutputLock check_output_dir(const std::string& dir_text, bool force) {
   fs::path dir(dir_text);
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw Error(fmt::format("-o {}: exists and is not a folder", dir_text));
-  if (!force && fs::exists(dir, ec))
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("-o {}: cannot create the folder: {}", dir_text, ec.message()));
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw Error(fmt::format("-o {}: cannot open the folder: {}", dir_text, std::strerror(errno)));
+  OutputLock held(fd);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK)
+      throw Error(fmt::format("-o {}: another liftc explore is writing into this folder; wait for it to end, or give "
+                              "another folder",
+                              dir_text));
+    throw Error(fmt::format("-o {}: cannot lock the folder: {}", dir_text, std::strerror(errno)));
+  }
+  if (!force)
     for (const char* name : {"pareto.csv", "pareto.json", "evaluated.csv", "front"})
       if (fs::exists(dir / name, ec))
         throw Error(fmt::format("-o {}: {} exists; pass --force to overwrite the exploration's files", dir_text,
                                 (dir / name).string()));
-  fs::create_directories(dir, ec);
-  if (ec) throw Error(fmt::format("-o {}: cannot create the folder: {}", dir_text, ec.message()));
   fs::path probe = dir / ".liftc-write-test";
-  {
-    std::ofstream test(probe);
-    if (!test) throw Error(fmt::format("-o {}: the folder is not writable", dir_text));
+  if (int test = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); test >= 0) {
+    ::close(test);
+    fs::remove(probe, ec);
+  } else {
+    throw Error(fmt::format("-o {}: the folder is not writable", dir_text));
   }
-  fs::remove(probe, ec);
+  return held;
 }
 
 void write_outputs(const std::string& dir_text, const CandidateSpace& space, const std::vector<Explored>& explored,
@@ -120,7 +151,8 @@ void write_outputs(const std::string& dir_text, const CandidateSpace& space, con
   fs::path dir(dir_text);
   std::error_code ec;
   fs::remove_all(dir / "front", ec);
-  fs::create_directories(dir / "front", ec);
+  if (ec) throw Error(fmt::format("cannot remove the earlier {}: {}", (dir / "front").string(), ec.message()));
+  create_folder(dir / "front");
   std::vector<Evaluation> rows, front_rows;
   for (const auto& x : explored) rows.push_back(x.evaluation);
   for (std::size_t rank = 0; rank < front.size(); ++rank) {
@@ -128,11 +160,16 @@ void write_outputs(const std::string& dir_text, const CandidateSpace& space, con
     front_rows.push_back(x.evaluation);
     Generated g = generate_candidate(constraint_alternative(*space.alternatives[x.candidate.alternative]),
                                      x.candidate.point, build_options);
-    codegen::write_host_project(g.module, (dir / "front" / std::to_string(rank + 1)).string(), program_name);
+    // The files of codegen::write_host_project, each written whole or an error.
+    fs::path project = dir / "front" / std::to_string(rank + 1);
+    create_folder(project);
+    write_file((project / "main.cpp").string(), codegen::host_program(g.module, program_name));
+    write_file((project / "CMakeLists.txt").string(), codegen::host_cmake(program_name));
+    write_file((project / "kernels.cl").string(), g.module.source());
   }
-  write_text(dir / "pareto.csv", evaluations_csv(front_rows));
-  write_text(dir / "pareto.json", evaluations_json(front_rows));
-  write_text(dir / "evaluated.csv", evaluations_csv(rows));
+  write_file((dir / "pareto.csv").string(), evaluations_csv(front_rows));
+  write_file((dir / "pareto.json").string(), evaluations_json(front_rows));
+  write_file((dir / "evaluated.csv").string(), evaluations_csv(rows));
 }
 
 }  // namespace liftc::explore

@@ -20,71 +20,15 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "test_folder.hpp"
+#include "explore_cli.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int exit_code = -1;
-  std::string output;
-};
-
-const std::string kStencil = std::string(LIFTC_SOURCE_DIR) + "/examples/stencil2d.sr";
-const std::string kMatmul = std::string(LIFTC_SOURCE_DIR) + "/examples/matmul.sr";
-
-class ExploreCli : public ::testing::Test {
- public:
-  void SetUp() override {
-    dir_ = liftc::explore::test::fresh_test_folder("liftc_explore_cli");
-    setenv("LIFTC_RUNNER_BIN", LIFTC_RUNNER_PATH, 1);  // for the runner script of the matmul case
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Result run(const std::string& args) {
-    std::string command = fmt::format("cd '{}' && '{}' {} 2>&1", dir_.string(), LIFTC_BINARY, args);
-    Result r;
-    FILE* pipe = popen(command.c_str(), "r");
-    char buffer[4096];
-    while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) r.output.append(buffer, n);
-    int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-  }
-  void expect(const std::string& args, int code, const std::string& message) {
-    Result r = run(args);
-    EXPECT_EQ(r.exit_code, code) << args << "\n" << r.output;
-    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
-  }
-  // Number of evaluation rows in a store (read with SQLite directly, as a user could).
-  static int rows(const fs::path& db, const char* where = "1") {
-    sqlite3* h = nullptr;
-    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-      sqlite3_close(h);
-      return -1;
-    }
-    sqlite3_busy_timeout(h, 2000);
-    std::string sql = fmt::format("SELECT count(*) FROM evaluations WHERE {}", where);
-    sqlite3_stmt* s = nullptr;
-    int n = -1;
-    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-      n = sqlite3_column_int(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(h);
-    return n;
-  }
-  const fs::path& dir() const { return dir_; }
-  std::string read(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-
- protected:
-  fs::path dir_;
-};
+using liftc::explore::test::ExploreCli;
+using liftc::explore::test::kMatmul;
+using liftc::explore::test::kStencil;
+using liftc::explore::test::Result;
 
 struct ErrorCase {
   const char* args;
@@ -117,6 +61,9 @@ TEST_F(ExploreCli, Errors) {
       {"--replay missing.db", "no results store at missing.db"},
       {"-s no-such-strategy --evals 1", "no-such-strategy"},
       {"--build-options \"$(printf 'a\\tb')\"", "--build-options: the build options contain a control character (byte 0x09"},
+      {"--atol inf", "error: --atol: expects a finite number >= 0, got 'inf'"},
+      {"--rtol 1e400", "error: --rtol: expects a finite number >= 0, got '1e400'"},
+      {"--rtol -1", "error: --rtol: expects a finite number >= 0, got '-1'"},
   };
   for (const auto& c : cases) expect(fmt::format("explore {} {}", sr, c.args), 1, c.message);
   expect("explore", 1, "explore: give the .sr program to explore");

@@ -1,12 +1,26 @@
 // The results store: rows keyed by what was run, failures with reasons, runs for resume,
-// references, append-only reopening, and clear errors for a missing or foreign file.
+// references, append-only reopening, and clear errors for a missing or foreign file; a
+// damaged store (rows edited, bytes overwritten) is a clear error, never a crash; stores of
+// earlier versions are read; a store opens in a folder nobody may write; a file-size limit
+// is an error that leaves a store that opens; runs are locked against other processes;
+// which stored rows may be served again.
 
-#include <filesystem>
-#include <fstream>
-
-#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "liftc/explore/evaluate.hpp"
 #include "liftc/explore/store.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "test_folder.hpp"
@@ -153,6 +167,7 @@ TEST_F(StoreTest, Errors) {
   const StoreErrorCase cases[] = {
       {"missing", nullptr, "no results store at"},
       {"not sqlite", "hello, this is text\n", "is not a liftc results store"},
+      {"empty", "", "is not a liftc results store (it has no table runs)"},
   };
   for (const auto& c : cases) {
     fs::path path = dir_ / (std::string(c.what) + ".db");
@@ -164,6 +179,325 @@ TEST_F(StoreTest, Errors) {
       EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << c.what << ": " << e.what();
     }
   }
+}
+
+// Runs `sql` on the store file directly, as a user with the sqlite3 shell (or a damaged
+// disk) could; a failure fails the test.
+void tamper(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  char* message = nullptr;
+  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &message), SQLITE_OK) << sql << ": " << (message ? message : "");
+  sqlite3_free(message);
+  sqlite3_close(h);
+}
+
+// Whether `read` throws a liftc::Error whose text holds `message`.
+::testing::AssertionResult fails_with(const std::function<void()>& read, const std::string& message) {
+  try {
+    read();
+  } catch (const Error& e) {
+    if (std::string(e.what()).find(message) != std::string::npos) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "the error was: " << e.what();
+  }
+  return ::testing::AssertionFailure() << "no error";
+}
+
+// A store with run 1 (config {"a": 1}), evaluation 1 (ok) and reference "r" (y: 2x3 floats).
+void small_store(const std::string& db) {
+  Store s(db);
+  Evaluation e = row("k", status::Ok, 1.5);
+  e.run = s.begin_run("conv.sr", R"({"a": 1})");
+  e.timeout_s = 10;
+  s.add(e);
+  interp::Tensors t;
+  t["y"].dtype = io::DType::Float32;
+  t["y"].shape = {2, 3};
+  t["y"].f32 = {1, 2, 3, 4, 5, 6};
+  s.put_reference("r", "test", t);
+}
+
+enum class Read { Evaluations, RunConfig, Reference };
+
+struct DamageCase {
+  const char* what;
+  const char* sql;  // run on the small store
+  Read read;
+  const char* message;
+};
+
+// Item 8 of issue 20: what a damaged row gives is "STORE: ... is damaged (...)".
+TEST_F(StoreTest, DamagedRowsAreClearErrors) {
+  const DamageCase cases[] = {
+      {"samples not JSON", "UPDATE evaluations SET samples_ms = 'fast'", Read::Evaluations,
+       "results.db: evaluation 1 is damaged (its samples_ms is not a JSON list of numbers)"},
+      {"samples of text", R"(UPDATE evaluations SET samples_ms = '["a"]')", Read::Evaluations,
+       "results.db: evaluation 1 is damaged (its samples_ms is not a JSON list of numbers)"},
+      {"samples an object", R"(UPDATE evaluations SET samples_ms = '{"a": 1}')", Read::Evaluations,
+       "results.db: evaluation 1 is damaged (its samples_ms is not a JSON list of numbers)"},
+      {"memory text", "UPDATE evaluations SET memory_bytes = 'lots'", Read::Evaluations,
+       "results.db: evaluation 1 is damaged (its memory_bytes is not an integer)"},
+      {"alternative real", "UPDATE evaluations SET alternative = 1.5", Read::Evaluations,
+       "results.db: evaluation 1 is damaged (its alternative is not an integer)"},
+      {"run text", "UPDATE evaluations SET run = 'first'", Read::Evaluations,
+       "results.db: evaluation 1 is damaged (its run is not an integer)"},
+      {"time text", "UPDATE evaluations SET time_ms = 'quick'", Read::Evaluations,
+       "results.db: evaluation 1 is damaged (its time_ms is not a number)"},
+      {"timeout bytes", "UPDATE evaluations SET timeout_s = x'00'", Read::Evaluations,
+       "results.db: evaluation 1 is damaged (its timeout_s is not a number)"},
+      {"config not JSON", "UPDATE runs SET config = '{'", Read::RunConfig,
+       "results.db: run 1 is damaged (its config is not a JSON object)"},
+      {"config a list", "UPDATE runs SET config = '[1]'", Read::RunConfig,
+       "results.db: run 1 is damaged (its config is not a JSON object)"},
+      {"meta garbage", "UPDATE refs SET meta = 'garbage'", Read::Reference,
+       "results.db: the reference r is damaged (its meta is not a JSON list)"},
+      {"meta an object", R"(UPDATE refs SET meta = '{"name": "y"}')", Read::Reference,
+       "results.db: the reference r is damaged (its meta is not a JSON list)"},
+      {"no name", R"(UPDATE refs SET meta = '[{"dtype": "f32", "shape": [6]}]')", Read::Reference,
+       "the reference r is damaged (an entry of its meta has no name)"},
+      {"dtype f64", R"(UPDATE refs SET meta = '[{"name": "y", "dtype": "f64", "shape": [6]}]')", Read::Reference,
+       "the reference r is damaged ('y' has no dtype f32 or i32)"},
+      {"shape 2^62", R"(UPDATE refs SET meta = '[{"name": "y", "dtype": "f32", "shape": [4611686018427387904]}]')",
+       Read::Reference, "the reference r is damaged (its data is shorter than the shape of 'y' needs)"},
+      {"shape overflowing 64 bits",
+       R"(UPDATE refs SET meta = '[{"name": "y", "dtype": "f32", "shape": [4294967296, 4294967296, 16]}]')",
+       Read::Reference, "the reference r is damaged (its data is shorter than the shape of 'y' needs)"},
+      {"shape 2^64", R"(UPDATE refs SET meta = '[{"name": "y", "dtype": "f32", "shape": [18446744073709551615]}]')",
+       Read::Reference, "the reference r is damaged (the shape of 'y' is not a list of sizes >= 0)"},
+      {"negative size", R"(UPDATE refs SET meta = '[{"name": "y", "dtype": "f32", "shape": [-6]}]')", Read::Reference,
+       "the reference r is damaged (the shape of 'y' is not a list of sizes >= 0)"},
+      {"size not whole", R"(UPDATE refs SET meta = '[{"name": "y", "dtype": "f32", "shape": [1.5]}]')", Read::Reference,
+       "the reference r is damaged (the shape of 'y' is not a list of sizes >= 0)"},
+      {"shape missing", R"(UPDATE refs SET meta = '[{"name": "y", "dtype": "f32"}]')", Read::Reference,
+       "the reference r is damaged ('y' has no shape)"},
+      {"data longer", R"(UPDATE refs SET meta = '[{"name": "y", "dtype": "f32", "shape": [2]}]')", Read::Reference,
+       "the reference r is damaged (its data is longer than its meta says)"},
+      {"data shorter", "UPDATE refs SET data = x'0000803f'", Read::Reference,
+       "the reference r is damaged (its data is shorter than the shape of 'y' needs)"},
+      {"name twice",
+       R"(UPDATE refs SET meta = '[{"name": "y", "dtype": "f32", "shape": [3]}, {"name": "y", "dtype": "i32", "shape": [3]}]')",
+       Read::Reference, "the reference r is damaged ('y' appears twice)"},
+  };
+  for (const auto& c : cases) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    small_store(db());
+    tamper(db(), c.sql);
+    for (bool writable : {false, true}) {  // what results reads, and what explore reads
+      std::unique_ptr<Store> s = writable ? std::make_unique<Store>(db()) : Store::open_existing(db());
+      std::function<void()> read = [&] {
+        if (c.read == Read::Evaluations) s->evaluations();
+        if (c.read == Read::RunConfig) s->run_config(s->runs().at(0));
+        if (c.read == Read::Reference) s->reference("r");
+      };
+      EXPECT_TRUE(fails_with(read, c.message)) << c.what;
+    }
+  }
+}
+
+// Bytes of the file overwritten: an error that says so, whatever is read.
+TEST_F(StoreTest, OverwrittenBytesAreAClearError) {
+  small_store(db());
+  {
+    Store s(db());
+    for (int i = 0; i < 200; ++i) s.add(row(fmt::format("k{}", i), status::Ok, i, std::string(100, 'x')));
+  }
+  ASSERT_FALSE(fs::exists(db() + "-wal"));  // everything is in the file
+  {
+    std::fstream f(db(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(3 * 4096);
+    std::string junk(4096 * 4, '\xff');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  EXPECT_TRUE(fails_with([&] { Store::open_existing(db())->evaluations(); }, "results.db is damaged (database disk image is malformed)"));
+}
+
+struct ResultCase {
+  const char* status;
+  double time_ms;
+  std::int64_t memory;
+  double timeout_s;  // the row's watchdog
+  bool valid;        // valid_result
+  bool servable;     // under a watchdog of 10 s
+};
+
+// Items 4 and 5 of issue 20: an ok without a usable time is no result; a crash, a runner
+// error and a timeout under a shorter watchdog are tried again.
+TEST(StoredRows, WhichAreValidAndWhichAreServed) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const ResultCase cases[] = {
+      {"ok", 1.5, 64, 10, true, true},
+      {"ok", 0, 64, 10, true, true},
+      {"cut", 9, 64, 10, true, true},
+      {"ok", nan, 64, 10, false, false},  // an ok with no time (NULL in the store)
+      {"ok", -1, 64, 10, false, false},
+      {"ok", inf, 64, 10, false, false},
+      {"cut", nan, 64, 10, false, false},
+      {"ok", 1, -5, 10, false, false},
+      {"invalid", nan, 0, nan, false, true},
+      {"build", nan, 64, 10, false, true},
+      {"run", nan, 64, 10, false, true},
+      {"wrong", nan, 64, 10, false, true},
+      {"unwritten", nan, 64, 10, false, true},
+      {"canary", nan, 64, 10, false, true},
+      {"timeout", nan, 64, 10, false, true},   // the same watchdog
+      {"timeout", nan, 64, 60, false, true},   // a more patient one
+      {"timeout", nan, 64, 2, false, false},   // a shorter one: tried again
+      {"timeout", nan, 64, nan, false, false}, // unknown (a store of an earlier version)
+      {"crash", nan, 64, 10, false, false},
+      {"runner", nan, 64, 10, false, false},
+      {"bogus", 1, 64, 10, false, false},
+      {"", 1, 64, 10, false, false},
+  };
+  for (const auto& c : cases) {
+    Evaluation e = row("k", c.status, c.time_ms);
+    e.memory_bytes = c.memory;
+    e.timeout_s = c.timeout_s;
+    EXPECT_EQ(valid_result(e), c.valid) << c.status << " " << c.time_ms << " " << c.memory;
+    EXPECT_EQ(servable(e, 10), c.servable) << c.status << " " << c.time_ms << " " << c.timeout_s;
+    EXPECT_EQ(outcome_of(e).ok, c.valid) << c.status;
+  }
+}
+
+// A failed row's time is NULL in the store: read back as no time (NaN), never as 0 ms.
+TEST_F(StoreTest, NoTimeIsReadBackAsNoTime) {
+  Store s(db());
+  s.add(row("k", status::Crash, std::numeric_limits<double>::quiet_NaN()));
+  tamper(db(), "INSERT INTO evaluations SELECT NULL, run, 'k2', program, file, strategy, alternative, point, 'ok', "
+               "reason, NULL, NULL, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, NULL "
+               "FROM evaluations");
+  auto rows = s.evaluations();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(std::isnan(rows[0].time_ms));
+  EXPECT_TRUE(std::isnan(rows[1].time_ms));
+  EXPECT_FALSE(valid_result(rows[1]));
+}
+
+// A store written before evaluations had timeout_s: read as it is (its timeouts' watchdog
+// unknown), and given the column when opened for writing.
+TEST_F(StoreTest, StoresOfEarlierVersionsAreRead) {
+  tamper(db(), R"sql(
+CREATE TABLE runs(id INTEGER PRIMARY KEY, started TEXT NOT NULL, file TEXT NOT NULL, config TEXT NOT NULL, liftc_version TEXT NOT NULL);
+CREATE TABLE run_ends(run INTEGER NOT NULL, finished TEXT NOT NULL);
+CREATE TABLE evaluations(id INTEGER PRIMARY KEY, run INTEGER NOT NULL, key TEXT NOT NULL, program TEXT NOT NULL, file TEXT NOT NULL,
+  strategy TEXT NOT NULL, alternative INTEGER NOT NULL, point TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL,
+  time_ms REAL, spread_ms REAL, samples_ms TEXT NOT NULL, memory_bytes INTEGER NOT NULL, device TEXT NOT NULL,
+  driver TEXT NOT NULL, shapes TEXT NOT NULL, liftc_version TEXT NOT NULL, created TEXT NOT NULL);
+CREATE TABLE refs(key TEXT PRIMARY KEY, what TEXT NOT NULL, meta TEXT NOT NULL, data BLOB NOT NULL, created TEXT NOT NULL);
+INSERT INTO runs VALUES(1, '2026-01-01T00:00:00Z', 'conv.sr', '{}', '0.1');
+INSERT INTO evaluations VALUES(1, 1, 'old', 'p1', 'conv.sr', 's', 1, 'v=1', 'timeout', 'timed out', NULL, NULL, '[]', 64,
+  'dev', '1.0', 'x=4', '0.1', '2026-01-01T00:00:00Z');
+INSERT INTO evaluations VALUES(2, 1, 'old2', 'p1', 'conv.sr', 's', 1, 'v=2', 'ok', '', 1.5, 0.1, '[1.5]', 64,
+  'dev', '1.0', 'x=4', '0.1', '2026-01-01T00:00:00Z');
+)sql");
+  {
+    auto old = Store::open_existing(db());
+    auto rows = old->evaluations();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_TRUE(std::isnan(rows[0].timeout_s));
+    EXPECT_FALSE(servable(rows[0], 1));  // a timeout whose watchdog is unknown is tried again
+    EXPECT_TRUE(valid_result(rows[1]));
+  }
+  Store s(db());
+  Evaluation e = row("new", status::Timeout, 0);
+  e.timeout_s = 5;
+  s.add(e);
+  auto rows = s.evaluations();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].time_ms, 1.5);
+  EXPECT_EQ(rows[2].timeout_s, 5);
+}
+
+// Runs `child` in a forked process; its exit code (or -1 when it did not exit).
+int in_child(const std::function<int()>& child) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int code = 3;
+    try {
+      code = child();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "child: %s\n", e.what());
+    }
+    _exit(code);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Item 21 of issue 20: a store in a folder this user cannot write (SQLite cannot make the
+// -shm file WAL mode reads through) is read all the same. As root, the reader is `nobody`.
+TEST_F(StoreTest, OpensInAFolderNobodyMayWrite) {
+  small_store(db());
+  ASSERT_FALSE(fs::exists(db() + "-wal"));
+  fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                            fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  int code = in_child([&] {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) return 4;
+    if (access(dir_.c_str(), W_OK) == 0) return 5;  // the folder must not be writable for the test to show anything
+    auto s = Store::open_existing(db());
+    return s->evaluations().size() == 1 && s->reference("r") ? 0 : 6;
+  });
+  fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
+  EXPECT_EQ(code, 0);
+  EXPECT_FALSE(fs::exists(db() + "-shm"));
+}
+
+// Item 11 of issue 20: under a file-size limit (`ulimit -f`, SIGXFSZ ignored as liftc's main
+// does) a store that cannot be made is an error and no file; one that fills up is an error
+// and still opens, with every row stored before.
+TEST_F(StoreTest, AFileSizeLimitIsAnErrorAndLeavesAStoreThatOpens) {
+  int code = in_child([&] {
+    std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit{4096, 4096};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      Store s(db());
+      return 7;
+    } catch (const Error& e) {
+      std::string m = e.what();
+      bool said = m.find("results store " + db() + ": ") != std::string::npos &&
+                  (m.find("File too large") != std::string::npos || m.find("size limit") != std::string::npos);
+      if (!said) std::fprintf(stderr, "%s\n", e.what());
+      return said ? 0 : 8;
+    }
+  });
+  EXPECT_EQ(code, 0);
+  EXPECT_FALSE(fs::exists(db())) << "a store that could not be made was left behind";
+
+  code = in_child([&] {
+    std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit{128 * 1024, 128 * 1024};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    Store s(db());
+    for (int i = 0; i < 1000; ++i) {
+      try {
+        s.add(row(fmt::format("k{}", i), status::Ok, 1, std::string(2000, 'x')));
+      } catch (const Error& e) {
+        return i > 0 && std::string(e.what()).find("results store") != std::string::npos ? 0 : 9;
+      }
+    }
+    return 10;
+  });
+  EXPECT_EQ(code, 0);
+  auto s = Store::open_existing(db());
+  EXPECT_GE(s->evaluations().size(), 1u);
+}
+
+// Item 16 of issue 20: a run is locked for as long as the store that began (or resumed) it
+// is open, against every other open store, in this process or another; the lock goes with
+// the process however it ends.
+TEST_F(StoreTest, RunsAreLockedWhileTheirStoreIsOpen) {
+  std::int64_t run = 0;
+  {
+    Store s(db());
+    run = s.begin_run("conv.sr", "{}");
+    EXPECT_TRUE(s.try_lock_run(run));  // its own lock again
+    EXPECT_EQ(in_child([&] { return Store(db()).try_lock_run(run) ? 1 : 0; }), 0);
+    EXPECT_EQ(in_child([&] { return Store(db()).try_lock_run(run + 1) ? 0 : 1; }), 0);  // other runs are free
+  }
+  EXPECT_EQ(in_child([&] { return Store(db()).try_lock_run(run) ? 0 : 1; }), 0);  // closed: free again
+  EXPECT_TRUE(fails_with([&] { Store(db()).try_lock_run(-1); }, "run -1 cannot be locked"));
 }
 
 }  // namespace

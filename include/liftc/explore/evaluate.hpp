@@ -3,9 +3,15 @@
 // kernels and launch plan, check them against the device's limits, write a bundle, run it
 // in a watched runner process (a serving runner kept between candidates, or a fresh
 // process each), and record the outcome in the store (failures with their reason). A
-// candidate whose key is in the store already is served from it. `start` splits an
-// evaluation for the parallel loop: generation and the bundle on the loop's thread, the
-// runner on a thread of its own.
+// candidate whose key is in the store already is served from it when that row still
+// holds (see `servable`). `start` splits an evaluation for the parallel loop: generation
+// and the bundle on the loop's thread, the runner on a thread of its own.
+//
+// A key hashes what was run and how it was checked: the kernel source, the launch plan
+// (with its build options), the device and driver, the input shapes, the program (its
+// text, sizes and input seed: the reference the outputs are compared with), the
+// tolerances and the runner (`runner_identity`). A row found under other tolerances, other
+// inputs or by another runner has another key, so it is never served for this one.
 
 #include <functional>
 #include <map>
@@ -38,7 +44,8 @@ struct Problem {
 };
 
 /// Loads `file` at its declared sizes, makes random inputs from `seed` and computes the
-/// reference, or reads it from `store` when it was computed before.
+/// reference, or reads it from `store` when it was computed before (a stored reference
+/// whose outputs are not the program's is a liftc::Error: the store is damaged).
 Problem load_problem(const std::string& file, std::uint64_t seed, Store& store);
 
 /// The Problem::program_hash of `file` with inputs from `seed` (no reference computed).
@@ -69,6 +76,22 @@ struct EvaluatorOptions {
 
 /// Asks the runner which device it runs on (a probe bundle through the same path).
 DeviceReport probe_device(const EvaluatorOptions& options);
+
+/// The executable a `--runner` command starts: its first word as a path, or found on
+/// $PATH; nothing when there is no such executable file.
+std::optional<std::string> runner_executable(const std::string& command);
+
+/// What identifies the runner of `options` in a key: the command (or "liftc-runner" for
+/// the local one) and a hash of its executable's bytes, so results of another runner, or
+/// of the same one rebuilt, are not served. A script's own children are not followed.
+std::string runner_identity(const EvaluatorOptions& options);
+
+/// Whether a stored row may stand for a new evaluation of its key under a watchdog of
+/// `timeout_s`: a valid result (valid_result), or a verdict on the kernels themselves
+/// (invalid, build, run, wrong, unwritten, canary), or a timeout under a watchdog at least
+/// as patient. A crash and an answer the runner could not give (`runner`) are about that
+/// one try, not the kernels: they are tried again, as is anything else.
+bool servable(const Evaluation& row, double timeout_s);
 
 /// A generated candidate, before it runs: what explore -o writes for a front point.
 struct Generated {
@@ -116,6 +139,7 @@ class Evaluator {
   struct Job;
   double cutoff_for(std::int64_t memory_bytes) const;
   Evaluation base_row(const ConstraintAlternative& alt, const Candidate& c) const;
+  std::optional<Evaluation> servable_row(const std::string& key) const;
   Evaluation serve(const Evaluation& old, const Evaluation& e, bool* served);
   void record(Job& job);
 
@@ -127,6 +151,7 @@ class Evaluator {
   EvaluatorOptions options_;
   std::string runner_;
   bool shell_ = false;
+  std::string checked_with_;  // the key's lines on how a result is checked (tolerances, program, runner)
   std::shared_ptr<ServePool> pool_;  // the serving runners (the local runner without isolate); null: a process per candidate
   std::size_t count_ = 0;
   std::vector<std::pair<std::int64_t, double>> valid_;  // (memory, time) of valid evaluations

@@ -23,13 +23,29 @@ std::string front_table(const std::vector<Evaluation>& front);
 /// The files -o DIR gets (paths relative to DIR) for a front of `front_size` points.
 std::vector<std::string> output_files(std::size_t front_size);
 
-/// Throws a liftc::Error when `dir` cannot be written or (without `force`) already holds
-/// a file explore would write: checked before the exploration starts.
-void check_output_dir(const std::string& dir, bool force);
+/// An exclusive lock on an -o folder: no other exploration writes into it while this is
+/// held (an advisory lock the system drops when the process ends, even by kill -9).
+class OutputLock {
+ public:
+  explicit OutputLock(int fd) : fd_(fd) {}
+  ~OutputLock();
+  OutputLock(OutputLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  OutputLock& operator=(OutputLock&&) = delete;
+
+ private:
+  int fd_;  // the folder, open and flock'ed
+};
+
+/// Creates `dir` when missing and locks it against other explorations (until the lock
+/// goes); a liftc::Error when another exploration holds it, when it cannot be written, or
+/// (without `force`) when it already holds a file explore would write: checked before the
+/// exploration starts.
+OutputLock check_output_dir(const std::string& dir, bool force);
 
 /// Writes the front's kernels and host programs (front/<rank>/), pareto.csv, pareto.json
-/// and evaluated.csv into `dir`. `space` generates each front point's code again, with the
-/// exploration's `build_options`.
+/// and evaluated.csv into `dir`, every byte or a liftc::Error (a full disk, a file-size
+/// limit). `space` generates each front point's code again, with the exploration's
+/// `build_options`.
 void write_outputs(const std::string& dir, const CandidateSpace& space, const std::vector<Explored>& explored,
                    const std::vector<std::size_t>& front, const std::string& program_name,
                    const std::string& build_options);

@@ -8,10 +8,13 @@
 // Tables: runs, run_ends, evaluations, refs (see src/explore/README.md for the columns).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "liftc/interp/interp.hpp"
 
@@ -50,16 +53,23 @@ struct Evaluation {
   std::string point;          // "kappa=2,v=4,local_0=8"
   std::string status;         // see `status`
   std::string reason;         // why it failed; empty when ok
-  double time_ms = 0;         // median of the timed runs (sum of all kernels)
-  double spread_ms = 0;       // half the range of the timed runs
+  double time_ms = 0;         // median of the timed runs (sum of all kernels); NaN when none
+  double spread_ms = 0;       // half the range of the timed runs; NaN when none
   std::vector<double> samples_ms;  // every timed run
   std::int64_t memory_bytes = 0;   // global memory of the memory plan
   std::string device;         // device name
   std::string driver;         // driver version
   std::string shapes;         // input shapes, "image=28x28x32,weights=..."
+  double timeout_s = 0;       // the watchdog's limit it ran under; NaN: not run, or a store from before it was kept
   std::string version;        // liftc version
   std::string created;        // UTC time, ISO 8601
 };
+
+/// Whether `e` is a validated evaluation with a usable result: ok or cut, a time that is
+/// finite and >= 0 and a memory >= 0. Only such rows are served as valid, told to a search
+/// as successes or put on a front (a damaged or hand-made row with status ok and no time
+/// is not).
+bool valid_result(const Evaluation& e);
 
 /// One exploration run's record.
 struct RunRecord {
@@ -73,27 +83,42 @@ struct RunRecord {
 /// An open results store.
 class Store {
  public:
-  /// Opens (creating when missing) the store at `path`; a liftc::Error when SQLite cannot.
+  /// Opens (creating when missing) the store at `path` for writing; a liftc::Error when it
+  /// is not a store, is damaged or cannot be written (a file it created is then removed).
   explicit Store(const std::string& path);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  /// Opens an existing store read-only; a liftc::Error when it is missing or not a store.
+  /// Opens an existing store read-only (also in a folder this process cannot write); a
+  /// liftc::Error when it is missing or not a store.
   static std::unique_ptr<Store> open_existing(const std::string& path);
 
-  /// Records the start of a run; returns its id.
+  /// Records the start of a run and locks it (see try_lock_run); returns its id.
   std::int64_t begin_run(const std::string& file, const std::string& config_json);
+  /// Locks run `id` for as long as this Store is open, so that no other process explores it
+  /// at once (an advisory lock on the store file that the system drops when the process
+  /// ends, even by kill -9); false when another open store, in any process, holds it.
+  /// Closing a Store that holds a lock closes a descriptor of the file, which drops every
+  /// POSIX lock of this process on it, SQLite's too: no other Store of the same file may be
+  /// open in this process when it closes.
+  bool try_lock_run(std::int64_t id);
   /// Records that run `id` finished.
   void end_run(std::int64_t id);
   /// Every run, oldest first.
   std::vector<RunRecord> runs() const;
+  /// The config of `run` as a JSON object; a liftc::Error when it is damaged (not JSON, or
+  /// not an object).
+  nlohmann::json run_config(const RunRecord& run) const;
 
   /// Appends one evaluation (its id, version and time are filled in); returns its id.
   std::int64_t add(Evaluation e);
   /// The first evaluation with `key`, if any.
   std::optional<Evaluation> find(const std::string& key) const;
-  /// The first evaluation of `candidate` ("strategy #alt: point") of `program`, for replay.
+  /// Every evaluation with `key`, oldest first.
+  std::vector<Evaluation> find_all(const std::string& key) const;
+  /// The latest evaluation of `candidate` ("strategy #alt: point") of `program`, for replay
+  /// (a candidate tried again after a crash has the outcome of its last try).
   std::optional<Evaluation> find_candidate(const std::string& program, const std::string& strategy,
                                            std::int64_t alternative, const std::string& point) const;
   /// Every evaluation (of run `run` when >= 0), in insertion order.
@@ -101,6 +126,8 @@ class Store {
 
   /// The stored interpreter reference under `key`, if any.
   std::optional<interp::Tensors> reference(const std::string& key) const;
+  /// The keys of every stored reference, oldest first.
+  std::vector<std::string> reference_keys() const;
   /// Stores a reference (kept if one is already there under `key`).
   void put_reference(const std::string& key, const std::string& what, const interp::Tensors& outputs);
 

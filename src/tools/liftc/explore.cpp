@@ -25,6 +25,9 @@
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/support/file.hpp"
+#include "liftc/support/interrupt_cleanup.hpp"
+#include "options.hpp"
 
 namespace liftc::tool {
 
@@ -42,7 +45,8 @@ struct ExploreOptions {
   std::string build_options;
   double rtol = 1e-3, atol = 1e-3;
   bool pareto = false;
-  // Not stored: where results go and how.
+  // Not stored: where results go and how. (The rules folder and what identifies the
+  // program and the rules are stored besides the options: see run_explore.)
   std::string out_dir, db, replay, rules_dir, jobs;
   bool force = false, resume = false, quiet = false, isolate = false;
 };
@@ -56,6 +60,8 @@ json to_json(const ExploreOptions& o) {
           {"build_options", o.build_options}};
 }
 
+// Throws nlohmann::json's exceptions on a config that lacks a key or has a wrong type:
+// read_stored turns them into the store's damage.
 void from_json(const json& j, ExploreOptions& o) {
   o.file = j.at("file");
   o.strategies = j.at("strategies").get<std::vector<std::string>>();
@@ -105,6 +111,17 @@ constraints::Target target_of(const json& j) {
   return t;
 }
 
+// Runs `read` on a stored run's config: a key it lacks or a value of the wrong type is the
+// store's damage, not liftc's.
+template <class F>
+auto read_stored(const std::string& db, std::int64_t run, F read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const json::exception& e) {
+    throw Error(fmt::format("{}: run {} is damaged (its config: {})", db, run, e.what()));
+  }
+}
+
 std::uint64_t whole_number(const std::string& flag, const std::string& text, std::uint64_t min, std::uint64_t max) {
   std::uint64_t v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -123,22 +140,11 @@ double positive_number(const std::string& flag, const std::string& text) {
 
 // The first word of a --runner command must name an executable (a path, or one on $PATH).
 void check_runner_command(const std::string& command) {
-  std::string word = command.substr(0, command.find_first_of(" \t"));
   if (command.find_first_not_of(" \t") == std::string::npos) throw Error("--runner: the command is empty");
-  auto executable = [](const fs::path& p) { return fs::is_regular_file(p) && access(p.c_str(), X_OK) == 0; };
-  if (word.find('/') != std::string::npos) {
-    if (!executable(word)) throw Error(fmt::format("--runner '{}': {} is not an executable file", command, word));
-    return;
-  }
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
-  std::size_t begin = 0;
-  while (begin <= dirs.size()) {
-    std::size_t end = dirs.find(':', begin);
-    if (end == std::string::npos) end = dirs.size();
-    if (executable(fs::path(dirs.substr(begin, end - begin)) / word)) return;
-    begin = end + 1;
-  }
+  if (explore::runner_executable(command)) return;
+  std::string word = command.substr(0, command.find_first_of(" \t"));
+  if (word.find('/') != std::string::npos)
+    throw Error(fmt::format("--runner '{}': {} is not an executable file", command, word));
   throw Error(fmt::format("--runner '{}': no executable '{}' (not a path, not on $PATH)", command, word));
 }
 
@@ -175,7 +181,9 @@ Settings settle(const ExploreOptions& o) {
   s.evaluator.bundle.device = o.device;
   s.evaluator.bundle.runs = static_cast<int>(whole_number("--runs", o.runs, 1, 1000));
   s.evaluator.bundle.warmup = static_cast<int>(whole_number("--warmup", o.warmup, 0, 1000));
-  if (!(o.rtol >= 0) || !(o.atol >= 0)) throw Error("--rtol and --atol must be >= 0");
+  // As the flags' validators say; checked again for the options a --resume reads back.
+  if (!(o.rtol >= 0) || !(o.atol >= 0) || !std::isfinite(o.rtol) || !std::isfinite(o.atol))
+    throw Error(fmt::format("--rtol {} --atol {}: the tolerances must be finite numbers >= 0", o.rtol, o.atol));
   s.evaluator.bundle.rtol = o.rtol;
   s.evaluator.bundle.atol = o.atol;
   try {
@@ -196,17 +204,84 @@ std::unique_ptr<explore::Search> make_search(const Settings& s, explore::Candida
   return explore::make_random_search(space, s.seed);
 }
 
-// A temporary folder for bundles, removed when the run ends.
+// A temporary folder for bundles, removed when the run ends: normally, by an error, or by
+// SIGINT or SIGTERM.
 struct WorkDir {
-  fs::path path = fs::temp_directory_path() / fmt::format("liftc-explore-{}", getpid());
+  fs::path path;
   WorkDir() {
-    fs::create_directories(path);
+    std::error_code ec;
+    fs::path tmp = fs::temp_directory_path(ec);
+    if (ec) throw Error(fmt::format("no temporary folder for the candidates' bundles: {}", ec.message()));
+    path = tmp / fmt::format("liftc-explore-{}", getpid());
+    fs::remove_all(path, ec);  // left by a process killed with -9 that had this process id
+    fs::create_directories(path, ec);
+    if (ec) throw Error(fmt::format("cannot create the work folder {}: {}", path.string(), ec.message()));
+    remove_on_interrupt(path.string());
   }
   ~WorkDir() {
+    forget_on_interrupt(path.string());
     std::error_code ec;
     fs::remove_all(path, ec);
   }
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
 };
+
+// A hash of the rule files `rules` was loaded from (names and text, in load order): what
+// a strategy means, so --resume can refuse rules that changed.
+std::string rules_hash(const rewrite::RuleSet& rules) {
+  std::string text;
+  for (const auto& file : rules.files)
+    text += fmt::format("{}\n{}\n", fs::path(file).filename().string(),
+                        read_regular_file(file, "rule file", std::uint64_t(64) << 20));
+  return explore::hash_text(text);
+}
+
+// The last unfinished run of `store`, locked against other processes; its options are
+// read into `o` (all but those of this command that are not stored). A liftc::Error when
+// there is none, when another process explores it now, when it was recorded by a liftc
+// that did not keep what identifies its program and rules, or when the program the user
+// names is another one.
+std::pair<std::int64_t, json> resume_run(ExploreOptions& o, explore::Store& store) {
+  const std::string& db = store.path();
+  auto unfinished = [&]() -> std::optional<explore::RunRecord> {
+    auto runs = store.runs();
+    auto last = std::find_if(runs.rbegin(), runs.rend(), [](const auto& r) { return !r.finished; });
+    if (last == runs.rend()) return std::nullopt;
+    return *last;
+  };
+  std::optional<explore::RunRecord> last = unfinished();
+  if (!last) throw Error(fmt::format("--resume: every run in {} has finished; nothing to resume", db));
+  if (!store.try_lock_run(last->id))
+    throw Error(fmt::format("--resume: run {} of {} is being explored by another liftc process right now; wait for "
+                            "it to end, or stop it, then resume",
+                            last->id, db));
+  // It may have ended between the listing and the lock.
+  std::optional<explore::RunRecord> now = unfinished();
+  if (!now || now->id != last->id) throw Error(fmt::format("--resume: run {} of {} has just finished", last->id, db));
+  json config = store.run_config(*last);
+  if (!config.contains("rules"))
+    throw Error(fmt::format("--resume: run {} of {} was started by an earlier liftc, which did not record what "
+                            "identifies its program and rules; start a new run (its results stay in the store)",
+                            last->id, db));
+  ExploreOptions stored = o;
+  read_stored(db, last->id, [&] { from_json(config, stored); });
+  auto canonical = [](const std::string& path) {
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    return ec ? fs::path(path) : p;
+  };
+  if (!o.file.empty() && canonical(o.file) != canonical(stored.file))
+    throw Error(fmt::format("--resume: the run in {} explores {}, not {}", db, stored.file, o.file));
+  stored.rules_dir = o.rules_dir.empty() ? read_stored(db, last->id, [&] { return config.at("rules_dir").get<std::string>(); })
+                                         : o.rules_dir;
+  // Not stored: where results go and how.
+  stored.out_dir = o.out_dir, stored.db = o.db, stored.force = o.force, stored.quiet = o.quiet;
+  stored.jobs = o.jobs, stored.isolate = o.isolate, stored.resume = true;
+  o = stored;
+  fmt::print("resuming run {} of {} (started {})\n", last->id, db, last->started);
+  return {last->id, config};
+}
 
 void print_summary(const explore::LoopResult& r, const explore::CandidateSpace& space) {
   std::map<std::string, std::size_t> by_status;
@@ -241,94 +316,108 @@ void print_front(const explore::LoopResult& r, const std::vector<std::size_t>& f
   }
 }
 
+// Replay: the search against a store's results instead of a device; the space is the
+// recorded run's (its target).
+void run_replay(const ExploreOptions& o, const Settings& s, const rewrite::RuleSet& rules, const ir::Program& program,
+                const std::vector<std::string>& strategies, std::FILE* progress) {
+  auto replay = explore::Store::open_existing(o.replay);
+  std::string hash = explore::problem_hash(o.file, s.input_seed);
+  std::optional<json> recorded;
+  std::int64_t recorded_run = 0;
+  for (const auto& r : replay->runs()) {
+    json c = replay->run_config(r);
+    if (c.contains("program") && c["program"].is_string() && c["program"].get<std::string>() == hash) {
+      recorded = c;
+      recorded_run = r.id;
+    }
+  }
+  if (!recorded) throw Error(fmt::format("--replay {}: no run of {} (input seed {}) in that store", o.replay, o.file, s.input_seed));
+  constraints::Target target =
+      read_stored(o.replay, recorded_run, [&] { return target_of(recorded->at("target_profile")); });
+  explore::CandidateSpace space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target);
+  double best_recorded = INFINITY;
+  for (const auto& e : replay->evaluations())
+    if (e.program == hash && explore::valid_result(e)) best_recorded = std::min(best_recorded, e.time_ms);
+  auto search = make_search(s, space);
+  std::fflush(stdout);
+  std::size_t missing = 0;
+  explore::EvaluateFn lookup = [&](const explore::Candidate& c, bool& served) {
+    const auto& alt = explore::constraint_alternative(*space.alternatives[c.alternative]);
+    std::string point = explore::format_point(alt, c.point);
+    served = true;
+    if (auto e = replay->find_candidate(hash, alt.space().strategy, static_cast<std::int64_t>(alt.space().alternative), point))
+      return *e;
+    ++missing;
+    explore::Evaluation e;
+    e.strategy = alt.space().strategy;
+    e.alternative = static_cast<std::int64_t>(alt.space().alternative);
+    e.point = point;
+    e.status = "missing";
+    e.reason = "not in the replayed store";
+    return e;
+  };
+  explore::LoopResult r = explore::explore_loop(*search, lookup, s.budget, progress);
+  print_summary(r, space);
+  fmt::print("replayed {} candidate(s) from {}; {} not in the store (told to the search as failures)\n",
+             r.explored.size(), o.replay, missing);
+  double best = INFINITY;
+  for (std::size_t i = 0; i < r.explored.size(); ++i) {
+    const auto& e = r.explored[i].evaluation;
+    if (explore::valid_result(e)) best = std::min(best, e.time_ms);
+    if (std::isfinite(best_recorded) && best <= 1.05 * best_recorded) {
+      fmt::print("within 5% of the store's best ({:.4g} ms) after {} evaluation(s)\n", best_recorded, i + 1);
+      break;
+    }
+    if (i + 1 == r.explored.size() && std::isfinite(best_recorded))
+      fmt::print("not within 5% of the store's best ({:.4g} ms) after {} evaluation(s); best found {:.4g} ms\n",
+                 best_recorded, r.explored.size(), best);
+  }
+  print_front(r, explore::front_of(r.explored), o.pareto);
+}
+
 void run_explore(ExploreOptions o) {
   if (o.resume && !o.replay.empty()) throw Error("--resume and --replay exclude each other");
   std::string db = o.db.empty() ? (o.out_dir.empty() ? "liftc-results.db" : (fs::path(o.out_dir) / "results.db").string()) : o.db;
+  // The store of a resumed run is opened first (its options are in it) and kept open, with
+  // the run locked, until the run ends.
+  std::unique_ptr<explore::Store> store;
   std::int64_t resumed_run = -1;
+  json resumed_config;
   if (o.resume) {
     if (!fs::exists(db)) throw Error(fmt::format("--resume: no results store at {} (give --db FILE)", db));
-    explore::Store store(db);
-    auto runs = store.runs();
-    auto last = std::find_if(runs.rbegin(), runs.rend(), [](const auto& r) { return !r.finished; });
-    if (last == runs.rend()) throw Error(fmt::format("--resume: every run in {} has finished; nothing to resume", db));
-    std::string out_dir = o.out_dir, file = o.file, jobs = o.jobs;
-    bool force = o.force, quiet = o.quiet, isolate = o.isolate;
-    from_json(json::parse(last->config), o);
-    o.jobs = jobs, o.isolate = isolate;
-    if (!file.empty() && fs::path(file) != fs::path(o.file))
-      throw Error(fmt::format("--resume: the run in {} explores {}, not {}", db, o.file, file));
-    o.out_dir = out_dir, o.force = force, o.quiet = quiet, o.resume = true;
-    resumed_run = last->id;
-    fmt::print("resuming run {} of {} (started {})\n", last->id, db, last->started);
+    store = std::make_unique<explore::Store>(db);
+    std::tie(resumed_run, resumed_config) = resume_run(o, *store);
   }
   if (o.file.empty()) throw Error("explore: give the .sr program to explore");
   Settings s = settle(o);
-  if (!o.out_dir.empty()) explore::check_output_dir(o.out_dir, o.force);
-  WorkDir work;
-  s.evaluator.work_dir = work.path.string();
-
-  rewrite::RuleSet rules = rewrite::load_rules_dir(o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir);
+  std::string rules_dir = o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir;
+  rewrite::RuleSet rules = rewrite::load_rules_dir(rules_dir);
   ir::Program program = parse::load_program(o.file);
   std::vector<std::string> strategies = o.strategies.empty() ? explore::default_strategies(rules) : o.strategies;
   std::FILE* progress = o.quiet ? nullptr : stderr;
+  if (!o.replay.empty()) return run_replay(o, s, rules, program, strategies, progress);
 
-  if (!o.replay.empty()) {
-    // Replay: the space of the recorded run (its target), the results of its store, no device.
-    auto replay = explore::Store::open_existing(o.replay);
-    std::optional<json> recorded;
-    for (const auto& r : replay->runs()) {
-      json c = json::parse(r.config);
-      if (c.contains("program") && c.value("program", "") ==
-                                       explore::problem_hash(o.file, s.input_seed))
-        recorded = c;
-    }
-    if (!recorded) throw Error(fmt::format("--replay {}: no run of {} (input seed {}) in that store", o.replay, o.file, s.input_seed));
-    constraints::Target target = target_of(recorded->at("target_profile"));
-    explore::CandidateSpace space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target);
-    std::string program_hash = recorded->at("program");
-    double best_recorded = INFINITY;
-    for (const auto& e : replay->evaluations())
-      if (e.program == program_hash && explore::status_valid(e.status)) best_recorded = std::min(best_recorded, e.time_ms);
-    auto search = make_search(s, space);
-    std::fflush(stdout);
-    std::size_t missing = 0;
-    explore::EvaluateFn lookup = [&](const explore::Candidate& c, bool& served) {
-      const auto& alt = explore::constraint_alternative(*space.alternatives[c.alternative]);
-      std::string point = explore::format_point(alt, c.point);
-      served = true;
-      if (auto e = replay->find_candidate(program_hash, alt.space().strategy,
-                                          static_cast<std::int64_t>(alt.space().alternative), point))
-        return *e;
-      ++missing;
-      explore::Evaluation e;
-      e.strategy = alt.space().strategy;
-      e.alternative = static_cast<std::int64_t>(alt.space().alternative);
-      e.point = point;
-      e.status = "missing";
-      e.reason = "not in the replayed store";
-      return e;
-    };
-    explore::LoopResult r = explore::explore_loop(*search, lookup, s.budget, progress);
-    print_summary(r, space);
-    fmt::print("replayed {} candidate(s) from {}; {} not in the store (told to the search as failures)\n",
-               r.explored.size(), o.replay, missing);
-    double best = INFINITY;
-    for (std::size_t i = 0; i < r.explored.size(); ++i) {
-      const auto& e = r.explored[i].evaluation;
-      if (explore::status_valid(e.status)) best = std::min(best, e.time_ms);
-      if (std::isfinite(best_recorded) && best <= 1.05 * best_recorded) {
-        fmt::print("within 5% of the store's best ({:.4g} ms) after {} evaluation(s)\n", best_recorded, i + 1);
-        break;
-      }
-      if (i + 1 == r.explored.size() && std::isfinite(best_recorded))
-        fmt::print("not within 5% of the store's best ({:.4g} ms) after {} evaluation(s); best found {:.4g} ms\n",
-                   best_recorded, r.explored.size(), best);
-    }
-    print_front(r, explore::front_of(r.explored), o.pareto);
-    return;
+  // What identifies the program and the rules: a resumed run must explore the same ones.
+  std::string rules_identity = rules_hash(rules);
+  if (o.resume) {
+    read_stored(db, resumed_run, [&] {
+      if (resumed_config.at("program").get<std::string>() != explore::problem_hash(o.file, s.input_seed))
+        throw Error(fmt::format("--resume: {} has changed since run {} of {} started (its text, sizes or input seed "
+                                "differ); start a new run",
+                                o.file, resumed_run, db));
+      if (resumed_config.at("rules").get<std::string>() != rules_identity)
+        throw Error(fmt::format("--resume: the rules in {} are not those run {} of {} started with (a rule file was "
+                                "added, removed or changed); resume with --rules naming the run's rules, or start a "
+                                "new run",
+                                rules_dir, resumed_run, db));
+    });
   }
+  std::optional<explore::OutputLock> output_lock;
+  if (!o.out_dir.empty()) output_lock.emplace(explore::check_output_dir(o.out_dir, o.force));
+  WorkDir work;
+  s.evaluator.work_dir = work.path.string();
 
-  // Device, target and space first: a runner that does not answer or a strategy that does
+// Device, target and space first: a runner that does not answer or a strategy that does
   // not apply is reported before anything is written.
   explore::DeviceReport device = explore::probe_device(s.evaluator);
   constraints::Target target = o.target.empty() ? device.target()
@@ -343,23 +432,30 @@ void run_explore(ExploreOptions o) {
   fmt::print("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
              skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", skipped.size()));
 
-  explore::Store store(db);
+  if (!store) store = std::make_unique<explore::Store>(db);
   fmt::print("results store: {}\n", db);
-  explore::Problem problem = explore::load_problem(o.file, s.input_seed, store);
+  explore::Problem problem = explore::load_problem(o.file, s.input_seed, *store);
   fmt::print("reference: {}\n", problem.reference_from_store
                                     ? std::string("from the store")
                                     : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds));
 
-  json config = to_json(o);
-  config["program"] = problem.program_hash;
-  config["target_profile"] = target_json(target);
-  std::int64_t run = resumed_run >= 0 ? resumed_run : store.begin_run(o.file, config.dump());
-  explore::Evaluator evaluator(problem, space, store, run, device, s.evaluator);
+  std::int64_t run = resumed_run;
+  if (run < 0) {
+    json config = to_json(o);
+    config["file"] = fs::absolute(o.file).lexically_normal().string();  // --resume from any folder finds it
+    config["program"] = problem.program_hash;
+    config["rules_dir"] = fs::absolute(rules_dir).lexically_normal().string();
+    config["rules"] = rules_identity;
+    config["target_profile"] = target_json(target);
+    run = store->begin_run(config["file"].get<std::string>(),
+                           config.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  explore::Evaluator evaluator(problem, space, *store, run, device, s.evaluator);
   auto search = make_search(s, space);
   std::fflush(stdout);  // the progress line on stderr follows what was printed so far
   explore::StartFn start = [&](const explore::Candidate& c) { return evaluator.start(c); };
   explore::LoopResult r = explore::explore_loop(*search, start, s.budget, s.jobs, progress);
-  store.end_run(run);
+  store->end_run(run);
 
   print_summary(r, space);
   fmt::print("{} job(s): {:.2f} evaluations/s; per candidate: {}\n", s.jobs,
@@ -420,8 +516,8 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--build-options", o->build_options,
                   "more OpenCL compiler options for every candidate, e.g. \"-cl-fast-relaxed-math\" (after the mad "
                   "parameter's -cl-mad-enable; the front's host programs use them too)");
-  cmd->add_option("--rtol", o->rtol, "relative tolerance of the validation (default 1e-3)");
-  cmd->add_option("--atol", o->atol, "absolute tolerance of the validation (default 1e-3)");
+  cmd->add_option("--rtol", o->rtol, "relative tolerance of the validation (default 1e-3)")->check(finite_non_negative());
+  cmd->add_option("--atol", o->atol, "absolute tolerance of the validation (default 1e-3)")->check(finite_non_negative());
   cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
   cmd->add_flag("--quiet,-q", o->quiet, "no progress line");
   cmd->callback([o] { run_explore(*o); });

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "liftc/explore/pareto.hpp"
 #include "liftc/explore/store.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/support/file.hpp"
 
 namespace liftc::tool {
 
@@ -26,16 +26,20 @@ struct ResultsOptions {
   bool pareto = false;
 };
 
-// Writes `text` to `path` ("-" = stdout), never over an existing file without --force.
-void export_to(const std::string& path, const std::string& text, bool force) {
+// Writes `text` to `path` ("-" = stdout), every byte, never over an existing file without
+// --force, and never over the store being read.
+void export_to(const std::string& path, const std::string& text, bool force, const std::string& db) {
   if (path == "-") {
     fmt::print("{}", text);
     return;
   }
-  if (std::filesystem::exists(path) && !force) throw Error(fmt::format("{} exists; pass --force to overwrite it", path));
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out) throw Error(fmt::format("cannot write {}", path));
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm"})
+    if (fs::exists(db + suffix, ec) && fs::equivalent(path, db + suffix, ec))
+      throw Error(fmt::format("{} is the results store {}{}; give another file to export to", path, db, suffix));
+  if (fs::exists(path, ec) && !force) throw Error(fmt::format("{} exists; pass --force to overwrite it", path));
+  write_file(path, text);
   fmt::print("wrote {}\n", path);
 }
 
@@ -46,7 +50,7 @@ void print_store_front(const std::vector<explore::Evaluation>& rows) {
   std::vector<explore::Evaluation> valid;
   std::set<std::string> keys;
   for (const auto& e : rows)
-    if (explore::status_valid(e.status) && keys.insert(e.key).second) valid.push_back(e);
+    if (explore::valid_result(e) && keys.insert(e.key).second) valid.push_back(e);
   std::vector<explore::Objectives> objectives;
   for (const auto& e : valid) objectives.push_back({e.time_ms, e.spread_ms, static_cast<double>(e.memory_bytes)});
   std::vector<explore::Evaluation> front;
@@ -62,14 +66,16 @@ void print_store_front(const std::vector<explore::Evaluation>& rows) {
 }
 
 void run_results(const ResultsOptions& o) {
+  if (!o.csv.empty() && o.csv != "-" && o.csv == o.json)
+    throw Error(fmt::format("--csv and --json both name {}; give two files", o.csv));
   auto store = explore::Store::open_existing(o.db);
   std::vector<explore::Evaluation> rows = store->evaluations(o.run);
   if (o.pareto) {
     print_store_front(rows);
     return;
   }
-  if (!o.csv.empty()) export_to(o.csv, explore::evaluations_csv(rows), o.force);
-  if (!o.json.empty()) export_to(o.json, explore::evaluations_json(rows), o.force);
+  if (!o.csv.empty()) export_to(o.csv, explore::evaluations_csv(rows), o.force, o.db);
+  if (!o.json.empty()) export_to(o.json, explore::evaluations_json(rows), o.force, o.db);
   if (!o.csv.empty() || !o.json.empty()) return;
   for (const auto& r : store->runs())
     fmt::print("run {}: {} started {}{}\n", r.id, r.file, r.started, r.finished ? "" : " (not finished: --resume continues it)");

@@ -1,0 +1,338 @@
+// `liftc explore` and `liftc results` against what issue 20's hostile user did to a store:
+// results served under other tolerances, inputs or runners (item 3), an ok without a time
+// (4), failures of one try served forever (5), damaged stores (8), a file-size limit (11,
+// 12), two explorations on one -o folder or one run at once (13, 16), an export over the
+// store (14), --resume of another program or other rules (15), a store in a read-only
+// folder (21), SIGINT and SIGTERM (23). Each ends with a right result or one error line.
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "explore_cli.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using liftc::explore::test::ExploreCli;
+using liftc::explore::test::kMatmul;
+using liftc::explore::test::kStencil;
+using liftc::explore::test::Result;
+
+// An executable script in `dir`.
+void script(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+  fs::permissions(path, fs::perms::owner_all);
+}
+
+// The stencil's space, three candidates (the same three for the same seed), into `db`.
+std::string explore3(const std::string& db, const std::string& flags = "") {
+  return fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 --db {} -q {}", kStencil, db, flags);
+}
+
+struct ServeCase {
+  const char* flags;
+  int served;  // of the three candidates
+};
+
+// Item 3: a row is served only under the tolerances, inputs and runner it was checked with.
+TEST_F(ExploreCli, ResultsAreServedOnlyUnderTheSettingsTheyWereCheckedWith) {
+  script(dir_ / "wrapper.sh", "#!/bin/sh\nexec \"$LIFTC_RUNNER_BIN\" \"$1\"\n");
+  const ServeCase cases[] = {
+      {"--atol 10", 0},
+      {"", 0},                        // found ok with --atol 10: not served at the default tolerance
+      {"--atol 10", 3},               // the same settings: served
+      {"--rtol 0.5", 0},
+      {"--input-seed 1", 0},          // other inputs, another reference
+      {"--runner ./wrapper.sh", 0},   // another runner
+      {"--runner ./wrapper.sh", 3},
+      {"", 3},
+  };
+  for (const auto& c : cases) {
+    Result r = run(explore3("s.db", c.flags));
+    ASSERT_EQ(r.exit_code, 0) << c.flags << "\n" << r.output;
+    EXPECT_NE(r.output.find("3 candidates in"), std::string::npos) << c.flags << "\n" << r.output;
+    EXPECT_NE(r.output.find(fmt::format("; {} served from the store", c.served)), std::string::npos)
+        << c.flags << "\n" << r.output;
+  }
+}
+
+// Item 5: a crash and a timeout are that try's; the candidate is tried again (a timeout
+// stays served under a watchdog no more patient than its own).
+TEST_F(ExploreCli, FailuresOfOneTryAreTriedAgain) {
+  script(dir_ / "flaky.sh", fmt::format("#!/bin/sh\n"
+                                        "case \"$1\" in\n"
+                                        "  */probe) ;;\n"
+                                        "  *) [ -e '{0}/crash' ] && kill -SEGV $$\n"
+                                        "     [ -e '{0}/hang' ] && sleep 30 ;;\n"
+                                        "esac\n"
+                                        "exec \"$LIFTC_RUNNER_BIN\" \"$1\"\n",
+                                        dir_.string()));
+  std::ofstream(dir_ / "crash");
+  Result r = run(explore3("c.db", "--runner ./flaky.sh"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("(3 crash); 0 served from the store"), std::string::npos) << r.output;
+  fs::remove(dir_ / "crash");
+  r = run(explore3("c.db", "--runner ./flaky.sh"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("; 0 served from the store"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("crash"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fastest:"), std::string::npos) << r.output;
+
+  std::ofstream(dir_ / "hang");
+  r = run(explore3("t.db", "--runner ./flaky.sh --timeout 1"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("(3 timeout); 0 served from the store"), std::string::npos) << r.output;
+  r = run(explore3("t.db", "--runner ./flaky.sh --timeout 0.5"));  // would time out again
+  EXPECT_NE(r.output.find("(3 timeout); 3 served from the store"), std::string::npos) << r.output;
+  fs::remove(dir_ / "hang");
+  r = run(explore3("t.db", "--runner ./flaky.sh --timeout 60"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("; 0 served from the store"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fastest:"), std::string::npos) << r.output;
+}
+
+// Items 4, 14 and 21 on one store: a stored ok without a usable time is on no front and is
+// run again; an export never overwrites the store; a store in a folder nobody may write is
+// listed.
+TEST_F(ExploreCli, RowsWithoutATimeExportsAndReadOnlyFolders) {
+  Result r = run(explore3("s.db"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  sql(dir_ / "s.db", "UPDATE evaluations SET time_ms = NULL WHERE id = 1; UPDATE evaluations SET time_ms = -1 WHERE id = 2");
+  expect("results s.db --pareto", 0, "Pareto front of 1 validated point(s)");
+  r = run(explore3("s.db"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("; 1 served from the store"), std::string::npos) << r.output;
+  expect("results s.db --pareto", 0, "Pareto front of 3 validated point(s)");
+
+  fs::create_symlink("s.db", dir_ / "link.db");
+  const std::pair<const char*, const char*> exports[] = {
+      {"results s.db --csv s.db --force", "error: s.db is the results store s.db; give another file to export to"},
+      {"results s.db --json ./s.db --force", "error: ./s.db is the results store s.db; give another file"},
+      {"results s.db --csv link.db --force", "error: link.db is the results store s.db; give another file"},
+      {"results ./s.db --csv s.db-wal --force", "error: s.db-wal is the results store ./s.db-wal"},
+      {"results s.db --csv out.txt --json out.txt", "error: --csv and --json both name out.txt; give two files"},
+  };
+  for (const auto& [args, message] : exports) {
+    if (std::string(args).find("-wal") != std::string::npos) std::ofstream(dir_ / "s.db-wal");  // as while a run is on
+    expect(args, 1, message);
+  }
+  fs::remove(dir_ / "s.db-wal");
+  expect("results s.db", 0, "5 evaluation(s)");
+
+  fs::create_directories(dir_ / "ro");
+  fs::copy_file(dir_ / "s.db", dir_ / "ro/s.db");
+  fs::permissions(dir_ / "ro", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                   fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(dir_, fs::perms::others_read | fs::perms::others_exec, fs::perm_options::add);
+  r = run_as_other_user("results ro/s.db");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("5 evaluation(s)"), std::string::npos) << r.output;
+  r = run_as_other_user("results ro/s.db --csv - --pareto");
+  EXPECT_NE(r.output.find("Pareto front"), std::string::npos) << r.output;
+}
+
+struct DamageCase {
+  const char* what;
+  const char* sql;      // run on a copy of a store of one finished run of two candidates
+  const char* command;  // {0}: the copy
+  const char* message;  // the error line (a part of it)
+};
+
+// Item 8: a damaged store is "error: STORE: ... is damaged (...)" and exit 1, whichever
+// command reads it.
+TEST_F(ExploreCli, DamagedStoresAreClearErrors) {
+  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 2 --runs 2 --db good.db -q", kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string replay = fmt::format("explore {} -s stencil-parametric --evals 2 -q --replay {{0}}", kStencil);
+  const std::string again = fmt::format("explore {} -s stencil-parametric --evals 2 -q --db {{0}}", kStencil);
+  const DamageCase cases[] = {
+      {"samples not JSON", "UPDATE evaluations SET samples_ms = 'fast' WHERE id = 1", "results {0}",
+       "error: {0}: evaluation 1 is damaged (its samples_ms is not a JSON list of numbers)"},
+      {"samples not JSON, replayed", "UPDATE evaluations SET samples_ms = 'fast'", replay.c_str(),
+       "error: {0}: evaluation 1 is damaged (its samples_ms is not a JSON list of numbers)"},
+      {"memory as text", "UPDATE evaluations SET memory_bytes = 'lots' WHERE id = 2", "results {0} --json -",
+       "error: {0}: evaluation 2 is damaged (its memory_bytes is not an integer)"},
+      {"config not JSON", "UPDATE runs SET config = '{'; DELETE FROM run_ends", "explore --resume --db {0}",
+       "error: {0}: run 1 is damaged (its config is not a JSON object)"},
+      {"config without strategies", "UPDATE runs SET config = json_remove(config, '$.strategies'); DELETE FROM run_ends",
+       "explore --resume --db {0}", "error: {0}: run 1 is damaged (its config: "},
+      {"config with a tolerance of text", "UPDATE runs SET config = json_set(config, '$.atol', 'tight'); DELETE FROM run_ends",
+       "explore --resume --db {0}", "error: {0}: run 1 is damaged (its config: "},
+      {"config not JSON, replayed", "UPDATE runs SET config = '{'", replay.c_str(),
+       "error: {0}: run 1 is damaged (its config is not a JSON object)"},
+      {"no target, replayed", "UPDATE runs SET config = json_remove(config, '$.target_profile')", replay.c_str(),
+       "error: {0}: run 1 is damaged (its config: "},
+      {"reference meta garbage", "UPDATE refs SET meta = 'garbage'", again.c_str(),
+       "is damaged (its meta is not a JSON list)"},
+      {"reference of shape 2^62", "UPDATE refs SET meta = json_set(meta, '$[0].shape', json('[4611686018427387904]'))",
+       again.c_str(), "is damaged (its data is shorter than the shape of 'stencil' needs)"},
+      {"reference of another shape", "UPDATE refs SET meta = json_set(meta, '$[0].shape', json('[1536]'))", again.c_str(),
+       "is damaged (its output 'stencil' is [1536], the program's is [32x48])"},
+  };
+  for (const auto& c : cases) {
+    fs::copy_file(dir_ / "good.db", dir_ / "bad.db", fs::copy_options::overwrite_existing);
+    sql(dir_ / "bad.db", c.sql);
+    std::string command = fmt::format(fmt::runtime(c.command), "bad.db");
+    std::string message = fmt::format(fmt::runtime(c.message), "bad.db");
+    Result r = run(command);
+    EXPECT_EQ(r.exit_code, 1) << c.what << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << c.what << "\n" << r.output;
+    EXPECT_EQ(r.output.find("internal error"), std::string::npos) << c.what << "\n" << r.output;
+  }
+}
+
+// Items 11 and 12: under a file-size limit an exploration ends with one error line, leaves
+// no work folder and a store that opens; a file it cannot write whole is an error, never
+// "wrote" (the front's host program, an export).
+TEST_F(ExploreCli, AFileSizeLimitIsAClearErrorAndNeverWrote) {
+  setenv("TMPDIR", dir_.c_str(), 1);  // the work folder, which must be gone
+  auto work_folders = [&] {
+    int n = 0;
+    for (const auto& entry : fs::directory_iterator(dir_)) n += entry.path().filename().string().rfind("liftc-explore-", 0) == 0;
+    return n;
+  };
+  Result r = run_with_file_limit(explore3("tiny.db"), 4096);  // the store cannot be made
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("error: results store tiny.db: "), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "tiny.db"));
+  EXPECT_EQ(work_folders(), 0);
+
+  r = run_with_file_limit(fmt::format("explore {} -s stencil-parametric --evals 40 --runs 2 -o full -q", kStencil),
+                          100 * 1024);  // the store fills up
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("error: results store full/results.db: "), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
+  EXPECT_EQ(work_folders(), 0);
+  Result list = run("results full/results.db");
+  EXPECT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find(" evaluation(s)"), std::string::npos) << list.output;
+
+  // The front's host program over the limit: the store is kept open meanwhile (as by
+  // another reader), so that liftc's own writes to it stay small and the outputs are
+  // what the limit stops.
+  r = run(fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 -o out -q", kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto host_program = static_cast<rlim_t>(fs::file_size(dir_ / "out/front/1/main.cpp"));
+  ASSERT_GT(host_program, 13000u) << "the host program is too small to be over a limit the store's writes fit under";
+  sqlite3* reader = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "out/results.db").c_str(), &reader), SQLITE_OK);
+  sqlite3_exec(reader, "SELECT count(*) FROM evaluations", nullptr, nullptr, nullptr);
+  r = run_with_file_limit(fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 -o out --force -q", kStencil),
+                          host_program - 1);
+  sqlite3_close(reader);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("error: cannot write out/front/1/main.cpp: File too large"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "out/front/1/main.cpp"));  // no short file left
+  EXPECT_EQ(work_folders(), 0);
+
+  // An export larger than the limit (the store's rows copied to make one).
+  sql(dir_ / "out/results.db", "INSERT INTO evaluations SELECT NULL, run, key, program, file, strategy, alternative, point, "
+                               "status, reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, shapes, "
+                               "liftc_version, created, timeout_s FROM evaluations");
+  for (int i = 0; i < 6; ++i)
+    sql(dir_ / "out/results.db", "INSERT INTO evaluations SELECT NULL, run, key, program, file, strategy, alternative, "
+                                 "point, status, reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, "
+                                 "shapes, liftc_version, created, timeout_s FROM evaluations");
+  r = run_with_file_limit("results out/results.db --csv big.csv", 40 * 1024);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("error: cannot write big.csv: File too large"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "big.csv"));
+  expect("results out/results.db --csv big.csv", 0, "wrote big.csv");
+  EXPECT_GT(fs::file_size(dir_ / "big.csv"), 40u * 1024);
+  unsetenv("TMPDIR");
+}
+
+// Waits for `pid` and says whether `signal` ended it.
+bool ended_by(pid_t pid, int signal) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) && WTERMSIG(status) == signal;
+}
+
+// Items 13, 16 and 23: while an exploration runs, another one with its -o folder and a
+// --resume of its run are refused; SIGINT or SIGTERM end it without its work folder, and
+// --resume then goes on where it stopped.
+TEST_F(ExploreCli, OneExplorationPerFolderAndRunAndSignalsLeaveNoWorkFolder) {
+  const fs::path db = dir_ / "out/results.db";
+  pid_t first = start(fmt::format("explore {} -s stencil-parametric --evals 30 --runs 2 -j 1 -o out -q", kStencil), "first.log");
+  ASSERT_TRUE(wait_for_rows(db, 1)) << read(dir_ / "first.log");
+  expect(fmt::format("explore {} -s stencil-parametric --evals 1 -o out", kStencil), 1,
+         "error: -o out: another liftc explore is writing into this folder; wait for it to end, or give another folder");
+  expect("explore --resume --db out/results.db", 1,
+         "error: --resume: run 1 of out/results.db is being explored by another liftc process right now");
+  kill(first, SIGINT);
+  EXPECT_TRUE(ended_by(first, SIGINT)) << read(dir_ / "first.log");
+  EXPECT_FALSE(fs::exists(dir_ / fmt::format("liftc-explore-{}", first)));
+
+  const int before = rows(db);
+  pid_t second = start("explore --resume --db out/results.db -o out -j 1 -q", "second.log");
+  ASSERT_TRUE(wait_for_rows(db, before + 1)) << read(dir_ / "second.log");
+  kill(second, SIGTERM);
+  EXPECT_TRUE(ended_by(second, SIGTERM)) << read(dir_ / "second.log");
+  EXPECT_FALSE(fs::exists(dir_ / fmt::format("liftc-explore-{}", second)));
+
+  Result r = run("explore --resume --db out/results.db -o out -q");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("resuming run 1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("wrote out"), std::string::npos) << r.output;
+  EXPECT_EQ(rows(db, "run = 1"), 30);
+}
+
+// Item 15: --resume explores the run's own program (found from any folder) with the run's
+// own rules, and refuses a program or rules that changed, or a run of an earlier liftc
+// that did not record them.
+TEST_F(ExploreCli, ResumeExploresTheRunsOwnProgramAndRules) {
+  fs::create_directories(dir_ / "rules");
+  for (const auto& entry : fs::directory_iterator(fs::path(LIFTC_SOURCE_DIR) / "rules"))
+    if (entry.path().extension() == ".rules") fs::copy_file(entry.path(), dir_ / "rules" / entry.path().filename());
+  fs::copy_file(kStencil, dir_ / "prog.sr");
+  fs::create_directories(dir_ / "other");
+  fs::copy_file(kMatmul, dir_ / "other/prog.sr");  // another program of the same name
+  Result r = run("explore prog.sr -s stencil-parametric --evals 2 --runs 2 --rules rules --db r.db -q");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto unfinish = [&] { sql(dir_ / "r.db", "DELETE FROM run_ends"); };
+
+  unfinish();
+  r = run_in("other", "explore --resume --db ../r.db -q");  // from another folder: the run's program
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("resuming run 1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("2 served from the store"), std::string::npos) << r.output;
+  unfinish();
+  r = run_in("other", "explore prog.sr --resume --db ../r.db -q");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(fmt::format("error: --resume: the run in ../r.db explores {}, not prog.sr",
+                                      (dir_ / "prog.sr").string())),
+            std::string::npos)
+      << r.output;
+  // The same rules elsewhere are the same rules.
+  r = run(fmt::format("explore --resume --db r.db --rules {}/rules -q", LIFTC_SOURCE_DIR));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+
+  unfinish();
+  std::ofstream(dir_ / "rules/fusion.rules", std::ios::app) << "\n// edited\n";
+  expect("explore --resume --db r.db -q", 1,
+         fmt::format("error: --resume: the rules in {} are not those run 1 of r.db started with", (dir_ / "rules").string()));
+  expect(fmt::format("explore --resume --db r.db --rules {}/rules -q", LIFTC_SOURCE_DIR), 0, "resuming run 1");
+
+  unfinish();
+  std::ofstream(dir_ / "prog.sr", std::ios::app) << "\n// edited\n";
+  expect(fmt::format("explore --resume --db r.db --rules {}/rules -q", LIFTC_SOURCE_DIR), 1,
+         fmt::format("error: --resume: {} has changed since run 1 of r.db started", (dir_ / "prog.sr").string()));
+
+  sql(dir_ / "r.db", "UPDATE runs SET config = json_remove(config, '$.rules')");
+  expect("explore --resume --db r.db -q", 1,
+         "error: --resume: run 1 of r.db was started by an earlier liftc, which did not record what identifies its "
+         "program and rules; start a new run");
+}
+
+}  // namespace

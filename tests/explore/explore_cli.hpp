@@ -1,0 +1,178 @@
+#pragma once
+// The fixture of the command-line tests of `liftc explore` and `liftc results`: a fresh
+// folder per test, liftc run in it (to the end, in the background, under a file-size limit
+// or as another user), and a store read or edited with SQLite directly, as a user could.
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "test_folder.hpp"
+
+namespace liftc::explore::test {
+
+/// How a liftc command ended: its exit code (-1 when a signal ended it) and its output.
+struct Result {
+  int exit_code = -1;
+  std::string output;
+};
+
+inline const std::string kStencil = std::string(LIFTC_SOURCE_DIR) + "/examples/stencil2d.sr";
+inline const std::string kMatmul = std::string(LIFTC_SOURCE_DIR) + "/examples/matmul.sr";
+
+class ExploreCli : public ::testing::Test {
+ public:
+  void SetUp() override {
+    dir_ = fresh_test_folder("liftc_explore_cli");
+    setenv("LIFTC_RUNNER_BIN", LIFTC_RUNNER_PATH, 1);  // for runner scripts
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(dir_);
+  }
+
+  /// Runs `liftc ARGS` (shell words) in the test's folder.
+  Result run(const std::string& args) { return run_in(".", args); }
+
+  /// Runs `liftc ARGS` in the folder `sub` of the test's folder.
+  Result run_in(const std::string& sub, const std::string& args) {
+    return run_child(fmt::format("cd '{}' && exec '{}' {}", (dir_ / sub).string(), LIFTC_BINARY, args), [] {});
+  }
+
+  /// Runs `liftc ARGS` in the test's folder with no file larger than `bytes` (`ulimit -f`).
+  Result run_with_file_limit(const std::string& args, rlim_t bytes) {
+    return run_child(fmt::format("cd '{}' && exec '{}' {}", dir_.string(), LIFTC_BINARY, args), [bytes] {
+      rlimit limit{bytes, bytes};
+      setrlimit(RLIMIT_FSIZE, &limit);
+    });
+  }
+
+  /// Runs `liftc ARGS` in the test's folder as a user who owns none of it (`nobody` when
+  /// the tests run as root, else this user).
+  Result run_as_other_user(const std::string& args) {
+    return run_child(fmt::format("cd '{}' && exec '{}' {}", dir_.string(), LIFTC_BINARY, args), [] {
+      if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(126);
+    });
+  }
+
+  void expect(const std::string& args, int code, const std::string& message) {
+    Result r = run(args);
+    EXPECT_EQ(r.exit_code, code) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
+
+  /// Starts `liftc ARGS` in the test's folder in the background, its temporary folder
+  /// (TMPDIR) the test's folder and its output in `log`; returns its process id (liftc's
+  /// own: the shell execs it).
+  pid_t start(const std::string& args, const std::string& log) {
+    std::string command = fmt::format("cd '{}' && exec '{}' {} > '{}' 2>&1", dir_.string(), LIFTC_BINARY, args,
+                                      (dir_ / log).string());
+    pid_t pid = fork();
+    if (pid == 0) {
+      setenv("TMPDIR", dir_.c_str(), 1);
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    return pid;
+  }
+
+  /// Waits until the store `db` holds at least `n` evaluations (at most two minutes).
+  static bool wait_for_rows(const std::filesystem::path& db, int n) {
+    auto begin = std::chrono::steady_clock::now();
+    while (rows(db) < n) {
+      if (std::chrono::steady_clock::now() - begin > std::chrono::minutes(2)) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+  }
+
+  /// Number of evaluation rows in a store (read with SQLite directly, as a user could).
+  static int rows(const std::filesystem::path& db, const char* where = "1") {
+    sqlite3* h = nullptr;
+    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+      sqlite3_close(h);
+      return -1;
+    }
+    sqlite3_busy_timeout(h, 2000);
+    std::string sql = fmt::format("SELECT count(*) FROM evaluations WHERE {}", where);
+    sqlite3_stmt* s = nullptr;
+    int n = -1;
+    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+      n = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+    return n;
+  }
+
+  /// Runs `sql` on a store with SQLite directly (a user editing it, a damaged disk).
+  static void sql(const std::filesystem::path& db, const std::string& statements) {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+    sqlite3_busy_timeout(h, 2000);
+    char* message = nullptr;
+    EXPECT_EQ(sqlite3_exec(h, statements.c_str(), nullptr, nullptr, &message), SQLITE_OK)
+        << statements << ": " << (message ? message : "");
+    sqlite3_free(message);
+    sqlite3_close(h);
+  }
+
+  const std::filesystem::path& dir() const { return dir_; }
+  std::string read(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+ protected:
+  std::filesystem::path dir_;
+
+ private:
+  // Runs `command` with /bin/sh in a child prepared by `prepare`; its output (stdout and stderr).
+  static Result run_child(const std::string& command, const std::function<void()>& prepare) {
+    int out[2];
+    if (pipe(out) != 0) return {};
+    pid_t pid = fork();
+    if (pid == 0) {
+      dup2(out[1], 1);
+      dup2(out[1], 2);
+      close(out[0]);
+      close(out[1]);
+      prepare();
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(out[1]);
+    Result r;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(out[0], buffer, sizeof buffer)) != 0;) {
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      r.output.append(buffer, static_cast<std::size_t>(n));
+    }
+    close(out[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }
+};
+
+}  // namespace liftc::explore::test
