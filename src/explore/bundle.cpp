@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/support/file.hpp"
 
 namespace liftc::explore {
 
@@ -17,10 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Whole or a liftc::Error (a full disk must not leave a short kernels.cl for the runner).
 void write_file(const fs::path& path, const char* data, std::size_t bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(data, static_cast<std::streamsize>(bytes));
-  if (!out) throw Error(fmt::format("cannot write {}", path.string()));
+  liftc::write_file(path.string(), std::string_view(data, bytes));
 }
 
 void fresh_dir(const fs::path& dir) {

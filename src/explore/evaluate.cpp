@@ -225,6 +225,10 @@ DeviceReport probe_device(const EvaluatorOptions& options) {
   }
   if (a.status != status::Ok || a.device.is_null())
     throw Error(fmt::format("{} cannot open a device: {}", who, a.reason));
+  if (!a.probe)
+    throw Error(fmt::format("{} did not answer the probe as a probe (\"probe\": true); is it a liftc-runner built "
+                            "before protocol 1 said so? Rebuild it",
+                            who));
   DeviceReport d;
   d.name = a.device.value("name", "");
   d.driver = a.device.value("driver", "");
@@ -404,6 +408,9 @@ void Evaluator::record(Job& job) {
   } else if (w.end == WorkerResult::End::Signaled) {
     e.status = status::Crash;
     e.reason = fmt::format("the runner was {}", describe_end(w, options_.timeout_s));
+  } else if (w.end == WorkerResult::End::Flooded) {
+    e.status = status::Runner;
+    e.reason = fmt::format("the runner {}", describe_end(w, options_.timeout_s));
   } else {
     try {
       RunnerAnswer a = parse_runner_answer(w.out);
@@ -419,7 +426,11 @@ void Evaluator::record(Job& job) {
       times_.lock_wait_s += a.lock_wait_ms / 1000;
       times_.reused += a.reused_context;
       times_.locked_ms.insert(times_.locked_ms.end(), a.locked_ms.begin(), a.locked_ms.end());
-      if (a.status == status::Ok && !(std::isfinite(a.median_ms) && a.median_ms >= 0)) {
+      if (a.probe) {
+        // A candidate's bundle has kernels: an answer that ran none is not its result.
+        e.status = status::Runner;
+        e.reason = "the runner answered the candidate's bundle as a probe (no kernel run, no time)";
+      } else if (a.status == status::Ok && !(std::isfinite(a.median_ms) && a.median_ms >= 0)) {
         // Never a valid row without a usable time (the answer's parser refuses one too).
         e.status = status::Runner;
         e.reason = fmt::format("the runner answered ok with the time {}", a.median_ms);

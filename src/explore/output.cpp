@@ -160,12 +160,10 @@ void write_outputs(const std::string& dir_text, const CandidateSpace& space, con
     front_rows.push_back(x.evaluation);
     Generated g = generate_candidate(constraint_alternative(*space.alternatives[x.candidate.alternative]),
                                      x.candidate.point, build_options);
-    // The files of codegen::write_host_project, each written whole or an error.
+    // Each file written whole or an error (write_host_project writes through write_file).
     fs::path project = dir / "front" / std::to_string(rank + 1);
     create_folder(project);
-    write_file((project / "main.cpp").string(), codegen::host_program(g.module, program_name));
-    write_file((project / "CMakeLists.txt").string(), codegen::host_cmake(program_name));
-    write_file((project / "kernels.cl").string(), g.module.source());
+    codegen::write_host_project(g.module, project.string(), program_name);
   }
   write_file((dir / "pareto.csv").string(), evaluations_csv(front_rows));
   write_file((dir / "pareto.json").string(), evaluations_json(front_rows));

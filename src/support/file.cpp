@@ -76,10 +76,14 @@ std::string read_regular_file(const std::string& path, const std::string& what, 
 void write_file(const std::string& path, std::string_view bytes) {
   Fd file{::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)};
   if (file.fd < 0) throw Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  // A short file must not look like a written one: it is removed, if it is a regular file
+  // (`/dev/full` or a FIFO a user named must stay).
+  struct stat st {};
+  bool regular = ::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode);
   auto fail = [&](int error) {
     ::close(file.fd);
     file.fd = -1;
-    ::unlink(path.c_str());  // a short file must not look like a written one
+    if (regular) ::unlink(path.c_str());
     return Error(fmt::format("cannot write {}: {}", path, std::strerror(error)));
   };
   std::size_t done = 0;
@@ -95,7 +99,7 @@ void write_file(const std::string& path, std::string_view bytes) {
   file.fd = -1;
   if (::close(fd) != 0) {
     int error = errno;
-    ::unlink(path.c_str());
+    if (regular) ::unlink(path.c_str());
     throw Error(fmt::format("cannot write {}: {}", path, std::strerror(error)));
   }
 }

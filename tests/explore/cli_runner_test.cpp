@@ -154,6 +154,26 @@ TEST_F(ExploreRunnerCli, AnswersThatBreakTheProtocolAreRunnerRowsNeverPoints) {
   EXPECT_EQ(r.output.find("-5.0000"), std::string::npos) << r.output;
 }
 
+// A runner that answers a candidate's bundle as if it were a probe ("probe": true, ok, no
+// samples) ran no kernel: a `runner` row, never a point at 0 ms.
+TEST_F(ExploreRunnerCli, AProbeAnswerToACandidateIsARunnerRowNotAPoint) {
+  std::string device = R"({"name":"gpu","vendor":"v","version":"OpenCL 3.0","driver":"1","compute_units":2,)"
+                       R"("max_work_group_size":1024,"max_work_item_sizes":[1024,1024,64],"local_mem_bytes":65536,)"
+                       R"("local_mem_global":false,"global_mem_bytes":8000000000,"max_alloc_bytes":2000000000,)"
+                       R"("preferred_vector_width":4})";
+  std::ofstream(dir_ / "answers.txt") << R"({"protocol":1,"status":"ok","reason":"","probe":true,"device":)" << device
+                                      << "}\n"
+                                      << R"({"protocol":1,"status":"ok","reason":"","samples_ms":[2,2,2]})" "\n";
+  script("runner.sh", kProbeToRealRunner + std::string("n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) > count\n"
+                                                       "sed -n \"$((n % 2 + 1))p\" answers.txt\n"));
+  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 4 --jobs 1 --runner ./runner.sh --db results.db",
+                             kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GE(rows("runner", "the runner answered the candidate's bundle as a probe (no kernel run, no time)"), 1) << r.output;
+  EXPECT_EQ(rows("ok"), 2) << r.output;  // the valid answers, at 2 ms; the probe answers are no point
+  EXPECT_EQ(rows("runner"), 2) << r.output;
+}
+
 struct ProbeCase {
   const char* what;
   std::string answer;  // the probe's answer line

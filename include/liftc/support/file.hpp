@@ -17,7 +17,7 @@ std::string read_regular_file(const std::string& path, const std::string& what, 
 
 /// Writes `bytes` to `path` (created, or truncated when it exists), every byte, and closes
 /// it; a failed open, a short write (ENOSPC, EFBIG under `ulimit -f`, EIO) or a failed
-/// close is a liftc::Error naming `path` and the reason, and the partial file is removed.
+/// close is a liftc::Error naming `path` and the reason, and a partial regular file is removed.
 void write_file(const std::string& path, std::string_view bytes);
 
 /// `bytes` for a message: "512 bytes", "64.0 MiB", "4.0 GiB".
