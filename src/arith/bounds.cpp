@@ -17,7 +17,9 @@
 // u - 4 may be negative. The result of lower_bound is therefore a constant; upper_bound may mention
 // variables without a maximum. Queries that would nest deeper than kMaxDepth (a bound
 // builds expressions whose simplification asks for more bounds) give up, answering
-// "unknown": that bounds the cost and guarantees termination.
+// "unknown": that guarantees termination.
+//
+// Bounds are memoized (memo.cpp), as are the `/` and `%` rules that ask for them.
 
 #include <map>
 #include <set>
@@ -270,9 +272,20 @@ bool fully_eliminated(const Expr& b, Dir d) {
   return true;
 }
 
+std::optional<Expr> derive_bound(const Expr& e, Dir d);
+
 std::optional<Expr> bound(const Expr& e, Dir d) {
   DepthGuard guard;
-  if (guard.exhausted()) return std::nullopt;
+  if (guard.exhausted()) {
+    detail::gave_up_at_depth_limit();
+    return std::nullopt;
+  }
+  auto tag = d == Dir::Lo ? detail::Memoized::LowerBound : detail::Memoized::UpperBound;
+  return detail::remember(tag, e, Expr(0), [&] { return derive_bound(e, d); });
+}
+
+// bound() without the memo.
+std::optional<Expr> derive_bound(const Expr& e, Dir d) {
   try {
     Expr cur = e;
     for (int step = 0; step < kMaxSteps && cur.kind() != Kind::Cst; ++step) {
@@ -324,6 +337,8 @@ bool provably_divisible(const Expr& a, const Expr& b) {
 }
 
 namespace detail {
+
+int query_depth() { return g_depth; }
 
 bool provably_in_range(const Expr& a, const Expr& b) { return provably_nonnegative(a) && provably_less(a, b); }
 

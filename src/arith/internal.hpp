@@ -12,6 +12,7 @@
 //    fully distributed over sums, so every expression is a polynomial over atoms.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,5 +67,18 @@ int count_divmod(const Expr& e);
 
 /// 0 <= a < b is provable.
 bool provably_in_range(const Expr& a, const Expr& b);
+/// How deeply bound queries are nested right now (0 outside any).
+int query_depth();
+
+// ---- the memo of bounds and of the rules that ask for them (memo.cpp) ---------------------
+
+/// What a memo entry holds.
+enum class Memoized { LowerBound, UpperBound, Div, Mod };
+/// Records that a bound query answered "unknown" because it reached the depth limit.
+void gave_up_at_depth_limit();
+/// compute() for (what, a, b) at the current query depth, from the memo when it was
+/// computed before; gives exactly what compute() gives.
+std::optional<Expr> remember(Memoized what, const Expr& a, const Expr& b,
+                             const std::function<std::optional<Expr>()>& compute);
 
 }  // namespace liftc::arith::detail

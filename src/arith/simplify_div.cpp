@@ -141,14 +141,8 @@ bool rem_ok(const Expr& r, const Expr& b) {
   return (r.kind() == Kind::Cst && b.kind() == Kind::Cst) || provably_nonnegative(r);
 }
 
-}  // namespace
-
-Expr operator/(const Expr& a, const Expr& b) {
-  if (b.constant() == 0) zero_divisor(a, "/");
-  if (auto x = a.constant(), y = b.constant(); x && y) return Expr(detail::floor_div(*x, *y));
-  if (b.constant() == 1) return a;
-  if (a.constant() == 0) return a;
-
+// The rules of a / b past the constant cases (memoized: they ask for bounds).
+Expr divide(const Expr& a, const Expr& b) {
   std::vector<Term> ta = detail::terms_of(a), tb = detail::terms_of(b);
   std::vector<Term> all = ta;
   all.insert(all.end(), tb.begin(), tb.end());
@@ -173,17 +167,31 @@ Expr operator/(const Expr& a, const Expr& b) {
   return detail::make_node(Kind::Div, {a, b});
 }
 
-Expr operator%(const Expr& a, const Expr& b) {
-  if (b.constant() == 0) zero_divisor(a, "%");
-  if (auto x = a.constant(), y = b.constant(); x && y) return Expr(detail::floor_mod(*x, *y));
-  if (b.constant() == 1 || b.constant() == -1 || a.constant() == 0 || a == b) return Expr(0);
-
+// The rules of a % b past the constant cases (memoized: they ask for bounds).
+Expr modulo(const Expr& a, const Expr& b) {
   if (a.kind() == Kind::Mod && provably_divisible(a.operands()[1], b)) return a.operands()[0] % b;
   if (detail::provably_in_range(a, b)) return a;
   if (auto s = split_aligned(a, b); s && positive_divisor(b) && provably_nonnegative(s->q))
     return Expr(s->g) * (s->q % (b / Expr(s->g))) + s->r;
   if (auto s = split_multiples(a, b, true); s && rem_ok(s->rem, b)) return s->rem % b;
   return detail::make_node(Kind::Mod, {a, b});
+}
+
+}  // namespace
+
+Expr operator/(const Expr& a, const Expr& b) {
+  if (b.constant() == 0) zero_divisor(a, "/");
+  if (auto x = a.constant(), y = b.constant(); x && y) return Expr(detail::floor_div(*x, *y));
+  if (b.constant() == 1) return a;
+  if (a.constant() == 0) return a;
+  return *detail::remember(detail::Memoized::Div, a, b, [&] { return std::optional<Expr>(divide(a, b)); });
+}
+
+Expr operator%(const Expr& a, const Expr& b) {
+  if (b.constant() == 0) zero_divisor(a, "%");
+  if (auto x = a.constant(), y = b.constant(); x && y) return Expr(detail::floor_mod(*x, *y));
+  if (b.constant() == 1 || b.constant() == -1 || a.constant() == 0 || a == b) return Expr(0);
+  return *detail::remember(detail::Memoized::Mod, a, b, [&] { return std::optional<Expr>(modulo(a, b)); });
 }
 
 }  // namespace liftc::arith

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "internal.hpp"
+#include "liftc/constraints/solve.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
 namespace liftc::constraints {
@@ -28,15 +29,32 @@ std::string format_values(const std::vector<std::int64_t>& v) {
   return s + "}";
 }
 
-std::vector<std::int64_t> range(std::int64_t lo, std::int64_t hi) {
-  std::vector<std::int64_t> v;
-  for (std::int64_t x = lo; x <= hi; ++x) v.push_back(x);
-  return v;
-}
+// What a parameter may take before the one-variable constraints: a value set, or a range
+// (kept as its two ends: `size n in 1..1000000000` is never a billion values).
+struct Declared {
+  std::vector<std::int64_t> set;  // ascending, distinct; empty: the range
+  std::int64_t lo = 1, hi = 1;
+
+  static Declared values(std::vector<std::int64_t> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    Declared d;
+    d.set = std::move(v);
+    return d;
+  }
+  static Declared range(std::int64_t lo, std::int64_t hi) {
+    Declared d;
+    d.lo = lo, d.hi = hi;
+    return d;
+  }
+  bool is_set() const { return !set.empty(); }
+  std::string text() const { return is_set() ? format_values(set) : fmt::format("{}..{}", lo, hi); }
+};
 
 struct Collector {
   Space& space;
   std::map<std::string, arith::Expr> values;  // program sizes with a value
+  std::vector<Declared> declared;             // of each parameter, in the order of space.params
 
   arith::Expr bind(const arith::Expr& e) const { return arith::substitute(e, values); }
 
@@ -50,15 +68,140 @@ struct Collector {
     space.constraints.push_back(std::move(c));
   }
 
-  void param(Param p, Constraint domain) {
-    domain.kind = Constraint::Kind::Member;
+  void param(Param p, const Declared& d, Constraint domain) {
     domain.lhs = arith::var(p.name);
+    if (d.is_set()) {
+      domain.kind = Constraint::Kind::Member;
+      domain.values = d.set;
+    } else {
+      domain.kind = Constraint::Kind::Range;
+      domain.lo = d.lo, domain.hi = d.hi;
+    }
     domain.source = p.source == Source::Codegen ? domain.source : Source::Rule;
-    p.declared = format_values(p.domain);
+    p.declared = d.text();
     space.params.push_back(std::move(p));
+    declared.push_back(d);
     add(std::move(domain));
   }
 };
+
+// The divisors of c (c >= 1) in [lo, hi], ascending: sqrt(c) steps.
+std::vector<std::int64_t> divisors_in(std::uint64_t c, std::int64_t lo, std::int64_t hi) {
+  std::vector<std::int64_t> small, large;
+  for (std::uint64_t q = 1; q * q <= c; ++q) {
+    if (c % q != 0) continue;
+    small.push_back(static_cast<std::int64_t>(q));
+    if (q != c / q) large.push_back(static_cast<std::int64_t>(c / q));
+  }
+  small.insert(small.end(), large.rbegin(), large.rend());
+  std::vector<std::int64_t> out;
+  for (auto v : small)
+    if (lo <= v && v <= hi) out.push_back(v);
+  return out;
+}
+
+[[noreturn]] void too_many_values(const Param& p, const std::string& how_many, std::size_t limit) {
+  std::string advice = p.source == Source::Codegen
+                           ? "the target allows work-groups too large to enumerate; use a profile with smaller limits"
+                           : "declare a narrower range or a value set";
+  throw Error(fmt::format("parameter {} ({}) has {} ({}); liftc enumerates a parameter's values and takes at most {}: {}",
+                          p.name, p.origin, how_many, p.declared, limit, advice));
+}
+
+// The least and greatest values of `e` over the domains of parameters 0..i-1 (`done`):
+// exact when their product is small, else interval bounds; nullopt when e mentions a
+// later parameter or the bounds overflow. A parameter of e with no value at all leaves e
+// none either: the empty interval {1, 0}.
+std::optional<detail::Interval> value_range(const Space& space, const arith::Expr& e, std::size_t i,
+                                            const std::vector<std::vector<std::int64_t>>& done) {
+  constexpr std::uint64_t kEnumerate = 1 << 16;  // combinations evaluated exactly
+  std::vector<std::size_t> vars;
+  std::uint64_t combinations = 1;
+  for (const auto& name : arith::free_vars(e)) {
+    auto j = static_cast<std::size_t>(space.index(name));
+    if (j >= i) return std::nullopt;
+    if (done[j].empty()) return detail::Interval{1, 0};
+    vars.push_back(j);
+    combinations = std::min<std::uint64_t>(combinations * done[j].size(), kEnumerate + 1);
+  }
+  detail::Compiled code = detail::compile(e, space);
+  if (combinations > kEnumerate) {
+    std::vector<std::optional<detail::Interval>> box(space.params.size());
+    for (auto j : vars) box[j] = detail::Interval{done[j].front(), done[j].back()};
+    return detail::interval_of(code, box);
+  }
+  // Every combination, as an odometer over the domains.
+  Point values(space.params.size(), 0);
+  std::vector<std::size_t> at(vars.size(), 0);
+  std::optional<detail::Interval> out;
+  for (;;) {
+    for (std::size_t n = 0; n < vars.size(); ++n) values[vars[n]] = done[vars[n]][at[n]];
+    auto v = detail::run(code, values.data());
+    if (!v) return std::nullopt;  // an overflow or a division by zero somewhere: no bound
+    out = out ? detail::Interval{std::min(out->lo, *v), std::max(out->hi, *v)} : detail::Interval{*v, *v};
+    std::size_t n = 0;
+    while (n < vars.size() && ++at[n] == done[vars[n]].size()) at[n++] = 0;
+    if (n == vars.size()) return out;
+  }
+}
+
+// The values of parameter i that its one-variable constraints allow, found without
+// materializing a declared range: the divisors of C when `x divides C` for a constant C,
+// else the range clipped by `x divides e` (x <= e where e >= 1 over the domains of the
+// parameters before i: value_range), then scanned. Over kMaxDomainScan candidates or kMaxDomainValues
+// values is an error naming the parameter.
+std::vector<std::int64_t> prune_domain(const Space& space, std::size_t i, const Declared& d,
+                                       const std::vector<std::vector<std::int64_t>>& done) {
+  const Param& p = space.params[i];
+  std::vector<detail::CompiledConstraint> one_var;
+  std::optional<std::uint64_t> divides;  // of a constant
+  std::int64_t lo = d.lo, hi = d.hi;
+  for (const auto& k : space.constraints) {
+    bool own = k.vars.size() == 1 && k.vars[0] == p.name;
+    if (own) one_var.push_back(detail::compile(k, space));
+    if (d.is_set() || k.kind != Constraint::Kind::Divides || k.lhs != arith::var(p.name)) continue;
+    if (auto c = k.rhs.constant()) {
+      if (*c != 0) divides = static_cast<std::uint64_t>(*c < 0 ? -*c : *c);
+      continue;
+    }
+    // x divides e, e >= 1: x <= e. Only parameters whose domains are known bound e; e >= 1
+    // where its bounds say so, or a constraint `1 <= e` (a launch of at least one item).
+    auto e = value_range(space, k.rhs, i, done);
+    if (!e) continue;
+    bool positive = e->lo >= 1 || std::any_of(space.constraints.begin(), space.constraints.end(), [&](const Constraint& g) {
+                      return g.kind == Constraint::Kind::LessEqual && g.lhs.constant() && *g.lhs.constant() >= 1 &&
+                             g.rhs == k.rhs;
+                    });
+    if (positive) hi = std::min(hi, e->hi);
+  }
+  auto allowed = [&](std::int64_t v, Point& probe) {
+    probe[i] = v;
+    for (const auto& k : one_var)
+      if (!detail::check(k, probe.data())) return false;
+    return true;
+  };
+  Point probe(space.params.size(), 0);
+  std::vector<std::int64_t> kept;
+  auto keep = [&](std::int64_t v) {
+    if (!allowed(v, probe)) return;
+    if (kept.size() == kMaxDomainValues) too_many_values(p, fmt::format("more than {} valid values", kMaxDomainValues), kMaxDomainValues);
+    kept.push_back(v);
+  };
+  if (d.is_set()) {
+    for (auto v : d.set) keep(v);
+  } else if (divides && *divides <= std::uint64_t{kMaxDomainScan} * kMaxDomainScan) {
+    for (auto v : divisors_in(*divides, lo, hi)) keep(v);
+  } else if (lo <= hi) {
+    auto count = static_cast<unsigned __int128>(static_cast<__int128>(hi) - lo + 1);
+    if (count > kMaxDomainScan)
+      too_many_values(p, fmt::format("{} candidate values", to_string(static_cast<Count>(count))), kMaxDomainScan);
+    for (std::int64_t v = lo;; ++v) {
+      keep(v);
+      if (v == hi) break;
+    }
+  }
+  return kept;
+}
 
 // Whether `e` multiplies floats (`*` of floats or a dot product): where the OpenCL
 // compiler may contract a multiply and an add into one mad, which rounds differently.
@@ -90,6 +233,7 @@ std::string to_string(const Constraint& c) {
     case Constraint::Kind::LessEqual:
       return fmt::format("{} <= {}", arith::to_string(c.lhs), arith::to_string(c.rhs));
     case Constraint::Kind::Member: return fmt::format("{} in {}", arith::to_string(c.lhs), format_values(c.values));
+    case Constraint::Kind::Range: return fmt::format("{} in {}..{}", arith::to_string(c.lhs), c.lo, c.hi);
   }
   return "?";
 }
@@ -104,7 +248,7 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
   Space space;
   space.program = program;
   space.target = target;
-  Collector c{space, {}};
+  Collector c{space, {}, {}};
   for (const auto& s : program.sizes)
     if (s.value) c.values[s.name] = arith::Expr(static_cast<std::int64_t>(*s.value));
 
@@ -112,31 +256,26 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
   std::set<std::string> named;
   for (const auto& t : tuning) {
     Param p{t.name, Source::Rule, fmt::format("{} ({})", t.rule, t.base), "", {}};
-    if (!t.values.empty()) {
-      p.domain = t.values;
-    } else {
-      p.domain = range(t.min.value_or(1), t.max.value_or(std::max<std::int64_t>(t.min.value_or(1), kUnboundedCap)));
-    }
-    std::sort(p.domain.begin(), p.domain.end());
-    p.domain.erase(std::unique(p.domain.begin(), p.domain.end()), p.domain.end());
-    Constraint d;
-    d.values = p.domain;
-    d.why = t.values.empty() && !t.max ? fmt::format("rule {} declares {} >= {} (capped at {})", t.rule, t.base,
-                                                     t.min.value_or(1), kUnboundedCap)
-                                       : fmt::format("rule {} declares {} in {}", t.rule, t.base, format_values(p.domain));
+    Declared d = !t.values.empty()
+                     ? Declared::values(t.values)
+                     : Declared::range(t.min.value_or(1),
+                                       t.max.value_or(std::max<std::int64_t>(t.min.value_or(1), kUnboundedCap)));
+    Constraint dom;
+    dom.why = t.values.empty() && !t.max ? fmt::format("rule {} declares {} >= {} (capped at {})", t.rule, t.base,
+                                                       t.min.value_or(1), kUnboundedCap)
+                                         : fmt::format("rule {} declares {} in {}", t.rule, t.base, d.text());
     named.insert(t.name);
-    c.param(std::move(p), std::move(d));
+    c.param(std::move(p), d, std::move(dom));
   }
   for (const auto& s : program.sizes) {
     if (s.value || named.count(s.name)) continue;
-    Param p{s.name, Source::Rule, "a size the program declares without a value", "",
-            s.min ? range(*s.min, *s.max) : range(1, kUnboundedCap)};
-    Constraint d;
-    d.values = p.domain;
-    d.loc = s.loc;
-    d.why = s.min ? fmt::format("size {} in {}..{}", s.name, *s.min, *s.max)
-                  : fmt::format("size {} >= 1 (capped at {})", s.name, kUnboundedCap);
-    c.param(std::move(p), std::move(d));
+    Param p{s.name, Source::Rule, "a size the program declares without a value", "", {}};
+    Declared d = s.min ? Declared::range(*s.min, *s.max) : Declared::range(1, kUnboundedCap);
+    Constraint dom;
+    dom.loc = s.loc;
+    dom.why = s.min ? fmt::format("size {} in {}..{}", s.name, *s.min, *s.max)
+                    : fmt::format("size {} >= 1 (capped at {})", s.name, kUnboundedCap);
+    c.param(std::move(p), d, std::move(dom));
   }
 
   // The type checker's obligations.
@@ -174,14 +313,19 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
   for (const auto& k : kernels)
     if (!k.work_groups) glb_dims = std::max(glb_dims, k.dims);
   for (int d = 0; d < glb_dims; ++d) {
+    // Each dimension is at most the target's per-dimension limit, and at most its limit
+    // per work-group (the product of the dimensions is, below).
+    const std::int64_t per_dim = target.max_work_item_sizes[static_cast<std::size_t>(d)];
+    const std::int64_t most = std::min(per_dim, target.max_work_group_size);
     Param p{fmt::format("local_{}", d), Source::Codegen,
-            fmt::format("work-group size of the kernels without work-groups (mapGlb), dimension {}", d), "",
-            range(1, std::max<std::int64_t>(1, target.max_work_item_sizes[static_cast<std::size_t>(d)]))};
+            fmt::format("work-group size of the kernels without work-groups (mapGlb), dimension {}", d), "", {}};
     Constraint dom;
     dom.source = Source::Target;
-    dom.values = p.domain;
-    dom.why = fmt::format("at most {} work-items in dimension {} on {}", p.domain.back(), d, target.name);
-    c.param(std::move(p), std::move(dom));
+    dom.why = most < per_dim ? fmt::format("at most {} work-items in dimension {} on {} (its limit per work-group; "
+                                           "{} per dimension)",
+                                           most, d, target.name, per_dim)
+                             : fmt::format("at most {} work-items in dimension {} on {}", most, d, target.name);
+    c.param(std::move(p), Declared::range(1, most), std::move(dom));
   }
   for (const auto& k : kernels) {
     if (k.work_groups) {
@@ -216,12 +360,11 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
   for (const auto& k : kernels)
     for (const auto& t : k.unrollable) unrollable.push_back(c.bind(t));
   if (!unrollable.empty()) {
-    Param p{"unroll", Source::Codegen, "unroll the innermost reduceSeq loops (liftc run --unroll)", "", {0, 1}};
+    Param p{"unroll", Source::Codegen, "unroll the innermost reduceSeq loops (liftc run --unroll)", "", {}};
     Constraint dom;
     dom.source = Source::Codegen;
-    dom.values = p.domain;
     dom.why = "unrolling is on or off";
-    c.param(std::move(p), std::move(dom));
+    c.param(std::move(p), Declared::values({0, 1}), std::move(dom));
     arith::Expr trips = unrollable[0];
     for (std::size_t i = 1; i < unrollable.size(); ++i) trips = arith::min(trips, unrollable[i]);
     c.add({Constraint::Kind::LessEqual, arith::var("unroll") * trips, 64, {}, Source::Codegen,
@@ -231,12 +374,11 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
   for (const auto& d : checked.program.defs) multiplies = multiplies || multiplies_floats(d.body);
   if (multiplies) {
     Param p{"mad", Source::Codegen, "build with -cl-mad-enable (liftc run --mad): a*b + c may become one multiply-add",
-            "", {0, 1}};
+            "", {}};
     Constraint dom;
     dom.source = Source::Codegen;
-    dom.values = p.domain;
     dom.why = "multiply-add contraction is on or off: it changes rounding, so it is a choice";
-    c.param(std::move(p), std::move(dom));
+    c.param(std::move(p), Declared::values({0, 1}), std::move(dom));
   }
   arith::Expr global_total = 0;
   auto buffer = [&](const std::string& what, const arith::Expr& bytes) {
@@ -262,22 +404,11 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
          {}, {}});
 
   // One-variable constraints become the domains.
-  for (std::size_t i = 0; i < space.params.size(); ++i) {
-    Point probe(space.params.size(), 0);
-    std::vector<std::int64_t> kept;
-    for (auto v : space.params[i].domain) {
-      probe[i] = v;
-      bool ok = true;
-      for (const auto& k : space.constraints)
-        if (k.vars.size() == 1 && k.vars[0] == space.params[i].name && !holds(space, k, probe)) ok = false;
-      if (ok) kept.push_back(v);
-    }
-    space.params[i].domain = std::move(kept);
-  }
+  std::vector<std::vector<std::int64_t>> domains(space.params.size());
+  for (std::size_t i = 0; i < space.params.size(); ++i) domains[i] = prune_domain(space, i, c.declared[i], domains);
+  for (std::size_t i = 0; i < space.params.size(); ++i) space.params[i].domain = domains[i];
   // Constraints that hold on the whole box of the domains (memory far below the limits)
   // need neither edges in the graph nor columns in the counting tables.
-  std::vector<std::vector<std::int64_t>> domains;
-  for (const auto& p : space.params) domains.push_back(p.domain);
   for (auto& k : space.constraints)
     k.implied = k.vars.size() >= 2 && detail::implied_by_domains(detail::compile(k, space), domains);
   detail::order_parameters(space);

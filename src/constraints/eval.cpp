@@ -98,7 +98,7 @@ std::optional<std::int64_t> run(const Compiled& c, const std::int64_t* values) {
 }
 
 CompiledConstraint compile(const Constraint& c, const Space& space) {
-  CompiledConstraint out{c.kind, compile(c.lhs, space), compile(c.rhs, space), c.values, {}};
+  CompiledConstraint out{c.kind, compile(c.lhs, space), compile(c.rhs, space), c.values, {}, c.lo, c.hi};
   std::sort(out.values.begin(), out.values.end());
   for (const auto& v : c.vars) out.vars.push_back(space.index(v));
   std::sort(out.vars.begin(), out.vars.end());
@@ -109,6 +109,7 @@ bool check(const CompiledConstraint& c, const std::int64_t* values) {
   auto a = run(c.lhs, values);
   if (!a) return false;
   if (c.kind == Constraint::Kind::Member) return std::binary_search(c.values.begin(), c.values.end(), *a);
+  if (c.kind == Constraint::Kind::Range) return c.lo <= *a && *a <= c.hi;
   auto b = run(c.rhs, values);
   if (!b) return false;
   if (c.kind == Constraint::Kind::LessEqual) return *a <= *b;
@@ -121,102 +122,108 @@ namespace liftc::constraints::detail {
 
 namespace {
 
-struct Interval {
-  std::int64_t lo, hi;
-};
-
 bool mul(std::int64_t a, std::int64_t b, std::int64_t& r) { return !__builtin_mul_overflow(a, b, &r); }
 
 }  // namespace
 
+std::optional<Interval> interval_of(const Compiled& code, const std::vector<std::optional<Interval>>& box) {
+  std::vector<Interval> s;
+  using Op = Compiled::Op;
+  for (const auto& in : code.code) {
+    switch (in.op) {
+      case Op::Cst: s.push_back({in.v, in.v}); break;
+      case Op::Var: {
+        const auto& b = box[static_cast<std::size_t>(in.n)];
+        if (!b) return std::nullopt;
+        s.push_back(*b);
+        break;
+      }
+      case Op::Add: {
+        Interval acc{0, 0};
+        for (std::size_t k = s.size() - static_cast<std::size_t>(in.n); k < s.size(); ++k)
+          if (__builtin_add_overflow(acc.lo, s[k].lo, &acc.lo) || __builtin_add_overflow(acc.hi, s[k].hi, &acc.hi))
+            return std::nullopt;
+        s.resize(s.size() - static_cast<std::size_t>(in.n));
+        s.push_back(acc);
+        break;
+      }
+      case Op::Mul: {
+        Interval acc{1, 1};
+        for (std::size_t k = s.size() - static_cast<std::size_t>(in.n); k < s.size(); ++k) {
+          std::int64_t p[4];
+          if (!mul(acc.lo, s[k].lo, p[0]) || !mul(acc.lo, s[k].hi, p[1]) || !mul(acc.hi, s[k].lo, p[2]) ||
+              !mul(acc.hi, s[k].hi, p[3]))
+            return std::nullopt;
+          acc = {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+        }
+        s.resize(s.size() - static_cast<std::size_t>(in.n));
+        s.push_back(acc);
+        break;
+      }
+      default: {
+        Interval b = s.back();
+        s.pop_back();
+        Interval a = s.back();
+        s.pop_back();
+        if (in.op == Op::Min) s.push_back({std::min(a.lo, b.lo), std::min(a.hi, b.hi)});
+        else if (in.op == Op::Max) s.push_back({std::max(a.lo, b.lo), std::max(a.hi, b.hi)});
+        else if (a.lo < 0 || b.lo < 1) return std::nullopt;  // only non-negative by positive
+        else if (in.op == Op::Div) s.push_back({a.lo / b.hi, a.hi / b.lo});
+        else s.push_back({0, std::min(a.hi, b.hi - 1)});
+      }
+    }
+  }
+  return s.back();
+}
+
 namespace {
 
-bool implied_in_box(const CompiledConstraint& c, std::vector<std::vector<std::int64_t>>& domains, int& budget);
+// Branch and bound over the box of the domains: each parameter's values are an index
+// range [first, last) of its (ascending) domain, so splitting the box copies nothing.
+struct Box {
+  const std::vector<std::vector<std::int64_t>>& domains;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+
+  std::vector<std::optional<Interval>> intervals() const {
+    std::vector<std::optional<Interval>> out(ranges.size());
+    for (std::size_t j = 0; j < ranges.size(); ++j)
+      if (ranges[j].first < ranges[j].second)
+        out[j] = Interval{domains[j][ranges[j].first], domains[j][ranges[j].second - 1]};
+    return out;
+  }
+};
+
+// Interval bounds over the box; where they cannot prove the constraint, the box is split
+// along the constraint's parameter with the most values (with a budget of evaluations).
+bool implied_in_box(const CompiledConstraint& c, Box& box, int& budget) {
+  if (--budget < 0) return false;
+  auto intervals = box.intervals();
+  auto l = interval_of(c.lhs, intervals), r = interval_of(c.rhs, intervals);
+  if (l && r && l->hi <= r->lo) return true;
+  int widest = -1;
+  auto width = [&](int v) { return box.ranges[static_cast<std::size_t>(v)].second - box.ranges[static_cast<std::size_t>(v)].first; };
+  for (int v : c.vars)
+    if (width(v) > 1 && (widest < 0 || width(v) > width(widest))) widest = v;
+  if (widest < 0) return false;
+  auto whole = box.ranges[static_cast<std::size_t>(widest)];
+  std::size_t half = whole.first + (whole.second - whole.first) / 2;
+  bool ok = true;
+  for (int part = 0; part < 2 && ok; ++part) {
+    box.ranges[static_cast<std::size_t>(widest)] = part == 0 ? std::make_pair(whole.first, half) : std::make_pair(half, whole.second);
+    ok = implied_in_box(c, box, budget);
+  }
+  box.ranges[static_cast<std::size_t>(widest)] = whole;
+  return ok;
+}
 
 }  // namespace
 
 bool implied_by_domains(const CompiledConstraint& c, const std::vector<std::vector<std::int64_t>>& domains) {
   if (c.kind != Constraint::Kind::LessEqual) return false;
-  std::vector<std::vector<std::int64_t>> box = domains;
+  Box box{domains, {}};
+  for (const auto& d : domains) box.ranges.emplace_back(0, d.size());
   int budget = 4000;  // interval evaluations
   return implied_in_box(c, box, budget);
 }
-
-namespace {
-
-// Interval bounds over the box; where they cannot prove the constraint, the box is split
-// along the constraint's parameter with the most values (branch and bound, with a budget).
-bool implied_in_box(const CompiledConstraint& c, std::vector<std::vector<std::int64_t>>& domains, int& budget) {
-  if (--budget < 0) return false;
-  auto bounds = [&](const Compiled& code) -> std::optional<Interval> {
-    std::vector<Interval> s;
-    using Op = Compiled::Op;
-    for (const auto& in : code.code) {
-      switch (in.op) {
-        case Op::Cst: s.push_back({in.v, in.v}); break;
-        case Op::Var: {
-          const auto& d = domains[static_cast<std::size_t>(in.n)];
-          if (d.empty()) return std::nullopt;
-          s.push_back({d.front(), d.back()});
-          break;
-        }
-        case Op::Add: {
-          Interval acc{0, 0};
-          for (std::size_t k = s.size() - static_cast<std::size_t>(in.n); k < s.size(); ++k)
-            if (__builtin_add_overflow(acc.lo, s[k].lo, &acc.lo) || __builtin_add_overflow(acc.hi, s[k].hi, &acc.hi))
-              return std::nullopt;
-          s.resize(s.size() - static_cast<std::size_t>(in.n));
-          s.push_back(acc);
-          break;
-        }
-        case Op::Mul: {
-          Interval acc{1, 1};
-          for (std::size_t k = s.size() - static_cast<std::size_t>(in.n); k < s.size(); ++k) {
-            std::int64_t p[4];
-            if (!mul(acc.lo, s[k].lo, p[0]) || !mul(acc.lo, s[k].hi, p[1]) || !mul(acc.hi, s[k].lo, p[2]) ||
-                !mul(acc.hi, s[k].hi, p[3]))
-              return std::nullopt;
-            acc = {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
-          }
-          s.resize(s.size() - static_cast<std::size_t>(in.n));
-          s.push_back(acc);
-          break;
-        }
-        default: {
-          Interval b = s.back();
-          s.pop_back();
-          Interval a = s.back();
-          s.pop_back();
-          if (in.op == Op::Min) s.push_back({std::min(a.lo, b.lo), std::min(a.hi, b.hi)});
-          else if (in.op == Op::Max) s.push_back({std::max(a.lo, b.lo), std::max(a.hi, b.hi)});
-          else if (a.lo < 0 || b.lo < 1) return std::nullopt;  // only non-negative by positive
-          else if (in.op == Op::Div) s.push_back({a.lo / b.hi, a.hi / b.lo});
-          else s.push_back({0, std::min(a.hi, b.hi - 1)});
-        }
-      }
-    }
-    return s.back();
-  };
-  auto l = bounds(c.lhs), r = bounds(c.rhs);
-  if (l && r && l->hi <= r->lo) return true;
-  int widest = -1;
-  for (int v : c.vars)
-    if (domains[static_cast<std::size_t>(v)].size() > 1 &&
-        (widest < 0 || domains[static_cast<std::size_t>(v)].size() > domains[static_cast<std::size_t>(widest)].size()))
-      widest = v;
-  if (widest < 0) return false;
-  std::vector<std::int64_t> whole = domains[static_cast<std::size_t>(widest)];
-  std::size_t half = whole.size() / 2;
-  bool ok = true;
-  for (int part = 0; part < 2 && ok; ++part) {
-    domains[static_cast<std::size_t>(widest)].assign(part == 0 ? whole.begin() : whole.begin() + static_cast<long>(half),
-                                                     part == 0 ? whole.begin() + static_cast<long>(half) : whole.end());
-    ok = implied_in_box(c, domains, budget);
-  }
-  domains[static_cast<std::size_t>(widest)] = std::move(whole);
-  return ok;
-}
-
-}  // namespace
 
 }  // namespace liftc::constraints::detail

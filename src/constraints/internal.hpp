@@ -35,12 +35,23 @@ struct CompiledConstraint {
   Compiled lhs, rhs;
   std::vector<std::int64_t> values;  // Member, sorted
   std::vector<int> vars;             // parameter indices, ascending
+  std::int64_t lo = 0, hi = 0;       // Range
 };
 
 CompiledConstraint compile(const Constraint& c, const Space& space);
 
 /// Whether the constraint holds at `values` (indexed like Space::params).
 bool check(const CompiledConstraint& c, const std::int64_t* values);
+
+/// The values between lo and hi, inclusive.
+struct Interval {
+  std::int64_t lo, hi;
+};
+
+/// Bounds of `code` when each parameter j lies in box[j] (interval arithmetic); nullopt
+/// when a parameter it reads has no interval, a bound overflows, or a division or modulo
+/// is by a possibly non-positive number or of a possibly negative one.
+std::optional<Interval> interval_of(const Compiled& code, const std::vector<std::optional<Interval>>& box);
 
 /// Whether a `<=` constraint holds everywhere in the box of the domains (interval
 /// arithmetic; false when it cannot tell), so the counting tables need not track it.
@@ -78,14 +89,24 @@ void order_parameters(Space& space);
 
 namespace liftc::constraints::detail {
 
+/// Z3's answer to a question about a partial point.
+enum class Verdict {
+  Yes,     // some valid point has these values
+  No,      // none has
+  GaveUp,  // Z3 reached its resource limit: not an answer
+};
+
 /// A Z3 solver holding every constraint of a space, asked whether partial points extend
 /// to valid ones (push/pop per question).
 class Z3Prefix {
  public:
   explicit Z3Prefix(const Space& space);
   ~Z3Prefix();
-  /// Whether some valid point has these values (parameter index, value); nullopt: unknown.
-  std::optional<bool> extendable(const std::vector<std::pair<int, std::int64_t>>& fixed);
+  /// Whether some valid point has these values (parameter index, value), with `effort`
+  /// as Z3's resource limit (rlimit: deterministic, unlike a timeout). On Yes, when
+  /// `model` is given, it receives such a point (Z3's model; empty if beyond int64).
+  Verdict extendable(const std::vector<std::pair<int, std::int64_t>>& fixed, std::uint64_t effort,
+                     Point* model = nullptr);
 
  private:
   struct Impl;

@@ -54,22 +54,35 @@ Count uniform_below(Count n, std::mt19937_64& rng) {
 
 }  // namespace
 
+// Levels with more values than this are sampled, not enumerated, by the estimate and the
+// descent (a domain may hold up to kMaxDomainValues values).
+constexpr std::size_t kWide = 4096;
+// Z3 questions about values drawn at random for one parameter before Z3 picks the value.
+constexpr int kTries = 8;
+// Level checks Knuth's estimate may spend over all its probes (at least kMinProbes probes).
+constexpr std::uint64_t kEstimateChecks = 20'000'000;
+constexpr int kMinProbes = 16, kMaxProbes = 400;
+
 struct Sampler::Impl {
   const Space& space;
+  SamplerBudget budget;
   std::size_t k = 0;
   std::vector<detail::CompiledConstraint> all;
   std::vector<std::vector<std::size_t>> at_level;  // multi-variable constraints by their last parameter
   std::vector<std::vector<int>> frontier;          // level i: parameters < i still mentioned later
   bool constant_ok = true;                         // the constraints without variables hold
   bool exact = true;
-  std::size_t max_states, states = 0;
+  bool counting = false;                           // in the constructor: the budgets apply
+  std::size_t states = 0;
+  mutable std::uint64_t checks = 0;                // constraint evaluations so far
   std::vector<std::unordered_map<Key, Count, KeyHash>> memo;
   Count total = 0;
   double estimate = 0;
   int probes = 0;
+  std::string spent;                               // which budget the exact count exceeded
   std::unique_ptr<detail::Z3Prefix> z3;
 
-  Impl(const Space& s, std::size_t budget) : space(s), k(s.params.size()), max_states(budget) {
+  Impl(const Space& s, SamplerBudget b) : space(s), budget(b), k(s.params.size()) {
     at_level.resize(k);
     frontier.resize(k + 1);
     std::vector<int> last_use(k, -1);
@@ -91,6 +104,7 @@ struct Sampler::Impl {
         if (last_use[j] >= static_cast<int>(i)) frontier[i].push_back(static_cast<int>(j));
     memo.resize(k + 1);
     if (!constant_ok) return;
+    counting = true;
     try {
       std::vector<std::int64_t> values(k, 0);
       total = count_from(0, values);
@@ -99,11 +113,14 @@ struct Sampler::Impl {
       memo.clear();
       knuth_estimate();
     }
+    counting = false;
   }
 
   bool level_ok(std::size_t i, const std::vector<std::int64_t>& values) const {
-    for (auto c : at_level[i])
+    for (auto c : at_level[i]) {
+      ++checks;
       if (!detail::check(all[c], values.data())) return false;
+    }
     return true;
   }
 
@@ -125,35 +142,146 @@ struct Sampler::Impl {
       values[i] = v;
       if (level_ok(i, values)) n = add_sat(n, count_from(i + 1, values));
     }
-    if (++states > max_states) throw BudgetSpent{};
+    if (counting && ++states > budget.max_states) {
+      spent = fmt::format("the counting tables would exceed {} entries", budget.max_states);
+      throw BudgetSpent{};
+    }
+    if (counting && checks > budget.max_checks) {
+      spent = fmt::format("counting exactly would take more than {} constraint evaluations", budget.max_checks);
+      throw BudgetSpent{};
+    }
     memo[i].emplace(std::move(key), n);
     return n;
   }
 
+  // Values of parameter i that pass the constraints it closes, given the earlier values.
+  // Without `near`: in random order, all of them, or for a wide domain those among kWide
+  // random draws. With `near`: the values nearest to it first, at most kWide looked at.
+  // `looked` receives how many values were looked at (the domain size when all were).
+  std::vector<std::int64_t> candidates(std::size_t i, std::vector<std::int64_t>& values, std::mt19937_64& rng,
+                                       std::optional<std::int64_t> near, std::size_t& looked) const {
+    const auto& domain = space.params[i].domain;
+    std::vector<std::int64_t> ok;
+    auto test = [&](std::int64_t v) {
+      values[i] = v;
+      if (level_ok(i, values)) ok.push_back(v);
+    };
+    looked = std::min(domain.size(), kWide);
+    if (near) {
+      // Outward from where `near` would sit in the ascending domain.
+      auto right = static_cast<std::size_t>(std::lower_bound(domain.begin(), domain.end(), *near) - domain.begin());
+      std::size_t left = right;
+      for (std::size_t n = 0; n < looked; ++n) {
+        bool take_left = left > 0 && (right == domain.size() || *near - domain[left - 1] <= domain[right] - *near);
+        test(take_left ? domain[--left] : domain[right++]);
+      }
+    } else if (domain.size() <= kWide) {
+      for (auto v : domain) test(v);
+      std::shuffle(ok.begin(), ok.end(), rng);
+    } else {
+      std::uniform_int_distribution<std::size_t> pick(0, domain.size() - 1);
+      for (std::size_t n = 0; n < kWide; ++n) test(domain[pick(rng)]);
+    }
+    return ok;
+  }
+
+  // A valid point by a depth-first search over the candidates (random order, or nearest to
+  // `near` first), backtracking from dead ends, spending at most its budget of constraint
+  // evaluations (search_checks); nullopt past them (or when the candidates looked at
+  // lead nowhere).
+  std::optional<Point> search(std::mt19937_64& rng, const Point* near) const {
+    if (k == 0) return Point{};
+    const std::uint64_t start = checks;
+    std::vector<std::int64_t> values(k, 0);
+    std::vector<std::vector<std::int64_t>> options(k);
+    std::vector<std::size_t> next(k, 0);
+    std::size_t looked = 0;
+    auto enter = [&](std::size_t i) {
+      options[i] = candidates(i, values, rng, near ? std::optional<std::int64_t>((*near)[i]) : std::nullopt, looked);
+      next[i] = 0;
+    };
+    std::size_t i = 0;
+    enter(0);
+    while (checks - start < budget.search_checks) {
+      if (next[i] == options[i].size()) {  // every option of level i leads nowhere
+        if (i == 0) return std::nullopt;
+        --i;
+        continue;
+      }
+      values[i] = options[i][next[i]++];
+      if (i + 1 == k) return values;
+      enter(++i);
+    }
+    return std::nullopt;
+  }
+
+  // Knuth's estimator: random root-to-leaf probes, each weighted by the product of the
+  // numbers of choices met on the way. On a wide level the number of choices is itself
+  // estimated from random draws (unbiased, and the value taken among the draws that pass
+  // is uniform over the choices, so the product stays an unbiased estimate).
   void knuth_estimate() {
     std::mt19937_64 rng(12345);
-    const int n = 400;
+    std::uint64_t per_probe = 1;
+    for (const auto& p : space.params) per_probe += std::min(p.domain.size(), kWide);
+    probes = static_cast<int>(std::clamp<std::uint64_t>(kEstimateChecks / per_probe, kMinProbes, kMaxProbes));
     double sum = 0;
-    for (int p = 0; p < n; ++p) {
+    for (int p = 0; p < probes; ++p) {
       std::vector<std::int64_t> values(k, 0);
       double weight = 1;
       for (std::size_t i = 0; i < k && weight > 0; ++i) {
-        std::vector<std::int64_t> ok;
-        for (auto v : space.params[i].domain) {
-          values[i] = v;
-          if (level_ok(i, values)) ok.push_back(v);
-        }
-        weight *= static_cast<double>(ok.size());
-        if (!ok.empty()) values[i] = ok[std::uniform_int_distribution<std::size_t>(0, ok.size() - 1)(rng)];
+        std::size_t looked = 0;
+        std::vector<std::int64_t> ok = candidates(i, values, rng, std::nullopt, looked);
+        double choices = static_cast<double>(ok.size());
+        if (looked < space.params[i].domain.size())
+          choices *= static_cast<double>(space.params[i].domain.size()) / static_cast<double>(looked);
+        weight *= choices;
+        if (!ok.empty()) values[i] = ok.front();  // candidates come in random order
       }
       sum += weight;
     }
-    probes = n;
-    estimate = sum / n;
+    estimate = sum / probes;
+  }
+
+  // Parameter i's value in a descent that Z3 keeps feasible: a candidate Z3 says extends
+  // the values fixed so far (at most kTries asked, in the given order), else the value of
+  // a point Z3 finds itself. nullopt when Z3 proves that no value extends them; a
+  // liftc::Error when it gave up (its resource limit, then four times it, reached).
+  std::optional<std::int64_t> choose(std::size_t i, const std::vector<std::int64_t>& candidates,
+                                     std::vector<std::pair<int, std::int64_t>>& fixed, std::vector<std::int64_t>& values) {
+    if (!z3) z3 = std::make_unique<detail::Z3Prefix>(space);
+    int asked = 0;
+    for (auto v : candidates) {
+      if (asked++ == kTries) break;
+      fixed.emplace_back(static_cast<int>(i), v);
+      if (z3->extendable(fixed, budget.z3_effort) == detail::Verdict::Yes) {
+        values[i] = v;
+        return v;
+      }
+      fixed.pop_back();  // No, or Z3 gave up on this value: another may do
+    }
+    // Unknown is not unsat: the deciding question gets more effort before liftc says so.
+    Point model;
+    detail::Verdict verdict = detail::Verdict::GaveUp;
+    for (std::uint64_t effort : {budget.z3_effort, budget.z3_effort * 4}) {
+      verdict = z3->extendable(fixed, effort, &model);
+      if (verdict != detail::Verdict::GaveUp) break;
+    }
+    if (verdict == detail::Verdict::No) return std::nullopt;
+    if (verdict == detail::Verdict::GaveUp || model.empty())
+      throw Error(fmt::format("Z3 gave up choosing a value for {} (it reached its resource limit of {} steps): the "
+                              "space may well have valid points; this is not a proof that it has none",
+                              space.params[i].name, budget.z3_effort * 4));
+    values[i] = model[i];
+    // Z3's exact integers and liftc's checked int64 agree unless an evaluation overflows.
+    if (!level_ok(i, values))
+      throw Error(fmt::format("Z3's value {} for {} overflows liftc's 64-bit evaluation of the constraints",
+                              model[i], space.params[i].name));
+    fixed.emplace_back(static_cast<int>(i), model[i]);
+    return model[i];
   }
 };
 
-Sampler::Sampler(const Space& space, std::size_t max_states) : impl_(std::make_unique<Impl>(space, max_states)) {}
+Sampler::Sampler(const Space& space, SamplerBudget budget) : impl_(std::make_unique<Impl>(space, budget)) {}
 Sampler::~Sampler() = default;
 
 bool Sampler::uniform() const { return impl_->exact; }
@@ -165,8 +293,8 @@ Count Sampler::count() const {
 
 std::string Sampler::count_text() const {
   if (impl_->exact || !impl_->constant_ok) return fmt::format("{} (exact)", to_string(count()));
-  return fmt::format("about {:.3g} (estimate: Knuth's estimator, {} probes; the counting tables would exceed {} entries)",
-                     impl_->estimate, impl_->probes, impl_->max_states);
+  return fmt::format("about {:.3g} (estimate: Knuth's estimator, {} probes; {})", impl_->estimate, impl_->probes,
+                     impl_->spent);
 }
 
 bool Sampler::valid(const Point& p) const {
@@ -194,27 +322,16 @@ Point Sampler::sample(std::mt19937_64& rng) {
     }
     return values;
   }
-  // Not countable: a descent that Z3 keeps feasible (valid, not uniform).
-  if (!m.z3) m.z3 = std::make_unique<detail::Z3Prefix>(m.space);
+  // Not countable: a random depth-first search, else a descent that Z3 keeps feasible
+  // (valid points, not uniform).
+  if (auto p = m.search(rng, nullptr)) return *p;
   std::vector<std::pair<int, std::int64_t>> fixed;
   for (std::size_t i = 0; i < m.k; ++i) {
-    std::vector<std::int64_t> candidates;
-    for (auto v : m.space.params[i].domain) {
-      values[i] = v;
-      if (m.level_ok(i, values)) candidates.push_back(v);
-    }
-    std::shuffle(candidates.begin(), candidates.end(), rng);
-    bool chosen = false;
-    for (auto v : candidates) {
-      fixed.emplace_back(static_cast<int>(i), v);
-      if (m.z3->extendable(fixed).value_or(false)) {
-        values[i] = v;
-        chosen = true;
-        break;
-      }
-      fixed.pop_back();
-    }
-    if (!chosen) throw Error("the space has no valid point (Z3 found no value for " + m.space.params[i].name + ")");
+    std::size_t looked = 0;
+    std::vector<std::int64_t> candidates = m.candidates(i, values, rng, std::nullopt, looked);
+    if (!m.choose(i, candidates, fixed, values))
+      throw Error(fmt::format("the space has no valid point (Z3 proved that no value of {} extends the others)",
+                              m.space.params[i].name));
   }
   return values;
 }
@@ -268,26 +385,16 @@ std::optional<Point> Sampler::repair(const Point& p) {
       }
     return values;
   }
-  // Not countable: keep each value as close to p's as Z3 allows, in order.
-  if (!m.z3) m.z3 = std::make_unique<detail::Z3Prefix>(m.space);
+  // Not countable: each value as close to p's as a depth-first search (nearest first)
+  // finds, else as Z3 allows, in order.
+  std::mt19937_64 rng(1);  // unused by a search nearest-first
+  if (auto r = m.search(rng, &p)) return r;
   std::vector<std::pair<int, std::int64_t>> fixed;
   Point out(m.k, 0);
   for (std::size_t i = 0; i < m.k; ++i) {
-    std::vector<std::int64_t> candidates = m.space.params[i].domain;
-    std::stable_sort(candidates.begin(), candidates.end(),
-                     [&](std::int64_t a, std::int64_t b) { return std::llabs(a - p[i]) < std::llabs(b - p[i]); });
-    bool chosen = false;
-    for (auto v : candidates) {
-      out[i] = v;
-      if (!m.level_ok(i, out)) continue;
-      fixed.emplace_back(static_cast<int>(i), v);
-      if (m.z3->extendable(fixed).value_or(false)) {
-        chosen = true;
-        break;
-      }
-      fixed.pop_back();
-    }
-    if (!chosen) return std::nullopt;
+    std::size_t looked = 0;
+    std::vector<std::int64_t> candidates = m.candidates(i, out, rng, p[i], looked);
+    if (!m.choose(i, candidates, fixed, out)) return std::nullopt;
   }
   return out;
 }

@@ -3,6 +3,9 @@
 // unsat core naming the constraints that conflict, checks of points and partial points,
 // and model enumeration for counting small spaces.
 
+#include <algorithm>
+#include <climits>
+
 #include <z3++.h>
 
 #include <fmt/format.h>
@@ -68,6 +71,9 @@ struct Encoder {
         }
         break;
       }
+      case Constraint::Kind::Range:
+        r = a >= ctx.int_val(static_cast<int64_t>(c.lo)) && a <= ctx.int_val(static_cast<int64_t>(c.hi));
+        break;
       case Constraint::Kind::LessEqual: r = a <= term(c.rhs, guards); break;
       case Constraint::Kind::Divides: {
         z3::expr b = term(c.rhs, guards);
@@ -82,11 +88,18 @@ struct Encoder {
 
 }  // namespace
 
-Feasibility check_feasibility(const Space& space, unsigned timeout_ms) {
+namespace {
+
+// Z3's rlimit parameter is an unsigned int.
+unsigned rlimit_param(std::uint64_t effort) { return static_cast<unsigned>(std::min<std::uint64_t>(effort, UINT_MAX)); }
+
+}  // namespace
+
+Feasibility check_feasibility(const Space& space, std::uint64_t effort) {
   z3::context ctx;
   z3::solver s(ctx);
   z3::params params(ctx);
-  params.set("timeout", timeout_ms);
+  params.set("rlimit", rlimit_param(effort));
   params.set("core.minimize", true);
   s.set(params);
   Encoder enc(ctx, space);
@@ -160,22 +173,31 @@ struct Z3Prefix::Impl {
 Z3Prefix::Z3Prefix(const Space& space) : impl_(std::make_unique<Impl>()) {
   Encoder enc(impl_->ctx, space);
   for (const auto& c : space.constraints) impl_->solver.add(enc.constraint(c));
-  z3::params params(impl_->ctx);
-  params.set("timeout", 2000u);
-  impl_->solver.set(params);
   impl_->vars = enc.vars;
 }
 
 Z3Prefix::~Z3Prefix() = default;
 
-std::optional<bool> Z3Prefix::extendable(const std::vector<std::pair<int, std::int64_t>>& fixed) {
+Verdict Z3Prefix::extendable(const std::vector<std::pair<int, std::int64_t>>& fixed, std::uint64_t effort, Point* model) {
   impl_->solver.push();
   for (const auto& [i, v] : fixed)
     impl_->solver.add(impl_->vars[static_cast<std::size_t>(i)] == impl_->ctx.int_val(static_cast<int64_t>(v)));
+  z3::params params(impl_->ctx);
+  params.set("rlimit", rlimit_param(std::max<std::uint64_t>(effort, 1)));
+  impl_->solver.set(params);
   z3::check_result r = impl_->solver.check();
+  if (r == z3::sat && model) {
+    z3::model m = impl_->solver.get_model();
+    model->assign(impl_->vars.size(), 0);
+    for (std::size_t i = 0; i < impl_->vars.size() && !model->empty(); ++i) {
+      int64_t value = 0;
+      if (m.eval(impl_->vars[i], true).is_numeral_i64(value)) (*model)[i] = value;
+      else model->clear();  // beyond int64: not a point liftc can use
+    }
+  }
   impl_->solver.pop();
-  if (r == z3::unknown) return std::nullopt;
-  return r == z3::sat;
+  if (r == z3::unknown) return Verdict::GaveUp;
+  return r == z3::sat ? Verdict::Yes : Verdict::No;
 }
 
 }  // namespace detail

@@ -48,13 +48,16 @@ std::vector<Space> spaces(const ir::Program& program, const std::string& strateg
 }
 
 std::vector<Point> brute_force(const Space& space) {
-  // The declared domains: each parameter's Member constraint.
+  // The declared domains: each parameter's Member or Range constraint.
   std::vector<std::vector<std::int64_t>> domains(space.params.size());
-  for (const auto& c : space.constraints)
+  for (const auto& c : space.constraints) {
     if (c.kind == Constraint::Kind::Member) domains[static_cast<std::size_t>(space.index(c.vars[0]))] = c.values;
+    if (c.kind == Constraint::Kind::Range)
+      for (std::int64_t v = c.lo; v <= c.hi; ++v) domains[static_cast<std::size_t>(space.index(c.vars[0]))].push_back(v);
+  }
   std::vector<Point> out;
   Point p(space.params.size(), 0);
-  Sampler checker(space, 1);  // only its compiled constraints are used (Sampler::valid)
+  Sampler checker(space, SamplerBudget{1});  // only its compiled constraints are used (Sampler::valid)
   std::function<void(std::size_t)> go = [&](std::size_t i) {
     if (i == p.size()) {
       if (checker.valid(p)) out.push_back(p);

@@ -166,7 +166,7 @@ TEST(Feasibility, InfeasibleSpacesNameTheConflict) {
 // Past the table budget: an estimate, marked, and valid (non-uniform) samples.
 TEST(Sample, LargeSpacesAreEstimatedAndSaySo) {
   Space s = spaces(example("conv/conv_small.sr"), "conv-tiled", small_target(8, 16)).at(0);
-  Sampler exact(s), budget(s, 3);
+  Sampler exact(s), budget(s, SamplerBudget{3});
   EXPECT_TRUE(exact.uniform());
   EXPECT_FALSE(budget.uniform());
   EXPECT_NE(budget.count_text().find("estimate"), std::string::npos);
@@ -179,6 +179,63 @@ TEST(Sample, LargeSpacesAreEstimatedAndSaySo) {
   auto r = budget.repair(far);
   ASSERT_TRUE(r.has_value());
   EXPECT_TRUE(exact.valid(*r));
+}
+
+// Z3 giving up is not "no valid point": forced with a resource limit of one step (Z3's
+// rlimit is deterministic, unlike the wall-clock timeout that made the answer depend on
+// the machine's load), the error says that Z3 gave up, and on which parameter; with the
+// usual limit the same space gives valid points.
+TEST(Sample, Z3GivingUpIsSaidSo) {
+  Space s = spaces(example("conv/conv_small.sr"), "conv-tiled", small_target(8, 16)).at(0);
+  // Past the tables (3 entries) and without the random search: Z3 decides every value.
+  Sampler gives_up(s, SamplerBudget{.max_states = 3, .search_checks = 0, .z3_effort = 1});
+  ASSERT_FALSE(gives_up.uniform());
+  const std::string message = "Z3 gave up choosing a value for " + s.params[0].name +
+                              " (it reached its resource limit of 4 steps): the space may well have valid points; "
+                              "this is not a proof that it has none";
+  std::mt19937_64 rng(4);
+  try {
+    gives_up.sample(rng);
+    ADD_FAILURE() << "a point without Z3";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), message);
+  }
+  try {
+    gives_up.repair(Point(s.params.size(), 50));
+    ADD_FAILURE() << "a point without Z3";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), message);
+  }
+  EXPECT_FALSE(check_feasibility(s, 1).decided);
+
+  Sampler decides(s, SamplerBudget{.max_states = 3, .search_checks = 0});
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(decides.valid(decides.sample(rng)));
+  auto r = decides.repair(Point(s.params.size(), 50));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(decides.valid(*r));
+  EXPECT_TRUE(check_feasibility(s).decided);
+}
+
+// A parameter of 100,000 values past the tables: Knuth's estimate draws from the wide
+// domain instead of enumerating it on every probe, samples and repairs are valid.
+TEST(Sample, WideDomainsAreEstimatedAndSampled) {
+  Space s = spaces(program_text("size n in 1..100000\ninput x : [float]n\ndef y = map(v -> v * 2.0, x)"),
+                   "stencil-parametric", small_target(8, 16))
+                .at(0);
+  ASSERT_GE(s.index("local_0"), 0);  // local_0 divides n: counting needs a table entry per n
+  Sampler exact(s), estimate(s, SamplerBudget{.max_states = 3});
+  ASSERT_TRUE(exact.uniform());
+  ASSERT_FALSE(estimate.uniform());
+  double ratio = static_cast<double>(estimate.count()) / static_cast<double>(exact.count());
+  EXPECT_GT(ratio, 0.5);
+  EXPECT_LT(ratio, 2.0);
+  std::mt19937_64 rng(6);
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(exact.valid(estimate.sample(rng)));
+  Point far(s.params.size(), 77777);
+  auto r = estimate.repair(far);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(exact.valid(*r));
+  EXPECT_EQ((*r)[static_cast<std::size_t>(s.index("n"))], 77777);  // a valid value of n stays
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 
 #include "helpers.hpp"
@@ -75,6 +76,78 @@ TEST(Collect, ValueSetsStaySets) {
     EXPECT_EQ(s.params[static_cast<std::size_t>(n)].declared, "{2, 4, 8, 16}");
     EXPECT_EQ(s.params[static_cast<std::size_t>(n)].domain, c.domain) << c.length;
     EXPECT_TRUE(has(s, Source::Rule, "n_N in {2, 4, 8, 16}")) << listing(s);
+  }
+}
+
+// Declared ranges are never enumerated: `n divides 1024` gives 1024's divisors (a range
+// of a billion values used to fill 23 GB), a range is scanned only as far as it must be.
+TEST(Collect, WideRangesAreNotEnumerated) {
+  struct Case {
+    const char* program;
+    std::vector<std::int64_t> first;  // the domain of n starts so
+    std::size_t values;               // and has this many values
+  };
+  const std::vector<Case> cases = {
+      {"size n in 1..1000000000\ninput x : [float]1024\ndef y = join(map(r -> map(v -> v * 2.0, r), split(n, x)))",
+       {1, 2, 4, 8}, 11},
+      {"size n in 1..1000000000000000\ninput x : [float]1000003\ndef y = join(map(r -> r, split(n, x)))",
+       {1, 1000003}, 2},  // a prime
+      {"size n in 1..100000\ninput x : [float]n\ndef y = map(v -> v * 2.0, x)", {1, 2, 3}, 100000},
+  };
+  for (const auto& c : cases) {
+    auto start = std::chrono::steady_clock::now();
+    Space s = spaces(program_text(c.program), "id", small_target()).at(0);
+    const Param& n = s.params.at(static_cast<std::size_t>(s.index("n")));
+    ASSERT_EQ(n.domain.size(), c.values) << c.program;
+    EXPECT_TRUE(std::equal(c.first.begin(), c.first.end(), n.domain.begin())) << c.program;
+    EXPECT_GT(Sampler(s).count(), 0u) << c.program;
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 10.0) << c.program;
+  }
+}
+
+// Error category: a parameter that would need too many values is an error naming it.
+TEST(Collect, TooWideParametersAreErrors) {
+  struct Case {
+    const char* program;
+    const char* message;
+  };
+  const std::string n_wide = "parameter n (a size the program declares without a value) has ";
+  const std::string advice = "; liftc enumerates a parameter's values and takes at most ";
+  const std::vector<Case> cases = {
+      {"size n in 1..1000000000\ninput x : [float]n\ndef y = map(v -> v * 2.0, x)",
+       "1000000000 candidate values (1..1000000000)"},
+      {"size n in 1..1000000000, m in 1..1000000000\ninput x : [[float]m]n\ndef y = map(r -> map(v -> v, r), x)",
+       "1000000000 candidate values (1..1000000000)"},
+      {"size n in 1..20000000\ninput x : [float]n\ndef y = map(v -> v * 2.0, x)", "20000000 candidate values (1..20000000)"},
+      {"size n in 1..2000000\ninput x : [float]n\ndef y = map(v -> v * 2.0, x)",
+       "more than 1048576 valid values (1..2000000)"},
+  };
+  for (const auto& c : cases) {
+    try {
+      spaces(program_text(c.program), "id", small_target());
+      ADD_FAILURE() << c.program;
+    } catch (const Error& e) {
+      std::string limit = std::string(c.message).find("candidate") != std::string::npos ? "16777216" : "1048576";
+      EXPECT_EQ(e.message(), n_wide + c.message + advice + limit + ": declare a narrower range or a value set");
+    }
+  }
+}
+
+// A target whose work-group limits are huge (a device reporting 10^9): each work-group
+// dimension is bounded by the launch it divides, so the space is that of any large limit.
+TEST(Collect, HugeWorkGroupLimitsAreBoundedByTheLaunch) {
+  for (const char* strategy : {"conv-tiled", "conv-parametric", "conv-gpu"}) {
+    auto huge = spaces(example("conv/conv_small.sr"), strategy, small_target(1'000'000'000, 1'000'000'000));
+    auto large = spaces(example("conv/conv_small.sr"), strategy, small_target(100'000, 100'000));
+    ASSERT_EQ(huge.size(), large.size());
+    for (std::size_t a = 0; a < huge.size(); ++a) {
+      for (std::size_t i = 0; i < huge[a].params.size(); ++i) {
+        EXPECT_EQ(huge[a].params[i].domain, large[a].params[i].domain) << strategy << " " << huge[a].params[i].name;
+        EXPECT_LE(huge[a].params[i].domain.size(), 4096u) << strategy << " " << huge[a].params[i].name;
+      }
+      EXPECT_EQ(Sampler(huge[a]).count(), Sampler(large[a]).count()) << strategy << " alternative " << a + 1;
+    }
   }
 }
 

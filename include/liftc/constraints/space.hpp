@@ -39,7 +39,15 @@ struct Param {
   std::string origin;                 // "split-join (n)", "work-group size of mapGlb kernels, dimension 0"
   std::string declared;               // the declared domain as written: "2..64", "{2, 4, 8, 16}"
   std::vector<std::int64_t> domain;   // the values left after one-variable constraints, ascending
+                                      // (at most kMaxDomainValues: a wider one is an error naming it)
 };
+
+/// The most values a parameter's domain may keep after the one-variable constraints, and
+/// the most candidates build_space examines to find them (a declared range is never
+/// materialized: `x divides C` enumerates the divisors of C instead). Past either, the
+/// parameter is a liftc::Error that names it, not unbounded time or memory.
+inline constexpr std::size_t kMaxDomainValues = std::size_t{1} << 20;
+inline constexpr std::size_t kMaxDomainScan = std::size_t{1} << 24;
 
 /// A constraint over the parameters.
 struct Constraint {
@@ -47,6 +55,7 @@ struct Constraint {
     Divides,    // lhs divides rhs (lhs >= 1 and rhs % lhs == 0)
     LessEqual,  // lhs <= rhs
     Member,     // lhs is one of `values`
+    Range,      // lo <= lhs <= hi (a declared range, never enumerated)
   };
   Kind kind = Kind::LessEqual;
   arith::Expr lhs, rhs;
@@ -56,6 +65,7 @@ struct Constraint {
   SourceLoc loc;                     // the primitive that needs it (type obligations)
   std::vector<std::string> vars;     // the parameters it mentions, sorted
   bool implied = false;              // holds everywhere in the box of the domains (not tracked by counting)
+  std::int64_t lo = 0, hi = 0;       // Range
 };
 
 /// The constraint in the .sr size syntax: `n_M divides 256`, `local_0*local_1 <= 384`.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "liftc/constraints/solve.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/engine.hpp"
@@ -79,11 +80,14 @@ void print_space(const constraints::Space& space, std::uint64_t samples, std::mt
     return;
   }
   constraints::Sampler sampler(space);
-  fmt::print("valid points: {}{}\n", sampler.count_text(), f.decided ? "" : " (Z3 did not decide feasibility in time)");
+  fmt::print("valid points: {}{}\n", sampler.count_text(),
+             f.decided ? "" : fmt::format(" (Z3 gave up deciding feasibility: its resource limit of {} steps reached)",
+                                          constraints::kZ3FeasibilityEffort));
   if (samples == 0 || sampler.count() == 0) return;
   fmt::print("samples ({}, {}):\n", samples,
              sampler.uniform() ? "uniform over the valid points"
-                               : "NOT uniform: valid points from a Z3-guided descent, the space is too large to count");
+                               : "NOT uniform: valid points from a random search, Z3-guided where it fails; the space is "
+                                 "too large to count");
   for (std::uint64_t i = 0; i < samples; ++i) {
     constraints::Point p = sampler.sample(rng);
     fmt::print("  {}\n", constraints::format_point(space, p).empty() ? "(no parameters)" : constraints::format_point(space, p));
@@ -102,43 +106,36 @@ void run_space(const SpaceOptions& o) {
   std::vector<std::string> strategies = o.strategies.empty() ? default_strategies(rules) : o.strategies;
 
   // Rewrite first, so that an error comes before any output.
-  auto applies = [&](const std::string& s) {
-    try {
-      rewrite::rewrite_program(rules, s, program, {});
-      return true;
-    } catch (const Error&) {
-      return false;
-    }
-  };
-  std::string note;
-  if (o.strategies.empty() && std::none_of(strategies.begin(), strategies.end(), applies)) {
-    note = "// no strategy of strategies.rules applies: the program as written (strategy id)\n";
-    strategies = {"id"};
-  }
+  rewrite::RewriteOptions options;
+  options.budget.max_alternatives = o.max_alternatives;
   std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites;
   for (const auto& s : strategies) {
-    rewrite::RewriteOptions options;
-    options.budget.max_alternatives = o.max_alternatives;
     try {
       rewrites.emplace_back(s, rewrite::rewrite_program(rules, s, program, options));
     } catch (const Error&) {
       if (!o.strategies.empty()) throw;  // a strategy the user named must apply
     }
   }
+  std::string note;
+  if (rewrites.empty()) {
+    note = "// no strategy of strategies.rules applies: the program as written (strategy id)\n";
+    rewrites.emplace_back("id", rewrite::rewrite_program(rules, "id", program, options));
+  }
+
+  // The spaces too (a parameter with too many values is an error), before any output.
+  std::vector<constraints::Space> spaces;
+  for (const auto& [s, r] : rewrites) {
+    for (std::size_t i = 0; i < r.programs.size(); ++i) {
+      spaces.push_back(constraints::build_space(r.programs[i].program, r.programs[i].params, target));
+      spaces.back().strategy = s;
+      spaces.back().alternative = i + 1;
+      spaces.back().alternatives = r.programs.size();
+    }
+  }
 
   fmt::print("// liftc space {}: target {}\n{}", o.file, constraints::format_target(target), note);
   std::mt19937_64 rng(seed);
-  std::size_t applied = rewrites.size();
-  for (const auto& [s, r] : rewrites) {
-    for (std::size_t i = 0; i < r.programs.size(); ++i) {
-      constraints::Space space = constraints::build_space(r.programs[i].program, r.programs[i].params, target);
-      space.strategy = s;
-      space.alternative = i + 1;
-      space.alternatives = r.programs.size();
-      print_space(space, samples, rng);
-    }
-  }
-  LIFTC_ASSERT(applied > 0, "a named strategy applies, or `id`, which always does");
+  for (const auto& space : spaces) print_space(space, samples, rng);
 }
 
 }  // namespace
@@ -156,7 +153,8 @@ void add_space_command(CLI::App& app) {
   cmd->add_option("--samples", o->samples, "valid points to sample per alternative (default 10)");
   cmd->add_option("--seed", o->seed, "seed of the sampler (default 1)");
   cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
-  cmd->add_option("--max-alternatives", o->max_alternatives, "alternatives kept per strategy (default 256)");
+  cmd->add_option("--max-alternatives", o->max_alternatives, "alternatives kept per strategy (default 256)")
+      ->check(integer_in(1, 1000000));
   cmd->callback([o] { run_space(*o); });
 }
 
