@@ -91,9 +91,18 @@ std::optional<std::vector<Term>> recombine_divmod(const std::vector<Term>& terms
         for (std::size_t j = 0; j < terms.size(); ++j)
           if (j != k) cand.push_back(terms[j]);
         for (const auto& xt : terms_of(x)) cand.push_back(mul_terms(*r, xt));
-        // The other half of x == y*(x/y) + x%y, subtracted.
-        Expr other = atom.kind() == Kind::Div ? x % y : y * (x / y);
-        for (const auto& ot : terms_of(other)) {
+        // The other half of x == y*(x/y) + x%y, subtracted. y*(x/y) is multiplied out here,
+        // not by operator*: that would go through make_sum, whose recombination turns
+        // (x/y)*y back into x - x%y and asks for this product again, without end when y holds
+        // a division or remainder itself ((N/(N%17%16))*(N%17%16) overflowed the stack).
+        std::vector<Term> other;
+        if (atom.kind() == Kind::Div) {
+          other = terms_of(x % y);
+        } else {
+          for (const auto& yt : terms_of(y))
+            for (const auto& qt : terms_of(x / y)) other.push_back(mul_terms(yt, qt));
+        }
+        for (const auto& ot : other) {
           Term p = mul_terms(*r, ot);
           p.coef = checked_mul(p.coef, -1);
           cand.push_back(std::move(p));

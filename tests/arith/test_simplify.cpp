@@ -177,6 +177,12 @@ TEST(Simplify, DivModRecombine) {
       CASE(x + (x / 4) * 4, "x + 4*(x/4)"),
       CASE((x / 4) * 4 + x % 4 + 1, "x + 1"),
       CASE(((4 * i + j) / 4) * 4 + (4 * i + j) % 4, "4*i + j"),
+      // A divisor that holds a remainder itself: the recombination used to recurse
+      // without end (a stack overflow in `liftc space` on split(N % 17 % 16, x)).
+      CASE((n / (n % 17 % 16)) * (n % 17 % 16), "n - n%(n%17%16)"),
+      CASE(n - n % (n % 17 % 16), "n - n%(n%17%16)"),
+      CASE((x / (y % 5)) * (y % 5) + x % (y % 5), "x"),
+      CASE(x - (x / (m / 3)) * (m / 3), "x%(m/3)"),
   });
 }
 
