@@ -268,9 +268,11 @@ struct Sampler::Impl {
     }
     if (verdict == detail::Verdict::No) return std::nullopt;
     if (verdict == detail::Verdict::GaveUp || model.empty())
-      throw Error(fmt::format("Z3 gave up choosing a value for {} (it reached its resource limit of {} steps): the "
-                              "space may well have valid points; this is not a proof that it has none",
-                              space.params[i].name, budget.z3_effort * 4));
+      throw Error(fmt::format("Z3 gave up choosing a value for {} (it reached {}): the space may well have valid "
+                              "points; this is not a proof that it has none",
+                              space.params[i].name,
+                              model.empty() && verdict != detail::Verdict::GaveUp ? "values beyond 64 bits"
+                                                                                   : z3->why_gave_up()));
     values[i] = model[i];
     // Z3's exact integers and liftc's checked int64 agree unless an evaluation overflows.
     if (!level_ok(i, values))
