@@ -103,10 +103,14 @@ class Z3Prefix {
   explicit Z3Prefix(const Space& space);
   ~Z3Prefix();
   /// Whether some valid point has these values (parameter index, value), with `effort`
-  /// as Z3's resource limit (rlimit: deterministic, unlike a timeout). On Yes, when
+  /// as Z3's resource limit (rlimit: deterministic, unlike a timeout) and kZ3QuestionNetMs
+  /// as a wall-clock net. On Yes, when
   /// `model` is given, it receives such a point (Z3's model; empty if beyond int64).
   Verdict extendable(const std::vector<std::pair<int, std::int64_t>>& fixed, std::uint64_t effort,
                      Point* model = nullptr);
+  /// Which limit the last GaveUp reached: "its resource limit of 8000000 steps", or "its
+  /// time net of 20 s" (kZ3QuestionNetMs).
+  const std::string& why_gave_up() const;
 
  private:
   struct Impl;

@@ -52,8 +52,6 @@ Count uniform_below(Count n, std::mt19937_64& rng) {
   }
 }
 
-}  // namespace
-
 // Levels with more values than this are sampled, not enumerated, by the estimate and the
 // descent (a domain may hold up to kMaxDomainValues values).
 constexpr std::size_t kWide = 4096;
@@ -62,6 +60,8 @@ constexpr int kTries = 8;
 // Level checks Knuth's estimate may spend over all its probes (at least kMinProbes probes).
 constexpr std::uint64_t kEstimateChecks = 20'000'000;
 constexpr int kMinProbes = 16, kMaxProbes = 400;
+
+}  // namespace
 
 struct Sampler::Impl {
   const Space& space;
@@ -267,10 +267,12 @@ struct Sampler::Impl {
       if (verdict != detail::Verdict::GaveUp) break;
     }
     if (verdict == detail::Verdict::No) return std::nullopt;
-    if (verdict == detail::Verdict::GaveUp || model.empty())
-      throw Error(fmt::format("Z3 gave up choosing a value for {} (it reached its resource limit of {} steps): the "
-                              "space may well have valid points; this is not a proof that it has none",
-                              space.params[i].name, budget.z3_effort * 4));
+    if (verdict == detail::Verdict::GaveUp)
+      throw Error(fmt::format("Z3 gave up choosing a value for {} (it reached {}): the space may well have valid "
+                              "points; this is not a proof that it has none",
+                              space.params[i].name, z3->why_gave_up()));
+    if (model.empty())
+      throw Error(fmt::format("Z3's point for choosing {} has values beyond 64 bits", space.params[i].name));
     values[i] = model[i];
     // Z3's exact integers and liftc's checked int64 agree unless an evaluation overflows.
     if (!level_ok(i, values))

@@ -4,6 +4,7 @@
 // and model enumeration for counting small spaces.
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 
 #include <z3++.h>
@@ -90,18 +91,33 @@ struct Encoder {
 
 namespace {
 
-// Z3's rlimit parameter is an unsigned int.
-unsigned rlimit_param(std::uint64_t effort) { return static_cast<unsigned>(std::min<std::uint64_t>(effort, UINT_MAX)); }
+// Sets a solver's limits for its next checks: the resource limit (rlimit, Z3's count of
+// its own steps: what decides, the same on a busy machine as on a quiet one), and a
+// wall-clock net far above what that limit normally takes, for Z3's nonlinear integer
+// reasoning, which can count few steps a second (2.5 million steps took 74 s on a
+// remainder of remainders).
+void limit(z3::solver& s, std::uint64_t effort, unsigned net_ms) {
+  z3::params params(s.ctx());
+  params.set("rlimit", static_cast<unsigned>(std::clamp<std::uint64_t>(effort, 1, UINT_MAX)));
+  params.set("timeout", net_ms);
+  s.set(params);
+}
+
+// Why Z3 answered unknown, for a message: which of the two limits it reached (Z3 says
+// "canceled" for both; the net is the one when the check took as long).
+std::string gave_up_reason(std::uint64_t effort, unsigned net_ms, std::chrono::steady_clock::duration took) {
+  if (took >= std::chrono::milliseconds(net_ms)) return fmt::format("its time net of {} s", net_ms / 1000);
+  return fmt::format("its resource limit of {} steps", effort);
+}
 
 }  // namespace
 
 Feasibility check_feasibility(const Space& space, std::uint64_t effort) {
   z3::context ctx;
   z3::solver s(ctx);
-  z3::params params(ctx);
-  params.set("rlimit", rlimit_param(effort));
-  params.set("core.minimize", true);
-  s.set(params);
+  // Not Z3's core.minimize: its minimisation runs outside the resource limit. The core is
+  // minimised below, each check under the limits.
+  limit(s, effort, kZ3FeasibilityNetMs);
   Encoder enc(ctx, space);
   std::vector<z3::expr> labels;
   for (std::size_t i = 0; i < space.constraints.size(); ++i) {
@@ -109,21 +125,47 @@ Feasibility check_feasibility(const Space& space, std::uint64_t effort) {
     labels.push_back(label);
     s.add(z3::implies(label, enc.constraint(space.constraints[i])));
   }
-  z3::expr_vector assumptions(ctx);
-  for (const auto& l : labels) assumptions.push_back(l);
+  auto check = [&](const std::vector<std::size_t>& which) {
+    z3::expr_vector assumptions(ctx);
+    for (auto i : which) assumptions.push_back(labels[i]);
+    return s.check(assumptions);
+  };
+  auto core = [&] {
+    std::vector<std::size_t> out;
+    z3::expr_vector c = s.unsat_core();
+    for (unsigned i = 0; i < c.size(); ++i) out.push_back(std::stoul(c[i].decl().name().str().substr(1)));
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  std::vector<std::size_t> all(labels.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   Feasibility f;
-  switch (s.check(assumptions)) {
-    case z3::sat: f.feasible = true; break;
-    case z3::unknown: f.decided = false; break;
-    case z3::unsat: {
-      f.feasible = false;
-      z3::expr_vector core = s.unsat_core();
-      for (unsigned i = 0; i < core.size(); ++i) {
-        std::string name = core[i].decl().name().str();
-        f.conflict.push_back(std::stoul(name.substr(1)));
-      }
-      std::sort(f.conflict.begin(), f.conflict.end());
-      break;
+  switch (check(all)) {
+    case z3::sat: return f;
+    case z3::unknown: f.decided = false; return f;
+    case z3::unsat: break;
+  }
+  f.feasible = false;
+  f.conflict = core();
+  // Deletion: a constraint whose absence leaves the rest unsat goes (with whatever else
+  // that check's core leaves out); one whose absence Z3 cannot decide stays. A constraint
+  // found necessary stays necessary in every smaller unsat subset.
+  std::vector<std::size_t> necessary;
+  for (;;) {
+    auto next = std::find_if(f.conflict.begin(), f.conflict.end(), [&](std::size_t i) {
+      return std::find(necessary.begin(), necessary.end(), i) == necessary.end();
+    });
+    if (next == f.conflict.end()) break;
+    std::size_t candidate = *next;
+    std::vector<std::size_t> rest;
+    for (auto i : f.conflict)
+      if (i != candidate) rest.push_back(i);
+    // Each a smaller question, under smaller limits: keeping a constraint is always safe.
+    limit(s, effort / 10, kZ3QuestionNetMs / 4);
+    if (check(rest) == z3::unsat) {
+      f.conflict = core();
+    } else {
+      necessary.push_back(candidate);
     }
   }
   return f;
@@ -168,6 +210,7 @@ struct Z3Prefix::Impl {
   z3::context ctx;
   z3::solver solver{ctx};
   std::vector<z3::expr> vars;
+  std::string gave_up;  // the limit the last unknown reached
 };
 
 Z3Prefix::Z3Prefix(const Space& space) : impl_(std::make_unique<Impl>()) {
@@ -182,10 +225,11 @@ Verdict Z3Prefix::extendable(const std::vector<std::pair<int, std::int64_t>>& fi
   impl_->solver.push();
   for (const auto& [i, v] : fixed)
     impl_->solver.add(impl_->vars[static_cast<std::size_t>(i)] == impl_->ctx.int_val(static_cast<int64_t>(v)));
-  z3::params params(impl_->ctx);
-  params.set("rlimit", rlimit_param(std::max<std::uint64_t>(effort, 1)));
-  impl_->solver.set(params);
+  limit(impl_->solver, effort, kZ3QuestionNetMs);
+  auto start = std::chrono::steady_clock::now();
   z3::check_result r = impl_->solver.check();
+  if (r == z3::unknown)
+    impl_->gave_up = gave_up_reason(effort, kZ3QuestionNetMs, std::chrono::steady_clock::now() - start);
   if (r == z3::sat && model) {
     z3::model m = impl_->solver.get_model();
     model->assign(impl_->vars.size(), 0);
@@ -199,6 +243,8 @@ Verdict Z3Prefix::extendable(const std::vector<std::pair<int, std::int64_t>>& fi
   if (r == z3::unknown) return Verdict::GaveUp;
   return r == z3::sat ? Verdict::Yes : Verdict::No;
 }
+
+const std::string& Z3Prefix::why_gave_up() const { return impl_->gave_up; }
 
 }  // namespace detail
 

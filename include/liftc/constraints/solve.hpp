@@ -12,9 +12,10 @@
 // uniform; Sampler::uniform() says so). Z3 decides feasibility and names the conflicting
 // constraints (an unsat core).
 //
-// Z3 runs under a resource limit (its `rlimit`, a count of its own steps), never a
-// wall-clock timeout, so what it answers does not depend on the machine's load. When it
-// gives up, that is said as such ("Z3 gave up ..."), never as "no valid point".
+// Z3 runs under a resource limit (its `rlimit`, a count of its own steps), so what it
+// answers does not depend on the machine's load; a wall-clock net far above it only stops
+// the parts of Z3 that count few steps a second. When Z3 gives up, that is said as such
+// ("Z3 gave up ..."), never as "no valid point".
 
 #include <cstdint>
 #include <memory>
@@ -39,6 +40,11 @@ std::string to_string(Count c);
 inline constexpr std::uint64_t kZ3Effort = 2'000'000;
 /// Z3's resource limit for deciding a whole space (check_feasibility).
 inline constexpr std::uint64_t kZ3FeasibilityEffort = 10'000'000;
+/// Wall-clock nets over those limits (a question, a whole space), far above what the limits
+/// normally take: Z3's nonlinear integer reasoning can count few steps a second, and only
+/// there may an answer depend on the machine's load (it says so: "its time net of 20 s").
+inline constexpr unsigned kZ3QuestionNetMs = 20'000;
+inline constexpr unsigned kZ3FeasibilityNetMs = 60'000;
 
 /// Z3's verdict on a space.
 struct Feasibility {
