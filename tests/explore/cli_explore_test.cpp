@@ -330,7 +330,12 @@ TEST_F(ExploreCli, AdbRunnerScriptThroughAStandInAdb) {
   unsetenv("LIFTC_PHONE_DIR");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("3 candidates in"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("(3 ok)"), std::string::npos) << r.output;
+  // All three validated: ok, or cut (timed once) when a loaded machine made one 5x slower
+  // than the best.
+  bool all_valid = false;
+  for (const char* counts : {"(3 ok)", "(1 cut, 2 ok)", "(2 cut, 1 ok)", "(3 cut)"})
+    all_valid = all_valid || r.output.find(counts) != std::string::npos;
+  EXPECT_TRUE(all_valid) << r.output;
   std::string log = read(dir_ / "adb.log");
   EXPECT_NE(log.find("push --sync "), std::string::npos) << log;
   std::istringstream lines(log);
