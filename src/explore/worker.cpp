@@ -132,6 +132,19 @@ void set_end(WorkerResult& r, int status) {
   }
 }
 
+// How a watched runner ended: killed by the watchdog, killed for flooding stdout, or as
+// its wait status says.
+void finish(WorkerResult& r, bool timed_out, bool flooded, int status) {
+  if (timed_out) {
+    r.end = WorkerResult::End::TimedOut;
+  } else if (flooded) {
+    r.end = WorkerResult::End::Flooded;
+    r.out.clear();  // no answer: what it printed is not to be read as one
+  } else {
+    set_end(r, status);
+  }
+}
+
 }  // namespace
 
 WorkerResult run_worker(const std::string& runner, bool shell, const std::string& bundle_dir, double timeout_s) {
@@ -204,14 +217,7 @@ WorkerResult run_worker(const std::string& runner, bool shell, const std::string
   int status = reap(pid);
   r.seconds = seconds_since(start);
   r.lock_wait_s = watchdog.uncounted_s();
-  if (timed_out) {
-    r.end = WorkerResult::End::TimedOut;
-  } else if (flooded) {
-    r.end = WorkerResult::End::Flooded;
-    r.out.clear();  // no answer: what it printed is not to be read as one
-  } else {
-    set_end(r, status);
-  }
+  finish(r, timed_out, flooded, status);
   return r;
 }
 
@@ -417,14 +423,7 @@ WorkerResult ServeWorker::run(const std::string& bundle_dir, double timeout_s) {
   int status = stop(timed_out || flooded);
   r.seconds = seconds_since(began);
   r.lock_wait_s = watchdog.uncounted_s();
-  if (timed_out) {
-    r.end = WorkerResult::End::TimedOut;
-  } else if (flooded) {
-    r.end = WorkerResult::End::Flooded;
-    r.out.clear();  // no answer: what it printed is not to be read as one
-  } else {
-    set_end(r, status);
-  }
+  finish(r, timed_out, flooded, status);
   return r;
 }
 

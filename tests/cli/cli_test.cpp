@@ -24,9 +24,8 @@ struct Result {
   std::string output;  // stdout and stderr together
 };
 
-// Runs `liftc <args>` in `dir` (after the shell command `prefix`) and captures what it prints.
-Result liftc(const std::string& args, const fs::path& dir, const std::string& prefix = "") {
-  std::string command = fmt::format("cd '{}' && {}'{}' {} 2>&1", dir.string(), prefix, LIFTC_BINARY, args);
+// Runs the shell command `command` and captures what it prints on stdout.
+Result shell(const std::string& command) {
   Result r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;
@@ -35,6 +34,11 @@ Result liftc(const std::string& args, const fs::path& dir, const std::string& pr
   int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Runs `liftc <args>` in `dir` (after the shell command `prefix`) and captures what it prints.
+Result liftc(const std::string& args, const fs::path& dir, const std::string& prefix = "") {
+  return shell(fmt::format("cd '{}' && {}'{}' {} 2>&1", dir.string(), prefix, LIFTC_BINARY, args));
 }
 
 // The paths under `dir` whose file name starts with `prefix`.
@@ -331,15 +335,8 @@ TEST_F(Cli, AnInstalledLiftcRunsFromAnEmptyFolderWithNoEnvironment) {
   fs::create_directories(dir_ / "empty");
   fs::copy_file(fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr", dir_ / "empty" / "conv.sr");
   auto installed = [&](const std::string& args) {
-    std::string command = fmt::format("cd '{}' && env -u LIFTC_RULES -u LIFTC_TARGETS -u LIFTC_RUNNER '{}' {} 2>&1",
-                                      (dir_ / "empty").string(), (prefix / "bin" / "liftc").string(), args);
-    Result r;
-    FILE* pipe = popen(command.c_str(), "r");
-    char buffer[4096];
-    while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) r.output.append(buffer, n);
-    int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return shell(fmt::format("cd '{}' && env -u LIFTC_RULES -u LIFTC_TARGETS -u LIFTC_RUNNER '{}' {} 2>&1",
+                             (dir_ / "empty").string(), (prefix / "bin" / "liftc").string(), args));
   };
   Result devices = installed("devices");
   EXPECT_EQ(devices.exit_code, 0) << devices.output;
