@@ -1,9 +1,13 @@
 #pragma once
-// Small AST queries shared by the elaborator and the recursion check.
+// Small AST queries shared by the elaborator (src/parse) and the rule loader (src/rewrite).
 
-#include "ast.hpp"
+#include <type_traits>
 
-namespace liftc::parse {
+#include "liftc/syntax/ast.hpp"
+
+namespace liftc::syntax {
+
+namespace x3 = boost::spirit::x3;
 
 /// The position-tagged node an expression holds.
 inline const x3::position_tagged& tagged(const ast::Expr& e) {
@@ -54,4 +58,4 @@ inline const ast::Expr* literal_operand(const ast::Expr& operand) {
   return nullptr;
 }
 
-}  // namespace liftc::parse
+}  // namespace liftc::syntax
