@@ -60,7 +60,7 @@ x3::rule<class end_of_file> const end_of_file = "`rule` or `strategy`";
 const auto rule_name_def =
     lexeme[x3::char_("a-zA-Z_") >> *(x3::char_("a-zA-Z0-9_") | (x3::char_('-') >> &x3::char_("a-zA-Z0-9_")))];
 const auto description_def = lexeme['"' > *(x3::char_ - '"' - x3::eol) > '"'];
-const auto range_def = sr::integer >> ".." > sr::integer;
+const auto range_def = (sr::integer >> "..") > sr::integer;
 const auto integer_list_def = sr::integer % ',';
 const auto value_set_def = '{' > integer_list > '}';
 const auto domain_def = range | value_set;
@@ -75,7 +75,7 @@ x3::rule<class fixed_args, std::vector<long long>> const fixed_args = "fixed par
 const auto fixed_args_def = '[' > integer_list > ']';
 const auto strat_call_def = rule_name >> -fixed_args >> -strat_args;
 const auto position_path_def = lexeme[x3::uint_ % '.'];
-const auto strat_at_def = keyword("at") >> '(' > position_path > ',' > strat_expr > ')';
+const auto strat_at_def = (keyword("at") >> '(') > position_path > ',' > strat_expr > ')';
 const auto strat_atom_def = strat_at | strat_call | ('(' > strat_expr > ')');
 const auto strat_seq_def = strat_atom % ';';
 const auto strat_op_def = (x3::string("<+") | x3::string("|")) > strat_seq;
