@@ -97,6 +97,52 @@ HostPlan host_plan(const Module& m) {
   return plan;
 }
 
+HostPlan chain_plans(const std::vector<HostPlan>& layers) {
+  HostPlan chained;
+  std::map<std::string, int> index;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const HostPlan& layer = layers[l];
+    std::vector<int> remap;  // the layer's buffer index -> the chained plan's
+    for (HostBuffer b : layer.buffers) {
+      // A layer's scratch is its own: renamed when an earlier layer has a buffer of its name.
+      if (b.role == HostRole::Scratch && index.count(b.name)) {
+        std::string base = fmt::format("{}_layer{}", b.name, l + 1);
+        b.name = base;
+        for (int k = 2; index.count(b.name); ++k) b.name = fmt::format("{}_{}", base, k);
+      }
+      auto it = index.find(b.name);
+      if (it == index.end()) {
+        index[b.name] = static_cast<int>(chained.buffers.size());
+        remap.push_back(static_cast<int>(chained.buffers.size()));
+        chained.buffers.push_back(b);
+        continue;
+      }
+      HostBuffer& same = chained.buffers[static_cast<std::size_t>(it->second)];
+      if (same.is_float != b.is_float || same.elements != b.elements)
+        throw Error(fmt::format("layer {}'s buffer {} ({} {}) is not the earlier layers' ({} {})", l + 1, b.name,
+                                b.is_float ? "float" : "int", b.elements, same.is_float ? "float" : "int", same.elements));
+      // Read after an earlier layer wrote it: no input; written again: an output of this layer.
+      if (b.role != HostRole::Input) same.role = b.role;
+      if (same.shape.empty()) same.shape = b.shape;
+      remap.push_back(it->second);
+    }
+    for (HostStage stage : layer.stages) {
+      for (HostKernel& k : stage.kernels)
+        for (HostArg& a : k.args)
+          if (a.buffer >= 0) a.buffer = remap[static_cast<std::size_t>(a.buffer)];
+      chained.stages.push_back(std::move(stage));
+    }
+    // Outputs of earlier layers that the last layer does not give become scratch.
+    if (l + 1 == layers.size()) {
+      std::set<std::string> last;
+      for (const HostBuffer* b : layer.buffers_of(HostRole::Output)) last.insert(b->name);
+      for (HostBuffer& b : chained.buffers)
+        if (b.role == HostRole::Output && !last.count(b.name)) b.role = HostRole::Scratch;
+    }
+  }
+  return chained;
+}
+
 std::string plan_json(const HostPlan& plan) {
   json buffers = json::array();
   for (const auto& b : plan.buffers)

@@ -70,6 +70,20 @@ TEST(HostPlan, ReadsAWellFormedPlan) {
   EXPECT_EQ(k.args.at(2).value, 3);
 }
 
+TEST(HostPlan, ChainedLayersMustAgreeOnSharedBuffers) {
+  HostPlan layer = read_plan_json(plan_text(), "p.json");
+  HostPlan other = read_plan_json(plan_text("\"elements\": 8, \"shape\": [8]", "\"elements\": 4, \"shape\": [4]"), "q.json");
+  try {
+    chain_plans({layer, other});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "layer 2's buffer a (float 4) is not the earlier layers' (float 8)");
+  }
+  HostPlan twice = chain_plans({layer, layer});
+  EXPECT_EQ(twice.stages.size(), 2u);
+  EXPECT_EQ(twice.buffers.size(), 2u);  // a and y, shared
+}
+
 struct BadPlan {
   std::string from, to, message;
 };

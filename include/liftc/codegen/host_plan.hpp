@@ -67,6 +67,13 @@ struct HostPlan {
 /// The host plan of a module whose sizes are bound: its global buffers and one stage.
 HostPlan host_plan(const Module& m);
 
+/// One plan running `layers` in order (a network's point: a kernel choice per layer): their
+/// stages in order over one buffer table, where buffers of the same name are one buffer
+/// (they must agree in type and size). A buffer a layer reads that an earlier layer wrote
+/// is not an input; what only earlier layers output is scratch (the last layer's outputs
+/// are the plan's). A liftc::Error naming a buffer the layers disagree on.
+HostPlan chain_plans(const std::vector<HostPlan>& layers);
+
 /// The plan as JSON (plan.json: format "liftc-host-plan", version 1; buffers by name).
 std::string plan_json(const HostPlan& plan);
 
