@@ -114,24 +114,14 @@ int run_host(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Over a file-size limit a write fails (EFBIG) and is reported, instead of a kill by SIGXFSZ.
-  std::signal(SIGXFSZ, SIG_IGN);
-  try {
-    return run_host(argc, argv);
-  } catch (const liftc_host::Failure& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return liftc_host::host_main(run_host, argc, argv); }
 )HOST";
 
 }  // namespace
 
 std::string host_program(const Module& m, const std::string& program_name) {
   std::string out = kHeader;
-  out += "#include <csignal>\n#include <filesystem>\n";
+  out += "#include <filesystem>\n";
   out += host_support_text();
   out += fmt::format("\n// Program: {}\nnamespace {{\n\n", program_name);
   out += plan_tables(host_plan(m), "kPlan");

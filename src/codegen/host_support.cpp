@@ -15,6 +15,7 @@ constexpr const char* kSupport = R"HOST(#define CL_TARGET_OPENCL_VERSION 120
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -419,6 +420,20 @@ inline std::vector<char> read_buffer(cl_command_queue queue, cl_mem mem, const B
   check(clEnqueueReadBuffer(queue, mem, CL_TRUE, 0, data.size(), data.data(), 0, nullptr, nullptr),
         std::string("reading ") + b.name);
   return data;
+}
+
+// A host's main: runs `run` with SIGXFSZ ignored (a write over a file-size limit then fails
+// with EFBIG and is reported, instead of a kill); a failure is "error: " and its one-line
+// message on stderr, and exit code 1.
+inline int host_main(int (*run)(int, char**), int argc, char** argv) {
+  std::signal(SIGXFSZ, SIG_IGN);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // Failure, and a library's own errors
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
 }
 
 }  // namespace liftc_host
