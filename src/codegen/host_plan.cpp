@@ -281,7 +281,8 @@ std::string plan_tables(const HostPlan& plan, const std::string& name) {
   out += "    },\n    // stages: an OpenCL program each (source, build options) and its kernels in order\n    {\n";
   for (const auto& s : plan.stages) {
     if (s.source.find(kRawEnd) != std::string::npos) throw Error("kernel source contains the raw-string delimiter");
-    out += fmt::format("        {{R\"LIFTC(\n{})LIFTC\",\n         {},\n         {{\n", s.source, cpp_string(s.build_options));
+    out += fmt::format("        {{R\"LIFTC(\n{})LIFTC\",\n         {},  // build options\n         {{\n", s.source,
+                       cpp_string(s.build_options));
     for (const auto& k : s.kernels) {
       std::vector<std::string> args;
       for (const auto& a : k.args) args.push_back(fmt::format("{{{}, {}}}", a.buffer, a.value));
