@@ -640,8 +640,8 @@ TEST_F(Cli, SpaceOfTheGemmPathSamplesPointsThatRun) {
 
 TEST_F(Cli, SpaceNamesTheConflictOfAnEmptySpace) {
   fs::create_directories(dir_ / "sets");
-  write("sets/tile.rules", "rule tile(n in {2, 4}): map(f, x) => join(map(map(f), split(n, x)))\n");
-  write("nine.sr", "size N = 9\ninput x : [float]N\ndef y = map(v -> v * 2.0, x)\n");
+  write("sets/tile.rules", "rule tile(n in {2, 4}): mapGlb(0, f, x) => join(mapGlb(0, mapSeq(f), split(n, x)))\n");
+  write("nine.sr", "size N = 9\ninput x : [float]N\ndef y = mapGlb(0, v -> v * 2.0, x)\n");
   Result r = run("space nine.sr --rules sets --strategy tile --target adreno-650");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("valid points: 0 (Z3: infeasible; these constraints cannot hold together:)\n"
