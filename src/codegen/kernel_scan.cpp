@@ -16,45 +16,25 @@ namespace liftc::codegen::detail {
 
 namespace {
 
-// A loop around the node being scanned.
-struct ScanLoop {
-  LoopKind kind;
-  int dim;
-  arith::Expr extent;
-};
-
-bool has(const std::vector<ScanLoop>& loops, LoopKind k, int dim = -1) {
-  for (const auto& l : loops)
-    if (l.kind == k && (dim < 0 || l.dim == dim)) return true;
-  return false;
-}
-
 // Checks where a mapped primitive may appear; a liftc::Error at the node otherwise.
-void check_nesting(const ir::Expr& e, int dim, const std::vector<ScanLoop>& loops) {
+void check_nesting(const ir::Expr& e, int dim, const std::vector<Loop>& loops) {
   std::string what = fmt::format("{}({})", ir::signature(e->prim).name, dim);
   switch (e->prim) {
     case ir::Prim::MapWrg:
-      if (has(loops, LoopKind::Lcl) || has(loops, LoopKind::Glb))
+      if (inside(loops, LoopKind::Lcl) || inside(loops, LoopKind::Glb))
         throw Error(what + " is inside a mapLcl or mapGlb: work-groups are the outermost level", e.loc());
-      if (has(loops, LoopKind::Wrg, dim)) throw Error(what + " is inside another mapWrg of the same dimension", e.loc());
+      if (inside(loops, LoopKind::Wrg, dim)) throw Error(what + " is inside another mapWrg of the same dimension", e.loc());
       return;
     case ir::Prim::MapLcl:
-      if (!has(loops, LoopKind::Wrg))
+      if (!inside(loops, LoopKind::Wrg))
         throw Error(what + " is not inside a mapWrg: local work-items need an enclosing mapWrg", e.loc());
-      if (has(loops, LoopKind::Lcl, dim)) throw Error(what + " is inside another mapLcl of the same dimension", e.loc());
+      if (inside(loops, LoopKind::Lcl, dim)) throw Error(what + " is inside another mapLcl of the same dimension", e.loc());
       return;
     case ir::Prim::MapGlb:
-      if (has(loops, LoopKind::Glb, dim)) throw Error(what + " is inside another mapGlb of the same dimension", e.loc());
+      if (inside(loops, LoopKind::Glb, dim)) throw Error(what + " is inside another mapGlb of the same dimension", e.loc());
       return;
     default: return;
   }
-}
-
-LoopKind loop_kind(ir::Prim p) {
-  return p == ir::Prim::MapWrg ? LoopKind::Wrg
-         : p == ir::Prim::MapLcl ? LoopKind::Lcl
-         : p == ir::Prim::MapGlb ? LoopKind::Glb
-                                 : LoopKind::Seq;
 }
 
 // What compiling a node gives, as far as the plan needs it: whether its value went into the
@@ -154,9 +134,7 @@ class Scanner {
         return compile_map(e, dest, space);
       case ir::Prim::ReduceSeq: return compile_reduce(e, dest, space);
       case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate: {
-        AddressSpace to = p == ir::Prim::ToGlobal  ? AddressSpace::Global
-                          : p == ir::Prim::ToLocal ? AddressSpace::Local
-                                                   : AddressSpace::Private;
+        AddressSpace to = space_of(p);
         bool x = compile(e->args[1], {}, space).value;
         return apply(e->args[0], {x}, dest == to ? dest : std::nullopt, to);
       }
@@ -193,11 +171,11 @@ class Scanner {
     if (out.race) return {};
     AddressSpace where = dest ? *dest : space.value_or(AddressSpace::Global);
     if (!dest) allocate(e.type(), where, ir::signature(e->prim).name);
-    loops_.push_back({kind, dim, e->args[1].type().length()});
+    loops_.push_back({kind, dim, {}, e->args[1].type().length()});
     apply(e->args[0], {false}, where, space);
     loops_.pop_back();
     if (out.race || dest || kind == LoopKind::Seq) return {dest.has_value(), false};
-    bool work_group_barrier = kind == LoopKind::Lcl && !has(loops_, LoopKind::Lcl);
+    bool work_group_barrier = kind == LoopKind::Lcl && !inside(loops_, LoopKind::Lcl);
     if (!same_item_.count(e.get()) && !work_group_barrier)
       out.race = CrossItemRead{e, fmt::format("the values that {}({}) computes are read by other work-items of the same "
                                               "kernel, with no synchronisation between them (a data race)",
@@ -220,7 +198,7 @@ class Scanner {
     const ir::Expr& f = e->args[1];
     if (f.kind() == ir::ExprKind::Lambda && !contains_loops(ir::lambda_body(f)))
       out.unrollable.push_back(e->args[2].type().length());
-    loops_.push_back({LoopKind::Seq, 0, e->args[2].type().length()});
+    loops_.push_back({LoopKind::Seq, 0, {}, e->args[2].type().length()});
     apply(f, {false, false}, acc_space, space);
     loops_.pop_back();
     return {dest.has_value(), false};
@@ -233,12 +211,11 @@ class Scanner {
     if (space == AddressSpace::Private) return;
     arith::Expr regions = 1;
     for (const auto& l : loops_)
-      if ((space == AddressSpace::Global && l.kind != LoopKind::Seq) || (space == AddressSpace::Local && l.kind == LoopKind::Lcl))
-        regions = regions * l.extent;
+      if (region_per_iteration(l, space)) regions = regions * l.extent;
     out.buffers.push_back({std::string(what), space, bytes_of(t) * regions});
   }
 
-  std::vector<ScanLoop> loops_;
+  std::vector<Loop> loops_;  // their index variables are not needed here
   std::map<std::string, bool> values_;  // variables bound to values (vs. memory)
   std::set<const ir::ExprNode*> same_item_;
 };
@@ -262,11 +239,16 @@ bool passes_dest(const ir::Expr& e) {
 bool writes_through(const ir::Expr& body, const std::string& param) {
   if (body.kind() == ir::ExprKind::Var) return body->name == param;
   if (body.kind() != ir::ExprKind::Call) return false;
-  ir::Prim p = body->prim;
-  if (p != ir::Prim::Split && p != ir::Prim::Join && p != ir::Prim::Transpose && p != ir::Prim::AsVector &&
-      p != ir::Prim::AsScalar && p != ir::Prim::Map)
-    return false;
-  return passes_dest(body) && writes_through(body->args.back(), param);
+  return chains_writes(body->prim) && passes_dest(body) && writes_through(body->args.back(), param);
+}
+
+bool chains_writes(ir::Prim p) {
+  switch (p) {
+    case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Transpose: case ir::Prim::AsVector:
+    case ir::Prim::AsScalar: case ir::Prim::Map:
+      return true;
+    default: return false;
+  }
 }
 
 ir::Expr same_item_producer(const ir::Expr& map) {

@@ -175,12 +175,9 @@ int probe_names(const ir::Expr& map);
 
 int chain_probe_names(const ir::Expr& body) {
   if (body.kind() != ir::ExprKind::Call) return 0;
-  ir::Prim p = body->prim;
-  if (p != ir::Prim::Split && p != ir::Prim::Join && p != ir::Prim::Transpose && p != ir::Prim::AsVector &&
-      p != ir::Prim::AsScalar && p != ir::Prim::Map)
-    return 0;
+  if (!chains_writes(body->prim)) return 0;
   int names = 0;
-  if (p == ir::Prim::Map) {
+  if (body->prim == ir::Prim::Map) {
     names = probe_names(body);
     if (!passes_dest(body)) return names;
   }

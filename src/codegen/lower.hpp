@@ -29,6 +29,16 @@ struct Loop {
   arith::Expr extent;
 };
 
+/// The loop a map primitive makes (mapSeq and plain map: sequential).
+LoopKind loop_kind(ir::Prim p);
+/// The address space a toGlobal/toLocal/toPrivate writes to.
+AddressSpace space_of(ir::Prim to);
+/// Whether memory in `space` allocated inside loop `l` has one region per iteration of it
+/// (the work-items of every parallel loop for global memory, of mapLcl loops for local).
+bool region_per_iteration(const Loop& l, AddressSpace space);
+/// Whether one of `loops` has kind `k` (and dimension `dim` when given).
+bool inside(const std::vector<Loop>& loops, LoopKind k, int dim = -1);
+
 /// What a compiled expression sees: variables, enclosing loops, the toX address space.
 struct Scope {
   std::map<std::string, View> env;
@@ -70,6 +80,9 @@ KernelScan scan_kernel(const ir::Expr& body, bool parallel);
 bool passes_dest(const ir::Expr& e);
 /// Whether a value written where `body` (a function body over `param`) goes lands in `param`.
 bool writes_through(const ir::Expr& body, const std::string& param);
+/// The primitives such a function body may chain: split, join, transpose, asVector,
+/// asScalar and maps of them.
+bool chains_writes(ir::Prim p);
 /// The producer of the parallel map `map`'s data whose element i is written by the work-item
 /// that reads it (the same kind and dimension over exactly its result); undefined if none.
 ir::Expr same_item_producer(const ir::Expr& map);

@@ -23,12 +23,6 @@ const char* loop_name(LoopKind k) {
   return "i";
 }
 
-bool has(const std::vector<Loop>& loops, LoopKind k, int dim = -1) {
-  for (const auto& l : loops)
-    if (l.kind == k && (dim < 0 || l.dim == dim)) return true;
-  return false;
-}
-
 // The type `t` with its innermost tuple replaced by component `c`.
 ir::Type component_type(const ir::Type& t, std::size_t c) {
   if (t.is_array()) return ir::Type::array(component_type(t.elem(), c), t.length());
@@ -36,6 +30,29 @@ ir::Type component_type(const ir::Type& t, std::size_t c) {
 }
 
 }  // namespace
+
+LoopKind loop_kind(ir::Prim p) {
+  return p == ir::Prim::MapWrg   ? LoopKind::Wrg
+         : p == ir::Prim::MapLcl ? LoopKind::Lcl
+         : p == ir::Prim::MapGlb ? LoopKind::Glb
+                                 : LoopKind::Seq;
+}
+
+AddressSpace space_of(ir::Prim to) {
+  return to == ir::Prim::ToGlobal ? AddressSpace::Global
+         : to == ir::Prim::ToLocal ? AddressSpace::Local
+                                   : AddressSpace::Private;
+}
+
+bool region_per_iteration(const Loop& l, AddressSpace space) {
+  return (space == AddressSpace::Global && l.kind != LoopKind::Seq) || (space == AddressSpace::Local && l.kind == LoopKind::Lcl);
+}
+
+bool inside(const std::vector<Loop>& loops, LoopKind k, int dim) {
+  for (const auto& l : loops)
+    if (l.kind == k && (dim < 0 || l.dim == dim)) return true;
+  return false;
+}
 
 ir::Expr computing_part(const ir::Expr& e) {
   if (e.kind() != ir::ExprKind::Call || !ir::is_layout(e->prim)) return e;
@@ -140,10 +157,7 @@ View KernelBuilder::joined_element(const View& src, const arith::Expr& i) {
 Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
   ir::Prim p = e->prim;
   int dim = ir::map_dimension(e);
-  LoopKind kind = p == ir::Prim::MapWrg ? LoopKind::Wrg
-                  : p == ir::Prim::MapLcl ? LoopKind::Lcl
-                  : p == ir::Prim::MapGlb ? LoopKind::Glb
-                                          : LoopKind::Seq;
+  LoopKind kind = loop_kind(p);
   if (kind != LoopKind::Seq) {
     // A producer of the same kind and dimension over the same range writes element i on the
     // work-item that reads it here.
@@ -154,7 +168,7 @@ Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::
   bool allocated = !dest.has_value();
   View out = dest ? *dest : allocate(e.type(), s.space.value_or(AddressSpace::Global), s, "tmp");
   const ir::Expr& f = e->args[0];
-  bool group_level = kind == LoopKind::Lcl && !has(s.loops, LoopKind::Lcl);
+  bool group_level = kind == LoopKind::Lcl && !inside(s.loops, LoopKind::Lcl);
   bool in_sequential = std::any_of(s.loops.begin(), s.loops.end(), [](const Loop& l) { return l.kind == LoopKind::Seq; });
   auto memory = underlying_memory(out);
   if (group_level && (!memory || memory->space != AddressSpace::Private)) {
@@ -172,7 +186,7 @@ Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::
     // safe where a barrier can separate them: a work-group's own mapLcl (below), or a
     // mapWrg read by the same work-group.
     bool same_item = same_item_producers_.count(e.get()) > 0;
-    bool work_group_barrier = kind == LoopKind::Lcl && !has(s.loops, LoopKind::Lcl);
+    bool work_group_barrier = kind == LoopKind::Lcl && !inside(s.loops, LoopKind::Lcl);
     LIFTC_ASSERT(same_item || work_group_barrier,
                  "the kernel plan separates every parallel map whose values other work-items read (scan_kernel)");
     if (same_item && kind == LoopKind::Wrg) {
@@ -224,9 +238,7 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
 }
 
 Result KernelBuilder::compile_to(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
-  AddressSpace space = e->prim == ir::Prim::ToGlobal ? AddressSpace::Global
-                       : e->prim == ir::Prim::ToLocal ? AddressSpace::Local
-                                                      : AddressSpace::Private;
+  AddressSpace space = space_of(e->prim);
   View x = compile(e->args[1], s, std::nullopt).view;
   Scope inner = s;
   inner.space = space;
@@ -261,8 +273,7 @@ View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope&
   // One region per enclosing parallel loop whose work-items share this memory.
   std::vector<Loop> regions;
   for (const auto& l : s.loops)
-    if ((space == AddressSpace::Global && l.kind != LoopKind::Seq) || (space == AddressSpace::Local && l.kind == LoopKind::Lcl))
-      regions.push_back(l);
+    if (region_per_iteration(l, space)) regions.push_back(l);
   ir::Type full = t;
   for (auto it = regions.rbegin(); it != regions.rend(); ++it) full = ir::Type::array(full, it->extent);
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/codegen/view.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "lower.hpp"
@@ -169,13 +170,12 @@ std::string launch_text(const Threads& t, bool copy) {
 arith::Expr bytes_of(const ir::Type& t) {
   if (!t.defined()) return 0;
   if (t.is_array()) return t.length() * bytes_of(t.elem());
-  if (t.is_vector()) return arith::Expr(4) * t.width();
   if (t.is_tuple()) {
     arith::Expr sum = 0;
     for (const auto& c : t.elems()) sum = sum + bytes_of(c);
     return sum;
   }
-  return 4;
+  return scalar_count(t) * 4;  // a scalar or a vector
 }
 
 KernelPlan plan_kernels(const ir::Program& checked) {
