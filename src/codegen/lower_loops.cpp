@@ -52,7 +52,20 @@ void check_nesting(const ir::Expr& e, int dim, const std::vector<Loop>& loops) {
     case ir::Prim::MapGlb:
       if (has(loops, LoopKind::Glb, dim)) throw Error(what + " is inside another mapGlb of the same dimension", e.loc());
       return;
-    default: return;
+    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join:
+    case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose: case ir::Prim::Reorder:
+    case ir::Prim::Id: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
+    case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::AsVector: case ir::Prim::AsScalar:
+    case ir::Prim::Vectorize: case ir::Prim::Dot: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul:
+    case ir::Prim::Div: case ir::Prim::Mod: case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le:
+    case ir::Prim::Gt: case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And:
+    case ir::Prim::Or: case ir::Prim::Not: case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max:
+    case ir::Prim::Exp: case ir::Prim::Sqrt: case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log:
+    case ir::Prim::Log2: case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos:
+    case ir::Prim::Tan: case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh:
+    case ir::Prim::Cosh: case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round:
+    case ir::Prim::Trunc: case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+      return;
   }
 }
 

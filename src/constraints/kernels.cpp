@@ -48,7 +48,17 @@ bool writes_through(Prim p) {
     case Prim::Reorder: case Prim::Id:
     case Prim::Map:  // a map left in a low-level program only rearranges data: a view
       return true;
-    default: return false;
+    case Prim::Reduce: case Prim::Zip: case Prim::Slide: case Prim::Pad: case Prim::MapWrg: case Prim::MapLcl:
+    case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal: case Prim::ToLocal:
+    case Prim::ToPrivate: case Prim::Vectorize: case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul:
+    case Prim::Div: case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge:
+    case Prim::Eq: case Prim::Ne: case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select:
+    case Prim::Min: case Prim::Max: case Prim::Exp: case Prim::Sqrt: case Prim::Abs: case Prim::Exp2:
+    case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos:
+    case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh:
+    case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc: case Prim::ToFloat:
+    case Prim::SizeValue:
+      return false;
   }
 }
 
