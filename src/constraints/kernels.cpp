@@ -60,6 +60,8 @@ bool writes_through(Prim p) {
     case Prim::SizeValue:
       return false;
   }
+  LIFTC_ASSERT(false, "the switch above lists every primitive");
+  return false;
 }
 
 struct Walker {
