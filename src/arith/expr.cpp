@@ -26,22 +26,6 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
   return r;
 }
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  LIFTC_ASSERT(b != 0, "floor_div callers reject a zero divisor");
-  if (b == -1) return checked_mul(a, -1);  // INT64_MIN / -1 overflows
-  std::int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;  // C truncates toward zero; round down
-  return q;
-}
-
-std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
-  LIFTC_ASSERT(b != 0, "floor_mod callers reject a zero divisor");
-  if (b == -1) return 0;
-  std::int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-
 int compare(const Expr& a, const Expr& b) {
   if (a.node() == b.node()) return 0;
   if (a.kind() != b.kind()) return static_cast<int>(a.kind()) < static_cast<int>(b.kind()) ? -1 : 1;
@@ -76,6 +60,22 @@ Expr make_node(Kind kind, std::vector<Expr> operands) {
 }
 
 }  // namespace detail
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  LIFTC_ASSERT(b != 0, "floor_div callers reject a zero divisor");
+  if (b == -1) return detail::checked_mul(a, -1);  // INT64_MIN / -1 overflows
+  std::int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;  // C truncates toward zero; round down
+  return q;
+}
+
+std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+  LIFTC_ASSERT(b != 0, "floor_mod callers reject a zero divisor");
+  if (b == -1) return 0;
+  std::int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
 
 Expr::Expr() : Expr(std::int64_t{0}) {}
 

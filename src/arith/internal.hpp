@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "liftc/arith/division.hpp"
 #include "liftc/arith/expr.hpp"
 
 namespace liftc::arith::detail {
@@ -25,9 +26,6 @@ namespace liftc::arith::detail {
 
 std::int64_t checked_add(std::int64_t a, std::int64_t b);
 std::int64_t checked_mul(std::int64_t a, std::int64_t b);
-/// Floor division / modulo (the result of % has the sign of the divisor); b != 0.
-std::int64_t floor_div(std::int64_t a, std::int64_t b);
-std::int64_t floor_mod(std::int64_t a, std::int64_t b);
 
 // ---- structural order -------------------------------------------------------------------
 

@@ -90,9 +90,9 @@ std::optional<Split> split_multiples(const Expr& a, const Expr& b, bool reduce_c
       if (auto q = detail::divide_term(t, tb[0])) {
         quotient.push_back(std::move(*q));
       } else if (constant && reduce_coefficients) {
-        Term q{detail::floor_div(t.coef, tb[0].coef), t.atoms};
+        Term q{floor_div(t.coef, tb[0].coef), t.atoms};
         if (q.coef != 0) quotient.push_back(std::move(q));
-        rem.push_back(Term{detail::floor_mod(t.coef, tb[0].coef), t.atoms});
+        rem.push_back(Term{floor_mod(t.coef, tb[0].coef), t.atoms});
       } else {
         rem.push_back(t);
       }
@@ -181,7 +181,7 @@ Expr modulo(const Expr& a, const Expr& b) {
 
 Expr operator/(const Expr& a, const Expr& b) {
   if (b.constant() == 0) zero_divisor(a, "/");
-  if (auto x = a.constant(), y = b.constant(); x && y) return Expr(detail::floor_div(*x, *y));
+  if (auto x = a.constant(), y = b.constant(); x && y) return Expr(floor_div(*x, *y));
   if (b.constant() == 1) return a;
   if (a.constant() == 0) return a;
   return *detail::remember(detail::Memoized::Div, a, b, [&] { return std::optional<Expr>(divide(a, b)); });
@@ -189,7 +189,7 @@ Expr operator/(const Expr& a, const Expr& b) {
 
 Expr operator%(const Expr& a, const Expr& b) {
   if (b.constant() == 0) zero_divisor(a, "%");
-  if (auto x = a.constant(), y = b.constant(); x && y) return Expr(detail::floor_mod(*x, *y));
+  if (auto x = a.constant(), y = b.constant(); x && y) return Expr(floor_mod(*x, *y));
   if (b.constant() == 1 || b.constant() == -1 || a.constant() == 0 || a == b) return Expr(0);
   return *detail::remember(detail::Memoized::Mod, a, b, [&] { return std::optional<Expr>(modulo(a, b)); });
 }

@@ -63,10 +63,10 @@ std::optional<std::int64_t> eval(const Expr& e, const std::map<std::string, std:
       return r;
     case Kind::Div:
       if (v[1] == 0) return std::nullopt;
-      return detail::floor_div(v[0], v[1]);
+      return floor_div(v[0], v[1]);
     case Kind::Mod:
       if (v[1] == 0) return std::nullopt;
-      return detail::floor_mod(v[0], v[1]);
+      return floor_mod(v[0], v[1]);
     case Kind::Min:
       return std::min(v[0], v[1]);
     case Kind::Max:

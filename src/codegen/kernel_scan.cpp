@@ -33,7 +33,20 @@ void check_nesting(const ir::Expr& e, int dim, const std::vector<Loop>& loops) {
     case ir::Prim::MapGlb:
       if (inside(loops, LoopKind::Glb, dim)) throw Error(what + " is inside another mapGlb of the same dimension", e.loc());
       return;
-    default: return;
+    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join:
+    case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose: case ir::Prim::Reorder:
+    case ir::Prim::Id: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
+    case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::AsVector: case ir::Prim::AsScalar:
+    case ir::Prim::Vectorize: case ir::Prim::Dot: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul:
+    case ir::Prim::Div: case ir::Prim::Mod: case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le:
+    case ir::Prim::Gt: case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And:
+    case ir::Prim::Or: case ir::Prim::Not: case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max:
+    case ir::Prim::Exp: case ir::Prim::Sqrt: case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log:
+    case ir::Prim::Log2: case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos:
+    case ir::Prim::Tan: case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh:
+    case ir::Prim::Cosh: case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round:
+    case ir::Prim::Trunc: case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+      return;
   }
 }
 
@@ -150,10 +163,22 @@ class Scanner {
       }
       case ir::Prim::Reduce:
         throw Error("reduce is not lowered: use reduceSeq (inside a mapped or sequential loop) to generate code", e.loc());
-      default:
+      case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Slide: case ir::Prim::Pad:
+      case ir::Prim::Transpose: case ir::Prim::Reorder: case ir::Prim::AsVector: case ir::Prim::AsScalar:
+      case ir::Prim::Dot: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div:
+      case ir::Prim::Mod: case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt:
+      case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And: case ir::Prim::Or:
+      case ir::Prim::Not: case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max: case ir::Prim::Exp:
+      case ir::Prim::Sqrt: case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2:
+      case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan:
+      case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh:
+      case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round:
+      case ir::Prim::Trunc: case ir::Prim::ToFloat: case ir::Prim::SizeValue:
         for (const auto& a : e->args) compile(a, {}, space);
         return {false, true};
     }
+    LIFTC_ASSERT(false, "the switch above lists every primitive");
+    return {false, true};
   }
 
   // compile_map: the data operand, then memory when no destination is given, then the
@@ -232,8 +257,22 @@ bool passes_dest(const ir::Expr& e) {
       const ir::Expr& f = e->args[0];
       return f.kind() == ir::ExprKind::Lambda && f->params.size() == 1 && writes_through(ir::lambda_body(f), f->params[0]);
     }
-    default: return false;
+    case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Id:
+    case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
+    case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate:
+    case ir::Prim::Vectorize: case ir::Prim::Dot: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul:
+    case ir::Prim::Div: case ir::Prim::Mod: case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le:
+    case ir::Prim::Gt: case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And:
+    case ir::Prim::Or: case ir::Prim::Not: case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max:
+    case ir::Prim::Exp: case ir::Prim::Sqrt: case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log:
+    case ir::Prim::Log2: case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos:
+    case ir::Prim::Tan: case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh:
+    case ir::Prim::Cosh: case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round:
+    case ir::Prim::Trunc: case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+      return false;
   }
+  LIFTC_ASSERT(false, "the switch above lists every primitive");
+  return false;
 }
 
 bool writes_through(const ir::Expr& body, const std::string& param) {
@@ -247,8 +286,23 @@ bool chains_writes(ir::Prim p) {
     case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Transpose: case ir::Prim::AsVector:
     case ir::Prim::AsScalar: case ir::Prim::Map:
       return true;
-    default: return false;
+    case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad:
+    case ir::Prim::Reorder: case ir::Prim::Id: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
+    case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
+    case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
+    case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div: case ir::Prim::Mod:
+    case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt: case ir::Prim::Ge:
+    case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And: case ir::Prim::Or: case ir::Prim::Not:
+    case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max: case ir::Prim::Exp: case ir::Prim::Sqrt:
+    case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2: case ir::Prim::Log10:
+    case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan: case ir::Prim::Asin:
+    case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh: case ir::Prim::Tanh:
+    case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round: case ir::Prim::Trunc:
+    case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+      return false;
   }
+  LIFTC_ASSERT(false, "the switch above lists every primitive");
+  return false;
 }
 
 ir::Expr same_item_producer(const ir::Expr& map) {

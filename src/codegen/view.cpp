@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/ir/index_map.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::codegen {
@@ -161,12 +162,9 @@ View single(View v) {
   return make(ViewKind::Single, t, {std::move(v)});
 }
 
-arith::Expr stridden_index(const arith::Expr& i, const arith::Expr& n, const arith::Expr& stride) {
-  arith::Expr per = n / stride;
-  return i / per + stride * (i % per);
-}
-
 namespace {
+
+namespace index_map = ir::index_map;
 
 // What a walk down a view has pending: array indices (back = the outermost dimension of
 // the view being visited), tuple components, and vector reinterpretation.
@@ -178,6 +176,21 @@ struct State {
   // asVector: the lane variable (0..width-1) in the indices, so that the memory offset
   // tells whether the lanes are contiguous; it is set to 0 where the load is emitted.
   std::optional<arith::Expr> vector_lane;
+
+  // The index stack of ir/index_map.hpp.
+  arith::Expr pop() {
+    LIFTC_ASSERT(!indices.empty(), "an array view is indexed before it is read");
+    arith::Expr i = indices.back();
+    indices.pop_back();
+    return i;
+  }
+  void push(arith::Expr i) { indices.push_back(std::move(i)); }
+  int pop_component() {
+    LIFTC_ASSERT(!components.empty(), "a tuple is read one component at a time");
+    int c = components.back();
+    components.pop_back();
+    return c;
+  }
 };
 
 // e for lane 0 of the vector being read.
@@ -195,13 +208,6 @@ struct Place {
   c::Expr expr;                          // set for an expression
   bool scattered = false;                // a vector read whose lanes are not consecutive in memory
 };
-
-arith::Expr pop(State& s) {
-  LIFTC_ASSERT(!s.indices.empty(), "an array view is indexed before it is read");
-  arith::Expr i = s.indices.back();
-  s.indices.pop_back();
-  return i;
-}
 
 c::Expr to_expr(const Place& p) {
   if (p.expr) return p.expr;
@@ -221,7 +227,7 @@ Place resolve_mem(const Memory& m, State& s) {
   ir::Type t = m.type;
   arith::Expr offset = 0;
   while (t.is_array()) {
-    offset = offset + pop(s) * scalar_count(t.elem());
+    offset = offset + s.pop() * scalar_count(t.elem());
     t = t.elem();
   }
   LIFTC_ASSERT(s.indices.empty() && s.components.empty(), "a walk ends at memory with every index used");
@@ -272,34 +278,25 @@ Place resolve(const View& v, State s, bool for_write) {
       return p;
     }
     case ViewKind::Access:
-      s.indices.push_back(n.sizes[0]);
+      s.push(n.sizes[0]);
       return resolve(n.children[0], std::move(s), for_write);
-    case ViewKind::Split: {
-      arith::Expr i = pop(s), j = pop(s);
-      s.indices.push_back(i * n.sizes[0] + j);
+    case ViewKind::Split:
+      index_map::chunk(s, n.sizes[0]);
       return resolve(n.children[0], std::move(s), for_write);
-    }
-    case ViewKind::Join: {
-      arith::Expr m = n.children[0].type().elem().length();
-      arith::Expr i = pop(s);
-      s.indices.push_back(i % m);
-      s.indices.push_back(i / m);
+    case ViewKind::Join:
+      index_map::join(s, n.children[0].type().elem().length());
       return resolve(n.children[0], std::move(s), for_write);
-    }
-    case ViewKind::Slide: {
+    case ViewKind::Slide:
       if (for_write) throw Error("cannot write through slide: its windows overlap");
-      arith::Expr i = pop(s), j = pop(s);
-      s.indices.push_back(i * n.sizes[1] + j);
+      index_map::chunk(s, n.sizes[1]);
       return resolve(n.children[0], std::move(s), for_write);
-    }
     case ViewKind::Pad: {
       if (for_write) throw Error("cannot write through pad");
-      arith::Expr k = pop(s) - n.sizes[0];
+      arith::Expr k = index_map::pad(s, n.sizes[0]);
       arith::Expr len = n.children[0].type().length();
       // The lanes of a vector read take one bounds check when they fall into one element of
       // the padded dimension (float4 reads of C-channel pixels, 4 | C); else they are gathered.
       arith::Expr k0 = at_lane0(k, s);
-      s.indices.push_back(k);
       Place inner = resolve(n.children[0], s, false);
       if (k0 != k) inner.scattered = true;
       k = k0;
@@ -323,39 +320,35 @@ Place resolve(const View& v, State s, bool for_write) {
       p.scattered = inner.scattered;
       return p;
     }
-    case ViewKind::Transpose: {
-      arith::Expr i = pop(s), j = pop(s);
-      s.indices.push_back(i);
-      s.indices.push_back(j);
+    case ViewKind::Transpose:
+      index_map::transpose(s);
       return resolve(n.children[0], std::move(s), for_write);
-    }
-    case ViewKind::Reorder: {
+    case ViewKind::Reorder:
       // A permutation: writing element i writes the same place reading it reads.
-      arith::Expr i = pop(s);
-      s.indices.push_back(stridden_index(i, n.type.length(), n.sizes[0]));
+      index_map::reorder(s, n.type.length(), n.sizes[0]);
       return resolve(n.children[0], std::move(s), for_write);
+    case ViewKind::Zip: {
+      int c = index_map::zip(s);
+      return resolve(n.children[static_cast<std::size_t>(c)], std::move(s), for_write);
     }
-    case ViewKind::Zip:
     case ViewKind::Tuple: {
-      LIFTC_ASSERT(!s.components.empty(), "a tuple is read one component at a time");
-      int c = s.components.back();
-      s.components.pop_back();
+      int c = s.pop_component();
       return resolve(n.children[static_cast<std::size_t>(c)], std::move(s), for_write);
     }
     case ViewKind::Get:
       s.components.push_back(n.component);
       return resolve(n.children[0], std::move(s), for_write);
     case ViewKind::AsVector: {
-      arith::Expr i = pop(s);
+      arith::Expr i = s.pop();
       if (s.lane) {  // asScalar(asVector(x)): one scalar of x
-        s.indices.push_back(i * n.sizes[0] + *s.lane);
+        s.push(index_map::as_vector(i, n.sizes[0], *s.lane));
         s.lane.reset();
         return resolve(n.children[0], std::move(s), for_write);
       }
       const int w = static_cast<int>(*n.sizes[0].constant());
       State vec = s;
       vec.vector_lane = arith::var("lane$", arith::Expr(0), arith::Expr(w - 1));
-      vec.indices.push_back(i * w + *vec.vector_lane);
+      vec.push(index_map::as_vector(i, arith::Expr(w), *vec.vector_lane));
       vec.width = w;
       Place p = resolve(n.children[0], vec, for_write);
       if (!p.scattered) return p;
@@ -365,7 +358,7 @@ Place resolve(const View& v, State s, bool for_write) {
       std::vector<c::Expr> lanes;
       for (int k = 0; k < w; ++k) {
         State one = s;
-        one.indices.push_back(i * w + k);
+        one.push(index_map::as_vector(i, arith::Expr(w), arith::Expr(k)));
         lanes.push_back(to_expr(resolve(n.children[0], std::move(one), false)));
       }
       Place gathered;
@@ -374,18 +367,15 @@ Place resolve(const View& v, State s, bool for_write) {
       return gathered;
     }
     case ViewKind::AsScalar: {
-      arith::Expr w = n.children[0].type().elem().width();
-      arith::Expr i = pop(s);
-      s.indices.push_back(i / w);
-      s.lane = i % w;
+      s.lane = index_map::as_scalar(s, arith::Expr(n.children[0].type().elem().width()));
       return resolve(n.children[0], std::move(s), for_write);
     }
     case ViewKind::Map: {
-      arith::Expr i = pop(s);
+      arith::Expr i = s.pop();
       return resolve(n.fn(access(n.children[0], i)), std::move(s), for_write);
     }
     case ViewKind::Single:
-      pop(s);
+      s.pop();
       return resolve(n.children[0], std::move(s), for_write);
   }
   LIFTC_ASSERT(false, "every view kind is resolved");
@@ -433,9 +423,14 @@ std::shared_ptr<const Memory> underlying_memory(const View& v) {
       }
       return m;
     }
-    case ViewKind::Map: return underlying_memory(v->children[0]);
-    default: return v->children.empty() ? nullptr : underlying_memory(v->children[0]);
+    case ViewKind::Map:
+    case ViewKind::Access: case ViewKind::Split: case ViewKind::Join: case ViewKind::Slide: case ViewKind::Pad:
+    case ViewKind::Transpose: case ViewKind::Reorder: case ViewKind::Get: case ViewKind::AsVector:
+    case ViewKind::AsScalar: case ViewKind::Single:
+      return underlying_memory(v->children[0]);
   }
+  LIFTC_ASSERT(false, "every view kind has an underlying memory or none");
+  return nullptr;
 }
 
 bool is_value(const View& v) {

@@ -1,25 +1,15 @@
 // Exact evaluation of constraints at a point: arith expressions compiled to postfix code
-// over parameter indices, int64 with overflow checks, Euclidean division as in Z3.
+// over parameter indices, int64 with overflow checks, arith's floor division (as z3.cpp
+// gives Z3 and arith folds).
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "internal.hpp"
+#include "liftc/arith/division.hpp"
 
 namespace liftc::constraints::detail {
-
-std::int64_t euclid_div(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b, r = a % b;
-  if (r < 0) q += b > 0 ? -1 : 1;
-  return q;
-}
-
-std::int64_t euclid_mod(std::int64_t a, std::int64_t b) {
-  std::int64_t r = a % b;
-  if (r < 0) r += b > 0 ? b : -b;
-  return r;
-}
 
 namespace {
 
@@ -86,8 +76,8 @@ std::optional<std::int64_t> run(const Compiled& c, const std::int64_t* values) {
         std::int64_t b = s[--top], a = s[--top];
         if ((in.op == Op::Div || in.op == Op::Mod) && b == 0) return std::nullopt;
         if (in.op == Op::Div && a == INT64_MIN && b == -1) return std::nullopt;
-        std::int64_t r = in.op == Op::Div   ? euclid_div(a, b)
-                         : in.op == Op::Mod ? (b == -1 ? 0 : euclid_mod(a, b))
+        std::int64_t r = in.op == Op::Div   ? arith::floor_div(a, b)
+                         : in.op == Op::Mod ? arith::floor_mod(a, b)
                          : in.op == Op::Min ? std::min(a, b)
                                             : std::max(a, b);
         s[top++] = r;
@@ -113,7 +103,7 @@ bool check(const CompiledConstraint& c, const std::int64_t* values) {
   auto b = run(c.rhs, values);
   if (!b) return false;
   if (c.kind == Constraint::Kind::LessEqual) return *a <= *b;
-  return *a >= 1 && euclid_mod(*b, *a) == 0;
+  return *a >= 1 && arith::floor_mod(*b, *a) == 0;
 }
 
 }  // namespace liftc::constraints::detail

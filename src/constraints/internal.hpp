@@ -25,8 +25,8 @@ struct Compiled {
 /// Compiles `e`; every variable must be a parameter of `space`.
 Compiled compile(const arith::Expr& e, const Space& space);
 
-/// Evaluates with Euclidean division and modulo (as Z3 does); nullopt on overflow or a
-/// division by zero.
+/// Evaluates with floor division and modulo (arith::floor_div, as arith folds and as z3.cpp
+/// encodes them); nullopt on overflow or a division by zero.
 std::optional<std::int64_t> run(const Compiled& c, const std::int64_t* values);
 
 /// A constraint ready to check at a point.
@@ -57,9 +57,6 @@ std::optional<Interval> interval_of(const Compiled& code, const std::vector<std:
 /// arithmetic; false when it cannot tell), so the counting tables need not track it.
 bool implied_by_domains(const CompiledConstraint& c, const std::vector<std::vector<std::int64_t>>& domains);
 
-/// Floor-free Euclidean division and modulo (0 <= r < |b|), as Z3's div and mod.
-std::int64_t euclid_div(std::int64_t a, std::int64_t b);
-std::int64_t euclid_mod(std::int64_t a, std::int64_t b);
 
 /// Orders the parameters with Boost.Graph: edges from each constraint (a divisor after the
 /// value it divides, a bounded side after its bound), no edge that would close a cycle;

@@ -1,5 +1,5 @@
 // Z3 for the space: every constraint as an integer formula (exact, unbounded integers;
-// Euclidean div/mod; a division by zero makes its constraint false), feasibility with an
+// arith's floor div/mod; a division by zero makes its constraint false), feasibility with an
 // unsat core naming the constraints that conflict, checks of points and partial points,
 // and model enumeration for counting small spaces.
 
@@ -27,6 +27,13 @@ struct Encoder {
     for (const auto& p : s.params) vars.push_back(ctx.int_const(p.name.c_str()));
   }
 
+  // arith's floor division (src/arith/README.md) in Z3, whose div is Euclidean: the two
+  // agree for a positive divisor, and a divisor of unknown sign takes the other branch
+  // (floor(a/b) = floor(-a/-b)).
+  static z3::expr floor_div(const z3::expr& a, const z3::expr& b, bool positive) {
+    return positive ? a / b : z3::ite(b > 0, a / b, (-a) / (-b));
+  }
+
   // `guards` collects `divisor != 0` for every division.
   z3::expr term(const arith::Expr& e, std::vector<z3::expr>& guards) {
     switch (e.kind()) {
@@ -47,8 +54,14 @@ struct Encoder {
         for (std::size_t i = 1; i < ops.size(); ++i) s = s * ops[i];
         return s;
       }
-      case arith::Kind::Div: guards.push_back(ops[1] != 0); return ops[0] / ops[1];
-      case arith::Kind::Mod: guards.push_back(ops[1] != 0); return z3::mod(ops[0], ops[1]);
+      case arith::Kind::Div:
+        guards.push_back(ops[1] != 0);
+        return floor_div(ops[0], ops[1], arith::provably_positive(e.operands()[1]));
+      case arith::Kind::Mod: {
+        guards.push_back(ops[1] != 0);
+        bool positive = arith::provably_positive(e.operands()[1]);
+        return positive ? z3::mod(ops[0], ops[1]) : ops[0] - ops[1] * floor_div(ops[0], ops[1], false);
+      }
       case arith::Kind::Min: return z3::ite(ops[0] <= ops[1], ops[0], ops[1]);
       case arith::Kind::Max: return z3::ite(ops[0] >= ops[1], ops[0], ops[1]);
       default: break;

@@ -29,7 +29,7 @@ runtime::NDRange range(const std::array<arith::Expr, 3>& r, int dims, const Modu
 
 }  // namespace
 
-runtime::LaunchPlan launch_plan(const Module& m, const interp::Tensors& inputs) {
+runtime::LaunchPlan launch_plan(const Module& m, const io::Tensors& inputs) {
   codegen::check_index_range(m);
   runtime::LaunchPlan plan;
   plan.build_options = m.build_options;
@@ -75,7 +75,7 @@ runtime::LaunchPlan launch_plan(const Module& m, const interp::Tensors& inputs) 
   return plan;
 }
 
-Execution execute(const Module& m, const interp::Tensors& inputs, const runtime::Session& session,
+Execution execute(const Module& m, const io::Tensors& inputs, const runtime::Session& session,
                   const runtime::RunOptions& options) {
   codegen::check_limits(m, codegen::limits_of(session.device()));
   runtime::LaunchPlan plan = launch_plan(m, inputs);

@@ -41,7 +41,16 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
       case Prim::Ge: return of_bool(x >= y);
       case Prim::Eq: return of_bool(x == y);
       case Prim::Ne: return of_bool(x != y);
-      default: break;
+      case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
+      case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
+      case Prim::Dot: case Prim::Neg: case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select:
+      case Prim::Exp: case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2:
+      case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin:
+      case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor:
+      case Prim::Ceil: case Prim::Round: case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
+        break;
     }
   } else if (k == ScalarKind::Int) {
     std::int32_t x = i32(a), y = i32(b);
@@ -63,7 +72,16 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
       case Prim::Ge: return of_bool(x >= y);
       case Prim::Eq: return of_bool(x == y);
       case Prim::Ne: return of_bool(x != y);
-      default: break;
+      case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
+      case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
+      case Prim::Dot: case Prim::Neg: case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select:
+      case Prim::Exp: case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2:
+      case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin:
+      case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor:
+      case Prim::Ceil: case Prim::Round: case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
+        break;
     }
   } else {
     bool x = a != 0, y = b != 0;
@@ -72,7 +90,18 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
       case Prim::Or: return of_bool(x || y);
       case Prim::Eq: return of_bool(x == y);
       case Prim::Ne: return of_bool(x != y);
-      default: break;
+      case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
+      case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
+      case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
+      case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Not:
+      case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp: case Prim::Sqrt: case Prim::Abs:
+      case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin:
+      case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh:
+      case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc:
+      case Prim::ToFloat: case Prim::SizeValue:
+        break;
     }
   }
   LIFTC_ASSERT(false, fmt::format("binary builtin '{}' on {} operands is ruled out by type checking",
@@ -108,7 +137,14 @@ Word unary_lane(Prim p, ScalarKind k, Word a) {
       case Prim::Trunc: return of_f32(std::trunc(x));
       case Prim::Abs: return of_f32(std::fabs(x));
       case Prim::ToFloat: return a;
-      default: break;
+      case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
+      case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
+      case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
+      case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne: case Prim::And:
+      case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::SizeValue:
+        break;
     }
   } else if (k == ScalarKind::Int) {
     std::int32_t x = i32(a);
@@ -116,7 +152,18 @@ Word unary_lane(Prim p, ScalarKind k, Word a) {
       case Prim::Neg: return 0u - a;
       case Prim::Abs: return x < 0 ? 0u - a : a;
       case Prim::ToFloat: return of_f32(static_cast<float>(x));
-      default: break;
+      case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
+      case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
+      case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
+      case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne: case Prim::And:
+      case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp:
+      case Prim::Sqrt: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt:
+      case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan:
+      case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round:
+      case Prim::Trunc: case Prim::SizeValue:
+        break;
     }
   } else if (p == Prim::Not) {
     return of_bool(a == 0);
@@ -173,7 +220,18 @@ Value apply_builtin(Prim p, const Value* args, int n) {
       case Prim::Add: return Value::of_float(x + y);
       case Prim::Mul: return Value::of_float(x * y);
       case Prim::Sub: return Value::of_float(x - y);
-      default: break;
+      case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
+      case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
+      case Prim::Dot: case Prim::Div: case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le:
+      case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne: case Prim::And: case Prim::Or:
+      case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp: case Prim::Sqrt:
+      case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt:
+      case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan:
+      case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round:
+      case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
+        break;
     }
   }
   if (p == Prim::Dot) {

@@ -70,8 +70,22 @@ float Evaluator::eval_float(const Code& c) {
         case Prim::Add: return a + b;
         case Prim::Sub: return a - b;
         case Prim::Mul: return a * b;
-        default: return a / b;
+        case Prim::Div: return a / b;
+        case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
+        case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+        case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
+        case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar:
+        case Prim::Vectorize: case Prim::Dot: case Prim::Mod: case Prim::Neg: case Prim::Lt:
+        case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne: case Prim::And:
+        case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp:
+        case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10:
+        case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos:
+        case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil:
+        case Prim::Round: case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
+          break;
       }
+      LIFTC_ASSERT(false, "float arithmetic is +, -, * or / (compile.cpp)");
+      return 0.f;
     }
     case Op::Var:
       return frame_[static_cast<std::size_t>(c.slot)].as_float();
@@ -292,7 +306,13 @@ Value Evaluator::call(const Code& c) {
     }
     case Prim::Vectorize:
       return vectorize(c, *a[0], eval(*a[1]));
-    default:
+    case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
+    case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne:
+    case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max:
+    case Prim::Exp: case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2:
+    case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin:
+    case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor:
+    case Prim::Ceil: case Prim::Round: case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
       break;
   }
   LIFTC_ASSERT(false, fmt::format("the interpreter evaluates primitive '{}'", ir::signature(c.prim).name));

@@ -7,33 +7,60 @@
 #include <optional>
 
 #include "eval.hpp"
+#include "liftc/ir/index_map.hpp"
 #include "view.hpp"
 
 namespace liftc::interp::detail {
+
+namespace index_map = ir::index_map;
 
 bool Evaluator::strided_code(const Code& c, AffinePath& path, Strided& out) {
   if (c.op == Op::Var) return strided_in(frame_[static_cast<std::size_t>(c.slot)], path, out);
   if (c.op != Op::Call) return false;
   const auto& a = c.args;
   switch (c.prim) {
+    // The views' strided(), on expressions (view.cpp): the same index maps and helpers.
     case ir::Prim::Zip: {
-      int k = zip_steps(path);
-      return k >= 0 && strided_code(*a[static_cast<std::size_t>(k)], path, out);
+      if (path.size() < 2) return false;
+      int k = index_map::zip(path);
+      return strided_code(*a[static_cast<std::size_t>(k)], path, out);
     }
     case ir::Prim::Join: {
       const Code& x = *a[0];
-      AffineStep across{-1, 0};
+      AffineStep across = path.step(-1, 0);
       if (join_within_row(path, x.layout->elem->length, across)) return strided_code(x, path, out);
       Path whole;
       return across.c >= 0 && join_across(contiguous_code(x, whole), x.layout->elem->elem, across, path, out);
     }
-    case ir::Prim::Split: return chunk_steps(path, c.sizes[0]) && strided_code(*a[0], path, out);
-    case ir::Prim::Slide: return chunk_steps(path, c.sizes[1]) && strided_code(*a[0], path, out);
-    case ir::Prim::Pad: return pad_step(path, c.sizes[0], a[1]->layout->length) && strided_code(*a[1], path, out);
-    case ir::Prim::Transpose: return transpose_steps(path) && strided_code(*a[0], path, out);
+    case ir::Prim::Split:
+    case ir::Prim::Slide:
+      if (path.size() < 2) return false;
+      index_map::chunk(path, c.prim == ir::Prim::Split ? c.sizes[0] : c.sizes[1]);
+      return strided_code(*a[0], path, out);
+    case ir::Prim::Pad: return pad_within(path, c.sizes[0], a[1]->layout->length) && strided_code(*a[1], path, out);
+    case ir::Prim::Transpose:
+      if (path.size() < 2) return false;
+      index_map::transpose(path);
+      return strided_code(*a[0], path, out);
     case ir::Prim::Id: return strided_code(*a[0], path, out);
-    default: return false;
+    // Evaluated instead: the rest of the layout primitives (view.cpp has their strided()),
+    // and everything that computes.
+    case ir::Prim::Reorder: case ir::Prim::AsVector: case ir::Prim::AsScalar:
+    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
+    case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
+    case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
+    case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div: case ir::Prim::Mod:
+    case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt: case ir::Prim::Ge:
+    case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And: case ir::Prim::Or: case ir::Prim::Not:
+    case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max: case ir::Prim::Exp: case ir::Prim::Sqrt:
+    case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2: case ir::Prim::Log10:
+    case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan: case ir::Prim::Asin:
+    case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh: case ir::Prim::Tanh:
+    case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round: case ir::Prim::Trunc:
+    case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+      return false;
   }
+  return false;
 }
 
 const Word* Evaluator::contiguous_code(const Code& c, Path& path) {
@@ -41,24 +68,35 @@ const Word* Evaluator::contiguous_code(const Code& c, Path& path) {
   if (c.op != Op::Call) return nullptr;
   const Code& x = *c.args[0];
   switch (c.prim) {
-    case ir::Prim::Join: {  // as JoinView::contiguous
-      if (path.empty()) return contiguous_code(x, path);
-      std::int64_t i = path.pop(), m = x.layout->elem->length;
-      path.push(i % m);
-      path.push(i / m);
+    // The views' contiguous() (view.cpp), on expressions.
+    case ir::Prim::Join:
+      if (path.empty()) return contiguous_code(x, path);  // x's rows back to back are the join
+      index_map::join(path, x.layout->elem->length);
       return contiguous_code(x, path);
-    }
-    case ir::Prim::Split: {  // as ChunkView::contiguous, whole or down to an element
+    case ir::Prim::Split:  // whole or down to an element
       if (path.empty()) return contiguous_code(x, path);
       if (path.size() < 2) return nullptr;
-      std::int64_t i = path.pop();
-      std::int64_t j = path.pop();
-      path.push(i * c.sizes[0] + j);
+      index_map::chunk(path, c.sizes[0]);
       return contiguous_code(x, path);
-    }
     case ir::Prim::Id: return contiguous_code(x, path);
-    default: return nullptr;
+    // Evaluated instead.
+    case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose:
+    case ir::Prim::Reorder: case ir::Prim::AsVector: case ir::Prim::AsScalar:
+    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
+    case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
+    case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
+    case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div: case ir::Prim::Mod:
+    case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt: case ir::Prim::Ge:
+    case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And: case ir::Prim::Or: case ir::Prim::Not:
+    case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max: case ir::Prim::Exp: case ir::Prim::Sqrt:
+    case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2: case ir::Prim::Log10:
+    case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan: case ir::Prim::Asin:
+    case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh: case ir::Prim::Tanh:
+    case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round: case ir::Prim::Trunc:
+    case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+      return nullptr;
   }
+  return nullptr;
 }
 
 bool Evaluator::reduce_strided(const Code& f, float& acc, std::int64_t n, const Value* xs, const Code* xs_code) {
@@ -77,8 +115,8 @@ bool Evaluator::reduce_strided(const Code& f, float& acc, std::int64_t n, const 
   auto resolve = [&](int slot, const Layout* leaf, std::optional<int> component_index) {
     if (!is_float(leaf) || ncols == kMaxColumns) return false;
     AffinePath path(n);
-    if (component_index) path.push({tuple_step(*component_index), 0});
-    path.push({0, 1});  // element i
+    if (component_index) path.push(path.step(tuple_step(*component_index), 0));
+    path.push(path.step(0, 1));  // element i
     Strided s;
     if (!(xs ? strided_in(*xs, path, s) : strided_code(*xs_code, path, s)) || !is_float(s.leaf)) return false;
     cols[static_cast<std::size_t>(ncols++)] = {slot, s.base, s.stride};

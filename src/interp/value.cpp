@@ -32,9 +32,8 @@ Value load_in(const Value& v, Path& path) {
 
 bool strided_in(const Value& v, AffinePath& path, Strided& out) {
   if (!v.is_ref()) return false;
-  for (int i = v.prefix_size() - 1; i >= 0; --i)
-    if (!path.push({v.prefix(i), 0})) return false;
-  return v.view()->strided(path, out);
+  for (int i = v.prefix_size() - 1; i >= 0; --i) path.push(path.step(v.prefix(i), 0));
+  return path.affine() && v.view()->strided(path, out);
 }
 
 const Word* contiguous_in(const Value& v, Path& path) {

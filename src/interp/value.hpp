@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "layout.hpp"
+#include "liftc/ir/affine_index.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::interp::detail {
@@ -47,6 +48,12 @@ class Path {
     LIFTC_ASSERT(size_ > 0, "a view pops a step that the path has (views only load leaves)");
     return steps_[--size_];
   }
+  /// Pops a tuple projection and returns its component.
+  int pop_component() {
+    std::int64_t step = pop();
+    LIFTC_ASSERT(step < 0, "a tuple projection is the step below a zip's index");
+    return tuple_component(step);
+  }
   /// The i-th step from the back (0 = outermost), without popping.
   std::int64_t from_back(int i) const { return steps_[size_ - 1 - i]; }
 
@@ -55,15 +62,15 @@ class Path {
   int size_ = 0;
 };
 
-/// One step of a path that varies along a loop: `c + a * i` for the loop index i in [0, n).
-/// (No member initializers: AffinePath's array of them stays uninitialized, not zeroed.)
-struct AffineStep {
-  std::int64_t c;
-  std::int64_t a;
-};
+/// One step of a path that varies along a loop: `c + a * t` for the iteration t in [0, n),
+/// an index type of the layout maps (ir/affine_index.hpp, ir/index_map.hpp).
+using AffineStep = ir::AffineIndex<std::int64_t>;
 
 /// A path of affine steps being resolved (outermost at the back, as in Path), with the
-/// loop's trip count n (pad needs it to tell whether every iteration is in range).
+/// loop's trip count n (pad needs it to tell whether every iteration is in range). Once a
+/// step that is not affine is pushed (a join whose index crosses rows, a reorder that
+/// gathers), or a push finds the path full, the path is no longer affine(): strided()
+/// then answers false.
 class AffinePath {
  public:
   static constexpr int kCapacity = 64;
@@ -72,21 +79,36 @@ class AffinePath {
   bool empty() const { return size_ == 0; }
   int size() const { return size_; }
   std::int64_t trip_count() const { return n_; }
-  /// Pushes a step; false (and nothing pushed) when the path is full.
-  bool push(AffineStep s) {
-    if (size_ == kCapacity) return false;
-    steps_[size_++] = s;
-    return true;
+  /// Whether every step pushed so far is c + a*t.
+  bool affine() const { return affine_; }
+  /// The step c + a*t of this path's loop.
+  AffineStep step(std::int64_t c, std::int64_t a) const { return {c, a, n_, true}; }
+  /// Pushes a step (a full path drops it and is no longer affine).
+  void push(const AffineStep& s) {
+    affine_ = affine_ && s.exact && size_ < kCapacity;
+    if (size_ < kCapacity) steps_[size_++] = s;
   }
   AffineStep pop() {
     LIFTC_ASSERT(size_ > 0, "a view pops a step that the path has (views only load leaves)");
     return steps_[--size_];
+  }
+  /// The outermost step, not popped.
+  const AffineStep& top() const {
+    LIFTC_ASSERT(size_ > 0, "a view reads a step that the path has");
+    return steps_[size_ - 1];
+  }
+  /// Pops a tuple projection and returns its component.
+  int pop_component() {
+    AffineStep s = pop();
+    LIFTC_ASSERT(s.a == 0 && s.c < 0, "a tuple projection is a constant step");
+    return tuple_component(s.c);
   }
 
  private:
   std::array<AffineStep, kCapacity> steps_;
   int size_ = 0;
   std::int64_t n_;
+  bool affine_ = true;
 };
 
 /// Where the leaves a loop loads lie in dense storage: iteration i's leaf starts at

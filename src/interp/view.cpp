@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "liftc/ir/index_map.hpp"
+
 namespace liftc::interp::detail {
+
+namespace index_map = ir::index_map;
 
 namespace {
 
@@ -74,25 +78,19 @@ Value SingletonView::load(Path& path) const {
 Value PrefixView::load(Path& path) const { return load_in(base_, path); }
 
 Value JoinView::load(Path& path) const {
-  std::int64_t i = path.pop();
-  path.push(i % m_);
-  path.push(i / m_);
+  index_map::join(path, m_);
   return load_in(x_, path);
 }
 
 Value ChunkView::load(Path& path) const {
-  std::int64_t i = path.pop();
-  std::int64_t j = path.pop();
-  path.push(i * step_ + j);
+  index_map::chunk(path, step_);
   return load_in(x_, path);
 }
 
 Value PadView::load(Path& path) const {
-  std::int64_t j = path.pop() - left_;
-  if (j >= 0 && j < n_) {
-    path.push(j);
-    return load_in(x_, path);
-  }
+  std::int64_t j = index_map::pad(path, left_);
+  if (index_map::pad_reads_operand(j, n_)) return load_in(x_, path);
+  path.pop();
   if (fill_.is_ref()) return load_in(fill_, path);  // a whole element given as the value
   const Layout* leaf = descend(elem_, path);
   if (leaf->kind == ir::TypeKind::Vector && fill_.is_scalar()) {
@@ -104,30 +102,23 @@ Value PadView::load(Path& path) const {
 }
 
 Value TransposeView::load(Path& path) const {
-  std::int64_t i = path.pop();
-  std::int64_t j = path.pop();
-  path.push(i);
-  path.push(j);
+  index_map::transpose(path);
   return load_in(x_, path);
 }
 
-ReorderView::ReorderView(Value x, std::int64_t stride, std::int64_t n) : x_(std::move(x)), s_(stride), block_(0) {
+ReorderView::ReorderView(Value x, std::int64_t stride, std::int64_t n) : x_(std::move(x)), s_(stride), n_(n) {
   LIFTC_ASSERT(stride >= 1 && n % stride == 0, "the reorder stride divides the array length");
-  block_ = n / stride;
 }
 
 Value ReorderView::load(Path& path) const {
-  std::int64_t i = path.pop();
-  path.push(i / block_ + s_ * (i % block_));
+  index_map::reorder(path, n_, s_);
   return load_in(x_, path);
 }
 
 Value ZipView::load(Path& path) const {
-  std::int64_t i = path.pop();
-  std::int64_t step = path.pop();
-  LIFTC_ASSERT(step < 0 && tuple_component(step) < static_cast<int>(xs_.size()), "a zip element is projected");
-  path.push(i);
-  return load_in(xs_[tuple_component(step)], path);
+  int k = index_map::zip(path);
+  LIFTC_ASSERT(k < static_cast<int>(xs_.size()), "a zip element is projected");
+  return load_in(xs_[static_cast<std::size_t>(k)], path);
 }
 
 Value AsVectorView::load(Path& path) const {
@@ -136,18 +127,17 @@ Value AsVectorView::load(Path& path) const {
   Value v = Value::vector(kind_, width_);
   for (int l = 0; l < width_; ++l) {
     Path p;
-    p.push(i * width_ + l);
+    p.push(index_map::as_vector(i, std::int64_t{width_}, std::int64_t{l}));
     v.set_lane(l, load_in(x_, p).lane(0));
   }
   return v;
 }
 
 Value AsScalarView::load(Path& path) const {
-  std::int64_t i = path.pop();
-  path.push(i / width_);
+  std::int64_t lane = index_map::as_scalar(path, std::int64_t{width_});
   Value v = load_in(x_, path);
   LIFTC_ASSERT(v.is_vector() && v.width() == width_, "asScalar reads vectors");
-  return Value::scalar(v.scalar_kind(), v.lane(static_cast<int>(i % width_)));
+  return Value::scalar(v.scalar_kind(), v.lane(static_cast<int>(lane)));
 }
 
 }  // namespace liftc::interp::detail
@@ -159,9 +149,10 @@ namespace liftc::interp::detail {
 namespace {
 
 // Walks an affine path down dense storage laid out by `l` from `base`, starting at word
-// offset c0 + a0 * i.
+// offset c0 + a0 * t.
 bool dense_strided(const Word* base, const Layout* l, AffinePath& path, Strided& out, std::int64_t c0 = 0,
                    std::int64_t a0 = 0) {
+  if (!path.affine()) return false;
   std::int64_t c = c0, a = a0;
   while (!path.empty()) {
     AffineStep s = path.pop();
@@ -208,12 +199,11 @@ const Word* contiguous_whole(const Value& v) {
 
 bool join_within_row(AffinePath& path, std::int64_t m, AffineStep& across) {
   if (path.empty()) return false;
-  AffineStep s = path.pop();
-  // a >= 0 (views only scale and shift i), so the rows of the first and last iterations
-  // bound the rest.
-  std::int64_t first_row = s.c / m, last_row = (s.c + s.a * (path.trip_count() - 1)) / m;
-  if (first_row == last_row) return path.push({s.c - first_row * m, s.a}) && path.push({first_row, 0});
-  across = s;
+  if ((path.top() / m).exact) {
+    index_map::join(path, m);
+    return true;
+  }
+  across = path.pop();
   return false;
 }
 
@@ -221,33 +211,8 @@ bool join_across(const Word* base, const Layout* elem, AffineStep across, Affine
   return base != nullptr && dense_strided(base, elem, path, out, across.c * elem->words, across.a * elem->words);
 }
 
-bool chunk_steps(AffinePath& path, std::int64_t step) {
-  if (path.size() < 2) return false;
-  AffineStep i = path.pop();
-  AffineStep j = path.pop();
-  return path.push({i.c * step + j.c, i.a * step + j.a});
-}
-
-bool pad_step(AffinePath& path, std::int64_t left, std::int64_t n) {
-  if (path.empty()) return false;
-  AffineStep s = path.pop();
-  std::int64_t first = s.c - left, last = first + s.a * (path.trip_count() - 1);
-  return first >= 0 && last < n && path.push({first, s.a});
-}
-
-bool transpose_steps(AffinePath& path) {
-  if (path.size() < 2) return false;
-  AffineStep i = path.pop();
-  AffineStep j = path.pop();
-  return path.push(i) && path.push(j);
-}
-
-int zip_steps(AffinePath& path) {
-  if (path.size() < 2) return -1;
-  AffineStep i = path.pop();
-  AffineStep k = path.pop();
-  LIFTC_ASSERT(k.a == 0 && k.c < 0, "a zip element is projected");
-  return path.push(i) ? tuple_component(k.c) : -1;
+bool pad_within(AffinePath& path, std::int64_t left, std::int64_t n) {
+  return !path.empty() && index_map::pad_reads_operand(index_map::pad(path, left), n);
 }
 
 bool DenseView::strided(AffinePath& path, Strided& out) const { return dense_strided(data(), root_, path, out); }
@@ -255,9 +220,7 @@ const Word* DenseView::contiguous(Path& path) const { return dense_contiguous(da
 
 bool TupleView::strided(AffinePath& path, Strided& out) const {
   if (path.empty()) return false;
-  AffineStep s = path.pop();
-  LIFTC_ASSERT(s.a == 0 && s.c < 0, "tuple projection of a tuple");
-  return strided_in(comps_[tuple_component(s.c)], path, out);
+  return strided_in(comps_[static_cast<std::size_t>(path.pop_component())], path, out);
 }
 const Word* TupleView::contiguous(Path& path) const {
   if (path.empty()) return nullptr;
@@ -280,24 +243,24 @@ bool PrefixView::strided(AffinePath& path, Strided& out) const { return strided_
 const Word* PrefixView::contiguous(Path& path) const { return contiguous_in(base_, path); }
 
 bool JoinView::strided(AffinePath& path, Strided& out) const {
-  AffineStep across{-1, 0};
+  AffineStep across = path.step(-1, 0);
   if (join_within_row(path, m_, across)) return strided_in(x_, path, out);
   return across.c >= 0 && join_across(contiguous_whole(x_), x_.layout()->elem->elem, across, path, out);
 }
 const Word* JoinView::contiguous(Path& path) const {
   if (path.empty()) return contiguous_whole(x_);  // x's rows back to back are the join
-  std::int64_t i = path.pop();
-  path.push(i % m_);
-  path.push(i / m_);
+  index_map::join(path, m_);
   return contiguous_in(x_, path);
 }
 
-bool ChunkView::strided(AffinePath& path, Strided& out) const { return chunk_steps(path, step_) && strided_in(x_, path, out); }
+bool ChunkView::strided(AffinePath& path, Strided& out) const {
+  if (path.size() < 2) return false;
+  index_map::chunk(path, step_);
+  return strided_in(x_, path, out);
+}
 const Word* ChunkView::contiguous(Path& path) const {
   if (path.size() >= 2) {
-    std::int64_t i = path.pop();
-    std::int64_t j = path.pop();
-    path.push(i * step_ + j);
+    index_map::chunk(path, step_);
     return contiguous_in(x_, path);
   }
   const Word* base = contiguous_whole(x_);
@@ -307,49 +270,47 @@ const Word* ChunkView::contiguous(Path& path) const {
 }
 
 bool PadView::strided(AffinePath& path, Strided& out) const {
-  return pad_step(path, left_, n_) && strided_in(x_, path, out);
+  return pad_within(path, left_, n_) && strided_in(x_, path, out);
 }
 const Word* PadView::contiguous(Path& path) const {
   if (path.empty()) return nullptr;
-  std::int64_t j = path.pop() - left_;
-  if (j < 0 || j >= n_) return nullptr;
-  path.push(j);
+  if (!index_map::pad_reads_operand(index_map::pad(path, left_), n_)) return nullptr;
   return contiguous_in(x_, path);
 }
 
-bool TransposeView::strided(AffinePath& path, Strided& out) const { return transpose_steps(path) && strided_in(x_, path, out); }
+bool TransposeView::strided(AffinePath& path, Strided& out) const {
+  if (path.size() < 2) return false;
+  index_map::transpose(path);
+  return strided_in(x_, path, out);
+}
 const Word* TransposeView::contiguous(Path& path) const {
   if (path.size() < 2) return nullptr;
-  std::int64_t i = path.pop();
-  std::int64_t j = path.pop();
-  path.push(i);
-  path.push(j);
+  index_map::transpose(path);
   return contiguous_in(x_, path);
 }
 
+// Affine only while the index stays in one block of n / s (a constant index, say); else a
+// gather, and the path is no longer affine.
 bool ReorderView::strided(AffinePath& path, Strided& out) const {
   if (path.empty()) return false;
-  AffineStep s = path.pop();
-  if (s.a != 0) return false;  // a gather
-  return path.push({s.c / block_ + s_ * (s.c % block_), 0}) && strided_in(x_, path, out);
+  index_map::reorder(path, n_, s_);
+  return strided_in(x_, path, out);
 }
 const Word* ReorderView::contiguous(Path& path) const {
   if (path.empty()) return nullptr;
-  std::int64_t i = path.pop();
-  path.push(i / block_ + s_ * (i % block_));
+  index_map::reorder(path, n_, s_);
   return contiguous_in(x_, path);
 }
 
 bool ZipView::strided(AffinePath& path, Strided& out) const {
-  int k = zip_steps(path);
-  return k >= 0 && strided_in(xs_[static_cast<std::size_t>(k)], path, out);
+  if (path.size() < 2) return false;
+  int k = index_map::zip(path);
+  return strided_in(xs_[static_cast<std::size_t>(k)], path, out);
 }
 const Word* ZipView::contiguous(Path& path) const {
   if (path.size() < 2) return nullptr;
-  std::int64_t i = path.pop();
-  std::int64_t k = path.pop();
-  path.push(i);
-  return contiguous_in(xs_[tuple_component(k)], path);
+  int k = index_map::zip(path);
+  return contiguous_in(xs_[static_cast<std::size_t>(k)], path);
 }
 
 // asVector's vectors are assembled from scalars and asScalar's scalars are lanes: their

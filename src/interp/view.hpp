@@ -1,21 +1,10 @@
 #pragma once
-// The kinds of view. Each rewrites the path it is asked to load and forwards it to its
-// operand (a Value, so an operand may itself be a part of another view). strided() and
-// contiguous() rewrite paths the same way, once per loop instead of once per element,
-// to find where a loop's leaves lie in dense storage (a reduction then reads words
-// instead of walking the views per element). Index formulas:
-//
-//   join(x)            [i]    -> x[i / m][i % m]            m = length of x's rows
-//   split(n, x)        [i][j] -> x[i * n + j]
-//   slide(size, st, x) [i][j] -> x[i * st + j]
-//   pad(l, r, v, x)    [i]    -> x[i - l] if 0 <= i - l < n, else v (v fills whole
-//                                elements; a scalar v is splat into vector leaves)
-//   transpose(x)       [i][j] -> x[j][i]
-//   reorder(striddenIndex(s), x)
-//                      [i]    -> x[i / (n / s) + s * (i % (n / s))]   n = length of x
-//   zip(x1..xk)        [i].c  -> xc[i]
-//   asVector(v, x)     [i]    -> vector (x[i*v], ..., x[i*v + v-1])
-//   asScalar(x)        [i]    -> lane i % v of x[i / v]
+// The kinds of view. Each rewrites the path it is asked to load by its primitive's index
+// map (liftc/ir/index_map.hpp, where the formulas are) and forwards it to its operand (a
+// Value, so an operand may itself be a part of another view). strided() and contiguous()
+// push a loop's affine path or a constant path through the same maps, once per loop
+// instead of once per element, to find where a loop's leaves lie in dense storage (a
+// reduction then reads words instead of walking the views per element).
 
 #include <memory>
 #include <vector>
@@ -24,25 +13,19 @@
 
 namespace liftc::interp::detail {
 
-// The path rewrites of strided(), shared by the views and by the reduction that resolves
-// its operand's expression without building the views (Evaluator::strided_code). Each
-// pops the steps it rewrites and pushes its operand's; false when the result is not
-// affine in the loop index (or the path is too short or full).
+// What strided() does besides the index maps, shared by the views and by the reduction
+// that resolves its operand's expression without building the views
+// (Evaluator::strided_code).
 
-/// join (rows of `m`): true when every iteration stays in one row (the row and column
-/// steps pushed); else false with the popped step in `across` (then affine only when
-/// the rows are back to back: see join_across).
+/// join (rows of `m`): true when every iteration stays in one row (join's map applied);
+/// else false with the popped step in `across` (then strided only when the rows are back
+/// to back: see join_across). `across` is left alone when the path is empty.
 bool join_within_row(AffinePath& path, std::int64_t m, AffineStep& across);
 /// join across rows stored back to back from `base` (rows of elements of layout `elem`).
 bool join_across(const Word* base, const Layout* elem, AffineStep across, AffinePath& path, Strided& out);
-/// split / slide: chunk i, element j -> element i * step + j.
-bool chunk_steps(AffinePath& path, std::int64_t step);
-/// pad(left, ..., x) with x of length n: true when no iteration reads the fill.
-bool pad_step(AffinePath& path, std::int64_t left, std::int64_t n);
-/// transpose: [i][j] -> [j][i].
-bool transpose_steps(AffinePath& path);
-/// zip: [i].k -> [i] of operand k; returns k, or -1 when the path does not project.
-int zip_steps(AffinePath& path);
+/// pad(left, ..., x) with x of length n: true when no iteration reads the fill (pad's map
+/// applied); false when one does or the path is empty.
+bool pad_within(AffinePath& path, std::int64_t left, std::int64_t n);
 
 /// Materialized data: a dense buffer of words laid out by `root`.
 class DenseView final : public View {
@@ -163,7 +146,7 @@ class ReorderView final : public View {
 
  private:
   Value x_;
-  std::int64_t s_, block_;  // block_ = n / s
+  std::int64_t s_, n_;
 };
 
 /// zip(x1, ..., xk).

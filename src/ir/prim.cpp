@@ -106,18 +106,38 @@ bool is_layout(Prim p) {
     case Prim::Split: case Prim::Join: case Prim::Slide: case Prim::Pad: case Prim::Transpose:
     case Prim::Reorder: case Prim::Zip: case Prim::AsVector: case Prim::AsScalar:
       return true;
-    default:
+    case Prim::Map: case Prim::Reduce: case Prim::Id: case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb:
+    case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal: case Prim::ToLocal: case Prim::ToPrivate:
+    case Prim::Vectorize: case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div:
+    case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq:
+    case Prim::Ne: case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min:
+    case Prim::Max: case Prim::Exp: case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log:
+    case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan:
+    case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh:
+    case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc: case Prim::ToFloat:
+    case Prim::SizeValue:
       return false;
   }
+  LIFTC_ASSERT(false, "the switch above lists every primitive");
+  return {};
 }
 
 bool is_float_math(Prim p) {
   switch (p) {
     case Prim::Exp: case Prim::Sqrt: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc:
       return true;
-    default:
+    case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
+    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+    case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
+    case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
+    case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
+    case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne:
+    case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max:
+    case Prim::Abs: case Prim::ToFloat: case Prim::SizeValue:
       return false;
   }
+  LIFTC_ASSERT(false, "the switch above lists every primitive");
+  return {};
 }
 
 bool is_reduce(Prim p) { return p == Prim::Reduce || p == Prim::ReduceSeq; }
@@ -128,9 +148,19 @@ bool is_opencl(Prim p) {
     case Prim::ToGlobal: case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar:
     case Prim::Vectorize: case Prim::Dot:
       return true;
-    default:
+    case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
+    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Add: case Prim::Sub:
+    case Prim::Mul: case Prim::Div: case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le:
+    case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne: case Prim::And: case Prim::Or: case Prim::Not:
+    case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp: case Prim::Sqrt: case Prim::Abs:
+    case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin:
+    case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh:
+    case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc:
+    case Prim::ToFloat: case Prim::SizeValue:
       return false;
   }
+  LIFTC_ASSERT(false, "the switch above lists every primitive");
+  return {};
 }
 
 std::string_view operator_spelling(Prim p) {
@@ -150,8 +180,19 @@ std::string_view operator_spelling(Prim p) {
     case Prim::And: return "&&";
     case Prim::Or: return "||";
     case Prim::Not: return "!";
-    default: return "";
+    case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
+    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+    case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
+    case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
+    case Prim::Dot: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp: case Prim::Sqrt:
+    case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt:
+    case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan:
+    case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round:
+    case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
+      return "";
   }
+  LIFTC_ASSERT(false, "the switch above lists every primitive");
+  return {};
 }
 
 }  // namespace liftc::ir

@@ -24,8 +24,19 @@ int binary_precedence(Prim p) {
     case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: return kRel;
     case Prim::Add: case Prim::Sub: return kAdd;
     case Prim::Mul: case Prim::Div: case Prim::Mod: return kMul;
-    default: return -1;
+    case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
+    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+    case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
+    case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
+    case Prim::Dot: case Prim::Neg: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max:
+    case Prim::Exp: case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2:
+    case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin:
+    case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor:
+    case Prim::Ceil: case Prim::Round: case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
+      return -1;
   }
+  LIFTC_ASSERT(false, "the switch above lists every primitive");
+  return {};
 }
 
 // The shortest text that reads back as exactly `v`, always recognisable as a float.

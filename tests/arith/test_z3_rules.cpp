@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <z3++.h>
 
+#include "../arith_z3.hpp"
 #include "liftc/arith/expr.hpp"
 
 namespace liftc::arith {
@@ -45,34 +46,12 @@ Rule rule(int line, bool fixed_b, std::string expected, F f) {
 #define RULE_FIXED_B(expected, ...) \
   rule(__LINE__, true, expected, [](auto a, auto b, auto c, auto d, auto e) { return __VA_ARGS__; })
 
-// Floor division and modulo in z3 for any non-zero divisor (z3's div is Euclidean).
-z3::expr floor_div(const z3::expr& x, const z3::expr& y) { return z3::ite(y > 0, x / y, (-x) / (-y)); }
-z3::expr floor_mod(const z3::expr& x, const z3::expr& y) { return x - y * floor_div(x, y); }
+using liftc::testing::floor_div;
+using liftc::testing::floor_mod;
+using liftc::testing::to_z3;
 // The same spellings over Expr (which has floor semantics already).
 Expr floor_div(const Expr& x, const Expr& y) { return x / y; }
 [[maybe_unused]] Expr floor_mod(const Expr& x, const Expr& y) { return x % y; }
-
-z3::expr to_z3(const Expr& e, z3::context& ctx) {
-  switch (e.kind()) {
-    case Kind::Cst: return ctx.int_val(e.value());
-    case Kind::Var: return ctx.int_const(e.name().c_str());
-    case Kind::Sum: {
-      z3::expr r = ctx.int_val(0);
-      for (const auto& o : e.operands()) r = r + to_z3(o, ctx);
-      return r;
-    }
-    case Kind::Prod: {
-      z3::expr r = ctx.int_val(1);
-      for (const auto& o : e.operands()) r = r * to_z3(o, ctx);
-      return r;
-    }
-    case Kind::Div: return floor_div(to_z3(e.operands()[0], ctx), to_z3(e.operands()[1], ctx));
-    case Kind::Mod: return floor_mod(to_z3(e.operands()[0], ctx), to_z3(e.operands()[1], ctx));
-    case Kind::Min: return z3::min(to_z3(e.operands()[0], ctx), to_z3(e.operands()[1], ctx));
-    case Kind::Max: return z3::max(to_z3(e.operands()[0], ctx), to_z3(e.operands()[1], ctx));
-  }
-  return ctx.int_val(0);
-}
 
 TEST(Z3, SimplificationRulesAreValid) {
   const std::vector<Rule> rules = {

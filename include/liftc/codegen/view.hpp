@@ -8,7 +8,8 @@
 // them wrap views; indexing a view (access) records an index. Reading a scalar or vector
 // out of a view walks the path down to memory with a stack of pending indices, turning
 // each layout primitive into index arithmetic (arith::Expr, simplified with the ranges of
-// the loop variables); a pad becomes a bounds check that selects the pad value.
+// the loop variables) by its index map, the one the interpreter loads through
+// (liftc/ir/index_map.hpp); a pad becomes a bounds check that selects the pad value.
 // The same views serve as output views: a writer writes through join, split, transpose,
 // asVector, asScalar and map views into the memory underneath.
 
@@ -97,10 +98,6 @@ View as_scalar(View v);
 View map_view(View v, ir::Type elem_type, std::function<View(const View&)> f);
 /// A one-element array holding `v` (a reduction's result).
 View single(View v);
-
-/// The element position reorder(striddenIndex(stride)) reads for output position `i` of
-/// an array of length `n` (the interpreter's formula).
-arith::Expr stridden_index(const arith::Expr& i, const arith::Expr& n, const arith::Expr& stride);
 
 /// Reads a scalar or vector out of `v` (all array dimensions indexed).
 c::Expr read(const View& v);

@@ -13,8 +13,8 @@
 
 namespace liftc::interp {
 
-/// Named dense arrays: a program's inputs or outputs.
-using Tensors = std::map<std::string, io::Tensor>;
+/// A program's inputs or outputs (io::Tensors, named here for the interpreter's callers).
+using Tensors = io::Tensors;
 
 /// What evaluate returns for a definition whose type holds tuples.
 enum class TupleOutputs {

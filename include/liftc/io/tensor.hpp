@@ -3,6 +3,7 @@
 // runtime exchange. Row-major (C order), outermost dimension first.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,10 @@ struct Tensor {
   /// Product of the shape (1 for a scalar, shape {}); a liftc::Error when it overflows 64 bits.
   std::int64_t element_count() const;
 };
+
+/// Named dense arrays: a program's inputs or outputs (what the interpreter computes and
+/// generated code is run on and checked against).
+using Tensors = std::map<std::string, Tensor>;
 
 /// The largest .npy file read_npy reads (4 GiB: a billion float32 values).
 inline constexpr std::uint64_t kMaxNpyBytes = 4ull << 30;
