@@ -4,6 +4,7 @@
 // as the watchdog's verdict.
 
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -82,11 +83,14 @@ TEST_F(RunnerTest, ACandidateOverTheCutOffAfterItsValidatedRunIsNotRunAgain) {
   EXPECT_FALSE(phase("timed_runs"));
 }
 
-TEST_F(RunnerTest, AProbeReportsTheDeviceAndItsLimits) {
+TEST_F(RunnerTest, AProbeReportsTheDeviceAndItsLimitsAndTheMachine) {
   write_probe_bundle(dir_.string(), "");
   WorkerResult w = run_worker(LIFTC_RUNNER_PATH, false, dir_.string(), 60);
   RunnerAnswer a = parse_runner_answer(w.out);
   EXPECT_EQ(a.status, "ok");
+  struct utsname u {};
+  ASSERT_EQ(uname(&u), 0);
+  EXPECT_EQ(a.machine, u.machine);  // where the runner ran, as uname -m names it
   for (const char* key : {"name", "driver", "max_work_group_size", "max_work_item_sizes", "local_mem_bytes",
                           "global_mem_bytes", "max_alloc_bytes", "compute_units"})
     EXPECT_TRUE(a.device.contains(key)) << key;
