@@ -28,9 +28,9 @@ device_dir="${LIFTC_QEMU_DEVICE_DIR:-${TMPDIR:-/tmp}/liftc-qemu-device}"
 sysroot="${LIFTC_ARM64_SYSROOT:-$root/build-aarch64/sysroot}"
 mkdir -p "$device_dir/shared"
 
-# The arm64 packages PoCL and the ICD loader need, with their dependencies: each dependency's
-# first choice (or a virtual one's first provider). clang-15 is left out: PoCL compiles with
-# its in-process clang (libclang-cpp15) and links with the linker given below.
+# The arm64 packages PoCL and the ICD loader need, with their dependencies (every
+# alternative of one, a virtual one's first provider). clang-15 is left out: PoCL compiles
+# with its in-process clang (libclang-cpp15) and links with the linker given below.
 arm64_closure() {
   local -A seen=()
   local todo=("$@") p
