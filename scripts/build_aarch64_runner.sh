@@ -15,7 +15,7 @@
 # Usage: scripts/build_aarch64_runner.sh [--ndk DIR --opencl-lib LIB] [-o BUILD_DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# shellcheck source=lib/debian_packages.sh
+# shellcheck source=scripts/lib/debian_packages.sh
 source "$root/scripts/lib/debian_packages.sh"
 ndk="" lib="" out=""
 while [[ $# -gt 0 ]]; do

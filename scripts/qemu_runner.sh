@@ -22,7 +22,7 @@ set -euo pipefail
 bundle="${1:?usage: qemu_runner.sh BUNDLE_DIR}"
 bundle="${bundle%/}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# shellcheck source=lib/debian_packages.sh
+# shellcheck source=scripts/lib/debian_packages.sh
 source "$root/scripts/lib/debian_packages.sh"
 device_dir="${LIFTC_QEMU_DEVICE_DIR:-${TMPDIR:-/tmp}/liftc-qemu-device}"
 sysroot="${LIFTC_ARM64_SYSROOT:-$root/build-aarch64/sysroot}"
@@ -55,11 +55,12 @@ make_sysroot() {
   local debs="$sysroot.debs" f
   rm -rf "$sysroot" "$debs"
   mkdir -p "$debs"
-  [[ -n "$(apt-cache policy pocl-opencl-icd:arm64 | sed -n 's/^ *Candidate: //p' | grep -v none)" ]] ||
+  apt-cache policy pocl-opencl-icd:arm64 | grep -q '^ *Candidate: [0-9]' ||
     DEBIAN_FRONTEND=noninteractive $(debian_sudo) apt-get update -qq >&2
+  local packages
+  mapfile -t packages < <(arm64_closure pocl-opencl-icd:arm64 ocl-icd-libopencl1:arm64 libclang-common-15-dev:arm64)
   # (as root, apt warns that it cannot drop to its _apt user for this folder: it is ours)
-  (cd "$debs" && apt-get download -qq $(arm64_closure pocl-opencl-icd:arm64 ocl-icd-libopencl1:arm64 \
-    libclang-common-15-dev:arm64) 2> >(grep -v 'unsandboxed as root' >&2) > /dev/null)
+  (cd "$debs" && apt-get download -qq "${packages[@]}" 2> >(grep -v 'unsandboxed as root' >&2) > /dev/null)
   for f in "$debs"/*.deb; do dpkg-deb -x "$f" "$sysroot"; done
   rm -rf "$debs"
   # The ICD names PoCL by its path in the root, not /usr/lib/...: PoCL finds its kernel

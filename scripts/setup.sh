@@ -13,7 +13,7 @@ packages=(
   python3-matplotlib                       # scripts/plot_pareto.py (the demo's plot)
 )
 
-# shellcheck source=lib/debian_packages.sh
+# shellcheck source=scripts/lib/debian_packages.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/debian_packages.sh"
 ensure_debian_packages setup "${packages[@]}"
 echo "setup: all ${#packages[@]} packages present"

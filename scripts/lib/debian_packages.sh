@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the scripts that install what they need (setup.sh, build_aarch64_runner.sh,
 # qemu_runner.sh): Debian packages, installed quietly, only those that are missing.
 
