@@ -375,7 +375,8 @@ TEST(Worker, AWaitForTheLockIsNotCountedOnlyUpToTimeoutTimesTheRunnersAtOnce) {
 // Issue 20: a runner printing without end took liftc's memory; now it is killed after 1 MiB
 // and holds no answer, whatever it printed.
 TEST(Worker, ARunnerFloodingItsStdoutIsKilled) {
-  for (const char* script : {"yes", "yes '{\"protocol\":1,\"status\":\"ok\",\"samples_ms\":[1]}'", "head -c 2000000 /dev/zero; true"}) {
+  for (const char* script : {"yes", "yes '{\"protocol\":1,\"machine\":\"x86_64\",\"status\":\"ok\",\"samples_ms\":[1]}'",
+                             "head -c 2000000 /dev/zero; true"}) {
     WorkerResult w = run_worker(script, true, "/tmp", 60);
     EXPECT_EQ(w.end, WorkerResult::End::Flooded) << script;
     EXPECT_EQ(w.out, "") << script;
