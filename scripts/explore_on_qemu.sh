@@ -7,7 +7,7 @@
 # its own); builds liftc into build/ when it is not there.
 #
 # Usage: scripts/explore_on_qemu.sh [PROGRAM.sr] [liftc explore options...]
-#   default options: --evals 6 --jobs 1 --timeout 600 (given ones come after, and win)
+#   --evals 6 --jobs 1 --timeout 600 unless given
 # Environment: LIFTC (the liftc binary, default build/liftc), OUT (the folder for the
 # store, the logs and the device folder, default build-aarch64/explore-on-qemu). The device
 # folder starts empty, PoCL's kernel cache too, so the times are those of kernels never
@@ -41,9 +41,14 @@ QEMU_LD_PREFIX="${LIFTC_ARM64_SYSROOT:-$root/build-aarch64/sysroot}" \
   qemu-aarch64-static "$root/build-aarch64/liftc-runner" --help 2> /dev/null || true
 echo "qemu-aarch64 start and exit of the runner: $(since "$start") s"
 
+options=("$@")
+for default in --evals=6 --jobs=1 --timeout=600; do
+  flag="${default%=*}"
+  [[ " $* " == *" $flag "* || " $* " == *" $flag="* ]] || options+=("$flag" "${default#*=}")
+done
 start=$(now)
-"$liftc" explore "$program" --runner "$root/scripts/qemu_runner.sh" --db "$db" \
-  --evals 6 --jobs 1 --timeout 600 "$@" 2>&1 | tee "$out/explore.log"
+"$liftc" explore "$program" --runner "$root/scripts/qemu_runner.sh" --db "$db" "${options[@]}" 2>&1 |
+  tee "$out/explore.log"
 echo "explore: $(since "$start") s"
 "$liftc" results "$db" | tee "$out/results.txt"
 
