@@ -13,19 +13,7 @@ packages=(
   python3-matplotlib                       # scripts/plot_pareto.py (the demo's plot)
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all ${#packages[@]} packages present"
-  exit 0
-fi
-
-echo "setup: installing ${missing[*]}"
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# shellcheck source=scripts/lib/debian_packages.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/debian_packages.sh"
+ensure_debian_packages setup "${packages[@]}"
+echo "setup: all ${#packages[@]} packages present"

@@ -3,6 +3,7 @@
 #include "liftc/explore/answer.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -93,6 +94,14 @@ void check_device(const json& d) {
   bool_value(*global, "device.local_mem_global");
 }
 
+// An architecture as uname(2) names it: "aarch64", "x86_64", "armv7l" (at most 64 bytes, a
+// utsname field's size less its NUL).
+bool machine_name(const std::string& s) {
+  return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '-' || c == '.';
+  });
+}
+
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   std::size_t n = v.size();
@@ -106,6 +115,12 @@ RunnerAnswer check_answer(const json& j, const std::string& line) {
   if (!protocol->is_number_unsigned() || protocol->get<std::uint64_t>() != 1)
     throw Error(fmt::format("the runner's answer is not liftc-runner protocol 1 (\"protocol\": {})", shown(*protocol)));
   RunnerAnswer a;
+  const json* machine = find(j, "machine");
+  if (!machine) invalid("machine", "missing (a liftc-runner built before answers named their machine? Rebuild it)");
+  a.machine = string_value(*machine, "machine");
+  if (!machine_name(a.machine))
+    invalid("machine", fmt::format("expected an architecture as uname -m names it (1 to 64 letters, digits, '_', '-', "
+                                   "'.'), got {}", shown(*machine)));
   const json* status = find(j, "status");
   if (!status) invalid("status", "missing");
   a.status = string_value(*status, "status");

@@ -232,6 +232,7 @@ DeviceReport probe_device(const EvaluatorOptions& options) {
   DeviceReport d;
   d.name = a.device.value("name", "");
   d.driver = a.device.value("driver", "");
+  d.machine = a.machine;
   d.limits = a.device;
   return d;
 }
@@ -290,6 +291,7 @@ Evaluation Evaluator::base_row(const ConstraintAlternative& alt, const Candidate
   e.point = format_point(alt, c.point);
   e.device = device_.name;
   e.driver = device_.driver;
+  e.machine = device_.machine;
   e.shapes = problem_.shapes;
   e.time_ms = e.spread_ms = std::numeric_limits<double>::quiet_NaN();
   e.timeout_s = options_.timeout_s;
@@ -416,6 +418,7 @@ void Evaluator::record(Job& job) {
       RunnerAnswer a = parse_runner_answer(w.out);
       e.status = a.status;
       e.reason = a.reason;
+      e.machine = a.machine;
       e.samples_ms = a.samples_ms;
       for (const auto& [phase, ms] : a.phases_ms) {
         auto it = std::find_if(times_.phases_s.begin(), times_.phases_s.end(),
@@ -426,7 +429,12 @@ void Evaluator::record(Job& job) {
       times_.lock_wait_s += a.lock_wait_ms / 1000;
       times_.reused += a.reused_context;
       times_.locked_ms.insert(times_.locked_ms.end(), a.locked_ms.begin(), a.locked_ms.end());
-      if (a.probe) {
+      if (a.machine != device_.machine) {
+        // The row's device and driver are the probe's: they would be another machine's.
+        e.status = status::Runner;
+        e.reason = fmt::format("the runner answered from machine {}, its device probe from {}", a.machine,
+                               device_.machine);
+      } else if (a.probe) {
         // A candidate's bundle has kernels: an answer that ran none is not its result.
         e.status = status::Runner;
         e.reason = "the runner answered the candidate's bundle as a probe (no kernel run, no time)";

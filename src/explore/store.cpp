@@ -33,15 +33,15 @@ CREATE TABLE IF NOT EXISTS evaluations(
   id INTEGER PRIMARY KEY, run INTEGER NOT NULL, key TEXT NOT NULL, program TEXT NOT NULL, file TEXT NOT NULL,
   strategy TEXT NOT NULL, alternative INTEGER NOT NULL, point TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL,
   time_ms REAL, spread_ms REAL, samples_ms TEXT NOT NULL, memory_bytes INTEGER NOT NULL, device TEXT NOT NULL,
-  driver TEXT NOT NULL, shapes TEXT NOT NULL, liftc_version TEXT NOT NULL, created TEXT NOT NULL, timeout_s REAL);
+  driver TEXT NOT NULL, shapes TEXT NOT NULL, liftc_version TEXT NOT NULL, created TEXT NOT NULL, timeout_s REAL,
+  machine TEXT);
 CREATE INDEX IF NOT EXISTS evaluations_key ON evaluations(key);
 CREATE INDEX IF NOT EXISTS evaluations_candidate ON evaluations(program, strategy, alternative, point);
 CREATE TABLE IF NOT EXISTS refs(key TEXT PRIMARY KEY, what TEXT NOT NULL, meta TEXT NOT NULL, data BLOB NOT NULL,
   created TEXT NOT NULL);
 )sql";
 
-// The columns a liftc store has (evaluations.timeout_s, added later, is optional: a store
-// written before it is still read, and gets the column when it is opened for writing).
+// The columns every liftc store has.
 struct TableColumns {
   const char* table;
   std::vector<const char*> columns;
@@ -53,6 +53,18 @@ const TableColumns kTables[] = {
      {"id", "run", "key", "program", "file", "strategy", "alternative", "point", "status", "reason", "time_ms",
       "spread_ms", "samples_ms", "memory_bytes", "device", "driver", "shapes", "liftc_version", "created"}},
     {"refs", {"key", "what", "meta", "data", "created"}},
+};
+
+// The columns of the evaluations table added after the first stores: a store written before
+// one is still read (the column reads as NULL: NaN, or empty text), and gets it when it is
+// opened for writing. In the order they were added; each is read after kEvaluationColumns.
+struct AddedColumn {
+  const char* name;
+  const char* type;
+};
+const AddedColumn kAddedEvaluationColumns[] = {
+    {"timeout_s", "REAL"},  // the watchdog's limit
+    {"machine", "TEXT"},    // the runner machine's architecture
 };
 
 const char* kEvaluationColumns =
@@ -72,7 +84,7 @@ Error damaged(const std::string& path, const std::string& what, const std::strin
 struct Connection {
   sqlite3* db = nullptr;
   std::string path;
-  bool has_timeout = false;  // the evaluations table has the timeout_s column
+  std::set<std::string> added;  // the kAddedEvaluationColumns the evaluations table has
   int lock_fd = -1;          // holds the run locks; closed after SQLite (see Store::try_lock_run)
   mutable int last_failure = SQLITE_OK;  // SQLite's code of the last failure()
 
@@ -106,7 +118,9 @@ struct Connection {
   }
   // The SELECT list of an evaluation row.
   std::string evaluation_columns() const {
-    return fmt::format("{}, {}", kEvaluationColumns, has_timeout ? "timeout_s" : "NULL");
+    std::string out = kEvaluationColumns;
+    for (const auto& c : kAddedEvaluationColumns) out += fmt::format(", {}", added.count(c.name) ? c.name : "NULL");
+    return out;
   }
   void check_schema();
 };
@@ -184,7 +198,9 @@ void Connection::check_schema() {
     if (have.empty()) throw not_a_store(fmt::format("it has no table {}", t.table));
     for (const char* c : t.columns)
       if (!have.count(c)) throw not_a_store(fmt::format("its table {} has no column {}", t.table, c));
-    if (std::string(t.table) == "evaluations") has_timeout = have.count("timeout_s") > 0;
+    if (std::string(t.table) == "evaluations")
+      for (const auto& c : kAddedEvaluationColumns)
+        if (have.count(c.name)) added.insert(c.name);
   }
 }
 
@@ -227,6 +243,7 @@ Evaluation read_evaluation(const Statement& s, const std::string& path) {
   e.version = s.text(17);
   e.created = s.text(18);
   e.timeout_s = real(19, "timeout_s");
+  e.machine = s.text(20);
   return e;
 }
 
@@ -287,10 +304,9 @@ Store::Store(const std::string& path, bool read_only) : impl_(std::make_unique<I
     impl_->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
     impl_->exec(kSchema);
     impl_->check_schema();
-    if (!impl_->has_timeout) {
-      impl_->exec("ALTER TABLE evaluations ADD COLUMN timeout_s REAL");
-      impl_->has_timeout = true;
-    }
+    for (const auto& c : kAddedEvaluationColumns)
+      if (impl_->added.insert(c.name).second)
+        impl_->exec(fmt::format("ALTER TABLE evaluations ADD COLUMN {} {}", c.name, c.type).c_str());
   } catch (const Error&) {
     if (!existed) {
       // What this call created (an empty or half-made file) is no store: leave nothing.
@@ -368,12 +384,13 @@ nlohmann::json Store::run_config(const RunRecord& run) const {
 std::int64_t Store::add(Evaluation e) {
   Statement s(*impl_,
               "INSERT INTO evaluations(run, key, program, file, strategy, alternative, point, status, reason, time_ms, "
-              "spread_ms, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, timeout_s) "
-              "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+              "spread_ms, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, timeout_s, machine) "
+              "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, e.run).bind(2, e.key).bind(3, e.program).bind(4, e.file).bind(5, e.strategy).bind(6, e.alternative);
   s.bind(7, e.point).bind(8, e.status).bind(9, e.reason).bind(10, e.time_ms).bind(11, e.spread_ms);
   s.bind(12, nlohmann::json(e.samples_ms).dump()).bind(13, e.memory_bytes).bind(14, e.device).bind(15, e.driver);
   s.bind(16, e.shapes).bind(17, std::string(kLiftcVersion)).bind(18, utc_now()).bind(19, e.timeout_s);
+  s.bind(20, e.machine);
   s.step();
   return sqlite3_last_insert_rowid(impl_->db);
 }

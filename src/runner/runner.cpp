@@ -20,6 +20,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -58,6 +59,17 @@ std::string json_string(const std::string& s) {
     } else out += static_cast<char>(c);
   }
   return out + "\"";
+}
+
+// The machine's architecture as uname(2) names it ("aarch64", "x86_64"), as a JSON string:
+// every answer names where it ran. Made once, before any bundle, so that the fixed answer
+// of a runner out of memory can print it too.
+const std::string& machine_json() {
+  static const std::string machine = [] {
+    struct utsname u {};
+    return json_string(uname(&u) == 0 && u.machine[0] != '\0' ? u.machine : "unknown");
+  }();
+  return machine;
 }
 
 std::string json_number(double v) {
@@ -595,7 +607,8 @@ Answer run_bundle(const std::string& dir, Session& session, bool serve) {
   std::sort(sorted.begin(), sorted.end());
   std::ostringstream out;
   const double none = std::nan("");  // printed as null: no samples, no median
-  out << "{\"protocol\":1,\"status\":" << json_string(r.status) << ",\"reason\":" << json_string(r.reason);
+  out << "{\"protocol\":1,\"machine\":" << machine_json() << ",\"status\":" << json_string(r.status)
+      << ",\"reason\":" << json_string(r.reason);
   if (probe) out << ",\"probe\":true";
   out << ",\"device\":" << (device.empty() ? "null" : device) << ",\"samples_ms\":" << json_numbers(r.samples)
       << ",\"median_ms\":" << json_number(sorted.empty() ? none : median(r.samples))
@@ -629,9 +642,9 @@ int serve() {
       // run_bundle answers every failure of the bundle itself; this is what is left (no
       // memory even for the answer): a fixed line, a fresh session, and the next bundle.
       session.close();
-      std::printf("{\"protocol\":1,\"status\":\"runner\",\"reason\":\"the runner could not answer this bundle\","
-                  "\"device\":null,\"samples_ms\":[],\"pid\":%d,\"reused_context\":false}\n",
-                  static_cast<int>(getpid()));
+      std::printf("{\"protocol\":1,\"machine\":%s,\"status\":\"runner\",\"reason\":\"the runner could not answer "
+                  "this bundle\",\"device\":null,\"samples_ms\":[],\"pid\":%d,\"reused_context\":false}\n",
+                  machine_json().c_str(), static_cast<int>(getpid()));
     }
     std::fflush(stdout);
   }
@@ -641,6 +654,7 @@ int serve() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  machine_json();
   if (argc == 2 && std::string(argv[1]) == "--serve") return serve();
   if (argc != 2 || std::string(argv[1]) == "--help") {
     std::fprintf(stderr,
@@ -653,9 +667,11 @@ int main(int argc, char** argv) {
   try {
     answer = run_bundle(argv[1], session, false);
   } catch (...) {  // as in serve(): no memory even for the answer
-    answer.line = "{\"protocol\":1,\"status\":\"runner\",\"reason\":\"the runner could not answer this bundle\","
-                  "\"device\":null,\"samples_ms\":[]}\n";
-    answer.code = 1;
+    std::printf("{\"protocol\":1,\"machine\":%s,\"status\":\"runner\",\"reason\":\"the runner could not answer "
+                "this bundle\",\"device\":null,\"samples_ms\":[]}\n",
+                machine_json().c_str());
+    std::fflush(stdout);
+    return 1;
   }
   std::fputs(answer.line.c_str(), stdout);
   std::fflush(stdout);

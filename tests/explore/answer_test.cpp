@@ -21,7 +21,7 @@ const std::string kDevice =
     R"("global_mem_bytes":8000000000,"max_alloc_bytes":2000000000,"preferred_vector_width":4})";
 
 std::string ok_with(const std::string& fields) {
-  return R"({"protocol":1,"status":"ok","reason":"","samples_ms":[1,2,3],"median_ms":2,"min_ms":1,"max_ms":3)" +
+  return R"({"protocol":1,"machine":"x86_64","status":"ok","reason":"","samples_ms":[1,2,3],"median_ms":2,"min_ms":1,"max_ms":3)" +
          (fields.empty() ? "" : "," + fields) + "}\n";
 }
 
@@ -46,7 +46,7 @@ struct BadAnswer {
 };
 
 TEST(RunnerAnswer, AnswersThatBreakTheProtocolAreErrorsNamingTheField) {
-  const std::string p = R"({"protocol":1,)";
+  const std::string p = R"({"protocol":1,"machine":"aarch64",)";
   const BadAnswer cases[] = {
       {"nothing", "nothing here\n", "the runner printed no JSON answer"},
       {"an array", "[1,2]\n", "the runner printed no JSON answer"},
@@ -56,7 +56,23 @@ TEST(RunnerAnswer, AnswersThatBreakTheProtocolAreErrorsNamingTheField) {
       {"protocol 1.0", R"({"protocol":1.0,"status":"ok","samples_ms":[1]})",
        R"(the runner's answer is not liftc-runner protocol 1 ("protocol": 1.0))"},
       {"no protocol", R"({"status":"ok"})", R"(the runner's answer is not liftc-runner protocol 1 (it has no "protocol"))"},
-      {"no status", R"({"protocol":1})", R"(the runner's answer has an invalid "status": missing)"},
+      {"no machine (a runner built before it named its machine)", R"({"protocol":1,"status":"ok","samples_ms":[1]})",
+       R"(the runner's answer has an invalid "machine": missing (a liftc-runner built before answers named their )"
+       R"(machine? Rebuild it))"},
+      {"machine 64", R"({"protocol":1,"machine":64})", R"(the runner's answer has an invalid "machine": expected a string, got 64)"},
+      {"machine \"\"", R"({"protocol":1,"machine":""})",
+       R"(the runner's answer has an invalid "machine": expected an architecture as uname -m names it (1 to 64 letters, )"
+       R"(digits, '_', '-', '.'), got "")"},
+      {"machine with a space", R"({"protocol":1,"machine":"arm 64"})",
+       R"(the runner's answer has an invalid "machine": expected an architecture as uname -m names it (1 to 64 letters, )"
+       R"(digits, '_', '-', '.'), got "arm 64")"},
+      {"machine with a line break", R"({"protocol":1,"machine":"arm\n64"})",
+       R"(the runner's answer has an invalid "machine": expected an architecture as uname -m names it (1 to 64 letters, )"
+       R"(digits, '_', '-', '.'), got "arm\n64")"},
+      {"machine of 65 letters", R"({"protocol":1,"machine":")" + std::string(65, 'a') + "\"}",
+       R"(the runner's answer has an invalid "machine": expected an architecture as uname -m names it (1 to 64 letters, )"
+       R"(digits, '_', '-', '.'), got ")" + std::string(56, 'a') + "..."},
+      {"no status", p.substr(0, p.size() - 1) + "}", R"(the runner's answer has an invalid "status": missing)"},
       {"status 5 (issue 20)", p + R"("status":5})", R"(the runner's answer has an invalid "status": expected a string, got 5)"},
       {"status cut (issue 20)", p + R"("status":"cut","samples_ms":[1]})",
        R"(the runner's answer has an invalid "status": "cut" is not one of ok, wrong, unwritten, canary, build, run, runner)"},
@@ -144,23 +160,26 @@ TEST(RunnerAnswer, AnswersThatBreakTheProtocolAreErrorsNamingTheField) {
 }
 
 TEST(RunnerAnswer, ValidAnswersReadWithTheirSummariesFromTheSamples) {
-  RunnerAnswer a = parse_runner_answer("adb: pushing...\n{\"protocol\":1,\"status\":\"ok\",\"samples_ms\":[3,1,2],"
+  RunnerAnswer a = parse_runner_answer("adb: pushing...\n{\"protocol\":1,\"machine\":\"aarch64\",\"status\":\"ok\","
+                                       "\"samples_ms\":[3,1,2],"
                                        "\"median_ms\":2,\"min_ms\":1,\"max_ms\":3}\r\nadb: done\n");
   EXPECT_EQ(a.status, "ok");
+  EXPECT_EQ(a.machine, "aarch64");
   EXPECT_EQ(a.median_ms, 2);
   EXPECT_EQ(a.min_ms, 1);
   EXPECT_EQ(a.max_ms, 3);
   EXPECT_EQ(a.samples_ms.size(), 3u);
   // Without the summaries they come from the samples; printed to 9 digits they agree.
-  a = parse_runner_answer(R"({"protocol":1,"status":"ok","samples_ms":[0.123456789,0.2],"median_ms":0.161728395})");
+  a = parse_runner_answer(R"({"protocol":1,"machine":"x86_64","status":"ok","samples_ms":[0.123456789,0.2],"median_ms":0.161728395})");
   EXPECT_DOUBLE_EQ(a.median_ms, 0.5 * (0.123456789 + 0.2));
   // A probe: the device, no samples, null summaries (as liftc-runner prints them).
-  a = parse_runner_answer(R"({"protocol":1,"status":"ok","reason":"","probe":true,"device":)" + kDevice +
+  a = parse_runner_answer(R"({"protocol":1,"machine":"armv7l","status":"ok","reason":"","probe":true,"device":)" + kDevice +
                           R"(,"samples_ms":[],"median_ms":null,"min_ms":null,"max_ms":null,"cut":false})");
   EXPECT_TRUE(a.probe);
+  EXPECT_EQ(a.machine, "armv7l");
   EXPECT_EQ(a.device["max_work_item_sizes"][2], 64);
   // A failure keeps its reason; phases keep their order; a serving runner's fields.
-  a = parse_runner_answer(R"({"protocol":1,"status":"canary","reason":"out of bounds","samples_ms":[4],"cut":true,)"
+  a = parse_runner_answer(R"({"protocol":1,"machine":"x86_64","status":"canary","reason":"out of bounds","samples_ms":[4],"cut":true,)"
                           R"("phases_ms":{"upload":1,"build":2},"locked_ms":[[1,2]],"pid":42,"reused_context":true})");
   EXPECT_EQ(a.reason, "out of bounds");
   ASSERT_EQ(a.phases_ms.size(), 2u);

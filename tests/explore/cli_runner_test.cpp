@@ -9,9 +9,11 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -35,6 +37,20 @@ const std::string kStencil = std::string(LIFTC_SOURCE_DIR) + "/examples/stencil2
 // The start of every stand-in: the probe goes to the real runner.
 const std::string kProbeToRealRunner = fmt::format(
     "#!/bin/sh\ngrep -q '^kernel' \"$1/bundle.txt\" || exec '{}' \"$1\"\n", LIFTC_RUNNER_PATH);
+
+// This machine's architecture (uname -m), which the real runner answers the probe with.
+std::string this_machine() {
+  struct utsname u {};
+  uname(&u);
+  return u.machine;
+}
+
+// `answer` ({"protocol":1,...}) as a runner on this machine answers: with its "machine".
+std::string from_here(const std::string& answer) {
+  const std::string start = R"({"protocol":1,)";
+  if (answer.compare(0, start.size(), start) != 0) return answer;
+  return fmt::format(R"({}"machine":"{}",{})", start, this_machine(), answer.substr(start.size()));
+}
 
 struct Result {
   int exit_code = -1;
@@ -78,6 +94,19 @@ class ExploreRunnerCli : public ::testing::Test {
     }
     sqlite3_close(h);
     return n;
+  }
+  // The machines of results.db's evaluation rows, each once, in order.
+  std::vector<std::string> machines() {
+    sqlite3* h = nullptr;
+    std::vector<std::string> out;
+    if (sqlite3_open_v2((dir_ / "results.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+      sqlite3_stmt* s = nullptr;
+      if (sqlite3_prepare_v2(h, "SELECT DISTINCT machine FROM evaluations ORDER BY machine", -1, &s, nullptr) == SQLITE_OK)
+        while (sqlite3_step(s) == SQLITE_ROW) out.push_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+      sqlite3_finalize(s);
+    }
+    sqlite3_close(h);
+    return out;
   }
   std::string read(const std::string& name) {
     std::ifstream in(dir_ / name);
@@ -133,8 +162,8 @@ TEST_F(ExploreRunnerCli, AnswersThatBreakTheProtocolAreRunnerRowsNeverPoints) {
   };
   const char* valid = R"({"protocol":1,"status":"ok","reason":"","samples_ms":[2,2,2]})";
   std::string answers;
-  for (const auto& c : cases) answers += std::string(c.answer) + "\n";
-  answers += std::string(valid) + "\n";
+  for (const auto& c : cases) answers += from_here(c.answer) + "\n";
+  answers += from_here(valid) + "\n";
   std::ofstream(dir_ / "answers.txt") << answers;
   const int kinds = static_cast<int>(std::size(cases)) + 1;
   // Candidate N answers line N mod `kinds` (one job: one runner at a time).
@@ -161,9 +190,10 @@ TEST_F(ExploreRunnerCli, AProbeAnswerToACandidateIsARunnerRowNotAPoint) {
                        R"("max_work_group_size":1024,"max_work_item_sizes":[1024,1024,64],"local_mem_bytes":65536,)"
                        R"("local_mem_global":false,"global_mem_bytes":8000000000,"max_alloc_bytes":2000000000,)"
                        R"("preferred_vector_width":4})";
-  std::ofstream(dir_ / "answers.txt") << R"({"protocol":1,"status":"ok","reason":"","probe":true,"device":)" << device
-                                      << "}\n"
-                                      << R"({"protocol":1,"status":"ok","reason":"","samples_ms":[2,2,2]})" "\n";
+  std::ofstream(dir_ / "answers.txt") << from_here(R"({"protocol":1,"status":"ok","reason":"","probe":true,"device":)" +
+                                                device + "}")
+                                      << "\n"
+                                      << from_here(R"({"protocol":1,"status":"ok","reason":"","samples_ms":[2,2,2]})") << "\n";
   script("runner.sh", kProbeToRealRunner + std::string("n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) > count\n"
                                                        "sed -n \"$((n % 2 + 1))p\" answers.txt\n"));
   Result r = run(fmt::format("explore {} -s stencil-parametric --evals 4 --jobs 1 --runner ./runner.sh --db results.db",
@@ -172,6 +202,34 @@ TEST_F(ExploreRunnerCli, AProbeAnswerToACandidateIsARunnerRowNotAPoint) {
   EXPECT_GE(rows("runner", "the runner answered the candidate's bundle as a probe (no kernel run, no time)"), 1) << r.output;
   EXPECT_EQ(rows("ok"), 2) << r.output;  // the valid answers, at 2 ms; the probe answers are no point
   EXPECT_EQ(rows("runner"), 2) << r.output;
+}
+
+// Every row says where its runner ran; an answer from another machine than the probe's (the
+// row's device and driver would be another's) or from a runner that does not say is a
+// `runner` row, never a point.
+TEST_F(ExploreRunnerCli, RowsSayTheRunnersMachineAndAnotherMachinesAnswerIsARunnerRow) {
+  std::ofstream(dir_ / "answers.txt")
+      << from_here(R"({"protocol":1,"status":"ok","reason":"","samples_ms":[2,2,2]})") << "\n"
+      << R"({"protocol":1,"machine":"armv7l","status":"ok","reason":"","samples_ms":[1,1,1]})" "\n"
+      << R"({"protocol":1,"status":"ok","reason":"","samples_ms":[1,1,1]})" "\n";
+  script("runner.sh", kProbeToRealRunner + std::string("n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) > count\n"
+                                                       "sed -n \"$((n % 3 + 1))p\" answers.txt\n"));
+  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 3 --jobs 1 --runner ./runner.sh --db results.db",
+                             kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(rows("ok"), 1) << r.output;
+  EXPECT_EQ(rows("runner", fmt::format("the runner answered from machine armv7l, its device probe from {}", this_machine())),
+            1)
+      << r.output;
+  EXPECT_EQ(rows("runner", R"(the runner's answer has an invalid "machine": missing)"), 1) << r.output;
+  // A row says the machine its runner answered from; one whose answer was not understood,
+  // the probe's (as its device and driver).
+  std::vector<std::string> want = {"armv7l", this_machine()};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(machines(), want);
+  Result list = run("results results.db");
+  EXPECT_NE(list.output.find(fmt::format("  {:<8} ok", this_machine())), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("  armv7l   runner"), std::string::npos) << list.output;
 }
 
 struct ProbeCase {
@@ -193,7 +251,7 @@ TEST_F(ExploreRunnerCli, AProbeAnswerOfTheWrongTypeIsOneErrorNamingTheField) {
        R"(the runner's answer has an invalid "device.max_work_item_sizes[0]": expected a whole number >= 0, got "a")"},
   };
   for (const auto& c : cases) {
-    script("probe.sh", fmt::format("#!/bin/sh\necho '{}'\n", c.answer));
+    script("probe.sh", fmt::format("#!/bin/sh\necho '{}'\n", from_here(c.answer)));
     Result r = run(fmt::format("explore {} -s stencil-parametric --evals 2 --runner ./probe.sh --db results.db", kStencil));
     EXPECT_EQ(r.exit_code, 1) << c.what << "\n" << r.output;
     EXPECT_NE(r.output.find(fmt::format("error: the runner './probe.sh' exited with code 0 and gave no usable answer when "

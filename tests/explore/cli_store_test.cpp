@@ -237,11 +237,11 @@ TEST_F(ExploreCli, AFileSizeLimitIsAClearErrorAndNeverWrote) {
   // An export larger than the limit (the store's rows copied to make one).
   sql(dir_ / "out/results.db", "INSERT INTO evaluations SELECT NULL, run, key, program, file, strategy, alternative, point, "
                                "status, reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, shapes, "
-                               "liftc_version, created, timeout_s FROM evaluations");
+                               "liftc_version, created, timeout_s, machine FROM evaluations");
   for (int i = 0; i < 6; ++i)
     sql(dir_ / "out/results.db", "INSERT INTO evaluations SELECT NULL, run, key, program, file, strategy, alternative, "
                                  "point, status, reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, "
-                                 "shapes, liftc_version, created, timeout_s FROM evaluations");
+                                 "shapes, liftc_version, created, timeout_s, machine FROM evaluations");
   r = run_with_file_limit("results out/results.db --csv big.csv", 40 * 1024);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("error: cannot write big.csv: File too large"), std::string::npos) << r.output;

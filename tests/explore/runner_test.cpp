@@ -4,6 +4,7 @@
 // as the watchdog's verdict.
 
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -82,11 +83,14 @@ TEST_F(RunnerTest, ACandidateOverTheCutOffAfterItsValidatedRunIsNotRunAgain) {
   EXPECT_FALSE(phase("timed_runs"));
 }
 
-TEST_F(RunnerTest, AProbeReportsTheDeviceAndItsLimits) {
+TEST_F(RunnerTest, AProbeReportsTheDeviceAndItsLimitsAndTheMachine) {
   write_probe_bundle(dir_.string(), "");
   WorkerResult w = run_worker(LIFTC_RUNNER_PATH, false, dir_.string(), 60);
   RunnerAnswer a = parse_runner_answer(w.out);
   EXPECT_EQ(a.status, "ok");
+  struct utsname u {};
+  ASSERT_EQ(uname(&u), 0);
+  EXPECT_EQ(a.machine, u.machine);  // where the runner ran, as uname -m names it
   for (const char* key : {"name", "driver", "max_work_group_size", "max_work_item_sizes", "local_mem_bytes",
                           "global_mem_bytes", "max_alloc_bytes", "compute_units"})
     EXPECT_TRUE(a.device.contains(key)) << key;
@@ -371,7 +375,8 @@ TEST(Worker, AWaitForTheLockIsNotCountedOnlyUpToTimeoutTimesTheRunnersAtOnce) {
 // Issue 20: a runner printing without end took liftc's memory; now it is killed after 1 MiB
 // and holds no answer, whatever it printed.
 TEST(Worker, ARunnerFloodingItsStdoutIsKilled) {
-  for (const char* script : {"yes", "yes '{\"protocol\":1,\"status\":\"ok\",\"samples_ms\":[1]}'", "head -c 2000000 /dev/zero; true"}) {
+  for (const char* script : {"yes", "yes '{\"protocol\":1,\"machine\":\"x86_64\",\"status\":\"ok\",\"samples_ms\":[1]}'",
+                             "head -c 2000000 /dev/zero; true"}) {
     WorkerResult w = run_worker(script, true, "/tmp", 60);
     EXPECT_EQ(w.end, WorkerResult::End::Flooded) << script;
     EXPECT_EQ(w.out, "") << script;

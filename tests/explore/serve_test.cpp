@@ -166,7 +166,7 @@ while read -r dir; do
     *lockhang*) echo 'liftc-runner: waiting for the device lock' >&2; sleep 30 ;;
     *flood*) yes ;;
   esac
-  echo "{\"protocol\":1,\"status\":\"ok\",\"pid\":$$}"
+  echo "{\"protocol\":1,\"machine\":\"$(uname -m)\",\"status\":\"ok\",\"pid\":$$}"
   case "$dir" in *yesafter*) yes ;; esac
 done
 )";
@@ -253,7 +253,8 @@ TEST_F(Serve, APoolNeverGivesOneWorkerToTwoThreadsAtOnce) {
   // workers, and the processes of the first round serve the second.
   fs::path script = dir_ / "serve.sh";
   std::ofstream(script) << "#!/bin/sh\nwhile read -r dir; do sleep 0.3; "
-                           "echo \"{\\\"protocol\\\":1,\\\"status\\\":\\\"runner\\\",\\\"reason\\\":\\\"$dir\\\",\\\"pid\\\":$$}\"; done\n";
+                           "echo \"{\\\"protocol\\\":1,\\\"machine\\\":\\\"$(uname -m)\\\",\\\"status\\\":\\\"runner\\\","
+                           "\\\"reason\\\":\\\"$dir\\\",\\\"pid\\\":$$}\"; done\n";
   fs::permissions(script, fs::perms::owner_all);
   ServePool pool(script.string());
   std::set<std::int64_t> pids;

@@ -57,6 +57,7 @@ Evaluation row(const std::string& key, const std::string& status, double time, c
   e.device = "dev";
   e.driver = "1.0";
   e.shapes = "x=4";
+  e.machine = "aarch64";
   return e;
 }
 
@@ -73,6 +74,7 @@ TEST_F(StoreTest, RowsAreFoundByKeyAndKeepEveryField) {
   EXPECT_EQ(got->samples_ms, (std::vector<double>{1.5, 1.51}));
   EXPECT_EQ(got->memory_bytes, 4096);
   EXPECT_EQ(got->point, "v=4,kappa=2");
+  EXPECT_EQ(got->machine, "aarch64");
   EXPECT_EQ(got->version, kLiftcVersion);
   EXPECT_FALSE(got->created.empty());
   EXPECT_EQ(got->run, run);
@@ -364,7 +366,7 @@ TEST_F(StoreTest, NoTimeIsReadBackAsNoTime) {
   Store s(db());
   s.add(row("k", status::Crash, std::numeric_limits<double>::quiet_NaN()));
   tamper(db(), "INSERT INTO evaluations SELECT NULL, run, 'k2', program, file, strategy, alternative, point, 'ok', "
-               "reason, NULL, NULL, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, NULL "
+               "reason, NULL, NULL, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, NULL, machine "
                "FROM evaluations");
   auto rows = s.evaluations();
   ASSERT_EQ(rows.size(), 2u);
@@ -373,8 +375,9 @@ TEST_F(StoreTest, NoTimeIsReadBackAsNoTime) {
   EXPECT_FALSE(valid_result(rows[1]));
 }
 
-// A store written before evaluations had timeout_s: read as it is (its timeouts' watchdog
-// unknown), and given the column when opened for writing.
+// A store written before evaluations had timeout_s and machine: read as it is (its
+// timeouts' watchdog unknown, its machines empty), and given the columns when opened for
+// writing.
 TEST_F(StoreTest, StoresOfEarlierVersionsAreRead) {
   tamper(db(), R"sql(
 CREATE TABLE runs(id INTEGER PRIMARY KEY, started TEXT NOT NULL, file TEXT NOT NULL, config TEXT NOT NULL, liftc_version TEXT NOT NULL);
@@ -395,6 +398,7 @@ INSERT INTO evaluations VALUES(2, 1, 'old2', 'p1', 'conv.sr', 's', 1, 'v=2', 'ok
     auto rows = old->evaluations();
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_TRUE(std::isnan(rows[0].timeout_s));
+    EXPECT_EQ(rows[0].machine, "");
     EXPECT_FALSE(servable(rows[0], 1));  // a timeout whose watchdog is unknown is tried again
     EXPECT_TRUE(valid_result(rows[1]));
   }
@@ -406,6 +410,23 @@ INSERT INTO evaluations VALUES(2, 1, 'old2', 'p1', 'conv.sr', 's', 1, 'v=2', 'ok
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[1].time_ms, 1.5);
   EXPECT_EQ(rows[2].timeout_s, 5);
+  EXPECT_EQ(rows[1].machine, "");
+  EXPECT_EQ(rows[2].machine, "aarch64");
+}
+
+// A store of the version before rows kept their machine (timeout_s, no machine): its rows
+// read with no machine; opened for writing, it gets the column and keeps new rows' machine.
+TEST_F(StoreTest, AStoreFromBeforeMachinesWereKeptGetsTheColumn) {
+  small_store(db());
+  tamper(db(), "ALTER TABLE evaluations DROP COLUMN machine");
+  EXPECT_EQ(Store::open_existing(db())->evaluations().at(0).machine, "");
+  Store s(db());
+  s.add(row("new", status::Ok, 1));
+  auto rows = s.evaluations();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].machine, "");
+  EXPECT_EQ(rows[0].timeout_s, 10);
+  EXPECT_EQ(rows[1].machine, "aarch64");
 }
 
 // Runs `child` in a forked process; its exit code (or -1 when it did not exit).

@@ -1,8 +1,9 @@
 // libFuzzer target for parse_runner_answer (src/explore/answer.cpp): any text a runner
 // prints must give a checked answer or a one-line liftc::Error (never a crash or another
 // exception: issue 20's nlohmann type_error ended the whole exploration), and what it
-// gives must be what the evaluator may trust: the protocol's statuses, times finite and
-// >= 0, an ok with samples, the device's limits whole numbers it can read as int64.
+// gives must be what the evaluator may trust: a machine name, the protocol's statuses,
+// times finite and >= 0, an ok with samples, the device's limits whole numbers it can
+// read as int64.
 
 #include <algorithm>
 #include <cmath>
@@ -51,6 +52,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fail(std::string("escaped as an internal error: ") + e.what());
   }
   try {
+    // The machine is stored with every row and shown in tables: a name of uname -m's kind.
+    if (a.machine.empty() || a.machine.size() > 64 ||
+        a.machine.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != std::string::npos)
+      fail("machine " + a.machine);
     const char* statuses[] = {"ok", "wrong", "unwritten", "canary", "build", "run", "runner"};
     if (std::find(std::begin(statuses), std::end(statuses), a.status) == std::end(statuses)) fail("status " + a.status);
     if (a.status != "ok" && a.reason.empty()) fail("a failure without a reason");

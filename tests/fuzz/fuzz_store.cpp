@@ -105,8 +105,8 @@ void fill_rows(sqlite3* db, std::string_view data) {
       "INSERT INTO runs(id, started, file, config, liftc_version) VALUES(?, ?, ?, ?, ?)",
       "INSERT INTO run_ends(run, finished) VALUES(?, ?)",
       "INSERT INTO evaluations(id, run, key, program, file, strategy, alternative, point, status, reason, time_ms, "
-      "spread_ms, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, timeout_s) "
-      "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "spread_ms, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, timeout_s, machine) "
+      "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       "INSERT INTO refs(key, what, meta, data, created) VALUES(?, ?, ?, ?, ?)",
   };
   for (int round = 0; round < 4 && !data.empty(); ++round)

@@ -15,6 +15,7 @@ namespace liftc::explore {
 
 /// What a runner answered (protocol 1), checked.
 struct RunnerAnswer {
+  std::string machine;   // where the runner ran: the architecture as uname -m names it ("aarch64", "x86_64")
   std::string status;    // "ok", or a failure status of the protocol (wrong, unwritten, canary, build, run, runner)
   std::string reason;    // why it failed (never empty for a failure)
   bool probe = false;    // the answer to a bundle with no kernel: the device only, no samples

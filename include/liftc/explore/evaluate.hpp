@@ -54,6 +54,7 @@ std::string problem_hash(const std::string& file, std::uint64_t seed);
 /// The device a runner reported (a probe bundle's answer).
 struct DeviceReport {
   std::string name, driver;
+  std::string machine;    // the runner machine's architecture (uname -m: "aarch64", "x86_64")
   nlohmann::json limits;  // the runner's device object
   /// The resource limits of the device, for check_limits.
   codegen::Limits codegen_limits() const;

@@ -79,11 +79,13 @@ void run_results(const ResultsOptions& o) {
   if (!o.csv.empty() || !o.json.empty()) return;
   for (const auto& r : store->runs())
     fmt::print("run {}: {} started {}{}\n", r.id, r.file, r.started, r.finished ? "" : " (not finished: --resume continues it)");
-  fmt::print("{:>5} {:>4}  {:<9} {:>11} {:>12}  {:<18} {}\n", "id", "run", "status", "time (ms)", "memory (B)", "strategy",
-             "point / reason");
+  fmt::print("{:>5} {:>4}  {:<8} {:<9} {:>11} {:>12}  {:<18} {}\n", "id", "run", "machine", "status", "time (ms)",
+             "memory (B)", "strategy", "point / reason");
   for (const auto& e : rows) {
     bool valid = explore::status_valid(e.status);
-    fmt::print("{:>5} {:>4}  {:<9} {:>11} {:>12}  {:<18} {}{}\n", e.id, e.run, e.status,
+    // (a row of a store from before machines were kept has none)
+    fmt::print("{:>5} {:>4}  {:<8} {:<9} {:>11} {:>12}  {:<18} {}{}\n", e.id, e.run, e.machine.empty() ? "-" : e.machine,
+               e.status,
                valid ? fmt::format("{:.4f}", e.time_ms) : "-", e.memory_bytes,
                fmt::format("{} #{}", e.strategy, e.alternative), e.point,
                valid ? "" : fmt::format("  [{}]", e.reason.substr(0, 160)));
