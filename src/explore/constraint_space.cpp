@@ -2,6 +2,8 @@
 
 #include "liftc/explore/constraint_space.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "liftc/rewrite/engine.hpp"
@@ -18,7 +20,7 @@ ConstraintAlternative::ConstraintAlternative(constraints::Space space)
 
 std::string ConstraintAlternative::label() const { return fmt::format("{} #{}", space_->strategy, space_->alternative); }
 
-std::vector<std::string> default_strategies(const rewrite::RuleSet& rules) {
+std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const ir::Program& program) {
   std::vector<std::string> out;
   const std::string suffix = "strategies.rules";
   for (const auto& s : rules.strategies) {
@@ -26,6 +28,11 @@ std::vector<std::string> default_strategies(const rewrite::RuleSet& rules) {
     if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
       out.push_back(s.name);
   }
+  // A program of several definitions explored whole: the strategies that rewrite every
+  // convolution of a network and lower the other definitions.
+  if (program.defs.size() > 1)
+    for (const char* name : kNetworkStrategies)
+      if (rules.strategy(name) && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   return out;
 }
 
@@ -56,9 +63,21 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       cs.alternatives.push_back(std::move(alt));
     }
   }
-  // No strategy applies (an already low-level program): the program as written, as
-  // `liftc space` does (strategy id).
-  if (!applied && !strategies_given) return build_candidate_space(program, rules, {"id"}, true, target, skipped);
+  // No strategy applies: a definition no convolution or stencil strategy matches is
+  // lowered by the first fallback that applies (its outer maps over global work-items);
+  // an already low-level program is explored as written (strategy id).
+  if (!applied && !strategies_given) {
+    for (const char* fallback : kFallbackStrategies) {
+      if (!rules.strategy(fallback)) continue;
+      try {
+        rewrite::rewrite_program(rules, fallback, program, {});
+      } catch (const Error&) {
+        continue;
+      }
+      return build_candidate_space(program, rules, {fallback}, true, target, skipped);
+    }
+    return build_candidate_space(program, rules, {"id"}, true, target, skipped);
+  }
   if (cs.alternatives.empty())
     throw Error(strategies_given ? "the strategies given have no valid point on this target"
                                  : "no strategy of rules/strategies.rules applies to this program with a valid point");

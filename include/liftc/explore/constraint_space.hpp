@@ -37,12 +37,23 @@ class ConstraintAlternative : public Alternative {
   double count_ = 0;
 };
 
-/// The strategies of rules/strategies.rules, in file order (the default of explore and space).
-std::vector<std::string> default_strategies(const rewrite::RuleSet& rules);
+/// Strategies added to the defaults of a program of several definitions explored whole:
+/// every convolution of a network rewritten, the other definitions lowered.
+inline constexpr const char* kNetworkStrategies[] = {"net-chw-kappa"};
+
+/// The lowerings tried, in order, when no default strategy applies to a program (a
+/// definition that is no convolution or stencil: a 1x1 layer written per pixel, a
+/// depth-to-space): its two outer maps, or its outer map, over global work-items.
+inline constexpr const char* kFallbackStrategies[] = {"lower-glb2", "lower-glb1"};
+
+/// The default strategies of explore and space: those of rules/strategies.rules, in file
+/// order, and for a program of several definitions kNetworkStrategies (those present).
+std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const ir::Program& program);
 
 /// The candidate space of `program` on `target`: every alternative of every strategy in
 /// `strategies` (when `strategies` was not given by the user, those that do not apply are
-/// skipped, and when none applies the program as written is explored, as strategy `id`;
+/// skipped, and when none applies the first of kFallbackStrategies that applies, else the
+/// program as written, as strategy `id`;
 /// otherwise a strategy that does not apply is a liftc::Error). Alternatives with
 /// no valid point are left out and listed in `skipped`.
 CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,

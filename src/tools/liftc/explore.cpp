@@ -20,6 +20,7 @@
 #include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/evaluate.hpp"
 #include "liftc/explore/explore.hpp"
+#include "liftc/explore/network.hpp"
 #include "liftc/explore/output.hpp"
 #include "liftc/explore/worker.hpp"
 #include "liftc/parse/parse.hpp"
@@ -45,6 +46,7 @@ struct ExploreOptions {
   std::string build_options;
   double rtol = 1e-3, atol = 1e-3;
   bool pareto = false;
+  bool whole_program = false;  // a program of several definitions explored as one, not layer by layer
   // Not stored: where results go and how. (The rules folder and what identifies the
   // program and the rules are stored besides the options: see run_explore.)
   std::string out_dir, db, replay, rules_dir, jobs;
@@ -57,7 +59,7 @@ json to_json(const ExploreOptions& o) {
           {"input_seed", o.input_seed}, {"runner", o.runner},   {"timeout", o.timeout}, {"runs", o.runs},
           {"warmup", o.warmup},   {"population", o.population}, {"selection", o.selection},
           {"rtol", o.rtol},       {"atol", o.atol},             {"pareto", o.pareto},
-          {"build_options", o.build_options}};
+          {"build_options", o.build_options}, {"whole_program", o.whole_program}};
 }
 
 // Throws nlohmann::json's exceptions on a config that lacks a key or has a wrong type:
@@ -75,6 +77,7 @@ void from_json(const json& j, ExploreOptions& o) {
   o.atol = j.at("atol");
   o.pareto = j.at("pareto");
   o.build_options = j.value("build_options", "");  // stores written before --build-options lack it
+  o.whole_program = j.value("whole_program", false);  // nor before networks were explored by layer
 }
 
 json target_json(const constraints::Target& t) {
@@ -375,6 +378,41 @@ void run_replay(const ExploreOptions& o, const Settings& s, const rewrite::RuleS
   print_front(r, explore::front_of(r.explored), o.pareto);
 }
 
+// The outcome of a network's exploration: each layer's, the composed front, the -o folder.
+void report_network(const ExploreOptions& o, const Settings& s, const explore::NetworkExploration& net,
+                    const explore::Problem& problem, std::int64_t run) {
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    if (net.layers[i].same_as != i) continue;
+    const explore::LayerResult& r = *net.results[i];
+    fmt::print("layer {} ({}): ", i + 1, net.layers[i].name);
+    print_summary(r.loop, r.space);
+    fmt::print("  {} job(s): {:.2f} evaluations/s; per candidate: {}\n", s.jobs,
+               r.loop.seconds > 0 ? double(r.loop.explored.size()) / r.loop.seconds : 0.0, r.times.text());
+    std::vector<explore::Evaluation> rows;
+    for (std::size_t k : r.front) rows.push_back(r.loop.explored[k].evaluation);
+    if (rows.empty()) fmt::print("  no candidate validated: no front\n");
+    else fmt::print("{}", explore::front_table(rows));
+  }
+  std::vector<explore::Evaluation> rows = explore::network_rows(net, problem, run);
+  if (rows.empty()) {
+    fmt::print("no network point: a layer has no validated candidate\n");
+    return;
+  }
+  if (!o.pareto) rows.resize(1);
+  fmt::print("{} (time: the layers' times summed; memory: the peak, each buffer freed after its last reader), {} "
+             "point(s):\n",
+             o.pareto ? "network Pareto front" : "fastest network point", rows.size());
+  fmt::print("{}", explore::front_table(rows));
+  if (o.out_dir.empty()) return;
+  explore::NetworkExploration out = net;
+  out.front.resize(rows.size());
+  explore::write_network_outputs(o.out_dir, out, problem, run, fs::path(o.file).stem().string(), o.build_options);
+  fmt::print("wrote {}: front/1..{} (kernels.cl and a host program running every layer each), inputs/ and expected/ "
+             "(the network's inputs and every layer's interpreter values: PROGRAM {}/inputs OUT --expected "
+             "{}/expected validates every layer), pareto.csv, pareto.json, evaluated.csv\n",
+             o.out_dir, rows.size(), o.out_dir, o.out_dir);
+}
+
 void run_explore(ExploreOptions o) {
   if (o.resume && !o.replay.empty()) throw Error("--resume and --replay exclude each other");
   std::string db = o.db.empty() ? (o.out_dir.empty() ? "liftc-results.db" : (fs::path(o.out_dir) / "results.db").string()) : o.db;
@@ -393,8 +431,17 @@ void run_explore(ExploreOptions o) {
   std::string rules_dir = o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir;
   rewrite::RuleSet rules = rewrite::load_rules_dir(rules_dir);
   ir::Program program = parse::load_program(o.file);
-  std::vector<std::string> strategies = o.strategies.empty() ? explore::default_strategies(rules) : o.strategies;
+  // A program of several definitions is a network: explored layer by layer.
+  bool network = !o.whole_program && explore::definition_count(program) > 1;
+  std::vector<explore::Layer> layers;
+  if (network) layers = explore::split_layers(program);
+  std::vector<std::string> strategies =
+      o.strategies.empty() ? explore::default_strategies(rules, network ? layers.front().program : program) : o.strategies;
   std::FILE* progress = o.quiet ? nullptr : stderr;
+  if (!o.replay.empty() && network)
+    throw Error(fmt::format("--replay: {} has {} definitions, explored layer by layer, which replay does not do yet; "
+                            "replay a run of --whole-program",
+                            o.file, layers.size()));
   if (!o.replay.empty()) return run_replay(o, s, rules, program, strategies, progress);
 
   // What identifies the program and the rules: a resumed run must explore the same ones.
@@ -413,7 +460,7 @@ void run_explore(ExploreOptions o) {
     });
   }
   std::optional<explore::OutputLock> output_lock;
-  if (!o.out_dir.empty()) output_lock.emplace(explore::check_output_dir(o.out_dir, o.force));
+  if (!o.out_dir.empty()) output_lock.emplace(explore::check_output_dir(o.out_dir, o.force, network));
   WorkDir work;
   s.evaluator.work_dir = work.path.string();
 
@@ -426,11 +473,25 @@ void run_explore(ExploreOptions o) {
              o.runner.empty() ? "" : fmt::format(", through --runner {}", o.runner));
   fmt::print("constraints target: {}\n", constraints::format_target(target));
   std::vector<std::string> skipped;
-  explore::CandidateSpace space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target, &skipped);
-  double total = 0;
-  for (const auto& a : space.alternatives) total += a->count();
-  fmt::print("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
-             skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", skipped.size()));
+  explore::CandidateSpace space;
+  if (network) {
+    std::size_t shapes = 0;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      shapes += layers[i].same_as == i;
+      names.push_back(layers[i].same_as == i ? layers[i].name
+                                             : fmt::format("{} (as {})", layers[i].name, layers[layers[i].same_as].name));
+    }
+    fmt::print("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
+               "({} evaluations each): {}\n",
+               layers.size(), shapes, s.budget.evaluations, fmt::join(names, ", "));
+  } else {
+    space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target, &skipped);
+    double total = 0;
+    for (const auto& a : space.alternatives) total += a->count();
+    fmt::print("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
+               skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", skipped.size()));
+  }
 
   if (!store) store = std::make_unique<explore::Store>(db);
   fmt::print("results store: {}\n", db);
@@ -449,6 +510,23 @@ void run_explore(ExploreOptions o) {
     config["target_profile"] = target_json(target);
     run = store->begin_run(config["file"].get<std::string>(),
                            config.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  if (network) {
+    explore::NetworkOptions n;
+    n.strategies = strategies;
+    n.strategies_given = !o.strategies.empty();
+    n.budget = s.budget;
+    n.jobs = s.jobs;
+    n.evaluator = s.evaluator;
+    n.make_search = [&s](explore::CandidateSpace& sp) { return make_search(s, sp); };
+    n.progress = progress;
+    n.report = [](const std::string& line) {
+      fmt::print("{}\n", line);
+      std::fflush(stdout);
+    };
+    explore::NetworkExploration net = explore::explore_network(problem, layers, rules, target, *store, run, device, n);
+    store->end_run(run);
+    return report_network(o, s, net, problem, run);
   }
   explore::Evaluator evaluator(problem, space, *store, run, device, s.evaluator);
   auto search = make_search(s, space);
@@ -496,6 +574,9 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed of the search: the same seed gives the same candidates (default 1)");
   cmd->add_option("--input-seed", o->input_seed, "seed of the random inputs (default 0)");
   cmd->add_flag("--pareto", o->pareto, "optimize time and memory (NSGA-II for genetic); print and write the front");
+  cmd->add_flag("--whole-program", o->whole_program,
+                "explore a program of several definitions as one (default: a network, layer by layer, each layer "
+                "with its own space and reference, the network's front composed from theirs)");
   cmd->add_option("--population", o->population, "genetic: individuals per generation (default evals/5, 4..24)");
   cmd->add_option("--selection", o->selection, "genetic: tournament or roulette (default tournament)");
   cmd->add_option("-o,--output", o->out_dir, "write the front's kernels and host programs, pareto.csv/json, evaluated.csv");
