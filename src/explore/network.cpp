@@ -18,11 +18,10 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-std::unique_ptr<LayerResult> explore_layer(const Problem& network, const Layer& layer, const std::string& label,
-                                           const rewrite::RuleSet& rules, const constraints::Target& target,
-                                           Store& store, std::int64_t run, const DeviceReport& device,
-                                           const NetworkOptions& o, const std::string& work_dir) {
-  auto r = std::make_unique<LayerResult>();
+// The layer's space: every strategy of `o` that applies, or a fallback.
+std::shared_ptr<LayerResult> layer_space(const Layer& layer, const std::string& label, const rewrite::RuleSet& rules,
+                                         const constraints::Target& target, const NetworkOptions& o) {
+  auto r = std::make_shared<LayerResult>();
   auto begin = std::chrono::steady_clock::now();
   try {
     r->space = build_candidate_space(layer.program, rules, o.strategies, o.strategies_given, target, &r->skipped);
@@ -30,7 +29,6 @@ std::unique_ptr<LayerResult> explore_layer(const Problem& network, const Layer& 
     throw Error(fmt::format("layer '{}': {}", layer.name, e.message()));
   }
   r->space_seconds = seconds_since(begin);
-  r->problem = layer_problem(network, layer);
   if (o.report) {
     double total = 0;
     std::vector<std::string> strategies;
@@ -40,49 +38,68 @@ std::unique_ptr<LayerResult> explore_layer(const Problem& network, const Layer& 
         strategies.push_back(a->strategy());
     }
     o.report(fmt::format("{}: {} alternative(s) of {} ({}), about {:.4g} valid points, built in {:.1f} s{}", label,
-                         r->space.alternatives.size(), strategies.size() == 1 ? "1 strategy" : fmt::format("{} strategies", strategies.size()),
+                         r->space.alternatives.size(),
+                         strategies.size() == 1 ? "1 strategy" : fmt::format("{} strategies", strategies.size()),
                          fmt::join(strategies, ", "), total, r->space_seconds,
                          r->skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", r->skipped.size())));
   }
+  return r;
+}
+
+// Searches the layer's space with its own Evaluator, in a work folder of its own.
+void explore_layer(LayerResult& r, const std::string& label, Store& store, std::int64_t run, const DeviceReport& device,
+                   const NetworkOptions& o, const std::string& work_dir) {
   EvaluatorOptions eo = o.evaluator;
   eo.work_dir = work_dir;
   std::error_code ec;
   std::filesystem::create_directories(work_dir, ec);
   if (ec) throw Error(fmt::format("cannot create the work folder {}: {}", work_dir, ec.message()));
-  Evaluator evaluator(r->problem, r->space, store, run, device, eo);
-  std::unique_ptr<Search> search = o.make_search(r->space);
+  Evaluator evaluator(r.problem, r.space, store, run, device, eo);
+  std::unique_ptr<Search> search = o.make_search(r.space);
   StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
   if (o.progress) std::fflush(stdout);
-  r->loop = explore_loop(*search, start, o.budget, o.jobs, o.progress, label);
-  r->front = front_of(r->loop.explored);
-  std::stable_sort(r->front.begin(), r->front.end(), [&](std::size_t a, std::size_t b) {
-    return r->loop.explored[a].evaluation.time_ms < r->loop.explored[b].evaluation.time_ms;
+  r.loop = explore_loop(*search, start, o.budget, o.jobs, o.progress, label);
+  r.front = front_of(r.loop.explored);
+  std::stable_sort(r.front.begin(), r.front.end(), [&](std::size_t a, std::size_t b) {
+    return r.loop.explored[a].evaluation.time_ms < r.loop.explored[b].evaluation.time_ms;
   });
-  r->times = evaluator.times();
-  return r;
+  r.times = evaluator.times();
 }
 
 }  // namespace
 
-NetworkExploration explore_network(const Problem& network, std::vector<Layer> layers, const rewrite::RuleSet& rules,
-                                   const constraints::Target& target, Store& store, std::int64_t run,
-                                   const DeviceReport& device, const NetworkOptions& o) {
+std::string layer_label(const NetworkExploration& net, std::size_t i) {
+  return fmt::format("layer {}/{} ({})", i + 1, net.layers.size(), net.layers[i].name);
+}
+
+NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::RuleSet& rules,
+                                  const constraints::Target& target, const NetworkOptions& o) {
   NetworkExploration net;
   net.layers = std::move(layers);
-  const std::size_t n = net.layers.size();
-  net.results.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  net.results.resize(net.layers.size());
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& layer = net.layers[i];
-    std::string label = fmt::format("layer {}/{} ({})", i + 1, n, layer.name);
     if (layer.same_as != i) {
       net.results[i] = net.results[layer.same_as];
       if (o.report)
-        o.report(fmt::format("{}: the shape of layer {} ({}): explored once, its results taken", label,
+        o.report(fmt::format("{}: the shape of layer {} ({}): explored once, its results taken", layer_label(net, i),
                              layer.same_as + 1, net.layers[layer.same_as].name));
       continue;
     }
+    net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o);
+  }
+  return net;
+}
+
+void explore_network(NetworkExploration& net, const Problem& network, Store& store, std::int64_t run,
+                     const DeviceReport& device, const NetworkOptions& o) {
+  const std::size_t n = net.layers.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (net.layers[i].same_as != i) continue;
+    LayerResult& r = *net.results[i];
+    r.problem = layer_problem(network, net.layers[i]);
     std::string dir = (std::filesystem::path(o.evaluator.work_dir) / fmt::format("layer-{}", i + 1)).string();
-    net.results[i] = explore_layer(network, layer, label, rules, target, store, run, device, o, dir);
+    explore_layer(r, layer_label(net, i), store, run, device, o, dir);
   }
 
   // What each layer reads and writes, and the bytes of each of those values.
@@ -99,7 +116,6 @@ NetworkExploration explore_network(const Problem& network, std::vector<Layer> la
     fronts.push_back(std::move(f));
   }
   net.front = compose_fronts(fronts);
-  return net;
 }
 
 const Explored& chosen(const NetworkExploration& net, const NetworkPoint& point, std::size_t layer) {

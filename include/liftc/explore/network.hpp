@@ -52,11 +52,20 @@ struct NetworkExploration {
   std::vector<NetworkPoint> front;                    // choice[i]: index into results[i]->front
 };
 
-/// Explores every layer of `network` (its reference: load_problem of the network file)
-/// on `device` under store run `run`, and composes the network's front.
-NetworkExploration explore_network(const Problem& network, std::vector<Layer> layers, const rewrite::RuleSet& rules,
-                                   const constraints::Target& target, Store& store, std::int64_t run,
-                                   const DeviceReport& device, const NetworkOptions& options);
+/// "layer 2/5 (shrunk)": how progress lines and reports name layer `i`.
+std::string layer_label(const NetworkExploration& net, std::size_t i);
+
+/// The candidate space of every layer of a new shape (reported through `options.report`):
+/// a strategy named in `options` that does not apply to a layer is a liftc::Error naming
+/// the layer, before anything runs.
+NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::RuleSet& rules,
+                                  const constraints::Target& target, const NetworkOptions& options);
+
+/// Explores every layer of a new shape of `net` (each with its layer_problem of
+/// `network`: load_problem of the network's file) on `device` under store run `run`, and
+/// composes the network's front.
+void explore_network(NetworkExploration& net, const Problem& network, Store& store, std::int64_t run,
+                     const DeviceReport& device, const NetworkOptions& options);
 
 /// The evaluated row layer `layer` of network point `point` chose.
 const Explored& chosen(const NetworkExploration& net, const NetworkPoint& point, std::size_t layer);

@@ -474,6 +474,8 @@ void run_explore(ExploreOptions o) {
   fmt::print("constraints target: {}\n", constraints::format_target(target));
   std::vector<std::string> skipped;
   explore::CandidateSpace space;
+  explore::NetworkOptions network_options;
+  explore::NetworkExploration net;
   if (network) {
     std::size_t shapes = 0;
     std::vector<std::string> names;
@@ -485,6 +487,19 @@ void run_explore(ExploreOptions o) {
     fmt::print("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
                "({} evaluations each): {}\n",
                layers.size(), shapes, s.budget.evaluations, fmt::join(names, ", "));
+    explore::NetworkOptions& n = network_options;
+    n.strategies = strategies;
+    n.strategies_given = !o.strategies.empty();
+    n.budget = s.budget;
+    n.jobs = s.jobs;
+    n.evaluator = s.evaluator;
+    n.make_search = [&s](explore::CandidateSpace& sp) { return make_search(s, sp); };
+    n.progress = progress;
+    n.report = [](const std::string& line) {
+      fmt::print("{}\n", line);
+      std::fflush(stdout);
+    };
+    net = explore::network_spaces(std::move(layers), rules, target, n);
   } else {
     space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target, &skipped);
     double total = 0;
@@ -512,19 +527,7 @@ void run_explore(ExploreOptions o) {
                            config.dump(-1, ' ', false, json::error_handler_t::replace));
   }
   if (network) {
-    explore::NetworkOptions n;
-    n.strategies = strategies;
-    n.strategies_given = !o.strategies.empty();
-    n.budget = s.budget;
-    n.jobs = s.jobs;
-    n.evaluator = s.evaluator;
-    n.make_search = [&s](explore::CandidateSpace& sp) { return make_search(s, sp); };
-    n.progress = progress;
-    n.report = [](const std::string& line) {
-      fmt::print("{}\n", line);
-      std::fflush(stdout);
-    };
-    explore::NetworkExploration net = explore::explore_network(problem, layers, rules, target, *store, run, device, n);
+    explore::explore_network(net, problem, *store, run, device, network_options);
     store->end_run(run);
     return report_network(o, s, net, problem, run);
   }
