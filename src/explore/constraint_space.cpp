@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/explore/layers.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/support/diagnostic.hpp"
 
@@ -30,7 +31,7 @@ std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const
   }
   // A program of several definitions explored whole: the strategies that rewrite every
   // convolution of a network and lower the other definitions.
-  if (program.defs.size() > 1)
+  if (is_network(program))
     for (const char* name : kNetworkStrategies)
       if (rules.strategy(name) && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   return out;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/ir/prim.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
@@ -61,7 +62,25 @@ bool same_shape(const Layer& a, const ir::Program& bound_a, const Layer& b, cons
 
 }  // namespace
 
-std::size_t definition_count(const ir::Program& program) { return program.defs.size(); }
+namespace {
+
+// Whether `e` computes values (a reduction, arithmetic, a comparison, a math function)
+// rather than only rearranging or copying them.
+bool computes(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Call) {
+    ir::Prim p = e->prim;
+    bool moves = ir::is_map(p) || ir::is_layout(p) || p == ir::Prim::Id || p == ir::Prim::ToGlobal ||
+                 p == ir::Prim::ToLocal || p == ir::Prim::ToPrivate || p == ir::Prim::Vectorize;
+    if (!moves) return true;
+  }
+  return std::any_of(e->args.begin(), e->args.end(), computes);
+}
+
+}  // namespace
+
+bool is_network(const ir::Program& program) {
+  return std::count_if(program.defs.begin(), program.defs.end(), [](const auto& d) { return computes(d.body); }) >= 2;
+}
 
 std::vector<Layer> split_layers(const ir::Program& network) {
   ir::Program typed = typecheck::typecheck(network).program;

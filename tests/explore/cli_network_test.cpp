@@ -60,8 +60,8 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
 TEST_F(ExploreCli, NetworkErrors) {
   expect(fmt::format("explore {} --replay none.db", kVggBlock), 1,
          "error: --replay: " + kVggBlock +
-             " has 3 definitions, explored layer by layer, which replay does not do yet; replay a run of "
-             "--whole-program");
+             " is a network of 3 layers, explored layer by layer, which replay does not do yet; replay a run "
+             "of --whole-program");
   // A strategy named must apply to every layer; checked before any layer runs.
   expect(fmt::format("explore {} -s conv-chw-kappa --evals 1 -q", kVggBlock), 1,
          "error: layer 'pooled': strategy `conv-chw-kappa` does not apply to any definition of " + kVggBlock);

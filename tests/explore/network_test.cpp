@@ -229,6 +229,24 @@ INSTANTIATE_TEST_SUITE_P(
                    {0, 0, 2}}),
     [](const auto& info) { return testing::readable_name(info.index, {info.param.what}); });
 
+TEST(Layers, ANetworkHasTwoDefinitionsThatCompute) {
+  struct Case {
+    const char* what;
+    std::string defs;
+    bool network;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"two convolutions", "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb"), true},
+           {"one convolution", "def a = " + conv("image", "wa", "ba"), false},
+           {"a convolution and a layout of it (stencil2d's map(join, sums))",
+            "def a = " + conv("image", "wa", "ba") + "\ndef b = map(join, a)", false},
+           {"a convolution and an element-wise addition (a skip connection)",
+            "def a = " + conv("image", "wa", "ba") +
+                "\ndef s = map((r, t) -> map((x, y) -> map((u, v) -> u + v, zip(x, y)), zip(r, t)), zip(a, image))",
+            true}})
+    EXPECT_EQ(is_network(parse(kHeader + c.defs)), c.network) << c.what;
+}
+
 TEST(Layers, RenamedAfterItsShapeIsTheOtherLayer) {
   std::vector<Layer> layers =
       split_layers(parse(kHeader + "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb", "q")));

@@ -37,7 +37,7 @@ class ConstraintAlternative : public Alternative {
   double count_ = 0;
 };
 
-/// Strategies added to the defaults of a program of several definitions explored whole:
+/// Strategies added to the defaults of a network (layers.hpp) explored whole:
 /// every convolution of a network rewritten, the other definitions lowered.
 inline constexpr const char* kNetworkStrategies[] = {"net-chw-kappa"};
 
@@ -47,7 +47,7 @@ inline constexpr const char* kNetworkStrategies[] = {"net-chw-kappa"};
 inline constexpr const char* kFallbackStrategies[] = {"lower-glb2", "lower-glb1"};
 
 /// The default strategies of explore and space: those of rules/strategies.rules, in file
-/// order, and for a program of several definitions kNetworkStrategies (those present).
+/// order, and for a network (is_network) kNetworkStrategies (those present).
 std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const ir::Program& program);
 
 /// The candidate space of `program` on `target`: every alternative of every strategy in

@@ -1,6 +1,6 @@
 #pragma once
-// A network is a program of several value definitions (layers), each reading program
-// inputs and earlier definitions. `liftc explore` explores it layer by layer: each layer
+// A network is a program of several value definitions (layers) that compute, each
+// reading program inputs and earlier definitions. `liftc explore` explores it layer by layer: each layer
 // is a program of its own (the sizes, the values it reads as inputs, its one definition),
 // with its own space, its own reference (the network interpreter's value of the
 // definition, from the network interpreter's values of what it reads) and its own rows in
@@ -30,8 +30,10 @@ struct Layer {
 /// it does not type check.
 std::vector<Layer> split_layers(const ir::Program& network);
 
-/// The number of value definitions of a program: more than one makes it a network.
-std::size_t definition_count(const ir::Program& program);
+/// Whether `program` is a network: two or more of its definitions compute (reduce, do
+/// arithmetic); a definition that only rearranges an earlier one (stencil2d.sr's
+/// `map(join, sums)`) does not make one.
+bool is_network(const ir::Program& program);
 
 /// `rewritten`, a program rewritten from `from`'s layer program, with `to`'s names: its
 /// inputs and its definition renamed (`from` and `to` of the same shape).

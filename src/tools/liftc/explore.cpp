@@ -432,15 +432,15 @@ void run_explore(ExploreOptions o) {
   rewrite::RuleSet rules = rewrite::load_rules_dir(rules_dir);
   ir::Program program = parse::load_program(o.file);
   // A program of several definitions is a network: explored layer by layer.
-  bool network = !o.whole_program && explore::definition_count(program) > 1;
+  bool network = !o.whole_program && explore::is_network(program);
   std::vector<explore::Layer> layers;
   if (network) layers = explore::split_layers(program);
   std::vector<std::string> strategies =
       o.strategies.empty() ? explore::default_strategies(rules, network ? layers.front().program : program) : o.strategies;
   std::FILE* progress = o.quiet ? nullptr : stderr;
   if (!o.replay.empty() && network)
-    throw Error(fmt::format("--replay: {} has {} definitions, explored layer by layer, which replay does not do yet; "
-                            "replay a run of --whole-program",
+    throw Error(fmt::format("--replay: {} is a network of {} layers, explored layer by layer, which replay does not do "
+                            "yet; replay a run of --whole-program",
                             o.file, layers.size()));
   if (!o.replay.empty()) return run_replay(o, s, rules, program, strategies, progress);
 
@@ -578,8 +578,8 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--input-seed", o->input_seed, "seed of the random inputs (default 0)");
   cmd->add_flag("--pareto", o->pareto, "optimize time and memory (NSGA-II for genetic); print and write the front");
   cmd->add_flag("--whole-program", o->whole_program,
-                "explore a program of several definitions as one (default: a network, layer by layer, each layer "
-                "with its own space and reference, the network's front composed from theirs)");
+                "explore a network (two or more definitions that compute) as one program (default: layer by layer, "
+                "each layer with its own space and reference, the network's front composed from theirs)");
   cmd->add_option("--population", o->population, "genetic: individuals per generation (default evals/5, 4..24)");
   cmd->add_option("--selection", o->selection, "genetic: tournament or roulette (default tournament)");
   cmd->add_option("-o,--output", o->out_dir, "write the front's kernels and host programs, pareto.csv/json, evaluated.csv");
