@@ -22,6 +22,7 @@
 #include "liftc/explore/explore.hpp"
 #include "liftc/explore/network.hpp"
 #include "liftc/explore/output.hpp"
+#include "liftc/explore/session.hpp"
 #include "liftc/explore/worker.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
@@ -78,51 +79,6 @@ void from_json(const json& j, ExploreOptions& o) {
   o.pareto = j.at("pareto");
   o.build_options = j.value("build_options", "");  // stores written before --build-options lack it
   o.whole_program = j.value("whole_program", false);  // nor before networks were explored by layer
-}
-
-json target_json(const constraints::Target& t) {
-  return {{"name", t.name},
-          {"description", t.description},
-          {"origin", t.origin},
-          {"live", t.live},
-          {"max_work_group_size", t.max_work_group_size},
-          {"max_work_item_sizes", t.max_work_item_sizes},
-          {"local_mem_bytes", t.local_mem_bytes},
-          {"local_mem_global", t.local_mem_global},
-          {"preferred_vector_width", t.preferred_vector_width},
-          {"compute_units", t.compute_units},
-          {"global_mem_bytes", t.global_mem_bytes},
-          {"max_alloc_bytes", t.max_alloc_bytes},
-          {"sources", t.sources}};
-}
-
-constraints::Target target_of(const json& j) {
-  constraints::Target t;
-  t.name = j.at("name");
-  t.description = j.at("description");
-  t.origin = j.at("origin");
-  t.live = j.at("live");
-  t.max_work_group_size = j.at("max_work_group_size");
-  t.max_work_item_sizes = j.at("max_work_item_sizes").get<std::array<std::int64_t, 3>>();
-  t.local_mem_bytes = j.at("local_mem_bytes");
-  t.local_mem_global = j.at("local_mem_global");
-  t.preferred_vector_width = j.at("preferred_vector_width");
-  t.compute_units = j.at("compute_units");
-  t.global_mem_bytes = j.at("global_mem_bytes");
-  t.max_alloc_bytes = j.at("max_alloc_bytes");
-  t.sources = j.at("sources").get<std::vector<std::string>>();
-  return t;
-}
-
-// Runs `read` on a stored run's config: a key it lacks or a value of the wrong type is the
-// store's damage, not liftc's.
-template <class F>
-auto read_stored(const std::string& db, std::int64_t run, F read) -> decltype(read()) {
-  try {
-    return read();
-  } catch (const json::exception& e) {
-    throw Error(fmt::format("{}: run {} is damaged (its config: {})", db, run, e.what()));
-  }
 }
 
 std::uint64_t whole_number(const std::string& flag, const std::string& text, std::uint64_t min, std::uint64_t max) {
@@ -230,45 +186,14 @@ struct WorkDir {
   WorkDir& operator=(const WorkDir&) = delete;
 };
 
-// A hash of the rule files `rules` was loaded from (names and text, in load order): what
-// a strategy means, so --resume can refuse rules that changed.
-std::string rules_hash(const rewrite::RuleSet& rules) {
-  std::string text;
-  for (const auto& file : rules.files)
-    text += fmt::format("{}\n{}\n", fs::path(file).filename().string(),
-                        read_regular_file(file, "rule file", std::uint64_t(64) << 20));
-  return explore::hash_text(text);
-}
-
-// The last unfinished run of `store`, locked against other processes; its options are
-// read into `o` (all but those of this command that are not stored). A liftc::Error when
-// there is none, when another process explores it now, when it was recorded by a liftc
-// that did not keep what identifies its program and rules, or when the program the user
-// names is another one.
-std::pair<std::int64_t, json> resume_run(ExploreOptions& o, explore::Store& store) {
+// The last unfinished run of `store`, locked (explore::resume_last_run); its options are
+// read into `o` (all but those of this command that are not stored). A liftc::Error also
+// when the program the user names is another one.
+explore::ResumedRun resume_run(ExploreOptions& o, explore::Store& store) {
   const std::string& db = store.path();
-  auto unfinished = [&]() -> std::optional<explore::RunRecord> {
-    auto runs = store.runs();
-    auto last = std::find_if(runs.rbegin(), runs.rend(), [](const auto& r) { return !r.finished; });
-    if (last == runs.rend()) return std::nullopt;
-    return *last;
-  };
-  std::optional<explore::RunRecord> last = unfinished();
-  if (!last) throw Error(fmt::format("--resume: every run in {} has finished; nothing to resume", db));
-  if (!store.try_lock_run(last->id))
-    throw Error(fmt::format("--resume: run {} of {} is being explored by another liftc process right now; wait for "
-                            "it to end, or stop it, then resume",
-                            last->id, db));
-  // It may have ended between the listing and the lock.
-  std::optional<explore::RunRecord> now = unfinished();
-  if (!now || now->id != last->id) throw Error(fmt::format("--resume: run {} of {} has just finished", last->id, db));
-  json config = store.run_config(*last);
-  if (!config.contains("rules"))
-    throw Error(fmt::format("--resume: run {} of {} was started by an earlier liftc, which did not record what "
-                            "identifies its program and rules; start a new run (its results stay in the store)",
-                            last->id, db));
+  explore::ResumedRun last = explore::resume_last_run(store);
   ExploreOptions stored = o;
-  read_stored(db, last->id, [&] { from_json(config, stored); });
+  explore::read_stored(db, last.id, [&] { from_json(last.config, stored); });
   auto canonical = [](const std::string& path) {
     std::error_code ec;
     fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
@@ -276,14 +201,15 @@ std::pair<std::int64_t, json> resume_run(ExploreOptions& o, explore::Store& stor
   };
   if (!o.file.empty() && canonical(o.file) != canonical(stored.file))
     throw Error(fmt::format("--resume: the run in {} explores {}, not {}", db, stored.file, o.file));
-  stored.rules_dir = o.rules_dir.empty() ? read_stored(db, last->id, [&] { return config.at("rules_dir").get<std::string>(); })
-                                         : o.rules_dir;
+  stored.rules_dir = o.rules_dir.empty()
+                         ? explore::read_stored(db, last.id, [&] { return last.config.at("rules_dir").get<std::string>(); })
+                         : o.rules_dir;
   // Not stored: where results go and how.
   stored.out_dir = o.out_dir, stored.db = o.db, stored.force = o.force, stored.quiet = o.quiet;
   stored.jobs = o.jobs, stored.isolate = o.isolate, stored.resume = true;
   o = stored;
-  fmt::print("resuming run {} of {} (started {})\n", last->id, db, last->started);
-  return {last->id, config};
+  fmt::print("resuming run {} of {} (started {})\n", last.id, db, last.started);
+  return last;
 }
 
 void print_summary(const explore::LoopResult& r, const explore::CandidateSpace& space) {
@@ -325,56 +251,19 @@ void run_replay(const ExploreOptions& o, const Settings& s, const rewrite::RuleS
                 const std::vector<std::string>& strategies, std::FILE* progress) {
   auto replay = explore::Store::open_existing(o.replay);
   std::string hash = explore::problem_hash(o.file, s.input_seed);
-  std::optional<json> recorded;
-  std::int64_t recorded_run = 0;
-  for (const auto& r : replay->runs()) {
-    json c = replay->run_config(r);
-    if (c.contains("program") && c["program"].is_string() && c["program"].get<std::string>() == hash) {
-      recorded = c;
-      recorded_run = r.id;
-    }
-  }
-  if (!recorded) throw Error(fmt::format("--replay {}: no run of {} (input seed {}) in that store", o.replay, o.file, s.input_seed));
   constraints::Target target =
-      read_stored(o.replay, recorded_run, [&] { return target_of(recorded->at("target_profile")); });
+      explore::replayed_run(*replay, hash, fmt::format("{} (input seed {})", o.file, s.input_seed)).second;
   explore::CandidateSpace space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target);
-  double best_recorded = INFINITY;
-  for (const auto& e : replay->evaluations())
-    if (e.program == hash && explore::valid_result(e)) best_recorded = std::min(best_recorded, e.time_ms);
   auto search = make_search(s, space);
   std::fflush(stdout);
   std::size_t missing = 0;
-  explore::EvaluateFn lookup = [&](const explore::Candidate& c, bool& served) {
-    const auto& alt = explore::constraint_alternative(*space.alternatives[c.alternative]);
-    std::string point = explore::format_point(alt, c.point);
-    served = true;
-    if (auto e = replay->find_candidate(hash, alt.space().strategy, static_cast<std::int64_t>(alt.space().alternative), point))
-      return *e;
-    ++missing;
-    explore::Evaluation e;
-    e.strategy = alt.space().strategy;
-    e.alternative = static_cast<std::int64_t>(alt.space().alternative);
-    e.point = point;
-    e.status = "missing";
-    e.reason = "not in the replayed store";
-    return e;
-  };
-  explore::LoopResult r = explore::explore_loop(*search, lookup, s.budget, progress);
+  explore::LoopResult r =
+      explore::explore_loop(*search, explore::replay_rows(*replay, hash, space, missing), s.budget, progress);
   print_summary(r, space);
   fmt::print("replayed {} candidate(s) from {}; {} not in the store (told to the search as failures)\n",
              r.explored.size(), o.replay, missing);
-  double best = INFINITY;
-  for (std::size_t i = 0; i < r.explored.size(); ++i) {
-    const auto& e = r.explored[i].evaluation;
-    if (explore::valid_result(e)) best = std::min(best, e.time_ms);
-    if (std::isfinite(best_recorded) && best <= 1.05 * best_recorded) {
-      fmt::print("within 5% of the store's best ({:.4g} ms) after {} evaluation(s)\n", best_recorded, i + 1);
-      break;
-    }
-    if (i + 1 == r.explored.size() && std::isfinite(best_recorded))
-      fmt::print("not within 5% of the store's best ({:.4g} ms) after {} evaluation(s); best found {:.4g} ms\n",
-                 best_recorded, r.explored.size(), best);
-  }
+  if (std::string verdict = explore::replay_verdict(r, explore::best_stored_time(*replay, hash)); !verdict.empty())
+    fmt::print("{}\n", verdict);
   print_front(r, explore::front_of(r.explored), o.pareto);
 }
 
@@ -419,12 +308,11 @@ void run_explore(ExploreOptions o) {
   // The store of a resumed run is opened first (its options are in it) and kept open, with
   // the run locked, until the run ends.
   std::unique_ptr<explore::Store> store;
-  std::int64_t resumed_run = -1;
-  json resumed_config;
+  std::optional<explore::ResumedRun> resumed;
   if (o.resume) {
     if (!fs::exists(db)) throw Error(fmt::format("--resume: no results store at {} (give --db FILE)", db));
     store = std::make_unique<explore::Store>(db);
-    std::tie(resumed_run, resumed_config) = resume_run(o, *store);
+    resumed = resume_run(o, *store);
   }
   if (o.file.empty()) throw Error("explore: give the .sr program to explore");
   Settings s = settle(o);
@@ -445,20 +333,9 @@ void run_explore(ExploreOptions o) {
   if (!o.replay.empty()) return run_replay(o, s, rules, program, strategies, progress);
 
   // What identifies the program and the rules: a resumed run must explore the same ones.
-  std::string rules_identity = rules_hash(rules);
-  if (o.resume) {
-    read_stored(db, resumed_run, [&] {
-      if (resumed_config.at("program").get<std::string>() != explore::problem_hash(o.file, s.input_seed))
-        throw Error(fmt::format("--resume: {} has changed since run {} of {} started (its text, sizes or input seed "
-                                "differ); start a new run",
-                                o.file, resumed_run, db));
-      if (resumed_config.at("rules").get<std::string>() != rules_identity)
-        throw Error(fmt::format("--resume: the rules in {} are not those run {} of {} started with (a rule file was "
-                                "added, removed or changed); resume with --rules naming the run's rules, or start a "
-                                "new run",
-                                rules_dir, resumed_run, db));
-    });
-  }
+  std::string rules_identity = explore::rules_hash(rules);
+  if (resumed)
+    explore::check_resumed(*resumed, db, o.file, explore::problem_hash(o.file, s.input_seed), rules_dir, rules_identity);
   std::optional<explore::OutputLock> output_lock;
   if (!o.out_dir.empty()) output_lock.emplace(explore::check_output_dir(o.out_dir, o.force, network));
   WorkDir work;
@@ -515,14 +392,14 @@ void run_explore(ExploreOptions o) {
                                     ? std::string("from the store")
                                     : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds));
 
-  std::int64_t run = resumed_run;
+  std::int64_t run = resumed ? resumed->id : -1;
   if (run < 0) {
     json config = to_json(o);
     config["file"] = fs::absolute(o.file).lexically_normal().string();  // --resume from any folder finds it
     config["program"] = problem.program_hash;
     config["rules_dir"] = fs::absolute(rules_dir).lexically_normal().string();
     config["rules"] = rules_identity;
-    config["target_profile"] = target_json(target);
+    config["target_profile"] = explore::target_json(target);
     run = store->begin_run(config["file"].get<std::string>(),
                            config.dump(-1, ' ', false, json::error_handler_t::replace));
   }
