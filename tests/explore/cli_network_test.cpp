@@ -50,11 +50,16 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
                             "pooled: matches the expected values (128 values)"})
     EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
 
-  // The same store again: every layer's candidates are served from it.
-  Result again = run(fmt::format("explore {} --pareto --evals 3 --runs 2 --jobs 2 --db out/results.db -q", kVggBlock));
+  // The run as if interrupted: --resume explores it again, layer by layer, every candidate
+  // served from the store.
+  sql(dir_ / "out/results.db", "DELETE FROM run_ends");
+  Result again = run("explore --resume --db out/results.db -q");
   EXPECT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_NE(again.output.find("layer 1 (conv1): 3 candidates"), std::string::npos) << again.output;
+  for (const char* line : {"resuming run 1 of out/results.db", "network: 3 layers",
+                           "layer 1 (conv1): 3 candidates", "; 3 served from the store;", "network Pareto front"})
+    EXPECT_NE(again.output.find(line), std::string::npos) << line << "\n" << again.output;
   EXPECT_EQ(again.output.find("0 served from the store"), std::string::npos) << again.output;
+  EXPECT_EQ(rows(dir_ / "out/results.db"), 6);
 }
 
 TEST_F(ExploreCli, NetworkErrors) {
