@@ -65,7 +65,8 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
     }
   }
   // No strategy applies: a definition no convolution or stencil strategy matches is
-  // lowered by the first fallback that applies (its outer maps over global work-items);
+  // lowered by the first fallback that applies (its outer maps over global work-items, or
+  // sequentially);
   // an already low-level program is explored as written (strategy id).
   if (!applied && !strategies_given) {
     for (const char* fallback : kFallbackStrategies) {

@@ -43,8 +43,9 @@ inline constexpr const char* kNetworkStrategies[] = {"net-chw-kappa"};
 
 /// The lowerings tried, in order, when no default strategy applies to a program (a
 /// definition that is no convolution or stencil: a 1x1 layer written per pixel, a
-/// depth-to-space): its two outer maps, or its outer map, over global work-items.
-inline constexpr const char* kFallbackStrategies[] = {"lower-glb2", "lower-glb1"};
+/// depth-to-space, a reduction of a whole array): its two outer maps, or its outer map,
+/// over global work-items, else everything sequential (one work-item).
+inline constexpr const char* kFallbackStrategies[] = {"lower-glb2", "lower-glb1", "lower-seq"};
 
 /// The default strategies of explore and space: those of rules/strategies.rules, in file
 /// order, and for a network (is_network) kNetworkStrategies (those present).
