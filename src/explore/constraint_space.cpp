@@ -3,6 +3,7 @@
 #include "liftc/explore/constraint_space.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -37,6 +38,24 @@ std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const
   return out;
 }
 
+std::optional<std::string> fallback_strategy(const ir::Program& program, const rewrite::RuleSet& rules) {
+  for (const char* fallback : kFallbackStrategies) {
+    if (!rules.strategy(fallback)) continue;
+    rewrite::ProgramRewrite r;
+    try {
+      r = rewrite::rewrite_program(rules, fallback, program, {});
+    } catch (const Error&) {
+      continue;
+    }
+    // A lowering that changes nothing (lower-seq on a program already low-level) is no
+    // fallback: the program is explored as written.
+    for (const auto& alt : r.programs)
+      for (std::size_t d = 0; d < alt.program.defs.size() && d < program.defs.size(); ++d)
+        if (!ir::alpha_equal(alt.program.defs[d].body, program.defs[d].body)) return fallback;
+  }
+  return std::nullopt;
+}
+
 CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,
                                      const std::vector<std::string>& strategies, bool strategies_given,
                                      const constraints::Target& target, std::vector<std::string>* skipped) {
@@ -68,18 +87,9 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
   // lowered by the first fallback that applies (its outer maps over global work-items, or
   // sequentially);
   // an already low-level program is explored as written (strategy id).
-  if (!applied && !strategies_given) {
-    for (const char* fallback : kFallbackStrategies) {
-      if (!rules.strategy(fallback)) continue;
-      try {
-        rewrite::rewrite_program(rules, fallback, program, {});
-      } catch (const Error&) {
-        continue;
-      }
-      return build_candidate_space(program, rules, {fallback}, true, target, skipped);
-    }
-    return build_candidate_space(program, rules, {"id"}, true, target, skipped);
-  }
+  if (!applied && !strategies_given)
+    return build_candidate_space(program, rules, {fallback_strategy(program, rules).value_or("id")}, true, target,
+                                 skipped);
   if (cs.alternatives.empty())
     throw Error(strategies_given ? "the strategies given have no valid point on this target"
                                  : "no strategy of rules/strategies.rules applies to this program with a valid point");

@@ -158,7 +158,7 @@ TEST_F(SpaceCommand, WideDomainsGiveASpace) {
 }
 
 // A network (two or more definitions that compute): each layer's space, layers of one shape
-// once, a layer no strategy applies to lowered by a fallback; --whole-program as one.
+// once; --whole-program as one.
 TEST_F(SpaceCommand, ANetworkLayerByLayer) {
   Result r = run("space net.sr -s lower-glb1 --target mali-g72 --samples 1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -175,6 +175,16 @@ TEST_F(SpaceCommand, ANetworkLayerByLayer) {
   EXPECT_EQ(vgg.exit_code, 0) << vgg.output;
   EXPECT_NE(vgg.output.find("==== layer 2/3 (conv2): the shape of layer 1 (conv1), its space"), std::string::npos)
       << vgg.output;
+  // A layer no strategy applies to is lowered by the first fallback that changes it; a
+  // program already low-level is taken as written.
+  Result lse = run("space '" LIFTC_SOURCE_DIR "/examples/logsumexp.sr' --target mali-g72 --samples 0");
+  EXPECT_NE(lse.output.find("==== layer 1/2 (m)\n// no strategy of strategies.rules applies: lowered by lower-seq\n"),
+            std::string::npos)
+      << lse.output;
+  Result low = run("space '" LIFTC_SOURCE_DIR "/examples/lowlevel/vector_add.sr' --target mali-g72 --samples 0");
+  EXPECT_NE(low.output.find("// no strategy of strategies.rules applies: the program as written (strategy id)\n"),
+            std::string::npos)
+      << low.output;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // uniform samples, repair to the nearest valid point).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ inline constexpr const char* kNetworkStrategies[] = {"net-chw-kappa"};
 /// depth-to-space, a reduction of a whole array): its two outer maps, or its outer map,
 /// over global work-items, else everything sequential (one work-item).
 inline constexpr const char* kFallbackStrategies[] = {"lower-glb2", "lower-glb1", "lower-seq"};
+
+/// The first of kFallbackStrategies that applies to `program` and changes it; nothing
+/// when none does (the program is then taken as written, strategy `id`).
+std::optional<std::string> fallback_strategy(const ir::Program& program, const rewrite::RuleSet& rules);
 
 /// The default strategies of explore and space: those of rules/strategies.rules, in file
 /// order, and for a network (is_network) kNetworkStrategies (those present).

@@ -50,14 +50,10 @@ std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites_of(const i
     }
   }
   if (!rewrites.empty()) return rewrites;
-  for (const char* fallback : explore::kFallbackStrategies) {
-    if (!rules.strategy(fallback)) continue;
-    try {
-      rewrites.emplace_back(fallback, rewrite::rewrite_program(rules, fallback, program, options));
-      note = fmt::format("// no strategy of strategies.rules applies: lowered by {}\n", fallback);
-      return rewrites;
-    } catch (const Error&) {
-    }
+  if (std::optional<std::string> fallback = explore::fallback_strategy(program, rules)) {
+    note = fmt::format("// no strategy of strategies.rules applies: lowered by {}\n", *fallback);
+    rewrites.emplace_back(*fallback, rewrite::rewrite_program(rules, *fallback, program, options));
+    return rewrites;
   }
   note = "// no strategy of strategies.rules applies: the program as written (strategy id)\n";
   rewrites.emplace_back("id", rewrite::rewrite_program(rules, "id", program, options));
