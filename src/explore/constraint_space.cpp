@@ -2,8 +2,12 @@
 
 #include "liftc/explore/constraint_space.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
+#include "liftc/explore/layers.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/support/diagnostic.hpp"
 
@@ -18,7 +22,7 @@ ConstraintAlternative::ConstraintAlternative(constraints::Space space)
 
 std::string ConstraintAlternative::label() const { return fmt::format("{} #{}", space_->strategy, space_->alternative); }
 
-std::vector<std::string> default_strategies(const rewrite::RuleSet& rules) {
+std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const ir::Program& program) {
   std::vector<std::string> out;
   const std::string suffix = "strategies.rules";
   for (const auto& s : rules.strategies) {
@@ -26,7 +30,30 @@ std::vector<std::string> default_strategies(const rewrite::RuleSet& rules) {
     if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
       out.push_back(s.name);
   }
+  // A program of several definitions explored whole: the strategies that rewrite every
+  // convolution of a network and lower the other definitions.
+  if (is_network(program))
+    for (const char* name : kNetworkStrategies)
+      if (rules.strategy(name) && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   return out;
+}
+
+std::optional<std::string> fallback_strategy(const ir::Program& program, const rewrite::RuleSet& rules) {
+  for (const char* fallback : kFallbackStrategies) {
+    if (!rules.strategy(fallback)) continue;
+    rewrite::ProgramRewrite r;
+    try {
+      r = rewrite::rewrite_program(rules, fallback, program, {});
+    } catch (const Error&) {
+      continue;
+    }
+    // A lowering that changes nothing (lower-seq on a program already low-level) is no
+    // fallback: the program is explored as written.
+    for (const auto& alt : r.programs)
+      for (std::size_t d = 0; d < alt.program.defs.size() && d < program.defs.size(); ++d)
+        if (!ir::alpha_equal(alt.program.defs[d].body, program.defs[d].body)) return fallback;
+  }
+  return std::nullopt;
 }
 
 CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,
@@ -56,9 +83,13 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       cs.alternatives.push_back(std::move(alt));
     }
   }
-  // No strategy applies (an already low-level program): the program as written, as
-  // `liftc space` does (strategy id).
-  if (!applied && !strategies_given) return build_candidate_space(program, rules, {"id"}, true, target, skipped);
+  // No strategy applies: a definition no convolution or stencil strategy matches is
+  // lowered by the first fallback that applies (its outer maps over global work-items, or
+  // sequentially);
+  // an already low-level program is explored as written (strategy id).
+  if (!applied && !strategies_given)
+    return build_candidate_space(program, rules, {fallback_strategy(program, rules).value_or("id")}, true, target,
+                                 skipped);
   if (cs.alternatives.empty())
     throw Error(strategies_given ? "the strategies given have no valid point on this target"
                                  : "no strategy of rules/strategies.rules applies to this program with a valid point");

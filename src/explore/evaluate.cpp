@@ -34,12 +34,6 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-std::string shapes_of(const interp::Tensors& inputs) {
-  std::string out;
-  for (const auto& [name, t] : inputs) out += fmt::format("{}{}={}", out.empty() ? "" : ",", name, fmt::join(t.shape, "x"));
-  return out;
-}
-
 // The plan's launch and buffers as text: part of what an evaluation's key hashes.
 std::string describe_plan(const runtime::LaunchPlan& plan) {
   // Build options only when there are some, so the keys of earlier stores stay the same.
@@ -74,7 +68,7 @@ Problem start_problem(const std::string& file, std::uint64_t seed, ir::Program* 
   typecheck::typecheck(program);
   ir::Program checked = typecheck::typecheck(ir::bind_sizes(program, {})).program;
   p.inputs = interp::random_inputs(checked, seed);
-  p.shapes = shapes_of(p.inputs);
+  p.shapes = shapes_text(p.inputs);
   p.program_hash = hash_text(fmt::format("{}\nseed {}\nshapes {}", read_text(file), seed, p.shapes));
   if (checked_out) *checked_out = std::move(checked);
   return p;
@@ -106,6 +100,12 @@ std::string reference_mismatch(const ir::Program& checked, const interp::Tensors
 }
 
 }  // namespace
+
+std::string shapes_text(const interp::Tensors& inputs) {
+  std::string out;
+  for (const auto& [name, t] : inputs) out += fmt::format("{}{}={}", out.empty() ? "" : ",", name, fmt::join(t.shape, "x"));
+  return out;
+}
 
 std::string problem_hash(const std::string& file, std::uint64_t seed) { return start_problem(file, seed, nullptr).program_hash; }
 
@@ -238,7 +238,10 @@ DeviceReport probe_device(const EvaluatorOptions& options) {
 }
 
 Generated generate_candidate(const ConstraintAlternative& alt, const Point& point, const std::string& build_options) {
-  const constraints::Space& space = alt.space();
+  return generate_candidate(alt.space(), point, build_options);
+}
+
+Generated generate_candidate(const constraints::Space& space, const Point& point, const std::string& build_options) {
   std::map<std::string, long long> sizes = constraints::size_values(space, point);
   ir::Program checked = typecheck::typecheck(ir::bind_sizes(space.program, sizes)).program;
   codegen::Options options = constraints::codegen_options(space, point);

@@ -47,13 +47,14 @@ std::vector<std::size_t> front_of(const std::vector<Explored>& explored) {
   return out;
 }
 
-LoopResult explore_loop(Search& search, const EvaluateFn& evaluate, const Budget& budget, std::FILE* progress) {
+LoopResult explore_loop(Search& search, const EvaluateFn& evaluate, const Budget& budget, std::FILE* progress,
+                        const std::string& label) {
   StartFn start = [&](const Candidate& c) {
     Pending p;
     p.result = [&evaluate, c](bool& served) { return evaluate(c, served); };
     return p;
   };
-  return explore_loop(search, start, budget, 1, progress);
+  return explore_loop(search, start, budget, 1, progress, label);
 }
 
 namespace {
@@ -76,7 +77,8 @@ struct Ends {
 
 }  // namespace
 
-LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budget, std::size_t jobs, std::FILE* progress) {
+LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budget, std::size_t jobs, std::FILE* progress,
+                        const std::string& label) {
   jobs = std::max<std::size_t>(jobs, 1);
   LoopResult r;
   auto begin = std::chrono::steady_clock::now();
@@ -110,8 +112,8 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
       std::size_t n = r.explored.size();
       double eta = t / double(n) * double(budget.evaluations - std::min(n, budget.evaluations));
       if (budget.seconds > 0) eta = std::min(eta, budget.seconds - t);
-      fmt::print(progress, "{}explore: {}/{} evaluated, {} valid, {} failed, {} from the store, best {}, front {}, {} elapsed, ETA {}{}",
-                 tty ? "\r" : "", n, budget.evaluations, valid, failed, served,
+      fmt::print(progress, "{}explore{}: {}/{} evaluated, {} valid, {} failed, {} from the store, best {}, front {}, {} elapsed, ETA {}{}",
+                 tty ? "\r" : "", label.empty() ? "" : " " + label, n, budget.evaluations, valid, failed, served,
                  std::isfinite(best) ? fmt::format("{:.4g} ms", best) : "-", front_of(r.explored).size(),
                  clock_text(t), clock_text(eta), tty ? "\x1b[K" : "\n");
       std::fflush(progress);

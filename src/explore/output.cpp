@@ -114,7 +114,7 @@ OutputLock::~OutputLock() {
   if (fd_ >= 0) ::close(fd_);  // the flock goes with the descriptor
 }
 
-OutputLock check_output_dir(const std::string& dir_text, bool force) {
+OutputLock check_output_dir(const std::string& dir_text, bool force, bool network) {
   fs::path dir(dir_text);
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw Error(fmt::format("-o {}: exists and is not a folder", dir_text));
@@ -130,8 +130,10 @@ OutputLock check_output_dir(const std::string& dir_text, bool force) {
                               dir_text));
     throw Error(fmt::format("-o {}: cannot lock the folder: {}", dir_text, std::strerror(errno)));
   }
+  std::vector<std::string> written = {"pareto.csv", "pareto.json", "evaluated.csv", "front"};
+  if (network) written.insert(written.end(), {"inputs", "expected"});
   if (!force)
-    for (const char* name : {"pareto.csv", "pareto.json", "evaluated.csv", "front"})
+    for (const auto& name : written)
       if (fs::exists(dir / name, ec))
         throw Error(fmt::format("-o {}: {} exists; pass --force to overwrite the exploration's files", dir_text,
                                 (dir / name).string()));

@@ -39,6 +39,10 @@ class SpaceCommand : public ::testing::Test {
                         "def y = join(map(r -> map(v -> v * 2.0, r), split(n, x)))\n");
     // A billion values of n that all matter.
     write("wide.sr", "size n in 1..1000000000\ninput x : [float]n\ndef y = map(v -> v * 2.0, x)\n");
+    // A network of three layers, the first two of one shape.
+    write("net.sr", "size N = 16\ninput x : [float]N\ninput y : [float]N\n"
+                    "def a = map(v -> v * 2.0, x)\ndef b = map(v -> v * 2.0, y)\n"
+                    "def c = map((u, v) -> u + v, zip(a, b))\n");
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -92,6 +96,8 @@ TEST_F(SpaceCommand, BadInputIsOneError) {
        true},
       {"space double.sr --target zero", true, "zero.target:6:23: error: max_work_item_sizes must be at least 1, got `0`",
        false},
+      {"space net.sr -s conv-chw --target mali-g72", false,
+       "error: layer 'a': strategy `conv-chw` does not apply to any definition of net.sr", true},
   };
   for (const auto& c : cases) {
     Result r = run(c.args, c.own_targets);
@@ -149,6 +155,36 @@ TEST_F(SpaceCommand, WideDomainsGiveASpace) {
     EXPECT_EQ(r.exit_code, 0) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.expected), std::string::npos) << c.args << "\n" << r.output;
   }
+}
+
+// A network (two or more definitions that compute): each layer's space, layers of one shape
+// once; --whole-program as one.
+TEST_F(SpaceCommand, ANetworkLayerByLayer) {
+  Result r = run("space net.sr -s lower-glb1 --target mali-g72 --samples 1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"// a network of 3 layers: each layer's space (explore searches them one by one; --whole-program: the program "
+        "as one)",
+        "\n==== layer 1/3 (a)\n\n== strategy lower-glb1, alternative 1 of 1",
+        "\n==== layer 2/3 (b): the shape of layer 1 (a), its space\n\n==== layer 3/3 (c)\n\n== strategy lower-glb1"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  Result whole = run("space net.sr -s lower-glb1 --target mali-g72 --samples 1 --whole-program");
+  EXPECT_EQ(whole.exit_code, 0) << whole.output;
+  EXPECT_EQ(whole.output.find("==== layer"), std::string::npos) << whole.output;
+  Result vgg = run("space '" LIFTC_SOURCE_DIR "/examples/networks/vgg_block.sr' --target mali-g72 --samples 0");
+  EXPECT_EQ(vgg.exit_code, 0) << vgg.output;
+  EXPECT_NE(vgg.output.find("==== layer 2/3 (conv2): the shape of layer 1 (conv1), its space"), std::string::npos)
+      << vgg.output;
+  // A layer no strategy applies to is lowered by the first fallback that changes it; a
+  // program already low-level is taken as written.
+  Result lse = run("space '" LIFTC_SOURCE_DIR "/examples/logsumexp.sr' --target mali-g72 --samples 0");
+  EXPECT_NE(lse.output.find("==== layer 1/2 (m)\n// no strategy of strategies.rules applies: lowered by lower-seq\n"),
+            std::string::npos)
+      << lse.output;
+  Result low = run("space '" LIFTC_SOURCE_DIR "/examples/lowlevel/vector_add.sr' --target mali-g72 --samples 0");
+  EXPECT_NE(low.output.find("// no strategy of strategies.rules applies: the program as written (strategy id)\n"),
+            std::string::npos)
+      << low.output;
 }
 
 }  // namespace

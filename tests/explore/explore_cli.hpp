@@ -131,6 +131,11 @@ class ExploreCli : public ::testing::Test {
     sqlite3_close(h);
   }
 
+  /// Runs a shell command (not liftc) in the test's folder; its output and exit code.
+  Result run_shell(const std::string& command) {
+    return run_child(fmt::format("cd '{}' && {}", dir_.string(), command), [] {});
+  }
+
   const std::filesystem::path& dir() const { return dir_; }
   std::string read(const std::filesystem::path& p) {
     std::ifstream in(p);

@@ -4,6 +4,7 @@
 // uniform samples, repair to the nearest valid point).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,12 +38,28 @@ class ConstraintAlternative : public Alternative {
   double count_ = 0;
 };
 
-/// The strategies of rules/strategies.rules, in file order (the default of explore and space).
-std::vector<std::string> default_strategies(const rewrite::RuleSet& rules);
+/// Strategies added to the defaults of a network (layers.hpp) explored whole:
+/// every convolution of a network rewritten, the other definitions lowered.
+inline constexpr const char* kNetworkStrategies[] = {"net-chw-kappa"};
+
+/// The lowerings tried, in order, when no default strategy applies to a program (a
+/// definition that is no convolution or stencil: a 1x1 layer written per pixel, a
+/// depth-to-space, a reduction of a whole array): its two outer maps, or its outer map,
+/// over global work-items, else everything sequential (one work-item).
+inline constexpr const char* kFallbackStrategies[] = {"lower-glb2", "lower-glb1", "lower-seq"};
+
+/// The first of kFallbackStrategies that applies to `program` and changes it; nothing
+/// when none does (the program is then taken as written, strategy `id`).
+std::optional<std::string> fallback_strategy(const ir::Program& program, const rewrite::RuleSet& rules);
+
+/// The default strategies of explore and space: those of rules/strategies.rules, in file
+/// order, and for a network (is_network) kNetworkStrategies (those present).
+std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const ir::Program& program);
 
 /// The candidate space of `program` on `target`: every alternative of every strategy in
 /// `strategies` (when `strategies` was not given by the user, those that do not apply are
-/// skipped, and when none applies the program as written is explored, as strategy `id`;
+/// skipped, and when none applies the first of kFallbackStrategies that applies, else the
+/// program as written, as strategy `id`;
 /// otherwise a strategy that does not apply is a liftc::Error). Alternatives with
 /// no valid point are left out and listed in `skipped`.
 CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,

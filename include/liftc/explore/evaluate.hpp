@@ -48,6 +48,9 @@ struct Problem {
 /// whose outputs are not the program's is a liftc::Error: the store is damaged).
 Problem load_problem(const std::string& file, std::uint64_t seed, Store& store);
 
+/// "image=28x28x32,weights=32x3x3x32,...": the Problem::shapes of `inputs`.
+std::string shapes_text(const interp::Tensors& inputs);
+
 /// The Problem::program_hash of `file` with inputs from `seed` (no reference computed).
 std::string problem_hash(const std::string& file, std::uint64_t seed);
 
@@ -104,6 +107,9 @@ struct Generated {
 /// besides the point's own (`-cl-mad-enable` of the mad parameter); a liftc::Error when the
 /// code generator refuses it.
 Generated generate_candidate(const ConstraintAlternative& alt, const Point& point, const std::string& build_options);
+
+/// The same for a space's program (a layer renamed after another of its shape: layers.hpp).
+Generated generate_candidate(const constraints::Space& space, const Point& point, const std::string& build_options);
 
 /// Where the evaluations' time went (sums over the candidates that ran).
 struct EvaluatorTimes {

@@ -54,12 +54,15 @@ struct LoopResult {
 /// points that generate the same kernels, the first stands for all).
 std::vector<std::size_t> front_of(const std::vector<Explored>& explored);
 
-/// Runs `search` until `budget` is spent; prints progress to `progress` (null: silent).
-LoopResult explore_loop(Search& search, const EvaluateFn& evaluate, const Budget& budget, std::FILE* progress);
+/// Runs `search` until `budget` is spent; prints progress to `progress` (null: silent),
+/// after `label` when it has one (`explore layer 2/5 (shrunk): ...`).
+LoopResult explore_loop(Search& search, const EvaluateFn& evaluate, const Budget& budget, std::FILE* progress,
+                        const std::string& label = {});
 
 /// The same with at most `jobs` candidates running at once and at most 2 x `jobs` not yet
 /// told; the candidates asked do not depend on `jobs` (the search is told in proposal
 /// order and asked nothing while it is `waiting()`).
-LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budget, std::size_t jobs, std::FILE* progress);
+LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budget, std::size_t jobs, std::FILE* progress,
+                        const std::string& label = {});
 
 }  // namespace liftc::explore

@@ -39,8 +39,8 @@ class OutputLock {
 /// Creates `dir` when missing and locks it against other explorations (until the lock
 /// goes); a liftc::Error when another exploration holds it, when it cannot be written, or
 /// (without `force`) when it already holds a file explore would write: checked before the
-/// exploration starts.
-OutputLock check_output_dir(const std::string& dir, bool force);
+/// exploration starts. A `network`'s folder also gets inputs/ and expected/.
+OutputLock check_output_dir(const std::string& dir, bool force, bool network = false);
 
 /// Writes the front's kernels and host programs (front/<rank>/), pareto.csv, pareto.json
 /// and evaluated.csv into `dir`, every byte or a liftc::Error (a full disk, a file-size

@@ -20,7 +20,10 @@
 #include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/evaluate.hpp"
 #include "liftc/explore/explore.hpp"
+#include "liftc/explore/network.hpp"
 #include "liftc/explore/output.hpp"
+#include "liftc/explore/session.hpp"
+#include "liftc/explore/stored_target.hpp"
 #include "liftc/explore/worker.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
@@ -45,6 +48,7 @@ struct ExploreOptions {
   std::string build_options;
   double rtol = 1e-3, atol = 1e-3;
   bool pareto = false;
+  bool whole_program = false;  // a program of several definitions explored as one, not layer by layer
   // Not stored: where results go and how. (The rules folder and what identifies the
   // program and the rules are stored besides the options: see run_explore.)
   std::string out_dir, db, replay, rules_dir, jobs;
@@ -57,7 +61,7 @@ json to_json(const ExploreOptions& o) {
           {"input_seed", o.input_seed}, {"runner", o.runner},   {"timeout", o.timeout}, {"runs", o.runs},
           {"warmup", o.warmup},   {"population", o.population}, {"selection", o.selection},
           {"rtol", o.rtol},       {"atol", o.atol},             {"pareto", o.pareto},
-          {"build_options", o.build_options}};
+          {"build_options", o.build_options}, {"whole_program", o.whole_program}};
 }
 
 // Throws nlohmann::json's exceptions on a config that lacks a key or has a wrong type:
@@ -75,51 +79,7 @@ void from_json(const json& j, ExploreOptions& o) {
   o.atol = j.at("atol");
   o.pareto = j.at("pareto");
   o.build_options = j.value("build_options", "");  // stores written before --build-options lack it
-}
-
-json target_json(const constraints::Target& t) {
-  return {{"name", t.name},
-          {"description", t.description},
-          {"origin", t.origin},
-          {"live", t.live},
-          {"max_work_group_size", t.max_work_group_size},
-          {"max_work_item_sizes", t.max_work_item_sizes},
-          {"local_mem_bytes", t.local_mem_bytes},
-          {"local_mem_global", t.local_mem_global},
-          {"preferred_vector_width", t.preferred_vector_width},
-          {"compute_units", t.compute_units},
-          {"global_mem_bytes", t.global_mem_bytes},
-          {"max_alloc_bytes", t.max_alloc_bytes},
-          {"sources", t.sources}};
-}
-
-constraints::Target target_of(const json& j) {
-  constraints::Target t;
-  t.name = j.at("name");
-  t.description = j.at("description");
-  t.origin = j.at("origin");
-  t.live = j.at("live");
-  t.max_work_group_size = j.at("max_work_group_size");
-  t.max_work_item_sizes = j.at("max_work_item_sizes").get<std::array<std::int64_t, 3>>();
-  t.local_mem_bytes = j.at("local_mem_bytes");
-  t.local_mem_global = j.at("local_mem_global");
-  t.preferred_vector_width = j.at("preferred_vector_width");
-  t.compute_units = j.at("compute_units");
-  t.global_mem_bytes = j.at("global_mem_bytes");
-  t.max_alloc_bytes = j.at("max_alloc_bytes");
-  t.sources = j.at("sources").get<std::vector<std::string>>();
-  return t;
-}
-
-// Runs `read` on a stored run's config: a key it lacks or a value of the wrong type is the
-// store's damage, not liftc's.
-template <class F>
-auto read_stored(const std::string& db, std::int64_t run, F read) -> decltype(read()) {
-  try {
-    return read();
-  } catch (const json::exception& e) {
-    throw Error(fmt::format("{}: run {} is damaged (its config: {})", db, run, e.what()));
-  }
+  o.whole_program = j.value("whole_program", false);  // nor before networks were explored by layer
 }
 
 std::uint64_t whole_number(const std::string& flag, const std::string& text, std::uint64_t min, std::uint64_t max) {
@@ -227,45 +187,14 @@ struct WorkDir {
   WorkDir& operator=(const WorkDir&) = delete;
 };
 
-// A hash of the rule files `rules` was loaded from (names and text, in load order): what
-// a strategy means, so --resume can refuse rules that changed.
-std::string rules_hash(const rewrite::RuleSet& rules) {
-  std::string text;
-  for (const auto& file : rules.files)
-    text += fmt::format("{}\n{}\n", fs::path(file).filename().string(),
-                        read_regular_file(file, "rule file", std::uint64_t(64) << 20));
-  return explore::hash_text(text);
-}
-
-// The last unfinished run of `store`, locked against other processes; its options are
-// read into `o` (all but those of this command that are not stored). A liftc::Error when
-// there is none, when another process explores it now, when it was recorded by a liftc
-// that did not keep what identifies its program and rules, or when the program the user
-// names is another one.
-std::pair<std::int64_t, json> resume_run(ExploreOptions& o, explore::Store& store) {
+// The last unfinished run of `store`, locked (explore::resume_last_run); its options are
+// read into `o` (all but those of this command that are not stored). A liftc::Error also
+// when the program the user names is another one.
+explore::ResumedRun resume_run(ExploreOptions& o, explore::Store& store) {
   const std::string& db = store.path();
-  auto unfinished = [&]() -> std::optional<explore::RunRecord> {
-    auto runs = store.runs();
-    auto last = std::find_if(runs.rbegin(), runs.rend(), [](const auto& r) { return !r.finished; });
-    if (last == runs.rend()) return std::nullopt;
-    return *last;
-  };
-  std::optional<explore::RunRecord> last = unfinished();
-  if (!last) throw Error(fmt::format("--resume: every run in {} has finished; nothing to resume", db));
-  if (!store.try_lock_run(last->id))
-    throw Error(fmt::format("--resume: run {} of {} is being explored by another liftc process right now; wait for "
-                            "it to end, or stop it, then resume",
-                            last->id, db));
-  // It may have ended between the listing and the lock.
-  std::optional<explore::RunRecord> now = unfinished();
-  if (!now || now->id != last->id) throw Error(fmt::format("--resume: run {} of {} has just finished", last->id, db));
-  json config = store.run_config(*last);
-  if (!config.contains("rules"))
-    throw Error(fmt::format("--resume: run {} of {} was started by an earlier liftc, which did not record what "
-                            "identifies its program and rules; start a new run (its results stay in the store)",
-                            last->id, db));
+  explore::ResumedRun last = explore::resume_last_run(store);
   ExploreOptions stored = o;
-  read_stored(db, last->id, [&] { from_json(config, stored); });
+  explore::read_stored(db, last.id, [&] { from_json(last.config, stored); });
   auto canonical = [](const std::string& path) {
     std::error_code ec;
     fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
@@ -273,14 +202,15 @@ std::pair<std::int64_t, json> resume_run(ExploreOptions& o, explore::Store& stor
   };
   if (!o.file.empty() && canonical(o.file) != canonical(stored.file))
     throw Error(fmt::format("--resume: the run in {} explores {}, not {}", db, stored.file, o.file));
-  stored.rules_dir = o.rules_dir.empty() ? read_stored(db, last->id, [&] { return config.at("rules_dir").get<std::string>(); })
-                                         : o.rules_dir;
+  stored.rules_dir = o.rules_dir.empty()
+                         ? explore::read_stored(db, last.id, [&] { return last.config.at("rules_dir").get<std::string>(); })
+                         : o.rules_dir;
   // Not stored: where results go and how.
   stored.out_dir = o.out_dir, stored.db = o.db, stored.force = o.force, stored.quiet = o.quiet;
   stored.jobs = o.jobs, stored.isolate = o.isolate, stored.resume = true;
   o = stored;
-  fmt::print("resuming run {} of {} (started {})\n", last->id, db, last->started);
-  return {last->id, config};
+  fmt::print("resuming run {} of {} (started {})\n", last.id, db, last.started);
+  return last;
 }
 
 void print_summary(const explore::LoopResult& r, const explore::CandidateSpace& space) {
@@ -322,57 +252,55 @@ void run_replay(const ExploreOptions& o, const Settings& s, const rewrite::RuleS
                 const std::vector<std::string>& strategies, std::FILE* progress) {
   auto replay = explore::Store::open_existing(o.replay);
   std::string hash = explore::problem_hash(o.file, s.input_seed);
-  std::optional<json> recorded;
-  std::int64_t recorded_run = 0;
-  for (const auto& r : replay->runs()) {
-    json c = replay->run_config(r);
-    if (c.contains("program") && c["program"].is_string() && c["program"].get<std::string>() == hash) {
-      recorded = c;
-      recorded_run = r.id;
-    }
-  }
-  if (!recorded) throw Error(fmt::format("--replay {}: no run of {} (input seed {}) in that store", o.replay, o.file, s.input_seed));
   constraints::Target target =
-      read_stored(o.replay, recorded_run, [&] { return target_of(recorded->at("target_profile")); });
+      explore::replayed_run(*replay, hash, fmt::format("{} (input seed {})", o.file, s.input_seed)).second;
   explore::CandidateSpace space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target);
-  double best_recorded = INFINITY;
-  for (const auto& e : replay->evaluations())
-    if (e.program == hash && explore::valid_result(e)) best_recorded = std::min(best_recorded, e.time_ms);
   auto search = make_search(s, space);
   std::fflush(stdout);
   std::size_t missing = 0;
-  explore::EvaluateFn lookup = [&](const explore::Candidate& c, bool& served) {
-    const auto& alt = explore::constraint_alternative(*space.alternatives[c.alternative]);
-    std::string point = explore::format_point(alt, c.point);
-    served = true;
-    if (auto e = replay->find_candidate(hash, alt.space().strategy, static_cast<std::int64_t>(alt.space().alternative), point))
-      return *e;
-    ++missing;
-    explore::Evaluation e;
-    e.strategy = alt.space().strategy;
-    e.alternative = static_cast<std::int64_t>(alt.space().alternative);
-    e.point = point;
-    e.status = "missing";
-    e.reason = "not in the replayed store";
-    return e;
-  };
-  explore::LoopResult r = explore::explore_loop(*search, lookup, s.budget, progress);
+  explore::LoopResult r =
+      explore::explore_loop(*search, explore::replay_rows(*replay, hash, space, missing), s.budget, progress);
   print_summary(r, space);
   fmt::print("replayed {} candidate(s) from {}; {} not in the store (told to the search as failures)\n",
              r.explored.size(), o.replay, missing);
-  double best = INFINITY;
-  for (std::size_t i = 0; i < r.explored.size(); ++i) {
-    const auto& e = r.explored[i].evaluation;
-    if (explore::valid_result(e)) best = std::min(best, e.time_ms);
-    if (std::isfinite(best_recorded) && best <= 1.05 * best_recorded) {
-      fmt::print("within 5% of the store's best ({:.4g} ms) after {} evaluation(s)\n", best_recorded, i + 1);
-      break;
-    }
-    if (i + 1 == r.explored.size() && std::isfinite(best_recorded))
-      fmt::print("not within 5% of the store's best ({:.4g} ms) after {} evaluation(s); best found {:.4g} ms\n",
-                 best_recorded, r.explored.size(), best);
-  }
+  if (std::string verdict = explore::replay_verdict(r, explore::best_stored_time(*replay, hash)); !verdict.empty())
+    fmt::print("{}\n", verdict);
   print_front(r, explore::front_of(r.explored), o.pareto);
+}
+
+// The outcome of a network's exploration: each layer's, the composed front, the -o folder.
+void report_network(const ExploreOptions& o, const Settings& s, const explore::NetworkExploration& net,
+                    const explore::Problem& problem, std::int64_t run) {
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    if (net.layers[i].same_as != i) continue;
+    const explore::LayerResult& r = *net.results[i];
+    fmt::print("layer {} ({}): ", i + 1, net.layers[i].name);
+    print_summary(r.loop, r.space);
+    fmt::print("  {} job(s): {:.2f} evaluations/s; per candidate: {}\n", s.jobs,
+               r.loop.seconds > 0 ? double(r.loop.explored.size()) / r.loop.seconds : 0.0, r.times.text());
+    std::vector<explore::Evaluation> rows;
+    for (std::size_t k : r.front) rows.push_back(r.loop.explored[k].evaluation);
+    if (rows.empty()) fmt::print("  no candidate validated: no front\n");
+    else fmt::print("{}", explore::front_table(rows));
+  }
+  std::vector<explore::Evaluation> rows = explore::network_rows(net, problem, run);
+  if (rows.empty()) {
+    fmt::print("no network point: a layer has no validated candidate\n");
+    return;
+  }
+  if (!o.pareto) rows.resize(1);
+  fmt::print("{} (time: the layers' times summed; memory: the peak, each buffer freed after its last reader), {} "
+             "point(s):\n",
+             o.pareto ? "network Pareto front" : "fastest network point", rows.size());
+  fmt::print("{}", explore::front_table(rows));
+  if (o.out_dir.empty()) return;
+  explore::NetworkExploration out = net;
+  out.front.resize(rows.size());
+  explore::write_network_outputs(o.out_dir, out, problem, run, fs::path(o.file).stem().string(), o.build_options);
+  fmt::print("wrote {}: front/1..{} (kernels.cl and a host program running every layer each), inputs/ and expected/ "
+             "(the network's inputs and every layer's interpreter values: PROGRAM {}/inputs OUT --expected "
+             "{}/expected validates every layer), pareto.csv, pareto.json, evaluated.csv\n",
+             o.out_dir, rows.size(), o.out_dir, o.out_dir);
 }
 
 void run_explore(ExploreOptions o) {
@@ -381,39 +309,36 @@ void run_explore(ExploreOptions o) {
   // The store of a resumed run is opened first (its options are in it) and kept open, with
   // the run locked, until the run ends.
   std::unique_ptr<explore::Store> store;
-  std::int64_t resumed_run = -1;
-  json resumed_config;
+  std::optional<explore::ResumedRun> resumed;
   if (o.resume) {
     if (!fs::exists(db)) throw Error(fmt::format("--resume: no results store at {} (give --db FILE)", db));
     store = std::make_unique<explore::Store>(db);
-    std::tie(resumed_run, resumed_config) = resume_run(o, *store);
+    resumed = resume_run(o, *store);
   }
   if (o.file.empty()) throw Error("explore: give the .sr program to explore");
   Settings s = settle(o);
   std::string rules_dir = o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir;
   rewrite::RuleSet rules = rewrite::load_rules_dir(rules_dir);
   ir::Program program = parse::load_program(o.file);
-  std::vector<std::string> strategies = o.strategies.empty() ? explore::default_strategies(rules) : o.strategies;
+  // A program of several definitions is a network: explored layer by layer.
+  bool network = !o.whole_program && explore::is_network(program);
+  std::vector<explore::Layer> layers;
+  if (network) layers = explore::split_layers(program);
+  std::vector<std::string> strategies =
+      o.strategies.empty() ? explore::default_strategies(rules, network ? layers.front().program : program) : o.strategies;
   std::FILE* progress = o.quiet ? nullptr : stderr;
+  if (!o.replay.empty() && network)
+    throw Error(fmt::format("--replay: {} is a network of {} layers, explored layer by layer, which replay does not do "
+                            "yet; replay a run of --whole-program",
+                            o.file, layers.size()));
   if (!o.replay.empty()) return run_replay(o, s, rules, program, strategies, progress);
 
   // What identifies the program and the rules: a resumed run must explore the same ones.
-  std::string rules_identity = rules_hash(rules);
-  if (o.resume) {
-    read_stored(db, resumed_run, [&] {
-      if (resumed_config.at("program").get<std::string>() != explore::problem_hash(o.file, s.input_seed))
-        throw Error(fmt::format("--resume: {} has changed since run {} of {} started (its text, sizes or input seed "
-                                "differ); start a new run",
-                                o.file, resumed_run, db));
-      if (resumed_config.at("rules").get<std::string>() != rules_identity)
-        throw Error(fmt::format("--resume: the rules in {} are not those run {} of {} started with (a rule file was "
-                                "added, removed or changed); resume with --rules naming the run's rules, or start a "
-                                "new run",
-                                rules_dir, resumed_run, db));
-    });
-  }
+  std::string rules_identity = explore::rules_hash(rules);
+  if (resumed)
+    explore::check_resumed(*resumed, db, o.file, explore::problem_hash(o.file, s.input_seed), rules_dir, rules_identity);
   std::optional<explore::OutputLock> output_lock;
-  if (!o.out_dir.empty()) output_lock.emplace(explore::check_output_dir(o.out_dir, o.force));
+  if (!o.out_dir.empty()) output_lock.emplace(explore::check_output_dir(o.out_dir, o.force, network));
   WorkDir work;
   s.evaluator.work_dir = work.path.string();
 
@@ -426,11 +351,40 @@ void run_explore(ExploreOptions o) {
              o.runner.empty() ? "" : fmt::format(", through --runner {}", o.runner));
   fmt::print("constraints target: {}\n", constraints::format_target(target));
   std::vector<std::string> skipped;
-  explore::CandidateSpace space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target, &skipped);
-  double total = 0;
-  for (const auto& a : space.alternatives) total += a->count();
-  fmt::print("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
-             skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", skipped.size()));
+  explore::CandidateSpace space;
+  explore::NetworkOptions network_options;
+  explore::NetworkExploration net;
+  if (network) {
+    std::size_t shapes = 0;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      shapes += layers[i].same_as == i;
+      names.push_back(layers[i].same_as == i ? layers[i].name
+                                             : fmt::format("{} (as {})", layers[i].name, layers[layers[i].same_as].name));
+    }
+    fmt::print("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
+               "({} evaluations each): {}\n",
+               layers.size(), shapes, s.budget.evaluations, fmt::join(names, ", "));
+    explore::NetworkOptions& n = network_options;
+    n.strategies = strategies;
+    n.strategies_given = !o.strategies.empty();
+    n.budget = s.budget;
+    n.jobs = s.jobs;
+    n.evaluator = s.evaluator;
+    n.make_search = [&s](explore::CandidateSpace& sp) { return make_search(s, sp); };
+    n.progress = progress;
+    n.report = [](const std::string& line) {
+      fmt::print("{}\n", line);
+      std::fflush(stdout);
+    };
+    net = explore::network_spaces(std::move(layers), rules, target, n);
+  } else {
+    space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target, &skipped);
+    double total = 0;
+    for (const auto& a : space.alternatives) total += a->count();
+    fmt::print("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
+               skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", skipped.size()));
+  }
 
   if (!store) store = std::make_unique<explore::Store>(db);
   fmt::print("results store: {}\n", db);
@@ -439,16 +393,21 @@ void run_explore(ExploreOptions o) {
                                     ? std::string("from the store")
                                     : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds));
 
-  std::int64_t run = resumed_run;
+  std::int64_t run = resumed ? resumed->id : -1;
   if (run < 0) {
     json config = to_json(o);
     config["file"] = fs::absolute(o.file).lexically_normal().string();  // --resume from any folder finds it
     config["program"] = problem.program_hash;
     config["rules_dir"] = fs::absolute(rules_dir).lexically_normal().string();
     config["rules"] = rules_identity;
-    config["target_profile"] = target_json(target);
+    config["target_profile"] = explore::target_to_json(target);
     run = store->begin_run(config["file"].get<std::string>(),
                            config.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  if (network) {
+    explore::explore_network(net, problem, *store, run, device, network_options);
+    store->end_run(run);
+    return report_network(o, s, net, problem, run);
   }
   explore::Evaluator evaluator(problem, space, *store, run, device, s.evaluator);
   auto search = make_search(s, space);
@@ -496,6 +455,9 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed of the search: the same seed gives the same candidates (default 1)");
   cmd->add_option("--input-seed", o->input_seed, "seed of the random inputs (default 0)");
   cmd->add_flag("--pareto", o->pareto, "optimize time and memory (NSGA-II for genetic); print and write the front");
+  cmd->add_flag("--whole-program", o->whole_program,
+                "explore a network (two or more definitions that compute) as one program (default: layer by layer, "
+                "each layer with its own space and reference, the network's front composed from theirs)");
   cmd->add_option("--population", o->population, "genetic: individuals per generation (default evals/5, 4..24)");
   cmd->add_option("--selection", o->selection, "genetic: tournament or roulette (default tournament)");
   cmd->add_option("-o,--output", o->out_dir, "write the front's kernels and host programs, pareto.csv/json, evaluated.csv");

@@ -10,6 +10,8 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "liftc/constraints/solve.hpp"
+#include "liftc/explore/constraint_space.hpp"
+#include "liftc/explore/layers.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -28,7 +30,50 @@ struct SpaceOptions {
   std::string seed = "1";
   std::string rules_dir;
   std::size_t max_alternatives = 256;
+  bool whole_program = false;
 };
+
+// The rewrites of `program` by `strategies` (a strategy the user named must apply); when
+// none applies, the first lowering fallback that does, else the program as written, with
+// `note` saying so.
+std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites_of(const ir::Program& program,
+                                                                        const rewrite::RuleSet& rules,
+                                                                        const std::vector<std::string>& strategies,
+                                                                        bool given, const rewrite::RewriteOptions& options,
+                                                                        std::string& note) {
+  std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites;
+  for (const auto& s : strategies) {
+    try {
+      rewrites.emplace_back(s, rewrite::rewrite_program(rules, s, program, options));
+    } catch (const Error&) {
+      if (given) throw;  // a strategy the user named must apply
+    }
+  }
+  if (!rewrites.empty()) return rewrites;
+  if (std::optional<std::string> fallback = explore::fallback_strategy(program, rules)) {
+    note = fmt::format("// no strategy of strategies.rules applies: lowered by {}\n", *fallback);
+    rewrites.emplace_back(*fallback, rewrite::rewrite_program(rules, *fallback, program, options));
+    return rewrites;
+  }
+  note = "// no strategy of strategies.rules applies: the program as written (strategy id)\n";
+  rewrites.emplace_back("id", rewrite::rewrite_program(rules, "id", program, options));
+  return rewrites;
+}
+
+// The spaces of `rewrites` (a parameter with too many values is an error).
+std::vector<constraints::Space> spaces_of(const std::vector<std::pair<std::string, rewrite::ProgramRewrite>>& rewrites,
+                                          const constraints::Target& target) {
+  std::vector<constraints::Space> spaces;
+  for (const auto& [s, r] : rewrites) {
+    for (std::size_t i = 0; i < r.programs.size(); ++i) {
+      spaces.push_back(constraints::build_space(r.programs[i].program, r.programs[i].params, target));
+      spaces.back().strategy = s;
+      spaces.back().alternative = i + 1;
+      spaces.back().alternatives = r.programs.size();
+    }
+  }
+  return spaces;
+}
 
 std::uint64_t parse_count(const std::string& flag, const std::string& text, std::uint64_t max) {
   std::uint64_t v = 0;
@@ -36,16 +81,6 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
   if (text.empty() || ec != std::errc() || p != text.data() + text.size() || v > max)
     throw Error(fmt::format("{} {}: expected a whole number from 0 to {}", flag, text, max));
   return v;
-}
-
-// The strategies to explore when none is named: those of strategies.rules that apply.
-std::vector<std::string> default_strategies(const rewrite::RuleSet& rules) {
-  std::vector<std::string> out;
-  for (const auto& s : rules.strategies)
-    if (s.loc.file && s.loc.file->path.size() >= 16 &&
-        s.loc.file->path.compare(s.loc.file->path.size() - 16, 16, "strategies.rules") == 0)
-      out.push_back(s.name);
-  return out;
 }
 
 void print_space(const constraints::Space& space, std::uint64_t samples, std::mt19937_64& rng) {
@@ -103,39 +138,51 @@ void run_space(const SpaceOptions& o) {
                                    : constraints::find_target(o.target, constraints::default_targets_dir());
   rewrite::RuleSet rules = rewrite::load_rules_dir(o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir);
   ir::Program program = parse::load_program(o.file);
-  std::vector<std::string> strategies = o.strategies.empty() ? default_strategies(rules) : o.strategies;
-
-  // Rewrite first, so that an error comes before any output.
+  // A program of several definitions is a network: the space of each layer, as explore
+  // searches it (layers of one shape once).
+  std::vector<explore::Layer> layers;
+  if (!o.whole_program && explore::is_network(program)) layers = explore::split_layers(program);
+  std::vector<std::string> strategies =
+      !o.strategies.empty() ? o.strategies
+                            : explore::default_strategies(rules, layers.empty() ? program : layers.front().program);
   rewrite::RewriteOptions options;
   options.budget.max_alternatives = o.max_alternatives;
-  std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites;
-  for (const auto& s : strategies) {
+
+  // Rewrite and build every space first, so that an error comes before any output.
+  struct Part {
+    std::string heading, note;
+    std::vector<constraints::Space> spaces;
+  };
+  std::vector<Part> parts;
+  if (layers.empty()) {
+    Part& part = parts.emplace_back();
+    part.spaces = spaces_of(rewrites_of(program, rules, strategies, !o.strategies.empty(), options, part.note), target);
+  }
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    Part& part = parts.emplace_back();
+    part.heading = fmt::format("\n==== layer {}/{} ({}){}\n", i + 1, layers.size(), layers[i].name,
+                               layers[i].same_as == i ? ""
+                                                      : fmt::format(": the shape of layer {} ({}), its space",
+                                                                    layers[i].same_as + 1, layers[layers[i].same_as].name));
+    if (layers[i].same_as != i) continue;
     try {
-      rewrites.emplace_back(s, rewrite::rewrite_program(rules, s, program, options));
-    } catch (const Error&) {
-      if (!o.strategies.empty()) throw;  // a strategy the user named must apply
-    }
-  }
-  std::string note;
-  if (rewrites.empty()) {
-    note = "// no strategy of strategies.rules applies: the program as written (strategy id)\n";
-    rewrites.emplace_back("id", rewrite::rewrite_program(rules, "id", program, options));
-  }
-
-  // The spaces too (a parameter with too many values is an error), before any output.
-  std::vector<constraints::Space> spaces;
-  for (const auto& [s, r] : rewrites) {
-    for (std::size_t i = 0; i < r.programs.size(); ++i) {
-      spaces.push_back(constraints::build_space(r.programs[i].program, r.programs[i].params, target));
-      spaces.back().strategy = s;
-      spaces.back().alternative = i + 1;
-      spaces.back().alternatives = r.programs.size();
+      part.spaces = spaces_of(rewrites_of(layers[i].program, rules, strategies, !o.strategies.empty(), options, part.note),
+                              target);
+    } catch (const Error& e) {
+      throw Error(fmt::format("layer '{}': {}", layers[i].name, e.message()));
     }
   }
 
-  fmt::print("// liftc space {}: target {}\n{}", o.file, constraints::format_target(target), note);
+  fmt::print("// liftc space {}: target {}\n", o.file, constraints::format_target(target));
+  if (!layers.empty())
+    fmt::print("// a network of {} layers: each layer's space (explore searches them one by one; --whole-program: "
+               "the program as one)\n",
+               layers.size());
   std::mt19937_64 rng(seed);
-  for (const auto& space : spaces) print_space(space, samples, rng);
+  for (const auto& part : parts) {
+    fmt::print("{}{}", part.heading, part.note);
+    for (const auto& space : part.spaces) print_space(space, samples, rng);
+  }
 }
 
 }  // namespace
@@ -155,6 +202,9 @@ void add_space_command(CLI::App& app) {
   cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
   cmd->add_option("--max-alternatives", o->max_alternatives, "alternatives kept per strategy (default 256)")
       ->check(integer_in(1, 1000000));
+  cmd->add_flag("--whole-program", o->whole_program,
+                "a network (two or more definitions that compute) as one program (default: each layer's space, as "
+                "explore searches it)");
   cmd->callback([o] { run_space(*o); });
 }
 

@@ -1,0 +1,195 @@
+// A network explored layer by layer, its composed front, and one point's code as one Module.
+
+#include "liftc/explore/network.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc::explore {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The layer's space: every strategy of `o` that applies, or a fallback.
+std::shared_ptr<LayerResult> layer_space(const Layer& layer, const std::string& label, const rewrite::RuleSet& rules,
+                                         const constraints::Target& target, const NetworkOptions& o) {
+  auto r = std::make_shared<LayerResult>();
+  auto begin = std::chrono::steady_clock::now();
+  try {
+    r->space = build_candidate_space(layer.program, rules, o.strategies, o.strategies_given, target, &r->skipped);
+  } catch (const Error& e) {
+    throw Error(fmt::format("layer '{}': {}", layer.name, e.message()));
+  }
+  r->space_seconds = seconds_since(begin);
+  if (o.report) {
+    double total = 0;
+    std::vector<std::string> strategies;
+    for (const auto& a : r->space.alternatives) {
+      total += a->count();
+      if (std::find(strategies.begin(), strategies.end(), a->strategy()) == strategies.end())
+        strategies.push_back(a->strategy());
+    }
+    o.report(fmt::format("{}: {} alternative(s) of {} ({}), about {:.4g} valid points, built in {:.1f} s{}", label,
+                         r->space.alternatives.size(),
+                         strategies.size() == 1 ? "1 strategy" : fmt::format("{} strategies", strategies.size()),
+                         fmt::join(strategies, ", "), total, r->space_seconds,
+                         r->skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", r->skipped.size())));
+  }
+  return r;
+}
+
+// Searches the layer's space with its own Evaluator, in a work folder of its own.
+void explore_layer(LayerResult& r, const std::string& label, Store& store, std::int64_t run, const DeviceReport& device,
+                   const NetworkOptions& o, const std::string& work_dir) {
+  EvaluatorOptions eo = o.evaluator;
+  eo.work_dir = work_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(work_dir, ec);
+  if (ec) throw Error(fmt::format("cannot create the work folder {}: {}", work_dir, ec.message()));
+  Evaluator evaluator(r.problem, r.space, store, run, device, eo);
+  std::unique_ptr<Search> search = o.make_search(r.space);
+  StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
+  if (o.progress) std::fflush(stdout);
+  r.loop = explore_loop(*search, start, o.budget, o.jobs, o.progress, label);
+  r.front = front_of(r.loop.explored);
+  std::stable_sort(r.front.begin(), r.front.end(), [&](std::size_t a, std::size_t b) {
+    return r.loop.explored[a].evaluation.time_ms < r.loop.explored[b].evaluation.time_ms;
+  });
+  r.times = evaluator.times();
+}
+
+}  // namespace
+
+std::string layer_label(const NetworkExploration& net, std::size_t i) {
+  return fmt::format("layer {}/{} ({})", i + 1, net.layers.size(), net.layers[i].name);
+}
+
+NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::RuleSet& rules,
+                                  const constraints::Target& target, const NetworkOptions& o) {
+  NetworkExploration net;
+  net.layers = std::move(layers);
+  net.results.resize(net.layers.size());
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const Layer& layer = net.layers[i];
+    if (layer.same_as != i) {
+      net.results[i] = net.results[layer.same_as];
+      if (o.report)
+        o.report(fmt::format("{}: the shape of layer {} ({}): explored once, its results taken", layer_label(net, i),
+                             layer.same_as + 1, net.layers[layer.same_as].name));
+      continue;
+    }
+    net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o);
+  }
+  return net;
+}
+
+void explore_network(NetworkExploration& net, const Problem& network, Store& store, std::int64_t run,
+                     const DeviceReport& device, const NetworkOptions& o) {
+  const std::size_t n = net.layers.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (net.layers[i].same_as != i) continue;
+    LayerResult& r = *net.results[i];
+    r.problem = layer_problem(network, net.layers[i]);
+    std::string dir = (std::filesystem::path(o.evaluator.work_dir) / fmt::format("layer-{}", i + 1)).string();
+    explore_layer(r, layer_label(net, i), store, run, device, o, dir);
+  }
+
+  // What each layer reads and writes, and the bytes of each of those values.
+  std::map<std::string, double> bytes;
+  for (const auto* values : {&network.inputs, &network.reference})
+    for (const auto& [name, t] : *values) bytes[name] = 4.0 * static_cast<double>(t.element_count());
+  std::vector<LayerFront> fronts;
+  for (const auto& layer : net.layers) net.buffers.push_back({layer.reads, layer.name});
+  net.resident = resident_bytes(net.buffers, bytes);
+  for (std::size_t i = 0; i < n; ++i) {
+    LayerFront f;
+    f.resident_bytes = net.resident[i];
+    for (std::size_t k : net.results[i]->front) f.points.push_back(outcome_of(net.results[i]->loop.explored[k].evaluation).objectives);
+    fronts.push_back(std::move(f));
+  }
+  net.front = compose_fronts(fronts);
+}
+
+const Explored& chosen(const NetworkExploration& net, const NetworkPoint& point, std::size_t layer) {
+  const LayerResult& r = *net.results[layer];
+  return r.loop.explored[r.front[point.choice[layer]]];
+}
+
+namespace {
+
+// `m`'s symbolic sizes evaluated with its own size values: merged modules need none.
+std::array<arith::Expr, 3> constants(const std::array<arith::Expr, 3>& r, const codegen::Module& m) {
+  return {arith::Expr(codegen::evaluate(r[0], m)), arith::Expr(codegen::evaluate(r[1], m)),
+          arith::Expr(codegen::evaluate(r[2], m))};
+}
+
+// Appends layer module `m` to `net`.
+void append(codegen::Module& net, const codegen::Module& m) {
+  for (const auto& b : m.memory.buffers) {
+    if (b.space != codegen::AddressSpace::Global) continue;
+    codegen::Buffer c = b;
+    c.elements = arith::Expr(codegen::evaluate(b.elements, m));
+    c.bytes = arith::Expr(codegen::evaluate(b.bytes, m));
+    auto same = std::find_if(net.memory.buffers.begin(), net.memory.buffers.end(),
+                             [&](const codegen::Buffer& x) { return x.name == b.name; });
+    if (same == net.memory.buffers.end()) {
+      net.memory.buffers.push_back(std::move(c));
+      if (b.role == codegen::BufferRole::Input) net.inputs.push_back(b.name);
+      continue;
+    }
+    // An earlier layer's output (or a network input another layer read) read again.
+    LIFTC_ASSERT(b.role == codegen::BufferRole::Input && codegen::evaluate(same->bytes, net) == codegen::evaluate(c.bytes, net),
+                 "a buffer two layers share is an earlier layer's output or a network input, of one size");
+  }
+  for (const auto& k : m.kernels) {
+    codegen::Kernel c = k;
+    c.launch.global = constants(k.launch.global, m);
+    c.launch.local = constants(k.launch.local, m);
+    // Each layer keeps the contraction it was measured with.
+    c.source = fmt::format("#pragma OPENCL FP_CONTRACT {}\n{}", m.contract ? "ON" : "OFF", k.source);
+    for (const auto& a : k.args) {
+      if (a.kind != codegen::KernelArg::Kind::Size) continue;
+      std::int64_t v = codegen::evaluate(arith::var(a.name), m);
+      auto [it, fresh] = net.sizes.emplace(a.name, v);
+      if (!fresh && it->second != v)
+        throw Error(fmt::format("kernel {} takes size {} = {}, which an earlier layer's kernel takes as {}", k.name,
+                                a.name, v, it->second));
+    }
+    net.kernels.push_back(std::move(c));
+  }
+  net.outputs.insert(net.outputs.end(), m.outputs.begin(), m.outputs.end());
+}
+
+}  // namespace
+
+codegen::Module network_module(const NetworkExploration& net, const NetworkPoint& point, const std::string& build_options) {
+  codegen::Module out;
+  out.contract = true;  // no pragma for the whole source: each kernel has its own
+  out.build_options = build_options;
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const Layer& layer = net.layers[i];
+    const Explored& x = chosen(net, point, i);
+    const ConstraintAlternative& alt = constraint_alternative(*net.results[i]->space.alternatives[x.candidate.alternative]);
+    Generated g;
+    if (layer.same_as == i) {
+      g = generate_candidate(alt, x.candidate.point, build_options);
+    } else {
+      constraints::Space renamed = alt.space();
+      renamed.program = rename_layer(renamed.program, net.layers[layer.same_as], layer);
+      g = generate_candidate(renamed, x.candidate.point, build_options);
+    }
+    if (g.module.build_options != build_options) out.build_options = g.module.build_options;  // the mad parameter's
+    append(out, g.module);
+  }
+  return out;
+}
+
+}  // namespace liftc::explore

@@ -1,0 +1,127 @@
+// A run's identity in the store, resuming it, and replaying a search against its rows.
+
+#include "liftc/explore/session.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "liftc/explore/constraint_space.hpp"
+#include "liftc/explore/stored_target.hpp"
+#include "liftc/support/file.hpp"
+
+namespace liftc::explore {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string rules_hash(const rewrite::RuleSet& rules) {
+  std::string text;
+  for (const auto& file : rules.files)
+    text += fmt::format("{}\n{}\n", fs::path(file).filename().string(),
+                        read_regular_file(file, "rule file", std::uint64_t(64) << 20));
+  return hash_text(text);
+}
+
+ResumedRun resume_last_run(Store& store) {
+  const std::string& db = store.path();
+  auto unfinished = [&]() -> std::optional<RunRecord> {
+    auto runs = store.runs();
+    auto last = std::find_if(runs.rbegin(), runs.rend(), [](const auto& r) { return !r.finished; });
+    if (last == runs.rend()) return std::nullopt;
+    return *last;
+  };
+  std::optional<RunRecord> last = unfinished();
+  if (!last) throw Error(fmt::format("--resume: every run in {} has finished; nothing to resume", db));
+  if (!store.try_lock_run(last->id))
+    throw Error(fmt::format("--resume: run {} of {} is being explored by another liftc process right now; wait for "
+                            "it to end, or stop it, then resume",
+                            last->id, db));
+  // It may have ended between the listing and the lock.
+  std::optional<RunRecord> now = unfinished();
+  if (!now || now->id != last->id) throw Error(fmt::format("--resume: run {} of {} has just finished", last->id, db));
+  json config = store.run_config(*last);
+  if (!config.contains("rules"))
+    throw Error(fmt::format("--resume: run {} of {} was started by an earlier liftc, which did not record what "
+                            "identifies its program and rules; start a new run (its results stay in the store)",
+                            last->id, db));
+  return {last->id, last->started, std::move(config)};
+}
+
+void check_resumed(const ResumedRun& run, const std::string& db, const std::string& file, const std::string& program_hash,
+                   const std::string& rules_dir, const std::string& rules_identity) {
+  read_stored(db, run.id, [&] {
+    if (run.config.at("program").get<std::string>() != program_hash)
+      throw Error(fmt::format("--resume: {} has changed since run {} of {} started (its text, sizes or input seed "
+                              "differ); start a new run",
+                              file, run.id, db));
+    if (run.config.at("rules").get<std::string>() != rules_identity)
+      throw Error(fmt::format("--resume: the rules in {} are not those run {} of {} started with (a rule file was "
+                              "added, removed or changed); resume with --rules naming the run's rules, or start a "
+                              "new run",
+                              rules_dir, run.id, db));
+  });
+}
+
+std::pair<std::int64_t, constraints::Target> replayed_run(const Store& replay, const std::string& program_hash,
+                                                          const std::string& what) {
+  std::optional<json> recorded;
+  std::int64_t recorded_run = 0;
+  for (const auto& r : replay.runs()) {
+    json c = replay.run_config(r);
+    if (c.contains("program") && c["program"].is_string() && c["program"].get<std::string>() == program_hash) {
+      recorded = c;
+      recorded_run = r.id;
+    }
+  }
+  if (!recorded) throw Error(fmt::format("--replay {}: no run of {} in that store", replay.path(), what));
+  return {recorded_run,
+          read_stored(replay.path(), recorded_run, [&] { return target_from_json(recorded->at("target_profile")); })};
+}
+
+EvaluateFn replay_rows(Store& replay, const std::string& program_hash, const CandidateSpace& space,
+                       std::size_t& missing) {
+  return [&replay, program_hash, &space, &missing](const Candidate& c, bool& served) {
+    const auto& alt = constraint_alternative(*space.alternatives[c.alternative]);
+    std::string point = format_point(alt, c.point);
+    served = true;
+    if (auto e = replay.find_candidate(program_hash, alt.space().strategy,
+                                       static_cast<std::int64_t>(alt.space().alternative), point))
+      return *e;
+    ++missing;
+    Evaluation e;
+    e.strategy = alt.space().strategy;
+    e.alternative = static_cast<std::int64_t>(alt.space().alternative);
+    e.point = point;
+    e.status = "missing";
+    e.reason = "not in the replayed store";
+    return e;
+  };
+}
+
+double best_stored_time(const Store& replay, const std::string& program_hash) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& e : replay.evaluations())
+    if (e.program == program_hash && valid_result(e)) best = std::min(best, e.time_ms);
+  return best;
+}
+
+std::string replay_verdict(const LoopResult& r, double best_stored_ms) {
+  if (!std::isfinite(best_stored_ms)) return "";
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < r.explored.size(); ++i) {
+    const auto& e = r.explored[i].evaluation;
+    if (valid_result(e)) best = std::min(best, e.time_ms);
+    if (best <= 1.05 * best_stored_ms)
+      return fmt::format("within 5% of the store's best ({:.4g} ms) after {} evaluation(s)", best_stored_ms, i + 1);
+  }
+  if (r.explored.empty()) return "";
+  return fmt::format("not within 5% of the store's best ({:.4g} ms) after {} evaluation(s); best found {:.4g} ms",
+                     best_stored_ms, r.explored.size(), best);
+}
+
+}  // namespace liftc::explore

@@ -1,0 +1,76 @@
+// `liftc explore` on a network (a program of several definitions): each layer explored with
+// its own space and reference, layers of one shape once, the network front composed and
+// written with a host program per point that runs every layer and validates each against
+// the interpreter. Small sizes, few evaluations: a CI test on PoCL.
+
+#include <gtest/gtest.h>
+
+#include "explore_cli.hpp"
+
+namespace liftc::explore::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kVggBlock = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/vgg_block.sr";
+
+TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
+  Result r = run(fmt::format("explore {} --pareto --evals 3 --runs 2 --jobs 2 -o out", kVggBlock));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"network: 3 layers, 2 of a shape of their own, each explored with its own space and reference (3 evaluations "
+        "each): conv1, conv2 (as conv1), pooled",
+        "layer 2/3 (conv2): the shape of layer 1 (conv1): explored once, its results taken",
+        "explore layer 3/3 (pooled): 3/3 evaluated", "network Pareto front"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  for (const char* f : {"out/pareto.csv", "out/pareto.json", "out/evaluated.csv", "out/results.db",
+                        "out/front/1/kernels.cl", "out/front/1/main.cpp", "out/front/1/CMakeLists.txt",
+                        "out/inputs/image.npy", "out/inputs/w2.npy", "out/expected/conv1.npy",
+                        "out/expected/conv2.npy", "out/expected/pooled.npy"})
+    EXPECT_TRUE(fs::exists(dir_ / f)) << f;
+  std::string evaluated = read(dir_ / "out/evaluated.csv");
+  EXPECT_EQ(std::count(evaluated.begin(), evaluated.end(), '\n'), 7) << evaluated;  // header + 3 rows of 2 layers
+  std::string json = read(dir_ / "out/pareto.json");
+  EXPECT_NE(json.find("\"layer\": \"conv2\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"explored_as\": \"conv1\""), std::string::npos) << json;
+  EXPECT_NE(read(dir_ / "out/pareto.csv").find(",network,1,\"conv1: "), std::string::npos);
+
+  // The fastest point's host program: conv2's kernels are conv1's exploration under conv2's names.
+  std::string project = (dir_ / "out/front/1").string();
+  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
+                                  "'{0}/log.txt' 2>&1",
+                                  project);
+  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
+  fs::create_directories(dir_ / "values");
+  Result host = run_shell(fmt::format("'{0}/build/vgg_block' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'",
+                                      project, dir_.string()));
+  EXPECT_EQ(host.exit_code, 0) << host.output;
+  for (const char* layer : {"conv1: matches the expected values (512 values)",
+                            "conv2: matches the expected values (512 values)",
+                            "pooled: matches the expected values (128 values)"})
+    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+
+  // The run as if interrupted: --resume explores it again, layer by layer, every candidate
+  // served from the store.
+  sql(dir_ / "out/results.db", "DELETE FROM run_ends");
+  Result again = run("explore --resume --db out/results.db -q");
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  for (const char* line : {"resuming run 1 of out/results.db", "network: 3 layers",
+                           "layer 1 (conv1): 3 candidates", "; 3 served from the store;", "network Pareto front"})
+    EXPECT_NE(again.output.find(line), std::string::npos) << line << "\n" << again.output;
+  EXPECT_EQ(again.output.find("0 served from the store"), std::string::npos) << again.output;
+  EXPECT_EQ(rows(dir_ / "out/results.db"), 6);
+}
+
+TEST_F(ExploreCli, NetworkErrors) {
+  expect(fmt::format("explore {} --replay none.db", kVggBlock), 1,
+         "error: --replay: " + kVggBlock +
+             " is a network of 3 layers, explored layer by layer, which replay does not do yet; replay a run "
+             "of --whole-program");
+  // A strategy named must apply to every layer; checked before any layer runs.
+  expect(fmt::format("explore {} -s conv-chw-kappa --evals 1 -q", kVggBlock), 1,
+         "error: layer 'pooled': strategy `conv-chw-kappa` does not apply to any definition of " + kVggBlock);
+}
+
+}  // namespace
+}  // namespace liftc::explore::test

@@ -1,0 +1,274 @@
+// Networks without a device: the composition of layer fronts (against hand cases and the
+// brute-force front of every combination), the liveness of a network's buffers, and the
+// layers of a program (what each reads, which have the same shape, renaming).
+
+#include <cmath>
+#include <random>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "liftc/explore/compose.hpp"
+#include "liftc/explore/layers.hpp"
+#include "liftc/ir/printer.hpp"
+#include "liftc/parse/parse.hpp"
+#include "../readable_name.hpp"
+
+namespace liftc::explore {
+namespace {
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+// A layer point: time, spread, memory.
+Objectives pt(double time, double memory, double spread = 0) { return {time, spread, memory}; }
+
+// An expected network point: time, memory, the choice per layer.
+struct Expected {
+  double time, memory;
+  std::vector<std::size_t> choice;
+};
+
+struct ComposeCase {
+  const char* what;
+  std::vector<LayerFront> layers;
+  std::vector<Expected> front;  // fastest first
+};
+
+class Compose : public ::testing::TestWithParam<ComposeCase> {};
+
+TEST_P(Compose, Table) {
+  const ComposeCase& c = GetParam();
+  std::vector<NetworkPoint> got = compose_fronts(c.layers);
+  ASSERT_EQ(got.size(), c.front.size()) << c.what;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_DOUBLE_EQ(got[i].objectives.time_ms, c.front[i].time) << c.what << " point " << i;
+    EXPECT_DOUBLE_EQ(got[i].objectives.memory, c.front[i].memory) << c.what << " point " << i;
+    EXPECT_EQ(got[i].choice, c.front[i].choice) << c.what << " point " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Network, Compose,
+    ::testing::Values(
+        ComposeCase{"one layer: its front, its memory plus what is alive across it",
+                    {{{pt(1, 100), pt(3, 50)}, 10}},
+                    {{1, 110, {0}}, {3, 60, {1}}}},
+        ComposeCase{"times add; memory is the peak over the layers, not the sum",
+                    {{{pt(1, 100), pt(3, 50)}, 10}, {{pt(2, 80)}, 0}},
+                    {{3, 110, {0, 0}}, {5, 80, {1, 0}}}},
+        ComposeCase{"a combination no faster and no smaller than another is pruned",
+                    {{{pt(1, 100), pt(1.5, 100)}, 0}, {{pt(1, 50)}, 0}},
+                    {{2, 100, {0, 0}}}},
+        ComposeCase{"a later layer's peak hides an earlier layer's memory saving",
+                    {{{pt(1, 100), pt(2, 40)}, 0}, {{pt(1, 120)}, 0}},
+                    {{2, 120, {0, 0}}}},
+        ComposeCase{"the resident bytes of a layer count in its peak only",
+                    {{{pt(1, 50), pt(2, 30)}, 100}, {{pt(1, 100), pt(4, 60)}, 0}},
+                    {{2, 150, {0, 0}}, {3, 130, {1, 0}}}},
+        ComposeCase{"every trade-off of two layers (2 x 2 combinations, 3 on the front)",
+                    {{{pt(1, 100), pt(2, 60)}, 0}, {{pt(1, 90), pt(3, 70)}, 0}},
+                    {{2, 100, {0, 0}}, {3, 90, {1, 0}}, {5, 70, {1, 1}}}},
+        ComposeCase{"combinations of equal objectives: the first is kept",
+                    {{{pt(1, 10), pt(2, 10)}, 0}, {{pt(2, 10), pt(1, 10)}, 0}},
+                    {{2, 10, {0, 1}}}},
+        ComposeCase{"a failed point takes no part", {{{pt(kInf, 1), pt(2, 30)}, 0}}, {{2, 30, {1}}}},
+        ComposeCase{"a layer without a valid point: no network point", {{{pt(1, 10)}, 0}, {{}, 0}}, {}},
+        ComposeCase{"no layers: no network point", {}, {}}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.what}); });
+
+TEST(Compose, SpreadsAdd) {
+  std::vector<NetworkPoint> got = compose_fronts({{{pt(1, 10, 0.25)}, 0}, {{pt(2, 10, 0.5)}, 0}});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_DOUBLE_EQ(got[0].objectives.spread_ms, 0.75);
+}
+
+// Pruning while composing must give the front of every combination.
+TEST(Compose, EqualsTheBruteForceFrontOfEveryCombination) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int> time(1, 20), memory(1, 20), count(1, 4), resident(0, 10);
+  for (int round = 0; round < 300; ++round) {
+    std::vector<LayerFront> layers(static_cast<std::size_t>(count(rng)));
+    for (auto& l : layers) {
+      l.resident_bytes = resident(rng);
+      for (int k = count(rng); k > 0; --k) l.points.push_back(pt(time(rng), memory(rng)));
+    }
+    // Every combination, then the points no other dominates (of equal ones, one).
+    std::vector<Objectives> all = {Objectives{}};
+    for (const auto& l : layers) {
+      std::vector<Objectives> next;
+      for (const auto& a : all)
+        for (const auto& p : l.points) next.push_back(pt(a.time_ms + p.time_ms, std::max(a.memory, p.memory + l.resident_bytes)));
+      all = next;
+    }
+    std::set<std::pair<double, double>> want;
+    for (const auto& a : all) {
+      bool dominated = std::any_of(all.begin(), all.end(), [&](const Objectives& b) {
+        return b.time_ms <= a.time_ms && b.memory <= a.memory && (b.time_ms < a.time_ms || b.memory < a.memory);
+      });
+      if (!dominated) want.insert({a.time_ms, a.memory});
+    }
+    std::set<std::pair<double, double>> got;
+    for (const auto& p : compose_fronts(layers)) {
+      got.insert({p.objectives.time_ms, p.objectives.memory});
+      // The choice is a real combination with those objectives.
+      double t = 0, m = 0;
+      for (std::size_t i = 0; i < layers.size(); ++i) {
+        t += layers[i].points[p.choice[i]].time_ms;
+        m = std::max(m, layers[i].points[p.choice[i]].memory + layers[i].resident_bytes);
+      }
+      EXPECT_EQ(t, p.objectives.time_ms);
+      EXPECT_EQ(m, p.objectives.memory);
+    }
+    EXPECT_EQ(got, want) << "round " << round;
+    EXPECT_EQ(compose_fronts(layers).size(), want.size()) << "round " << round;
+  }
+}
+
+struct LivenessCase {
+  const char* what;
+  std::vector<LayerBuffers> layers;
+  std::map<std::string, double> bytes;
+  std::vector<double> resident;
+};
+
+class Liveness : public ::testing::TestWithParam<LivenessCase> {};
+
+TEST_P(Liveness, Table) {
+  const LivenessCase& c = GetParam();
+  EXPECT_EQ(resident_bytes(c.layers, c.bytes), c.resident) << c.what;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Network, Liveness,
+    ::testing::Values(
+        LivenessCase{"a chain: the next layer's weights wait, the first layer's inputs are freed after it",
+                     {{{"x", "w1"}, "a"}, {{"a", "w2"}, "b"}},
+                     {{"x", 10}, {"w1", 1}, {"w2", 2}, {"a", 5}, {"b", 6}},
+                     {2, 0}},
+        LivenessCase{"a skip connection keeps the block's input alive across the middle layer",
+                     {{{"x"}, "a"}, {{"a"}, "b"}, {{"b", "x"}, "c"}},
+                     {{"x", 10}, {"a", 3}, {"b", 4}, {"c", 5}},
+                     {0, 10, 0}},
+        LivenessCase{"an output no later layer reads is alive to the end",
+                     {{{"x"}, "a"}, {{"x"}, "b"}, {{"x"}, "c"}},
+                     {{"x", 10}, {"a", 3}, {"b", 4}, {"c", 5}},
+                     {0, 3, 7}},
+        LivenessCase{"an output is freed after its last reader, not its first",
+                     {{{"x"}, "a"}, {{"a"}, "b"}, {{"b"}, "c"}, {{"a", "c"}, "d"}},
+                     {{"x", 10}, {"a", 3}, {"b", 4}, {"c", 5}, {"d", 6}},
+                     {0, 0, 3, 0}}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.what}); });
+
+ir::Program parse(const std::string& text) {
+  return parse::parse_program(std::make_shared<const SourceFile>(SourceFile{"net.sr", text}));
+}
+
+const std::string kHeader = R"(
+size H = 6, W = 6, C = 2, D = 3
+input image : [[[float]C]W]H
+input wa : [[[[float]C]3]3]C
+input ba : [float]C
+input wb : [[[[float]C]3]3]C
+input bb : [float]C
+input wc : [[[[float]C]3]3]D
+input bc : [float]D
+)";
+
+// A 3x3 convolution of `in` with kernels `w` and biases `b`, its variables named after `v`.
+std::string conv(const std::string& in, const std::string& w, const std::string& b, const std::string& v = "p") {
+  return "map2D(win -> join(map((k, c) -> reduce(c, (acc, " + v + ") -> acc + " + v + ".0 * " + v +
+         ".1, zip(join(join(win)), join(join(k)))), zip(" + w + ", " + b + "))), slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, "
+         "0.0, " + in + ")))";
+}
+
+struct LayersCase {
+  const char* what;
+  std::string defs;
+  std::vector<std::vector<std::string>> reads;  // per layer
+  std::vector<std::size_t> same_as;
+};
+
+class Layers : public ::testing::TestWithParam<LayersCase> {};
+
+TEST_P(Layers, Table) {
+  const LayersCase& c = GetParam();
+  std::vector<Layer> layers = split_layers(parse(kHeader + c.defs));
+  ASSERT_EQ(layers.size(), c.reads.size()) << c.what;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    EXPECT_EQ(layers[i].reads, c.reads[i]) << c.what << " layer " << i;
+    EXPECT_EQ(layers[i].same_as, c.same_as[i]) << c.what << " layer " << i;
+    ASSERT_EQ(layers[i].program.defs.size(), 1u);
+    EXPECT_EQ(layers[i].program.defs[0].name, layers[i].name);
+    ASSERT_EQ(layers[i].program.inputs.size(), c.reads[i].size());
+    for (std::size_t k = 0; k < c.reads[i].size(); ++k) EXPECT_EQ(layers[i].program.inputs[k].name, c.reads[i][k]);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Network, Layers,
+    ::testing::Values(
+        LayersCase{"two convolutions of one shape, the second reading the first: explored once",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb", "q"),
+                   {{"wa", "ba", "image"}, {"wb", "bb", "a"}},
+                   {0, 0}},
+        LayersCase{"the same body reading other sizes is another shape",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef c = " + conv("image", "wc", "bc"),
+                   {{"wa", "ba", "image"}, {"wc", "bc", "image"}},
+                   {0, 1}},
+        LayersCase{"the same inputs in another order are another shape (the body differs)",
+                   "def a = " + conv("image", "wa", "ba") +
+                       "\ndef b = map2D(win -> join(map((c, k) -> reduce(c, (acc, p) -> acc + p.0 * p.1, "
+                       "zip(join(join(win)), join(join(k)))), zip(bb, wb))), slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, "
+                       "0.0, a)))",
+                   {{"wa", "ba", "image"}, {"bb", "wb", "a"}},
+                   {0, 1}},
+        LayersCase{"a layer reading two earlier values and an input (a skip connection)",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb") +
+                       "\ndef s = map((r, t) -> map((x, y) -> map((u, v) -> u + v, zip(x, y)), zip(r, t)), zip(b, image))",
+                   {{"wa", "ba", "image"}, {"wb", "bb", "a"}, {"b", "image"}},
+                   {0, 0, 2}}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.what}); });
+
+TEST(Layers, ANetworkHasTwoDefinitionsThatCompute) {
+  struct Case {
+    const char* what;
+    std::string defs;
+    bool network;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"two convolutions", "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb"), true},
+           {"one convolution", "def a = " + conv("image", "wa", "ba"), false},
+           {"a convolution and a layout of it (stencil2d's map(join, sums))",
+            "def a = " + conv("image", "wa", "ba") + "\ndef b = map(join, a)", false},
+           {"a convolution and an element-wise addition (a skip connection)",
+            "def a = " + conv("image", "wa", "ba") +
+                "\ndef s = map((r, t) -> map((x, y) -> map((u, v) -> u + v, zip(x, y)), zip(r, t)), zip(a, image))",
+            true}})
+    EXPECT_EQ(is_network(parse(kHeader + c.defs)), c.network) << c.what;
+}
+
+TEST(Layers, RenamedAfterItsShapeIsTheOtherLayer) {
+  std::vector<Layer> layers =
+      split_layers(parse(kHeader + "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb", "q")));
+  ASSERT_EQ(layers[1].same_as, 0u);
+  ir::Program renamed = rename_layer(layers[0].program, layers[0], layers[1]);
+  EXPECT_EQ(renamed.defs[0].name, "b");
+  ASSERT_EQ(renamed.inputs.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(renamed.inputs[k].name, layers[1].reads[k]);
+  EXPECT_TRUE(ir::alpha_equal(renamed.defs[0].body, layers[1].program.defs[0].body))
+      << ir::to_string(renamed.defs[0].body) << "\n" << ir::to_string(layers[1].program.defs[0].body);
+}
+
+TEST(Layers, ReadsOfASwappedShapeAreRenamedTogether) {
+  // b reads (wb, bb, a) where a read (wa, ba, image): renaming a's body to b's names
+  // replaces every name at once, even where one's new name is another's old one.
+  Layer from{"a", {}, {"x", "y"}, 0};
+  Layer to{"b", {}, {"y", "x"}, 0};
+  ir::Program p = parse("size N = 4\ninput x : [float]N\ninput y : [float]N\ndef a = map((u, v) -> u - v, zip(x, y))");
+  ir::Program r = rename_layer(p, from, to);
+  ir::Program want = parse("size N = 4\ninput x : [float]N\ninput y : [float]N\ndef b = map((u, v) -> u - v, zip(y, x))");
+  EXPECT_TRUE(ir::alpha_equal(r.defs[0].body, want.defs[0].body)) << ir::to_string(r.defs[0].body);
+}
+
+}  // namespace
+}  // namespace liftc::explore
