@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Benchmark of a whole network: `liftc explore NET.sr --pareto` explores it layer by layer on a
+# device and composes the network front; the same network then runs through PyTorch (cuDNN,
+# fp32, TF32 off, batch 1; scripts/bench_torch_network.py) on the same GPU, in this one run.
+# The front's fastest point's host program is built and run on the device with every layer
+# validated against the interpreter's values, so the point that is reported is one that works.
+#
+# liftc's network time is the sum of its layers' measured times (each the median of the
+# candidate's timed runs, OpenCL event times): the front's `time_ms`; beside it, the total
+# its host program prints for its one run of every kernel (cold: the first launches). PyTorch's is the median
+# of whole forward passes (CUDA event times). The ratio is PyTorch time / liftc time (> 1:
+# liftc is faster). Memory is the front point's peak footprint (buffers freed when dead).
+#
+# Usage: scripts/bench_network.sh [--liftc PATH] [--device D] [--evals N] [--search S]
+#                                 [--strategy S]... [--out DIR] NET.sr [SIZE=VALUE...]
+#   SIZE=VALUE replaces the value of a `size` of the program (e.g. H=256 W=256 D=56 S=12),
+#   and is passed to the PyTorch network of the same name (fsrcnn, resnet_block, vgg_block).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+liftc="$root/build/liftc"
+device=""
+evals=60
+search=genetic
+out=""
+strategies=()
+program=""
+sizes=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --liftc) liftc="$2"; shift 2 ;;
+    --device) device="$2"; shift 2 ;;
+    --evals) evals="$2"; shift 2 ;;
+    --search) search="$2"; shift 2 ;;
+    --strategy) strategies+=(-s "$2"); shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    *=*) sizes+=("$1"); shift ;;
+    -*) echo "bench_network.sh: unknown option '$1'" >&2; exit 1 ;;
+    *) [[ -z "$program" ]] || { echo "bench_network.sh: one program only ('$program', '$1')" >&2; exit 1; }
+       program="$1"; shift ;;
+  esac
+done
+[[ -n "$program" && -f "$program" ]] || { echo "bench_network.sh: give the network's .sr file" >&2; exit 1; }
+[[ -x "$liftc" ]] || { echo "bench_network.sh: no liftc at $liftc" >&2; exit 1; }
+name="$(basename "$program" .sr)"
+work="${out:-$(mktemp -d)}"
+mkdir -p "$work"
+
+# The program at the given sizes: each NAME = VALUE of its `size` line replaced.
+sized="$work/$name.sr"
+python3 - "$program" "$sized" "${sizes[@]}" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+for assignment in sys.argv[3:]:
+    key, value = assignment.split("=")
+    pattern = re.compile(r"^(size\b.*?\b" + re.escape(key) + r"\s*=\s*)\d+", re.M)
+    text, n = pattern.subn(lambda m: m.group(1) + value, text)
+    if n != 1:
+        sys.exit(f"bench_network.sh: the program has no size {key}")
+open(sys.argv[2], "w").write(text)
+EOF
+
+device_args=()
+[[ -n "$device" ]] && device_args=(--device "$device")
+start=$(date +%s)
+"$liftc" explore "$sized" --pareto --search "$search" --evals "$evals" "${device_args[@]}" "${strategies[@]}" \
+  -o "$work/front" --force -q > "$work/explore.txt"
+explore_s=$(( $(date +%s) - start ))
+cat "$work/explore.txt"
+
+# The fastest front point (rank 1 of pareto.csv is not necessarily the fastest: take the minimum).
+read -r rank liftc_ms memory <<< "$(python3 - "$work/front/pareto.json" <<'EOF'
+import json, sys
+points = json.load(open(sys.argv[1]))
+points = points["points"] if isinstance(points, dict) else points
+best = min((p for p in points if p.get("time_ms") is not None), key=lambda p: p["time_ms"])
+print(best["rank"], best["time_ms"], best["memory_bytes"])
+EOF
+)"
+
+# Its host program, built and run on the device, every layer checked.
+host="$work/front/front/$rank"
+cmake -S "$host" -B "$host/build" -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build "$host/build" -j > /dev/null
+exe="$(find "$host/build" -maxdepth 1 -type f -executable | head -1)"
+mkdir -p "$work/outputs"
+"$exe" "$work/front/inputs" "$work/outputs" --expected "$work/front/expected" | tee "$work/validate.txt"
+if grep -q "DIFFERS\|never written" "$work/validate.txt"; then
+  echo "bench_network.sh: the front point's host program does not validate" >&2
+  exit 1
+fi
+
+torch_ms="n/a"
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then
+  torch_ms="$(python3 "$root/scripts/bench_torch_network.py" "$name" "${sizes[@]}")"
+fi
+host_ms="$(sed -n 's/^total: \([0-9.]*\) ms$/\1/p' "$work/validate.txt")"
+python3 - "$name" "${sizes[*]}" "$liftc_ms" "$memory" "$torch_ms" "$explore_s" "$evals" "${host_ms:-n/a}" <<'EOF'
+import sys
+name, sizes, liftc_ms, memory, torch_ms, explore_s, evals, host_ms = sys.argv[1:]
+liftc_ms = float(liftc_ms)
+ratio = f"{float(torch_ms) / liftc_ms:.2f}" if torch_ms != "n/a" else "n/a"
+print()
+print("| network | sizes | liftc (ms, sum of layers) | liftc host program, one cold run (ms) | peak memory (MiB) | PyTorch cuDNN fp32 (ms) | PyTorch / liftc | explore (s, evals per layer) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+print(f"| {name} | {sizes} | {liftc_ms:.4f} | {host_ms} | {int(memory) / 2**20:.2f} | {torch_ms} | {ratio} | {explore_s} ({evals}) |")
+EOF

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Times a network of examples/ through PyTorch on CUDA (cuDNN, fp32, TF32 off, batch 1): the
+outside reference of scripts/bench_network.sh. The layers are those of the .sr program, in
+PyTorch's NCHW layout: the same convolutions, biases, ReLUs, pooling, skip additions and
+pixel shuffle. Prints the median time of the whole network's forward pass in ms.
+
+Usage: bench_torch_network.py fsrcnn|resnet_block|vgg_block SIZE=VALUE... [--runs N]
+  the sizes are the program's `size` names, e.g. fsrcnn H=256 W=256 D=56 S=12 R=2
+"""
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+
+def conv(c_in, c_out, k):
+    """A bias and weights of a k x k convolution from c_in to c_out channels."""
+    return (torch.randn(c_out, c_in, k, k, device="cuda") * 0.1, torch.randn(c_out, device="cuda") * 0.1)
+
+
+def fsrcnn(s):
+    """examples/superres/fsrcnn.sr: 5x5 1->D, 1x1 D->S, 3x3 S->S, 3x3 S->R*R, pixel shuffle."""
+    w1, w2, w3, w4 = conv(1, s["D"], 5), conv(s["D"], s["S"], 1), conv(s["S"], s["S"], 3), conv(s["S"], s["R"] ** 2, 3)
+    x = torch.randn(1, 1, s["H"], s["W"], device="cuda")
+
+    def run():
+        y = F.relu(F.conv2d(x, *w1, padding=2))
+        y = F.relu(F.conv2d(y, *w2))
+        y = F.relu(F.conv2d(y, *w3, padding=1))
+        return F.pixel_shuffle(F.conv2d(y, *w4, padding=1), s["R"])
+
+    return run
+
+
+def resnet_block(s):
+    """examples/networks/resnet_block.sr: relu(conv3x3), conv3x3, relu(sum + input)."""
+    w1, w2 = conv(s["C"], s["C"], 3), conv(s["C"], s["C"], 3)
+    x = torch.randn(1, s["C"], s["H"], s["W"], device="cuda")
+
+    def run():
+        y = F.relu(F.conv2d(x, *w1, padding=1))
+        return F.relu(F.conv2d(y, *w2, padding=1) + x)
+
+    return run
+
+
+def vgg_block(s):
+    """examples/networks/vgg_block.sr: two relu(conv3x3) C->C, then 2x2 max pooling."""
+    w1, w2 = conv(s["C"], s["C"], 3), conv(s["C"], s["C"], 3)
+    x = torch.randn(1, s["C"], s["H"], s["W"], device="cuda")
+
+    def run():
+        y = F.relu(F.conv2d(x, *w1, padding=1))
+        return F.max_pool2d(F.relu(F.conv2d(y, *w2, padding=1)), 2)
+
+    return run
+
+
+NETWORKS = {"fsrcnn": fsrcnn, "resnet_block": resnet_block, "vgg_block": vgg_block}
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    runs = 50
+    if "--runs" in args:
+        i = args.index("--runs")
+        runs = int(args[i + 1])
+        del args[i : i + 2]
+    if not args or args[0] not in NETWORKS:
+        sys.exit(f"usage: bench_torch_network.py {'|'.join(NETWORKS)} SIZE=VALUE... [--runs N]")
+    sizes = {k: int(v) for k, v in (a.split("=") for a in args[1:])}
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True  # cuDNN picks its best algorithm, as a tuned library would
+    with torch.no_grad():
+        run = NETWORKS[args[0]](sizes)
+        for _ in range(5):
+            run()
+        times = []
+        for _ in range(runs):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            run()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+    print(f"{statistics.median(times):.4f}")
+
+
+if __name__ == "__main__":
+    main()
