@@ -28,7 +28,8 @@ namespace {
 
 const std::set<std::string>& combinators() {
   static const std::set<std::string> names = {"id",       "fail",       "try",      "repeat", "topdown", "bottomup",
-                                              "everywhere", "anywhere", "normalize", "at"};
+                                              "everywhere", "anywhere", "normalize", "at",
+                                              "where",    "body",       "fallback"};
   return names;
 }
 
@@ -40,6 +41,8 @@ std::optional<StrategyKind> unary_combinator(const std::string& name) {
   if (name == "everywhere") return StrategyKind::Everywhere;
   if (name == "anywhere") return StrategyKind::Anywhere;
   if (name == "normalize") return StrategyKind::Normalize;
+  if (name == "where") return StrategyKind::Where;
+  if (name == "body") return StrategyKind::Body;
   return std::nullopt;
 }
 
@@ -67,6 +70,13 @@ Strategy lower_call(const syntax::StratCall& c, const syntax::Parsed& parsed, co
     if (nargs != 1) throw Error(fmt::format("{} takes one strategy, got {}", c.name, nargs), s.loc);
     s.kind = *k;
     s.args.push_back(lower_strategy(c.args[0], parsed, resolve));
+    return s;
+  }
+  if (c.name == "fallback") {
+    if (!c.fixed.empty()) throw Error("fallback takes no fixed parameters", s.loc);
+    if (nargs != 2) throw Error(fmt::format("fallback takes two strategies, got {}", nargs), s.loc);
+    s.kind = StrategyKind::Fallback;
+    for (const auto& a : c.args) s.args.push_back(lower_strategy(a, parsed, resolve));
     return s;
   }
   if (c.name == "id" || c.name == "fail") {

@@ -111,6 +111,13 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"reduce-accumulate-seq", "size N, P\ninput x : [float]N\ninput z : [float]P\n"
                                 "def out = reduce(z, (a, e) -> map(t -> t * e, a), x)"},
       {"map-one-to-mapSeq", with(kVec, "def out = map(v -> v * 3.0, reduce(0.0, (acc, a) -> acc + a, x))")},
+      // shapes.rules (they rewrite nothing: the case shows each matches its shape)
+      {"kernel-pairs", "size N, C, P\ninput x : [float]C\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                       "def out = map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(x, w)), zip(ws, bs))"},
+      {"kernel-groups", "size C, P\ninput x : [float]C\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                        "def out = map(g -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(x, w)), g), "
+                        "split(2, zip(ws, bs)))"},
+      {"windows-2D", with(kMat, "def out = map2D(w -> reduce(0.0, (acc, v) -> acc + v, join(w)), slide2D(3, 3, 1, 1, x))")},
       // gemm_conv.rules
       {"window-flatten", "size N, C, P\ninput x : [[[[float]C]3]2]N\ninput ws : [[[[float]C]3]2]P\ninput bs : [float]P\n"
                          "def out = map(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "

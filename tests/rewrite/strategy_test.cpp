@@ -52,6 +52,39 @@ TEST(Strategy, ChoicesAndTraversals) {
             "join(map(y -> map(a -> a + 1.0, y), split(4, map(b -> b * 2.0, map(c -> c - 3.0, x)))))");
 }
 
+// Locating by structure: where(s) tests a shape without rewriting, body(s) steps into a
+// map's function, fallback(s, t) takes t where s fails.
+TEST(Strategy, StructuralCombinators) {
+  const RuleSet& lib = library();
+  const char* kConv = "size N, C, P\ninput x : [[float]C]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                      "def out = map(px -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)";
+  // The map over (kernel, bias) pairs, found by its shape (it is not the first map).
+  EXPECT_EQ(rewrite_one(kConv, "topdown(where(kernel-pairs) ; map-to-mapSeq)"),
+            "map(px -> mapSeq((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)");
+  EXPECT_EQ(rewrite_one(kConv, "where(kernel-pairs) <+ id"), rewrite_one(kConv, "id"));
+  EXPECT_THROW(rewrite_program(lib, "where(kernel-pairs)", program(kConv)), Error);  // the root is not that shape
+  EXPECT_EQ(rewrite_one(kConv, "body(map-to-mapSeq)"),
+            "map(px -> mapSeq((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)");
+  EXPECT_THROW(rewrite_program(lib, "body(map-to-mapSeq)", program(kMaps)), Error);  // a + 1.0 is no map
+  // fallback: the second strategy where the first fails; a program only the fallback
+  // rewrites is not one the strategy applies to.
+  const char* kTwo = "size N, C, P\ninput x : [[float]C]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                     "def conv = map(px -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)\n"
+                     "def act = map(r -> map(v -> max(v, 0.0), join(r)), conv)";
+  ProgramRewrite r = rewrite_program(lib, "fallback(topdown(where(kernel-pairs) ; map-to-mapSeq), topdown(map-to-mapGlb[0]))",
+                                     program(kTwo));
+  ASSERT_EQ(r.programs.size(), 1u);
+  EXPECT_EQ(r.fallen_back, std::vector<std::string>{"act"});
+  EXPECT_TRUE(r.unchanged.empty());
+  EXPECT_EQ(ir::to_string(r.programs[0].program.defs[1].body), "mapGlb(0, r -> map(v -> max(v, 0.0), join(r)), conv)");
+  try {
+    rewrite_program(lib, "fallback(topdown(where(kernel-pairs)), lower-seq)", program(kMaps));
+    ADD_FAILURE() << "a program rewritten only by the fallback";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not apply to any definition"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Strategy, ExhaustiveChoiceKeepsEveryAlternative) {
   ProgramRewrite r = rewrite_program(library(), "anywhere(map-to-mapSeq) | anywhere(map-fusion)", program(kMaps));
   EXPECT_EQ(r.programs.size(), 5u);
