@@ -118,6 +118,35 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                         "def out = map(g -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(x, w)), g), "
                         "split(2, zip(ws, bs)))"},
       {"windows-2D", with(kMat, "def out = map2D(w -> reduce(0.0, (acc, v) -> acc + v, join(w)), slide2D(3, 3, 1, 1, x))")},
+      // normalize.rules
+      {"mac-acc-left", with(kVec, "def out = reduce(0.5, (acc, p) -> p.1 * p.0 + acc, zip(x, y))")},
+      {"kernel-operand-second", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\ninput bs : [float]P\n"
+                                "def out = map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(w)), join(join(x)))), "
+                                "zip(ws, bs))"},
+      {"kernel-operand-second-activation", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\ninput bs : [float]P\n"
+                                           "def out = map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                                           "zip(join(join(w)), join(join(x))))), zip(ws, bs))"},
+      {"window-flatten-order", "size N, M, C\ninput x : [[[float]C]M]N\ninput y : [[[float]C]M]N\n"
+                               "def out = reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(join(join(transpose(x))), join(join(transpose(y)))))"},
+      {"bias-add-left", with(kVec, "def out = map(s -> s + 2.0, reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, y)))")},
+      {"bias-out-of-relu", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                           "def out = map((w, b) -> map(s -> max(b + s, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), "
+                           "zip(ws, bs))"},
+      {"bias-into-reduce", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                           "def out = map((w, b) -> map(s -> b + s, reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), zip(ws, bs))"},
+      {"zero-bias", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\n"
+                    "def out = map(w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w)), ws)"},
+      {"zero-bias-activation", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\n"
+                               "def out = map(w -> map(v -> max(v, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), ws)"},
+      {"relu-operands", with(kVec, "def out = map(a -> max(0.0, a - 0.5), x)")},
+      {"activation-into-kernels", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                                  "def out = map(v -> max(v, 0.0), join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                                  "zip(x, w)), zip(ws, bs))))"},
+      {"join-out-of-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                              "def out = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), "
+                              "zip(ws, bs))), x)"},
+      {"rows-times-columns", "size N, M, K\ninput a : [[float]K]N\ninput b : [[float]M]K\n"
+                             "def out = map(r -> join(map(c -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(r, c)), transpose(b))), a)"},
       // gemm_conv.rules
       {"window-flatten", "size N, C, P\ninput x : [[[[float]C]3]2]N\ninput ws : [[[[float]C]3]2]P\ninput bs : [float]P\n"
                          "def out = map(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "

@@ -2,6 +2,8 @@
 // rules/ on the example programs (checked against the interpreter).
 
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "harness.hpp"
@@ -83,6 +85,35 @@ TEST(Strategy, StructuralCombinators) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("does not apply to any definition"), std::string::npos) << e.what();
   }
+}
+
+// normal-form (rules/normalize.rules) brings each form of a convolution of
+// examples/conv/forms/ to a fixed point within its budgets, and is idempotent: run again on
+// its own result it changes nothing (zero rule applications). Forms that are written
+// differently but compute the same convolution reach the same program.
+TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
+  namespace fs = std::filesystem;
+  int forms = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(LIFTC_EXAMPLES_DIR) / "conv" / "forms")) {
+    SCOPED_TRACE(entry.path().filename().string());
+    ProgramRewrite once = rewrite_program(library(), "normal-form", parse::load_program(entry.path().string()));
+    ASSERT_EQ(once.programs.size(), 1u);
+    EXPECT_EQ(once.stop, StopReason::FixedPoint);
+    ProgramRewrite twice = rewrite_program(library(), "normal-form", once.programs[0].program);
+    EXPECT_EQ(twice.steps, 0);
+    EXPECT_EQ(ir::to_string(twice.programs[0].program), ir::to_string(once.programs[0].program));
+    ++forms;
+  }
+  EXPECT_GE(forms, 12);
+  // The same convolution written four ways, one normal form (bound names aside).
+  auto normal = [](const std::string& form) {
+    ProgramRewrite r = rewrite_program(library(), "normal-form",
+                                       parse::load_program(std::string(LIFTC_EXAMPLES_DIR) + "/conv/forms/" + form));
+    return r.programs.at(0).program.defs.back().body;
+  };
+  ir::Expr relu = normal("relu_max_0x.sr");
+  EXPECT_TRUE(ir::alpha_equal(normal("bias_after_relu.sr"), relu));
+  EXPECT_TRUE(ir::alpha_equal(normal("swapped_acc_right.sr"), normal("flatten_order.sr")));
 }
 
 TEST(Strategy, ExhaustiveChoiceKeepsEveryAlternative) {
