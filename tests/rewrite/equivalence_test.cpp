@@ -70,6 +70,9 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"register-tile", "size N, C, P\ninput x : [[[[float]C]3]3]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
                         "def out = map(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
                         "zip(join(join(win)), join(join(w)))), zip(ws, bs)), x)"},
+      {"register-tile-activation", "size N, C, P\ninput x : [[[[float]C]3]3]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
+                                   "def out = map(win -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                                   "zip(join(join(win)), join(join(w))))), zip(ws, bs)), x)"},
       {"tile-weights-private", "size N, P\ninput x : [float]N\ninput ws : [float]P\n"
                                "def out = mapSeq(a -> mapSeq(kq -> kq.0 * a.1 + kq.1, zip(a.0, ws)), "
                                "zip(map(v -> map(k -> v + k, ws), x), x))"},
@@ -117,6 +120,11 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"kernel-groups", "size C, P\ninput x : [float]C\ninput ws : [[float]C]P\ninput bs : [float]P\n"
                         "def out = map(g -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(x, w)), g), "
                         "split(2, zip(ws, bs)))"},
+      {"channel-kernels", "size C, K\ninput x : [[float]K]C\ninput ws : [[float]K]C\ninput bs : [float]C\n"
+                          "def out = map(t -> reduce(t.1, (acc, p) -> acc + p.0 * p.1, zip(t.2, t.0)), zip(ws, bs, x))"},
+      {"channel-kernel-groups", "size K\ninput x : [[float]K]4\ninput ws : [[float]K]4\ninput bs : [float]4\n"
+                                "def out = map(g -> map(t -> reduce(t.1, (acc, p) -> acc + p.0 * p.1, zip(t.2, t.0)), g), "
+                                "split(2, zip(ws, bs, x)))"},
       {"windows-2D", with(kMat, "def out = map2D(w -> reduce(0.0, (acc, v) -> acc + v, join(w)), slide2D(3, 3, 1, 1, x))")},
       // normalize.rules
       {"mac-acc-left", with(kVec, "def out = reduce(0.5, (acc, p) -> p.1 * p.0 + acc, zip(x, y))")},

@@ -2,10 +2,12 @@
 // rules/ on the example programs (checked against the interpreter).
 
 
+#include <algorithm>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
+#include "forms.hpp"
 #include "harness.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/parse/parse.hpp"
@@ -114,6 +116,24 @@ TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
   ir::Expr relu = normal("relu_max_0x.sr");
   EXPECT_TRUE(ir::alpha_equal(normal("bias_after_relu.sr"), relu));
   EXPECT_TRUE(ir::alpha_equal(normal("swapped_acc_right.sr"), normal("flatten_order.sr")));
+}
+
+// Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
+// the pairs forms_not_offered() lists with their reason (rules/README.md's table).
+TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
+  std::vector<std::string> canonical = offered_strategies(example("conv/conv_small.sr"));
+  EXPECT_GE(canonical.size(), 16u);
+  std::vector<std::string> forms = conv_forms();
+  EXPECT_GE(forms.size(), 12u);
+  for (const auto& form : forms) {
+    SCOPED_TRACE(form);
+    std::vector<std::string> want;
+    for (const auto& s : canonical)
+      if (std::none_of(forms_not_offered().begin(), forms_not_offered().end(),
+                       [&](const NotOffered& n) { return form == n.form && s == n.strategy; }))
+        want.push_back(s);
+    EXPECT_EQ(offered_strategies(example("conv/forms/" + form)), want);
+  }
 }
 
 TEST(Strategy, ExhaustiveChoiceKeepsEveryAlternative) {
