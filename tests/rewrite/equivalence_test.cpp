@@ -142,10 +142,11 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                            "zip(ws, bs))"},
       {"bias-into-reduce", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                            "def out = map((w, b) -> map(s -> b + s, reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), zip(ws, bs))"},
-      {"zero-bias", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\n"
-                    "def out = map(w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w)), ws)"},
-      {"zero-bias-activation", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\n"
-                               "def out = map(w -> map(v -> max(v, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), ws)"},
+      {"zero-bias", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\n"
+                    "def out = map(w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(join(x)), join(join(w)))), ws)"},
+      {"zero-bias-activation", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\n"
+                               "def out = map(w -> map(v -> max(v, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, "
+                               "zip(join(join(x)), join(join(w))))), ws)"},
       {"relu-operands", with(kVec, "def out = map(a -> max(0.0, a - 0.5), x)")},
       {"activation-into-kernels", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                                   "def out = map(v -> max(v, 0.0), join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
