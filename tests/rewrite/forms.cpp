@@ -17,6 +17,10 @@ const char* const kDepthwise =
     "depthwise: each channel its own K x K kernel (a map over (kernel, bias, channel) triples), so no kernels across "
     "the channels to group (kappa), copy kernel-minor, tile, chunk by channels (omega) or multiply as an im2col matrix";
 
+const char* const kGrouped =
+    "grouped: the map over (kernel, bias) pairs sits inside a map over the groups, not directly in the map over "
+    "windows, which the register tile, the omega partial sums, im2col, hoist-kernels and the kernel-minor copy rewrite";
+
 }  // namespace
 
 const std::vector<NotOffered>& forms_not_offered() {
@@ -32,6 +36,9 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
       t.push_back({"depthwise.sr", s, kDepthwise});
+    for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-omega",
+                          "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
+      t.push_back({"grouped.sr", s, kGrouped});
     return t;
   }();
   return table;
