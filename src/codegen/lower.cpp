@@ -34,8 +34,8 @@ c::Expr dot(const c::Expr& a, const c::Expr& b) {
 
 }  // namespace
 
-KernelBuilder::KernelBuilder(std::string kernel, const Options& options, Threads threads)
-    : kernel_(std::move(kernel)), options_(options), threads_(std::move(threads)) {}
+KernelBuilder::KernelBuilder(std::string kernel, const Options& options, Threads threads, bool copy)
+    : kernel_(std::move(kernel)), options_(options), threads_(std::move(threads)), copy_(copy) {}
 
 std::string KernelBuilder::fresh(const std::string& base) { return fmt::format("{}_{}", base, counter_++); }
 
@@ -50,7 +50,8 @@ Result KernelBuilder::compile(const ir::Expr& e, const Scope& s, const std::opti
       if (e->literal.kind == ir::ScalarKind::Float) return {value_view(c::float_lit(e->literal.f)), false};
       return {value_view(c::int_lit(e->literal.i)), false};
     case ir::ExprKind::Lambda:
-      throw Error("a function is used where a value is expected", e.loc());
+      LIFTC_ASSERT(false, "the kernel plan refuses a function used as a value (scan_kernel)");
+      return {};
     case ir::ExprKind::Apply: {
       std::vector<View> args;
       for (std::size_t i = 1; i < e->args.size(); ++i) args.push_back(compile(e->args[i], s, std::nullopt).view);
@@ -136,7 +137,8 @@ Result KernelBuilder::compile_call(const ir::Expr& e, const Scope& s, const std:
       return {pure_map(e, r.view, s), false};
     }
     case ir::Prim::Reduce:
-      throw Error("reduce is not lowered: use reduceSeq (inside a mapped or sequential loop) to generate code", e.loc());
+      LIFTC_ASSERT(false, "the kernel plan refuses reduce (scan_kernel)");
+      return {};
     case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
       return compile_map(e, s, dest);
     case ir::Prim::ReduceSeq:
@@ -163,7 +165,37 @@ Result KernelBuilder::compile_call(const ir::Expr& e, const Scope& s, const std:
   }
 }
 
+namespace {
+
+// How many names lowering drew when it probed whether a map's function writes through
+// (by writing through it once, before passes_dest decided it from the IR): one per map of
+// one parameter that the probe reached. They are still drawn, so that the kernels' names,
+// and so their text (explore stores results by it), stay as they were.
+int probe_names(const ir::Expr& map);
+
+int chain_probe_names(const ir::Expr& body) {
+  if (body.kind() != ir::ExprKind::Call) return 0;
+  if (!chains_writes(body->prim)) return 0;
+  int names = 0;
+  if (body->prim == ir::Prim::Map) {
+    names = probe_names(body);
+    if (!passes_dest(body)) return names;
+  }
+  return names + chain_probe_names(body->args.back());
+}
+
+int probe_names(const ir::Expr& map) {
+  const ir::Expr& f = map->args[0];
+  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1) return 0;
+  return 1 + chain_probe_names(ir::lambda_body(f));
+}
+
+}  // namespace
+
 std::optional<View> KernelBuilder::operand_dest(const ir::Expr& e, const View& dest) {
+  if (e->prim == ir::Prim::Map)
+    for (int k = probe_names(e); k > 0; --k) fresh("probe");
+  if (!passes_dest(e)) return std::nullopt;
   switch (e->prim) {
     case ir::Prim::Split: return join(dest);
     case ir::Prim::Join: return split(e->args[0].type().elem().length(), dest);
@@ -173,29 +205,22 @@ std::optional<View> KernelBuilder::operand_dest(const ir::Expr& e, const View& d
     case ir::Prim::AsVector: return as_scalar(dest);
     case ir::Prim::AsScalar: return as_vector(e->args[0].type().elem().width(), dest);
     case ir::Prim::Map: {
+      // The function is a chain of invertible layout primitives (passes_dest).
       const ir::Expr& f = e->args[0];
-      if (f->params.size() != 1) return std::nullopt;
       ir::Expr body = ir::lambda_body(f);
       std::string param = f->params[0];
-      // Probe once: the function must be a chain of invertible layout primitives.
       ir::Type elem = e->args[1].type().elem();
-      if (!output_through(body, param, access(dest, arith::var(fresh("probe"), 0, dest.type().length() - 1)))) return std::nullopt;
-      return map_view(dest, elem, [this, body, param](const View& d) { return *output_through(body, param, d); });
+      return map_view(dest, elem, [this, body, param](const View& d) { return output_through(body, param, d); });
     }
-    default: return std::nullopt;
+    default: break;
   }
+  LIFTC_ASSERT(false, "passes_dest lists the primitives operand_dest writes through");
+  return std::nullopt;
 }
 
-std::optional<View> KernelBuilder::output_through(const ir::Expr& body, const std::string& param, const View& dest) {
-  if (body.kind() == ir::ExprKind::Var) return body->name == param ? std::optional<View>(dest) : std::nullopt;
-  if (body.kind() != ir::ExprKind::Call) return std::nullopt;
-  ir::Prim p = body->prim;
-  if (p != ir::Prim::Split && p != ir::Prim::Join && p != ir::Prim::Transpose && p != ir::Prim::AsVector &&
-      p != ir::Prim::AsScalar && p != ir::Prim::Map)
-    return std::nullopt;
-  auto next = operand_dest(body, dest);
-  if (!next) return std::nullopt;
-  return output_through(body->args.back(), param, *next);
+View KernelBuilder::output_through(const ir::Expr& body, const std::string& param, const View& dest) {
+  if (body.kind() == ir::ExprKind::Var) return dest;
+  return output_through(body->args.back(), param, *operand_dest(body, dest));
 }
 
 Result KernelBuilder::compile_layout(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
@@ -239,8 +264,7 @@ Result KernelBuilder::compile_layout(const ir::Expr& e, const Scope& s, const st
 
 View KernelBuilder::pure_map(const ir::Expr& e, const View& source, const Scope& s) {
   const ir::Expr& f = e->args[0];
-  if (!ir::only_rearranges(ir::lambda_body(f)))
-    throw Error("map computes values but is not mapped onto OpenCL: use mapGlb, mapWrg/mapLcl or mapSeq", e.loc());
+  LIFTC_ASSERT(ir::only_rearranges(ir::lambda_body(f)), "the kernel plan refuses a map that computes (scan_kernel)");
   auto element = [this, f, s](const View& x) { return apply(f, {x}, s, std::nullopt).view; };
   return map_view(source, e.type().elem(), [element](const View& x) { return element(x); });
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "liftc/codegen/module.hpp"
+#include "liftc/codegen/plan.hpp"
 #include "liftc/codegen/view.hpp"
 
 namespace liftc::codegen::detail {
@@ -28,6 +29,16 @@ struct Loop {
   arith::Expr extent;
 };
 
+/// The loop a map primitive makes (mapSeq and plain map: sequential).
+LoopKind loop_kind(ir::Prim p);
+/// The address space a toGlobal/toLocal/toPrivate writes to.
+AddressSpace space_of(ir::Prim to);
+/// Whether memory in `space` allocated inside loop `l` has one region per iteration of it
+/// (the work-items of every parallel loop for global memory, of mapLcl loops for local).
+bool region_per_iteration(const Loop& l, AddressSpace space);
+/// Whether one of `loops` has kind `k` (and dimension `dim` when given).
+bool inside(const std::vector<Loop>& loops, LoopKind k, int dim = -1);
+
 /// What a compiled expression sees: variables, enclosing loops, the toX address space.
 struct Scope {
   std::map<std::string, View> env;
@@ -41,17 +52,10 @@ struct Result {
   bool in_dest = false;
 };
 
-/// Thread counts of one kernel per dimension (from the mapWrg/mapLcl/mapGlb structure).
-struct Threads {
-  bool work_groups = false;  // mapWrg/mapLcl kernel (else mapGlb or sequential)
-  std::array<arith::Expr, 3> groups{1, 1, 1}, local{1, 1, 1}, global{1, 1, 1};
-  int dims = 0;              // 0: no parallel map at all
-};
-
-/// Thrown while lowering when values computed by the parallel map `node` would be read by
-/// other work-items of the same kernel with no synchronisation that OpenCL allows there (a
-/// data race): a kernel boundary must separate them. generate() makes `node` a kernel of its
-/// own when it can, and reports `what` otherwise.
+/// Where values computed by the parallel map `node` would be read by other work-items of
+/// the same kernel with no synchronisation that OpenCL allows there (a data race): a kernel
+/// boundary must separate them. plan_kernels() makes `node` a kernel of its own when it
+/// can, and reports `what` otherwise.
 struct CrossItemRead {
   ir::Expr node;
   std::string what;
@@ -60,20 +64,46 @@ struct CrossItemRead {
   bool computes_definition = false;
 };
 
-/// Checks the nesting of mapped primitives and derives thread counts (Table 1).
-Threads plan_threads(const ir::Expr& body, const Options& options);
+/// What lowering a body as one kernel will do (kernel_scan.cpp), found before lowering.
+struct KernelScan {
+  std::optional<CrossItemRead> race;    // the first, in lowering order; none: one kernel is safe
+  bool writes_result = true;            // its computation writes the kernel's output (else a copy)
+  std::vector<PlannedBuffer> buffers;   // global and local memory it allocates
+  std::vector<arith::Expr> unrollable;  // trip counts of reduceSeq loops without loops inside
+};
+
+/// Scans `body` as the KernelBuilder will lower it; `parallel`: it has parallel maps.
+KernelScan scan_kernel(const ir::Expr& body, bool parallel);
+
+/// Whether a destination given to `e` (a layout primitive or a map that only rearranges)
+/// passes on to its operand (KernelBuilder::operand_dest).
+bool passes_dest(const ir::Expr& e);
+/// Whether a value written where `body` (a function body over `param`) goes lands in `param`.
+bool writes_through(const ir::Expr& body, const std::string& param);
+/// The primitives such a function body may chain: split, join, transpose, asVector,
+/// asScalar and maps of them.
+bool chains_writes(ir::Prim p);
+/// The producer of the parallel map `map`'s data whose element i is written by the work-item
+/// that reads it (the same kind and dimension over exactly its result); undefined if none.
+ir::Expr same_item_producer(const ir::Expr& map);
+
+/// Thread counts of `body` from its mapped primitives (Table 1), before device limits;
+/// checks their dimensions and that mapGlb does not share a kernel with mapWrg/mapLcl.
+Threads kernel_threads(const ir::Expr& body);
+/// Thread counts of a copy kernel writing a value of type `t`: its (up to) three outer
+/// dimensions, the innermost on dimension 0.
+Threads copy_threads(const ir::Type& t);
 
 /// Lowers one definition into statements of one kernel.
 class KernelBuilder {
  public:
-  KernelBuilder(std::string kernel, const Options& options, Threads threads);
+  /// `copy`: the plan says the body only rearranges data (a parallel copy over `threads`).
+  KernelBuilder(std::string kernel, const Options& options, Threads threads, bool copy);
 
   /// The kernel body computing `body` into `dest`.
   std::vector<c::Stmt> build(const ir::Expr& body, const Scope& scope, const View& dest);
   /// Buffers the kernel allocated (intermediate, local, private).
   const std::vector<Buffer>& allocations() const { return allocations_; }
-  /// The thread counts, updated when the body turned out to be a parallel copy.
-  const Threads& threads() const { return threads_; }
 
  private:
   Result compile(const ir::Expr& e, const Scope& s, const std::optional<View>& dest);
@@ -89,7 +119,8 @@ class KernelBuilder {
   Result compile_let(const ir::Expr& e, const Scope& s, const std::optional<View>& dest);
   View compile_scalar(const ir::Expr& e, const Scope& s);
   View pure_map(const ir::Expr& e, const View& source, const Scope& s);
-  std::optional<View> output_through(const ir::Expr& body, const std::string& param, const View& dest);
+  /// Where `param` is written when `body` (writes_through(body, param)) is written to `dest`.
+  View output_through(const ir::Expr& body, const std::string& param, const View& dest);
   std::optional<View> operand_dest(const ir::Expr& e, const View& dest);
 
   /// Emits a mapped or sequential loop over [0, extent) and its body.
@@ -109,6 +140,7 @@ class KernelBuilder {
   std::string kernel_;
   const Options& options_;
   Threads threads_;
+  bool copy_ = false;
   std::vector<std::vector<c::Stmt>> blocks_;
   int group_writes_ = 0;               // work-group-level mapLcl writes to local or global memory so far
   bool group_writes_global_ = false;   // one of them wrote global memory (a barrier needs its fence)

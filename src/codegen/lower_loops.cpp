@@ -23,40 +23,36 @@ const char* loop_name(LoopKind k) {
   return "i";
 }
 
-bool has(const std::vector<Loop>& loops, LoopKind k, int dim = -1) {
-  for (const auto& l : loops)
-    if (l.kind == k && (dim < 0 || l.dim == dim)) return true;
-  return false;
-}
-
 // The type `t` with its innermost tuple replaced by component `c`.
 ir::Type component_type(const ir::Type& t, std::size_t c) {
   if (t.is_array()) return ir::Type::array(component_type(t.elem(), c), t.length());
   return t.elems()[c];
 }
 
-// Checks where a mapped primitive may appear; a liftc::Error at the node otherwise.
-void check_nesting(const ir::Expr& e, int dim, const std::vector<Loop>& loops) {
-  std::string what = fmt::format("{}({})", ir::signature(e->prim).name, dim);
-  switch (e->prim) {
-    case ir::Prim::MapWrg:
-      if (has(loops, LoopKind::Lcl) || has(loops, LoopKind::Glb))
-        throw Error(what + " is inside a mapLcl or mapGlb: work-groups are the outermost level", e.loc());
-      if (has(loops, LoopKind::Wrg, dim)) throw Error(what + " is inside another mapWrg of the same dimension", e.loc());
-      return;
-    case ir::Prim::MapLcl:
-      if (!has(loops, LoopKind::Wrg))
-        throw Error(what + " is not inside a mapWrg: local work-items need an enclosing mapWrg", e.loc());
-      if (has(loops, LoopKind::Lcl, dim)) throw Error(what + " is inside another mapLcl of the same dimension", e.loc());
-      return;
-    case ir::Prim::MapGlb:
-      if (has(loops, LoopKind::Glb, dim)) throw Error(what + " is inside another mapGlb of the same dimension", e.loc());
-      return;
-    default: return;
-  }
+}  // namespace
+
+LoopKind loop_kind(ir::Prim p) {
+  return p == ir::Prim::MapWrg   ? LoopKind::Wrg
+         : p == ir::Prim::MapLcl ? LoopKind::Lcl
+         : p == ir::Prim::MapGlb ? LoopKind::Glb
+                                 : LoopKind::Seq;
 }
 
-}  // namespace
+AddressSpace space_of(ir::Prim to) {
+  return to == ir::Prim::ToGlobal ? AddressSpace::Global
+         : to == ir::Prim::ToLocal ? AddressSpace::Local
+                                   : AddressSpace::Private;
+}
+
+bool region_per_iteration(const Loop& l, AddressSpace space) {
+  return (space == AddressSpace::Global && l.kind != LoopKind::Seq) || (space == AddressSpace::Local && l.kind == LoopKind::Lcl);
+}
+
+bool inside(const std::vector<Loop>& loops, LoopKind k, int dim) {
+  for (const auto& l : loops)
+    if (l.kind == k && (dim < 0 || l.dim == dim)) return true;
+  return false;
+}
 
 ir::Expr computing_part(const ir::Expr& e) {
   if (e.kind() != ir::ExprKind::Call || !ir::is_layout(e->prim)) return e;
@@ -161,27 +157,18 @@ View KernelBuilder::joined_element(const View& src, const arith::Expr& i) {
 Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
   ir::Prim p = e->prim;
   int dim = ir::map_dimension(e);
-  check_nesting(e, dim, s.loops);
-  LoopKind kind = p == ir::Prim::MapWrg ? LoopKind::Wrg
-                  : p == ir::Prim::MapLcl ? LoopKind::Lcl
-                  : p == ir::Prim::MapGlb ? LoopKind::Glb
-                                          : LoopKind::Seq;
+  LoopKind kind = loop_kind(p);
   if (kind != LoopKind::Seq) {
     // A producer of the same kind and dimension over the same range writes element i on the
-    // work-item that reads it here. (A mapWrg's own work-items are synchronised by the
-    // barrier after it; any other parallel map inside the producer writes element i on
-    // work-items that are not this one.)
-    ir::Expr producer = ir::producing_map(e->args[1]);
-    if (producer.defined() && producer->prim == p && ir::map_dimension(producer) == dim) {
-      const ir::Expr& body = ir::lambda_body(producer->args[0]);
-      if (kind == LoopKind::Wrg || !ir::contains_parallel_maps(body)) same_item_producers_.insert(producer.get());
-    }
+    // work-item that reads it here.
+    ir::Expr producer = same_item_producer(e);
+    if (producer.defined()) same_item_producers_.insert(producer.get());
   }
   View src = compile(e->args[1], s, std::nullopt).view;
   bool allocated = !dest.has_value();
   View out = dest ? *dest : allocate(e.type(), s.space.value_or(AddressSpace::Global), s, "tmp");
   const ir::Expr& f = e->args[0];
-  bool group_level = kind == LoopKind::Lcl && !has(s.loops, LoopKind::Lcl);
+  bool group_level = kind == LoopKind::Lcl && !inside(s.loops, LoopKind::Lcl);
   bool in_sequential = std::any_of(s.loops.begin(), s.loops.end(), [](const Loop& l) { return l.kind == LoopKind::Seq; });
   auto memory = underlying_memory(out);
   if (group_level && (!memory || memory->space != AddressSpace::Private)) {
@@ -199,11 +186,9 @@ Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::
     // safe where a barrier can separate them: a work-group's own mapLcl (below), or a
     // mapWrg read by the same work-group.
     bool same_item = same_item_producers_.count(e.get()) > 0;
-    bool work_group_barrier = kind == LoopKind::Lcl && !has(s.loops, LoopKind::Lcl);
-    if (!same_item && !work_group_barrier)
-      throw CrossItemRead{e, fmt::format("the values that {} computes are read by other work-items of the same "
-                                         "kernel, with no synchronisation between them (a data race)",
-                                         fmt::format("{}({})", ir::signature(p).name, dim))};
+    bool work_group_barrier = kind == LoopKind::Lcl && !inside(s.loops, LoopKind::Lcl);
+    LIFTC_ASSERT(same_item || work_group_barrier,
+                 "the kernel plan separates every parallel map whose values other work-items read (scan_kernel)");
     if (same_item && kind == LoopKind::Wrg) {
       auto m = underlying_memory(out);
       emit(c::barrier(true, m && m->space == AddressSpace::Global));
@@ -253,9 +238,7 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
 }
 
 Result KernelBuilder::compile_to(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
-  AddressSpace space = e->prim == ir::Prim::ToGlobal ? AddressSpace::Global
-                       : e->prim == ir::Prim::ToLocal ? AddressSpace::Local
-                                                      : AddressSpace::Private;
+  AddressSpace space = space_of(e->prim);
   View x = compile(e->args[1], s, std::nullopt).view;
   Scope inner = s;
   inner.space = space;
@@ -290,8 +273,7 @@ View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope&
   // One region per enclosing parallel loop whose work-items share this memory.
   std::vector<Loop> regions;
   for (const auto& l : s.loops)
-    if ((space == AddressSpace::Global && l.kind != LoopKind::Seq) || (space == AddressSpace::Local && l.kind == LoopKind::Lcl))
-      regions.push_back(l);
+    if (region_per_iteration(l, space)) regions.push_back(l);
   ir::Type full = t;
   for (auto it = regions.rbegin(); it != regions.rend(); ++it) full = ir::Type::array(full, it->extent);
 
@@ -329,23 +311,12 @@ View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope&
 std::vector<c::Stmt> KernelBuilder::build(const ir::Expr& body, const Scope& scope, const View& dest) {
   blocks_.assign(1, {});
   Result r = compile(body, scope, dest);
-  if (!r.in_dest) {
-    if (threads_.dims > 0)
-      throw CrossItemRead{computing_part(body),
-                          "the value of this definition is not written by its parallel maps (a layout primitive "
-                          "is applied to their result)",
-                          true};
+  LIFTC_ASSERT(r.in_dest != copy_, "the kernel plan knows which bodies only rearrange data (scan_kernel)");
+  if (copy_) {
     // A definition that only rearranges data: a parallel copy over its (up to) three outer
-    // dimensions, the innermost of them on dimension 0 so that neighbouring work-items
-    // copy neighbouring elements.
+    // dimensions, as the plan's threads say (copy_threads).
     int levels = 0;
-    for (ir::Type t = dest.type(); t.is_array() && levels < 3; t = t.elem()) {
-      threads_.global[static_cast<std::size_t>(levels)] = t.length();
-      ++levels;
-    }
-    std::reverse(threads_.global.begin(), threads_.global.begin() + levels);
-    threads_.dims = std::max(levels, 1);
-    if (levels == 0) threads_.global[0] = 1;
+    for (ir::Type t = dest.type(); t.is_array() && levels < 3; t = t.elem()) ++levels;
     std::function<void(const View&, const View&, const Scope&, int)> copy_level = [&](const View& src, const View& dst,
                                                                                        const Scope& in, int level) {
       if (level == levels) {

@@ -17,7 +17,7 @@ const std::vector<KernelPass>& kernel_passes() {
 }
 
 std::vector<std::string> pipeline_pass_names() {
-  std::vector<std::string> names = {"parse", "typecheck", "bind-sizes", "lower"};
+  std::vector<std::string> names = {"parse", "typecheck", "bind-sizes", "plan", "lower"};
   for (const auto& p : kernel_passes()) names.push_back(p.name);
   return names;
 }

@@ -1,7 +1,8 @@
 // Thread counts of a kernel from its mapWrg/mapLcl/mapGlb structure (Lift's Table 1):
 // mapWrg(d) over n groups with mapLcl(d) over m items gives local[d] = m, global[d] = n*m;
-// mapGlb(d) over n items gives global[d] = n.
+// mapGlb(d) over n items gives global[d] = n. Then fitted into a device's limits.
 
+#include <algorithm>
 #include <functional>
 
 #include <fmt/format.h>
@@ -24,7 +25,7 @@ bool contains_loops(const ir::Expr& e) {
   return false;
 }
 
-Threads plan_threads(const ir::Expr& body, const Options& options) {
+Threads kernel_threads(const ir::Expr& body) {
   std::array<std::optional<arith::Expr>, 3> wrg, lcl, glb;
   const ir::Expr* first_glb = nullptr;
   const ir::Expr* first_wg = nullptr;
@@ -58,29 +59,47 @@ Threads plan_threads(const ir::Expr& body, const Options& options) {
     if (lcl[d]) t.local[d] = *lcl[d];
     if (wrg[d]) t.groups[d] = *wrg[d];
   }
-  if (t.work_groups) {
-    // Fit the work-group into the device limits; the mapped loops then stride.
-    for (std::size_t d = 0; d < 3; ++d) {
-      auto limit = options.max_work_item_sizes[d];
-      auto v = t.local[d].constant();
-      if (limit > 0 && v && *v > limit) t.local[d] = limit;
-    }
-    if (options.max_work_group_size > 0) {
-      auto product = [&] {
-        std::int64_t p = 1;
-        for (const auto& l : t.local) p *= l.constant().value_or(1);
-        return p;
-      };
-      while (product() > options.max_work_group_size) {
-        std::size_t big = 0;
-        for (std::size_t d = 1; d < 3; ++d)
-          if (t.local[d].constant().value_or(1) > t.local[big].constant().value_or(1)) big = d;
-        t.local[big] = (t.local[big].constant().value_or(1) + 1) / 2;
-      }
-    }
+  if (t.work_groups)
     for (std::size_t d = 0; d < 3; ++d) t.global[d] = t.groups[d] * t.local[d];
-  }
+  return t;
+}
+
+Threads copy_threads(const ir::Type& type) {
+  Threads t;
+  int levels = 0;
+  for (ir::Type u = type; u.is_array() && levels < 3; u = u.elem()) t.global[static_cast<std::size_t>(levels++)] = u.length();
+  std::reverse(t.global.begin(), t.global.begin() + levels);
+  t.dims = std::max(levels, 1);
   return t;
 }
 
 }  // namespace liftc::codegen::detail
+
+namespace liftc::codegen {
+
+Threads fit_to_device(Threads t, const Options& options) {
+  if (!t.work_groups) return t;
+  // Fit the work-group into the device limits; the mapped loops then stride.
+  for (std::size_t d = 0; d < 3; ++d) {
+    auto limit = options.max_work_item_sizes[d];
+    auto v = t.local[d].constant();
+    if (limit > 0 && v && *v > limit) t.local[d] = limit;
+  }
+  if (options.max_work_group_size > 0) {
+    auto product = [&] {
+      std::int64_t p = 1;
+      for (const auto& l : t.local) p *= l.constant().value_or(1);
+      return p;
+    };
+    while (product() > options.max_work_group_size) {
+      std::size_t big = 0;
+      for (std::size_t d = 1; d < 3; ++d)
+        if (t.local[d].constant().value_or(1) > t.local[big].constant().value_or(1)) big = d;
+      t.local[big] = (t.local[big].constant().value_or(1) + 1) / 2;
+    }
+  }
+  for (std::size_t d = 0; d < 3; ++d) t.global[d] = t.groups[d] * t.local[d];
+  return t;
+}
+
+}  // namespace liftc::codegen

@@ -1,6 +1,7 @@
 // build_space: the parameters of a rewritten program and every constraint on them, from
 // the type checker's obligations, the rules' declared domains, the target's limits and
-// the code-generation choices; one-variable constraints pruned into the domains.
+// the code-generation choices (of codegen's kernel plan); one-variable constraints pruned
+// into the domains.
 
 #include <algorithm>
 #include <numeric>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "internal.hpp"
+#include "liftc/codegen/plan.hpp"
 #include "liftc/constraints/solve.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
@@ -214,6 +216,114 @@ bool multiplies_floats(const ir::Expr& e) {
   return false;
 }
 
+
+// The launch constraints of the planned kernels, and the code-generation choices they
+// offer: a work-group kernel's work-group (its mapLcl loops) fits the target; the
+// definitions' main mapGlb kernels take the work-group size local_d (codegen's
+// Options::global_work_group), which divides their global size; the other mapGlb kernels
+// (pad, layout, loop-invariant ones) are left to the runtime, as codegen leaves them.
+void add_kernel_constraints(Collector& c, const codegen::KernelPlan& plan, const Target& target) {
+  int glb_dims = 0;
+  for (const auto& k : plan.kernels)
+    if (!k.threads.work_groups && k.tuned) glb_dims = std::max({glb_dims, k.threads.dims, 1});
+  for (int d = 0; d < glb_dims; ++d) {
+    // Each dimension is at most the target's per-dimension limit, and at most its limit
+    // per work-group (the product of the dimensions is, below).
+    const std::int64_t per_dim = target.max_work_item_sizes[static_cast<std::size_t>(d)];
+    const std::int64_t most = std::min(per_dim, target.max_work_group_size);
+    Param p{fmt::format("local_{}", d), Source::Codegen,
+            fmt::format("work-group size of the kernels without work-groups (mapGlb), dimension {}", d), "", {}};
+    Constraint dom;
+    dom.source = Source::Target;
+    dom.why = most < per_dim ? fmt::format("at most {} work-items in dimension {} on {} (its limit per work-group; "
+                                           "{} per dimension)",
+                                           most, d, target.name, per_dim)
+                             : fmt::format("at most {} work-items in dimension {} on {}", most, d, target.name);
+    c.param(std::move(p), Declared::range(1, most), std::move(dom));
+  }
+  for (const auto& k : plan.kernels) {
+    const codegen::Threads& t = k.threads;
+    if (t.work_groups) {
+      arith::Expr items = 1;
+      for (std::size_t d = 0; d < 3; ++d) {
+        arith::Expr local = c.bind(t.local[d]);
+        items = items * local;
+        if (local.constant() && *local.constant() == 1) continue;
+        c.add({Constraint::Kind::LessEqual, local, target.max_work_item_sizes[d], {}, Source::Target,
+               fmt::format("kernel {}: its work-group (the mapLcl loops) has at most {} work-items in dimension {} on {}",
+                           k.buffer, target.max_work_item_sizes[d], d, target.name),
+               {}, {}});
+      }
+      c.add({Constraint::Kind::LessEqual, items, target.max_work_group_size, {}, Source::Target,
+             fmt::format("kernel {}: at most {} work-items per work-group on {}", k.buffer, target.max_work_group_size,
+                         target.name),
+             {}, {}});
+    } else if (k.tuned) {
+      arith::Expr items = 1;
+      for (int d = 0; d < std::max(t.dims, 1); ++d) {
+        arith::Expr l = arith::var(fmt::format("local_{}", d));
+        items = items * l;
+        c.add({Constraint::Kind::Divides, l, c.bind(t.global[static_cast<std::size_t>(d)]), {}, Source::Codegen,
+               fmt::format("kernel {}: the work-group size divides the global size in dimension {}", k.buffer, d), {}, {}});
+      }
+      c.add({Constraint::Kind::LessEqual, items, target.max_work_group_size, {}, Source::Target,
+             fmt::format("kernel {}: at most {} work-items per work-group on {}", k.buffer, target.max_work_group_size,
+                         target.name),
+             {}, {}});
+    }
+  }
+  std::vector<arith::Expr> unrollable;
+  for (const auto& k : plan.kernels)
+    for (const auto& t : k.unrollable) unrollable.push_back(c.bind(t));
+  if (!unrollable.empty()) {
+    Param p{"unroll", Source::Codegen, "unroll the innermost reduceSeq loops (liftc run --unroll)", "", {}};
+    Constraint dom;
+    dom.source = Source::Codegen;
+    dom.why = "unrolling is on or off";
+    c.param(std::move(p), Declared::values({0, 1}), std::move(dom));
+    arith::Expr trips = unrollable[0];
+    for (std::size_t i = 1; i < unrollable.size(); ++i) trips = arith::min(trips, unrollable[i]);
+    c.add({Constraint::Kind::LessEqual, arith::var("unroll") * trips, 64, {}, Source::Codegen,
+           "unrolling applies to reduceSeq loops of at most 64 iterations (else it changes nothing)", {}, {}});
+  }
+}
+
+// The memory constraints: every global buffer (inputs, outputs, the planned kernels' parts
+// and allocations) fits one allocation, all of them the global memory; each kernel's local
+// memory fits the target's.
+void add_memory_constraints(Collector& c, const ir::Program& checked, const codegen::KernelPlan& plan,
+                            const Target& target) {
+  arith::Expr global_total = 0;
+  auto buffer = [&](const std::string& what, const arith::Expr& bytes) {
+    arith::Expr b = c.bind(bytes);
+    global_total = global_total + b;
+    c.add({Constraint::Kind::LessEqual, b, target.max_alloc_bytes, {}, Source::Target,
+           fmt::format("{} fits one buffer ({} bytes at most on {})", what, target.max_alloc_bytes, target.name), {}, {}});
+  };
+  for (const auto& in : checked.inputs) buffer(fmt::format("input {}", in.name), codegen::bytes_of(in.type));
+  for (const auto& d : checked.defs) buffer(fmt::format("output {}", d.name), codegen::bytes_of(d.body.type()));
+  for (const auto& k : plan.kernels) {
+    if (k.role == codegen::BufferRole::Intermediate)
+      buffer(fmt::format("{}, computed by a kernel of its own ({}),", k.buffer, k.name), k.bytes);
+    arith::Expr local = 0;
+    bool has_local = false;
+    for (const auto& b : k.buffers) {
+      if (b.space == codegen::AddressSpace::Global) buffer(fmt::format("kernel {}: a {} buffer", k.buffer, b.what), b.bytes);
+      if (b.space != codegen::AddressSpace::Local) continue;
+      local = local + c.bind(b.bytes);
+      has_local = true;
+    }
+    if (has_local)
+      c.add({Constraint::Kind::LessEqual, local, target.local_mem_bytes, {}, Source::Target,
+             fmt::format("kernel {}: its local memory fits the {} bytes of {}{}", k.buffer, target.local_mem_bytes,
+                         target.name, target.local_mem_global ? " (emulated in global memory)" : ""),
+             {}, {}});
+  }
+  c.add({Constraint::Kind::LessEqual, global_total, target.global_mem_bytes, {}, Source::Target,
+         fmt::format("all global buffers fit the {} bytes of global memory of {}", target.global_mem_bytes, target.name),
+         {}, {}});
+}
+
 }  // namespace
 
 const char* to_string(Source s) {
@@ -303,73 +413,18 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
     space.constraints = std::move(kept);
   }
 
-  // Kernels: work-group limits, code-generation choices, memory.
-  std::vector<detail::KernelShape> kernels = detail::kernel_shapes(typecheck::typecheck(program).program);
-  for (auto& k : kernels) {
-    for (auto& g : k.global) g = c.bind(g);
-    for (auto& l : k.local) l = c.bind(l);
+  // The kernels code generation makes (codegen's own plan): work-group limits,
+  // code-generation choices, memory. A program code generation refuses (a map that must be
+  // a kernel of its own but uses variables of the code around it) has no valid point: one
+  // constraint that never holds says why.
+  codegen::KernelPlan plan;
+  try {
+    plan = codegen::plan_kernels(checked.program);
+  } catch (const Error& e) {
+    c.add({Constraint::Kind::LessEqual, 1, 0, {}, Source::Codegen,
+           fmt::format("code generation refuses this program: {}", e.message()), e.loc(), {}});
   }
-  int glb_dims = 0;
-  for (const auto& k : kernels)
-    if (!k.work_groups) glb_dims = std::max(glb_dims, k.dims);
-  for (int d = 0; d < glb_dims; ++d) {
-    // Each dimension is at most the target's per-dimension limit, and at most its limit
-    // per work-group (the product of the dimensions is, below).
-    const std::int64_t per_dim = target.max_work_item_sizes[static_cast<std::size_t>(d)];
-    const std::int64_t most = std::min(per_dim, target.max_work_group_size);
-    Param p{fmt::format("local_{}", d), Source::Codegen,
-            fmt::format("work-group size of the kernels without work-groups (mapGlb), dimension {}", d), "", {}};
-    Constraint dom;
-    dom.source = Source::Target;
-    dom.why = most < per_dim ? fmt::format("at most {} work-items in dimension {} on {} (its limit per work-group; "
-                                           "{} per dimension)",
-                                           most, d, target.name, per_dim)
-                             : fmt::format("at most {} work-items in dimension {} on {}", most, d, target.name);
-    c.param(std::move(p), Declared::range(1, most), std::move(dom));
-  }
-  for (const auto& k : kernels) {
-    if (k.work_groups) {
-      arith::Expr items = 1;
-      for (std::size_t d = 0; d < 3; ++d) {
-        items = items * k.local[d];
-        if (k.local[d].constant() && *k.local[d].constant() == 1) continue;
-        c.add({Constraint::Kind::LessEqual, k.local[d], target.max_work_item_sizes[d], {}, Source::Target,
-               fmt::format("kernel {}: its work-group (the mapLcl loops) has at most {} work-items in dimension {} on {}",
-                           k.name, target.max_work_item_sizes[d], d, target.name),
-               {}, {}});
-      }
-      c.add({Constraint::Kind::LessEqual, items, target.max_work_group_size, {}, Source::Target,
-             fmt::format("kernel {}: at most {} work-items per work-group on {}", k.name, target.max_work_group_size,
-                         target.name),
-             {}, {}});
-    } else {
-      arith::Expr items = 1;
-      for (int d = 0; d < k.dims; ++d) {
-        arith::Expr l = arith::var(fmt::format("local_{}", d));
-        items = items * l;
-        c.add({Constraint::Kind::Divides, l, k.global[static_cast<std::size_t>(d)], {}, Source::Codegen,
-               fmt::format("kernel {}: the work-group size divides the global size in dimension {}", k.name, d), {}, {}});
-      }
-      c.add({Constraint::Kind::LessEqual, items, target.max_work_group_size, {}, Source::Target,
-             fmt::format("kernel {}: at most {} work-items per work-group on {}", k.name, target.max_work_group_size,
-                         target.name),
-             {}, {}});
-    }
-  }
-  std::vector<arith::Expr> unrollable;
-  for (const auto& k : kernels)
-    for (const auto& t : k.unrollable) unrollable.push_back(c.bind(t));
-  if (!unrollable.empty()) {
-    Param p{"unroll", Source::Codegen, "unroll the innermost reduceSeq loops (liftc run --unroll)", "", {}};
-    Constraint dom;
-    dom.source = Source::Codegen;
-    dom.why = "unrolling is on or off";
-    c.param(std::move(p), Declared::values({0, 1}), std::move(dom));
-    arith::Expr trips = unrollable[0];
-    for (std::size_t i = 1; i < unrollable.size(); ++i) trips = arith::min(trips, unrollable[i]);
-    c.add({Constraint::Kind::LessEqual, arith::var("unroll") * trips, 64, {}, Source::Codegen,
-           "unrolling applies to reduceSeq loops of at most 64 iterations (else it changes nothing)", {}, {}});
-  }
+  add_kernel_constraints(c, plan, target);
   bool multiplies = false;
   for (const auto& d : checked.program.defs) multiplies = multiplies || multiplies_floats(d.body);
   if (multiplies) {
@@ -380,28 +435,7 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
     dom.why = "multiply-add contraction is on or off: it changes rounding, so it is a choice";
     c.param(std::move(p), Declared::values({0, 1}), std::move(dom));
   }
-  arith::Expr global_total = 0;
-  auto buffer = [&](const std::string& what, const arith::Expr& bytes) {
-    arith::Expr b = c.bind(bytes);
-    global_total = global_total + b;
-    c.add({Constraint::Kind::LessEqual, b, target.max_alloc_bytes, {}, Source::Target,
-           fmt::format("{} fits one buffer ({} bytes at most on {})", what, target.max_alloc_bytes, target.name), {}, {}});
-  };
-  for (const auto& in : program.inputs) buffer(fmt::format("input {}", in.name), detail::bytes_of(in.type));
-  for (const auto& d : checked.program.defs) buffer(fmt::format("output {}", d.name), detail::bytes_of(d.body.type()));
-  for (const auto& k : kernels) {
-    for (const auto& [what, bytes] : k.global_buffers) buffer(fmt::format("kernel {}: a {} buffer", k.name, what), bytes);
-    arith::Expr local = 0;
-    for (const auto& [what, bytes] : k.local_buffers) local = local + c.bind(bytes);
-    if (!k.local_buffers.empty())
-      c.add({Constraint::Kind::LessEqual, local, target.local_mem_bytes, {}, Source::Target,
-             fmt::format("kernel {}: its local memory fits the {} bytes of {}{}", k.name, target.local_mem_bytes,
-                         target.name, target.local_mem_global ? " (emulated in global memory)" : ""),
-             {}, {}});
-  }
-  c.add({Constraint::Kind::LessEqual, global_total, target.global_mem_bytes, {}, Source::Target,
-         fmt::format("all global buffers fit the {} bytes of global memory of {}", target.global_mem_bytes, target.name),
-         {}, {}});
+  add_memory_constraints(c, checked.program, plan, target);
 
   // One-variable constraints become the domains.
   std::vector<std::vector<std::int64_t>> domains(space.params.size());

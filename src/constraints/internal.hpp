@@ -1,6 +1,6 @@
 #pragma once
 // Internal to the constraints stage: compiled constraints (exact int64 evaluation over
-// parameter indices), the symbolic kernels of a program (threads and memory), the order.
+// parameter indices), the order.
 
 #include <cstdint>
 #include <memory>
@@ -60,25 +60,6 @@ bool implied_by_domains(const CompiledConstraint& c, const std::vector<std::vect
 /// Floor-free Euclidean division and modulo (0 <= r < |b|), as Z3's div and mod.
 std::int64_t euclid_div(std::int64_t a, std::int64_t b);
 std::int64_t euclid_mod(std::int64_t a, std::int64_t b);
-
-/// The thread structure and memory of one kernel (a definition), symbolic in the parameters.
-struct KernelShape {
-  std::string name;
-  bool work_groups = false;                 // mapWrg/mapLcl give its work-group
-  int dims = 1;                             // NDRange dimensions
-  std::array<arith::Expr, 3> global{1, 1, 1};
-  std::array<arith::Expr, 3> local{1, 1, 1};  // work_groups: the mapLcl extents
-  std::vector<std::pair<std::string, arith::Expr>> local_buffers;   // (what, bytes)
-  std::vector<std::pair<std::string, arith::Expr>> global_buffers;  // intermediates (what, bytes)
-  std::vector<arith::Expr> unrollable;      // trip counts of the innermost reduceSeq loops
-};
-
-/// The kernels of a checked program whose sizes are substituted, one per definition, as
-/// codegen::generate makes them (threads.cpp, lower_loops.cpp's allocation rule).
-std::vector<KernelShape> kernel_shapes(const ir::Program& program);
-
-/// Bytes of a value of type `t` (4 per scalar).
-arith::Expr bytes_of(const ir::Type& t);
 
 /// Orders the parameters with Boost.Graph: edges from each constraint (a divisor after the
 /// value it divides, a bounded side after its bound), no edge that would close a cycle;

@@ -14,9 +14,9 @@
 
 #include <fmt/format.h>
 
-#include "liftc/codegen/execute.hpp"
 #include "liftc/explore/search.hpp"
 #include "liftc/explore/worker.hpp"
+#include "liftc/host/execute.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/support/file.hpp"
@@ -336,7 +336,7 @@ Pending Evaluator::start(const Candidate& c) {
     Generated g = generate_candidate(alt, c.point, options_.build_options);
     e.memory_bytes = g.memory_bytes;
     codegen::check_limits(g.module, device_.codegen_limits());
-    plan = codegen::launch_plan(g.module, problem_.inputs);
+    plan = host::launch_plan(g.module, problem_.inputs);
     kernels = g.module.source();
   } catch (const Error& err) {
     times_.generate_s += seconds_since(begin);

@@ -13,7 +13,7 @@ namespace liftc::ir {
 
 namespace {
 
-// Precedence levels, lowest first, as in the grammar (src/parse/grammar_def.hpp).
+// Precedence levels, lowest first, as in the grammar (src/syntax/grammar_def.hpp).
 enum Prec { kLambda, kOr, kAnd, kEq, kRel, kAdd, kMul, kUnary, kPostfix, kAtom };
 
 int binary_precedence(Prim p) {

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "elaborator.hpp"
-#include "peel.hpp"
+#include "liftc/parse/operators.hpp"
 
 namespace liftc::parse {
 
@@ -42,18 +42,6 @@ Binding argument(Thunk t) {
   b.kind = Binding::Kind::Argument;
   b.argument = std::move(t);
   return b;
-}
-
-ir::Prim binary_prim(const std::string& op) {
-  static const std::map<std::string, ir::Prim> table = {
-      {"+", ir::Prim::Add}, {"-", ir::Prim::Sub}, {"*", ir::Prim::Mul}, {"/", ir::Prim::Div},
-      {"%", ir::Prim::Mod}, {"<", ir::Prim::Lt},  {"<=", ir::Prim::Le}, {">", ir::Prim::Gt},
-      {">=", ir::Prim::Ge}, {"==", ir::Prim::Eq}, {"!=", ir::Prim::Ne}, {"&&", ir::Prim::And},
-      {"||", ir::Prim::Or},
-  };
-  auto it = table.find(op);
-  LIFTC_ASSERT(it != table.end(), "the grammar only produces known binary operators");
-  return it->second;
 }
 
 std::string plural(int n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
@@ -156,7 +144,7 @@ Value Elaborator::elab(const ast::Expr& expr, const EnvPtr& env, const Syntax* s
     }
   }
   ir::Expr operand = data(Thunk{&u.operand, env, syntax, {}}, fmt::format("the operand of `{}`", u.op));
-  return Value{count(ir::make_call(u.op == "-" ? ir::Prim::Neg : ir::Prim::Not, {}, {operand}, here)),
+  return Value{count(ir::make_call(unary_operator_prim(u.op), {}, {operand}, here)),
                std::nullopt};
 }
 
@@ -219,7 +207,7 @@ Value Elaborator::elab_binary(const ast::Binary& b, const EnvPtr& env, const Syn
   ir::Expr acc = data(Thunk{&b.first, env, syntax, {}}, fmt::format("the left operand of `{}`", b.rest.front().op));
   for (const auto& op : b.rest) {
     ir::Expr rhs = data(Thunk{&op.operand, env, syntax, {}}, fmt::format("the right operand of `{}`", op.op));
-    acc = count(ir::make_call(binary_prim(op.op), {}, {acc, rhs}, loc(op, syntax)));
+    acc = count(ir::make_call(binary_operator_prim(op.op), {}, {acc, rhs}, loc(op, syntax)));
   }
   return Value{acc, std::nullopt};
 }

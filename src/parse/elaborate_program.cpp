@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "elaborator.hpp"
-#include "peel.hpp"
 
 namespace liftc::parse {
 
@@ -81,7 +80,7 @@ void Elaborator::declare(const std::string& name, Global global, bool from_prelu
 }
 
 void Elaborator::collect_functions(const Syntax& syntax, bool from_prelude) {
-  for (const auto& decl : syntax.program().decls) {
+  for (const auto& decl : syntax.tree().decls) {
     auto* def = boost::get<ast::Def>(&decl.get());
     if (def == nullptr || !def->params) {
       LIFTC_ASSERT(!from_prelude, "the prelude holds function definitions only");
@@ -168,7 +167,7 @@ ir::Program Elaborator::run(const Syntax& program, const Syntax* prelude) {
   ir::Program out;
   out.source = program.map().file();
   for (const auto& f : functions_) out.functions.push_back(ir::FunctionInfo{f->name, f->params, f->loc, f->from_prelude});
-  for (const auto& decl : program.program().decls) {
+  for (const auto& decl : program.tree().decls) {
     const auto& v = decl.get();
     if (auto* sizes = boost::get<ast::SizeDecl>(&v)) {
       for (const auto& item : sizes->items) {

@@ -4,24 +4,9 @@
 #include <fmt/format.h>
 
 #include "elaborator.hpp"
-#include "peel.hpp"
+#include "liftc/parse/size_syntax.hpp"
 
 namespace liftc::parse {
-
-namespace {
-
-// Applies an arith operation; its errors (division by zero, overflow) get a position.
-template <typename F>
-arith::Expr at(const SourceLoc& where, F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    if (e.loc().known()) throw;
-    throw Error(e.message(), where);
-  }
-}
-
-}  // namespace
 
 arith::Expr Elaborator::size(const Thunk& t, const std::string& what) {
   if (t.expr == nullptr) throw Error(fmt::format("{} must be a size expression", what), loc(t));
@@ -36,61 +21,37 @@ arith::Expr Elaborator::size(const Thunk& t, const std::string& what) {
 }
 
 arith::Expr Elaborator::size(const ast::Expr& expr, const EnvPtr& env, const Syntax* syntax, const std::string& what) {
-  const ast::Expr& e = peel(expr);
-  const SourceLoc here = loc(e, syntax);
-  const auto& v = e.get();
-  auto fail = [&]() -> arith::Expr { throw Error(fmt::format("{} must be a size expression", what), here); };
-  if (auto* i = boost::get<ast::IntLit>(&v)) return arith::Expr(static_cast<std::int64_t>(i->value));
-  if (auto* n = boost::get<ast::Name>(&v)) {
+  SizeSyntax how;
+  how.loc = [&](const x3::position_tagged& node) { return loc(node, syntax); };
+  how.not_a_size = [&](const SourceLoc& here) { return Error(fmt::format("{} must be a size expression", what), here); };
+  how.bad_operator = [&](const ast::Operation&, const SourceLoc& here) { return how.not_a_size(here); };
+  // A size variable of the program, or a function parameter whose argument is a size.
+  how.name = [&](const ast::Name& n, const SourceLoc& here) -> arith::Expr {
     for (const Env* frame = env.get(); frame != nullptr; frame = frame->parent.get()) {
-      if (frame->name != n->text) continue;
-      if (frame->binding.kind != Binding::Kind::Argument) return fail();
+      if (frame->name != n.text) continue;
+      if (frame->binding.kind != Binding::Kind::Argument) throw how.not_a_size(here);
       DepthGuard guard(*this, [&] { return here; });
       return size(frame->binding.argument, what);
     }
-    auto it = globals_.find(n->text);
+    auto it = globals_.find(n.text);
     if (it != globals_.end() && it->second.kind == Global::Kind::Size) return it->second.size;
-    if (it == globals_.end() && !ir::prim_from_name(n->text) && !prelude_functions_.count(n->text))
-      unknown_name(n->text, here, env);
-    return fail();
-  }
-  if (auto* b = boost::get<x3::forward_ast<ast::Binary>>(&v)) {
-    DepthGuard guard(*this, [&] { return here; });
-    arith::Expr acc = size(b->get().first, env, syntax, what);
-    for (const auto& op : b->get().rest) {
-      if (op.op.size() != 1 || std::string("+-*/%").find(op.op) == std::string::npos) return fail();
-      arith::Expr rhs = size(op.operand, env, syntax, what);
-      acc = at(loc(op, syntax), [&] {
-        switch (op.op[0]) {
-          case '+': return acc + rhs;
-          case '-': return acc - rhs;
-          case '*': return acc * rhs;
-          case '/': return acc / rhs;
-          default: return acc % rhs;
-        }
-      });
-    }
-    return acc;
-  }
-  if (auto* u = boost::get<x3::forward_ast<ast::Unary>>(&v)) {
-    if (u->get().op != "-") return fail();
-    DepthGuard guard(*this, [&] { return here; });
-    arith::Expr operand = size(u->get().operand, env, syntax, what);
-    return at(here, [&] { return -operand; });
-  }
-  if (auto* p = boost::get<x3::forward_ast<ast::Postfix>>(&v)) {
-    // min(a, b) and max(a, b).
-    const auto& post = p->get();
+    if (it == globals_.end() && !ir::prim_from_name(n.text) && !prelude_functions_.count(n.text))
+      unknown_name(n.text, here, env);
+    throw how.not_a_size(here);
+  };
+  // min(a, b) and max(a, b).
+  how.call = [&](const ast::Postfix& post, const SourceLoc& here) -> std::optional<arith::Expr> {
     auto* callee = boost::get<ast::Name>(&peel(post.primary).get());
-    if (callee == nullptr || (callee->text != "min" && callee->text != "max") || post.ops.size() != 1) return fail();
+    if (callee == nullptr || (callee->text != "min" && callee->text != "max") || post.ops.size() != 1)
+      return std::nullopt;
     auto* args = boost::get<ast::Arguments>(&post.ops.front().get());
-    if (args == nullptr || args->args.size() != 2) return fail();
+    if (args == nullptr || args->args.size() != 2) return std::nullopt;
     DepthGuard guard(*this, [&] { return here; });
     arith::Expr a = size(args->args[0], env, syntax, what);
     arith::Expr b = size(args->args[1], env, syntax, what);
     return callee->text == "min" ? arith::min(a, b) : arith::max(a, b);
-  }
-  return fail();
+  };
+  return read_size(expr, how);
 }
 
 arith::Expr Elaborator::index_function(const Thunk& t) {

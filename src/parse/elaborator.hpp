@@ -27,12 +27,23 @@
 
 #include <fmt/format.h>
 
-#include "ast.hpp"
-#include "grammar.hpp"
 #include "liftc/ir/expr.hpp"
+#include "liftc/parse/parse.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/syntax/ast.hpp"
+#include "liftc/syntax/parsed.hpp"
+#include "liftc/syntax/peel.hpp"
 
 namespace liftc::parse {
+
+namespace ast = syntax::ast;
+namespace x3 = boost::spirit::x3;
+using syntax::literal_operand;
+using syntax::peel;
+using syntax::tagged;
+
+/// A parsed program (or the prelude).
+using Syntax = syntax::Parsed<ast::Program>;
 
 struct Env;
 /// A lexical environment: an immutable linked list of frames, shared by closures.
@@ -165,15 +176,6 @@ class Elaborator {
   std::unordered_map<const ir::ExprNode*, int> ir_depth_;  // nesting depth of each built node
   friend class DepthGuard;
 };
-
-/// Limits on elaboration (see the header comment).
-inline constexpr int kMaxElaborationDepth = 1000;
-inline constexpr long kMaxNodes = 200'000;
-/// The most elaboration steps (calls to elab) for one program: call by name re-elaborates
-/// an argument at each use of its parameter, so work can outgrow the IR.
-inline constexpr long kMaxSteps = 2'000'000;
-/// The deepest IR the elaborator builds, so later recursive passes cannot overflow.
-inline constexpr int kMaxIrDepth = 3000;
 
 /// Counts one level of elaboration; past kMaxElaborationDepth it is a user error.
 class DepthGuard {

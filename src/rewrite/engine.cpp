@@ -5,12 +5,13 @@
 
 #include "liftc/ir/printer.hpp"
 #include "liftc/rewrite/engine.hpp"
-#include "parse/elaborator.hpp"
+#include "liftc/parse/parse.hpp"
+#include "liftc/syntax/limits.hpp"
 
 namespace liftc::rewrite {
 
 // The defaults are what the .sr reader accepts, so that what rewrite prints reads back.
-static_assert(Budget{}.max_nesting == parse::kMaxNesting);
+static_assert(Budget{}.max_nesting == syntax::kMaxNesting);
 static_assert(Budget{}.max_depth == parse::kMaxIrDepth);
 static_assert(Budget{}.max_nodes == parse::kMaxNodes);
 

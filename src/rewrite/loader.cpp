@@ -13,6 +13,7 @@
 #include "liftc/parse/parse.hpp"
 #include "liftc/support/data_dir.hpp"
 #include "liftc/support/file.hpp"
+#include "liftc/syntax/read.hpp"
 
 #include "liftc/rewrite/load.hpp"
 #include "lower.hpp"
@@ -46,10 +47,10 @@ std::optional<StrategyKind> unary_combinator(const std::string& name) {
   return std::nullopt;
 }
 
-Strategy lower_atom(const syntax::StratAtom& a, const syntax::Parsed& parsed, const NameResolver& resolve);
+Strategy lower_atom(const ast::StratAtom& a, const syntax::Positions& parsed, const NameResolver& resolve);
 
 // `a ; b ; c` is one n-ary Seq node (built in place: no copy of what came before).
-Strategy lower_seq(const syntax::StratSeq& s, const syntax::Parsed& parsed, const NameResolver& resolve) {
+Strategy lower_seq(const ast::StratSeq& s, const syntax::Positions& parsed, const NameResolver& resolve) {
   if (s.items.size() == 1) return lower_atom(s.items.front(), parsed, resolve);
   Strategy seq;
   seq.kind = StrategyKind::Seq;
@@ -59,7 +60,7 @@ Strategy lower_seq(const syntax::StratSeq& s, const syntax::Parsed& parsed, cons
   return seq;
 }
 
-Strategy lower_call(const syntax::StratCall& c, const syntax::Parsed& parsed, const NameResolver& resolve) {
+Strategy lower_call(const ast::StratCall& c, const syntax::Positions& parsed, const NameResolver& resolve) {
   Strategy s;
   s.loc = parsed.loc(c);
   s.name = c.name;
@@ -95,9 +96,9 @@ Strategy lower_call(const syntax::StratCall& c, const syntax::Parsed& parsed, co
   return s;
 }
 
-Strategy lower_atom(const syntax::StratAtom& a, const syntax::Parsed& parsed, const NameResolver& resolve) {
-  if (auto* c = boost::get<syntax::StratCall>(&a)) return lower_call(*c, parsed, resolve);
-  if (auto* at = boost::get<x3::forward_ast<syntax::StratAt>>(&a)) {
+Strategy lower_atom(const ast::StratAtom& a, const syntax::Positions& parsed, const NameResolver& resolve) {
+  if (auto* c = boost::get<ast::StratCall>(&a)) return lower_call(*c, parsed, resolve);
+  if (auto* at = boost::get<x3::forward_ast<ast::StratAt>>(&a)) {
     Strategy s;
     s.kind = StrategyKind::At;
     s.loc = parsed.loc(at->get());
@@ -105,7 +106,7 @@ Strategy lower_atom(const syntax::StratAtom& a, const syntax::Parsed& parsed, co
     s.args.push_back(lower_strategy(at->get().body.get(), parsed, resolve));
     return s;
   }
-  return lower_strategy(boost::get<x3::forward_ast<syntax::StratExpr>>(a).get(), parsed, resolve);
+  return lower_strategy(boost::get<x3::forward_ast<ast::StratExpr>>(a).get(), parsed, resolve);
 }
 
 }  // namespace
@@ -130,7 +131,7 @@ void check_fixed(const std::vector<Rule>& rules, const Strategy& s) {
 
 // `a <+ b <+ c` and `a | b | c` are one n-ary node each; mixed operators group to the
 // left: `a <+ b | c` is `(a <+ b) | c`.
-Strategy lower_strategy(const syntax::StratExpr& e, const syntax::Parsed& parsed, const NameResolver& resolve) {
+Strategy lower_strategy(const ast::StratExpr& e, const syntax::Positions& parsed, const NameResolver& resolve) {
   Strategy acc = lower_seq(e.first, parsed, resolve);
   bool open = false;  // whether acc is a choice node this loop built (so it may grow)
   for (const auto& op : e.rest) {
@@ -187,19 +188,17 @@ namespace {
 
 // A parsed file whose strategies are declared but not yet lowered.
 struct PendingFile {
-  std::unique_ptr<syntax::Parsed> parsed;
-  syntax::File file;
-  std::vector<const syntax::StrategyDecl*> strategies;
+  std::unique_ptr<syntax::Parsed<syntax::ast::RuleFile>> parsed;
+  std::vector<const syntax::ast::StrategyDecl*> strategies;
   std::size_t first = 0;  // index of its first strategy in the set
 };
 
 // Parses a file, lowers its rules and declares its strategies.
 PendingFile declare(RuleSet& set, std::shared_ptr<const SourceFile> source) {
   PendingFile pending;
-  pending.parsed = std::make_unique<syntax::Parsed>(source);
-  syntax::Parsed& parsed = *pending.parsed;
-  syntax::File& file = pending.file;
-  syntax::parse_file(parsed, file);
+  pending.parsed = syntax::read_rule_file(source);
+  const syntax::Positions& parsed = *pending.parsed;
+  const syntax::ast::RuleFile& file = pending.parsed->tree();
 
   auto check_name = [&](const std::string& name, const SourceLoc& at) {
     if (detail::combinators().count(name)) throw Error(fmt::format("`{}` is a strategy combinator, not a free name", name), at);
@@ -215,13 +214,13 @@ PendingFile declare(RuleSet& set, std::shared_ptr<const SourceFile> source) {
   };
   // Rules first, so strategies anywhere can name them.
   pending.first = set.strategies.size();
-  std::vector<const syntax::StrategyDecl*>& strategies = pending.strategies;
+  std::vector<const syntax::ast::StrategyDecl*>& strategies = pending.strategies;
   for (const auto& item : file.items) {
-    if (auto* r = boost::get<syntax::RuleDecl>(&item)) {
+    if (auto* r = boost::get<syntax::ast::RuleDecl>(&item)) {
       check_name(r->name, parsed.loc(*r));
       set.rules.push_back(detail::lower_rule(*r, parsed));
     } else {
-      const auto& s = boost::get<syntax::StrategyDecl>(item);
+      const auto& s = boost::get<syntax::ast::StrategyDecl>(item);
       check_name(s.name, parsed.loc(s));
       NamedStrategy n;
       n.name = s.name;

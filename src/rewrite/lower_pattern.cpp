@@ -5,22 +5,18 @@
 
 #include <fmt/format.h>
 
+#include "liftc/parse/operators.hpp"
+#include "liftc/parse/size_syntax.hpp"
+#include "liftc/syntax/peel.hpp"
 #include "lower.hpp"
 
 namespace liftc::rewrite::detail {
 
 namespace {
 
-namespace ast = parse::ast;
 namespace x3 = boost::spirit::x3;
 
-// Peels the single-element parenthesis (a one-element Tuple) and chains without operators.
-const ast::Expr& strip(const ast::Expr& e) {
-  if (auto* t = boost::get<x3::forward_ast<ast::Tuple>>(&e); t && t->get().elems.size() == 1) return strip(t->get().elems[0]);
-  if (auto* b = boost::get<x3::forward_ast<ast::Binary>>(&e); b && b->get().rest.empty()) return strip(b->get().first);
-  if (auto* p = boost::get<x3::forward_ast<ast::Postfix>>(&e); p && p->get().ops.empty()) return strip(p->get().primary);
-  return e;
-}
+using syntax::peel;
 
 template <typename T>
 const T* as(const ast::Expr& e) {
@@ -29,19 +25,8 @@ const T* as(const ast::Expr& e) {
 }
 
 const std::string* name_of(const ast::Expr& e) {
-  if (auto* n = boost::get<ast::Name>(&strip(e))) return &n->text;
+  if (auto* n = boost::get<ast::Name>(&peel(e))) return &n->text;
   return nullptr;
-}
-
-std::optional<ir::Prim> binary_prim(const std::string& op) {
-  static const std::vector<std::pair<std::string, ir::Prim>> table = {
-      {"+", ir::Prim::Add}, {"-", ir::Prim::Sub}, {"*", ir::Prim::Mul}, {"/", ir::Prim::Div},
-      {"%", ir::Prim::Mod}, {"<", ir::Prim::Lt},  {"<=", ir::Prim::Le}, {">", ir::Prim::Gt},
-      {">=", ir::Prim::Ge}, {"==", ir::Prim::Eq}, {"!=", ir::Prim::Ne}, {"&&", ir::Prim::And},
-      {"||", ir::Prim::Or}};
-  for (const auto& [s, p] : table)
-    if (s == op) return p;
-  return std::nullopt;
 }
 
 const char* kind_name(VarKind k) {
@@ -57,7 +42,7 @@ const char* kind_name(VarKind k) {
 // that each is bound.
 class Lowerer {
  public:
-  Lowerer(const syntax::Parsed& parsed, Rule& rule, bool left) : parsed_(parsed), rule_(rule), left_(left) {}
+  Lowerer(const syntax::Positions& parsed, Rule& rule, bool left) : parsed_(parsed), rule_(rule), left_(left) {}
 
   SourceLoc loc(const x3::position_tagged& n) const { return parsed_.loc(n); }
   SourceLoc loc(const ast::Expr& e) const {
@@ -68,7 +53,7 @@ class Lowerer {
 
   // A data operand.
   Pattern data(const ast::Expr& e0) {
-    const ast::Expr& e = strip(e0);
+    const ast::Expr& e = peel(e0);
     SourceLoc at = loc(e);
     if (auto* n = boost::get<ast::Name>(&e)) return variable(n->text, at);
     if (auto* i = boost::get<ast::IntLit>(&e)) return literal(ir::ScalarKind::Int, 0.0, i->value, at);
@@ -91,10 +76,8 @@ class Lowerer {
     if (auto* b = as<ast::Binary>(e)) {
       Pattern acc = data(b->first);
       for (const auto& op : b->rest) {
-        auto prim = binary_prim(op.op);
-        LIFTC_ASSERT(prim.has_value(), "the .sr grammar only produces known operators");
         Pattern p = node(PatternKind::Call, loc(op));
-        p.prim = *prim;
+        p.prim = parse::binary_operator_prim(op.op);
         p.args = {std::move(acc), data(op.operand)};
         acc = std::move(p);
       }
@@ -102,7 +85,7 @@ class Lowerer {
     }
     if (auto* u = as<ast::Unary>(e)) {
       Pattern p = node(PatternKind::Call, at);
-      p.prim = u->op == "!" ? ir::Prim::Not : ir::Prim::Neg;
+      p.prim = parse::unary_operator_prim(u->op);
       p.args = {data(u->operand)};
       return p;
     }
@@ -112,7 +95,7 @@ class Lowerer {
 
   // A function operand taking `arity` parameters.
   Pattern function(const ast::Expr& e0, int arity) {
-    const ast::Expr& e = strip(e0);
+    const ast::Expr& e = peel(e0);
     SourceLoc at = loc(e);
     if (auto* l = as<ast::Lambda>(e)) {
       if (arity > 1 && static_cast<int>(l->params.size()) != arity)
@@ -140,39 +123,39 @@ class Lowerer {
     fail(at, "expected a function: a lambda, a function variable or a partial application such as `map(f)`");
   }
 
-  // A static size argument.
-  arith::Expr size(const ast::Expr& e0) {
-    const ast::Expr& e = strip(e0);
-    SourceLoc at = loc(e);
-    if (auto* i = boost::get<ast::IntLit>(&e)) return arith::Expr(static_cast<std::int64_t>(i->value));
-    if (auto* n = boost::get<ast::Name>(&e)) {
+  // A static size argument: on the left a variable or a constant; on the right an
+  // expression over the rule's size variables, its parameters and `length(x)`.
+  arith::Expr size(const ast::Expr& e) {
+    parse::SizeSyntax how;
+    how.leaves_only = left_;
+    how.loc = [this](const x3::position_tagged& n) { return loc(n); };
+    how.name = [this](const ast::Name& n, const SourceLoc& at) {
       if (left_) {
-        if (param(n->text)) fail(at, fmt::format("`{}` is a fresh parameter of the rule; it cannot occur on the left", n->text));
-        classify(n->text, VarKind::Size, at);
-      } else if (!param(n->text)) {
-        auto it = rule_.vars.find(n->text);
-        if (it == rule_.vars.end()) fail(at, fmt::format("unbound variable `{}` on the right side", n->text));
+        if (param(n.text)) fail(at, fmt::format("`{}` is a fresh parameter of the rule; it cannot occur on the left", n.text));
+        classify(n.text, VarKind::Size, at);
+      } else if (!param(n.text)) {
+        auto it = rule_.vars.find(n.text);
+        if (it == rule_.vars.end()) fail(at, fmt::format("unbound variable `{}` on the right side", n.text));
         if (it->second != VarKind::Size)
-          fail(at, fmt::format("`{}` is {} variable, not a size", n->text, kind_name(it->second)));
+          fail(at, fmt::format("`{}` is {} variable, not a size", n.text, kind_name(it->second)));
       }
-      return arith::size_var(n->text);
-    }
-    if (left_) fail(at, "a size argument on the left must be a variable or a constant");
-    if (auto* pf = as<ast::Postfix>(e)) {
-      // `length(x)`: the length of what expression variable x matched; `length(elem(x))`
-      // the length of its elements (`elem` nests).
-      const std::string* f = name_of(pf->primary);
+      return arith::size_var(n.text);
+    };
+    // `length(x)`: the length of what expression variable x matched; `length(elem(x))`
+    // the length of its elements (`elem` nests).
+    how.call = [this](const ast::Postfix& pf, const SourceLoc& at) -> std::optional<arith::Expr> {
+      const std::string* f = name_of(pf.primary);
       const std::string* x = nullptr;
       int depth = 0;
-      if (f && *f == "length" && pf->ops.size() == 1 && boost::get<ast::Arguments>(&pf->ops[0]) &&
-          boost::get<ast::Arguments>(pf->ops[0]).args.size() == 1) {
-        const ast::Expr* arg = &strip(boost::get<ast::Arguments>(pf->ops[0]).args[0]);
+      if (f && *f == "length" && pf.ops.size() == 1 && boost::get<ast::Arguments>(&pf.ops[0]) &&
+          boost::get<ast::Arguments>(pf.ops[0]).args.size() == 1) {
+        const ast::Expr* arg = &peel(boost::get<ast::Arguments>(pf.ops[0]).args[0]);
         while (auto* inner = as<ast::Postfix>(*arg)) {
           const std::string* g = name_of(inner->primary);
           if (!g || *g != "elem" || inner->ops.size() != 1 || !boost::get<ast::Arguments>(&inner->ops[0]) ||
               boost::get<ast::Arguments>(inner->ops[0]).args.size() != 1)
             break;
-          arg = &strip(boost::get<ast::Arguments>(inner->ops[0]).args[0]);
+          arg = &peel(boost::get<ast::Arguments>(inner->ops[0]).args[0]);
           ++depth;
         }
         x = name_of(*arg);
@@ -183,22 +166,16 @@ class Lowerer {
       std::string key = *x;
       for (int d = 0; d < depth; ++d) key = "elem(" + key + ")";
       return arith::var("length(" + key + ")");
-    }
-    if (auto* b = as<ast::Binary>(e)) {
-      arith::Expr acc = size(b->first);
-      for (const auto& op : b->rest) {
-        arith::Expr r = size(op.operand);
-        if (op.op == "+") acc = acc + r;
-        else if (op.op == "-") acc = acc - r;
-        else if (op.op == "*") acc = acc * r;
-        else if (op.op == "/") acc = acc / r;
-        else if (op.op == "%") acc = acc % r;
-        else fail(loc(op), fmt::format("`{}` is not a size operator", op.op));
-      }
-      return acc;
-    }
-    if (auto* u = as<ast::Unary>(e); u && u->op == "-") return -size(u->operand);
-    fail(at, "expected a size: an integer, a size variable or + - * / % of them");
+    };
+    how.bad_operator = [this](const ast::Operation& op, const SourceLoc&) {
+      return Error(fmt::format("`{}` is not a size operator", op.op), loc(op));
+    };
+    how.not_a_size = [this](const SourceLoc& at) {
+      return Error(left_ ? "a size argument on the left must be a variable or a constant"
+                         : "expected a size: an integer, a size variable or + - * / % of them",
+                   at);
+    };
+    return parse::read_size(e, how);
   }
 
  private:
@@ -319,7 +296,7 @@ class Lowerer {
                            sig.num_sizes == 1 ? "" : "s", given, given == 1 ? "" : "s"));
     for (int i = 0; i < sig.num_sizes; ++i) {
       if (prim == ir::Prim::Reorder) {
-        const auto* pf = as<ast::Postfix>(strip(args[0]));
+        const auto* pf = as<ast::Postfix>(peel(args[0]));
         const std::string* f = pf ? name_of(pf->primary) : nullptr;
         if (!f || *f != "striddenIndex" || pf->ops.size() != 1 || !boost::get<ast::Arguments>(&pf->ops[0]) ||
             boost::get<ast::Arguments>(pf->ops[0]).args.size() != 1)
@@ -348,7 +325,7 @@ class Lowerer {
     return p;
   }
 
-  const syntax::Parsed& parsed_;
+  const syntax::Positions& parsed_;
   Rule& rule_;
   bool left_;
   std::vector<std::string> scope_;  // names bound by enclosing pattern lambdas and lets
@@ -359,10 +336,10 @@ class Lowerer {
 
 class GuardLowerer {
  public:
-  GuardLowerer(const syntax::Parsed& parsed, const Rule& rule) : parsed_(parsed), rule_(rule) {}
+  GuardLowerer(const syntax::Positions& parsed, const Rule& rule) : parsed_(parsed), rule_(rule) {}
 
   void conjuncts(const ast::Expr& e0, std::vector<Guard>& out) {
-    const ast::Expr& e = strip(e0);
+    const ast::Expr& e = peel(e0);
     if (auto* b = as<ast::Binary>(e); b && b->rest.front().op == "&&") {
       conjuncts(b->first, out);
       for (const auto& op : b->rest) {
@@ -388,7 +365,7 @@ class GuardLowerer {
     Guard g;
     g.loc = boost::apply_visitor([this](const auto& n) { return where(n); }, e);
     if (auto* u = as<ast::Unary>(e); u && u->op == "!") {
-      g = condition(strip(u->operand));
+      g = condition(peel(u->operand));
       g.negated = !g.negated;
       return g;
     }
@@ -405,7 +382,7 @@ class GuardLowerer {
     const std::string* pred = pf ? name_of(pf->primary) : nullptr;
     if (pred && *pred == "layout" && pf->ops.size() == 1 && boost::get<ast::Arguments>(&pf->ops[0]) &&
         boost::get<ast::Arguments>(pf->ops[0]).args.size() == 1) {
-      const ast::Expr& arg = strip(boost::get<ast::Arguments>(pf->ops[0]).args[0]);
+      const ast::Expr& arg = peel(boost::get<ast::Arguments>(pf->ops[0]).args[0]);
       const std::string* f = name_of(arg);
       auto it = f ? rule_.vars.find(*f) : rule_.vars.end();
       if (it == rule_.vars.end() || it->second != VarKind::Function)
@@ -427,7 +404,7 @@ class GuardLowerer {
   }
 
   TypeTerm type_term(const ast::Expr& e0) {
-    const ast::Expr& e = strip(e0);
+    const ast::Expr& e = peel(e0);
     if (const std::string* n = name_of(e)) {
       auto it = rule_.vars.find(*n);
       if (it == rule_.vars.end() || it->second != VarKind::Expr)
@@ -446,56 +423,55 @@ class GuardLowerer {
     fail(e, "expected a type: an expression variable or elem(T)");
   }
 
-  arith::Expr size(const ast::Expr& e0) {
-    const ast::Expr& e = strip(e0);
-    if (auto* i = boost::get<ast::IntLit>(&e)) return arith::Expr(static_cast<std::int64_t>(i->value));
-    if (const std::string* n = name_of(e)) {
-      auto it = rule_.vars.find(*n);
+  // A size in a comparison: over the left side's size variables and `length(T)`.
+  arith::Expr size(const ast::Expr& e) {
+    parse::SizeSyntax how;
+    how.operators = "+-*";
+    how.negation = false;
+    how.loc = [this](const x3::position_tagged& n) { return parsed_.loc(n); };
+    how.name = [this](const ast::Name& n, const SourceLoc& at) {
+      auto it = rule_.vars.find(n.text);
       if (it == rule_.vars.end() || it->second != VarKind::Size)
-        fail(e, fmt::format("`{}` is not a size variable of the left side", *n));
-      return arith::size_var(*n);
-    }
-    if (auto* pf = as<ast::Postfix>(e)) {
-      const std::string* f = name_of(pf->primary);
-      if (f && *f == "length" && pf->ops.size() == 1 && boost::get<ast::Arguments>(&pf->ops[0])) {
-        TypeTerm t = type_term(boost::get<ast::Arguments>(pf->ops[0]).args.at(0));
-        std::string key = t.var;
-        for (int d = 0; d < t.elem_depth; ++d) key = "elem(" + key + ")";
-        return arith::var("length(" + key + ")");
-      }
-    }
-    if (auto* b = as<ast::Binary>(e)) {
-      arith::Expr acc = size(b->first);
-      for (const auto& op : b->rest) {
-        arith::Expr r = size(op.operand);
-        if (op.op == "+") acc = acc + r;
-        else if (op.op == "-") acc = acc - r;
-        else if (op.op == "*") acc = acc * r;
-        else fail(e, fmt::format("`{}` is not allowed in a guard's size", op.op));
-      }
-      return acc;
-    }
-    fail(e, "expected a size: an integer, a size variable, length(T), or + - * of them");
+        throw Error(fmt::format("`{}` is not a size variable of the left side", n.text), at);
+      return arith::size_var(n.text);
+    };
+    how.call = [this](const ast::Postfix& pf, const SourceLoc&) -> std::optional<arith::Expr> {
+      const std::string* f = name_of(pf.primary);
+      if (!f || *f != "length" || pf.ops.size() != 1 || !boost::get<ast::Arguments>(&pf.ops[0]) ||
+          boost::get<ast::Arguments>(pf.ops[0]).args.size() != 1)
+        return std::nullopt;
+      TypeTerm t = type_term(boost::get<ast::Arguments>(pf.ops[0]).args[0]);
+      std::string key = t.var;
+      for (int d = 0; d < t.elem_depth; ++d) key = "elem(" + key + ")";
+      return arith::var("length(" + key + ")");
+    };
+    how.bad_operator = [](const ast::Operation& op, const SourceLoc& whole) {
+      return Error(fmt::format("`{}` is not allowed in a guard's size", op.op), whole);
+    };
+    how.not_a_size = [](const SourceLoc& at) {
+      return Error("expected a size: an integer, a size variable, length(T), or + - * of them", at);
+    };
+    return parse::read_size(e, how);
   }
 
-  const syntax::Parsed& parsed_;
+  const syntax::Positions& parsed_;
   const Rule& rule_;
 };
 
-RuleParam lower_param(const syntax::Param& p, const syntax::Parsed& parsed) {
+RuleParam lower_param(const ast::Param& p, const syntax::Positions& parsed) {
   RuleParam r;
   r.name = p.name;
   r.kind = p.choose ? RuleParam::Kind::Choice : RuleParam::Kind::Tuning;
   r.loc = parsed.loc(p);
   if (p.domain) {
-    if (auto* range = boost::get<syntax::Range>(&*p.domain)) {
+    if (auto* range = boost::get<ast::Range>(&*p.domain)) {
       if (range->lo > range->hi) throw Error(fmt::format("empty range {}..{}", range->lo, range->hi), parsed.loc(*range));
       r.min = range->lo;
       r.max = range->hi;
       if (p.choose)
         for (long long v = range->lo; v <= range->hi; ++v) r.values.push_back(v);
     } else {
-      const auto& set = boost::get<syntax::ValueSet>(*p.domain);
+      const auto& set = boost::get<ast::ValueSet>(*p.domain);
       for (long long v : set.values) r.values.push_back(v);
       r.min = *std::min_element(r.values.begin(), r.values.end());
       r.max = *std::max_element(r.values.begin(), r.values.end());
@@ -509,7 +485,7 @@ RuleParam lower_param(const syntax::Param& p, const syntax::Parsed& parsed) {
 
 }  // namespace
 
-Rule lower_rule(const syntax::RuleDecl& decl, const syntax::Parsed& parsed) {
+Rule lower_rule(const ast::RuleDecl& decl, const syntax::Positions& parsed) {
   Rule rule;
   rule.name = decl.name;
   rule.description = decl.description.value_or("");

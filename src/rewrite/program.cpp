@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "liftc/rewrite/engine.hpp"
+#include "liftc/syntax/read.hpp"
 #include "lower.hpp"
 
 namespace liftc::rewrite {
@@ -61,10 +62,8 @@ void canonical_names(ir::Program& q, std::vector<TuningParam>& params, const std
 
 Strategy parse_strategy(const RuleSet& rules, const std::string& text) {
   auto source = std::make_shared<const SourceFile>(SourceFile{"<strategy>", text});
-  syntax::Parsed parsed(source);
-  syntax::StratExpr e;
-  syntax::parse_strategy_text(parsed, e);
-  Strategy s = detail::lower_strategy(e, parsed, [&](const std::string& name) -> std::optional<StrategyKind> {
+  std::unique_ptr<syntax::Parsed<syntax::ast::StratExpr>> parsed = syntax::read_strategy(source);
+  Strategy s = detail::lower_strategy(parsed->tree(), *parsed, [&](const std::string& name) -> std::optional<StrategyKind> {
     if (rules.rule(name)) return StrategyKind::Rule;
     if (rules.strategy(name)) return StrategyKind::Named;
     return std::nullopt;

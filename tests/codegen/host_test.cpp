@@ -28,7 +28,7 @@ TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
   Program c = testing::checked(p);
   Module m = generate(c);
   interp::Tensors inputs = interp::random_inputs(c, 3);
-  Execution ex = execute(m, inputs, testing::session());
+  host::Execution ex = host::execute(m, inputs, testing::session());
 
   auto dir = std::filesystem::temp_directory_path() / ("liftc_host_test_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);

@@ -132,7 +132,7 @@ TEST(Limits, AModuleBeyondTheDevicesLocalMemoryIsRefusedBeforeBuilding) {
   Program p = testing::checked(local_tile_program(floats_needed * 2, floats_needed));
   Module m = generate(p);
   try {
-    execute(m, interp::random_inputs(p, 1), session);
+    host::execute(m, interp::random_inputs(p, 1), session);
     FAIL() << "the driver was handed a kernel that needs more local memory than it has";
   } catch (const Error& e) {
     EXPECT_NE(e.message().find("the generated code does not fit device"), std::string::npos) << e.message();

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "liftc/codegen/execute.hpp"
 #include "liftc/codegen/module.hpp"
+#include "liftc/host/execute.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/runtime/validate.hpp"
@@ -37,7 +37,7 @@ inline Module run_and_compare(const ir::Program& program, const Options& options
   runtime::RunOptions ro;
   ro.warmup_runs = 0;
   ro.timed_runs = median_ms ? 3 : 1;
-  Execution ex = execute(m, inputs, session(), ro);
+  host::Execution ex = host::execute(m, inputs, session(), ro);
   EXPECT_TRUE(ex.run.ok()) << ex.run.failure();
   if (median_ms) *median_ms = ex.run.median_ms;
   for (const auto& [name, want] : expected) {

@@ -88,11 +88,11 @@ TEST(Collect, WideRangesAreNotEnumerated) {
     std::size_t values;               // and has this many values
   };
   const std::vector<Case> cases = {
-      {"size n in 1..1000000000\ninput x : [float]1024\ndef y = join(map(r -> map(v -> v * 2.0, r), split(n, x)))",
+      {"size n in 1..1000000000\ninput x : [float]1024\ndef y = join(mapGlb(0, r -> mapSeq(v -> v * 2.0, r), split(n, x)))",
        {1, 2, 4, 8}, 11},
       {"size n in 1..1000000000000000\ninput x : [float]1000003\ndef y = join(map(r -> r, split(n, x)))",
        {1, 1000003}, 2},  // a prime
-      {"size n in 1..100000\ninput x : [float]n\ndef y = map(v -> v * 2.0, x)", {1, 2, 3}, 100000},
+      {"size n in 1..100000\ninput x : [float]n\ndef y = mapGlb(0, v -> v * 2.0, x)", {1, 2, 3}, 100000},
   };
   for (const auto& c : cases) {
     auto start = std::chrono::steady_clock::now();

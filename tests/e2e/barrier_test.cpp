@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "harness.hpp"
-#include "liftc/codegen/execute.hpp"
 #include "liftc/codegen/module.hpp"
+#include "liftc/host/execute.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/runtime/validate.hpp"
@@ -211,7 +211,7 @@ TEST(Barriers, MemoryAWorkGroupRewritesInALoopIsSeparatedFromTheReadsOfTheIterat
     // And the values: one run on poisoned buffers, against the interpreter.
     interp::Tensors inputs = interp::random_inputs(p, 3);
     interp::Tensors expected = interp::evaluate(p, inputs);
-    codegen::Execution ex = codegen::execute(m, inputs, session(), {.warmup_runs = 0, .timed_runs = 1});
+    host::Execution ex = host::execute(m, inputs, session(), {.warmup_runs = 0, .timed_runs = 1});
     ASSERT_TRUE(ex.run.ok()) << ex.run.failure();
     runtime::Comparison cmp = runtime::compare(ex.outputs.at("out").f32, expected.at("out").f32, runtime::Tolerance{1e-4, 1e-4});
     EXPECT_TRUE(cmp.ok) << cmp.str();

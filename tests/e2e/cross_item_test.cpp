@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "harness.hpp"
-#include "liftc/codegen/execute.hpp"
 #include "liftc/codegen/module.hpp"
+#include "liftc/host/execute.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/runtime/validate.hpp"
@@ -32,7 +32,7 @@ codegen::Module run_once_and_compare(const ir::Program& low, const ir::Program& 
   codegen::Module m = codegen::generate(low, options);
   interp::Tensors inputs = interp::random_inputs(reference, 3);
   interp::Tensors expected = interp::evaluate(reference, inputs);
-  codegen::Execution ex = codegen::execute(m, inputs, session(), {.warmup_runs = 0, .timed_runs = 1});
+  host::Execution ex = host::execute(m, inputs, session(), {.warmup_runs = 0, .timed_runs = 1});
   EXPECT_TRUE(ex.run.ok()) << ex.run.failure() << "\n" << m.source();
   for (const auto& [name, want] : expected) {
     runtime::Comparison c = runtime::compare(ex.outputs.at(name).f32, want.f32, runtime::Tolerance{1e-5, 1e-5});

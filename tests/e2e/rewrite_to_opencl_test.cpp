@@ -13,8 +13,8 @@
 
 #include "forms.hpp"
 #include "harness.hpp"
-#include "liftc/codegen/execute.hpp"
 #include "liftc/codegen/module.hpp"
+#include "liftc/host/execute.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/ir/program.hpp"
@@ -38,7 +38,7 @@ void run_and_compare(const ir::Program& low, const ir::Program& reference, std::
   runtime::RunOptions ro;
   ro.warmup_runs = 0;
   ro.timed_runs = 1;
-  codegen::Execution ex = codegen::execute(m, inputs, session(), ro);
+  host::Execution ex = host::execute(m, inputs, session(), ro);
   ASSERT_TRUE(ex.run.ok()) << ex.run.failure() << "\n" << m.source();
   for (const auto& [name, want] : expected) {
     ASSERT_TRUE(ex.outputs.count(name)) << "no output " << name;

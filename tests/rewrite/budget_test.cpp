@@ -9,7 +9,7 @@
 #include "harness.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/parse/parse.hpp"
-#include "parse/error_handler.hpp"
+#include "liftc/syntax/limits.hpp"
 
 namespace liftc::rewrite::test {
 namespace {
@@ -34,7 +34,7 @@ ir::Program bare(const std::string& text) {
 }
 
 // ir::nesting_depth against the parser, for each way of nesting an expression one level:
-// wrapped while it measures at most parse::kMaxNesting, the printed definition reads back
+// wrapped while it measures at most syntax::kMaxNesting, the printed definition reads back
 // (the measure never under-estimates); wrapped once more, the parser refuses it (the
 // measure is exact), except around size arguments, which it may over-estimate.
 TEST(Budget, NestingDepthIsWhatTheParserCounts) {
@@ -63,7 +63,7 @@ TEST(Budget, NestingDepthIsWhatTheParserCounts) {
     int levels = 0;
     for (; levels < 2000; ++levels) {
       ir::Expr next = ir::substitute(wrap, {{"hole", fits}});
-      if (ir::nesting_depth(next) > parse::kMaxNesting) break;
+      if (ir::nesting_depth(next) > syntax::kMaxNesting) break;
       fits = next;
     }
     EXPECT_GE(levels, 60) << "case at line " << c.line;

@@ -60,6 +60,17 @@ const BadFile kBad[] = {
     {"rule try: join(x) => x", "1:1: error: `try` is a strategy combinator"},
     {"rule r: x => x", "1:9: error: the left side of a rule must be a primitive call"},
     {"rule r: map(x -> g(x, x), y) => y", "1:23: error: on the left, function variable `g` may only be applied to distinct lambda parameters"},
+    // Size arguments and guards, read by parse::read_size as a program's sizes are.
+    {"rule r: split(n + 1, x) => x", "1:15: error: a size argument on the left must be a variable or a constant"},
+    {"rule r: split(-n, x) => x", "1:15: error: a size argument on the left must be a variable or a constant"},
+    {"rule r: split(n, x) => split(n < 2, x)", "1:32: error: `<` is not a size operator"},
+    {"rule r: split(n, x) => split(!n, x)", "1:30: error: expected a size: an integer, a size variable or + - * / % of them"},
+    {"rule r: split(n, x) => split(m, x)", "1:30: error: unbound variable `m` on the right side"},
+    {"rule r: split(n, x) => split(length(y), x)", "1:30: error: in a size, only length(x) or length(elem(x)) of an expression variable x can be called"},
+    {"rule r: split(n, x) => split(4 / 0, x)", "1:32: error: division by zero in size expression `4/0`"},
+    {"rule r: split(n, x) => x if n / 2 > 1", "1:29: error: `/` is not allowed in a guard's size"},
+    {"rule r: split(n, x) => x if -n > 1", "1:29: error: expected a size: an integer, a size variable, length(T), or + - * of them"},
+    {"rule r: split(n, x) => x if n > m", "1:33: error: `m` is not a size variable of the left side"},
 };
 
 TEST(Load, BadFilesFailWithTheirMessage) {

@@ -17,7 +17,8 @@ std::string host_program(const Module& m, const std::string& program_name = "lif
 /// The CMakeLists.txt building host_program's main.cpp into executable `program_name`.
 std::string host_cmake(const std::string& program_name = "liftc_program");
 
-/// Writes main.cpp, CMakeLists.txt and kernels.cl into `dir` (created if missing).
+/// Writes main.cpp, CMakeLists.txt, kernels.cl and plan.json (the host plan, host_plan.hpp)
+/// into `dir` (created if missing).
 void write_host_project(const Module& m, const std::string& dir, const std::string& program_name = "liftc_program");
 
 }  // namespace liftc::codegen

@@ -49,8 +49,9 @@ struct Options {
   /// Copy loops of 2, 4, 8 or 16 consecutive values into a global buffer become one vector
   /// store (vector_stores.cpp); `--no-vector-stores` turns it off.
   bool vector_stores = true;
-  /// Called with (pass, kernel, OpenCL C text) after lowering ("lower") and after each pass
-  /// of kernel_passes() (passes.hpp) of every kernel made; unset: nothing is printed.
+  /// Called with (pass, kernel, text) for every kernel made: its plan ("plan", plan.hpp),
+  /// its OpenCL C after lowering ("lower") and after each pass of kernel_passes()
+  /// (passes.hpp); unset: nothing is printed.
   std::function<void(const std::string& pass, const std::string& kernel, const std::string& text)> dump;
 };
 

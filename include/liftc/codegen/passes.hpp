@@ -7,7 +7,9 @@
 //   parse       .sr text -> IR (prelude functions expanded)
 //   typecheck   types with symbolic sizes
 //   bind-sizes  every size bound (--size, --params), types checked again with numbers
-//   lower       each definition -> kernels (C syntax trees), memory plan, launches
+//   plan        each definition -> the kernels it needs, their launches and memory
+//               (plan_kernels, plan.hpp; decided before anything is lowered)
+//   lower       each planned kernel, once -> a C syntax tree; the memory plan, launches
 //   hoist       loop-invariant code out of loops (hoist.cpp; off with --no-hoist)
 //   vector-stores  copy loops of 2-16 values -> one vstoreN (vector_stores.cpp; off with --no-vector-stores)
 // and then printing as OpenCL C.
@@ -33,7 +35,7 @@ struct KernelPass {
 const std::vector<KernelPass>& kernel_passes();
 
 /// Every pass name --dump-after accepts, in pipeline order: the program passes (parse,
-/// typecheck, bind-sizes), lower, then the kernel passes.
+/// typecheck, bind-sizes), plan, lower, then the kernel passes.
 std::vector<std::string> pipeline_pass_names();
 
 /// Prints `f` as OpenCL C (what a dump after a kernel pass shows).

@@ -22,6 +22,20 @@ struct ParseOptions {
 /// The largest program file load_program reads (64 MiB; 30,000 definitions take about 1 MiB).
 inline constexpr std::uint64_t kMaxProgramBytes = 64ull << 20;
 
+// Limits on elaboration, so no program can exhaust the stack or the memory (a
+// higher-order definition can recurse through its arguments). The rewriter's budgets
+// default to them, so what it prints reads back.
+
+/// The deepest nesting of function expansions.
+inline constexpr int kMaxElaborationDepth = 1000;
+/// The most IR nodes one program elaborates to.
+inline constexpr long kMaxNodes = 200'000;
+/// The most elaboration steps (calls to elab) for one program: call by name re-elaborates
+/// an argument at each use of its parameter, so work can outgrow the IR.
+inline constexpr long kMaxSteps = 2'000'000;
+/// The deepest IR the elaborator builds, so later recursive passes cannot overflow.
+inline constexpr int kMaxIrDepth = 3000;
+
 /// Reads `path` and elaborates it; a missing or unreadable file, one that is not a regular
 /// file (a directory, a device) or one larger than kMaxProgramBytes is a liftc::Error.
 ir::Program load_program(const std::string& path, const ParseOptions& options = {});

@@ -27,5 +27,7 @@ void add_space_command(CLI::App& app);
 void add_explore_command(CLI::App& app);
 /// `liftc results DB`: list or export a results store.
 void add_results_command(CLI::App& app);
+/// `liftc deploy DIR -o OUT`: a front as a library that chooses its point at run time.
+void add_deploy_command(CLI::App& app);
 
 }  // namespace liftc::tool

@@ -9,8 +9,8 @@
 
 #include "codegen_flags.hpp"
 #include "commands.hpp"
-#include "liftc/codegen/execute.hpp"
 #include "liftc/codegen/module.hpp"
+#include "liftc/host/execute.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/runtime/session.hpp"
 #include "liftc/runtime/validate.hpp"
@@ -107,7 +107,7 @@ void run_run(const RunOptions& o) {
   runtime::RunOptions run_options;
   run_options.warmup_runs = o.warmup;
   run_options.timed_runs = o.runs;
-  codegen::Execution result = codegen::execute(module, inputs, session, run_options);
+  host::Execution result = host::execute(module, inputs, session, run_options);
   if (!result.run.ok()) throw Error(fmt::format("the device run failed its checks: {}", result.run.failure()));
   fmt::print("time: median {:.4f} ms, min {:.4f} ms over {} runs (sum of {} kernel(s), measured)\n",
              result.run.median_ms, result.run.min_ms, result.run.samples_ms.size(), module.kernels.size());

@@ -1,5 +1,6 @@
 #pragma once
-// The .sr grammar (Boost.Spirit X3). Included only by grammar.cpp.
+// The .sr grammar (Boost.Spirit X3). Included only by grammar.cpp (its expression rules
+// are also the rule-file grammar's patterns and guards: rule_grammar_def.hpp).
 //
 // Precedence, lowest first: lambda / let, ||, &&, == !=, < <= > >=, + -, * / %,
 // unary - !, postfix .i and calls, atoms. After a construct's first token the expect
@@ -11,11 +12,11 @@
 
 #include <boost/spirit/home/x3.hpp>
 
-#include "ast.hpp"
 #include "ast_adapted.hpp"
 #include "error_handler.hpp"
+#include "liftc/syntax/ast.hpp"
 
-namespace liftc::parse::grammar {
+namespace liftc::syntax::grammar {
 
 using x3::lexeme;
 using x3::lit;
@@ -213,4 +214,4 @@ const auto program_def = *declaration > end_of_input;
 BOOST_SPIRIT_DEFINE(type, array_type, tuple_type, array_length, size_range, size_item, size_decl, input_decl)
 BOOST_SPIRIT_DEFINE(def_params, def_decl, declaration, program, type_list, size_list)
 
-}  // namespace liftc::parse::grammar
+}  // namespace liftc::syntax::grammar

@@ -1,25 +1,20 @@
 #pragma once
-// The rule-file syntax tree, as Spirit X3 parses it (grammar.cpp). Expressions (the two
-// sides of a rule, its guard) reuse the .sr front end's AST and grammar, so patterns are
-// written exactly as programs are; the rest (rule headers, parameters, strategies) is
-// defined here. Every node is position-tagged; loader.cpp gives the tree its meaning.
+// The rule-file syntax tree, as Spirit X3 parses it (src/syntax/rule_grammar_def.hpp).
+// Expressions (the two sides of a rule, its guard) are .sr expressions (ast.hpp), parsed
+// by the same grammar, so patterns are written exactly as programs are; the rest (rule
+// headers, parameters, strategies) is defined here. Every node is position-tagged;
+// src/rewrite's loader gives the tree its meaning.
 
-#include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <boost/spirit/home/x3/support/ast/position_tagged.hpp>
 #include <boost/spirit/home/x3/support/ast/variant.hpp>
 
-#include "parse/ast.hpp"
-#include "parse/error_handler.hpp"
+#include "liftc/syntax/ast.hpp"
 
-namespace liftc::rewrite::syntax {
-
-namespace x3 = boost::spirit::x3;
-namespace ast = liftc::parse::ast;
+namespace liftc::syntax::ast {
 
 /// `lo..hi`: an inclusive range of a parameter.
 struct Range : x3::position_tagged {
@@ -50,9 +45,9 @@ struct RuleDecl : x3::position_tagged {
   std::string name;
   std::optional<std::vector<Param>> params;
   std::optional<std::string> description;
-  ast::Expr lhs;
-  ast::Expr rhs;
-  std::optional<ast::Expr> guard;
+  Expr lhs;
+  Expr rhs;
+  std::optional<Expr> guard;
 };
 
 struct StratExpr;
@@ -102,42 +97,14 @@ struct StrategyDecl : x3::position_tagged {
 };
 
 /// A top-level item of a rule file.
-struct Item : x3::variant<RuleDecl, StrategyDecl> {
+struct RuleItem : x3::variant<RuleDecl, StrategyDecl> {
   using base_type::base_type;
   using base_type::operator=;
 };
 
 /// A whole rule file.
-struct File {
-  std::vector<Item> items;
+struct RuleFile {
+  std::vector<RuleItem> items;
 };
 
-/// A parsed text and the positions of its nodes.
-class Parsed {
- public:
-  explicit Parsed(std::shared_ptr<const SourceFile> file)
-      : map_(std::move(file)), handler_(map_.file()->text.begin(), map_.file()->text.end(), sink_) {}
-  Parsed(const Parsed&) = delete;
-  Parsed& operator=(const Parsed&) = delete;
-
-  /// Where `node` starts; unknown when the parser did not annotate it.
-  SourceLoc loc(const x3::position_tagged& node) const {
-    if (node.id_first < 0) return {};
-    return map_.at(handler_.position_of(node).begin());
-  }
-  const parse::SourceMap& map() const { return map_; }
-  parse::error_handler_type& handler() { return handler_; }
-
- private:
-  parse::SourceMap map_;
-  std::ostringstream sink_;
-  parse::error_handler_type handler_;
-};
-
-/// Parses a rule file into `out`; a syntax error is a liftc::Error at the offending token.
-void parse_file(Parsed& parsed, File& out);
-
-/// Parses a lone strategy expression (a --strategy argument).
-void parse_strategy_text(Parsed& parsed, StratExpr& out);
-
-}  // namespace liftc::rewrite::syntax
+}  // namespace liftc::syntax::ast

@@ -1,10 +1,11 @@
 #pragma once
-// The .sr abstract syntax tree, as Spirit X3 parses it (see grammar_def.hpp).
+// The .sr abstract syntax tree, as Spirit X3 parses it (src/syntax/grammar_def.hpp).
 //
 // Every node derives from x3::position_tagged: the parser's annotation handler records
-// where each node starts and ends, and the elaborator turns that into a SourceLoc.
+// where each node starts and ends (syntax::Positions::loc turns that into a SourceLoc).
 // The tree mirrors the concrete syntax (one Binary per precedence level, parentheses
-// kept as one-element Tuples); elaborate.cpp gives it meaning.
+// kept as one-element Tuples); src/parse's elaborator gives a program meaning, and
+// src/rewrite's loader a rule's patterns (rule_ast.hpp reuses these expressions).
 
 #include <optional>
 #include <string>
@@ -13,7 +14,7 @@
 #include <boost/spirit/home/x3/support/ast/position_tagged.hpp>
 #include <boost/spirit/home/x3/support/ast/variant.hpp>
 
-namespace liftc::parse::ast {
+namespace liftc::syntax::ast {
 
 namespace x3 = boost::spirit::x3;
 
@@ -167,4 +168,4 @@ struct Program {
   std::vector<Decl> decls;
 };
 
-}  // namespace liftc::parse::ast
+}  // namespace liftc::syntax::ast

@@ -1,13 +1,17 @@
 // Module -> runtime::LaunchPlan, and a run through the runtime.
 
-#include "liftc/codegen/execute.hpp"
+#include "liftc/host/execute.hpp"
 
 #include <fmt/format.h>
 
 #include "liftc/codegen/limits.hpp"
 #include "liftc/support/diagnostic.hpp"
 
-namespace liftc::codegen {
+namespace liftc::host {
+
+using codegen::Buffer;
+using codegen::BufferRole;
+using codegen::Module;
 
 namespace {
 
@@ -17,7 +21,7 @@ runtime::ElemType elem_of(const Buffer& b) {
 
 runtime::NDRange range(const std::array<arith::Expr, 3>& r, int dims, const Module& m) {
   std::vector<std::size_t> sizes;
-  for (int d = 0; d < dims; ++d) sizes.push_back(static_cast<std::size_t>(evaluate(r[static_cast<std::size_t>(d)], m)));
+  for (int d = 0; d < dims; ++d) sizes.push_back(static_cast<std::size_t>(codegen::evaluate(r[static_cast<std::size_t>(d)], m)));
   runtime::NDRange n;
   n.sizes = sizes;
   return n;
@@ -26,13 +30,13 @@ runtime::NDRange range(const std::array<arith::Expr, 3>& r, int dims, const Modu
 }  // namespace
 
 runtime::LaunchPlan launch_plan(const Module& m, const interp::Tensors& inputs) {
-  check_index_range(m);
+  codegen::check_index_range(m);
   runtime::LaunchPlan plan;
   plan.build_options = m.build_options;
   std::map<std::string, std::size_t> index;
   for (const auto& b : m.memory.buffers) {
-    if (b.space != AddressSpace::Global) continue;
-    auto count = static_cast<std::size_t>(evaluate(b.elements, m));
+    if (b.space != codegen::AddressSpace::Global) continue;
+    auto count = static_cast<std::size_t>(codegen::evaluate(b.elements, m));
     runtime::BufferSpec spec;
     switch (b.role) {
       case BufferRole::Input: {
@@ -61,10 +65,10 @@ runtime::LaunchPlan launch_plan(const Module& m, const interp::Tensors& inputs) 
     launch.global = range(k.launch.global, k.launch.dims, m);
     if (k.launch.has_local()) launch.local = range(k.launch.local, k.launch.dims, m);
     for (const auto& a : k.args) {
-      if (a.kind == KernelArg::Kind::Buffer)
+      if (a.kind == codegen::KernelArg::Kind::Buffer)
         launch.args.push_back(runtime::arg_buffer(index.at(a.name)));
       else
-        launch.args.push_back(runtime::arg_int(static_cast<std::int32_t>(evaluate(arith::var(a.name), m))));
+        launch.args.push_back(runtime::arg_int(static_cast<std::int32_t>(codegen::evaluate(arith::var(a.name), m))));
     }
     plan.kernels.push_back(std::move(launch));
   }
@@ -73,7 +77,7 @@ runtime::LaunchPlan launch_plan(const Module& m, const interp::Tensors& inputs) 
 
 Execution execute(const Module& m, const interp::Tensors& inputs, const runtime::Session& session,
                   const runtime::RunOptions& options) {
-  check_limits(m, limits_of(session.device()));
+  codegen::check_limits(m, codegen::limits_of(session.device()));
   runtime::LaunchPlan plan = launch_plan(m, inputs);
   Execution ex;
   ex.run = runtime::run_source(session, m.source(), plan.build_options, plan, options);
@@ -95,4 +99,4 @@ Execution execute(const Module& m, const interp::Tensors& inputs, const runtime:
   return ex;
 }
 
-}  // namespace liftc::codegen
+}  // namespace liftc::host

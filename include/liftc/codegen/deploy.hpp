@@ -1,0 +1,39 @@
+#pragma once
+// A deployed front: the points of a Pareto front (time against memory), each a host plan,
+// as one self-contained CMake project — a library that holds every point's kernels and
+// launch plans and chooses among them at run time by a memory budget and a latency target
+// (DySR's point: an app's budget changes while it runs), and a `demo` executable. The
+// library and demo are fixed text over the shared host text; what differs from front to
+// front (kernels, launches, buffers, measured times and memory) is generated from the
+// points. A point may hold several stages (a network: a kernel choice per layer).
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "liftc/codegen/host_plan.hpp"
+
+namespace liftc::codegen {
+
+/// One point of a front to deploy.
+struct DeployPoint {
+  std::string label;              // where it came from: "conv-gpu #2: kappa=4,v=2"
+  double time_ms = 0;             // measured median of one run (all kernels)
+  double spread_ms = 0;           // half the range of the timed runs
+  std::int64_t memory_bytes = 0;  // the front's memory objective (the plan's global bytes)
+  HostPlan plan;
+};
+
+/// Checks that `points` can stand for each other: at least one, every one with the inputs
+/// and outputs of the first (names, element types, shapes, in order), memory >= 0 and a
+/// finite time >= 0; a liftc::Error naming the first point that differs.
+void check_deployable(const std::vector<DeployPoint>& points);
+
+/// The files of the deployed project (relative path, text): CMakeLists.txt, front.hpp,
+/// front.cpp, front_data.hpp, points.cpp, liftc_host.hpp, demo.cpp, README.md.
+/// `name` names the library (lib<name>_front) and the README's title.
+std::vector<std::pair<std::string, std::string>> deploy_project(const std::vector<DeployPoint>& points,
+                                                                const std::string& name);
+
+}  // namespace liftc::codegen

@@ -1,0 +1,92 @@
+#pragma once
+// A host plan: what a host program needs of generated code, as plain numbers — the global
+// buffers (name, element type, role, size, shape), and one or more stages, each an OpenCL
+// program (source and build options) with the kernels enqueued from it in order (name,
+// NDRange, arguments). One Module is one stage; a network point (a kernel choice per
+// layer) is a stage per layer over one buffer table. The standalone host program
+// (host.hpp) and the deployed front (deploy.hpp) are both generated from host plans, and
+// `liftc explore -o` keeps each front point's plan as plan.json beside its host program.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "liftc/codegen/module.hpp"
+
+namespace liftc::codegen {
+
+/// What a host does with a buffer: fills it (input), reads it back (output), or neither.
+enum class HostRole { Input, Output, Scratch };
+
+/// One global buffer of a host plan.
+struct HostBuffer {
+  std::string name;                 // a C identifier; inputs and outputs are NAME.npy files
+  bool is_float = true;             // float32, else int32
+  HostRole role = HostRole::Input;  // input, output or scratch
+  std::int64_t elements = 0;        // 4-byte elements, 1 .. 2^31 - 1
+  std::vector<std::int64_t> shape;  // inputs and outputs: the tensor shape (its product is `elements`)
+};
+
+/// A kernel argument: a buffer of the plan (`buffer` >= 0) or an int value.
+struct HostArg {
+  int buffer = -1;        // index into HostPlan::buffers, or -1
+  std::int32_t value = 0;  // the int when `buffer` is -1
+};
+
+/// One kernel launch: the kernel's name in its stage's program, its NDRange, its arguments.
+struct HostKernel {
+  std::string name;
+  int dims = 1;                                 // 1 .. 3
+  std::array<std::int64_t, 3> global{1, 1, 1};  // work-items per dimension (unused dimensions 1)
+  std::array<std::int64_t, 3> local{0, 0, 0};   // all 0: the OpenCL runtime chooses
+  std::vector<HostArg> args;                     // in parameter order
+
+  /// Whether the plan fixes the work-group size.
+  bool has_local() const { return local[0] != 0; }
+};
+
+/// One OpenCL program and the kernels enqueued from it, in order.
+struct HostStage {
+  std::string source;         // OpenCL C
+  std::string build_options;  // the compiler options it is built with
+  std::vector<HostKernel> kernels;
+};
+
+/// Everything a host needs to run generated code: the buffers and the stages, in order.
+struct HostPlan {
+  std::vector<HostBuffer> buffers;
+  std::vector<HostStage> stages;
+
+  /// Bytes of every buffer (inputs, outputs, scratch): the global memory the plan holds.
+  std::int64_t global_bytes() const;
+  /// The buffers of `role`, in table order.
+  std::vector<const HostBuffer*> buffers_of(HostRole role) const;
+};
+
+/// The host plan of a module whose sizes are bound: its global buffers and one stage.
+HostPlan host_plan(const Module& m);
+
+/// One plan running `layers` in order (a network's point: a kernel choice per layer): their
+/// stages in order over one buffer table, where buffers of the same name are one buffer
+/// (they must agree in type and size). A buffer a layer reads that an earlier layer wrote
+/// is not an input; what only earlier layers output is scratch (the last layer's outputs
+/// are the plan's). A liftc::Error naming a buffer the layers disagree on.
+HostPlan chain_plans(const std::vector<HostPlan>& layers);
+
+/// The plan as JSON (plan.json: format "liftc-host-plan", version 1; buffers by name).
+std::string plan_json(const HostPlan& plan);
+
+/// Reads plan.json text, checked (names are C identifiers, indices and sizes in range, an
+/// NDRange divisible by its work-group size, shapes that hold their elements); a liftc::Error
+/// "WHERE: ..." naming the first problem.
+HostPlan read_plan_json(const std::string& text, const std::string& where);
+
+/// A C++ definition `const liftc_host::PlanInfo NAME = {...};` of the plan, for the
+/// generated host code (the types are in host_support.hpp's text).
+std::string plan_tables(const HostPlan& plan, const std::string& name);
+
+/// `text` as a C++ string literal ("..." with escapes), for generated code.
+std::string cpp_string(const std::string& text);
+
+}  // namespace liftc::codegen

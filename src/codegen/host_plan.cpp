@@ -1,0 +1,299 @@
+// Host plans: a Module evaluated into plain numbers, its JSON form (plan.json, read back
+// checked), and its C++ tables for generated host code.
+
+#include "liftc/codegen/host_plan.hpp"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc::codegen {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::int64_t kMaxElements = (std::int64_t(1) << 31) - 1;  // kernels index with int
+
+const char* role_name(HostRole r) {
+  switch (r) {
+    case HostRole::Input: return "input";
+    case HostRole::Output: return "output";
+    case HostRole::Scratch: return "scratch";
+  }
+  return "?";
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || s.size() > 200 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+// The raw-string delimiter of generated sources; a text holding it cannot be embedded.
+constexpr const char* kRawEnd = ")LIFTC\"";
+
+}  // namespace
+
+std::int64_t HostPlan::global_bytes() const {
+  std::int64_t total = 0;
+  for (const auto& b : buffers) total += b.elements * 4;
+  return total;
+}
+
+std::vector<const HostBuffer*> HostPlan::buffers_of(HostRole role) const {
+  std::vector<const HostBuffer*> out;
+  for (const auto& b : buffers)
+    if (b.role == role) out.push_back(&b);
+  return out;
+}
+
+HostPlan host_plan(const Module& m) {
+  HostPlan plan;
+  std::map<std::string, int> index;
+  for (const auto& b : m.memory.buffers) {
+    if (b.space != AddressSpace::Global) continue;
+    HostBuffer hb;
+    hb.name = b.name;
+    hb.is_float = b.scalar == ir::ScalarKind::Float;
+    hb.role = b.role == BufferRole::Input ? HostRole::Input : b.role == BufferRole::Output ? HostRole::Output : HostRole::Scratch;
+    hb.elements = evaluate(b.elements, m);
+    hb.shape = b.shape;
+    index[b.name] = static_cast<int>(plan.buffers.size());
+    plan.buffers.push_back(std::move(hb));
+  }
+  HostStage stage;
+  stage.source = m.source();
+  stage.build_options = m.build_options;
+  for (const auto& k : m.kernels) {
+    HostKernel hk;
+    hk.name = k.name;
+    hk.dims = k.launch.dims;
+    // Dimensions past `dims` are 1 (0 for a local size the runtime chooses), however the
+    // launch left them: a plan read back from plan.json, which keeps only `dims`, is the same.
+    for (int d = 0; d < 3; ++d) {
+      hk.global[d] = d < hk.dims ? evaluate(k.launch.global[d], m) : 1;
+      hk.local[d] = !k.launch.has_local() ? 0 : d < hk.dims ? evaluate(k.launch.local[d], m) : 1;
+    }
+    for (const auto& a : k.args) {
+      if (a.kind == KernelArg::Kind::Buffer) {
+        hk.args.push_back({index.at(a.name), 0});
+      } else {
+        std::int64_t v = evaluate(arith::var(a.name), m);
+        if (v < INT32_MIN || v > INT32_MAX)
+          throw Error(fmt::format("kernel {}: the size {} = {} does not fit an int argument", k.name, a.name, v));
+        hk.args.push_back({-1, static_cast<std::int32_t>(v)});
+      }
+    }
+    stage.kernels.push_back(std::move(hk));
+  }
+  plan.stages.push_back(std::move(stage));
+  return plan;
+}
+
+HostPlan chain_plans(const std::vector<HostPlan>& layers) {
+  HostPlan chained;
+  std::map<std::string, int> index;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const HostPlan& layer = layers[l];
+    std::vector<int> remap;  // the layer's buffer index -> the chained plan's
+    for (HostBuffer b : layer.buffers) {
+      // A layer's scratch is its own: renamed when an earlier layer has a buffer of its name.
+      if (b.role == HostRole::Scratch && index.count(b.name)) {
+        std::string base = fmt::format("{}_layer{}", b.name, l + 1);
+        b.name = base;
+        for (int k = 2; index.count(b.name); ++k) b.name = fmt::format("{}_{}", base, k);
+      }
+      auto it = index.find(b.name);
+      if (it == index.end()) {
+        index[b.name] = static_cast<int>(chained.buffers.size());
+        remap.push_back(static_cast<int>(chained.buffers.size()));
+        chained.buffers.push_back(b);
+        continue;
+      }
+      HostBuffer& same = chained.buffers[static_cast<std::size_t>(it->second)];
+      if (same.is_float != b.is_float || same.elements != b.elements)
+        throw Error(fmt::format("layer {}'s buffer {} ({} {}) is not the earlier layers' ({} {})", l + 1, b.name,
+                                b.is_float ? "float" : "int", b.elements, same.is_float ? "float" : "int", same.elements));
+      // Read after an earlier layer wrote it: no input; written again: an output of this layer.
+      if (b.role != HostRole::Input) same.role = b.role;
+      if (same.shape.empty()) same.shape = b.shape;
+      remap.push_back(it->second);
+    }
+    for (HostStage stage : layer.stages) {
+      for (HostKernel& k : stage.kernels)
+        for (HostArg& a : k.args)
+          if (a.buffer >= 0) a.buffer = remap[static_cast<std::size_t>(a.buffer)];
+      chained.stages.push_back(std::move(stage));
+    }
+    // Outputs of earlier layers that the last layer does not give become scratch.
+    if (l + 1 == layers.size()) {
+      std::set<std::string> last;
+      for (const HostBuffer* b : layer.buffers_of(HostRole::Output)) last.insert(b->name);
+      for (HostBuffer& b : chained.buffers)
+        if (b.role == HostRole::Output && !last.count(b.name)) b.role = HostRole::Scratch;
+    }
+  }
+  return chained;
+}
+
+std::string plan_json(const HostPlan& plan) {
+  json buffers = json::array();
+  for (const auto& b : plan.buffers)
+    buffers.push_back({{"name", b.name},
+                       {"type", b.is_float ? "float" : "int"},
+                       {"role", role_name(b.role)},
+                       {"elements", b.elements},
+                       {"shape", b.shape}});
+  json stages = json::array();
+  for (const auto& s : plan.stages) {
+    json kernels = json::array();
+    for (const auto& k : s.kernels) {
+      json args = json::array();
+      for (const auto& a : k.args)
+        args.push_back(a.buffer >= 0 ? json{{"buffer", plan.buffers[static_cast<std::size_t>(a.buffer)].name}}
+                                     : json{{"int", a.value}});
+      std::vector<std::int64_t> global(k.global.begin(), k.global.begin() + k.dims);
+      std::vector<std::int64_t> local;
+      if (k.has_local()) local.assign(k.local.begin(), k.local.begin() + k.dims);
+      kernels.push_back({{"name", k.name}, {"global", global}, {"local", local}, {"args", args}});
+    }
+    stages.push_back({{"source", s.source}, {"build_options", s.build_options}, {"kernels", kernels}});
+  }
+  json out = {{"format", "liftc-host-plan"}, {"version", 1}, {"buffers", buffers}, {"stages", stages}};
+  return out.dump(2) + "\n";
+}
+
+HostPlan read_plan_json(const std::string& text, const std::string& where) {
+  auto bad = [&](const std::string& what) { return Error(fmt::format("{}: {}", where, what)); };
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw bad("not a JSON object (a host plan, plan.json, is one)");
+  if (j.value("format", "") != "liftc-host-plan") throw bad("not a host plan (its \"format\" is not \"liftc-host-plan\")");
+  if (j.value("version", 0) != 1) throw bad("a host plan of an unknown version (this liftc reads version 1)");
+  HostPlan plan;
+  try {
+    std::map<std::string, int> index;
+    for (const auto& jb : j.at("buffers")) {
+      HostBuffer b;
+      b.name = jb.at("name").get<std::string>();
+      if (!is_identifier(b.name)) throw bad(fmt::format("buffer name '{}' is not a C identifier", b.name));
+      if (index.count(b.name)) throw bad(fmt::format("two buffers are called {}", b.name));
+      std::string type = jb.at("type").get<std::string>(), role = jb.at("role").get<std::string>();
+      if (type != "float" && type != "int") throw bad(fmt::format("buffer {}: type '{}' is not float or int", b.name, type));
+      b.is_float = type == "float";
+      if (role == "input") b.role = HostRole::Input;
+      else if (role == "output") b.role = HostRole::Output;
+      else if (role == "scratch") b.role = HostRole::Scratch;
+      else throw bad(fmt::format("buffer {}: role '{}' is not input, output or scratch", b.name, role));
+      b.elements = jb.at("elements").get<std::int64_t>();
+      if (b.elements < 1 || b.elements > kMaxElements)
+        throw bad(fmt::format("buffer {}: {} elements, not 1 to 2^31 - 1", b.name, b.elements));
+      b.shape = jb.at("shape").get<std::vector<std::int64_t>>();
+      if (b.role != HostRole::Scratch) {
+        std::int64_t product = 1;
+        for (std::int64_t n : b.shape) {
+          if (n < 1 || n > kMaxElements) throw bad(fmt::format("buffer {}: a shape of {}", b.name, fmt::join(b.shape, "x")));
+          product *= n;
+          if (product > kMaxElements) break;
+        }
+        if (b.shape.empty() || product != b.elements)
+          throw bad(fmt::format("buffer {}: shape ({}) does not hold its {} elements", b.name, fmt::join(b.shape, ", "),
+                                b.elements));
+      }
+      index[b.name] = static_cast<int>(plan.buffers.size());
+      plan.buffers.push_back(std::move(b));
+    }
+    for (const auto& js : j.at("stages")) {
+      HostStage s;
+      s.source = js.at("source").get<std::string>();
+      s.build_options = js.at("build_options").get<std::string>();
+      if (s.source.find(kRawEnd) != std::string::npos) throw bad("a kernel source holds the delimiter )LIFTC\"");
+      for (char c : s.build_options)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw bad("the build options hold a control character");
+      for (const auto& jk : js.at("kernels")) {
+        HostKernel k;
+        k.name = jk.at("name").get<std::string>();
+        if (!is_identifier(k.name)) throw bad(fmt::format("kernel name '{}' is not a C identifier", k.name));
+        auto global = jk.at("global").get<std::vector<std::int64_t>>();
+        auto local = jk.at("local").get<std::vector<std::int64_t>>();
+        if (global.empty() || global.size() > 3) throw bad(fmt::format("kernel {}: a global size of {} dimensions", k.name, global.size()));
+        if (!local.empty() && local.size() != global.size())
+          throw bad(fmt::format("kernel {}: the local size has {} dimensions, the global {}", k.name, local.size(), global.size()));
+        k.dims = static_cast<int>(global.size());
+        for (int d = 0; d < k.dims; ++d) {
+          std::int64_t g = global[static_cast<std::size_t>(d)];
+          if (g < 1 || g > kMaxElements) throw bad(fmt::format("kernel {}: global size {} in dimension {}", k.name, g, d));
+          k.global[d] = g;
+          if (local.empty()) continue;
+          std::int64_t l = local[static_cast<std::size_t>(d)];
+          if (l < 1 || g % l != 0)
+            throw bad(fmt::format("kernel {}: local size {} does not divide global size {} in dimension {}", k.name, l, g, d));
+          k.local[d] = l;
+        }
+        for (int d = k.dims; d < 3 && !local.empty(); ++d) k.local[d] = 1;
+        for (const auto& ja : jk.at("args")) {
+          if (ja.contains("buffer")) {
+            std::string name = ja.at("buffer").get<std::string>();
+            auto it = index.find(name);
+            if (it == index.end()) throw bad(fmt::format("kernel {}: an argument names no buffer of the plan ({})", k.name, name));
+            k.args.push_back({it->second, 0});
+          } else {
+            k.args.push_back({-1, ja.at("int").get<std::int32_t>()});
+          }
+        }
+        s.kernels.push_back(std::move(k));
+      }
+      if (s.kernels.empty()) throw bad("a stage without kernels");
+      plan.stages.push_back(std::move(s));
+    }
+  } catch (const json::exception& e) {
+    throw bad(fmt::format("malformed ({})", e.what()));
+  }
+  if (plan.stages.empty()) throw bad("no stages");
+  if (plan.buffers_of(HostRole::Output).empty()) throw bad("no output buffer");
+  return plan;
+}
+
+std::string cpp_string(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') out += {'\\', static_cast<char>(c)};
+    else if (c == '\n') out += "\\n";
+    else if (c < 0x20 || c >= 0x7f) out += fmt::format("\\{:03o}", c);  // octal: never runs into the next character
+    else if (c == '?') out += "\\?";                                       // no trigraphs
+    else out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+std::string plan_tables(const HostPlan& plan, const std::string& name) {
+  std::string out = fmt::format("const liftc_host::PlanInfo {} = {{\n    // buffers: name, elements, float, role (0 input, 1 output, 2 scratch), shape\n    {{\n", name);
+  for (const auto& b : plan.buffers)
+    out += fmt::format("        {{{}, {}, {}, {}, {{{}}}}},  // {}, {} bytes\n", cpp_string(b.name), b.elements,
+                       b.is_float ? "true" : "false", static_cast<int>(b.role), fmt::join(b.shape, ", "),
+                       role_name(b.role), b.elements * 4);
+  out += "    },\n    // stages: an OpenCL program each (source, build options) and its kernels in order\n    {\n";
+  for (const auto& s : plan.stages) {
+    if (s.source.find(kRawEnd) != std::string::npos) throw Error("kernel source contains the raw-string delimiter");
+    out += fmt::format("        {{R\"LIFTC(\n{})LIFTC\",\n         {},  // build options\n         {{\n", s.source,
+                       cpp_string(s.build_options));
+    for (const auto& k : s.kernels) {
+      std::vector<std::string> args;
+      for (const auto& a : k.args) args.push_back(fmt::format("{{{}, {}}}", a.buffer, a.value));
+      out += fmt::format("             {{{}, {}, {{{}}}, {{{}}}, {}, {{{}}}}},\n", cpp_string(k.name), k.dims,
+                         fmt::join(k.global, ", "), fmt::join(k.local, ", "), k.has_local() ? "true" : "false",
+                         fmt::join(args, ", "));
+    }
+    out += "         }},\n";
+  }
+  out += "    },\n};\n";
+  return out;
+}
+
+}  // namespace liftc::codegen

@@ -1,0 +1,446 @@
+// The text of liftc_host: what the standalone host program and a deployed front share.
+
+#include "host_support.hpp"
+
+namespace liftc::codegen {
+
+namespace {
+
+constexpr const char* kSupport = R"HOST(#define CL_TARGET_OPENCL_VERSION 120
+#ifdef __APPLE__
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+// liftc_host: the plan types liftc fills from generated code, and what every host built
+// on them does (read and write .npy files, check outputs, choose a device, build and run
+// a plan). Errors are liftc_host::Failure, one line each.
+namespace liftc_host {
+
+// One global buffer: inputs are uploaded, outputs read back, scratch only used by kernels.
+struct BufferInfo {
+  const char* name;
+  size_t elements;
+  bool is_float;
+  int role;  // 0 input, 1 output, 2 scratch
+  std::vector<long> shape;
+};
+// A kernel argument: a buffer of the plan, or an int value.
+struct ArgInfo {
+  int buffer;  // index into PlanInfo::buffers, or -1 for an int value
+  int value;
+};
+// One kernel launch.
+struct KernelInfo {
+  const char* name;
+  cl_uint dims;
+  size_t global[3];
+  size_t local[3];
+  bool has_local;
+  std::vector<ArgInfo> args;
+};
+// One OpenCL program and the kernels enqueued from it, in order.
+struct StageInfo {
+  const char* source;
+  const char* build_options;  // the OpenCL compiler options liftc chose (-cl-mad-enable: the mad parameter)
+  std::vector<KernelInfo> kernels;
+};
+// Generated code: its buffers and its stages, run in order.
+struct PlanInfo {
+  std::vector<BufferInfo> buffers;
+  std::vector<StageInfo> stages;
+};
+
+// A failure with a one-line message (a host prints "error: " and the message, and exits 1).
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] inline void fail(const std::string& what) { throw Failure(what); }
+
+inline void check(cl_int err, const std::string& what) {
+  if (err != CL_SUCCESS) fail(what + " failed with OpenCL error " + std::to_string(err));
+}
+
+// The poison every output and scratch buffer holds before a run (a quiet NaN payload no
+// arithmetic produces; the same word as liftc's own runtime uses).
+const uint32_t kPoison = 0x7FC0DEADu;
+
+// Where the value of the header dictionary's `key` starts ('key' or "key", then a colon),
+// or npos when the header has no such key.
+inline size_t header_value_at(const std::string& header, const std::string& key) {
+  for (char quote : {'\'', '"'}) {
+    size_t at = header.find(quote + key + quote);
+    if (at == std::string::npos) continue;
+    size_t colon = header.find_first_not_of(" \t", at + key.size() + 2);
+    if (colon == std::string::npos || header[colon] != ':') return std::string::npos;
+    return header.find_first_not_of(" \t", colon + 1);
+  }
+  return std::string::npos;
+}
+
+// The header's value of `key` when it is a quoted string or a bare word (True, False).
+inline std::string header_word(const std::string& header, const std::string& key, const std::string& path) {
+  size_t at = header_value_at(header, key);
+  if (at == std::string::npos) fail(path + ": the header has no '" + key + "'");
+  if (header[at] == '\'' || header[at] == '"') {
+    size_t end = header.find(header[at], at + 1);
+    if (end == std::string::npos) fail(path + ": the header's '" + key + "' is not closed");
+    return header.substr(at + 1, end - at - 1);
+  }
+  size_t end = at;
+  while (end < header.size() && std::isalnum(static_cast<unsigned char>(header[end]))) ++end;
+  return header.substr(at, end - at);
+}
+
+// The integers of the header's 'shape' tuple, e.g. "(4, 3)" -> {4, 3}.
+inline std::vector<long> header_shape(const std::string& header, const std::string& path) {
+  size_t key = header_value_at(header, "shape");
+  size_t open = key == std::string::npos ? key : header.find('(', key);
+  size_t close = open == std::string::npos ? open : header.find(')', open);
+  if (close == std::string::npos) fail(path + ": the header has no shape");
+  std::vector<long> shape;
+  std::string inner = header.substr(open + 1, close - open - 1);
+  std::stringstream items(inner);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    size_t first = item.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    char* end = nullptr;
+    errno = 0;
+    long v = std::strtol(item.c_str() + first, &end, 10);
+    if (errno != 0 || end == item.c_str() + first || item.find_first_not_of(' ', size_t(end - item.c_str())) != std::string::npos || v < 0)
+      fail(path + ": bad shape (" + inner + ")");
+    shape.push_back(v);
+  }
+  return shape;
+}
+
+inline std::string shape_text(const std::vector<long>& shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) text += std::to_string(shape[i]) + (i + 1 < shape.size() ? ", " : "");
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+// Reads a little-endian float32/int32 C-order .npy file (format 1.0-3.0) of b's shape.
+inline std::vector<char> read_npy(const std::string& path, const BufferInfo& b) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("cannot open " + path);
+  char magic[8];
+  in.read(magic, 8);
+  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) fail(path + " is not a .npy file");
+  uint32_t header_len = 0;
+  if (magic[6] == 1) {
+    unsigned char l[2];
+    in.read(reinterpret_cast<char*>(l), 2);
+    header_len = l[0] | (l[1] << 8);
+  } else {
+    unsigned char l[4];
+    in.read(reinterpret_cast<char*>(l), 4);
+    header_len = l[0] | (l[1] << 8) | (l[2] << 16) | (uint32_t(l[3]) << 24);
+  }
+  if (!in || header_len > (1u << 20)) fail(path + ": bad .npy header");
+  std::string header(header_len, ' ');
+  in.read(&header[0], header_len);
+  if (!in) fail(path + ": truncated .npy header");
+  // The dictionary's values, not a search of the text: a big-endian '>f4' header may hold
+  // "<f4" elsewhere, and 'fortran_order':True may be written without a space.
+  const char* want = b.is_float ? "<f4" : "<i4";
+  std::string descr = header_word(header, "descr", path);
+  if (descr != want) fail(path + ": dtype '" + descr + "', expected '" + want + "' (little-endian " + (b.is_float ? "float32" : "int32") + ")");
+  std::string fortran = header_word(header, "fortran_order", path);
+  if (fortran == "True") fail(path + ": Fortran order is not supported");
+  if (fortran != "False") fail(path + ": the header's 'fortran_order' is '" + fortran + "', not True or False");
+  std::vector<long> shape = header_shape(header, path);
+  if (shape != b.shape) fail(path + ": shape " + shape_text(shape) + ", expected " + shape_text(b.shape) + " for " + b.name);
+  std::vector<char> data(b.elements * 4);
+  in.read(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!in) fail(path + ": expected " + std::to_string(b.elements) + " elements");
+  if (in.peek() != std::char_traits<char>::eof()) fail(path + ": more data than its shape " + shape_text(shape) + " holds");
+  return data;
+}
+
+// The value of element i of a float32 or int32 buffer, as a double.
+inline double element(const std::vector<char>& data, size_t i, bool is_float) {
+  if (is_float) {
+    float f;
+    std::memcpy(&f, &data[i * 4], 4);
+    return f;
+  }
+  int32_t v;
+  std::memcpy(&v, &data[i * 4], 4);
+  return v;
+}
+
+// Checks one output: no element may still hold the poison; with `expected`, every element
+// must be within the tolerance. Prints one line; returns whether it passed.
+inline bool check_output(const BufferInfo& b, const std::vector<char>& got, const std::vector<char>* expected, double rtol,
+                         double atol) {
+  size_t unwritten = 0, first_unwritten = 0;
+  for (size_t i = 0; i < b.elements; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &got[i * 4], 4);
+    if (bits == kPoison && unwritten++ == 0) first_unwritten = i;
+  }
+  if (unwritten > 0) {
+    std::printf("%s: %zu of %zu elements were never written (the first at [%zu])\n", b.name, unwritten, b.elements,
+                first_unwritten);
+    return false;
+  }
+  if (!expected) return true;
+  size_t differ = 0, first = 0;
+  for (size_t i = 0; i < b.elements; ++i) {
+    double a = element(got, i, b.is_float), w = element(*expected, i, b.is_float);
+    bool ok = std::isnan(a) || std::isnan(w) ? std::isnan(a) && std::isnan(w)
+              : std::isinf(a) || std::isinf(w) ? a == w
+                                               : std::fabs(a - w) <= atol + rtol * std::fabs(w);
+    if (!ok && differ++ == 0) first = i;
+  }
+  if (differ == 0) {
+    std::printf("%s: matches the expected values (%zu values)\n", b.name, b.elements);
+    return true;
+  }
+  std::printf("%s: DIFFERS: %zu of %zu values differ, the first at [%zu]: got %.9g expected %.9g\n", b.name, differ,
+              b.elements, first, element(got, first, b.is_float), element(*expected, first, b.is_float));
+  return false;
+}
+
+// A non-negative finite number from a flag's value, or fail naming the flag.
+inline double number_flag(const char* flag, const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(text, &end);
+  if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v) || v < 0)
+    fail(std::string(flag) + " takes a non-negative number, not '" + text + "'");
+  return v;
+}
+
+// A device index from --device's value, or fail.
+inline int device_flag(const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  long d = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || d < 0 || d > 1000000)
+    fail(std::string("--device takes a device index (0, 1, ...), not '") + text + "'");
+  return static_cast<int>(d);
+}
+
+inline void write_npy(const std::string& path, const BufferInfo& b, const std::vector<char>& data) {
+  std::ostringstream shape;
+  shape << "(";
+  for (size_t i = 0; i < b.shape.size(); ++i) shape << b.shape[i] << (b.shape.size() == 1 ? "," : i + 1 < b.shape.size() ? ", " : "");
+  shape << ")";
+  std::string header = std::string("{'descr': '") + (b.is_float ? "<f4" : "<i4") +
+                       "', 'fortran_order': False, 'shape': " + shape.str() + ", }";
+  size_t total = 10 + header.size() + 1;
+  header += std::string((64 - total % 64) % 64, ' ') + "\n";
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (!out) fail("cannot write " + path + ": " + std::strerror(errno));
+  unsigned char l[2] = {static_cast<unsigned char>(header.size() & 0xff), static_cast<unsigned char>(header.size() >> 8)};
+  // Every write and the close are checked: a full disk or a file-size limit is an error
+  // (exit 1), never a short file reported as written.
+  bool ok = std::fwrite("\x93NUMPY\x01\x00", 1, 8, out) == 8 && std::fwrite(l, 1, 2, out) == 2 &&
+            std::fwrite(header.data(), 1, header.size(), out) == header.size() &&
+            std::fwrite(data.data(), 1, data.size(), out) == data.size();
+  int error = errno;
+  if (std::fclose(out) != 0 && ok) ok = false, error = errno;
+  if (!ok) {
+    std::remove(path.c_str());
+    fail("cannot write " + path + ": " + std::strerror(error));
+  }
+}
+
+// The device with index `wanted` among all platforms' devices; -1: the first GPU, else the
+// first device.
+inline cl_device_id choose_device(int wanted) {
+  cl_uint num_platforms = 0;
+  check(clGetPlatformIDs(0, nullptr, &num_platforms), "clGetPlatformIDs");
+  if (num_platforms == 0) fail("no OpenCL platform");
+  std::vector<cl_platform_id> platforms(num_platforms);
+  check(clGetPlatformIDs(num_platforms, platforms.data(), nullptr), "clGetPlatformIDs");
+  std::vector<cl_device_id> devices, gpus;
+  for (cl_platform_id p : platforms) {
+    cl_uint n = 0;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || n == 0) continue;
+    std::vector<cl_device_id> ds(n);
+    clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ds.data(), nullptr);
+    for (cl_device_id d : ds) {
+      cl_device_type type;
+      clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof(type), &type, nullptr);
+      devices.push_back(d);
+      if (type & CL_DEVICE_TYPE_GPU) gpus.push_back(d);
+    }
+  }
+  if (devices.empty()) fail("no OpenCL device");
+  if (wanted >= static_cast<int>(devices.size())) fail("no device with index " + std::to_string(wanted));
+  return wanted >= 0 ? devices[wanted] : !gpus.empty() ? gpus[0] : devices[0];
+}
+
+inline std::string device_name(cl_device_id device) {
+  char name[256] = {0};
+  clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof(name) - 1, name, nullptr);
+  return name;
+}
+
+inline double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A plan's programs built for one device, and their kernels (one list per stage).
+struct BuiltPlan {
+  std::vector<cl_program> programs;
+  std::vector<std::vector<cl_kernel>> kernels;
+};
+
+inline void release(BuiltPlan& built) {
+  for (auto& ks : built.kernels)
+    for (cl_kernel k : ks) clReleaseKernel(k);
+  for (cl_program p : built.programs) clReleaseProgram(p);
+  built = BuiltPlan();
+}
+
+// Builds every stage's program and creates its kernels; on a failure releases what it
+// made and fails with the build log.
+inline BuiltPlan build_plan(cl_context context, cl_device_id device, const PlanInfo& plan) {
+  BuiltPlan built;
+  try {
+    for (const StageInfo& stage : plan.stages) {
+      cl_int err;
+      const char* source = stage.source;
+      cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &err);
+      check(err, "clCreateProgramWithSource");
+      built.programs.push_back(program);
+      if (clBuildProgram(program, 1, &device, stage.build_options, nullptr, nullptr) != CL_SUCCESS) {
+        size_t size = 0;
+        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+        std::string log(size, '\0');
+        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, &log[0], nullptr);
+        fail("building the kernels failed:\n" + log);
+      }
+      built.kernels.emplace_back();
+      for (const KernelInfo& k : stage.kernels) {
+        cl_kernel kernel = clCreateKernel(program, k.name, &err);
+        check(err, std::string("clCreateKernel ") + k.name);
+        built.kernels.back().push_back(kernel);
+      }
+    }
+  } catch (...) {
+    release(built);
+    throw;
+  }
+  return built;
+}
+
+inline void release(std::vector<cl_mem>& mems) {
+  for (cl_mem m : mems) clReleaseMemObject(m);
+  mems.clear();
+}
+
+// One device buffer per plan buffer (contents undefined until upload_and_poison).
+inline std::vector<cl_mem> allocate_buffers(cl_context context, const PlanInfo& plan) {
+  std::vector<cl_mem> mems;
+  for (const BufferInfo& b : plan.buffers) {
+    cl_int err;
+    cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE, b.elements * 4, nullptr, &err);
+    if (err != CL_SUCCESS) {
+      release(mems);
+      check(err, std::string("allocating buffer ") + b.name);
+    }
+    mems.push_back(m);
+  }
+  return mems;
+}
+
+// Writes each input buffer's data (`inputs` by buffer index) and fills every output and
+// scratch buffer with the poison, so an element a run never writes shows.
+inline void upload_and_poison(cl_command_queue queue, const PlanInfo& plan, const std::vector<cl_mem>& mems,
+                              const std::vector<std::vector<char>>& inputs) {
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const BufferInfo& b = plan.buffers[i];
+    if (b.role == 0)
+      check(clEnqueueWriteBuffer(queue, mems[i], CL_FALSE, 0, b.elements * 4, inputs[i].data(), 0, nullptr, nullptr),
+            std::string("writing ") + b.name);
+    else
+      check(clEnqueueFillBuffer(queue, mems[i], &kPoison, 4, 0, b.elements * 4, 0, nullptr, nullptr),
+            std::string("poisoning ") + b.name);
+  }
+  check(clFinish(queue), "uploading the inputs");
+}
+
+// Runs every kernel of every stage in order, waiting for each; returns each kernel's time
+// (OpenCL event profiling, ms), in order.
+inline std::vector<double> run_plan(cl_command_queue queue, const PlanInfo& plan, const BuiltPlan& built,
+                                    const std::vector<cl_mem>& mems) {
+  std::vector<double> times;
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    for (size_t i = 0; i < plan.stages[s].kernels.size(); ++i) {
+      const KernelInfo& k = plan.stages[s].kernels[i];
+      cl_kernel kernel = built.kernels[s][i];
+      for (size_t a = 0; a < k.args.size(); ++a) {
+        const ArgInfo& arg = k.args[a];
+        cl_int err = arg.buffer >= 0
+                         ? clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(cl_mem), &mems[static_cast<size_t>(arg.buffer)])
+                         : clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(int), &arg.value);
+        check(err, std::string("setting argument of ") + k.name);
+      }
+      cl_event event;
+      check(clEnqueueNDRangeKernel(queue, kernel, k.dims, nullptr, k.global, k.has_local ? k.local : nullptr, 0, nullptr,
+                                   &event),
+            std::string("launching ") + k.name);
+      cl_int waited = clWaitForEvents(1, &event);
+      cl_ulong start = 0, end = 0;
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+      clReleaseEvent(event);
+      check(waited, std::string("running ") + k.name);
+      times.push_back(double(end - start) * 1e-6);
+    }
+  }
+  return times;
+}
+
+// Reads a whole buffer back.
+inline std::vector<char> read_buffer(cl_command_queue queue, cl_mem mem, const BufferInfo& b) {
+  std::vector<char> data(b.elements * 4);
+  check(clEnqueueReadBuffer(queue, mem, CL_TRUE, 0, data.size(), data.data(), 0, nullptr, nullptr),
+        std::string("reading ") + b.name);
+  return data;
+}
+
+// A host's main: runs `run` with SIGXFSZ ignored (a write over a file-size limit then fails
+// with EFBIG and is reported, instead of a kill); a failure is "error: " and its one-line
+// message on stderr, and exit code 1.
+inline int host_main(int (*run)(int, char**), int argc, char** argv) {
+  std::signal(SIGXFSZ, SIG_IGN);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // Failure, and a library's own errors
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace liftc_host
+)HOST";
+
+}  // namespace
+
+std::string host_support_text() { return kSupport; }
+
+}  // namespace liftc::codegen

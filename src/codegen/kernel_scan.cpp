@@ -1,0 +1,275 @@
+// scan_kernel(): what lowering a body as one kernel will do, found from the IR alone,
+// before anything is lowered: where each value is written (the destination a consumer
+// gives, or memory allocated), the memory allocated, and the first parallel map whose
+// values other work-items would read; and what lowering cannot do at all (a high-level
+// reduce or computing map, mapped primitives nested wrongly), refused here as errors. It follows the KernelBuilder's walk (lower.cpp,
+// lower_loops.cpp) step by step, in the same order, through the same decisions
+// (passes_dest, same_item_producer, the allocation rule); the builder asserts where the
+// scan said it would find no race, so a disagreement is an internal error, not a wrong
+// kernel or a wrong space.
+
+#include <fmt/format.h>
+
+#include "lower.hpp"
+
+namespace liftc::codegen::detail {
+
+namespace {
+
+// Checks where a mapped primitive may appear; a liftc::Error at the node otherwise.
+void check_nesting(const ir::Expr& e, int dim, const std::vector<Loop>& loops) {
+  std::string what = fmt::format("{}({})", ir::signature(e->prim).name, dim);
+  switch (e->prim) {
+    case ir::Prim::MapWrg:
+      if (inside(loops, LoopKind::Lcl) || inside(loops, LoopKind::Glb))
+        throw Error(what + " is inside a mapLcl or mapGlb: work-groups are the outermost level", e.loc());
+      if (inside(loops, LoopKind::Wrg, dim)) throw Error(what + " is inside another mapWrg of the same dimension", e.loc());
+      return;
+    case ir::Prim::MapLcl:
+      if (!inside(loops, LoopKind::Wrg))
+        throw Error(what + " is not inside a mapWrg: local work-items need an enclosing mapWrg", e.loc());
+      if (inside(loops, LoopKind::Lcl, dim)) throw Error(what + " is inside another mapLcl of the same dimension", e.loc());
+      return;
+    case ir::Prim::MapGlb:
+      if (inside(loops, LoopKind::Glb, dim)) throw Error(what + " is inside another mapGlb of the same dimension", e.loc());
+      return;
+    default: return;
+  }
+}
+
+// What compiling a node gives, as far as the plan needs it: whether its value went into the
+// destination it was given, and whether it is a value (a scalar computed in place, which
+// `id` does not copy into memory).
+struct Scanned {
+  bool in_dest = false;
+  bool value = false;
+};
+
+class Scanner {
+ public:
+  KernelScan out;
+
+  // The KernelBuilder's compile(): `dest` is the address space of the destination given,
+  // `space` the enclosing toX's.
+  Scanned compile(const ir::Expr& e, std::optional<AddressSpace> dest, std::optional<AddressSpace> space) {
+    if (out.race) return {};
+    switch (e.kind()) {
+      case ir::ExprKind::Var: {
+        auto it = values_.find(e->name);
+        return {false, it != values_.end() && it->second};
+      }
+      case ir::ExprKind::Literal: return {false, true};
+      case ir::ExprKind::Lambda: throw Error("a function is used where a value is expected", e.loc());
+      case ir::ExprKind::Apply: {
+        std::vector<bool> args;
+        for (std::size_t i = 1; i < e->args.size(); ++i) args.push_back(compile(e->args[i], {}, space).value);
+        return apply(e->args[0], args, dest, space);
+      }
+      case ir::ExprKind::Tuple: {
+        bool value = true;
+        for (const auto& a : e->args) value = compile(a, {}, space).value && value;
+        return {false, value};
+      }
+      case ir::ExprKind::Get: return {false, compile(ir::get_tuple(e), {}, space).value};
+      case ir::ExprKind::Let: {
+        Scanned v = compile(ir::let_value(e), {}, space);
+        // A computed value goes into private variables (compile_let): only literals and
+        // sizes stay values.
+        const ir::Expr& value = ir::let_value(e);
+        bool simple = value.kind() == ir::ExprKind::Literal ||
+                      (value.kind() == ir::ExprKind::Call && value->prim == ir::Prim::SizeValue) ||
+                      value.kind() == ir::ExprKind::Var;
+        return bind({e->name}, {v.value && simple}, [&] { return compile(ir::let_body(e), dest, space); });
+      }
+      case ir::ExprKind::Call: return compile_call(e, dest, space);
+    }
+    return {};
+  }
+
+ private:
+  Scanned apply(const ir::Expr& lambda, const std::vector<bool>& args, std::optional<AddressSpace> dest,
+                std::optional<AddressSpace> space) {
+    if (lambda.kind() != ir::ExprKind::Lambda) return {};
+    std::vector<bool> values(lambda->params.size(), false);
+    if (args.size() == values.size()) values = args;
+    return bind(lambda->params, values, [&] { return compile(ir::lambda_body(lambda), dest, space); });
+  }
+
+  template <class F>
+  Scanned bind(const std::vector<std::string>& names, const std::vector<bool>& values, F&& body) {
+    std::vector<std::pair<std::string, std::optional<bool>>> saved;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      auto it = values_.find(names[i]);
+      saved.emplace_back(names[i], it == values_.end() ? std::nullopt : std::optional<bool>(it->second));
+      values_[names[i]] = values[i];
+    }
+    Scanned r = body();
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+      if (it->second)
+        values_[it->first] = *it->second;
+      else
+        values_.erase(it->first);
+    }
+    return r;
+  }
+
+  Scanned compile_call(const ir::Expr& e, std::optional<AddressSpace> dest, std::optional<AddressSpace> space) {
+    ir::Prim p = e->prim;
+    if (ir::is_layout(p)) {
+      // compile_layout: the operand written through the layout first; when it did not
+      // write there, every operand compiled again without a destination.
+      if (dest && passes_dest(e) && compile(e->args.back(), dest, space).in_dest) return {true, false};
+      for (const auto& a : e->args) compile(a, {}, space);
+      return {};
+    }
+    switch (p) {
+      case ir::Prim::Map: {
+        // A map that only rearranges data is a view (its function holds no loops).
+        if (compile(e->args[1], dest && passes_dest(e) ? dest : std::nullopt, space).in_dest) return {true, false};
+        if (!out.race && !ir::only_rearranges(ir::lambda_body(e->args[0])))
+          throw Error("map computes values but is not mapped onto OpenCL: use mapGlb, mapWrg/mapLcl or mapSeq", e.loc());
+        return {};
+      }
+      case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
+        return compile_map(e, dest, space);
+      case ir::Prim::ReduceSeq: return compile_reduce(e, dest, space);
+      case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate: {
+        AddressSpace to = space_of(p);
+        bool x = compile(e->args[1], {}, space).value;
+        return apply(e->args[0], {x}, dest == to ? dest : std::nullopt, to);
+      }
+      case ir::Prim::Id: {
+        if (compile(e->args[0], {}, space).value) return {false, true};
+        if (dest) return {true, false};
+        allocate(e.type(), space.value_or(AddressSpace::Global), "id");
+        return {};
+      }
+      case ir::Prim::Vectorize: {
+        bool x = compile(e->args[1], {}, space).value;
+        return apply(e->args[0], {x}, {}, space);
+      }
+      case ir::Prim::Reduce:
+        throw Error("reduce is not lowered: use reduceSeq (inside a mapped or sequential loop) to generate code", e.loc());
+      default:
+        for (const auto& a : e->args) compile(a, {}, space);
+        return {false, true};
+    }
+  }
+
+  // compile_map: the data operand, then memory when no destination is given, then the
+  // function per element; a parallel map whose allocated values other work-items read is
+  // the race.
+  Scanned compile_map(const ir::Expr& e, std::optional<AddressSpace> dest, std::optional<AddressSpace> space) {
+    LoopKind kind = loop_kind(e->prim);
+    int dim = ir::map_dimension(e);
+    check_nesting(e, dim, loops_);
+    if (kind != LoopKind::Seq) {
+      ir::Expr producer = same_item_producer(e);
+      if (producer.defined()) same_item_.insert(producer.get());
+    }
+    compile(e->args[1], {}, space);
+    if (out.race) return {};
+    AddressSpace where = dest ? *dest : space.value_or(AddressSpace::Global);
+    if (!dest) allocate(e.type(), where, ir::signature(e->prim).name);
+    loops_.push_back({kind, dim, {}, e->args[1].type().length()});
+    apply(e->args[0], {false}, where, space);
+    loops_.pop_back();
+    if (out.race || dest || kind == LoopKind::Seq) return {dest.has_value(), false};
+    bool work_group_barrier = kind == LoopKind::Lcl && !inside(loops_, LoopKind::Lcl);
+    if (!same_item_.count(e.get()) && !work_group_barrier)
+      out.race = CrossItemRead{e, fmt::format("the values that {}({}) computes are read by other work-items of the same "
+                                              "kernel, with no synchronisation between them (a data race)",
+                                              ir::signature(e->prim).name, ir::map_dimension(e))};
+    return {};
+  }
+
+  // compile_reduce: the data, the initial value, an array accumulator in memory, the
+  // function per element.
+  Scanned compile_reduce(const ir::Expr& e, std::optional<AddressSpace> dest, std::optional<AddressSpace> space) {
+    compile(e->args[2], {}, space);
+    compile(e->args[0], {}, space);
+    if (out.race) return {};
+    ir::Type acc = e.type().elem();
+    std::optional<AddressSpace> acc_space;
+    if (acc.is_array()) {
+      acc_space = space.value_or(AddressSpace::Private);
+      allocate(acc, *acc_space, "reduceSeq");
+    }
+    const ir::Expr& f = e->args[1];
+    if (f.kind() == ir::ExprKind::Lambda && !contains_loops(ir::lambda_body(f)))
+      out.unrollable.push_back(e->args[2].type().length());
+    loops_.push_back({LoopKind::Seq, 0, {}, e->args[2].type().length()});
+    apply(f, {false, false}, acc_space, space);
+    loops_.pop_back();
+    return {dest.has_value(), false};
+  }
+
+  // The allocation rule of KernelBuilder::allocate: one region per enclosing parallel loop
+  // whose work-items share the memory (every parallel loop for global memory, mapLcl
+  // loops for local memory).
+  void allocate(const ir::Type& t, AddressSpace space, std::string_view what) {
+    if (space == AddressSpace::Private) return;
+    arith::Expr regions = 1;
+    for (const auto& l : loops_)
+      if (region_per_iteration(l, space)) regions = regions * l.extent;
+    out.buffers.push_back({std::string(what), space, bytes_of(t) * regions});
+  }
+
+  std::vector<Loop> loops_;  // their index variables are not needed here
+  std::map<std::string, bool> values_;  // variables bound to values (vs. memory)
+  std::set<const ir::ExprNode*> same_item_;
+};
+
+}  // namespace
+
+bool passes_dest(const ir::Expr& e) {
+  if (e.kind() != ir::ExprKind::Call) return false;
+  switch (e->prim) {
+    case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Transpose: case ir::Prim::Reorder:
+    case ir::Prim::AsVector: case ir::Prim::AsScalar:
+      return true;
+    case ir::Prim::Map: {
+      const ir::Expr& f = e->args[0];
+      return f.kind() == ir::ExprKind::Lambda && f->params.size() == 1 && writes_through(ir::lambda_body(f), f->params[0]);
+    }
+    default: return false;
+  }
+}
+
+bool writes_through(const ir::Expr& body, const std::string& param) {
+  if (body.kind() == ir::ExprKind::Var) return body->name == param;
+  if (body.kind() != ir::ExprKind::Call) return false;
+  return chains_writes(body->prim) && passes_dest(body) && writes_through(body->args.back(), param);
+}
+
+bool chains_writes(ir::Prim p) {
+  switch (p) {
+    case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Transpose: case ir::Prim::AsVector:
+    case ir::Prim::AsScalar: case ir::Prim::Map:
+      return true;
+    default: return false;
+  }
+}
+
+ir::Expr same_item_producer(const ir::Expr& map) {
+  ir::Expr producer = ir::producing_map(map->args[1]);
+  if (!producer.defined() || producer->prim != map->prim || ir::map_dimension(producer) != ir::map_dimension(map))
+    return {};
+  // A mapWrg's own work-items are synchronised by the barrier after it; any other parallel
+  // map inside the producer writes element i on work-items that are not this one.
+  if (map->prim == ir::Prim::MapWrg || !ir::contains_parallel_maps(ir::lambda_body(producer->args[0]))) return producer;
+  return {};
+}
+
+KernelScan scan_kernel(const ir::Expr& body, bool parallel) {
+  Scanner s;
+  s.out.writes_result = s.compile(body, AddressSpace::Global, std::nullopt).in_dest;
+  if (!s.out.race && !s.out.writes_result && parallel)
+    s.out.race = CrossItemRead{computing_part(body),
+                               "the value of this definition is not written by its parallel maps (a layout primitive "
+                               "is applied to their result)",
+                               true};
+  return s.out;
+}
+
+}  // namespace liftc::codegen::detail

@@ -1,0 +1,226 @@
+// plan_kernels(): each definition split into its kernels before lowering (see plan.hpp),
+// their launches and memory; launch_of() and the plan's printed form.
+
+#include "liftc/codegen/plan.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "liftc/codegen/view.hpp"
+#include "liftc/ir/printer.hpp"
+#include "liftc/support/diagnostic.hpp"
+#include "lower.hpp"
+
+namespace liftc::codegen {
+
+namespace {
+
+// The OpenCL kernel computing buffer `name`: `<name>_kernel`; a long name is cut and told
+// apart by a hash of the whole, as drivers fail to link very long kernel symbols.
+std::string kernel_name_of(const std::string& name) {
+  constexpr std::size_t kMaxPrefix = 48;
+  if (name.size() <= kMaxPrefix) return name + "_kernel";
+  std::uint32_t hash = 2166136261u;  // FNV-1a
+  for (unsigned char c : name) hash = (hash ^ c) * 16777619u;
+  return fmt::format("{}_{:08x}_kernel", name.substr(0, kMaxPrefix), hash);
+}
+
+// Replaces the node `target` (by identity) inside `e` with `replacement`.
+ir::Expr replace_node(const ir::Expr& e, const ir::Expr& target, const ir::Expr& replacement) {
+  if (same_node(e, target)) return replacement;
+  std::vector<ir::Expr> args;
+  args.reserve(e->args.size());
+  for (const auto& a : e->args) args.push_back(replace_node(a, target, replacement));
+  return ir::with_args(e, std::move(args));
+}
+
+bool contains_reduce_seq(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Call && e->prim == ir::Prim::ReduceSeq) return true;
+  for (const auto& a : e->args)
+    if (contains_reduce_seq(a)) return true;
+  return false;
+}
+
+// Plans a program definition by definition, each into one kernel, or several where values
+// cross work-items.
+class Planner {
+ public:
+  Planner(KernelPlan& plan, std::set<std::string> size_names) : plan_(plan), size_names_(std::move(size_names)) {}
+
+  void input(const std::string& name) { buffers_.insert(name); }
+
+  // The kernels computing `body` into the buffer `name` (of definition `def`). Where a
+  // parallel map's values would be read by other work-items of the same kernel (a race:
+  // OpenCL has no barrier across work-groups), that map becomes a kernel of its own,
+  // computing an intermediate buffer `<name>_part<k>` that the rest reads; a map that uses
+  // variables of the code around it cannot, and is refused.
+  //
+  // The work-group size chosen for mapGlb kernels (Options::global_work_group, a tuning
+  // parameter) applies to the definition's main kernel only (`tuned`): the one with its
+  // parallel maps, which is the part split off when a layout primitive is applied to their
+  // result (a crop), or the first part split off that reduces (partial sums, summed by the
+  // rest), and otherwise the definition's own. Pad, layout and loop-invariant kernels split
+  // off it have other global sizes: the runtime chooses theirs.
+  void definition(const std::string& name, const std::string& def, ir::Expr body, const SourceLoc& loc, BufferRole role,
+                  bool tuned) {
+    // A kernel-level parallel map inside a function that uses nothing of it (a copy of the
+    // weights in another layout, say) is the same for every work-item: computed once, by a
+    // kernel of its own, before the rest.
+    for (ir::Expr inv = invariant_parallel_map(body, false); inv.defined(); inv = invariant_parallel_map(body, false))
+      body = split_off(name, def, body, inv, false);
+    for (;;) {
+      Threads threads = detail::kernel_threads(body);
+      detail::KernelScan scan = detail::scan_kernel(body, threads.dims > 0);
+      if (!scan.race) {
+        add_kernel(name, def, body, loc, role, tuned, threads, std::move(scan));
+        return;
+      }
+      const detail::CrossItemRead& race = *scan.race;
+      std::vector<std::string> locals;
+      for (const auto& v : ir::free_vars(race.node))
+        if (!buffers_.count(v)) locals.push_back("'" + v + "'");
+      if (!locals.empty() || same_node(race.node, body))
+        throw Error(fmt::format("definition '{}': {}; {}: compute that part in a definition of its own", name,
+                                race.what,
+                                locals.empty() ? "it is the whole definition"
+                                               : fmt::format("it uses {} of the code around it, so it cannot be "
+                                                             "made a kernel of its own",
+                                                             fmt::join(locals, ", "))),
+                    race.node.loc());
+      // The definition's computation itself, under a crop: its kernel is the main one. So is
+      // the first kernel split off that reduces (the partial sums of conv-chw-omega: the
+      // definition's own kernel only adds omega of them per output).
+      bool is_main = race.computes_definition || same_node(race.node, detail::computing_part(body)) ||
+                     (tuned && contains_reduce_seq(race.node));
+      body = split_off(name, def, body, race.node, tuned && is_main);
+      if (is_main) tuned = false;  // what is left only rearranges data
+    }
+  }
+
+ private:
+  // `body` with `part` computed by kernels of its own into `<name>_part<k>` and read from there.
+  ir::Expr split_off(const std::string& name, const std::string& def, const ir::Expr& body, const ir::Expr& part,
+                     bool tuned) {
+    std::string part_name = fresh_part(name);
+    definition(part_name, def, part, part.loc(), BufferRole::Intermediate, tuned);
+    return replace_node(body, part, ir::with_type(ir::make_var(part_name, part.loc()), part.type()));
+  }
+
+  void add_kernel(const std::string& name, const std::string& def, const ir::Expr& body, const SourceLoc& loc,
+                  BufferRole role, bool tuned, const Threads& threads, detail::KernelScan scan) {
+    PlannedKernel k;
+    k.name = kernel_name_of(name);
+    k.buffer = name;
+    k.definition = def;
+    k.role = role;
+    k.loc = loc;
+    k.body = body;
+    LIFTC_ASSERT(body.type().defined(), "plan_kernels() takes a type-checked program");
+    k.bytes = bytes_of(body.type());
+    k.copy = !scan.writes_result;
+    k.threads = k.copy ? detail::copy_threads(body.type()) : threads;
+    k.tuned = tuned;
+    k.buffers = std::move(scan.buffers);
+    k.unrollable = std::move(scan.unrollable);
+    plan_.kernels.push_back(std::move(k));
+    buffers_.insert(name);
+  }
+
+  // The outermost mapGlb or mapWrg under a lambda of `e` whose free variables are all
+  // buffers (inputs, earlier definitions); undefined when there is none.
+  ir::Expr invariant_parallel_map(const ir::Expr& e, bool under_lambda) const {
+    if (under_lambda && e.kind() == ir::ExprKind::Call &&
+        (e->prim == ir::Prim::MapGlb || e->prim == ir::Prim::MapWrg)) {
+      bool closed = true;
+      for (const auto& v : ir::free_vars(e)) closed = closed && buffers_.count(v) > 0;
+      if (closed) return e;
+    }
+    for (const auto& a : e->args) {
+      ir::Expr found = invariant_parallel_map(a, under_lambda || e.kind() == ir::ExprKind::Lambda);
+      if (found.defined()) return found;
+    }
+    return {};
+  }
+
+  std::string fresh_part(const std::string& name) const {
+    for (int k = 1;; ++k) {
+      std::string part = fmt::format("{}_part{}", name, k);
+      if (!buffers_.count(part) && !size_names_.count(part)) return part;
+    }
+  }
+
+  KernelPlan& plan_;
+  std::set<std::string> size_names_;
+  std::set<std::string> buffers_;  // inputs and the buffers of the kernels planned so far
+};
+
+std::string launch_text(const Threads& t, bool copy) {
+  std::vector<std::string> global, local;
+  for (int d = 0; d < std::max(1, t.dims); ++d) {
+    global.push_back(arith::to_string(t.global[static_cast<std::size_t>(d)]));
+    local.push_back(arith::to_string(t.local[static_cast<std::size_t>(d)]));
+  }
+  if (t.work_groups) return fmt::format("global {}, local {}", fmt::join(global, " x "), fmt::join(local, " x "));
+  return fmt::format("global {}{}", fmt::join(global, " x "), copy ? " (a parallel copy)" : t.dims == 0 ? " (one work-item)" : "");
+}
+
+}  // namespace
+
+arith::Expr bytes_of(const ir::Type& t) {
+  if (!t.defined()) return 0;
+  if (t.is_array()) return t.length() * bytes_of(t.elem());
+  if (t.is_tuple()) {
+    arith::Expr sum = 0;
+    for (const auto& c : t.elems()) sum = sum + bytes_of(c);
+    return sum;
+  }
+  return scalar_count(t) * 4;  // a scalar or a vector
+}
+
+KernelPlan plan_kernels(const ir::Program& checked) {
+  KernelPlan plan;
+  std::set<std::string> size_names;
+  for (const auto& sz : checked.sizes) size_names.insert(sz.name);
+  Planner planner(plan, size_names);
+  for (const auto& in : checked.inputs) planner.input(in.name);
+  for (const auto& def : checked.defs) planner.definition(def.name, def.name, def.body, def.loc, BufferRole::Output, true);
+  return plan;
+}
+
+Launch launch_of(const PlannedKernel& k, const Threads& t, const Options& options) {
+  Launch l;
+  l.dims = std::max(1, t.dims);
+  for (std::size_t d = 0; d < 3; ++d) {
+    l.global[d] = t.global[d];
+    l.local[d] = t.work_groups ? t.local[d] : arith::Expr(0);
+  }
+  if (t.work_groups || !k.tuned || options.global_work_group[0] <= 0) return l;
+  std::int64_t items = 1;
+  for (std::size_t d = 0; d < static_cast<std::size_t>(l.dims); ++d) {
+    std::int64_t size = std::max<std::int64_t>(1, options.global_work_group[d]);
+    auto global = l.global[d].constant();
+    if (global && *global % size != 0)
+      throw Error(fmt::format("work-group size {} does not divide {}'s global size {} in dimension {}", size, k.name,
+                              *global, d));
+    l.local[d] = size;
+    items *= size;
+  }
+  if (options.max_work_group_size > 0 && items > options.max_work_group_size)
+    throw Error(fmt::format("work-group of {} work-items for {}: the device allows {}", items, k.name,
+                            options.max_work_group_size));
+  return l;
+}
+
+std::string to_string(const PlannedKernel& k) {
+  std::string text = fmt::format("// kernel {} computes {} ({}, {} bytes) of definition {}\n", k.name, k.buffer,
+                                 to_string(k.role), arith::to_string(k.bytes), k.definition);
+  text += fmt::format("// launch: {}{}\n", launch_text(k.threads, k.copy),
+                      k.tuned ? "; the work-group size of mapGlb kernels (--local) applies" : "");
+  for (const auto& b : k.buffers)
+    text += fmt::format("// allocates {} memory for {}: {} bytes\n", codegen::to_string(b.space), b.what,
+                        arith::to_string(b.bytes));
+  return text + ir::to_string(k.body) + "\n";
+}
+
+}  // namespace liftc::codegen

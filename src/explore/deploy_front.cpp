@@ -1,0 +1,189 @@
+// An exploration's front as points to deploy: read from its -o folder, or regenerated from
+// a run of its results store.
+
+#include "liftc/explore/deploy_front.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "liftc/explore/constraint_space.hpp"
+#include "liftc/explore/evaluate.hpp"
+#include "liftc/explore/explore.hpp"
+#include "liftc/explore/output.hpp"
+#include "liftc/explore/store.hpp"
+#include "liftc/explore/stored_target.hpp"
+#include "liftc/parse/parse.hpp"
+#include "liftc/rewrite/load.hpp"
+#include "liftc/support/diagnostic.hpp"
+#include "liftc/support/file.hpp"
+
+namespace liftc::explore {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr std::uint64_t kMaxFile = std::uint64_t(256) << 20;
+
+// "conv-gpu #2: kappa=4,v=2" of a row as pareto.json holds it (parameters in name order),
+// so a point read from a folder and one generated from its store have the same label.
+std::string label_of(const json& row) {
+  std::string point;
+  for (const auto& [name, value] : row.at("point").items())
+    point += fmt::format("{}{}={}", point.empty() ? "" : ",", name, value.is_string() ? value.get<std::string>() : value.dump());
+  return fmt::format("{} #{}: {}", row.at("strategy").get<std::string>(), row.at("alternative").get<std::int64_t>(),
+                     point.empty() ? "(no parameters)" : point);
+}
+
+// The values of `text` ("name=value,...") in the order of `alt`'s parameters; a
+// liftc::Error naming `where` when a parameter is missing or not a whole number.
+Point parse_point(const Alternative& alt, const std::string& text, const std::string& where) {
+  std::map<std::string, std::int64_t> values;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find(',', begin);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(begin, end - begin);
+    std::size_t eq = item.find('=');
+    try {
+      std::size_t used = 0;
+      if (eq == std::string::npos) throw std::invalid_argument(item);
+      std::int64_t v = std::stoll(item.substr(eq + 1), &used);
+      if (used != item.size() - eq - 1) throw std::invalid_argument(item);
+      values[item.substr(0, eq)] = v;
+    } catch (const std::exception&) {
+      throw Error(fmt::format("{}: the point '{}' is not name=value,...", where, text));
+    }
+    begin = end + 1;
+  }
+  Point p;
+  for (const auto& param : alt.parameters()) {
+    auto it = values.find(param.name);
+    if (it == values.end()) throw Error(fmt::format("{}: the point '{}' has no value of {}", where, text, param.name));
+    p.push_back(it->second);
+  }
+  if (values.size() != alt.parameters().size())
+    throw Error(fmt::format("{}: the point '{}' names parameters {} does not have", where, text, alt.label()));
+  return p;
+}
+
+}  // namespace
+
+std::vector<codegen::DeployPoint> read_front_folder(const std::string& dir_text) {
+  fs::path dir(dir_text);
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) throw Error(fmt::format("{}: no such folder", dir_text));
+  if (!fs::is_directory(dir, ec)) throw Error(fmt::format("{} is not a folder (give the folder of liftc explore -o)", dir_text));
+  fs::path pareto = dir / "pareto.json";
+  if (!fs::exists(pareto, ec))
+    throw Error(fmt::format("{} is not an exploration's output: it has no pareto.json (write one with liftc explore "
+                            "F.sr --pareto -o {})",
+                            dir_text, dir_text));
+  json rows = json::parse(read_regular_file(pareto.string(), "pareto.json", kMaxFile), nullptr, false);
+  if (rows.is_discarded() || !rows.is_array())
+    throw Error(fmt::format("{}: not a JSON array of front points", pareto.string()));
+  if (rows.empty()) throw Error(fmt::format("{}: the front has no point (no candidate validated)", pareto.string()));
+  std::vector<codegen::DeployPoint> points;
+  for (std::size_t rank = 1; rank <= rows.size(); ++rank) {
+    const json& row = rows[rank - 1];
+    std::string where = fmt::format("{} (point {})", pareto.string(), rank);
+    codegen::DeployPoint p;
+    try {
+      if (!row.at("time_ms").is_number() || !row.at("memory_bytes").is_number_integer())
+        throw Error(fmt::format("{}: no measured time or memory", where));
+      p.time_ms = row.at("time_ms").get<double>();
+      p.spread_ms = row.at("spread_ms").is_number() ? row.at("spread_ms").get<double>() : 0.0;
+      p.memory_bytes = row.at("memory_bytes").get<std::int64_t>();
+      p.label = label_of(row);
+    } catch (const json::exception& e) {
+      throw Error(fmt::format("{}: malformed ({})", where, e.what()));
+    }
+    fs::path plan = dir / "front" / std::to_string(rank) / "plan.json";
+    if (!fs::exists(plan, ec))
+      throw Error(fmt::format("{} is missing (an exploration by an earlier liftc, which kept no plans: explore again, "
+                              "or deploy from its store with --db STORE --run N)",
+                              plan.string()));
+    p.plan = codegen::read_plan_json(read_regular_file(plan.string(), "plan.json", kMaxFile), plan.string());
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+std::vector<codegen::DeployPoint> regenerate_front(const std::string& db, std::int64_t run) {
+  auto store = Store::open_existing(db);
+  std::optional<RunRecord> record;
+  for (const auto& r : store->runs())
+    if (r.id == run) record = r;
+  if (!record) throw Error(fmt::format("{}: no run {} (liftc results {} lists the runs)", db, run, db));
+  json config = store->run_config(*record);
+  if (!config.contains("rules") || !config.contains("target_profile"))
+    throw Error(fmt::format("{}: run {} was recorded by an earlier liftc, which kept too little to generate its code "
+                            "again (its rules and target)",
+                            db, run));
+  std::vector<Explored> rows;
+  for (auto& e : store->evaluations(run)) rows.push_back({Candidate{}, std::move(e), false});
+  std::vector<std::size_t> front = front_of(rows);
+  if (front.empty()) throw Error(fmt::format("{}: run {} has no validated point: no front", db, run));
+  std::sort(front.begin(), front.end(),
+            [&](std::size_t a, std::size_t b) { return rows[a].evaluation.time_ms < rows[b].evaluation.time_ms; });
+
+  std::string file, rules_dir, build_options;
+  std::uint64_t input_seed = 0;
+  constraints::Target target;
+  try {
+    file = config.at("file").get<std::string>();
+    rules_dir = config.at("rules_dir").get<std::string>();
+    build_options = config.value("build_options", "");
+    input_seed = std::stoull(config.at("input_seed").get<std::string>());
+    target = target_from_json(config.at("target_profile"));
+    if (problem_hash(file, input_seed) != config.at("program").get<std::string>())
+      throw Error(fmt::format("{} has changed since run {} of {} explored it (its text or sizes differ): its points "
+                              "cannot be generated again",
+                              file, run, db));
+  } catch (const json::exception& e) {
+    throw Error(fmt::format("{}: run {} is damaged (its config: {})", db, run, e.what()));
+  } catch (const std::logic_error& e) {  // stoull
+    throw Error(fmt::format("{}: run {} is damaged (its input seed)", db, run));
+  }
+  std::vector<std::string> strategies;
+  for (std::size_t i : front)
+    if (std::find(strategies.begin(), strategies.end(), rows[i].evaluation.strategy) == strategies.end())
+      strategies.push_back(rows[i].evaluation.strategy);
+  // The program as written is strategy `id` when no strategy applied (build_candidate_space).
+  bool as_written = strategies == std::vector<std::string>{"id"};
+  rewrite::RuleSet rules = rewrite::load_rules_dir(rules_dir);
+  CandidateSpace space =
+      build_candidate_space(parse::load_program(file), rules, as_written ? std::vector<std::string>{} : strategies,
+                            !as_written, target);
+
+  std::vector<codegen::DeployPoint> points;
+  for (std::size_t i : front) {
+    const Evaluation& e = rows[i].evaluation;
+    std::string where = fmt::format("{}: run {}, evaluation {}", db, run, e.id);
+    const ConstraintAlternative* alt = nullptr;
+    for (const auto& a : space.alternatives) {
+      const ConstraintAlternative& c = constraint_alternative(*a);
+      if (c.space().strategy == e.strategy && static_cast<std::int64_t>(c.space().alternative) == e.alternative) alt = &c;
+    }
+    if (!alt) throw Error(fmt::format("{}: {} #{} is not an alternative of the rules now", where, e.strategy, e.alternative));
+    Generated g = generate_candidate(*alt, parse_point(*alt, e.point, where), build_options);
+    if (g.memory_bytes != e.memory_bytes)
+      throw Error(fmt::format("{}: its code generated again uses {} bytes, not the {} measured (liftc or the rules "
+                              "changed since the run)",
+                              where, g.memory_bytes, e.memory_bytes));
+    codegen::DeployPoint p;
+    p.label = label_of(json::parse(evaluations_json({e})).at(0));
+    p.time_ms = e.time_ms;
+    p.spread_ms = e.spread_ms;
+    p.memory_bytes = e.memory_bytes;
+    p.plan = codegen::host_plan(g.module);
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+}  // namespace liftc::explore

@@ -1,0 +1,184 @@
+// The space and the generated code read one kernel plan (codegen::plan_kernels): over every
+// strategy of rules/strategies.rules on small examples, at sampled points of each space,
+// the plan the space was built from (symbolic in the tuning parameters) is the code
+// generate() makes there — the same kernels, launches and buffers — and generate()
+// refuses no point the space accepts. A program code generation refuses has no point.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "helpers.hpp"
+#include "liftc/codegen/plan.hpp"
+#include "liftc/ir/program.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+
+namespace liftc::constraints::test {
+namespace {
+
+// Small programs between them matched by every strategy of strategies.rules.
+const std::vector<const char*> kExamples = {
+    "conv/conv_small.sr", "conv/conv_relu_swapped.sr", "stencil1d.sr",         "stencil2d.sr",
+    "matmul.sr",          "logsumexp.sr",              "softmax/softmax.sr", "maxpool_floor.sr"};
+constexpr int kSamplesPerAlternative = 8;
+constexpr std::size_t kAlternativesPerStrategy = 6;
+
+std::vector<std::string> strategies_of_strategies_rules() {
+  std::vector<std::string> out;
+  const std::string suffix = "strategies.rules";
+  for (const auto& s : library().strategies) {
+    const std::string& path = s.loc.file ? s.loc.file->path : std::string();
+    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(s.name);
+  }
+  return out;
+}
+
+// The value of a symbolic size of the space's program at point `p`.
+std::int64_t at(const Space& s, const Point& p, const arith::Expr& e) {
+  std::map<std::string, std::int64_t> values;
+  for (const auto& sz : s.program.sizes)
+    if (sz.value) values[sz.name] = static_cast<std::int64_t>(*sz.value);
+  for (const auto& [name, v] : size_values(s, p)) values[name] = v;
+  auto v = arith::evaluate(e, values);
+  EXPECT_TRUE(v.has_value()) << arith::to_string(e);
+  return v.value_or(-1);
+}
+
+std::int64_t sum_at(const Space& s, const Point& p, const codegen::PlannedKernel& k, codegen::AddressSpace space) {
+  std::int64_t sum = 0;
+  for (const auto& b : k.buffers)
+    if (b.space == space) sum += at(s, p, b.bytes);
+  return sum;
+}
+
+// Generated module `m` at point `p` is the plan the space was built from, evaluated there.
+void expect_module_is_plan(const Space& s, const Point& p, const codegen::KernelPlan& plan, const codegen::Module& m,
+                           const std::string& where) {
+  ASSERT_EQ(m.kernels.size(), plan.kernels.size()) << where;
+  codegen::Options options = codegen_options(s, p);
+  for (std::size_t i = 0; i < plan.kernels.size(); ++i) {
+    const codegen::PlannedKernel& k = plan.kernels[i];
+    const codegen::Kernel& g = m.kernels[i];
+    std::string what = fmt::format("{}: kernel {}", where, k.name);
+    EXPECT_EQ(g.name, k.name) << what;
+    // The launch: the plan's thread counts, the work-group size of the point for the main
+    // mapGlb kernel, the runtime's for the others.
+    ASSERT_EQ(g.launch.dims, std::max(1, k.threads.dims)) << what;
+    for (std::size_t d = 0; d < static_cast<std::size_t>(g.launch.dims); ++d) {
+      EXPECT_EQ(codegen::evaluate(g.launch.global[d], m), at(s, p, k.threads.global[d])) << what << " global " << d;
+      std::int64_t local = k.threads.work_groups             ? at(s, p, k.threads.local[d])
+                           : k.tuned                         ? options.global_work_group[d]
+                                                             : 0;
+      EXPECT_EQ(codegen::evaluate(g.launch.local[d], m), local) << what << " local " << d;
+    }
+    // The buffers: the part it computes, the global and local memory it allocates.
+    std::int64_t global = 0, local = 0, result = -1;
+    for (const auto& b : m.memory.buffers) {
+      if (b.name == k.buffer) result = codegen::evaluate(b.bytes, m);
+      if (b.kernel != g.name) continue;
+      if (b.role == codegen::BufferRole::Intermediate && b.name != k.buffer) global += codegen::evaluate(b.bytes, m);
+      if (b.role == codegen::BufferRole::Local) local += codegen::evaluate(b.bytes, m);
+    }
+    EXPECT_EQ(result, at(s, p, k.bytes)) << what << " computes " << k.buffer;
+    EXPECT_EQ(global, sum_at(s, p, k, codegen::AddressSpace::Global)) << what << " global memory";
+    EXPECT_EQ(local, sum_at(s, p, k, codegen::AddressSpace::Local)) << what << " local memory";
+  }
+}
+
+// The space models the plan's kernels: a launch constraint for each work-group kernel and
+// for each main mapGlb kernel, named after the buffer it computes.
+void expect_space_models_plan(const Space& s, const codegen::KernelPlan& plan, const std::string& where) {
+  std::set<std::string> modelled;
+  for (const auto& c : s.constraints) {
+    if (c.why.rfind("kernel ", 0) != 0) continue;
+    modelled.insert(c.why.substr(7, c.why.find(':') - 7));
+  }
+  std::set<std::string> planned;
+  for (const auto& k : plan.kernels)
+    if (k.threads.work_groups || k.tuned || !k.buffers.empty()) planned.insert(k.buffer);
+  std::set<std::string> launched;
+  for (const auto& k : plan.kernels)
+    if (k.threads.work_groups || k.tuned) launched.insert(k.buffer);
+  for (const auto& name : launched) EXPECT_TRUE(modelled.count(name)) << where << ": kernel " << name << " not modelled";
+  for (const auto& name : modelled) EXPECT_TRUE(planned.count(name)) << where << ": kernel " << name << " not planned";
+}
+
+TEST(SpaceMatchesPlan, EveryStrategySampledPointsGenerateThePlannedKernels) {
+  std::mt19937_64 rng(19);
+  const Target target = small_target(8, 64);
+  std::size_t points = 0;
+  for (const auto& strategy : strategies_of_strategies_rules()) {
+    bool applies = false;
+    for (const char* file : kExamples) {
+      std::vector<Space> alternatives;
+      try {
+        alternatives = spaces(example(file), strategy, target);
+      } catch (const Error&) {
+        continue;  // the strategy does not match this program
+      }
+      applies = true;
+      for (std::size_t a = 0; a < alternatives.size() && a < kAlternativesPerStrategy; ++a) {
+        const Space& s = alternatives[a];
+        std::string where = fmt::format("{} {} alternative {}", file, strategy, a + 1);
+        codegen::KernelPlan plan;
+        try {
+          plan = codegen::plan_kernels(typecheck::typecheck(s.program).program);
+        } catch (const Error& e) {
+          // Refused by code generation: the space has no point, and says why.
+          EXPECT_EQ(Sampler(s).count(), 0) << where;
+          continue;
+        }
+        expect_space_models_plan(s, plan, where);
+        Sampler sampler(s);
+        if (sampler.count() == 0) continue;  // e.g. float16 vectors of a 36-element window
+        for (int i = 0; i < kSamplesPerAlternative; ++i) {
+          Point p = sampler.sample(rng);
+          std::string point = where + " " + format_point(s, p);
+          ir::Program bound = typecheck::typecheck(ir::bind_sizes(s.program, size_values(s, p))).program;
+          codegen::Module m;
+          try {
+            m = codegen::generate(bound, codegen_options(s, p));
+          } catch (const Error& e) {
+            ADD_FAILURE() << point << ": the space accepts it, generate refuses it: " << e.message();
+            continue;
+          }
+          expect_module_is_plan(s, p, plan, m, point);
+          ++points;
+        }
+      }
+    }
+    EXPECT_TRUE(applies) << strategy << " matches none of the examples: add one it matches";
+  }
+  EXPECT_GT(points, 500u);
+}
+
+// The softmax whose exponentials (a mapGlb over the row, after conv-chw) are read by the
+// sum and the division of the same work-item's row: that map uses `mx` and `row` of the
+// code around it, so it cannot be a kernel of its own. Code generation refuses it, and the
+// space has no point, with codegen's reason as its one false constraint.
+TEST(SpaceMatchesPlan, ARefusedProgramHasNoPointAndSaysWhy) {
+  std::vector<Space> s = spaces(example("softmax/softmax.sr"), "conv-chw", small_target(8, 64));
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(Sampler(s[0]).count(), 0);
+  auto refusal = std::find_if(s[0].constraints.begin(), s[0].constraints.end(), [](const Constraint& c) {
+    return c.source == Source::Codegen && c.vars.empty() && to_string(c) == "1 <= 0";
+  });
+  ASSERT_NE(refusal, s[0].constraints.end());
+  EXPECT_EQ(refusal->why,
+            "code generation refuses this program: definition 'y': the values that mapGlb(2) computes are read by "
+            "other work-items of the same kernel, with no synchronisation between them (a data race); it uses 'mx', "
+            "'row' of the code around it, so it cannot be made a kernel of its own: compute that part in a definition "
+            "of its own");
+  // The strategies that keep the row in one work-item are offered.
+  for (const char* strategy : {"conv-lower", "stencil-parametric"})
+    for (const Space& ok : spaces(example("softmax/softmax.sr"), strategy, small_target(8, 64)))
+      EXPECT_GT(Sampler(ok).count(), 0) << strategy;
+}
+
+}  // namespace
+}  // namespace liftc::constraints::test

@@ -1,0 +1,189 @@
+// `liftc deploy`: an exploration's front becomes a CMake project whose library chooses a
+// point by memory budget and latency target; its demo is built with cmake and run on PoCL.
+// Bad input to `liftc deploy` is one error line and exit 1, with nothing written.
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_folder.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kConv = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/conv_small.sr";
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;  // stdout, stderr
+};
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::size_t count(const std::string& text, const std::string& piece) {
+  std::size_t n = 0;
+  for (auto at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
+  return n;
+}
+
+class DeployCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = liftc::explore::test::fresh_test_folder("liftc_deploy"); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A shell command in the test's folder; its stdout, stderr and exit code.
+  Result shell(const std::string& command) {
+    std::string out = (dir_ / "stdout.txt").string(), err = (dir_ / "stderr.txt").string();
+    int status = std::system(fmt::format("cd '{}' && {} > '{}' 2> '{}'", dir_.string(), command, out, err).c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out), read(err)};
+  }
+  Result liftc(const std::string& args) { return shell(fmt::format("'{}' {}", LIFTC_BINARY, args)); }
+
+  fs::path dir_;
+};
+
+// The whole path: explore to a front of several memory sizes, deploy it, build the
+// project, and let the demo choose, switch and validate.
+TEST_F(DeployCli, FrontLibraryChoosesByBudgetSwitchesAndValidates) {
+  // The front must hold points of different memory whatever the machine's load, so the
+  // candidates run in the real runner (validated against the interpreter there) but each
+  // reports its time as 10^6 / its buffers' bytes ms: more memory, faster. The demo below
+  // validates every point it runs itself, against `liftc eval`'s outputs.
+  std::ofstream(dir_ / "memory_runner.sh") << fmt::format(
+      "#!/bin/sh\n"
+      "grep -q '^kernel' \"$1/bundle.txt\" || exec '{0}' \"$1\"\n"
+      "t=$(awk '$1 == \"buffer\" {{ s += $4 * 4 }} END {{ printf \"%.6f\", 1000000 / s }}' \"$1/bundle.txt\")\n"
+      "'{0}' \"$1\" | sed -e '/\"status\":\"ok\"/s/\"samples_ms\":\\[[^]]*\\]/\"samples_ms\":['\"$t,$t\"']/' \\\n"
+      "  -e '/\"status\":\"ok\"/s/\"\\(median\\|min\\|max\\)_ms\":[^,]*/\"\\1_ms\":'\"$t\"'/g'\n",
+      LIFTC_RUNNER_PATH);
+  fs::permissions(dir_ / "memory_runner.sh", fs::perms::owner_all);
+  Result explored = liftc(fmt::format("explore {} -s conv-lower -s conv-chw -s conv-chw-omega --evals 6 --runs 2 "
+                                      "--pareto -o ex --runner ./memory_runner.sh -q",
+                                      kConv));
+  ASSERT_EQ(explored.exit_code, 0) << explored.out << explored.err;
+
+  // The front, fastest first: point 1 has the most memory; `small` is the first point of the least.
+  nlohmann::json front = nlohmann::json::parse(read(dir_ / "ex/pareto.json"));
+  std::set<std::int64_t> sizes;
+  std::int64_t least = INT64_MAX, most = 0;
+  std::size_t small = 0;
+  for (std::size_t i = 0; i < front.size(); ++i) {
+    std::int64_t m = front[i]["memory_bytes"];
+    sizes.insert(m);
+    most = std::max(most, m);
+    if (m < least) least = m, small = i + 1;
+  }
+  ASSERT_GE(sizes.size(), 2u) << read(dir_ / "ex/pareto.csv");
+  ASSERT_EQ(front[0]["memory_bytes"], most);
+
+  Result reference = liftc(fmt::format("eval {} -o ref --save-inputs", kConv));
+  ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  Result deployed = liftc("deploy ex -o proj");
+  ASSERT_EQ(deployed.exit_code, 0) << deployed.err;
+  EXPECT_NE(deployed.out.find(fmt::format("wrote proj: the front library proj_front ({} point(s))", front.size())),
+            std::string::npos)
+      << deployed.out;
+  Result built = shell("cmake -S proj -B proj/build > build.log 2>&1 && cmake --build proj/build >> build.log 2>&1");
+  ASSERT_EQ(built.exit_code, 0) << read(dir_ / "build.log");
+
+  // Three requests in one process: the least memory, room for every point, the least again
+  // (its programs are cached by then). Each chosen point validates.
+  Result demo = shell(fmt::format("proj/build/demo --memory-budget {} --memory-budget {} --memory-budget {} "
+                                  "--inputs ref/inputs --expected ref",
+                                  least, most, least));
+  ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;
+  std::size_t first = demo.out.find(fmt::format("chosen: {} ", small));
+  std::size_t second = demo.out.find("chosen: 1 ", first);
+  std::size_t third = demo.out.find(fmt::format("chosen: {} ", small), second);
+  EXPECT_TRUE(first != std::string::npos && second != std::string::npos && third != std::string::npos) << demo.out;
+  EXPECT_EQ(count(demo.out, "conv: matches the expected values (256 values)"), 3u) << demo.out;
+  EXPECT_NE(demo.out.find(fmt::format("switch: from 1 to {} in", small)), std::string::npos) << demo.out;
+  EXPECT_NE(demo.out.find("programs cached"), std::string::npos) << demo.out;
+
+  // A latency target every point meets: the least memory; one none meets: the fastest, said so.
+  Result met = shell("proj/build/demo --latency-ms 1000000000");
+  EXPECT_EQ(met.exit_code, 0) << met.err;
+  EXPECT_NE(met.out.find(fmt::format("chosen: {} ", small)), std::string::npos) << met.out;
+  Result missed = shell("proj/build/demo --latency-ms 0.000001");
+  EXPECT_EQ(missed.exit_code, 0) << missed.err;
+  EXPECT_NE(missed.out.find("chosen: 1 "), std::string::npos) << missed.out;
+  EXPECT_NE(missed.out.find("latency target not met"), std::string::npos) << missed.out;
+
+  // A budget below every point: one error line, exit 1.
+  Result too_small = shell(fmt::format("proj/build/demo --memory-budget {}", least - 1));
+  EXPECT_EQ(too_small.exit_code, 1);
+  EXPECT_EQ(too_small.err, fmt::format("error: no front point fits in a memory budget of {} bytes (the smallest, "
+                                       "point {}, needs {} bytes)\n",
+                                       least - 1, small, least));
+
+  // The same front generated again from the store: the same kernels and launch plans.
+  Result from_store = liftc("deploy --db ex/results.db --run 1 -o proj2");
+  ASSERT_EQ(from_store.exit_code, 0) << from_store.err;
+  EXPECT_EQ(read(dir_ / "proj2/points.cpp"), read(dir_ / "proj/points.cpp"));
+
+  // The project is not overwritten without --force, and is with it.
+  Result again = liftc("deploy ex -o proj");
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(again.err, "error: -o proj: exists; pass --force to replace its files\n");
+  EXPECT_EQ(liftc("deploy ex -o proj --force").exit_code, 0);
+}
+
+// Bad input: each row one error line and exit 1, and no -o folder made.
+TEST_F(DeployCli, BadInputIsOneErrorLine) {
+  fs::create_directories(dir_ / "empty");
+  fs::create_directories(dir_ / "nofront");
+  std::ofstream(dir_ / "nofront/pareto.json") << "[]\n";
+  const char* row = R"([{"time_ms": 1.5, "spread_ms": 0.1, "memory_bytes": 2640, "strategy": "conv-gpu",
+                         "alternative": 1, "point": {"v": 4}}])";
+  fs::create_directories(dir_ / "noplan");
+  std::ofstream(dir_ / "noplan/pareto.json") << row;
+  fs::create_directories(dir_ / "badplan/front/1");
+  std::ofstream(dir_ / "badplan/pareto.json") << row;
+  std::ofstream(dir_ / "badplan/front/1/plan.json") << "{}";
+  fs::create_directories(dir_ / "badrow");
+  std::ofstream(dir_ / "badrow/pareto.json") << R"([{"time_ms": "fast"}])";
+  fs::create_directories(dir_ / "existing");
+
+  struct Case {
+    std::string args, error;
+  };
+  const Case cases[] = {
+      {"deploy missing -o out", "missing: no such folder"},
+      {"deploy empty -o out",
+       "empty is not an exploration's output: it has no pareto.json (write one with liftc explore F.sr --pareto -o empty)"},
+      {"deploy nofront -o out", "nofront/pareto.json: the front has no point (no candidate validated)"},
+      {"deploy badrow -o out", "badrow/pareto.json (point 1): no measured time or memory"},
+      {"deploy noplan -o out",
+       "noplan/front/1/plan.json is missing (an exploration by an earlier liftc, which kept no plans: explore again, "
+       "or deploy from its store with --db STORE --run N)"},
+      {"deploy badplan -o out", "badplan/front/1/plan.json: not a host plan (its \"format\" is not \"liftc-host-plan\")"},
+      {"deploy noplan -o existing", "-o existing: exists; pass --force to replace its files"},
+      {"deploy -o out", "deploy: give the exploration's folder (liftc explore F.sr --pareto -o DIR) or --db STORE --run N"},
+      {"deploy noplan --db x.db --run 1 -o out", "deploy: give the exploration's folder or --db STORE, not both"},
+      {"deploy --db x.db -o out", "--db x.db needs --run N (liftc results x.db lists the runs)"},
+      {"deploy --run 1 -o out", "--run N needs --db STORE"},
+      {"deploy --db x.db --run 1 -o out", "no results store at x.db"},
+  };
+  for (const Case& c : cases) {
+    Result r = liftc(c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_EQ(r.err, "error: " + c.error + "\n") << c.args;
+    EXPECT_FALSE(fs::exists(dir_ / "out")) << c.args;
+  }
+}
+
+}  // namespace
