@@ -284,4 +284,15 @@ RuleSet load_rules_dir(const std::string& dir) {
 
 std::string default_rules_dir() { return liftc::default_rules_dir(); }
 
+std::vector<std::string> default_strategies(const RuleSet& rules) {
+  std::vector<std::string> out;
+  const std::string suffix = "strategies.rules";
+  for (const auto& s : rules.strategies) {
+    const std::string& path = s.loc.file ? s.loc.file->path : std::string();
+    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(s.name);
+  }
+  return out;
+}
+
 }  // namespace liftc::rewrite

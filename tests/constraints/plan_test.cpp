@@ -27,16 +27,6 @@ const std::vector<const char*> kExamples = {
 constexpr int kSamplesPerAlternative = 8;
 constexpr std::size_t kAlternativesPerStrategy = 6;
 
-std::vector<std::string> strategies_of_strategies_rules() {
-  std::vector<std::string> out;
-  const std::string suffix = "strategies.rules";
-  for (const auto& s : library().strategies) {
-    const std::string& path = s.loc.file ? s.loc.file->path : std::string();
-    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
-      out.push_back(s.name);
-  }
-  return out;
-}
 
 // The value of a symbolic size of the space's program at point `p`.
 std::int64_t at(const Space& s, const Point& p, const arith::Expr& e) {
@@ -112,7 +102,7 @@ TEST(SpaceMatchesPlan, EveryStrategySampledPointsGenerateThePlannedKernels) {
   std::mt19937_64 rng(19);
   const Target target = small_target(8, 64);
   std::size_t points = 0;
-  for (const auto& strategy : strategies_of_strategies_rules()) {
+  for (const auto& strategy : rewrite::default_strategies(library())) {
     bool applies = false;
     for (const char* file : kExamples) {
       std::vector<Space> alternatives;

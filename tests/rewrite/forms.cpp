@@ -53,23 +53,12 @@ std::vector<std::string> conv_forms() {
   return out;
 }
 
-std::vector<std::string> default_strategies() {
-  std::vector<std::string> out;
-  const std::string suffix = "strategies.rules";
-  for (const auto& s : library().strategies) {
-    const std::string& path = s.loc.file ? s.loc.file->path : std::string();
-    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
-      out.push_back(s.name);
-  }
-  return out;
-}
-
 std::vector<std::string> offered_strategies(const std::string& text) {
   ir::Program p = program(text);
   RewriteOptions o;
   o.budget.max_alternatives = 1;
   std::vector<std::string> out;
-  for (const auto& s : default_strategies()) {
+  for (const auto& s : default_strategies(library())) {
     try {
       rewrite_program(library(), s, p, o);
       out.push_back(s);

@@ -21,11 +21,7 @@ const std::vector<NotOffered>& forms_not_offered();
 /// The file names of examples/conv/forms/*.sr, sorted.
 std::vector<std::string> conv_forms();
 
-/// The strategies of rules/strategies.rules, in file order (what `liftc space` and
-/// `liftc explore` try when no strategy is named).
-std::vector<std::string> default_strategies();
-
-/// The strategies of default_strategies() that apply to `text` (rewrite_program succeeds).
+/// The strategies of rewrite::default_strategies(library()) that apply to `text` (rewrite_program succeeds).
 std::vector<std::string> offered_strategies(const std::string& text);
 
 }  // namespace liftc::rewrite::test

@@ -38,16 +38,6 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
   return v;
 }
 
-// The strategies to explore when none is named: those of strategies.rules that apply.
-std::vector<std::string> default_strategies(const rewrite::RuleSet& rules) {
-  std::vector<std::string> out;
-  for (const auto& s : rules.strategies)
-    if (s.loc.file && s.loc.file->path.size() >= 16 &&
-        s.loc.file->path.compare(s.loc.file->path.size() - 16, 16, "strategies.rules") == 0)
-      out.push_back(s.name);
-  return out;
-}
-
 void print_space(const constraints::Space& space, std::uint64_t samples, std::mt19937_64& rng) {
   using constraints::Source;
   fmt::print("\n== strategy {}, alternative {} of {}\n", space.strategy, space.alternative, space.alternatives);
@@ -103,7 +93,7 @@ void run_space(const SpaceOptions& o) {
                                    : constraints::find_target(o.target, constraints::default_targets_dir());
   rewrite::RuleSet rules = rewrite::load_rules_dir(o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir);
   ir::Program program = parse::load_program(o.file);
-  std::vector<std::string> strategies = o.strategies.empty() ? default_strategies(rules) : o.strategies;
+  std::vector<std::string> strategies = o.strategies.empty() ? rewrite::default_strategies(rules) : o.strategies;
 
   // Rewrite first, so that an error comes before any output.
   rewrite::RewriteOptions options;
