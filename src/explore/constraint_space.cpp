@@ -9,6 +9,7 @@
 
 #include "liftc/explore/layers.hpp"
 #include "liftc/rewrite/engine.hpp"
+#include "liftc/rewrite/load.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::explore {
@@ -23,13 +24,7 @@ ConstraintAlternative::ConstraintAlternative(constraints::Space space)
 std::string ConstraintAlternative::label() const { return fmt::format("{} #{}", space_->strategy, space_->alternative); }
 
 std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const ir::Program& program) {
-  std::vector<std::string> out;
-  const std::string suffix = "strategies.rules";
-  for (const auto& s : rules.strategies) {
-    const std::string& path = s.loc.file ? s.loc.file->path : std::string();
-    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
-      out.push_back(s.name);
-  }
+  std::vector<std::string> out = rewrite::default_strategies(rules);
   // A program of several definitions explored whole: the strategies that rewrite every
   // convolution of a network and lower the other definitions.
   if (is_network(program))

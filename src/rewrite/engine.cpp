@@ -184,6 +184,19 @@ std::vector<ir::Expr> Engine::eval(const Strategy& s, const Focus& f) {
     case StrategyKind::Everywhere: return {everywhere(s.args[0], f)};
     case StrategyKind::Anywhere: return all_positions(s.args[0], f);
     case StrategyKind::At: return at_path(s, f, 0);
+    case StrategyKind::Where:
+      if (eval(s.args[0], f).empty()) return {};
+      return {f.expr};
+    case StrategyKind::Body: return in_body(s.args[0], f);
+    case StrategyKind::Fallback: {
+      auto r = eval(s.args[0], f);
+      if (!r.empty()) {
+        primary_applied_ = true;
+        return r;
+      }
+      took_fallback_ = true;
+      return eval(s.args[1], f);
+    }
   }
   return {};
 }
@@ -260,6 +273,24 @@ std::vector<ir::Expr> Engine::at_path(const Strategy& s, const Focus& f, std::si
   typecheck::TypeEnv storage;
   auto r = at_path(s, f.child(i, storage), depth + 1);
   for (auto& e : r) e = f.with_child(i, e);
+  return r;
+}
+
+// A lambda's body is its child 0; a call's function operands are lambdas among its children.
+std::vector<ir::Expr> Engine::in_body(const Strategy& s, const Focus& f) {
+  std::size_t i = 0;
+  if (f.expr.kind() == ir::ExprKind::Call) {
+    while (i < f.expr->args.size() && f.expr->args[i].kind() != ir::ExprKind::Lambda) ++i;
+    if (i == f.expr->args.size()) return {};
+    typecheck::TypeEnv storage;
+    auto r = in_body(s, f.child(i, storage));
+    for (auto& e : r) e = f.with_child(i, e);
+    return r;
+  }
+  if (f.expr.kind() != ir::ExprKind::Lambda) return {};
+  typecheck::TypeEnv storage;
+  auto r = eval(s, f.child(0, storage));
+  for (auto& e : r) e = f.with_child(0, e);
   return r;
 }
 

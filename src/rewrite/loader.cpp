@@ -29,7 +29,8 @@ namespace {
 
 const std::set<std::string>& combinators() {
   static const std::set<std::string> names = {"id",       "fail",       "try",      "repeat", "topdown", "bottomup",
-                                              "everywhere", "anywhere", "normalize", "at"};
+                                              "everywhere", "anywhere", "normalize", "at",
+                                              "where",    "body",       "fallback"};
   return names;
 }
 
@@ -41,6 +42,8 @@ std::optional<StrategyKind> unary_combinator(const std::string& name) {
   if (name == "everywhere") return StrategyKind::Everywhere;
   if (name == "anywhere") return StrategyKind::Anywhere;
   if (name == "normalize") return StrategyKind::Normalize;
+  if (name == "where") return StrategyKind::Where;
+  if (name == "body") return StrategyKind::Body;
   return std::nullopt;
 }
 
@@ -68,6 +71,13 @@ Strategy lower_call(const ast::StratCall& c, const syntax::Positions& parsed, co
     if (nargs != 1) throw Error(fmt::format("{} takes one strategy, got {}", c.name, nargs), s.loc);
     s.kind = *k;
     s.args.push_back(lower_strategy(c.args[0], parsed, resolve));
+    return s;
+  }
+  if (c.name == "fallback") {
+    if (!c.fixed.empty()) throw Error("fallback takes no fixed parameters", s.loc);
+    if (nargs != 2) throw Error(fmt::format("fallback takes two strategies, got {}", nargs), s.loc);
+    s.kind = StrategyKind::Fallback;
+    for (const auto& a : c.args) s.args.push_back(lower_strategy(a, parsed, resolve));
     return s;
   }
   if (c.name == "id" || c.name == "fail") {
@@ -273,5 +283,16 @@ RuleSet load_rules_dir(const std::string& dir) {
 }
 
 std::string default_rules_dir() { return liftc::default_rules_dir(); }
+
+std::vector<std::string> default_strategies(const RuleSet& rules) {
+  std::vector<std::string> out;
+  const std::string suffix = "strategies.rules";
+  for (const auto& s : rules.strategies) {
+    const std::string& path = s.loc.file ? s.loc.file->path : std::string();
+    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(s.name);
+  }
+  return out;
+}
 
 }  // namespace liftc::rewrite

@@ -102,15 +102,18 @@ ProgramRewrite rewrite_program(const RuleSet& rules, const std::string& strategy
   std::vector<std::vector<ir::Expr>> per_def;
   for (const auto& d : p.defs) {
     engine.set_label(d.name);
+    engine.reset_fallbacks();
     auto alts = engine.run(s, d.body, env);
     if (alts.empty()) {
       out.unchanged.push_back(d.name);
       alts = {d.body};
+    } else if (engine.took_fallback() && !engine.primary_applied()) {
+      out.fallen_back.push_back(d.name);
     }
     per_def.push_back(std::move(alts));
     env[d.name] = d.body.type();
   }
-  if (out.unchanged.size() == p.defs.size())
+  if (out.unchanged.size() + out.fallen_back.size() == p.defs.size())
     throw Error(fmt::format("strategy `{}` does not apply to any definition of {}", strategy,
                             p.source ? p.source->path : "the program"));
 

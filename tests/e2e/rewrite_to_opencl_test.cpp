@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "forms.hpp"
 #include "harness.hpp"
 #include "liftc/codegen/module.hpp"
 #include "liftc/host/execute.hpp"
@@ -105,6 +106,55 @@ INSTANTIATE_TEST_SUITE_P(Library, StrategyToOpenCL,
                                            StrategyCase{"matmul-parametric", "matmul.sr"},
                                            StrategyCase{"lower-glb2", "matmul.sr"}),
                          [](const auto& info) { return case_name(info.param); });
+
+// Each form of a convolution (examples/conv/forms/) through every strategy of
+// strategies.rules offered for it: the first and the last alternative (up to 16) that have
+// a valid tuning point, at one each, generated, run on OpenCL and compared with the interpreter's
+// values of the form as written. A network's other definitions (pooling, the skip add) are
+// lowered by the strategies' fallback and checked too.
+class FormsToOpenCL : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FormsToOpenCL, EveryOfferedStrategyMatchesTheInterpreter) {
+  const std::string text = example("conv/forms/" + GetParam());
+  ir::Program original = program(text);
+  RewriteOptions options;
+  options.budget.max_alternatives = 16;
+  std::mt19937_64 rng(3);
+  std::vector<std::string> offered = offered_strategies(text);
+  EXPECT_FALSE(offered.empty());
+  for (const auto& strategy : offered) {
+    SCOPED_TRACE(strategy);
+    ProgramRewrite rw = rewrite_program(library(), strategy, original, options);
+    // The first alternative with a valid tuning point (some have none at these sizes:
+    // asVector(2) of a 3x3 window), and the last one.
+    auto run_one = [&](std::size_t a) {
+      std::vector<Instance> points = instances(original, rw.programs[a], 1, rng);
+      if (points.empty()) return false;
+      SCOPED_TRACE(params_text(points[0]) + "\n" + ir::to_string(rw.programs[a].program));
+      run_and_compare(points[0].rewritten, points[0].original, rng());
+      return true;
+    };
+    int runs = 0;
+    std::size_t first = 0;
+    while (first < rw.programs.size() && !run_one(first)) ++first;
+    if (::testing::Test::HasFatalFailure()) return;
+    if (first < rw.programs.size()) ++runs;
+    for (std::size_t last = rw.programs.size(); last-- > first + 1;)
+      if (run_one(last)) {
+        ++runs;
+        break;
+      }
+    if (::testing::Test::HasFatalFailure()) return;
+    EXPECT_GE(runs, 1) << "no valid tuning point";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Forms, FormsToOpenCL, ::testing::ValuesIn(conv_forms()), [](const auto& info) {
+  std::string n = info.param.substr(0, info.param.size() - 3);
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
 
 // conv-chw-tile's alternatives after the first: 2 (tile-weights-private) copies each
 // reduction step's kappa kernel values into a private array before the sigma windows'

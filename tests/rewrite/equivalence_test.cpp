@@ -70,6 +70,9 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"register-tile", "size N, C, P\ninput x : [[[[float]C]3]3]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
                         "def out = map(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
                         "zip(join(join(win)), join(join(w)))), zip(ws, bs)), x)"},
+      {"register-tile-activation", "size N, C, P\ninput x : [[[[float]C]3]3]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
+                                   "def out = map(win -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                                   "zip(join(join(win)), join(join(w))))), zip(ws, bs)), x)"},
       {"tile-weights-private", "size N, P\ninput x : [float]N\ninput ws : [float]P\n"
                                "def out = mapSeq(a -> mapSeq(kq -> kq.0 * a.1 + kq.1, zip(a.0, ws)), "
                                "zip(map(v -> map(k -> v + k, ws), x), x))"},
@@ -111,6 +114,48 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"reduce-accumulate-seq", "size N, P\ninput x : [float]N\ninput z : [float]P\n"
                                 "def out = reduce(z, (a, e) -> map(t -> t * e, a), x)"},
       {"map-one-to-mapSeq", with(kVec, "def out = map(v -> v * 3.0, reduce(0.0, (acc, a) -> acc + a, x))")},
+      // shapes.rules (they rewrite nothing: the case shows each matches its shape)
+      {"kernel-pairs", "size N, C, P\ninput x : [float]C\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                       "def out = map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(x, w)), zip(ws, bs))"},
+      {"kernel-groups", "size C, P\ninput x : [float]C\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                        "def out = map(g -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(x, w)), g), "
+                        "split(2, zip(ws, bs)))"},
+      {"channel-kernels", "size C, K\ninput x : [[float]K]C\ninput ws : [[float]K]C\ninput bs : [float]C\n"
+                          "def out = map(t -> reduce(t.1, (acc, p) -> acc + p.0 * p.1, zip(t.2, t.0)), zip(ws, bs, x))"},
+      {"channel-kernel-groups", "size K\ninput x : [[float]K]4\ninput ws : [[float]K]4\ninput bs : [float]4\n"
+                                "def out = map(g -> map(t -> reduce(t.1, (acc, p) -> acc + p.0 * p.1, zip(t.2, t.0)), g), "
+                                "split(2, zip(ws, bs, x)))"},
+      {"windows-2D", with(kMat, "def out = map2D(w -> reduce(0.0, (acc, v) -> acc + v, join(w)), slide2D(3, 3, 1, 1, x))")},
+      // normalize.rules
+      {"mac-acc-left", with(kVec, "def out = reduce(0.5, (acc, p) -> p.1 * p.0 + acc, zip(x, y))")},
+      {"kernel-operand-second", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\ninput bs : [float]P\n"
+                                "def out = map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(w)), join(join(x)))), "
+                                "zip(ws, bs))"},
+      {"kernel-operand-second-activation", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\ninput bs : [float]P\n"
+                                           "def out = map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                                           "zip(join(join(w)), join(join(x))))), zip(ws, bs))"},
+      {"window-flatten-order", "size N, M, C\ninput x : [[[float]C]M]N\ninput y : [[[float]C]M]N\n"
+                               "def out = reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(join(join(transpose(x))), join(join(transpose(y)))))"},
+      {"bias-add-left", with(kVec, "def out = map(s -> s + 2.0, reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, y)))")},
+      {"bias-out-of-relu", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                           "def out = map((w, b) -> map(s -> max(b + s, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), "
+                           "zip(ws, bs))"},
+      {"bias-into-reduce", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                           "def out = map((w, b) -> map(s -> b + s, reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), zip(ws, bs))"},
+      {"zero-bias", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\n"
+                    "def out = map(w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(join(x)), join(join(w)))), ws)"},
+      {"zero-bias-activation", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\n"
+                               "def out = map(w -> map(v -> max(v, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, "
+                               "zip(join(join(x)), join(join(w))))), ws)"},
+      {"relu-operands", with(kVec, "def out = map(a -> max(0.0, a - 0.5), x)")},
+      {"activation-into-kernels", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                                  "def out = map(v -> max(v, 0.0), join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                                  "zip(x, w)), zip(ws, bs))))"},
+      {"join-out-of-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                              "def out = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), "
+                              "zip(ws, bs))), x)"},
+      {"rows-times-columns", "size N, M, K\ninput a : [[float]K]N\ninput b : [[float]M]K\n"
+                             "def out = map(r -> join(map(c -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(r, c)), transpose(b))), a)"},
       // gemm_conv.rules
       {"window-flatten", "size N, C, P\ninput x : [[[[float]C]3]2]N\ninput ws : [[[[float]C]3]2]P\ninput bs : [float]P\n"
                          "def out = map(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "

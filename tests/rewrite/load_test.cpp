@@ -13,7 +13,7 @@ namespace {
 TEST(Load, LibraryLoads) {
   const RuleSet& set = library();
   EXPECT_GE(set.rules.size(), 20u);
-  EXPECT_EQ(set.files.size(), 9u);  // algorithmic, direct_conv, fusion, gemm_conv, opencl, partial_sums, strategies, tiling, vectorize
+  EXPECT_EQ(set.files.size(), 11u);  // algorithmic, direct_conv, fusion, gemm_conv, normalize, opencl, partial_sums, shapes, strategies, tiling, vectorize
   const Rule* sj = set.rule("split-join");
   ASSERT_NE(sj, nullptr);
   ASSERT_EQ(sj->params.size(), 1u);
@@ -51,6 +51,10 @@ const BadFile kBad[] = {
     {"rule r: map(f x) => x", "1:15: error: expected `)`"},
     {"rule r(n in 5..2): join(x) => x", "1:13: error: empty range 5..2"},
     {"rule r: join(x) => x\nstrategy s = topdown(r, r)", "2:14: error: topdown takes one strategy, got 2"},
+    {"rule r: join(x) => x\nstrategy s = fallback(r)", "2:14: error: fallback takes two strategies, got 1"},
+    {"rule r: join(x) => x\nstrategy s = fallback[1](r, r)", "2:14: error: fallback takes no fixed parameters"},
+    {"rule r: join(x) => x\nstrategy s = where(r, r)", "2:14: error: where takes one strategy, got 2"},
+    {"rule where: join(x) => x", "1:1: error: `where` is a strategy combinator, not a free name"},
     {"rule r(n in 2..8): map(f, x) => join(map(map(f), split(n, x)))\nstrategy s = r[9]",
      "2:14: error: 9 is not a value of parameter `n` of rule `r`"},
     {"rule try: join(x) => x", "1:1: error: `try` is a strategy combinator"},

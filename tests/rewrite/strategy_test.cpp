@@ -2,8 +2,12 @@
 // rules/ on the example programs (checked against the interpreter).
 
 
+#include <algorithm>
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
+#include "forms.hpp"
 #include "harness.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/parse/parse.hpp"
@@ -50,6 +54,86 @@ TEST(Strategy, ChoicesAndTraversals) {
   EXPECT_EQ(rewrite_one(kMaps, "topdown(map-to-mapGlb[2])"), "mapGlb(2, a -> a + 1.0, map(b -> b * 2.0, map(c -> c - 3.0, x)))");
   EXPECT_EQ(rewrite_one(kMaps, "topdown(split-join[4])"),
             "join(map(y -> map(a -> a + 1.0, y), split(4, map(b -> b * 2.0, map(c -> c - 3.0, x)))))");
+}
+
+// Locating by structure: where(s) tests a shape without rewriting, body(s) steps into a
+// map's function, fallback(s, t) takes t where s fails.
+TEST(Strategy, StructuralCombinators) {
+  const RuleSet& lib = library();
+  const char* kConv = "size N, C, P\ninput x : [[float]C]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                      "def out = map(px -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)";
+  // The map over (kernel, bias) pairs, found by its shape (it is not the first map).
+  EXPECT_EQ(rewrite_one(kConv, "topdown(where(kernel-pairs) ; map-to-mapSeq)"),
+            "map(px -> mapSeq((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)");
+  EXPECT_EQ(rewrite_one(kConv, "where(kernel-pairs) <+ id"), rewrite_one(kConv, "id"));
+  EXPECT_THROW(rewrite_program(lib, "where(kernel-pairs)", program(kConv)), Error);  // the root is not that shape
+  EXPECT_EQ(rewrite_one(kConv, "body(map-to-mapSeq)"),
+            "map(px -> mapSeq((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)");
+  EXPECT_THROW(rewrite_program(lib, "body(map-to-mapSeq)", program(kMaps)), Error);  // a + 1.0 is no map
+  // fallback: the second strategy where the first fails; a program only the fallback
+  // rewrites is not one the strategy applies to.
+  const char* kTwo = "size N, C, P\ninput x : [[float]C]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                     "def conv = map(px -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)\n"
+                     "def act = map(r -> map(v -> max(v, 0.0), join(r)), conv)";
+  ProgramRewrite r = rewrite_program(lib, "fallback(topdown(where(kernel-pairs) ; map-to-mapSeq), topdown(map-to-mapGlb[0]))",
+                                     program(kTwo));
+  ASSERT_EQ(r.programs.size(), 1u);
+  EXPECT_EQ(r.fallen_back, std::vector<std::string>{"act"});
+  EXPECT_TRUE(r.unchanged.empty());
+  EXPECT_EQ(ir::to_string(r.programs[0].program.defs[1].body), "mapGlb(0, r -> map(v -> max(v, 0.0), join(r)), conv)");
+  try {
+    rewrite_program(lib, "fallback(topdown(where(kernel-pairs)), lower-seq)", program(kMaps));
+    ADD_FAILURE() << "a program rewritten only by the fallback";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not apply to any definition"), std::string::npos) << e.what();
+  }
+}
+
+// normal-form (rules/normalize.rules) brings each form of a convolution of
+// examples/conv/forms/ to a fixed point within its budgets, and is idempotent: run again on
+// its own result it changes nothing (zero rule applications). Forms that are written
+// differently but compute the same convolution reach the same program.
+TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
+  namespace fs = std::filesystem;
+  int forms = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(LIFTC_EXAMPLES_DIR) / "conv" / "forms")) {
+    SCOPED_TRACE(entry.path().filename().string());
+    ProgramRewrite once = rewrite_program(library(), "normal-form", parse::load_program(entry.path().string()));
+    ASSERT_EQ(once.programs.size(), 1u);
+    EXPECT_EQ(once.stop, StopReason::FixedPoint);
+    ProgramRewrite twice = rewrite_program(library(), "normal-form", once.programs[0].program);
+    EXPECT_EQ(twice.steps, 0);
+    EXPECT_EQ(ir::to_string(twice.programs[0].program), ir::to_string(once.programs[0].program));
+    ++forms;
+  }
+  EXPECT_GE(forms, 12);
+  // The same convolution written four ways, one normal form (bound names aside).
+  auto normal = [](const std::string& form) {
+    ProgramRewrite r = rewrite_program(library(), "normal-form",
+                                       parse::load_program(std::string(LIFTC_EXAMPLES_DIR) + "/conv/forms/" + form));
+    return r.programs.at(0).program.defs.back().body;
+  };
+  ir::Expr relu = normal("relu_max_0x.sr");
+  EXPECT_TRUE(ir::alpha_equal(normal("bias_after_relu.sr"), relu));
+  EXPECT_TRUE(ir::alpha_equal(normal("swapped_acc_right.sr"), normal("flatten_order.sr")));
+}
+
+// Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
+// the pairs forms_not_offered() lists with their reason (rules/README.md's table).
+TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
+  std::vector<std::string> canonical = offered_strategies(example("conv/conv_small.sr"));
+  EXPECT_GE(canonical.size(), 16u);
+  std::vector<std::string> forms = conv_forms();
+  EXPECT_GE(forms.size(), 12u);
+  for (const auto& form : forms) {
+    SCOPED_TRACE(form);
+    std::vector<std::string> want;
+    for (const auto& s : canonical)
+      if (std::none_of(forms_not_offered().begin(), forms_not_offered().end(),
+                       [&](const NotOffered& n) { return form == n.form && s == n.strategy; }))
+        want.push_back(s);
+    EXPECT_EQ(offered_strategies(example("conv/forms/" + form)), want);
+  }
 }
 
 TEST(Strategy, ExhaustiveChoiceKeepsEveryAlternative) {

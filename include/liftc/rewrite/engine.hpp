@@ -73,6 +73,12 @@ class Engine {
   long steps() const { return steps_; }
   /// A label for trace lines, e.g. the definition being rewritten.
   void set_label(std::string label) { label_ = std::move(label); }
+  /// Whether a fallback(s, t) met so far had to take t (s failed), and whether one's s
+  /// succeeded; rewrite_program reads them per definition.
+  bool took_fallback() const { return took_fallback_; }
+  bool primary_applied() const { return primary_applied_; }
+  /// Forgets the two above (before the next definition).
+  void reset_fallbacks() { took_fallback_ = primary_applied_ = false; }
   /// The program's declared size values, at which a step's type must equal the original's
   /// where symbolic comparison does not decide it (same_type).
   void set_sizes(SizeValues sizes) { sizes_ = std::move(sizes); }
@@ -87,6 +93,7 @@ class Engine {
   std::vector<ir::Expr> all_positions(const Strategy& s, const Focus& f);
   ir::Expr everywhere(const Strategy& s, const Focus& f);
   std::vector<ir::Expr> at_path(const Strategy& s, const Focus& f, std::size_t depth);
+  std::vector<ir::Expr> in_body(const Strategy& s, const Focus& f);
   bool budget_left();
 
   const RuleSet& rules_;
@@ -99,6 +106,8 @@ class Engine {
   std::chrono::steady_clock::time_point start_;
   std::string label_;
   SizeValues sizes_;
+  bool took_fallback_ = false;
+  bool primary_applied_ = false;
 };
 
 /// One rewritten program and the tuning parameters it uses.
@@ -111,12 +120,15 @@ struct RewrittenProgram {
 struct ProgramRewrite {
   std::vector<RewrittenProgram> programs;  // the alternatives (one for deterministic strategies)
   std::vector<std::string> unchanged;      // definitions the strategy did not apply to
+  std::vector<std::string> fallen_back;    // definitions rewritten only by a fallback(s, t)'s t
   StopReason stop = StopReason::FixedPoint;
   long steps = 0;
 };
 
 /// Applies the named strategy (or rule) to every definition of `program`. A definition the
-/// strategy fails on is left as it is (and listed); failing on all is a liftc::Error.
+/// strategy fails on is left as it is (and listed); failing on all is a liftc::Error, and so
+/// is applying to every definition only through fallbacks (`fallback(conv, lower-glb2)` on a
+/// program without a convolution).
 /// Alternatives of several definitions combine, up to max_alternatives.
 ProgramRewrite rewrite_program(const RuleSet& rules, const std::string& strategy, const ir::Program& program,
                                const RewriteOptions& options = {});

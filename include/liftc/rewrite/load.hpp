@@ -38,4 +38,8 @@ RuleSet load_rule_files(const std::vector<std::string>& paths);
 /// The rules folder: liftc::default_rules_dir() ($LIFTC_RULES, else installed beside the binary, else the source tree).
 std::string default_rules_dir();
 
+/// The strategies of `strategies.rules` in `rules`, in file order: what `liftc space` and
+/// `liftc explore` try when no strategy is named.
+std::vector<std::string> default_strategies(const RuleSet& rules);
+
 }  // namespace liftc::rewrite

@@ -28,6 +28,9 @@ enum class StrategyKind {
   Anywhere,    // anywhere(s): s at every position where it succeeds, each a separate result
   Normalize,   // normalize(s) = repeat(topdown(s))
   At,          // at(0.1.0, s): s at one position (child indices from the focus)
+  Where,       // where(s): the focus unchanged if s succeeds there (a test: finds a place by its shape)
+  Body,        // body(s): s on the body of the focus's function (a lambda, or a call's first lambda operand)
+  Fallback,    // fallback(s, t): s; t on a definition s fails on (the program counts as rewritten by s only where s applied)
 };
 
 /// A strategy term.

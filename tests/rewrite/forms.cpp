@@ -1,0 +1,72 @@
+// The forms of a convolution and the strategies each is not offered (see forms.hpp).
+
+#include "forms.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "harness.hpp"
+
+namespace liftc::rewrite::test {
+
+namespace {
+
+const char* const kActivation =
+    "an activation after each kernel's sum: partial-sums-out-kappa has no activation variant (conv-chw-omega covers it)";
+const char* const kDepthwise =
+    "depthwise: each channel its own K x K kernel (a map over (kernel, bias, channel) triples), so no kernels across "
+    "the channels to group (kappa), copy kernel-minor, tile, chunk by channels (omega) or multiply as an im2col matrix";
+
+const char* const kGrouped =
+    "grouped: the map over (kernel, bias) pairs sits inside a map over the groups, not directly in the map over "
+    "windows, which the register tile, the omega partial sums, im2col, hoist-kernels and the kernel-minor copy rewrite";
+
+}  // namespace
+
+const std::vector<NotOffered>& forms_not_offered() {
+  static const std::vector<NotOffered> table = [] {
+    std::vector<NotOffered> t = {
+        {"bias_after_relu.sr", "conv-chw-omega-kappa", kActivation},
+        {"conv_pool.sr", "conv-chw-omega-kappa", kActivation},
+        {"joined_channels.sr", "conv-chw-omega-kappa", kActivation},
+        {"leaky_select.sr", "conv-chw-omega-kappa", kActivation},
+        {"relu_max_0x.sr", "conv-chw-omega-kappa", kActivation},
+        {"relu6_clamp.sr", "conv-chw-omega-kappa", kActivation},
+    };
+    for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
+                          "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
+      t.push_back({"depthwise.sr", s, kDepthwise});
+    for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-omega",
+                          "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
+      t.push_back({"grouped.sr", s, kGrouped});
+    return t;
+  }();
+  return table;
+}
+
+std::vector<std::string> conv_forms() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(fs::path(LIFTC_EXAMPLES_DIR) / "conv" / "forms"))
+    if (e.path().extension() == ".sr") out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> offered_strategies(const std::string& text) {
+  ir::Program p = program(text);
+  RewriteOptions o;
+  o.budget.max_alternatives = 1;
+  std::vector<std::string> out;
+  for (const auto& s : default_strategies(library())) {
+    try {
+      rewrite_program(library(), s, p, o);
+      out.push_back(s);
+    } catch (const Error&) {
+      // not offered: the strategy applies to no definition
+    }
+  }
+  return out;
+}
+
+}  // namespace liftc::rewrite::test
