@@ -31,7 +31,15 @@ constexpr std::uint64_t kMaxFile = std::uint64_t(256) << 20;
 
 // "conv-gpu #2: kappa=4,v=2" of a row as pareto.json holds it (parameters in name order),
 // so a point read from a folder and one generated from its store have the same label.
+// A network's row (pareto.json of a network, one row per layer under "layers") is labelled
+// by its layers' choices: "conv1: conv-chw #1: ...; pooled: lower-glb2 #1: ...".
 std::string label_of(const json& row) {
+  if (row.contains("layers")) {
+    std::string label;
+    for (const json& layer : row.at("layers"))
+      label += fmt::format("{}{}: {}", label.empty() ? "" : "; ", layer.at("layer").get<std::string>(), label_of(layer));
+    return label;
+  }
   std::string point;
   for (const auto& [name, value] : row.at("point").items())
     point += fmt::format("{}{}={}", point.empty() ? "" : ",", name, value.is_string() ? value.get<std::string>() : value.dump());

@@ -50,6 +50,15 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
                             "pooled: matches the expected values (128 values)"})
     EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
 
+  // The network front deploys as a library: each point one kernel choice per layer, all of
+  // them in the point's plan (liftc deploy; tests/explore/cli_deploy_test.cpp runs a demo).
+  Result deployed = run("deploy out -o deployed");
+  ASSERT_EQ(deployed.exit_code, 0) << deployed.output;
+  std::string readme = read(dir_ / "deployed/README.md");
+  for (const char* choice : {"conv1: ", "; conv2: ", "; pooled: "})
+    EXPECT_NE(readme.find(choice), std::string::npos) << choice << "\n" << readme;
+  EXPECT_NE(read(dir_ / "deployed/points.cpp").find("pooled_kernel"), std::string::npos);
+
   // The run as if interrupted: --resume explores it again, layer by layer, every candidate
   // served from the store.
   sql(dir_ / "out/results.db", "DELETE FROM run_ends");
