@@ -91,7 +91,11 @@ fi
 
 torch_ms="n/a"
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then
-  torch_ms="$(python3 "$root/scripts/bench_torch_network.py" "$name" "${sizes[@]}")"
+  # Every size of the program (given or its default), for the PyTorch network of that name.
+  read -r -a all_sizes <<< "$(python3 -c 'import re, sys
+print(" ".join(f"{k}={v}" for line in open(sys.argv[1]) if line.startswith("size")
+               for k, v in re.findall(r"(\w+)\s*=\s*(\d+)", line)))' "$sized")"
+  torch_ms="$(python3 "$root/scripts/bench_torch_network.py" "$name" "${all_sizes[@]}")"
 fi
 host_ms="$(sed -n 's/^total: \([0-9.]*\) ms$/\1/p' "$work/validate.txt")"
 python3 - "$name" "${sizes[*]}" "$liftc_ms" "$memory" "$torch_ms" "$explore_s" "$evals" "${host_ms:-n/a}" <<'EOF'
