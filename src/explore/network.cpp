@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -131,8 +132,23 @@ std::array<arith::Expr, 3> constants(const std::array<arith::Expr, 3>& r, const 
           arith::Expr(codegen::evaluate(r[2], m))};
 }
 
-// Appends layer module `m` to `net`.
+// A name no buffer of `net` has: `name`, else `name_2`, `name_3`, ...
+std::string fresh_buffer_name(const codegen::Module& net, const std::string& name) {
+  auto taken = [&](const std::string& n) {
+    return std::any_of(net.memory.buffers.begin(), net.memory.buffers.end(),
+                       [&](const codegen::Buffer& x) { return x.name == n; });
+  };
+  std::string out = name;
+  for (int k = 2; taken(out); ++k) out = fmt::format("{}_{}", name, k);
+  return out;
+}
+
+// Appends layer module `m` to `net`. A buffer the layer reads that an earlier layer wrote
+// (or another layer read: a network input) is that buffer; the layer's own intermediate
+// buffers are its own, renamed where an earlier layer's have the same name (two layers'
+// strategies name their scratch alike), and its kernels' arguments with them.
 void append(codegen::Module& net, const codegen::Module& m) {
+  std::map<std::string, std::string> renamed;
   for (const auto& b : m.memory.buffers) {
     if (b.space != codegen::AddressSpace::Global) continue;
     codegen::Buffer c = b;
@@ -140,14 +156,17 @@ void append(codegen::Module& net, const codegen::Module& m) {
     c.bytes = arith::Expr(codegen::evaluate(b.bytes, m));
     auto same = std::find_if(net.memory.buffers.begin(), net.memory.buffers.end(),
                              [&](const codegen::Buffer& x) { return x.name == b.name; });
-    if (same == net.memory.buffers.end()) {
-      net.memory.buffers.push_back(std::move(c));
-      if (b.role == codegen::BufferRole::Input) net.inputs.push_back(b.name);
+    if (same != net.memory.buffers.end() && b.role == codegen::BufferRole::Input) {
+      // An earlier layer's output (or a network input another layer read) read again.
+      LIFTC_ASSERT(codegen::evaluate(same->bytes, net) == codegen::evaluate(c.bytes, net),
+                   "a buffer two layers share is an earlier layer's output or a network input, of one size");
       continue;
     }
-    // An earlier layer's output (or a network input another layer read) read again.
-    LIFTC_ASSERT(b.role == codegen::BufferRole::Input && codegen::evaluate(same->bytes, net) == codegen::evaluate(c.bytes, net),
-                 "a buffer two layers share is an earlier layer's output or a network input, of one size");
+    LIFTC_ASSERT(same == net.memory.buffers.end() || b.role == codegen::BufferRole::Intermediate,
+                 "a layer's output is its definition, which no other layer computes");
+    if (same != net.memory.buffers.end()) c.name = renamed[b.name] = fresh_buffer_name(net, b.name);
+    net.memory.buffers.push_back(std::move(c));
+    if (b.role == codegen::BufferRole::Input) net.inputs.push_back(b.name);
   }
   for (const auto& k : m.kernels) {
     codegen::Kernel c = k;
@@ -155,6 +174,9 @@ void append(codegen::Module& net, const codegen::Module& m) {
     c.launch.local = constants(k.launch.local, m);
     // Each layer keeps the contraction it was measured with.
     c.source = fmt::format("#pragma OPENCL FP_CONTRACT {}\n{}", m.contract ? "ON" : "OFF", k.source);
+    for (auto& a : c.args)
+      if (auto it = renamed.find(a.name); a.kind == codegen::KernelArg::Kind::Buffer && it != renamed.end())
+        a.name = it->second;
     for (const auto& a : k.args) {
       if (a.kind != codegen::KernelArg::Kind::Size) continue;
       std::int64_t v = codegen::evaluate(arith::var(a.name), m);

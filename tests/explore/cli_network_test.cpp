@@ -71,6 +71,37 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
   EXPECT_EQ(rows(dir_ / "out/results.db"), 6);
 }
 
+// FSRCNN as written (a 5x5, a 1x1 and two 3x3 convolutions with biases and ReLU inside each
+// kernel's map, then a pixel shuffle): after the normal form, the fast strategies (the
+// register tile, the GEMM path) are offered for its 5x5 and 3x3 layers; every layer of the
+// front's fastest point validates in its host program.
+TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
+  const std::string fsrcnn = std::string(LIFTC_SOURCE_DIR) + "/examples/superres/fsrcnn.sr";
+  Result r = run(fmt::format("explore {} --pareto --evals 2 --runs 2 --jobs 2 -o out", fsrcnn));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* layer : {"layer 1/5 (features): ", "layer 3/5 (mapped): ", "layer 4/5 (subpixels): "}) {
+    std::size_t at = r.output.find(layer);
+    ASSERT_NE(at, std::string::npos) << layer << "\n" << r.output;
+    std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+    for (const char* strategy : {"conv-chw-tile,", "conv-chw-tile-m0,", "conv-gemm)"})
+      EXPECT_NE(line.find(strategy), std::string::npos) << strategy << " in " << line;
+  }
+  EXPECT_NE(r.output.find("layer 5/5 (upscaled): 1 alternative(s) of 1 strategy (id)"), std::string::npos) << r.output;
+
+  std::string project = (dir_ / "out/front/1").string();
+  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
+                                  "'{0}/log.txt' 2>&1",
+                                  project);
+  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
+  fs::create_directories(dir_ / "values");
+  Result host = run_shell(fmt::format("'{0}/build/fsrcnn' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'",
+                                      project, dir_.string()));
+  EXPECT_EQ(host.exit_code, 0) << host.output;
+  for (const char* layer : {"features: matches", "shrunk: matches", "mapped: matches", "subpixels: matches",
+                            "upscaled: matches"})
+    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+}
+
 TEST_F(ExploreCli, NetworkErrors) {
   expect(fmt::format("explore {} --replay none.db", kVggBlock), 1,
          "error: --replay: " + kVggBlock +
