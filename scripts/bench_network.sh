@@ -67,6 +67,7 @@ start=$(date +%s)
 explore_s=$(( $(date +%s) - start ))
 cat "$work/explore.txt"
 
+[[ -f "$work/front/pareto.json" ]] || { echo "bench_network.sh: the exploration wrote no front (no layer had a valid point?): see $work/explore.txt" >&2; exit 1; }
 # The fastest front point (rank 1 of pareto.csv is not necessarily the fastest: take the minimum).
 read -r rank liftc_ms memory <<< "$(python3 - "$work/front/pareto.json" <<'EOF'
 import json, sys
@@ -90,7 +91,9 @@ if grep -q "DIFFERS\|never written" "$work/validate.txt"; then
 fi
 
 torch_ms="n/a"
-if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then
+# PyTorch's version of the network, where bench_torch_network.py has one by this name.
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null &&
+   grep -q "^    \"$name\": \|\"$name\": $name" "$root/scripts/bench_torch_network.py"; then
   # Every size of the program (given or its default), for the PyTorch network of that name.
   read -r -a all_sizes <<< "$(python3 -c 'import re, sys
 print(" ".join(f"{k}={v}" for line in open(sys.argv[1]) if line.startswith("size")

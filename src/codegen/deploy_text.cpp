@@ -277,6 +277,8 @@ SwitchCost Front::use(int number) {
       cost.build_ms = liftc_host::ms_since(start);
     }
     // The old point's buffers go before the new one's are made: the device never holds both.
+    // Should the new ones not fit, no point is current (current() is 0) and run() refuses
+    // until a choose() or use() succeeds; the caller's outputs are untouched either way.
     auto buffers_start = std::chrono::steady_clock::now();
     liftc_host::release(impl_->buffers);
     impl_->current = 0;

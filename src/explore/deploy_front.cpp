@@ -12,6 +12,7 @@
 #include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/evaluate.hpp"
 #include "liftc/explore/explore.hpp"
+#include "liftc/explore/layers.hpp"
 #include "liftc/explore/output.hpp"
 #include "liftc/explore/store.hpp"
 #include "liftc/explore/stored_target.hpp"
@@ -123,6 +124,7 @@ std::vector<codegen::DeployPoint> read_front_folder(const std::string& dir_text)
 
 std::vector<codegen::DeployPoint> regenerate_front(const std::string& db, std::int64_t run) {
   auto store = Store::open_existing(db);
+  std::error_code ec;
   std::optional<RunRecord> record;
   for (const auto& r : store->runs())
     if (r.id == run) record = r;
@@ -132,6 +134,14 @@ std::vector<codegen::DeployPoint> regenerate_front(const std::string& db, std::i
     throw Error(fmt::format("{}: run {} was recorded by an earlier liftc, which kept too little to generate its code "
                             "again (its rules and target)",
                             db, run));
+  // A network explored layer by layer has rows of every layer under one run: its front is
+  // composed, which only its -o folder keeps.
+  if (!config.value("whole_program", false) && config.contains("file") && config.at("file").is_string() &&
+      fs::exists(config.at("file").get<std::string>(), ec) &&
+      is_network(parse::load_program(config.at("file").get<std::string>())))
+    throw Error(fmt::format("{}: run {} explored the network {} layer by layer: deploy its front from the folder its "
+                            "exploration wrote (liftc explore {} --pareto -o DIR, then liftc deploy DIR)",
+                            db, run, config.at("file").get<std::string>(), config.at("file").get<std::string>()));
   std::vector<Explored> rows;
   for (auto& e : store->evaluations(run)) rows.push_back({Candidate{}, std::move(e), false});
   std::vector<std::size_t> front = front_of(rows);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -132,11 +133,13 @@ std::array<arith::Expr, 3> constants(const std::array<arith::Expr, 3>& r, const 
           arith::Expr(codegen::evaluate(r[2], m))};
 }
 
-// A name no buffer of `net` has: `name`, else `name_2`, `name_3`, ...
-std::string fresh_buffer_name(const codegen::Module& net, const std::string& name) {
+// A name no buffer of `net` has and that is not `reserved` (the network's inputs and
+// definitions, which later layers add): `name`, else `name_2`, `name_3`, ...
+std::string fresh_buffer_name(const codegen::Module& net, const std::set<std::string>& reserved,
+                              const std::string& name) {
   auto taken = [&](const std::string& n) {
-    return std::any_of(net.memory.buffers.begin(), net.memory.buffers.end(),
-                       [&](const codegen::Buffer& x) { return x.name == n; });
+    return reserved.count(n) != 0 || std::any_of(net.memory.buffers.begin(), net.memory.buffers.end(),
+                                                 [&](const codegen::Buffer& x) { return x.name == n; });
   };
   std::string out = name;
   for (int k = 2; taken(out); ++k) out = fmt::format("{}_{}", name, k);
@@ -146,8 +149,9 @@ std::string fresh_buffer_name(const codegen::Module& net, const std::string& nam
 // Appends layer module `m` to `net`. A buffer the layer reads that an earlier layer wrote
 // (or another layer read: a network input) is that buffer; the layer's own intermediate
 // buffers are its own, renamed where an earlier layer's have the same name (two layers'
-// strategies name their scratch alike), and its kernels' arguments with them.
-void append(codegen::Module& net, const codegen::Module& m) {
+// strategies name their scratch alike) or a network value has it (a split kernel's
+// `a_part1` beside a definition `a_part1`), and its kernels' arguments with them.
+void append(codegen::Module& net, const codegen::Module& m, const std::set<std::string>& reserved) {
   std::map<std::string, std::string> renamed;
   for (const auto& b : m.memory.buffers) {
     if (b.space != codegen::AddressSpace::Global) continue;
@@ -162,9 +166,11 @@ void append(codegen::Module& net, const codegen::Module& m) {
                    "a buffer two layers share is an earlier layer's output or a network input, of one size");
       continue;
     }
-    LIFTC_ASSERT(same == net.memory.buffers.end() || b.role == codegen::BufferRole::Intermediate,
+    bool clashes = same != net.memory.buffers.end() ||
+                   (b.role == codegen::BufferRole::Intermediate && reserved.count(b.name) != 0);
+    LIFTC_ASSERT(!clashes || b.role == codegen::BufferRole::Intermediate,
                  "a layer's output is its definition, which no other layer computes");
-    if (same != net.memory.buffers.end()) c.name = renamed[b.name] = fresh_buffer_name(net, b.name);
+    if (clashes) c.name = renamed[b.name] = fresh_buffer_name(net, reserved, b.name);
     net.memory.buffers.push_back(std::move(c));
     if (b.role == codegen::BufferRole::Input) net.inputs.push_back(b.name);
   }
@@ -196,6 +202,11 @@ codegen::Module network_module(const NetworkExploration& net, const NetworkPoint
   codegen::Module out;
   out.contract = true;  // no pragma for the whole source: each kernel has its own
   out.build_options = build_options;
+  std::set<std::string> reserved;
+  for (const Layer& layer : net.layers) {
+    reserved.insert(layer.name);
+    reserved.insert(layer.reads.begin(), layer.reads.end());
+  }
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& layer = net.layers[i];
     const Explored& x = chosen(net, point, i);
@@ -209,7 +220,7 @@ codegen::Module network_module(const NetworkExploration& net, const NetworkPoint
       g = generate_candidate(renamed, x.candidate.point, build_options);
     }
     if (g.module.build_options != build_options) out.build_options = g.module.build_options;  // the mad parameter's
-    append(out, g.module);
+    append(out, g.module, reserved);
   }
   return out;
 }

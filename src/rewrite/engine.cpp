@@ -137,7 +137,20 @@ std::vector<ir::Expr> Engine::apply_named_rule(const Strategy& s, const Focus& f
   return out;
 }
 
+// What a fallback did is recorded only by evaluations whose results are kept: one that
+// fails (a `<+` branch not taken, a position `topdown` tried in vain) leaves the record as it
+// was, and so does the test inside `where`.
 std::vector<ir::Expr> Engine::eval(const Strategy& s, const Focus& f) {
+  const bool took_fallback = took_fallback_, primary_applied = primary_applied_;
+  std::vector<ir::Expr> out = eval_node(s, f);
+  if (out.empty()) {
+    took_fallback_ = took_fallback;
+    primary_applied_ = primary_applied;
+  }
+  return out;
+}
+
+std::vector<ir::Expr> Engine::eval_node(const Strategy& s, const Focus& f) {
   const std::size_t cap = options_.budget.max_alternatives;
   switch (s.kind) {
     case StrategyKind::Rule: return apply_named_rule(s, f);
@@ -184,9 +197,14 @@ std::vector<ir::Expr> Engine::eval(const Strategy& s, const Focus& f) {
     case StrategyKind::Everywhere: return {everywhere(s.args[0], f)};
     case StrategyKind::Anywhere: return all_positions(s.args[0], f);
     case StrategyKind::At: return at_path(s, f, 0);
-    case StrategyKind::Where:
-      if (eval(s.args[0], f).empty()) return {};
+    case StrategyKind::Where: {
+      const bool took_fallback = took_fallback_, primary_applied = primary_applied_;
+      bool applies = !eval(s.args[0], f).empty();
+      took_fallback_ = took_fallback;
+      primary_applied_ = primary_applied;
+      if (!applies) return {};
       return {f.expr};
+    }
     case StrategyKind::Body: return in_body(s.args[0], f);
     case StrategyKind::Fallback: {
       auto r = eval(s.args[0], f);

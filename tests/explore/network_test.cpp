@@ -3,6 +3,7 @@
 // layers of a program (what each reads, which have the same shape, renaming).
 
 #include <cmath>
+#include <ostream>
 #include <random>
 #include <set>
 
@@ -33,6 +34,7 @@ struct ComposeCase {
   std::vector<LayerFront> layers;
   std::vector<Expected> front;  // fastest first
 };
+void PrintTo(const ComposeCase& c, std::ostream* os) { *os << c.what; }
 
 class Compose : public ::testing::TestWithParam<ComposeCase> {};
 
@@ -130,6 +132,7 @@ struct LivenessCase {
   std::map<std::string, double> bytes;
   std::vector<double> resident;
 };
+void PrintTo(const LivenessCase& c, std::ostream* os) { *os << c.what; }
 
 class Liveness : public ::testing::TestWithParam<LivenessCase> {};
 
@@ -187,6 +190,7 @@ struct LayersCase {
   std::vector<std::vector<std::string>> reads;  // per layer
   std::vector<std::size_t> same_as;
 };
+void PrintTo(const LayersCase& c, std::ostream* os) { *os << c.what; }
 
 class Layers : public ::testing::TestWithParam<LayersCase> {};
 

@@ -81,6 +81,13 @@ TEST(Strategy, StructuralCombinators) {
   EXPECT_EQ(r.fallen_back, std::vector<std::string>{"act"});
   EXPECT_TRUE(r.unchanged.empty());
   EXPECT_EQ(ir::to_string(r.programs[0].program.defs[1].body), "mapGlb(0, r -> map(v -> max(v, 0.0), join(r)), conv)");
+  // Only kept evaluations count: a fallback inside `where` (a test) or in a `<+` branch that
+  // fails says nothing of the definition; `conv`'s fallback record is that of the branch taken.
+  ProgramRewrite nested = rewrite_program(
+      lib, "(where(fallback(fail, id)) ; fail) <+ fallback(topdown(where(kernel-pairs) ; map-to-mapSeq), id)", program(kTwo));
+  EXPECT_EQ(nested.fallen_back, std::vector<std::string>{"act"});
+  ProgramRewrite tested = rewrite_program(lib, "where(fallback(fail, id)) ; topdown(map-to-mapGlb[0])", program(kTwo));
+  EXPECT_TRUE(tested.fallen_back.empty());
   try {
     rewrite_program(lib, "fallback(topdown(where(kernel-pairs)), lower-seq)", program(kMaps));
     ADD_FAILURE() << "a program rewritten only by the fallback";

@@ -1,6 +1,8 @@
 // The readers of include/liftc/syntax/read.hpp: what they build (trees with positions) and
 // what they say about bad text (one table row a case: reader, text, message, line:col).
 
+#include <ostream>
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -72,6 +74,7 @@ struct BadText {
   int line;
   int col;
 };
+void PrintTo(const BadText& c, std::ostream* os) { *os << c.name; }
 
 // clang-format off
 const BadText kBad[] = {

@@ -85,7 +85,8 @@ class Engine {
 
  private:
   struct Focus;
-  std::vector<ir::Expr> eval(const Strategy& s, const Focus& f);
+  std::vector<ir::Expr> eval(const Strategy& s, const Focus& f);       // eval_node, the fallback record kept only on success
+  std::vector<ir::Expr> eval_node(const Strategy& s, const Focus& f);  // one node of the strategy
   std::vector<ir::Expr> repeat(const Strategy& step, bool topdown, const Focus& f);
   bool within_shape_budget(const ir::Expr& result, const Focus& f, const std::string& rule);
   std::vector<ir::Expr> apply_named_rule(const Strategy& s, const Focus& f);
