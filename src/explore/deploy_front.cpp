@@ -52,22 +52,16 @@ std::string label_of(const json& row) {
 // liftc::Error naming `where` when a parameter is missing or not a whole number.
 Point parse_point(const Alternative& alt, const std::string& text, const std::string& where) {
   std::map<std::string, std::int64_t> values;
-  std::size_t begin = 0;
-  while (begin < text.size()) {
-    std::size_t end = text.find(',', begin);
-    if (end == std::string::npos) end = text.size();
-    std::string item = text.substr(begin, end - begin);
-    std::size_t eq = item.find('=');
+  for (const auto& [name, value] : point_items(text)) {
     try {
       std::size_t used = 0;
-      if (eq == std::string::npos) throw std::invalid_argument(item);
-      std::int64_t v = std::stoll(item.substr(eq + 1), &used);
-      if (used != item.size() - eq - 1) throw std::invalid_argument(item);
-      values[item.substr(0, eq)] = v;
+      if (name.empty()) throw std::invalid_argument(value);
+      std::int64_t v = std::stoll(value, &used);
+      if (used != value.size()) throw std::invalid_argument(value);
+      values[name] = v;
     } catch (const std::exception&) {
       throw Error(fmt::format("{}: the point '{}' is not name=value,...", where, text));
     }
-    begin = end + 1;
   }
   Point p;
   for (const auto& param : alt.parameters()) {

@@ -37,20 +37,13 @@ std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v
 
 nlohmann::json row_json(const Evaluation& e) {
   nlohmann::json point = nlohmann::json::object();
-  std::size_t begin = 0;
-  while (begin < e.point.size()) {
-    std::size_t end = e.point.find(',', begin);
-    if (end == std::string::npos) end = e.point.size();
-    std::string item = e.point.substr(begin, end - begin);
-    if (auto eq = item.find('='); eq != std::string::npos) {
-      // A value is a whole number; one that is not (a store edited by hand) stays text.
-      std::string value = item.substr(eq + 1);
-      long long v = 0;
-      auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
-      if (error == std::errc() && end == value.data() + value.size()) point[item.substr(0, eq)] = v;
-      else point[item.substr(0, eq)] = value;
-    }
-    begin = end + 1;
+  for (const auto& [name, value] : point_items(e.point)) {
+    if (name.empty()) continue;
+    // A value is a whole number; one that is not (a store edited by hand) stays text.
+    long long v = 0;
+    auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (error == std::errc() && end == value.data() + value.size()) point[name] = v;
+    else point[name] = value;
   }
   auto real = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
   return {{"id", e.id},         {"run", e.run},           {"key", e.key},
@@ -83,6 +76,20 @@ std::string evaluations_csv(const std::vector<Evaluation>& rows) {
                        csv_field(e.device), csv_field(e.driver), csv_field(e.shapes), e.key, e.version, e.created);
   }
   return out;
+}
+
+std::vector<std::pair<std::string, std::string>> point_items(const std::string& point) {
+  std::vector<std::pair<std::string, std::string>> items;
+  std::size_t begin = 0;
+  while (begin < point.size()) {
+    std::size_t end = point.find(',', begin);
+    if (end == std::string::npos) end = point.size();
+    std::string item = point.substr(begin, end - begin);
+    if (auto eq = item.find('='); eq != std::string::npos) items.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    else items.emplace_back("", item);
+    begin = end + 1;
+  }
+  return items;
 }
 
 std::string evaluations_json(const std::vector<Evaluation>& rows) {

@@ -4,6 +4,7 @@
 // CSV and JSON writers export a results store (`liftc results`).
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "liftc/explore/explore.hpp"
@@ -16,6 +17,10 @@ std::string evaluations_csv(const std::vector<Evaluation>& rows);
 
 /// JSON array of evaluations.
 std::string evaluations_json(const std::vector<Evaluation>& rows);
+
+/// The items of a point's text ("name=value,..." as rows hold it), in order, as (name,
+/// value); an item with no '=' is ("", item), for the caller to refuse or pass over.
+std::vector<std::pair<std::string, std::string>> point_items(const std::string& point);
 
 /// The front as a table for the terminal: time, spread, memory, strategy, parameters.
 std::string front_table(const std::vector<Evaluation>& front);
