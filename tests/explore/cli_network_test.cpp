@@ -14,6 +14,20 @@ namespace fs = std::filesystem;
 
 const std::string kVggBlock = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/vgg_block.sr";
 
+// The host program of front point 1 of out/, built with cmake and run on the network's
+// inputs with every layer's expected values (exit code -1 when it does not build).
+Result run_front_point(ExploreCli& cli, const std::string& program) {
+  const fs::path& dir = cli.dir();
+  std::string project = (dir / "out/front/1").string();
+  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
+                                  "'{0}/log.txt' 2>&1",
+                                  project);
+  if (std::system(build.c_str()) != 0) return {-1, "the host program did not build: see " + project + "/log.txt"};
+  fs::create_directories(dir / "values");
+  return cli.run_shell(fmt::format("'{0}/build/{2}' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'", project,
+                               dir.string(), program));
+}
+
 TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
   Result r = run(fmt::format("explore {} --pareto --evals 3 --runs 2 --jobs 2 -o out", kVggBlock));
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -36,15 +50,8 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
   EXPECT_NE(read(dir_ / "out/pareto.csv").find(",network,1,\"conv1: "), std::string::npos);
 
   // The fastest point's host program: conv2's kernels are conv1's exploration under conv2's names.
-  std::string project = (dir_ / "out/front/1").string();
-  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
-                                  "'{0}/log.txt' 2>&1",
-                                  project);
-  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
-  fs::create_directories(dir_ / "values");
-  Result host = run_shell(fmt::format("'{0}/build/vgg_block' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'",
-                                      project, dir_.string()));
-  EXPECT_EQ(host.exit_code, 0) << host.output;
+  Result host = run_front_point(*this, "vgg_block");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
   for (const char* layer : {"conv1: matches the expected values (512 values)",
                             "conv2: matches the expected values (512 values)",
                             "pooled: matches the expected values (128 values)"})
@@ -88,15 +95,8 @@ TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
   }
   EXPECT_NE(r.output.find("layer 5/5 (upscaled): 1 alternative(s) of 1 strategy (id)"), std::string::npos) << r.output;
 
-  std::string project = (dir_ / "out/front/1").string();
-  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
-                                  "'{0}/log.txt' 2>&1",
-                                  project);
-  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
-  fs::create_directories(dir_ / "values");
-  Result host = run_shell(fmt::format("'{0}/build/fsrcnn' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'",
-                                      project, dir_.string()));
-  EXPECT_EQ(host.exit_code, 0) << host.output;
+  Result host = run_front_point(*this, "fsrcnn");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
   for (const char* layer : {"features: matches", "shrunk: matches", "mapped: matches", "subpixels: matches",
                             "upscaled: matches"})
     EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
