@@ -33,14 +33,14 @@ mkdir -p "$device_dir/shared"
 # with its in-process clang (libclang-cpp15) and links with the linker given below.
 arm64_closure() {
   local -A seen=()
-  local todo=("$@") p
-  while [[ ${#todo[@]} -gt 0 ]]; do
-    p="${todo[-1]}"
-    unset 'todo[-1]'
+  local pending=("$@") p
+  while [[ ${#pending[@]} -gt 0 ]]; do
+    p="${pending[-1]}"
+    unset 'pending[-1]'
     [[ -n "${seen[$p]:-}" || "$p" == clang-15:arm64 ]] && continue
     seen[$p]=1
     # "Depends: X" is X; "Depends: <V>" is a virtual V, its providers on the next lines.
-    while read -r p; do todo+=("$p"); done < <(apt-cache depends --no-recommends --no-suggests --no-conflicts \
+    while read -r p; do pending+=("$p"); done < <(apt-cache depends --no-recommends --no-suggests --no-conflicts \
       --no-breaks --no-replaces --no-enhances "$p" |
       awk '/^ *\|?(Pre)?Depends: [^<]/ { print $2; virtual = 0; next }
            /^ *\|?(Pre)?Depends: </ { virtual = 1; next }
