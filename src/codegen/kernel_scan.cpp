@@ -37,15 +37,7 @@ void check_nesting(const ir::Expr& e, int dim, const std::vector<Loop>& loops) {
     case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose: case ir::Prim::Reorder:
     case ir::Prim::Id: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
     case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::AsVector: case ir::Prim::AsScalar:
-    case ir::Prim::Vectorize: case ir::Prim::Dot: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul:
-    case ir::Prim::Div: case ir::Prim::Mod: case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le:
-    case ir::Prim::Gt: case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And:
-    case ir::Prim::Or: case ir::Prim::Not: case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max:
-    case ir::Prim::Exp: case ir::Prim::Sqrt: case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log:
-    case ir::Prim::Log2: case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos:
-    case ir::Prim::Tan: case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh:
-    case ir::Prim::Cosh: case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round:
-    case ir::Prim::Trunc: case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+    case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       return;
   }
 }
@@ -165,15 +157,7 @@ class Scanner {
         throw Error("reduce is not lowered: use reduceSeq (inside a mapped or sequential loop) to generate code", e.loc());
       case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Slide: case ir::Prim::Pad:
       case ir::Prim::Transpose: case ir::Prim::Reorder: case ir::Prim::AsVector: case ir::Prim::AsScalar:
-      case ir::Prim::Dot: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div:
-      case ir::Prim::Mod: case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt:
-      case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And: case ir::Prim::Or:
-      case ir::Prim::Not: case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max: case ir::Prim::Exp:
-      case ir::Prim::Sqrt: case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2:
-      case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan:
-      case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh:
-      case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round:
-      case ir::Prim::Trunc: case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+      case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
         for (const auto& a : e->args) compile(a, {}, space);
         return {false, true};
     }
@@ -260,15 +244,7 @@ bool passes_dest(const ir::Expr& e) {
     case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Id:
     case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
     case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate:
-    case ir::Prim::Vectorize: case ir::Prim::Dot: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul:
-    case ir::Prim::Div: case ir::Prim::Mod: case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le:
-    case ir::Prim::Gt: case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And:
-    case ir::Prim::Or: case ir::Prim::Not: case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max:
-    case ir::Prim::Exp: case ir::Prim::Sqrt: case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log:
-    case ir::Prim::Log2: case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos:
-    case ir::Prim::Tan: case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh:
-    case ir::Prim::Cosh: case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round:
-    case ir::Prim::Trunc: case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+    case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       return false;
   }
   LIFTC_ASSERT(false, "the switch above lists every primitive");
@@ -290,15 +266,7 @@ bool chains_writes(ir::Prim p) {
     case ir::Prim::Reorder: case ir::Prim::Id: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
     case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
     case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
-    case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div: case ir::Prim::Mod:
-    case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt: case ir::Prim::Ge:
-    case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And: case ir::Prim::Or: case ir::Prim::Not:
-    case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max: case ir::Prim::Exp: case ir::Prim::Sqrt:
-    case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2: case ir::Prim::Log10:
-    case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan: case ir::Prim::Asin:
-    case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh: case ir::Prim::Tanh:
-    case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round: case ir::Prim::Trunc:
-    case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+    LIFTC_SCALAR_BUILTIN_CASES
       return false;
   }
   LIFTC_ASSERT(false, "the switch above lists every primitive");

@@ -162,15 +162,7 @@ Result KernelBuilder::compile_call(const ir::Expr& e, const Scope& s, const std:
     }
     case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Slide: case ir::Prim::Pad:
     case ir::Prim::Transpose: case ir::Prim::Reorder: case ir::Prim::AsVector: case ir::Prim::AsScalar:
-    case ir::Prim::Dot: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div:
-    case ir::Prim::Mod: case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt:
-    case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And: case ir::Prim::Or:
-    case ir::Prim::Not: case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max: case ir::Prim::Exp:
-    case ir::Prim::Sqrt: case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2:
-    case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan:
-    case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh:
-    case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round: case ir::Prim::Trunc:
-    case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+    case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       return {compile_scalar(e, s), false};
   }
   LIFTC_ASSERT(false, "the switch above lists every primitive");
@@ -227,15 +219,7 @@ std::optional<View> KernelBuilder::operand_dest(const ir::Expr& e, const View& d
     case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Id:
     case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
     case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate:
-    case ir::Prim::Vectorize: case ir::Prim::Dot: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul:
-    case ir::Prim::Div: case ir::Prim::Mod: case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le:
-    case ir::Prim::Gt: case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And:
-    case ir::Prim::Or: case ir::Prim::Not: case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max:
-    case ir::Prim::Exp: case ir::Prim::Sqrt: case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log:
-    case ir::Prim::Log2: case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos:
-    case ir::Prim::Tan: case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh:
-    case ir::Prim::Cosh: case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round:
-    case ir::Prim::Trunc: case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+    case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       break;
   }
   LIFTC_ASSERT(false, "passes_dest lists the primitives operand_dest writes through");
@@ -283,15 +267,7 @@ Result KernelBuilder::compile_layout(const ir::Expr& e, const Scope& s, const st
     case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
     case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
     case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
-    case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div: case ir::Prim::Mod:
-    case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt: case ir::Prim::Ge:
-    case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And: case ir::Prim::Or: case ir::Prim::Not:
-    case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max: case ir::Prim::Exp: case ir::Prim::Sqrt:
-    case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2: case ir::Prim::Log10:
-    case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan: case ir::Prim::Asin:
-    case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh: case ir::Prim::Tanh:
-    case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round: case ir::Prim::Trunc:
-    case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+    LIFTC_SCALAR_BUILTIN_CASES
       break;
   }
   LIFTC_ASSERT(false, "layout primitives are listed in is_layout");

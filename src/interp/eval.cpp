@@ -306,13 +306,7 @@ Value Evaluator::call(const Code& c) {
     }
     case Prim::Vectorize:
       return vectorize(c, *a[0], eval(*a[1]));
-    case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
-    case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne:
-    case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max:
-    case Prim::Exp: case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2:
-    case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin:
-    case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor:
-    case Prim::Ceil: case Prim::Round: case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
+    case Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       break;
   }
   LIFTC_ASSERT(false, fmt::format("the interpreter evaluates primitive '{}'", ir::signature(c.prim).name));

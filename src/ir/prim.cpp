@@ -108,14 +108,7 @@ bool is_layout(Prim p) {
       return true;
     case Prim::Map: case Prim::Reduce: case Prim::Id: case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb:
     case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal: case Prim::ToLocal: case Prim::ToPrivate:
-    case Prim::Vectorize: case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div:
-    case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq:
-    case Prim::Ne: case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min:
-    case Prim::Max: case Prim::Exp: case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log:
-    case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan:
-    case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh:
-    case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc: case Prim::ToFloat:
-    case Prim::SizeValue:
+    case Prim::Vectorize: case Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       return false;
   }
   LIFTC_ASSERT(false, "the switch above lists every primitive");
@@ -149,14 +142,7 @@ bool is_opencl(Prim p) {
     case Prim::Vectorize: case Prim::Dot:
       return true;
     case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Add: case Prim::Sub:
-    case Prim::Mul: case Prim::Div: case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le:
-    case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne: case Prim::And: case Prim::Or: case Prim::Not:
-    case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp: case Prim::Sqrt: case Prim::Abs:
-    case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin:
-    case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh:
-    case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc:
-    case Prim::ToFloat: case Prim::SizeValue:
+    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: LIFTC_SCALAR_BUILTIN_CASES
       return false;
   }
   LIFTC_ASSERT(false, "the switch above lists every primitive");

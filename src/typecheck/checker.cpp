@@ -207,15 +207,7 @@ Expr Checker::check_call(const Expr& call) {
     case ir::Prim::ToPrivate: case ir::Prim::Vectorize:
       result = check_functional(*this, site);
       break;
-    case ir::Prim::Dot: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div:
-    case ir::Prim::Mod: case ir::Prim::Neg: case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt:
-    case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne: case ir::Prim::And: case ir::Prim::Or:
-    case ir::Prim::Not: case ir::Prim::Select: case ir::Prim::Min: case ir::Prim::Max: case ir::Prim::Exp:
-    case ir::Prim::Sqrt: case ir::Prim::Abs: case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2:
-    case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan:
-    case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh:
-    case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round: case ir::Prim::Trunc:
-    case ir::Prim::ToFloat: case ir::Prim::SizeValue:
+    case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       result = check_builtin(*this, site);
       break;
   }
