@@ -137,6 +137,9 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"window-flatten-order", "size N, M, C\ninput x : [[[float]C]M]N\ninput y : [[[float]C]M]N\n"
                                "def out = reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(join(join(transpose(x))), join(join(transpose(y)))))"},
       {"bias-add-left", with(kVec, "def out = map(s -> s + 2.0, reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, y)))")},
+      {"bias-left-in-relu", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                            "def out = map((w, b) -> map(s -> max(s + b, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), "
+                            "zip(ws, bs))"},
       {"bias-out-of-relu", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                            "def out = map((w, b) -> map(s -> max(b + s, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), "
                            "zip(ws, bs))"},

@@ -32,6 +32,7 @@ const std::vector<NotOffered>& forms_not_offered() {
         {"leaky_select.sr", "conv-chw-omega-kappa", kActivation},
         {"relu_max_0x.sr", "conv-chw-omega-kappa", kActivation},
         {"relu6_clamp.sr", "conv-chw-omega-kappa", kActivation},
+        {"relu_of_sum_plus_bias.sr", "conv-chw-omega-kappa", kActivation},
     };
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
