@@ -3,6 +3,7 @@
 // the generated OpenCL runs on the default device and must give the interpreter's values
 // of the original, high-level program. And the hand-written low-level examples.
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <random>
@@ -100,6 +101,9 @@ INSTANTIATE_TEST_SUITE_P(Library, StrategyToOpenCL,
                                            StrategyCase{"conv-gemm", "conv/conv_small.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_k3_stride2_pad0.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_relu_swapped.sr"},
+                                           StrategyCase{"conv-gemm", "conv/forms/pointwise.sr"},
+                                           StrategyCase{"conv-gemm", "conv/forms/k1_stride2.sr"},
+                                           StrategyCase{"conv-chw-tile", "conv/forms/pointwise.sr"},
                                            StrategyCase{"net-chw-kappa", "superres/fsrcnn.sr"},
                                            StrategyCase{"net-chw-kappa", "conv/conv_relu_swapped.sr"},
                                            StrategyCase{"stencil-parametric", "stencil2d.sr"},
@@ -155,6 +159,38 @@ INSTANTIATE_TEST_SUITE_P(Forms, FormsToOpenCL, ::testing::ValuesIn(conv_forms())
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
 });
+
+// conv-gemm on 1x1 convolutions (flattened-1x1-windows): the image is the im2col matrix and
+// the GEMM reads it in place. Alternative 2 (the weights as given) is then one kernel with no
+// intermediate buffer, for a 1x1 window form, a strided one and one written per pixel
+// (pointwise-windows); against two kernels (im2col, GEMM) and the im2col buffer for K = 3.
+// Each runs and matches the interpreter.
+TEST(PointwiseGemm, ReadsTheImageInPlace) {
+  struct Case {
+    const char* example;
+    std::size_t kernels;
+    bool intermediate;
+  };
+  for (const Case& c : {Case{"conv/forms/k1.sr", 1, false}, Case{"conv/forms/k1_stride2.sr", 1, false},
+                        Case{"conv/forms/pointwise.sr", 1, false}, Case{"conv/conv_small.sr", 2, true}}) {
+    SCOPED_TRACE(c.example);
+    ir::Program original = program(example(c.example));
+    RewriteOptions options;
+    options.budget.max_alternatives = 16;
+    ProgramRewrite rw = rewrite_program(library(), "conv-gemm", original, options);
+    ASSERT_EQ(rw.programs.size(), 2u);
+    std::mt19937_64 rng(9);
+    std::vector<Instance> points = instances(original, rw.programs[1], 1, rng);
+    ASSERT_FALSE(points.empty());
+    codegen::Module m = codegen::generate(points[0].rewritten);
+    EXPECT_EQ(m.kernels.size(), c.kernels) << m.source();
+    bool intermediate = std::any_of(m.memory.buffers.begin(), m.memory.buffers.end(), [](const codegen::Buffer& b) {
+      return b.space == codegen::AddressSpace::Global && b.role == codegen::BufferRole::Intermediate;
+    });
+    EXPECT_EQ(intermediate, c.intermediate) << m.source();
+    run_and_compare(points[0].rewritten, points[0].original, rng());
+  }
+}
 
 // conv-chw-tile's alternatives after the first: 2 (tile-weights-private) copies each
 // reduction step's kappa kernel values into a private array before the sigma windows'

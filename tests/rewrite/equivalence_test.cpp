@@ -154,9 +154,17 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"activation-into-kernels", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                                   "def out = map(v -> max(v, 0.0), join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
                                   "zip(x, w)), zip(ws, bs))))"},
+      {"pointwise-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                            "def out = map2D(px -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                            "zip(w, px))), zip(ws, bs)), x)"},
+      {"pointwise-windows-no-bias", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\n"
+                                    "def out = map2D(px -> map(w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(px, w)), ws), x)"},
       {"join-out-of-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
                               "def out = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), "
                               "zip(ws, bs))), x)"},
+      {"flattened-1x1-windows", "size N, M, C, P, K = 1\ninput x : [[[float]C]M]N\ninput y : [[[float]C]K]K\n"
+                                "def out = map(r -> map(c -> reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(c, join(join(y)))), "
+                                "map(win -> join(join(win)), r)), slide2D(K, K, 2, 1, x))"},
       {"rows-times-columns", "size N, M, K\ninput a : [[float]K]N\ninput b : [[float]M]K\n"
                              "def out = map(r -> join(map(c -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(r, c)), transpose(b))), a)"},
       // gemm_conv.rules

@@ -30,6 +30,7 @@ const std::vector<NotOffered>& forms_not_offered() {
         {"conv_pool.sr", "conv-chw-omega-kappa", kActivation},
         {"joined_channels.sr", "conv-chw-omega-kappa", kActivation},
         {"leaky_select.sr", "conv-chw-omega-kappa", kActivation},
+        {"pointwise.sr", "conv-chw-omega-kappa", kActivation},
         {"relu_max_0x.sr", "conv-chw-omega-kappa", kActivation},
         {"relu6_clamp.sr", "conv-chw-omega-kappa", kActivation},
         {"relu_of_sum_plus_bias.sr", "conv-chw-omega-kappa", kActivation},
