@@ -343,7 +343,7 @@ for l in $layers; do
   fi
   if [ -n "$refs" ]; then
     hand="" hand_local="" blas=""
-    read -r _ _ _ _ hand hand_local blas < <("$refs/conv_refs" "$device" "$runs" "$C" "$H" "$W" "$M" 2> /dev/null | tail -n 1) || true
+    read -r _ _ _ _ _ _ _ hand hand_local blas _ < <("$refs/conv_refs" "$device" "$runs" "$C" "$H" "$W" "$M" 3 1 1 2> /dev/null | tail -n 1) || true
     row="$row $(awk -v h="$hand" -v hl="$hand_local" -v b="$blas" -v t="$tuned" 'BEGIN { printf "%.3f (%s) | %.2f | %.3f | %.2f |", h, hl, h / t, b, b / t }')"
   fi
   if [ -n "$torch" ]; then
