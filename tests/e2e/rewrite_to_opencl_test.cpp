@@ -160,27 +160,29 @@ INSTANTIATE_TEST_SUITE_P(Forms, FormsToOpenCL, ::testing::ValuesIn(conv_forms())
   return n;
 });
 
-// conv-gemm on 1x1 convolutions (flattened-1x1-windows): the image is the im2col matrix and
-// the GEMM reads it in place. Alternative 2 (the weights as given) is then one kernel with no
-// intermediate buffer, for a 1x1 window form, a strided one and one written per pixel
-// (pointwise-windows); against two kernels (im2col, GEMM) and the im2col buffer for K = 3.
+// conv-gemm on 1x1 convolutions (flattened-1x1-windows): the image is the im2col matrix.
+// Each weights alternative has two, the GEMM reading the image in place or im2col-kernel's
+// copy: with the weights as given, alternative 3 is one kernel and no intermediate buffer,
+// alternative 4 two kernels (im2col, GEMM) and the copy, for a 1x1 window form, a strided one
+// and one written per pixel (pointwise-windows); K = 3 has only the copy (alternative 2).
 // Each runs and matches the interpreter.
-TEST(PointwiseGemm, ReadsTheImageInPlace) {
+TEST(PointwiseGemm, ReadsTheImageInPlaceOrCopiesIt) {
   struct Case {
     const char* example;
-    std::size_t kernels;
+    std::size_t alternatives, alternative, kernels;
     bool intermediate;
   };
-  for (const Case& c : {Case{"conv/forms/k1.sr", 1, false}, Case{"conv/forms/k1_stride2.sr", 1, false},
-                        Case{"conv/forms/pointwise.sr", 1, false}, Case{"conv/conv_small.sr", 2, true}}) {
-    SCOPED_TRACE(c.example);
+  for (const Case& c : {Case{"conv/forms/k1.sr", 4, 3, 1, false}, Case{"conv/forms/k1.sr", 4, 4, 2, true},
+                        Case{"conv/forms/k1_stride2.sr", 4, 3, 1, false}, Case{"conv/forms/pointwise.sr", 4, 3, 1, false},
+                        Case{"conv/forms/pointwise.sr", 4, 4, 2, true}, Case{"conv/conv_small.sr", 2, 2, 2, true}}) {
+    SCOPED_TRACE(std::string(c.example) + " alternative " + std::to_string(c.alternative));
     ir::Program original = program(example(c.example));
     RewriteOptions options;
     options.budget.max_alternatives = 16;
     ProgramRewrite rw = rewrite_program(library(), "conv-gemm", original, options);
-    ASSERT_EQ(rw.programs.size(), 2u);
+    ASSERT_EQ(rw.programs.size(), c.alternatives);
     std::mt19937_64 rng(9);
-    std::vector<Instance> points = instances(original, rw.programs[1], 1, rng);
+    std::vector<Instance> points = instances(original, rw.programs[c.alternative - 1], 1, rng);
     ASSERT_FALSE(points.empty());
     codegen::Module m = codegen::generate(points[0].rewritten);
     EXPECT_EQ(m.kernels.size(), c.kernels) << m.source();
