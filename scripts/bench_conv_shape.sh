@@ -2,10 +2,10 @@
 # Benchmark of any convolution shape on top of `liftc explore`: for each shape given on the
 # command line (C H W M K STRIDE PAD: C input channels, an H x W image, M kernels of K x K,
 # the stride, the padding on every side; batch 1, fp32), in one command on one device:
-#   1. the convolution is written as a .sr program in the form of examples/vgg16/convN.sr
-#      (HWC image, [M][K][K][C] weights, bias; the output Ho x Wo with Ho = (H + 2*PAD - K) /
-#      STRIDE + 1, rounded down as PyTorch does: a last row or column the windows do not
-#      cover is cropped with a negative pad2D);
+#   1. the convolution is written as a .sr program from examples/vgg16/conv2.sr, its sizes,
+#      stride and padding replaced (HWC image, [M][K][K][C] weights, bias; the output Ho x Wo
+#      with Ho = (H + 2*PAD - K) / STRIDE + 1, rounded down as PyTorch does: a last row or
+#      column the windows do not cover is cropped with a negative pad2D);
 #   2. first, the same convolution at a small shape (C and M at most 8, H = W = --check-size,
 #      the same K, stride and padding) is explored briefly (--check-evals) and its fastest
 #      point rewritten, generated and run by `liftc run`, validated against the interpreter:
@@ -145,28 +145,24 @@ for s in $strategies; do explore_flags+=(-s "$s"); done
 torch=""
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then torch=yes; fi
 
-# write_program FILE C H W M K S P: the convolution as a .sr program (examples/vgg16/convN.sr's
-# form). A last row or column that no window covers is cropped (pad2D by a negative amount).
+# write_program FILE C H W M K S P: the convolution as a .sr program, made from
+# examples/vgg16/conv2.sr (the paper's Listing 3 with a 3x3 kernel, stride 1, padding 1) with
+# the shape's sizes, stride and padding. A last row or column that no window covers is
+# cropped (pad2D by a negative amount), as PyTorch rounds the output size down.
 write_program() {
   local file="$1" C="$2" H="$3" W="$4" M="$5" K="$6" S="$7" P="$8"
   local bottom=$((P - (H + 2 * P - K) % S)) right=$((P - (W + 2 * P - K) % S))
-  cat > "$file" << EOF
-// A convolution written by scripts/bench_conv_shape.sh: C = $C input channels, an ${H}x${W}
-// image (HWC), M = $M kernels of ${K}x${K}, stride $S, padding $P; the output is
-// $(((H + 2 * P - K) / S + 1))x$(((W + 2 * P - K) / S + 1))x$M (rounded down as PyTorch does).
-
-size C = $C, H = $H, W = $W, M = $M, K = $K
-
-input weights : [[[[float]C]K]K]M
-input biases  : [float]M
-input image   : [[[float]C]W]H
-
-def conv = map2D(window ->
-             map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1,
-                                  zip(join(join(window)), join(join(w)))),
-                 zip(weights, biases)),
-             slide2D(K, K, $S, $S, pad2D($P, $bottom, $P, $right, 0.0, image)))
-EOF
+  local slide="slide2D(K, K, $S, $S, pad2D($P, $bottom, $P, $right, 0.0, image))"
+  {
+    echo "// Written by scripts/bench_conv_shape.sh from examples/vgg16/conv2.sr: C = $C input channels,"
+    echo "// image ${H}x${W}, M = $M kernels of ${K}x${K}, stride $S, padding $P;"
+    echo "// output $(((H + 2 * P - K) / S + 1))x$(((W + 2 * P - K) / S + 1))x$M."
+    sed -e '/^\/\//d' -e "s/^size C = .*/size C = $C, H = $H, W = $W, M = $M, K = $K/" \
+      -e "s/slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))/$slide/" "$root/examples/vgg16/conv2.sr"
+  } > "$file"
+  if ! grep -qF "$slide" "$file" || ! grep -q "^size C = $C, H = $H, W = $W, M = $M, K = $K\$" "$file"; then
+    die "examples/vgg16/conv2.sr is no longer in the form this script rewrites (size C = ..., slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))"
+  fi
 }
 
 # explore_best FILE TAG EVALS: explores FILE into $work/layerTAG-SEARCH.db (and its front to
