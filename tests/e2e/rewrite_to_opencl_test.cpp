@@ -223,6 +223,44 @@ TEST(RegisterTile, KernelValuesOncePerStepAndVectorAccumulators) {
   }
 }
 
+// A register tile's nested reduction (reduce-nest: the kernel's rows, then each row's
+// columns, then the channels) accumulates in one private array of sigma*kappa floats: each
+// inner reduceSeq updates its enclosing one's accumulator in place (in_place_reduce) instead
+// of copying it at every level (three arrays before). The private arrays of the tile's
+// kernel are that accumulator and, from alternative 2, the kappa kernel values' copy:
+// exactly what the constraint stage's plan counts. Every point runs and matches.
+TEST(RegisterTile, AccumulatesInPlaceInOnePrivateArray) {
+  ir::Program original = program(example("conv/conv_c1_m8.sr"));
+  RewriteOptions options;
+  options.budget.max_alternatives = 16;
+  for (const char* strategy : {"conv-chw-tile", "conv-chw-tile-m0"}) {
+    SCOPED_TRACE(strategy);
+    ProgramRewrite rw = rewrite_program(library(), strategy, original, options);
+    ASSERT_EQ(rw.programs.size(), 4u);
+    std::mt19937_64 rng(7);
+    for (std::size_t a = 0; a < 4; ++a) {
+      SCOPED_TRACE(a + 1);
+      for (const Instance& inst : instances(original, rw.programs[a], 2, rng)) {
+        SCOPED_TRACE(params_text(inst));
+        codegen::Module m = codegen::generate(inst.rewritten);
+        const codegen::Kernel& tile = m.kernels.back();  // after the pad (and weights') kernels
+        long long sigma = inst.values.at("sigma_KW"), kappa = inst.values.at("kappa_KW");
+        std::vector<std::string> accumulators;
+        long long floats = 0;
+        for (const auto& b : m.memory.buffers) {
+          if (b.kernel != tile.name || b.role != codegen::BufferRole::Private || b.variable) continue;
+          floats += codegen::evaluate(b.elements, m);
+          if (b.name.rfind("pmemacc", 0) == 0) accumulators.push_back(b.name);
+        }
+        ASSERT_EQ(accumulators.size(), 1u) << tile.source;
+        EXPECT_EQ(codegen::evaluate(m.memory.buffer(accumulators[0]).elements, m), sigma * kappa);
+        EXPECT_EQ(floats, sigma * kappa + (a == 0 ? 0 : kappa)) << tile.source;
+        run_and_compare(inst.rewritten, inst.original, rng());
+      }
+    }
+  }
+}
+
 // Every hand-written low-level example, with its own sizes, generates, runs, and matches
 // the interpreter; and the paper's Listing 4 at the shape of VGG-16's first layer.
 void run_low_level(const std::string& file, const std::map<std::string, long long>& sizes) {
