@@ -200,12 +200,13 @@ class Scanner {
     if (out.race) return {};
     ir::Type acc = e.type().elem();
     std::optional<AddressSpace> acc_space;
+    ir::Expr inner;  // the reduceSeq of the step function that may accumulate in this accumulator
     if (acc.is_array()) {
       acc_space = space.value_or(AddressSpace::Private);
       // As KernelBuilder::compile_reduce: in place in the enclosing private accumulator.
       if (!(in_place_.count(e.get()) && dest && *acc_space == AddressSpace::Private))
         allocate(acc, *acc_space, "reduceSeq");
-      ir::Expr inner = *acc_space == AddressSpace::Private ? in_place_reduce(e) : ir::Expr();
+      inner = *acc_space == AddressSpace::Private ? in_place_reduce(e) : ir::Expr();
       if (inner.defined()) in_place_.insert(inner.get());
     }
     const ir::Expr& f = e->args[1];
@@ -214,6 +215,7 @@ class Scanner {
     loops_.push_back({LoopKind::Seq, 0, {}, e->args[2].type().length()});
     apply(f, {false, false}, acc_space, space);
     loops_.pop_back();
+    if (inner.defined()) in_place_.erase(inner.get());
     return {dest.has_value(), false};
   }
 

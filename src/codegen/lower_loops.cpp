@@ -225,9 +225,11 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
   } else {
     acc = variables(init, "acc");
   }
+  // The reduceSeq of the step function that may accumulate in `acc`, while the step is lowered.
+  ir::Expr inner;
   if (array_acc) {
     auto m = underlying_memory(acc);
-    ir::Expr inner = m && m->space == AddressSpace::Private ? in_place_reduce(e) : ir::Expr();
+    if (m && m->space == AddressSpace::Private) inner = in_place_reduce(e);
     if (inner.defined()) in_place_reduces_.insert(inner.get());
   }
   const arith::Expr& n = src.type().length();
@@ -242,6 +244,7 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
       emit(write_value(acc, r.view));
     }
   });
+  if (inner.defined()) in_place_reduces_.erase(inner.get());
   if (!dest) return {single(acc), false};
   View d0 = access(*dest, 0);
   if (in_place) return {*dest, true};
