@@ -68,7 +68,7 @@ struct CrossItemRead {
 struct KernelScan {
   std::optional<CrossItemRead> race;    // the first, in lowering order; none: one kernel is safe
   bool writes_result = true;            // its computation writes the kernel's output (else a copy)
-  std::vector<PlannedBuffer> buffers;   // global and local memory it allocates
+  std::vector<PlannedBuffer> buffers;   // global, local and private memory it allocates
   std::vector<arith::Expr> unrollable;  // trip counts of reduceSeq loops without loops inside
 };
 
@@ -86,6 +86,13 @@ bool chains_writes(ir::Prim p);
 /// The producer of the parallel map `map`'s data whose element i is written by the work-item
 /// that reads it (the same kind and dimension over exactly its result); undefined if none.
 ir::Expr same_item_producer(const ir::Expr& map);
+
+/// The reduceSeq nested in the step function of reduceSeq `outer` that may accumulate in
+/// outer's accumulator itself instead of a copy of it (undefined if none): the step function
+/// is `(acc, x) -> join(mapSeq(s -> reduceSeq(s, g, ys), acc))` or `(acc, x) ->
+/// join(reduceSeq(acc, g, ys))`, the inner accumulator an array, neither `acc` nor `s` free
+/// in `g` or `ys` (kernel_scan.cpp says why that is safe; both lowering and the scan use it).
+ir::Expr in_place_reduce(const ir::Expr& outer);
 
 /// Thread counts of `body` from its mapped primitives (Table 1), before device limits;
 /// checks their dimensions and that mapGlb does not share a kernel with mapWrg/mapLcl.
@@ -150,6 +157,8 @@ class KernelBuilder {
   // Parallel maps whose consumer is a map of the same kind and dimension over exactly their
   // result: the work-item that writes element i is the one that reads it.
   std::set<const ir::ExprNode*> same_item_producers_;
+  // reduceSeqs that accumulate in their enclosing reduceSeq's private accumulator (in_place_reduce).
+  std::set<const ir::ExprNode*> in_place_reduces_;
 };
 
 /// The part of `e` under the layout primitives applied to its result that computes it

@@ -210,11 +210,27 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
   ir::Type acc_type = e.type().elem();
   bool array_acc = acc_type.is_array();
   View acc;
-  if (array_acc) {
+  // In place in the enclosing reduceSeq's private accumulator (in_place_reduce, which says
+  // why that is safe): no copy in, no copy out.
+  bool in_place = array_acc && in_place_reduces_.count(e.get()) && dest &&
+                  s.space.value_or(AddressSpace::Private) == AddressSpace::Private;
+  if (in_place) {
+    auto m = underlying_memory(init);
+    LIFTC_ASSERT(m && m->space == AddressSpace::Private && m == underlying_memory(access(*dest, 0)),
+                 "a reduceSeq accumulating in place starts from the private memory it writes (in_place_reduce)");
+    acc = init;
+  } else if (array_acc) {
     acc = allocate(acc_type, s.space.value_or(AddressSpace::Private), s, "acc");
     copy(init, acc, s);
   } else {
     acc = variables(init, "acc");
+  }
+  // The reduceSeq of the step function that may accumulate in `acc`, while the step is lowered.
+  ir::Expr inner;
+  if (array_acc) {
+    auto m = underlying_memory(acc);
+    if (m && m->space == AddressSpace::Private) inner = in_place_reduce(e);
+    if (inner.defined()) in_place_reduces_.insert(inner.get());
   }
   const arith::Expr& n = src.type().length();
   bool unroll = options_.unroll_reduce && !contains_loops(ir::lambda_body(f));
@@ -228,8 +244,10 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
       emit(write_value(acc, r.view));
     }
   });
+  if (inner.defined()) in_place_reduces_.erase(inner.get());
   if (!dest) return {single(acc), false};
   View d0 = access(*dest, 0);
+  if (in_place) return {*dest, true};
   if (array_acc)
     copy(acc, d0, s);
   else
