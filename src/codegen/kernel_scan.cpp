@@ -200,11 +200,11 @@ class Scanner {
     if (out.race) return {};
     ir::Type acc = e.type().elem();
     std::optional<AddressSpace> acc_space;
+    const ir::Expr& f = e->args[1];
     if (acc.is_array()) {
-      acc_space = space.value_or(AddressSpace::Private);
+      acc_space = work_group_accumulator(loops_, f) ? AddressSpace::Local : space.value_or(AddressSpace::Private);
       allocate(acc, *acc_space, "reduceSeq");
     }
-    const ir::Expr& f = e->args[1];
     if (f.kind() == ir::ExprKind::Lambda && !contains_loops(ir::lambda_body(f)))
       out.unrollable.push_back(e->args[2].type().length());
     loops_.push_back({LoopKind::Seq, 0, {}, e->args[2].type().length()});
