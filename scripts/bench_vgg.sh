@@ -165,6 +165,16 @@ tile_params() {
     paste -sd ' ' | awk -v s="$3" -v k="$4" '{ printf "%s=%s,%s=%s", $1, s, $2, k }'
 }
 
+# consider MS BYTES HOW: keep it as the layer's liftc kernel (tuned, tuned_bytes, tuned_how)
+# when it is the fastest so far.
+consider() {
+  if [ -n "$1" ] && { [ -z "$tuned" ] || awk -v a="$1" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
+    tuned="$1"
+    tuned_bytes="$2"
+    tuned_how="$3"
+  fi
+}
+
 # local_params PROGRAM TAU GAMMA CHI SIGMA KAPPA: the five tuning parameters of
 # conv-chw-tile-local (conv-block-chunks' tau, gamma, chi; register-tile-acc's sigma, kappa).
 local_params() {
@@ -264,11 +274,7 @@ for l in $layers; do
         for k in $kappas; do
           [ $((M % k)) -eq 0 ] || continue
           read -r t t_local t_bytes < <(best_ms "$program" --params "$(tile_params "$program" register-tile "$sg" "$k")")
-          if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
-            tuned="$t"
-            tuned_bytes="$t_bytes"
-            tuned_how="$tile_strategy alt $alt, sigma=$sg kappa=$k, $t_local"
-          fi
+          consider "$t" "$t_bytes" "$tile_strategy alt $alt, sigma=$sg kappa=$k, $t_local"
         done
       done
     done
@@ -287,11 +293,7 @@ for l in $layers; do
             for k in $kappas; do
               [ $((gamma % k)) -eq 0 ] || continue
               read -r t t_bytes < <(median_ms "$program" --params "$(local_params "$program" "$tau" "$gamma" "$chi" "$sg" "$k")" 2> /dev/null) || continue
-              if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
-                tuned="$t"
-                tuned_bytes="$t_bytes"
-                tuned_how="conv-chw-tile-local, tau=$tau gamma=$gamma chi=$chi sigma=$sg kappa=$k"
-              fi
+              consider "$t" "$t_bytes" "conv-chw-tile-local, tau=$tau gamma=$gamma chi=$chi sigma=$sg kappa=$k"
             done
           done
         done
