@@ -200,16 +200,16 @@ class Scanner {
     if (out.race) return {};
     ir::Type acc = e.type().elem();
     std::optional<AddressSpace> acc_space;
+    const ir::Expr& f = e->args[1];
     ir::Expr inner;  // the reduceSeq of the step function that may accumulate in this accumulator
     if (acc.is_array()) {
-      acc_space = space.value_or(AddressSpace::Private);
+      acc_space = work_group_accumulator(loops_, f) ? AddressSpace::Local : space.value_or(AddressSpace::Private);
       // As KernelBuilder::compile_reduce: in place in the enclosing private accumulator.
       if (!(in_place_.count(e.get()) && dest && *acc_space == AddressSpace::Private))
         allocate(acc, *acc_space, "reduceSeq");
       inner = *acc_space == AddressSpace::Private ? in_place_reduce(e) : ir::Expr();
       if (inner.defined()) in_place_.insert(inner.get());
     }
-    const ir::Expr& f = e->args[1];
     if (f.kind() == ir::ExprKind::Lambda && !contains_loops(ir::lambda_body(f)))
       out.unrollable.push_back(e->args[2].type().length());
     loops_.push_back({LoopKind::Seq, 0, {}, e->args[2].type().length()});

@@ -38,6 +38,11 @@ AddressSpace space_of(ir::Prim to);
 bool region_per_iteration(const Loop& l, AddressSpace space);
 /// Whether one of `loops` has kind `k` (and dimension `dim` when given).
 bool inside(const std::vector<Loop>& loops, LoopKind k, int dim = -1);
+/// Whether a reduceSeq at `loops` with step function `f` accumulates for the whole
+/// work-group: it runs at work-group level (inside a mapWrg, outside every mapLcl) and its
+/// step's value is a mapLcl's (under lets and layout primitives), each work-item writing its
+/// part of the accumulator; then the accumulator lives in local memory, where all see it.
+bool work_group_accumulator(const std::vector<Loop>& loops, const ir::Expr& f);
 
 /// What a compiled expression sees: variables, enclosing loops, the toX address space.
 struct Scope {
@@ -135,6 +140,9 @@ class KernelBuilder {
             const std::function<void(const Scope&, const arith::Expr&)>& body);
   /// Copies `src` into `dest` element by element (sequential loops over arrays).
   void copy(const View& src, const View& dest, const Scope& s);
+  /// The same copy shared by the work-group's work-items: the outermost dimension spread
+  /// over their flat local index (at work-group level, outside every mapLcl).
+  void work_group_copy(const View& src, const View& dest, const Scope& s);
   /// Memory for a value of type `t` in `space`, one region per enclosing parallel loop.
   View allocate(const ir::Type& t, AddressSpace space, const Scope& s, const std::string& hint);
   /// Private variables holding `init` (scalar, vector or tuple), declared here.

@@ -447,6 +447,9 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
     c.param(std::move(p), Declared::values({0, 1}), std::move(dom));
   }
   add_memory_constraints(c, checked.program, plan, target);
+  for (const auto& k : plan.kernels)
+    for (const auto& b : k.buffers)
+      space.local_memory_emulated = space.local_memory_emulated || (target.local_mem_global && b.space == codegen::AddressSpace::Local);
 
   // One-variable constraints become the domains.
   std::vector<std::vector<std::int64_t>> domains(space.params.size());

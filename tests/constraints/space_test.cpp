@@ -59,6 +59,28 @@ TEST(Collect, LocalMemoryIsAnExpressionOfTheParameters) {
   EXPECT_EQ(it->vars, std::vector<std::string>{"theta_H"}) << to_string(*it);
 }
 
+// A program whose kernels allocate local memory is marked on a target that emulates local
+// memory in global memory (Mali), and only there; one without local memory never is.
+TEST(Collect, LocalMemoryEmulatedInGlobalMemoryIsMarked) {
+  struct Case {
+    const char* strategy;
+    bool emulated;  // the target's local memory is global memory
+    bool marked;
+  };
+  const Case cases[] = {
+      {"conv-chw-tile-local", true, true},
+      {"conv-chw-tile-local", false, false},
+      {"conv-local", true, true},
+      {"conv-chw-tile", true, false},
+  };
+  for (const Case& c : cases) {
+    Target t = small_target(64, 256);
+    t.local_mem_global = c.emulated;
+    Space s = spaces(example("conv/conv_small.sr"), c.strategy, t).at(0);
+    EXPECT_EQ(s.local_memory_emulated, c.marked) << c.strategy << (c.emulated ? " on emulated" : " on on-chip");
+  }
+}
+
 // A rule parameter declared as a set keeps its values: the domain is the set, not 2..16.
 TEST(Collect, ValueSetsStaySets) {
   rewrite::RuleSet rules;
