@@ -184,6 +184,8 @@ class Elaborator {
   /// `name(args)` or `e.i`; with `arity` > 0 (a function position) a call may be partial, and
   /// nullopt means it is not a function.
   std::optional<Pattern> pattern_postfix(const ast::Postfix& p, const SourceLoc& at, int arity, const EnvPtr& env);
+  /// A call of `prim`: sizes and operands read as its signature says; in a function
+  /// position of `arity` it may lack that many trailing data operands.
   Pattern pattern_call(ir::Prim prim, const std::vector<ast::Expr>& args, const SourceLoc& at, int arity,
                        const EnvPtr& env);
   /// A function variable applied, `g(e)`.
@@ -193,7 +195,7 @@ class Elaborator {
   Pattern pattern_variable(const std::string& name, const SourceLoc& at, const EnvPtr& env);
   /// A size argument: over the pattern's size variables, its fresh names and `length(x)`.
   arith::Expr pattern_size(const ast::Expr& e);
-  /// Records that pattern variable `name` is of kind `kind` (a binding pattern) or checks it (a template).
+  /// Records pattern variable `name` as of kind `kind`; an error if it is known as another kind.
   void pattern_var_kind(const std::string& name, VarKind kind, const SourceLoc& at);
 
   // ---- helpers
