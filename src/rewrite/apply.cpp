@@ -50,14 +50,7 @@ bool holds(const Guard& g, const Match& m, const SizeValues& given) {
                   ir::only_rearranges(ir::lambda_body(it->second));
     return layout != g.negated;
   }
-  std::map<std::string, arith::Expr> values = m.sizes;
-  for (const auto& [name, e] : m.exprs) {
-    std::string key = name;  // length(x), length(elem(x)), ...
-    for (ir::Type t = e.type(); t.defined() && t.is_array(); t = t.elem()) {
-      values.emplace("length(" + key + ")", t.length());
-      key = "elem(" + key + ")";
-    }
-  }
+  std::map<std::string, arith::Expr> values = matched_sizes(m);
   arith::Expr a = arith::substitute(g.lhs, values);
   arith::Expr b = arith::substitute(g.rhs, values);
   bool result = compare(g.op, a, b);

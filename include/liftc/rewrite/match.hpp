@@ -33,6 +33,11 @@ struct Match {
 /// Matches `lhs` at the root of `e` (types are not looked at); nullopt when it does not match.
 std::optional<Match> match_pattern(const Pattern& lhs, const ir::Expr& e);
 
+/// The sizes `m` gives a rule's sizes and guards: its size variables, and the lengths of what
+/// each expression variable x matched, as `length(x)`, `length(elem(x))`, ...
+/// (parse::length_variable).
+std::map<std::string, arith::Expr> matched_sizes(const Match& m);
+
 /// Whether every guard of `rule` holds for `m` (`e`'s nodes must carry types); a size
 /// comparison the variables' ranges do not decide is decided at the sizes in `given`.
 bool guards_hold(const Rule& rule, const Match& m, const SizeValues& given = {});
