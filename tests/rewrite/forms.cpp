@@ -38,7 +38,7 @@ const std::vector<NotOffered>& forms_not_offered() {
         {"relu_of_sum_plus_bias.sr", "conv-chw-omega-kappa", kActivation},
     };
     for (const char* form : {"bias_after_relu.sr", "conv_pool.sr", "joined_channels.sr", "leaky_select.sr",
-                             "relu_max_0x.sr", "relu6_clamp.sr", "relu_of_sum_plus_bias.sr"})
+                             "pointwise.sr", "relu_max_0x.sr", "relu6_clamp.sr", "relu_of_sum_plus_bias.sr"})
       t.push_back({form, "conv-chw-tile-local", kBlockActivation});
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
