@@ -25,7 +25,7 @@ int binary_precedence(Prim p) {
     case Prim::Add: case Prim::Sub: return kAdd;
     case Prim::Mul: case Prim::Div: case Prim::Mod: return kMul;
     case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: case Prim::MapWrg:
     case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
     case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
     case Prim::Dot: case Prim::Neg: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max:
