@@ -32,8 +32,10 @@ bool type_is(const std::string& pred, const ir::Type& t) {
   return false;
 }
 
-bool compare(const std::string& op, const arith::Expr& a, const arith::Expr& b) {
-  if (op == "==") return a == b;
+bool same_length(const arith::Expr& a, const arith::Expr& b, const SizeValues& given);
+
+bool compare(const std::string& op, const arith::Expr& a, const arith::Expr& b, const SizeValues& given) {
+  if (op == "==") return a == b || (!given.empty() && same_length(a, b, given));
   if (op == "!=") return arith::provably_less(a, b) || arith::provably_less(b, a);
   if (op == "<") return arith::provably_less(a, b);
   if (op == ">") return arith::provably_less(b, a);
@@ -42,7 +44,7 @@ bool compare(const std::string& op, const arith::Expr& a, const arith::Expr& b) 
   return false;
 }
 
-bool holds(const Guard& g, const Match& m) {
+bool holds(const Guard& g, const Match& m, const SizeValues& given) {
   if (g.kind == Guard::Kind::TypeIs) return type_is(g.predicate, type_of(g.term, m)) != g.negated;
   if (g.kind == Guard::Kind::FunctionIs) {
     auto it = m.functions.find(g.term.var);
@@ -60,13 +62,13 @@ bool holds(const Guard& g, const Match& m) {
   }
   arith::Expr a = arith::substitute(g.lhs, values);
   arith::Expr b = arith::substitute(g.rhs, values);
-  return compare(g.op, a, b) != g.negated;
+  return compare(g.op, a, b, given) != g.negated;
 }
 
 }  // namespace
 
-bool guards_hold(const Rule& rule, const Match& m) {
-  return std::all_of(rule.guards.begin(), rule.guards.end(), [&](const Guard& g) { return holds(g, m); });
+bool guards_hold(const Rule& rule, const Match& m, const SizeValues& given) {
+  return std::all_of(rule.guards.begin(), rule.guards.end(), [&](const Guard& g) { return holds(g, m, given); });
 }
 
 void FreshNames::reserve(const std::string& name) {
@@ -120,7 +122,7 @@ std::vector<Application> apply_rule(const Rule& rule, const ir::Expr& e, const t
                                     const std::vector<std::int64_t>& fixed_values, const SizeValues& given) {
   std::optional<Match> m = match_pattern(rule.lhs, e);
   if (!m) return {};
-  if (!guards_hold(rule, *m)) {
+  if (!guards_hold(rule, *m, given)) {
     if (reject) reject("its guard does not hold");
     return {};
   }
