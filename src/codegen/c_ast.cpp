@@ -9,6 +9,7 @@ const char* to_string(AddressSpace s) {
     case AddressSpace::Global: return "global";
     case AddressSpace::Local: return "local";
     case AddressSpace::Private: return "private";
+    case AddressSpace::Constant: return "constant";
   }
   return "?";
 }
@@ -150,6 +151,17 @@ Stmt decl(const std::string& nm, ir::Type t, AddressSpace space, std::optional<a
   n.space = space;
   n.length = std::move(length);
   n.value = std::move(init);
+  return make(std::move(n));
+}
+
+Stmt constant_array(const std::string& nm, ir::Type t, std::vector<double> values) {
+  StmtNode n;
+  n.kind = StmtKind::Decl;
+  n.name = nm;
+  n.type = std::move(t);
+  n.space = AddressSpace::Constant;
+  n.length = arith::Expr(static_cast<std::int64_t>(values.size()));
+  n.values = std::move(values);
   return make(std::move(n));
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "liftc/codegen/printer.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -169,6 +170,13 @@ void CPrinter::stmt(const c::Stmt& s) {
           fmt::format("{}{}{} {}", q.empty() ? "" : q + " ", s->is_const ? "const " : "", type_name(s->type), s->name);
       if (s->length) text += fmt::format("[{}]", arith::to_string(*s->length));
       if (s->value) text += " = " + expr(s->value);
+      if (!s->values.empty()) {
+        std::vector<std::string> values;
+        for (double v : s->values)
+          values.push_back(s->type.scalar_kind() == ir::ScalarKind::Float ? float_literal(v)
+                                                                         : fmt::format("{}", static_cast<long long>(v)));
+        text += fmt::format(" = {{{}}}", fmt::join(values, ", "));
+      }
       return line(text + ";");
     }
     case c::StmtKind::Assign: return line(fmt::format("{} = {};", s->name, expr(s->value)));

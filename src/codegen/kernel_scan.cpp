@@ -35,7 +35,7 @@ void check_nesting(const ir::Expr& e, int dim, const std::vector<Loop>& loops) {
       return;
     case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join:
     case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose: case ir::Prim::Reorder:
-    case ir::Prim::Id: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
+    case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
     case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::AsVector: case ir::Prim::AsScalar:
     case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       return;
@@ -153,6 +153,7 @@ class Scanner {
         bool x = compile(e->args[1], {}, space).value;
         return apply(e->args[0], {x}, {}, space);
       }
+      case ir::Prim::Array: return {false, false};  // a constant array: memory, read like an input
       case ir::Prim::Reduce:
         throw Error("reduce is not lowered: use reduceSeq (inside a mapped or sequential loop) to generate code", e.loc());
       case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Slide: case ir::Prim::Pad:
@@ -248,7 +249,7 @@ bool passes_dest(const ir::Expr& e) {
       return f.kind() == ir::ExprKind::Lambda && f->params.size() == 1 && writes_through(ir::lambda_body(f), f->params[0]);
     }
     case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Id:
-    case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
+    case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
     case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate:
     case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       return false;
@@ -269,7 +270,7 @@ bool chains_writes(ir::Prim p) {
     case ir::Prim::AsScalar: case ir::Prim::Map:
       return true;
     case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad:
-    case ir::Prim::Reorder: case ir::Prim::Id: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
+    case ir::Prim::Reorder: case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
     case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
     case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
     LIFTC_SCALAR_BUILTIN_CASES

@@ -125,6 +125,21 @@ View KernelBuilder::variables(const View& init, const std::string& hint) {
   return mem_view(m);
 }
 
+View KernelBuilder::constant_array(const ir::Expr& e) {
+  std::optional<std::vector<double>> values = ir::constant_array_values(e);
+  LIFTC_ASSERT(values.has_value(), "type checking admits only constant arrays of literals");
+  auto key = std::make_pair(ir::to_string(e.type()), *values);
+  if (auto it = constants_.find(key); it != constants_.end()) return it->second;
+  auto m = std::make_shared<Memory>();
+  m->name = fresh("constants");
+  m->space = AddressSpace::Constant;
+  m->type = e.type();
+  local_decls_.push_back(c::constant_array(m->name, element_type(e.type()), *values));
+  View v = mem_view(m);
+  constants_.emplace(std::move(key), v);
+  return v;
+}
+
 Result KernelBuilder::compile_call(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
   ir::Prim p = e->prim;
   if (ir::is_layout(p)) return compile_layout(e, s, dest);
@@ -157,6 +172,8 @@ Result KernelBuilder::compile_call(const ir::Expr& e, const Scope& s, const std:
       copy(v, out, s);
       return {out, false};
     }
+    case ir::Prim::Array:
+      return {constant_array(e), false};
     case ir::Prim::Vectorize: {
       View x = compile(e->args[1], s, std::nullopt).view;
       return apply(e->args[0], {x}, s, std::nullopt);
@@ -218,7 +235,7 @@ std::optional<View> KernelBuilder::operand_dest(const ir::Expr& e, const View& d
       return map_view(dest, elem, [this, body, param](const View& d) { return output_through(body, param, d); });
     }
     case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Id:
-    case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
+    case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
     case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate:
     case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       break;
@@ -265,8 +282,8 @@ Result KernelBuilder::compile_layout(const ir::Expr& e, const Scope& s, const st
       return {as_vector(static_cast<int>(*w), operand(0)), false};
     }
     case ir::Prim::AsScalar: return {as_scalar(operand(0)), false};
-    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
-    case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
+    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg:
+    case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
     case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
     LIFTC_SCALAR_BUILTIN_CASES
       break;
@@ -320,7 +337,7 @@ View KernelBuilder::compile_scalar(const ir::Expr& e, const Scope& s) {
       return value_view(dot(a[0], a[1]));
     case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join:
     case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose: case ir::Prim::Reorder:
-    case ir::Prim::Id: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb:
+    case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb:
     case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal:
     case ir::Prim::ToPrivate: case ir::Prim::AsVector: case ir::Prim::AsScalar: case ir::Prim::Vectorize:
     case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div: case ir::Prim::Lt:

@@ -145,6 +145,9 @@ class KernelBuilder {
   void work_group_copy(const View& src, const View& dest, const Scope& s);
   /// Memory for a value of type `t` in `space`, one region per enclosing parallel loop.
   View allocate(const ir::Type& t, AddressSpace space, const Scope& s, const std::string& hint);
+  /// A constant array (`array(...)`) as a `constant` array of the kernel, declared once per
+  /// distinct value in its outermost scope.
+  View constant_array(const ir::Expr& e);
   /// Private variables holding `init` (scalar, vector or tuple), declared here.
   View variables(const View& init, const std::string& hint);
 
@@ -161,6 +164,7 @@ class KernelBuilder {
   bool group_writes_global_ = false;   // one of them wrote global memory (a barrier needs its fence)
   std::vector<c::Stmt> local_decls_;
   std::vector<Buffer> allocations_;
+  std::map<std::pair<std::string, std::vector<double>>, View> constants_;  // by type and values
   int counter_ = 0;
   // Parallel maps whose consumer is a map of the same kind and dimension over exactly their
   // result: the work-item that writes element i is the one that reads it.

@@ -17,6 +17,7 @@
 #include "liftc/explore/search.hpp"
 #include "liftc/explore/worker.hpp"
 #include "liftc/host/execute.hpp"
+#include "liftc/interp/interp.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/support/file.hpp"
@@ -261,6 +262,22 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
                               options_.bundle.atol, problem_.program_hash, runner_identity(options_));
 }
 
+double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point) {
+  if (auto it = magnitude_allowance_.find(index); it != magnitude_allowance_.end()) return it->second;
+  double allowance = 0;
+  const constraints::Space& space = alt.space();
+  if (interp::has_constant_arrays(space.program)) {
+    std::map<std::string, long long> sizes = constraints::size_values(space, point);
+    ir::Program checked = typecheck::typecheck(ir::bind_sizes(space.program, sizes)).program;
+    double largest = 0;
+    for (const auto& [name, t] : interp::evaluate_magnitude(checked, problem_.inputs))
+      for (float v : t.f32) largest = std::max(largest, static_cast<double>(v));
+    allowance = interp::magnitude_tolerance * largest;
+  }
+  magnitude_allowance_.emplace(index, allowance);
+  return allowance;
+}
+
 std::optional<Evaluation> Evaluator::servable_row(const std::string& key) const {
   for (Evaluation& row : store_.find_all(key))
     if (servable(row, options_.timeout_s)) return std::move(row);
@@ -382,6 +399,7 @@ Pending Evaluator::start(const Candidate& c) {
     shared_ = write_shared_files(dir, problem_.inputs, problem_.reference);
   }
   BundleSettings settings = options_.bundle;
+  settings.atol += magnitude_allowance(c.alternative, alt, c.point);
   settings.cutoff_ms = cutoff_for(e.memory_bytes);
   settings.lock = (std::filesystem::path(options_.work_dir) / "device.lock").string();
   job->dir = (std::filesystem::path(options_.work_dir) / fmt::format("candidate-{}", count_)).string();

@@ -42,7 +42,7 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
       case Prim::Eq: return of_bool(x == y);
       case Prim::Ne: return of_bool(x != y);
       case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: case Prim::MapWrg:
       case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
       case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
       case Prim::Dot: case Prim::Neg: case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select:
@@ -73,7 +73,7 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
       case Prim::Eq: return of_bool(x == y);
       case Prim::Ne: return of_bool(x != y);
       case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: case Prim::MapWrg:
       case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
       case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
       case Prim::Dot: case Prim::Neg: case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select:
@@ -91,7 +91,7 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
       case Prim::Eq: return of_bool(x == y);
       case Prim::Ne: return of_bool(x != y);
       case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: case Prim::MapWrg:
       case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
       case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
       case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
@@ -138,7 +138,7 @@ Word unary_lane(Prim p, ScalarKind k, Word a) {
       case Prim::Abs: return of_f32(std::fabs(x));
       case Prim::ToFloat: return a;
       case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: case Prim::MapWrg:
       case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
       case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
       case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
@@ -153,7 +153,7 @@ Word unary_lane(Prim p, ScalarKind k, Word a) {
       case Prim::Abs: return x < 0 ? 0u - a : a;
       case Prim::ToFloat: return of_f32(static_cast<float>(x));
       case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: case Prim::MapWrg:
       case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
       case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
       case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
@@ -221,7 +221,7 @@ Value apply_builtin(Prim p, const Value* args, int n) {
       case Prim::Mul: return Value::of_float(x * y);
       case Prim::Sub: return Value::of_float(x - y);
       case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+      case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: case Prim::MapWrg:
       case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
       case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
       case Prim::Dot: case Prim::Div: case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le:

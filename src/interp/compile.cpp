@@ -1,12 +1,28 @@
 #include <algorithm>
+#include <bit>
 
 #include <fmt/format.h>
 
 #include "code.hpp"
+#include "view.hpp"
 
 namespace liftc::interp::detail {
 
 namespace {
+
+// The value of a constant array (type checked: its values are constants) in `layout`.
+Value constant_array(const ir::Expr& e, const Layout* layout) {
+  std::optional<std::vector<double>> values = ir::constant_array_values(e);
+  LIFTC_ASSERT(values && static_cast<std::int64_t>(values->size()) == layout->words,
+               "type checking admits only constant arrays whose values fill their type");
+  const Layout* leaf = layout;
+  while (leaf->is_array()) leaf = leaf->elem;
+  auto words = std::make_shared<std::vector<Word>>();
+  for (double v : *values)
+    words->push_back(leaf->scalar == ir::ScalarKind::Float ? std::bit_cast<Word>(static_cast<float>(v))
+                                                           : static_cast<Word>(static_cast<std::int32_t>(v)));
+  return Value::ref(std::make_shared<DenseView>(std::move(words), layout), layout);
+}
 
 bool is_float_scalar(const Layout* l) { return l->kind == ir::TypeKind::Scalar && l->scalar == ir::ScalarKind::Float; }
 
@@ -114,6 +130,12 @@ class Compiler {
         if (e->prim == ir::Prim::SizeValue) {
           c->op = Op::Literal;
           c->literal = Value::of_int(static_cast<std::int32_t>(c->sizes[0]));
+        }
+        if (e->prim == ir::Prim::Array) {
+          // A constant array: its values are stored once, read like an input's.
+          c->op = Op::Literal;
+          c->literal = constant_array(e, c->layout);
+          break;
         }
         compile_children(e, *c);
         if (is_float_arith(*c)) c->op = Op::FloatArith;

@@ -72,7 +72,7 @@ float Evaluator::eval_float(const Code& c) {
         case Prim::Mul: return a * b;
         case Prim::Div: return a / b;
         case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-        case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+        case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: case Prim::MapWrg:
         case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
         case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar:
         case Prim::Vectorize: case Prim::Dot: case Prim::Mod: case Prim::Neg: case Prim::Lt:
@@ -306,6 +306,7 @@ Value Evaluator::call(const Code& c) {
     }
     case Prim::Vectorize:
       return vectorize(c, *a[0], eval(*a[1]));
+    case Prim::Array:  // compiled to a literal (compile.cpp)
     case Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       break;
   }

@@ -315,6 +315,35 @@ arith::Expr SizeDecl::variable() const {
   return arith::var(name, arith::Expr(static_cast<std::int64_t>(*min)), arith::Expr(static_cast<std::int64_t>(*max)));
 }
 
+namespace {
+
+// The value of a scalar constant: a literal or the negation of one (`-1.0` in a rule file
+// is neg(1.0)).
+std::optional<double> constant_scalar(const Expr& e) {
+  if (e.kind() == ExprKind::Literal)
+    return e->literal.kind == ScalarKind::Float ? e->literal.f : static_cast<double>(e->literal.i);
+  if (e.kind() == ExprKind::Call && e->prim == Prim::Neg)
+    if (auto v = constant_scalar(e->args[0])) return -*v;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::vector<double>> constant_array_values(const Expr& e) {
+  if (e.kind() != ExprKind::Call || e->prim != Prim::Array) return std::nullopt;
+  std::vector<double> values;
+  for (const auto& element : e->args) {
+    if (auto v = constant_scalar(element)) {
+      values.push_back(*v);
+    } else if (auto row = constant_array_values(element)) {
+      values.insert(values.end(), row->begin(), row->end());
+    } else {
+      return std::nullopt;
+    }
+  }
+  return values;
+}
+
 bool only_rearranges(const Expr& e) {
   switch (e.kind()) {
     case ExprKind::Var: return true;

@@ -21,6 +21,7 @@ std::vector<PrimSignature> make_table() {
       {Prim::Transpose, "transpose", 0, {0}},
       {Prim::Reorder, "reorder", 1, {0}, false, true},
       {Prim::Id, "id", 0, {0}},
+      {Prim::Array, "array", 0, {0, 0}, true},
       {Prim::MapWrg, "mapWrg", 1, {1, 0}},
       {Prim::MapLcl, "mapLcl", 1, {1, 0}},
       {Prim::MapGlb, "mapGlb", 1, {1, 0}},
@@ -106,7 +107,7 @@ bool is_layout(Prim p) {
     case Prim::Split: case Prim::Join: case Prim::Slide: case Prim::Pad: case Prim::Transpose:
     case Prim::Reorder: case Prim::Zip: case Prim::AsVector: case Prim::AsScalar:
       return true;
-    case Prim::Map: case Prim::Reduce: case Prim::Id: case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb:
+    case Prim::Map: case Prim::Reduce: case Prim::Id: case Prim::Array: case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb:
     case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal: case Prim::ToLocal: case Prim::ToPrivate:
     case Prim::Vectorize: case Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       return false;
@@ -120,7 +121,7 @@ bool is_float_math(Prim p) {
     case Prim::Exp: case Prim::Sqrt: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc:
       return true;
     case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
+    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: case Prim::MapWrg:
     case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
     case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
     case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
@@ -142,7 +143,7 @@ bool is_opencl(Prim p) {
     case Prim::Vectorize: case Prim::Dot:
       return true;
     case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: LIFTC_SCALAR_BUILTIN_CASES
+    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: LIFTC_SCALAR_BUILTIN_CASES
       return false;
   }
   LIFTC_ASSERT(false, "the switch above lists every primitive");

@@ -93,6 +93,22 @@ Type dot(Checker& c, const CallSite& site) {
   return Type::float_();
 }
 
+// array(e1, ..., en): a constant array. Its elements are literals (or their negations) of
+// one scalar type, or constant arrays of one type: the values are known when the program
+// is compiled (code generation makes them a __constant array), so nothing else may appear.
+Type constant_array(Checker& c, const CallSite& site) {
+  if (!ir::constant_array_values(site.call))
+    c.fail(site.call, fmt::format("{}: the elements of a constant array must be int or float literals or constant "
+                                  "arrays",
+                                  site.label));
+  const Type& first = operand(site, 0);
+  for (std::size_t i = 1; i < site.args.size(); ++i)
+    if (!(operand(site, i) == first))
+      c.fail(site.call, fmt::format("{}: the elements must have one type, got {} (element 0) and {} (element {})",
+                                    site.label, str(first), str(operand(site, i)), i));
+  return Type::array(first, arith::Expr(static_cast<std::int64_t>(site.args.size())));
+}
+
 }  // namespace
 
 Type check_builtin(Checker& c, CallSite& site) {
@@ -111,6 +127,7 @@ Type check_builtin(Checker& c, CallSite& site) {
     case ir::Prim::ToFloat: return to_float(c, site);
     case ir::Prim::Dot: return dot(c, site);
     case ir::Prim::SizeValue: return Type::int_();
+    case ir::Prim::Array: return constant_array(c, site);
     case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join:
     case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose: case ir::Prim::Reorder:
     case ir::Prim::Id: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb:

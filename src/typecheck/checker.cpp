@@ -207,7 +207,7 @@ Expr Checker::check_call(const Expr& call) {
     case ir::Prim::ToPrivate: case ir::Prim::Vectorize:
       result = check_functional(*this, site);
       break;
-    case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
+    case ir::Prim::Dot: case ir::Prim::Array: LIFTC_SCALAR_BUILTIN_CASES
       result = check_builtin(*this, site);
       break;
   }

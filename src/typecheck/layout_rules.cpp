@@ -183,7 +183,7 @@ Type check_layout(Checker& c, CallSite& site) {
     case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
     case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
     case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
-    LIFTC_SCALAR_BUILTIN_CASES
+    case ir::Prim::Array: LIFTC_SCALAR_BUILTIN_CASES
       break;
   }
   LIFTC_ASSERT(false, "check_layout is called for layout primitives only");

@@ -47,6 +47,22 @@ TEST(Lowering, VectorAddWithMapGlbHasNoLoop) {
   EXPECT_EQ(m.kernels[0].launch.global[0], arith::Expr(64));
 }
 
+TEST(Lowering, ConstantArrayIsDeclaredOncePerKernel) {
+  // The same constant array used twice: one `constant` array in the kernel, read by both.
+  auto constants = [] {
+    return call(Prim::Array, {}, {make_float(1.0), call(Prim::Neg, {}, {make_float(2.0)}), make_float(0.5), make_float(3.0)});
+  };
+  Expr f = lam({"x", "k", "l"}, add(mul(var("x"), var("k")), var("l")));
+  Program p = program({{"a", floats(4), {}}},
+                      {{"y", call(Prim::MapGlb, {0}, {f, call(Prim::Zip, {}, {var("a"), constants(), constants()})}), {}}});
+  Module m = run_and_compare(p);
+  const std::string& src = m.kernels[0].source;
+  auto decl = src.find("constant float constants_0[4] = {1.0f, -2.0f, 0.5f, 3.0f};");
+  EXPECT_NE(decl, std::string::npos) << src;
+  EXPECT_EQ(src.find("constant float", decl + 1), std::string::npos) << src;
+  EXPECT_NE(src.find("a[g_1] * constants_0[g_1] + constants_0[g_1]"), std::string::npos) << src;
+}
+
 TEST(Lowering, RowSumsWithReduceSeq) {
   Type mat = Type::array(floats(16), 8);
   Expr sum = call(Prim::ReduceSeq, {}, {make_float(0.0), lam({"acc", "v"}, add(var("acc"), var("v"))), var("row")});

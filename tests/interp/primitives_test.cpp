@@ -24,6 +24,8 @@ ir::Expr un(Prim p, ir::Expr a) { return call(p, {std::move(a)}); }
 
 // Common functions.
 ir::Expr plus() { return lam({"a", "x"}, add(var("a"), var("x"))); }
+// The multiply-accumulate of a dot product over a zip: (a, p) -> a + p.0 * p.1.
+ir::Expr mac() { return lam({"a", "p"}, add(var("a"), mul(get(var("p"), 0), get(var("p"), 1)))); }
 ir::Expr map(ir::Expr f, ir::Expr x) { return call(Prim::Map, {std::move(f), std::move(x)}); }
 ir::Expr sum(ir::Expr x) { return call(Prim::Reduce, {flt(0), plus(), std::move(x)}); }
 ir::Expr vec4(ir::Expr x) { return call(Prim::AsVector, {4}, {std::move(x)}); }
@@ -121,7 +123,18 @@ TEST(InterpPrimitives, Algorithmic) {
        {0, 1, 4, 9, 16, 25, 36, 49}},
       {"sizeValue", map(lam({"x"}, add(var("x"), un(Prim::ToFloat, call(Prim::SizeValue, {arith::size_var("n")}, {})))),
                         var("xs")),
-       {8}, {8, 9, 10, 11, 12, 13, 14, 15}},
+       {8}, {8, 9, 10, 11, 12, 13, 14, 15}},      // A constant array (negations of literals included, as a rule's right side writes -1.0).
+      {"constant array", call(Prim::Array, {call(Prim::Array, {num(1), call(Prim::Neg, {num(2)})}),
+                                            call(Prim::Array, {num(3), num(4)})}),
+       {2, 2}, {1, -2, 3, 4}},
+      // Each row of m times a constant 2 x 3 matrix, against the loop nest written out:
+      // out[r][i] = sum_j c[i][j] * m[r][j] with c = {{1, 0, -1}, {2, 1, 0}}.
+      {"constant matrix times rows",
+       map(lam({"r"}, call(Prim::Join, {map(lam({"c"}, call(Prim::Reduce, {flt(0), mac(), call(Prim::Zip, {var("c"), var("r")})})),
+                                            call(Prim::Array, {call(Prim::Array, {flt(1), flt(0), flt(-1)}),
+                                                               call(Prim::Array, {flt(2), flt(1), flt(0)})}))})),
+           var("m")),
+       {2, 2}, {0 * 1 + 2 * -1, 0 * 2 + 1 * 1, 3 * 1 + 5 * -1, 3 * 2 + 4 * 1}},
   };
   for (const Case& c : cases) check_case(c);
 }

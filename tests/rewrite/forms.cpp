@@ -19,6 +19,13 @@ const char* const kDepthwise =
     "depthwise: each channel its own K x K kernel (a map over (kernel, bias, channel) triples), so no kernels across "
     "the channels to group (kappa), copy kernel-minor, tile, chunk by channels (omega) or multiply as an im2col matrix";
 
+const char* const kWinogradActivation =
+    "an activation after each kernel's sum: the Winograd rules (winograd.rules) have no activation variant";
+const char* const kWinogradShape =
+    "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
+const char* const kWinogradPairs =
+    "Winograd needs the map over (kernel, bias) pairs over all channels directly in the map over windows";
+
 const char* const kGrouped =
     "grouped: the map over (kernel, bias) pairs sits inside a map over the groups, not directly in the map over "
     "windows, which the register tile, the omega partial sums, im2col, hoist-kernels and the kernel-minor copy rewrite";
@@ -40,6 +47,13 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* form : {"bias_after_relu.sr", "conv_pool.sr", "joined_channels.sr", "leaky_select.sr",
                              "pointwise.sr", "relu_max_0x.sr", "relu6_clamp.sr", "relu_of_sum_plus_bias.sr"})
       t.push_back({form, "conv-chw-tile-local", kBlockActivation});
+    for (const char* f : {"bias_after_relu.sr", "conv_pool.sr", "joined_channels.sr", "leaky_select.sr", "relu6_clamp.sr",
+                          "relu_max_0x.sr", "relu_of_sum_plus_bias.sr", "pointwise.sr"})
+      t.push_back({f, "conv-winograd", kWinogradActivation});
+    for (const char* f : {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise_no_bias.sr", "k5_odd.sr", "k7.sr",
+                          "k11.sr"})
+      t.push_back({f, "conv-winograd", kWinogradShape});
+    for (const char* f : {"depthwise.sr", "grouped.sr"}) t.push_back({f, "conv-winograd", kWinogradPairs});
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
                           "conv-gemm"})

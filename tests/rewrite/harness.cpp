@@ -60,15 +60,21 @@ std::optional<ir::Program> bind_checked(const ir::Program& p, const std::map<std
   }
 }
 
-std::string compare(const interp::Tensors& a, const interp::Tensors& b) {
+// `magnitude`: per output element, the Winograd computation on absolute values P
+// (Agreement); empty otherwise.
+std::string compare(const interp::Tensors& a, const interp::Tensors& b, const interp::Tensors& magnitude,
+                    const Agreement& agreement) {
   for (const auto& [name, ta] : a) {
     auto it = b.find(name);
     if (it == b.end()) return fmt::format("output {} missing after rewriting", name);
     const io::Tensor& tb = it->second;
     if (ta.shape != tb.shape) return fmt::format("output {}: shape changed", name);
     for (std::size_t i = 0; i < ta.f32.size(); ++i) {
-      float x = ta.f32[i], y = tb.f32[i];
-      if (std::fabs(x - y) > 1e-4f * (1.0f + std::fabs(x))) return fmt::format("output {}[{}]: {} before, {} after", name, i, x, y);
+      double x = ta.f32[i], y = tb.f32[i];
+      double tolerance = 1e-4 * (1.0 + std::fabs(x));
+      if (agreement.winograd) tolerance += interp::magnitude_tolerance * magnitude.at(name).f32[i];
+      if (!(std::fabs(x - y) <= tolerance))
+        return fmt::format("output {}[{}]: {} before, {} after (tolerance {})", name, i, x, y, tolerance);
     }
     if (ta.i32 != tb.i32) return fmt::format("output {}: int values differ", name);
   }
@@ -172,7 +178,8 @@ std::vector<Instance> instances(const ir::Program& p, const RewrittenProgram& al
   return out;
 }
 
-Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed) {
+Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed,
+                              const Agreement& agreement) {
   Equivalence out;
   RewriteOptions options;
   options.budget.max_alternatives = 64;
@@ -184,7 +191,10 @@ Equivalence check_equivalence(const ir::Program& p, const std::string& strategy,
     if (found.empty()) ++out.infeasible;
     for (const auto& inst : found) {
       interp::Tensors inputs = interp::random_inputs(inst.original, rng());
-      std::string diff = compare(interp::evaluate(inst.original, inputs), interp::evaluate(inst.rewritten, inputs));
+      interp::Tensors magnitude;
+      if (agreement.winograd) magnitude = interp::evaluate_magnitude(inst.rewritten, inputs);
+      std::string diff =
+          compare(interp::evaluate(inst.original, inputs), interp::evaluate(inst.rewritten, inputs), magnitude, agreement);
       ++out.instances;
       if (!diff.empty()) {
         out.failure = fmt::format("{} with {}\nrewritten:\n{}", diff, params_text(inst), ir::to_string(alt.program));

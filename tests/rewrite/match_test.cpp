@@ -158,6 +158,19 @@ TEST(Match, SizeGuardsUndecidedSymbolicallyAreDecidedAtTheDeclaredSizes) {
   EXPECT_TRUE(applies("size N", "1"));      // equal symbolically
 }
 
+TEST(Match, SizeGuardsHoldAtTheProgramsDeclaredSizes) {
+  // `k == 3` on slide(K, ...): not for a symbolic K, but where the program says size K = 3
+  // (the Winograd rules' guard); not where it says 5.
+  RuleSet set;
+  add_rules(set, std::make_shared<const SourceFile>(
+                     SourceFile{"t.rules", "rule three: slide(k, 1, x) => slide(k, 1, x) if k == 3"}));
+  Typed t = typed("size N, K\ninput x : [float]N\ndef out = slide(K, 1, x)");
+  FreshNames names;
+  EXPECT_TRUE(apply_rule(set.rules[0], t.body, t.env, names).empty());
+  EXPECT_EQ(apply_rule(set.rules[0], t.body, t.env, names, {}, {}, {{"K", arith::Expr(3)}}).size(), 1u);
+  EXPECT_TRUE(apply_rule(set.rules[0], t.body, t.env, names, {}, {}, {{"K", arith::Expr(5)}}).empty());
+}
+
 TEST(Match, ResultsThatDoNotTypeCheckAreDropped) {
   // reduce-split's partial sums start at 0.0: not for an int reduction.
   EXPECT_TRUE(rewrite_root("reduce-split", "size N\ninput x : [int]N\ndef out = reduce(0, (a, v) -> a + v, x)").empty());

@@ -107,6 +107,9 @@ const TypeCase kTypes[] = {
     {"map(x -> max(x, -inf), xs)",                            "[float]n"},
     {"reduce(inf, (a, y) -> min(a, y), xs)",                  "[float]1"},
     {"slide(3, 2, pad(0, -1, 0.0, c12))",                     "[[float]3]5"},
+    {"array(1.0, -2.0, 0.5)",                                 "[float]3"},
+    {"array(array(1, 2, 3), array(4, -5, 6))",                "[[int]3]2"},
+    {"map(d -> reduce(0.0, (a, p) -> a + p.0 * p.1, zip(d, array(1.0, 0.0, -1.0))), split(3, c12))", "[[float]1]4"},
 };
 // clang-format on
 
@@ -135,6 +138,10 @@ void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.expr << " -> " << 
 // clang-format off
 const ErrorCase kErrors[] = {
     {"map(x -> x, f)",                          "map: expected an array, got float",                                   1},
+    {"array(f, 1.0)",                           "array: the elements of a constant array must be int or float literals or constant arrays", 1},
+    {"array(1.0, 2)",                           "array: the elements must have one type, got float (element 0) and int (element 1)", 1},
+    {"array(array(1.0, 2.0), array(3.0))",      "array takes at least 2 arguments, got 1",                              24},
+    {"array(array(1.0, 2.0), array(3.0, 4.0, 5.0))", "array: the elements must have one type, got [float]2 (element 0) and [float]3 (element 1)", 1},
     {"zip(xs, zs)",                             "zip: arrays must have the same length, got [float]n and [float]m",     1},
     {"reduce(0.0, (a, y) -> v4, xs)",           "reduce: the reducing function must return the accumulator type float, got float4", 1},
     {"split(5, c12)",                           "split(5): 5 does not divide the array length 12",                     1},

@@ -17,9 +17,9 @@
 namespace liftc::codegen {
 
 /// OpenCL address spaces of buffers and variables.
-enum class AddressSpace { Global, Local, Private };
+enum class AddressSpace { Global, Local, Private, Constant };
 
-/// "global", "local", "private".
+/// "global", "local", "private", "constant".
 const char* to_string(AddressSpace s);
 
 }  // namespace liftc::codegen
@@ -110,6 +110,7 @@ struct StmtNode {
   Expr step;                          // For: increment
   bool unroll = false;                // For: ask the compiler to unroll
   bool is_const = false;              // Decl: `const` (a value computed once, e.g. hoisted out of a loop)
+  std::vector<double> values;         // Decl of a constant array: its initializer `{v0, v1, ...}`
   bool local_fence = false, global_fence = false;  // Barrier
 };
 
@@ -119,6 +120,8 @@ Stmt block(std::vector<Stmt> stmts);
 Stmt decl(const std::string& n, ir::Type t, AddressSpace space, std::optional<arith::Expr> length, Expr init);
 /// `const type name = init;`: a private scalar or vector computed once.
 Stmt const_decl(const std::string& n, ir::Type t, Expr init);
+/// `constant type name[n] = {values...};`: a constant array (n = values.size()) in the kernel's outermost scope.
+Stmt constant_array(const std::string& n, ir::Type t, std::vector<double> values);
 /// `name = value;`.
 Stmt assign(const std::string& n, Expr value);
 /// Stores `width` scalars of `value` at scalar offset `offset` of `buffer`.

@@ -145,6 +145,12 @@ class Evaluator {
  private:
   struct Job;
   double cutoff_for(std::int64_t memory_bytes) const;
+  /// The absolute tolerance a point of alternative `index` adds to the validation's: for a
+  /// program that computes through constant arrays (Winograd's transforms, whose sums are
+  /// far larger than the result), interp::magnitude_tolerance times the largest value of
+  /// its computation on absolute values (interp::evaluate_magnitude); 0 for the others. Once per alternative
+  /// (tiling reorders the same products: the magnitude does not depend on the point).
+  double magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point);
   Evaluation base_row(const ConstraintAlternative& alt, const Candidate& c) const;
   std::optional<Evaluation> servable_row(const std::string& key) const;
   Evaluation serve(const Evaluation& old, const Evaluation& e, bool* served);
@@ -164,6 +170,7 @@ class Evaluator {
   std::vector<std::pair<std::int64_t, double>> valid_;  // (memory, time) of valid evaluations
   std::optional<SharedFiles> shared_;                   // the inputs and reference, written once
   std::set<std::string> running_;                       // keys of candidates whose runner has not been recorded
+  std::map<std::size_t, double> magnitude_allowance_;   // by alternative index (magnitude_allowance)
   EvaluatorTimes times_;
 };
 

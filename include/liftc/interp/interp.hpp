@@ -39,6 +39,20 @@ void check_sizes(const ir::Program& checked);
 /// types that hold tuples.
 io::Tensor empty_tensor_for(const ir::Type& concrete, const std::string& what);
 
+/// Whether a program holds a constant array (`array(...)`): it computes through constant
+/// matrices, as a Winograd convolution's transforms.
+bool has_constant_arrays(const ir::Program& p);
+
+/// The magnitude of `checked`'s computation: its definitions evaluated on |inputs| with
+/// every constant array's entries made |entries| (magnitude.cpp). For a program of + and *
+/// its rounding error is at most u * n * P (u = 2^-24, n the additions on a product's path):
+/// the scale of a tolerance for a rewrite that changes the arithmetic (Winograd).
+Tensors evaluate_magnitude(const ir::Program& checked, const Tensors& inputs);
+
+/// The rounding allowed per unit of that magnitude: u * n for n up to about 1700 additions
+/// on a product's path (u = 2^-24); a value may differ by magnitude_tolerance * P.
+inline constexpr double magnitude_tolerance = 1e-4;
+
 /// Deterministic random data for every input of a checked, size-bound program:
 /// floats uniform in [-1, 1), ints uniform in [-8, 8].
 Tensors random_inputs(const ir::Program& checked, std::uint64_t seed);

@@ -178,6 +178,11 @@ Expr substitute(const Expr& e, const std::vector<std::pair<std::string, Expr>>& 
 /// expressions (e.g. tuning parameters by values).
 Expr substitute_sizes(const Expr& e, const std::map<std::string, arith::Expr>& bindings);
 
+/// The values of a constant array `array(e1, ..., en)` (a Call of Prim::Array whose
+/// elements are int or float literals, their negations, or constant arrays of one shape),
+/// flattened row-major; nullopt when `e` is not one.
+std::optional<std::vector<double>> constant_array_values(const Expr& e);
+
 /// True when `e` only rearranges data: variables, projections, tuples, layout primitives
 /// and maps of functions that only rearrange data; no arithmetic, no loops, no memory.
 bool only_rearranges(const Expr& e);

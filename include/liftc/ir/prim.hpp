@@ -26,6 +26,7 @@ enum class Prim {
   Transpose,  // transpose(x)
   Reorder,    // reorder(striddenIndex(s), x)
   Id,         // id(x)
+  Array,      // array(e1, ..., en)                 n >= 2 literals, or arrays of them: a constant array
   // OpenCL (how).
   MapWrg,     // mapWrg(d, f, x)
   MapLcl,     // mapLcl(d, f, x)
@@ -78,7 +79,7 @@ struct PrimSignature {
   std::string_view name;       // the .sr spelling
   int num_sizes;               // static size arguments, written first
   std::vector<int> operands;   // per operand: 0 = data, k > 0 = function of k parameters
-  bool variadic = false;       // zip: any number >= 2 of data operands
+  bool variadic = false;       // zip, array: any number >= 2 of data operands
   bool index_function = false; // its size argument is written as an index function, striddenIndex(s) (reorder)
 };
 

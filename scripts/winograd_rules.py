@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Writes rules/winograd.rules: the Winograd F(m x m, 3 x 3) rules for m = 2 and m = 4.
+
+The transforms are Lavin and Gray's ("Fast Algorithms for Convolutional Neural Networks",
+2016) B^T, G and A^T. A rule applies them to a tile as Kronecker products of constants:
+vec(B^T d B) = (B^T (x) B^T) vec(d), vec(G g G^T) = (G (x) G) vec(g), vec(A^T M A) =
+(A^T (x) A^T) vec(M), so each transform is one constant matrix times a flattened tile (one
+reduction per row, no intermediate array). The script checks, in exact rational
+arithmetic, that the three products give the 3x3 correlation of random integer tiles, and
+prints each transform's growth (the largest absolute row sum), the factor the validation
+tolerance scales with (src/runtime/winograd_tolerance.cpp).
+
+Run: python3 scripts/winograd_rules.py > rules/winograd.rules
+"""
+from fractions import Fraction as F
+import random
+import sys
+
+MATRICES = {
+    2: ([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]],
+        [[1, 0, 0], [F(1, 2), F(1, 2), F(1, 2)], [F(1, 2), F(-1, 2), F(1, 2)], [0, 0, 1]],
+        [[1, 1, 1, 0], [0, 1, -1, -1]]),
+    4: ([[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0], [0, -2, -1, 2, 1, 0],
+         [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]],
+        [[F(1, 4), 0, 0], [F(-1, 6), F(-1, 6), F(-1, 6)], [F(-1, 6), F(1, 6), F(-1, 6)],
+         [F(1, 24), F(1, 12), F(1, 6)], [F(1, 24), F(-1, 12), F(1, 6)], [0, 0, 1]],
+        [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]]),
+}
+
+
+def kron(a, b):
+    return [[F(x) * F(y) for x in ra for y in rb] for ra in a for rb in b]
+
+
+def matvec(a, v):
+    return [sum(F(x) * v[i] for i, x in enumerate(row)) for row in a]
+
+
+def growth(a):
+    return max(sum(abs(F(x)) for x in row) for row in a)
+
+
+def check(m, bb, gg, aa):
+    alpha = m + 2
+    for _ in range(20):
+        d = [[F(random.randint(-9, 9)) for _ in range(alpha)] for _ in range(alpha)]
+        g = [[F(random.randint(-9, 9)) for _ in range(3)] for _ in range(3)]
+        direct = [sum(d[i + u][j + v] * g[u][v] for u in range(3) for v in range(3)) for i in range(m) for j in range(m)]
+        u = matvec(gg, [x for r in g for x in r])
+        v = matvec(bb, [x for r in d for x in r])
+        assert matvec(aa, [p * q for p, q in zip(u, v)]) == direct, f"F({m},3) is not the correlation"
+
+
+def literal(x):
+    f = float(x)
+    return f"{f:.1f}" if f == int(f) else f"{f:.9g}"
+
+
+def array(rows, indent):
+    lines = [f"array({', '.join(literal(x) for x in row)})" for row in rows]
+    sep = ",\n" + " " * indent
+    return "array(" + sep.join(lines) + ")"
+
+
+RULE = """\
+// Winograd F({m}x{m}, 3x3) (alpha = {alpha}): the output in {m}x{m} tiles; per tile and channel the
+// input transform B^T d B as ({alpha}*{alpha} x {alpha}*{alpha} constants) times the flattened {alpha}x{alpha} tile, computed by
+// its own kernel for every tile ([tile rows][tile columns][{alpha}*{alpha}][C]); the weight transform
+// G g G^T per kernel and channel ([M][{alpha}*{alpha}][C]), a mapGlb inside the map over tiles that
+// uses only the weights, so code generation computes it once by its own kernel; per tile and
+// kernel the {alpha}*{alpha} products summed over the channels (one batched multiplication per
+// (xi, nu), in private memory), then the output transform A^T M A plus the bias.
+// Guard: the left side names windows with step 1 and k == 3 (K = 3, stride 1; a weight
+// transform row of 9 constants is read as K*K, pad(0, k * k - 9), a pad of 0 where k is 3,
+// so that it zips with the K x K kernel symbolically); the output rows and
+// columns must be multiples of {m}, else slide({alpha}, {m}) does not cover the padded image and the
+// result does not type check (the rule does not apply).
+// Growth (largest absolute row sum) of B^T(x)B^T: {gb}, G(x)G: {gg}, A^T(x)A^T: {ga}.
+rule winograd-f{m}x{m} "Winograd F({m}x{m}, 3x3): {m}x{m} output tiles from {alpha}x{alpha} input tiles, input, weight and output transforms by constant matrices, per tile and kernel the transformed products summed over the channels":
+  map(r -> map(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))), zip(ws, bs)), r),
+      map(transpose, slide(k, 1, map(row -> slide(k, 1, row), x))))
+    => join(map(tr -> map(q -> join(q), transpose(tr)),
+         map(vr -> map(v ->
+               map(t -> transpose(t), transpose(
+                 map((u, b) ->
+                       let mk = toPrivate(z -> map(uv -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(uv.0, uv.1)), z), zip(u, v)) in
+                       split({m}, map(a -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, join(mk))),
+                         {aa})),
+                     zip(mapGlb(1, w -> mapGlb(0, g -> join(map(c -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(c), pad(0, k * k - 9, 0.0, g))),
+                                                               transpose(map(kr -> transpose(kr), w)))),
+                         {gg_}), ws),
+                         bs)))),
+             vr),
+           mapGlb(2, dr -> mapGlb(1, d -> mapGlb(0, e -> join(map(c -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(c), e)),
+                                                                 transpose(map(ir -> transpose(ir), d)))),
+               {bb}), dr),
+             map(transpose, slide({alpha}, {m}, map(row -> slide({alpha}, {m}, row), x)))))))
+    if k == 3
+"""
+
+
+def main():
+    out = sys.stdout
+    out.write("// Winograd convolution (issue 18), derived from the normal-form direct convolution.\n"
+              "// Generated by scripts/winograd_rules.py (which checks the matrices exactly); edit the\n"
+              "// script, not this file. Syntax: rules/README.md. Each rule has an equivalence test\n"
+              "// (tests/rewrite/equivalence_test.cpp) with the Winograd tolerance.\n\n")
+    for m, (bt, g, at) in MATRICES.items():
+        bb, gg, aa = kron(bt, bt), kron(g, g), kron(at, at)
+        check(m, bb, gg, aa)
+        out.write(RULE.format(m=m, alpha=m + 2, gb=literal(growth(bb)), gg=literal(growth(gg)), ga=literal(growth(aa)),
+                              aa=array(aa, 25), gg_=array(gg, 25), bb=array(bb, 15)))
+        out.write("\n")
+
+
+if __name__ == "__main__":
+    main()
