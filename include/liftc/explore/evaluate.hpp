@@ -145,7 +145,7 @@ class Evaluator {
  private:
   struct Job;
   double cutoff_for(std::int64_t memory_bytes) const;
-  Evaluation base_row(const ConstraintAlternative& alt, const Candidate& c) const;
+  Evaluation base_row(const Alternative& alt, const Candidate& c) const;
   std::optional<Evaluation> servable_row(const std::string& key) const;
   Evaluation serve(const Evaluation& old, const Evaluation& e, bool* served);
   void record(Job& job);
