@@ -393,22 +393,40 @@ LibraryCandidate LibraryAlternative::generate(const Point& p, const interp::Tens
   return out;
 }
 
+std::string LibraryAlternative::summary() const {
+  if (impl_->conv) {
+    const ConvShape& c = *impl_->conv;
+    return fmt::format("CLBlast Sconvgemm (cross-correlation) for {}: C={} H={} W={} K={} pad={} stride={} M={}, between "
+                       "liftc kernels for the layouts ([H][W][C] to [C][H][W], [M][K][K][C] to [M][C][K][K]) and the "
+                       "bias{} ([M][OH][OW] to [OH][OW][M])\n",
+                       c.def, c.C, c.H, c.W, c.K, c.pad, c.stride, c.M, c.activation.empty() ? "" : " and " + c.activation);
+  }
+  const GemmShape& g = *impl_->gemm;
+  return fmt::format("CLBlast Sgemm (row-major) for {}: M={} N={} K={}, its {} kernel\n", g.def, g.M, g.N, g.K,
+                     impl_->number == 1 ? "direct (XgemmDirect)" : "indirect (Xgemm, with its copy and pad kernels)");
+}
+
+std::vector<std::string> LibraryAlternative::constraint_lines() const {
+  if (impl_->gemm && impl_->number == 2)
+    return {"MDIMA = MDIMC, NDIMB = NDIMC, KWI = 2, GEMMK = 0, KREG = 1, STRM = STRN = 0 (fixed)",
+            "KWG % KWI == 0, MWG % (MDIMC * VWM) == 0, NWG % (NDIMC * VWN) == 0, KWG % MDIMC == 0, KWG % NDIMC == 0",
+            "MDIMC * NDIMC <= the target's work-group size",
+            "4 * (SA * KWG * MWG + SB * KWG * NWG) <= the target's local memory",
+            "GemmRoutine.XGEMM_MIN_INDIRECT_SIZE = 0 (CLBlast takes its indirect kernel)"};
+  std::vector<std::string> lines = {
+      "MDIMAD = MDIMCD, NDIMBD = NDIMCD, PADA = PADB = 1 (fixed: the tuner's variation 1)",
+      "WGD % KWID == 0, WGD % (MDIMCD * VWMD) == 0, WGD % (NDIMCD * VWND) == 0",
+      "MDIMCD * NDIMCD <= the target's work-group size", "8 * WGD * (WGD + 1) <= the target's local memory"};
+  if (impl_->gemm) lines.push_back("GemmRoutine.XGEMM_MIN_INDIRECT_SIZE = 1048576 (CLBlast takes its direct kernel)");
+  else lines.push_back("KernelMode = cross-correlation (fixed: a window times a kernel as written)");
+  return lines;
+}
+
 std::string LibraryAlternative::describe(const Point& p) const {
   std::map<std::string, std::int64_t> values = values_at(*impl_, p);
   if (impl_->gemm && impl_->number == 2) indirect_valid(values, {});
   else direct_valid(values, {});
-  std::string out = fmt::format("{} ({})\n", label(), format_point(*this, p));
-  if (impl_->conv) {
-    const ConvShape& c = *impl_->conv;
-    out += fmt::format("CLBlast Sconvgemm (cross-correlation) of {}: C={} H={} W={} K={} pad={} stride={} M={}, between "
-                       "liftc kernels for the layouts ([H][W][C] to [C][H][W], [M][K][K][C] to [M][C][K][K]) and for "
-                       "the bias{} ([M][OH][OW] to [OH][OW][M])\n",
-                       c.def, c.C, c.H, c.W, c.K, c.pad, c.stride, c.M, c.activation.empty() ? "" : " and " + c.activation);
-  } else {
-    const GemmShape& g = *impl_->gemm;
-    out += fmt::format("CLBlast Sgemm (row-major) of {}: M={} N={} K={}, its {} kernel\n", g.def, g.M, g.N, g.K,
-                       impl_->number == 1 ? "direct" : "indirect");
-  }
+  std::string out = fmt::format("{} ({})\n{}", label(), format_point(*this, p), summary());
   for (const auto& t : impl_->tuned) out += fmt::format("  {}.{} = {}\n", t.kernel, t.name, values.at(t.name));
   out += "No host program is generated for a CLBlast point: liftc's host programs run generated kernels only; "
          "liftc explore runs its steps in liftc-runner.\n";

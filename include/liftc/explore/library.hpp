@@ -62,6 +62,10 @@ class LibraryAlternative : public Alternative {
   /// What explore -o writes for the point (front/RANK/README.txt): the routine, its sizes and
   /// every parameter CLBlast is given, and why there is no host program.
   std::string describe(const Point& p) const;
+  /// One line (and a newline) saying which routine computes what, with the sizes read from the program.
+  std::string summary() const;
+  /// The constraints on the parameters, one line each (CLBlast's tuner's, the target's limits).
+  std::vector<std::string> constraint_lines() const;
 
  private:
   std::unique_ptr<Impl> impl_;

@@ -20,6 +20,7 @@
 #include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/evaluate.hpp"
 #include "liftc/explore/explore.hpp"
+#include "liftc/explore/library.hpp"
 #include "liftc/explore/network.hpp"
 #include "liftc/explore/output.hpp"
 #include "liftc/explore/session.hpp"
@@ -380,6 +381,7 @@ void run_explore(ExploreOptions o) {
     net = explore::network_spaces(std::move(layers), rules, target, n);
   } else {
     space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target, &skipped);
+    if (!explore::clblast_available()) fmt::print("{}\n", explore::kNoClblastNote);
     double total = 0;
     for (const auto& a : space.alternatives) total += a->count();
     fmt::print("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
