@@ -41,7 +41,7 @@ TEST_F(ExploreCli, ClblastCandidatesAreValidatedAndStored) {
     std::ifstream readme(dir_ / out / "front" / "1" / "README.txt");
     std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("No host program is generated for a CLBlast point"), std::string::npos) << c.what << ": " << text;
-    EXPECT_EQ(rows(db, fmt::format("strategy = '{}' AND status IN ('ok', 'cut') AND time_ms >= 0", c.strategy).c_str()), 1)
+    EXPECT_EQ(rows(dir_ / db, fmt::format("strategy = '{}' AND status IN ('ok', 'cut') AND time_ms >= 0", c.strategy).c_str()), 1)
         << c.what << "\n" << r.output;
   }
 }

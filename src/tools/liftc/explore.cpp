@@ -435,9 +435,13 @@ void run_explore(ExploreOptions o) {
       return r.explored[a].evaluation.time_ms < r.explored[b].evaluation.time_ms;
     });
     explore::write_outputs(o.out_dir, space, r.explored, front, fs::path(o.file).stem().string(), o.build_options);
-    fmt::print("wrote {}: front/1..{} (kernels.cl and a host program each), pareto.csv, pareto.json, evaluated.csv "
+    std::size_t library = 0;
+    for (std::size_t i : front) library += explore::is_library_strategy(r.explored[i].evaluation.strategy);
+    fmt::print("wrote {}: front/1..{} (kernels.cl and a host program each{}), pareto.csv, pareto.json, evaluated.csv "
                "(plot: python3 scripts/plot_pareto.py {})\n",
-               o.out_dir, front.size(), o.out_dir);
+               o.out_dir, front.size(),
+               library ? fmt::format("; README.txt instead for the {} CLBlast point(s)", library) : std::string(),
+               o.out_dir);
   }
 }
 
