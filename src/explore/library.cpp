@@ -350,6 +350,20 @@ LibraryCandidate LibraryAlternative::generate(const Point& p, const interp::Tens
     // CLBlast's choice between its direct and indirect kernel: the size from which it
     // goes indirect (m*n*k >= XGEMM_MIN_INDIRECT_SIZE^3), set so that this alternative's is taken.
     call.parameters.emplace_back("GemmRoutine", "XGEMM_MIN_INDIRECT_SIZE", impl_->number == 1 ? 1048576 : 0);
+    // CLBlast compiles its direct and indirect kernels into one program, and keeps overrides
+    // for the rest of a (serving) runner's life: the kernel this alternative does not use
+    // gets fixed values that compile everywhere, so that an earlier candidate's cannot
+    // leak into this one's program.
+    const std::map<std::string, std::int64_t> unused =
+        impl_->number == 1
+            ? std::map<std::string, std::int64_t>{{"GEMMK", 0}, {"KREG", 1}, {"KWG", 16}, {"KWI", 2}, {"MDIMA", 8},
+                                                  {"MDIMC", 8}, {"MWG", 64}, {"NDIMB", 8}, {"NDIMC", 8}, {"NWG", 64},
+                                                  {"SA", 0}, {"SB", 0}, {"STRM", 0}, {"STRN", 0}, {"VWM", 1}, {"VWN", 1}}
+            : std::map<std::string, std::int64_t>{{"KWID", 2}, {"MDIMAD", 8}, {"MDIMCD", 8}, {"NDIMBD", 8},
+                                                  {"NDIMCD", 8}, {"PADA", 1},   {"PADB", 1},   {"VWMD", 1},
+                                                  {"VWND", 1},   {"WGD", 8}};
+    for (const auto& [name, value] : unused)
+      call.parameters.emplace_back(impl_->number == 1 ? "Xgemm" : "XgemmDirect", name, value);
     call.sizes = {g.M, g.N, g.K};
     out.plan.buffers = {input_buffer(g.a, inputs), input_buffer(g.b, inputs),
                         runtime::BufferSpec::output(g.def, static_cast<std::size_t>(g.M * g.N))};
