@@ -148,12 +148,8 @@ std::optional<rewrite::Match> match_shape(const rewrite::RuleSet& rules, const s
   return rewrite::match_pattern(r->lhs, body);
 }
 
-// The convolution of `program`'s one definition, or why there is none.
+// The convolution of `nf`'s one definition, or why there is none.
 std::optional<ConvShape> find_conv(const ir::Program& nf, const rewrite::RuleSet& rules, std::string& why) {
-  if (nf.defs.size() != 1) {
-    why = "the program has more than one definition";
-    return std::nullopt;
-  }
   const auto& def = nf.defs.front();
   std::optional<rewrite::Match> m = match_shape(rules, "library-conv2d", def.body);
   ConvShape c;
@@ -195,11 +191,8 @@ std::optional<ConvShape> find_conv(const ir::Program& nf, const rewrite::RuleSet
   return c;
 }
 
+// The matrix product of `nf`'s one definition, or why there is none.
 std::optional<GemmShape> find_gemm(const ir::Program& nf, const rewrite::RuleSet& rules, std::string& why) {
-  if (nf.defs.size() != 1) {
-    why = "the program has more than one definition";
-    return std::nullopt;
-  }
   const auto& def = nf.defs.front();
   std::optional<rewrite::Match> m = match_shape(rules, "library-matmul", def.body);
   if (!m) {
@@ -285,6 +278,15 @@ void enumerate(LibraryAlternative::Impl& a, const std::function<bool(std::map<st
   std::sort(a.points.begin(), a.points.end());
 }
 
+// Every tuned parameter's value at `p`, the derived ones (MDIMAD = MDIMCD, ...) included:
+// the validity checks set them.
+std::map<std::string, std::int64_t> filled_values(const LibraryAlternative::Impl& a, const Point& p) {
+  std::map<std::string, std::int64_t> values = values_at(a, p);
+  if (a.gemm && a.number == 2) indirect_valid(values, {});
+  else direct_valid(values, {});
+  return values;
+}
+
 // The liftc program around Convgemm: the image to [C][H][W] and the kernels to
 // [M][C][K][K] (CLBlast's layouts), and the definition itself from CLBlast's result
 // ([M][OH][OW]): the bias added and the activation applied, in the program's layout
@@ -337,10 +339,7 @@ runtime::BufferSpec input_buffer(const std::string& name, const interp::Tensors&
 LibraryCandidate LibraryAlternative::generate(const Point& p, const interp::Tensors& inputs,
                                               const std::string& build_options) const {
   if (!valid(p)) throw Error(fmt::format("{}: ({}) is not a point CLBlast accepts", label(), format_point(*this, p)));
-  std::map<std::string, std::int64_t> values = values_at(*impl_, p);
-  // The derived values (MDIMAD = MDIMCD, ...) are set by the validity check.
-  if (impl_->gemm && impl_->number == 2) indirect_valid(values, {});
-  else direct_valid(values, {});
+  std::map<std::string, std::int64_t> values = filled_values(*impl_, p);
   runtime::LibraryCall call;
   call.routine = impl_->strategy;
   for (const auto& t : impl_->tuned) call.parameters.emplace_back(t.kernel, t.name, values.at(t.name));
@@ -437,9 +436,7 @@ std::vector<std::string> LibraryAlternative::constraint_lines() const {
 }
 
 std::string LibraryAlternative::describe(const Point& p) const {
-  std::map<std::string, std::int64_t> values = values_at(*impl_, p);
-  if (impl_->gemm && impl_->number == 2) indirect_valid(values, {});
-  else direct_valid(values, {});
+  std::map<std::string, std::int64_t> values = filled_values(*impl_, p);
   std::string out = fmt::format("{} ({})\n{}", label(), format_point(*this, p), summary());
   for (const auto& t : impl_->tuned) out += fmt::format("  {}.{} = {}\n", t.kernel, t.name, values.at(t.name));
   out += "No host program is generated for a CLBlast point: liftc's host programs run generated kernels only; "
@@ -452,7 +449,8 @@ std::vector<std::unique_ptr<Alternative>> library_alternatives(const ir::Program
                                                                bool strategies_given, const constraints::Target& target) {
   std::vector<std::unique_ptr<Alternative>> out;
   std::vector<std::string> wanted;
-  for (const auto& s : strategies_given ? strategies : std::vector<std::string>(std::begin(kLibraryStrategies), std::end(kLibraryStrategies)))
+  std::vector<std::string> all(std::begin(kLibraryStrategies), std::end(kLibraryStrategies));
+  for (const auto& s : strategies_given ? strategies : all)
     if (is_library_strategy(s)) wanted.push_back(s);
   if (wanted.empty()) return out;
   if (!clblast_available()) {
@@ -462,27 +460,27 @@ std::vector<std::unique_ptr<Alternative>> library_alternatives(const ir::Program
   ir::Program nf = normal_form(ir::bind_sizes(program, {}), rules);
   for (const auto& s : wanted) {
     std::string why;
-    if (s == "clblast-convgemm") {
+    if (s != "clblast-convgemm" && s != "clblast-gemm") {
+      why = "there is no such library strategy (clblast-convgemm, clblast-gemm)";
+    } else if (nf.defs.size() != 1) {
+      why = "the program has more than one definition";
+    } else if (s == "clblast-convgemm") {
       if (auto c = find_conv(nf, rules, why)) {
         out.push_back(std::make_unique<LibraryAlternative>(convgemm_alternative(*c, rules, target)));
         continue;
       }
-    } else if (s == "clblast-gemm") {
-      if (auto g = find_gemm(nf, rules, why)) {
-        for (int number : {1, 2}) {
-          auto a = std::make_unique<LibraryAlternative::Impl>();
-          a->strategy = s;
-          a->number = number;
-          a->gemm = g;
-          a->tuned = number == 1 ? direct_params("XgemmDirect") : indirect_params();
-          if (number == 1) enumerate(*a, [&](auto& v) { return direct_valid(v, target); });
-          else enumerate(*a, [&](auto& v) { return indirect_valid(v, target); });
-          out.push_back(std::make_unique<LibraryAlternative>(std::move(a)));
-        }
-        continue;
+    } else if (auto g = find_gemm(nf, rules, why)) {
+      for (int number : {1, 2}) {  // CLBlast's direct kernel, its indirect one
+        auto a = std::make_unique<LibraryAlternative::Impl>();
+        a->strategy = s;
+        a->number = number;
+        a->gemm = g;
+        a->tuned = number == 1 ? direct_params("XgemmDirect") : indirect_params();
+        if (number == 1) enumerate(*a, [&](auto& v) { return direct_valid(v, target); });
+        else enumerate(*a, [&](auto& v) { return indirect_valid(v, target); });
+        out.push_back(std::make_unique<LibraryAlternative>(std::move(a)));
       }
-    } else {
-      why = "there is no such library strategy (clblast-convgemm, clblast-gemm)";
+      continue;
     }
     if (strategies_given) throw Error(fmt::format("strategy {} does not apply: {}", s, why));
   }

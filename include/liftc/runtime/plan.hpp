@@ -96,11 +96,11 @@ struct LibraryCall {
 
 /// One kernel enqueue, or (with `library`) a library routine's call.
 struct KernelLaunch {
-  std::optional<LibraryCall> library;  ///< set: this step calls a library routine, not a kernel of the program
   std::string kernel;          ///< kernel function name in the program
   NDRange global;              ///< global size, 1-3 dimensions
   NDRange local;               ///< local size, same dimensions as `global`, or empty
   std::vector<KernelArg> args;  ///< in parameter order
+  std::optional<LibraryCall> library;  ///< set: this step calls a library routine (its buffers are `args`), not a kernel
 };
 
 /// The buffers and the kernels, enqueued in order, that make up one run of a program.
