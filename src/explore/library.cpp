@@ -457,11 +457,16 @@ std::vector<std::unique_ptr<Alternative>> library_alternatives(const ir::Program
     if (strategies_given) throw Error(std::string(kNoClblastNote).substr(6));
     return out;
   }
-  ir::Program nf = normal_form(ir::bind_sizes(program, {}), rules);
+  // CLBlast's calls take the sizes as numbers: a program with a size without a value
+  // (given only when it is run) is not offered them.
+  bool bound = std::all_of(program.sizes.begin(), program.sizes.end(), [](const ir::SizeDecl& d) { return d.value.has_value(); });
+  ir::Program nf = bound ? normal_form(ir::bind_sizes(program, {}), rules) : program;
   for (const auto& s : wanted) {
     std::string why;
     if (s != "clblast-convgemm" && s != "clblast-gemm") {
       why = "there is no such library strategy (clblast-convgemm, clblast-gemm)";
+    } else if (!bound) {
+      why = "a size of the program has no value (CLBlast's calls take the sizes as numbers)";
     } else if (nf.defs.size() != 1) {
       why = "the program has more than one definition";
     } else if (s == "clblast-convgemm") {
