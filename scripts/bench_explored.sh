@@ -80,7 +80,7 @@ for l in $layers; do
            b / 1048576, im2col / 1048576, b / im2col }')
   if [[ -n "$refs" ]]; then
     hand="" blas=""
-    read -r _ _ _ _ hand _ blas < <("$refs/conv_refs" "$device" "$runs" "$C" "$H" "$W" "$M" 2> /dev/null | tail -n 1) || true
+    read -r _ _ _ _ _ _ _ hand _ blas _ < <("$refs/conv_refs" "$device" "$runs" "$C" "$H" "$W" "$M" 3 1 1 2> /dev/null | tail -n 1) || true
     row="$row $(awk -v h="$hand" -v b="$blas" -v t="$best" 'BEGIN { printf "%.4f | %.2f | %.4f | %.2f |", h, h / t, b, b / t }')"
   fi
   if [[ -n "$torch" ]]; then

@@ -34,6 +34,13 @@
 #             from --sigmas, KAPPA <= 32 from --kappas; --gemm-alternatives: 1 reads a
 #             kernel-minor copy of the weights, 2 the weights as given), also reported in columns of its own:
 #             the front's memory-hungry fast end.
+#             And `conv-chw-tile-local` (rules/local_tiles.rules: a work-group per block of TAU
+#             windows of a row times GAMMA kernels, the channels in chunks of CHI, each chunk's
+#             input tile and weights copied into local memory by the work-group, then a
+#             SIGMA x KAPPA register tile per work-item read from there; TAU from --block-windows,
+#             GAMMA from --block-kernels, CHI from --chunks, SIGMA and KAPPA from --sigmas and
+#             --kappas where they divide TAU and GAMMA; its work-group size is the rules', so
+#             --locals does not apply).
 #             --strategies picks which of these are tried.
 # Memory: each kernel's footprint is the memory plan's (`liftc run` prints it: every global
 # buffer, inputs, outputs and intermediates such as the padded image or the im2col matrix);
@@ -48,9 +55,10 @@
 # Usage: scripts/bench_vgg.sh [--liftc PATH] [--device NAME] [--layers "1 2 ..."]
 #                             [--kappa K] [--runs N] [--warmup N] [--locals "32,1,1 ..."]
 #                             [--tiles "2 4 8"] [--kappas "4 16"] [-o DIR]
-#                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gemm conv-gpu conv-gpu-k0 conv-local"]
+#                             [--strategies "conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-tile-local conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gemm conv-gpu conv-gpu-k0 conv-local"]
 #                             [--sigmas "2 4"] [--omegas "2 4 8 16"] [--gemm-alternatives "1 2"]
 #                             [--tile-alternatives "1 2 3 4"]
+#                             [--block-windows "14 28"] [--block-kernels "16 32"] [--chunks "4 8"]
 #                             [--refs DIR]
 # Prints a Markdown table; with -o, writes it and the rewritten programs to DIR.
 # On a CPU device (PoCL) keep it short: --runs 2 --warmup 1 --locals "" (the runtime's
@@ -71,7 +79,10 @@ omegas="2 4 8 16"
 gemm_alternatives="1 2"
 tile_alternatives="1 2 3 4"
 out=""
-strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gemm conv-gpu conv-gpu-k0 conv-local"
+strategies="conv-chw conv-chw-m0 conv-chw-kappa conv-chw-tile conv-chw-tile-m0 conv-chw-tile-local conv-chw-omega conv-chw-omega-m0 conv-chw-omega-kappa conv-gemm conv-gpu conv-gpu-k0 conv-local"
+block_windows="14 28"
+block_kernels="16 32"
+chunks="4 8"
 refs=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -84,6 +95,9 @@ while [ $# -gt 0 ]; do
     --locals) locals="$2"; shift 2 ;;
     --tiles) tiles="$2"; shift 2 ;;
     --kappas) kappas="$2"; shift 2 ;;
+    --block-windows) block_windows="$2"; shift 2 ;;
+    --block-kernels) block_kernels="$2"; shift 2 ;;
+    --chunks) chunks="$2"; shift 2 ;;
     --sigmas) sigmas="$2"; shift 2 ;;
     --omegas) omegas="$2"; shift 2 ;;
     --gemm-alternatives) gemm_alternatives="$2"; shift 2 ;;
@@ -149,6 +163,25 @@ best_ms() {
 tile_params() {
   sed -n "s|^// tuning parameter \([A-Za-z0-9_]*\) .*($2)\$|\1|p" "$1" |
     paste -sd ' ' | awk -v s="$3" -v k="$4" '{ printf "%s=%s,%s=%s", $1, s, $2, k }'
+}
+
+# consider MS BYTES HOW: keep it as the layer's liftc kernel (tuned, tuned_bytes, tuned_how)
+# when it is the fastest so far.
+consider() {
+  if [ -n "$1" ] && { [ -z "$tuned" ] || awk -v a="$1" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
+    tuned="$1"
+    tuned_bytes="$2"
+    tuned_how="$3"
+  fi
+}
+
+# local_params PROGRAM TAU GAMMA CHI SIGMA KAPPA: the five tuning parameters of
+# conv-chw-tile-local (conv-block-chunks' tau, gamma, chi; register-tile-acc's sigma, kappa).
+local_params() {
+  { sed -n "s|^// tuning parameter \([A-Za-z0-9_]*\) .*(conv-block-chunks)\$|\1|p" "$1"
+    sed -n "s|^// tuning parameter \([A-Za-z0-9_]*\) .*(register-tile-acc)\$|\1|p" "$1"; } |
+    paste -sd ' ' | awk -v a="$2" -v b="$3" -v c="$4" -v d="$5" -v e="$6" \
+      '{ printf "%s=%s,%s=%s,%s=%s,%s=%s,%s=%s", $1, a, $2, b, $3, c, $4, d, $5, e }'
 }
 
 # The conv-gpu alternative: 2 is v = 4 (dot-product's values are 2, 4, 8, 16, then id = 5).
@@ -241,15 +274,32 @@ for l in $layers; do
         for k in $kappas; do
           [ $((M % k)) -eq 0 ] || continue
           read -r t t_local t_bytes < <(best_ms "$program" --params "$(tile_params "$program" register-tile "$sg" "$k")")
-          if [ -n "$t" ] && { [ -z "$tuned" ] || awk -v a="$t" -v b="$tuned" 'BEGIN { exit !(a < b) }'; }; then
-            tuned="$t"
-            tuned_bytes="$t_bytes"
-            tuned_how="$tile_strategy alt $alt, sigma=$sg kappa=$k, $t_local"
-          fi
+          consider "$t" "$t_bytes" "$tile_strategy alt $alt, sigma=$sg kappa=$k, $t_local"
         done
       done
     done
   done
+  if [[ " $strategies " == *" conv-chw-tile-local "* ]]; then
+    program="$work/conv${l}_conv-chw-tile-local.sr"
+    rewrite "$src" conv-chw-tile-local "" "$program"
+    for tau in $block_windows; do
+      [ $((W % tau)) -eq 0 ] || continue
+      for gamma in $block_kernels; do
+        [ $((M % gamma)) -eq 0 ] || continue
+        for chi in $chunks; do
+          [ $((C % chi)) -eq 0 ] || continue
+          for sg in $sigmas; do
+            [ $((tau % sg)) -eq 0 ] || continue
+            for k in $kappas; do
+              [ $((gamma % k)) -eq 0 ] || continue
+              read -r t t_bytes < <(median_ms "$program" --params "$(local_params "$program" "$tau" "$gamma" "$chi" "$sg" "$k")" 2> /dev/null) || continue
+              consider "$t" "$t_bytes" "conv-chw-tile-local, tau=$tau gamma=$gamma chi=$chi sigma=$sg kappa=$k"
+            done
+          done
+        done
+      done
+    done
+  fi
   for omega_strategy in conv-chw-omega conv-chw-omega-m0; do
     [[ " $strategies " == *" $omega_strategy "* ]] || continue
     rewrite "$src" "$omega_strategy" "" "$work/conv${l}_$omega_strategy.sr"
@@ -343,7 +393,7 @@ for l in $layers; do
   fi
   if [ -n "$refs" ]; then
     hand="" hand_local="" blas=""
-    read -r _ _ _ _ hand hand_local blas < <("$refs/conv_refs" "$device" "$runs" "$C" "$H" "$W" "$M" 2> /dev/null | tail -n 1) || true
+    read -r _ _ _ _ _ _ _ hand hand_local blas _ < <("$refs/conv_refs" "$device" "$runs" "$C" "$H" "$W" "$M" 3 1 1 2> /dev/null | tail -n 1) || true
     row="$row $(awk -v h="$hand" -v hl="$hand_local" -v b="$blas" -v t="$tuned" 'BEGIN { printf "%.3f (%s) | %.2f | %.3f | %.2f |", h, hl, h / t, b, b / t }')"
   fi
   if [ -n "$torch" ]; then

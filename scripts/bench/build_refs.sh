@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds scripts/bench/conv_refs.cpp (the hand-written and CLBlast references of
-# scripts/bench_vgg.sh) into DIR, with Debian's CLBlast 1.5.3 unpacked beside it
-# (apt-get download + dpkg -x: nothing is installed), so DIR can be carried to a machine
-# that has an OpenCL driver but no CLBlast. Usage: scripts/bench/build_refs.sh DIR
+# scripts/bench_shape.sh, bench_vgg.sh and bench_explored.sh) into DIR, with Debian's
+# CLBlast 1.5.3 unpacked beside it (apt-get download + dpkg -x: nothing is installed), so
+# DIR can be carried to a machine that has an OpenCL driver but no CLBlast.
+# Usage: scripts/bench/build_refs.sh DIR
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="$(mkdir -p "$1" && cd "$1" && pwd)"

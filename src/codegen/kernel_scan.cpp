@@ -1,7 +1,7 @@
 // scan_kernel(): what lowering a body as one kernel will do, found from the IR alone,
 // before anything is lowered: where each value is written (the destination a consumer
 // gives, or memory allocated), the memory allocated, and the first parallel map whose
-// values other work-items would read; and what lowering cannot do at all (a high-level
+// values other work-items would read (and the private arrays of a work-item); and what lowering cannot do at all (a high-level
 // reduce or computing map, mapped primitives nested wrongly), refused here as errors. It follows the KernelBuilder's walk (lower.cpp,
 // lower_loops.cpp) step by step, in the same order, through the same decisions
 // (passes_dest, same_item_producer, the allocation rule); the builder asserts where the
@@ -200,24 +200,29 @@ class Scanner {
     if (out.race) return {};
     ir::Type acc = e.type().elem();
     std::optional<AddressSpace> acc_space;
-    if (acc.is_array()) {
-      acc_space = space.value_or(AddressSpace::Private);
-      allocate(acc, *acc_space, "reduceSeq");
-    }
     const ir::Expr& f = e->args[1];
+    ir::Expr inner;  // the reduceSeq of the step function that may accumulate in this accumulator
+    if (acc.is_array()) {
+      acc_space = work_group_accumulator(loops_, f) ? AddressSpace::Local : space.value_or(AddressSpace::Private);
+      // As KernelBuilder::compile_reduce: in place in the enclosing private accumulator.
+      if (!(in_place_.count(e.get()) && dest && *acc_space == AddressSpace::Private))
+        allocate(acc, *acc_space, "reduceSeq");
+      inner = *acc_space == AddressSpace::Private ? in_place_reduce(e) : ir::Expr();
+      if (inner.defined()) in_place_.insert(inner.get());
+    }
     if (f.kind() == ir::ExprKind::Lambda && !contains_loops(ir::lambda_body(f)))
       out.unrollable.push_back(e->args[2].type().length());
     loops_.push_back({LoopKind::Seq, 0, {}, e->args[2].type().length()});
     apply(f, {false, false}, acc_space, space);
     loops_.pop_back();
+    if (inner.defined()) in_place_.erase(inner.get());
     return {dest.has_value(), false};
   }
 
   // The allocation rule of KernelBuilder::allocate: one region per enclosing parallel loop
   // whose work-items share the memory (every parallel loop for global memory, mapLcl
-  // loops for local memory).
+  // loops for local memory, none for a work-item's private memory).
   void allocate(const ir::Type& t, AddressSpace space, std::string_view what) {
-    if (space == AddressSpace::Private) return;
     arith::Expr regions = 1;
     for (const auto& l : loops_)
       if (region_per_iteration(l, space)) regions = regions * l.extent;
@@ -227,6 +232,7 @@ class Scanner {
   std::vector<Loop> loops_;  // their index variables are not needed here
   std::map<std::string, bool> values_;  // variables bound to values (vs. memory)
   std::set<const ir::ExprNode*> same_item_;
+  std::set<const ir::ExprNode*> in_place_;  // reduceSeqs accumulating in the enclosing one's private accumulator
 };
 
 }  // namespace
@@ -281,6 +287,49 @@ ir::Expr same_item_producer(const ir::Expr& map) {
   // map inside the producer writes element i on work-items that are not this one.
   if (map->prim == ir::Prim::MapWrg || !ir::contains_parallel_maps(ir::lambda_body(producer->args[0]))) return producer;
   return {};
+}
+
+// Accumulating in place. reduce-nest turns a reduction over joined rows into a reduction
+// over the rows whose step reduces one row into the accumulator:
+//   reduceSeq(z, (acc, rows) -> join(mapSeq(s -> reduceSeq(s, g, zip(rows.0, rows.1)), acc)), ...)
+// Lowered literally, each inner reduceSeq copies its initial value `s` (an element of the
+// outer accumulator) into an accumulator of its own, and at its end copies the result into
+// its destination, which is that same element (join and mapSeq write element j of their
+// result where element j of `acc` is). A register tile nested three deep held three copies.
+// Updating `s` where it lies instead gives the same values when (1) the destination is
+// exactly the memory `s` is read from (the join/mapSeq shape above guarantees it: element j
+// is read and written at the same place, and no other element), (2) nothing else reads that
+// memory while the inner reduction runs — the accumulator is not free in g or ys, so only
+// the step function's accumulator parameter reaches it, and iteration j of the mapSeq reads
+// element j only — and (3) the memory is private to the work-item, so no other work-item can
+// observe the intermediate values (lowering and the scan check this where they apply it).
+// After the inner reduction the memory holds its result, as it would after the copy.
+ir::Expr in_place_reduce(const ir::Expr& outer) {
+  auto is_call = [](const ir::Expr& e, ir::Prim p) { return e.kind() == ir::ExprKind::Call && e->prim == p; };
+  auto is_var = [](const ir::Expr& e, const std::string& name) { return e.kind() == ir::ExprKind::Var && e->name == name; };
+  const ir::Expr& step = outer->args[1];
+  if (step.kind() != ir::ExprKind::Lambda || step->params.size() != 2) return {};
+  const std::string& acc = step->params[0];
+  const ir::Expr& body = ir::lambda_body(step);
+  if (!is_call(body, ir::Prim::Join)) return {};
+  const ir::Expr& x = body->args[0];
+  ir::Expr inner;
+  std::string init;  // the variable the inner reduction starts from: acc, or the map's element of it
+  if (is_call(x, ir::Prim::ReduceSeq)) {
+    inner = x;
+    init = acc;
+  } else if (is_call(x, ir::Prim::MapSeq) && is_var(x->args[1], acc) && x->args[0].kind() == ir::ExprKind::Lambda &&
+             x->args[0]->params.size() == 1 && is_call(ir::lambda_body(x->args[0]), ir::Prim::ReduceSeq)) {
+    inner = ir::lambda_body(x->args[0]);
+    init = x->args[0]->params[0];
+  } else {
+    return {};
+  }
+  if (!is_var(inner->args[0], init) || !inner.type().elem().is_array()) return {};
+  for (const ir::Expr& part : {inner->args[1], inner->args[2]})
+    for (const auto& v : ir::free_vars(part))
+      if (v == acc || v == init) return {};
+  return inner;
 }
 
 KernelScan scan_kernel(const ir::Expr& body, bool parallel) {

@@ -120,6 +120,7 @@ View KernelBuilder::variables(const View& init, const std::string& hint) {
   b.elements = scalar_count(m->type);
   b.bytes = b.elements * 4;
   b.kernel = kernel_;
+  b.variable = true;
   allocations_.push_back(b);
   return mem_view(m);
 }

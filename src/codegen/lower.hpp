@@ -38,6 +38,11 @@ AddressSpace space_of(ir::Prim to);
 bool region_per_iteration(const Loop& l, AddressSpace space);
 /// Whether one of `loops` has kind `k` (and dimension `dim` when given).
 bool inside(const std::vector<Loop>& loops, LoopKind k, int dim = -1);
+/// Whether a reduceSeq at `loops` with step function `f` accumulates for the whole
+/// work-group: it runs at work-group level (inside a mapWrg, outside every mapLcl) and its
+/// step's value is a mapLcl's (under lets and layout primitives), each work-item writing its
+/// part of the accumulator; then the accumulator lives in local memory, where all see it.
+bool work_group_accumulator(const std::vector<Loop>& loops, const ir::Expr& f);
 
 /// What a compiled expression sees: variables, enclosing loops, the toX address space.
 struct Scope {
@@ -68,7 +73,7 @@ struct CrossItemRead {
 struct KernelScan {
   std::optional<CrossItemRead> race;    // the first, in lowering order; none: one kernel is safe
   bool writes_result = true;            // its computation writes the kernel's output (else a copy)
-  std::vector<PlannedBuffer> buffers;   // global and local memory it allocates
+  std::vector<PlannedBuffer> buffers;   // global, local and private memory it allocates
   std::vector<arith::Expr> unrollable;  // trip counts of reduceSeq loops without loops inside
 };
 
@@ -86,6 +91,13 @@ bool chains_writes(ir::Prim p);
 /// The producer of the parallel map `map`'s data whose element i is written by the work-item
 /// that reads it (the same kind and dimension over exactly its result); undefined if none.
 ir::Expr same_item_producer(const ir::Expr& map);
+
+/// The reduceSeq nested in the step function of reduceSeq `outer` that may accumulate in
+/// outer's accumulator itself instead of a copy of it (undefined if none): the step function
+/// is `(acc, x) -> join(mapSeq(s -> reduceSeq(s, g, ys), acc))` or `(acc, x) ->
+/// join(reduceSeq(acc, g, ys))`, the inner accumulator an array, neither `acc` nor `s` free
+/// in `g` or `ys` (kernel_scan.cpp says why that is safe; both lowering and the scan use it).
+ir::Expr in_place_reduce(const ir::Expr& outer);
 
 /// Thread counts of `body` from its mapped primitives (Table 1), before device limits;
 /// checks their dimensions and that mapGlb does not share a kernel with mapWrg/mapLcl.
@@ -128,6 +140,9 @@ class KernelBuilder {
             const std::function<void(const Scope&, const arith::Expr&)>& body);
   /// Copies `src` into `dest` element by element (sequential loops over arrays).
   void copy(const View& src, const View& dest, const Scope& s);
+  /// The same copy shared by the work-group's work-items: the outermost dimension spread
+  /// over their flat local index (at work-group level, outside every mapLcl).
+  void work_group_copy(const View& src, const View& dest, const Scope& s);
   /// Memory for a value of type `t` in `space`, one region per enclosing parallel loop.
   View allocate(const ir::Type& t, AddressSpace space, const Scope& s, const std::string& hint);
   /// Private variables holding `init` (scalar, vector or tuple), declared here.
@@ -150,6 +165,8 @@ class KernelBuilder {
   // Parallel maps whose consumer is a map of the same kind and dimension over exactly their
   // result: the work-item that writes element i is the one that reads it.
   std::set<const ir::ExprNode*> same_item_producers_;
+  // reduceSeqs that accumulate in their enclosing reduceSeq's private accumulator (in_place_reduce).
+  std::set<const ir::ExprNode*> in_place_reduces_;
 };
 
 /// The part of `e` under the layout primitives applied to its result that computes it

@@ -54,6 +54,15 @@ bool inside(const std::vector<Loop>& loops, LoopKind k, int dim) {
   return false;
 }
 
+bool work_group_accumulator(const std::vector<Loop>& loops, const ir::Expr& f) {
+  if (!inside(loops, LoopKind::Wrg) || inside(loops, LoopKind::Lcl) || f.kind() != ir::ExprKind::Lambda) return false;
+  // The step's value (under its lets and the layout primitives applied to it) is a mapLcl's.
+  ir::Expr body = ir::lambda_body(f);
+  while (body.kind() == ir::ExprKind::Let) body = ir::let_body(body);
+  ir::Expr producer = ir::producing_map(computing_part(body));
+  return producer.defined() && producer->prim == ir::Prim::MapLcl;
+}
+
 ir::Expr computing_part(const ir::Expr& e) {
   if (e.kind() != ir::ExprKind::Call || !ir::is_layout(e->prim)) return e;
   const ir::Expr* computing = nullptr;
@@ -209,12 +218,35 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
   View init = compile(e->args[0], s, std::nullopt).view;
   ir::Type acc_type = e.type().elem();
   bool array_acc = acc_type.is_array();
+  // An accumulator that the work-group's work-items update together (each its part, through
+  // a mapLcl) is in local memory: in private memory each would hold only its own updates.
+  // It is initialised, and finally copied out, by them together, with a barrier after.
+  bool shared = array_acc && work_group_accumulator(s.loops, f);
   View acc;
-  if (array_acc) {
+  // In place in the enclosing reduceSeq's private accumulator (in_place_reduce, which says
+  // why that is safe): no copy in, no copy out.
+  bool in_place = array_acc && !shared && in_place_reduces_.count(e.get()) && dest &&
+                  s.space.value_or(AddressSpace::Private) == AddressSpace::Private;
+  if (shared) {
+    acc = allocate(acc_type, AddressSpace::Local, s, "acc");
+    work_group_copy(init, acc, s);
+  } else if (in_place) {
+    auto m = underlying_memory(init);
+    LIFTC_ASSERT(m && m->space == AddressSpace::Private && m == underlying_memory(access(*dest, 0)),
+                 "a reduceSeq accumulating in place starts from the private memory it writes (in_place_reduce)");
+    acc = init;
+  } else if (array_acc) {
     acc = allocate(acc_type, s.space.value_or(AddressSpace::Private), s, "acc");
     copy(init, acc, s);
   } else {
     acc = variables(init, "acc");
+  }
+  // The reduceSeq of the step function that may accumulate in `acc`, while the step is lowered.
+  ir::Expr inner;
+  if (array_acc) {
+    auto m = underlying_memory(acc);
+    if (m && m->space == AddressSpace::Private) inner = in_place_reduce(e);
+    if (inner.defined()) in_place_reduces_.insert(inner.get());
   }
   const arith::Expr& n = src.type().length();
   bool unroll = options_.unroll_reduce && !contains_loops(ir::lambda_body(f));
@@ -228,9 +260,13 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
       emit(write_value(acc, r.view));
     }
   });
+  if (inner.defined()) in_place_reduces_.erase(inner.get());
   if (!dest) return {single(acc), false};
   View d0 = access(*dest, 0);
-  if (array_acc)
+  if (in_place) return {*dest, true};
+  if (shared)
+    work_group_copy(acc, d0, s);
+  else if (array_acc)
     copy(acc, d0, s);
   else
     emit(write_value(d0, acc));
@@ -257,6 +293,36 @@ void KernelBuilder::copy(const View& src, const View& dest, const Scope& s) {
   }
   loop(LoopKind::Seq, 0, dest.type().length(), s, false,
        [&](const Scope& in, const arith::Expr& i) { copy(access(src, i), access(dest, i), in); });
+}
+
+void KernelBuilder::work_group_copy(const View& src, const View& dest, const Scope& s) {
+  LIFTC_ASSERT(dest.type().is_array(), "a work-group copy copies an array");
+  // The work-item's flat index in its work-group, and the work-group's size.
+  c::Expr flat = c::work_item(c::WorkItemFn::LocalId, 0);
+  arith::Expr items = threads_.local[0];
+  for (int d = 1; d < 3; ++d) {
+    const arith::Expr& n = threads_.local[static_cast<std::size_t>(d)];
+    if (n.constant() == std::optional<std::int64_t>(1)) continue;
+    flat = c::binary("+", flat, c::binary("*", c::index(items), c::work_item(c::WorkItemFn::LocalId, d), ir::Type::int_()),
+                     ir::Type::int_());
+    items = items * n;
+  }
+  std::string name = fresh("l");
+  const arith::Expr& extent = dest.type().length();
+  Scope inner = s;
+  inner.loops.push_back(Loop{LoopKind::Lcl, 0, arith::var(name, 0, extent - 1), extent});
+  blocks_.emplace_back();
+  copy(access(src, inner.loops.back().var), access(dest, inner.loops.back().var), inner);
+  std::vector<c::Stmt> body = std::move(blocks_.back());
+  blocks_.pop_back();
+  emit(c::for_loop(name, flat, extent, c::index(items), std::move(body)));
+  // Others read what this work-item wrote (a barrier orders it), and in a sequential loop
+  // the next iteration's writes wait for this one's reads (loop()).
+  auto m = underlying_memory(dest);
+  bool global = m && m->space == AddressSpace::Global;
+  ++group_writes_;
+  group_writes_global_ = group_writes_global_ || global;
+  emit(c::barrier(true, global));
 }
 
 View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope& s, const std::string& hint) {

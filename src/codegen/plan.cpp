@@ -70,10 +70,11 @@ class Planner {
     for (ir::Expr inv = invariant_parallel_map(body, false); inv.defined(); inv = invariant_parallel_map(body, false))
       body = split_off(name, def, body, inv, false);
     for (;;) {
-      Threads threads = detail::kernel_threads(body);
-      detail::KernelScan scan = detail::scan_kernel(body, threads.dims > 0);
+      // The races first: a part split off (the pad kernel's mapGlb before a mapWrg kernel)
+      // leaves the rest one scheme of parallel maps, which kernel_threads checks.
+      detail::KernelScan scan = detail::scan_kernel(body, ir::contains_parallel_maps(body));
       if (!scan.race) {
-        add_kernel(name, def, body, loc, role, tuned, threads, std::move(scan));
+        add_kernel(name, def, body, loc, role, tuned, detail::kernel_threads(body), std::move(scan));
         return;
       }
       const detail::CrossItemRead& race = *scan.race;

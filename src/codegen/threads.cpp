@@ -16,6 +16,28 @@ namespace {
 // The largest of the iteration counts seen so far and `n`.
 void widen(std::optional<arith::Expr>& slot, const arith::Expr& n) { slot = slot ? arith::max(*slot, n) : n; }
 
+// Whether `e` only moves data: variables, layout primitives and maps (of any kind, and
+// toX) of functions that only move data; no arithmetic, literal, reduction or let.
+bool only_moves_data(const ir::Expr& e) {
+  switch (e.kind()) {
+    case ir::ExprKind::Var: return true;
+    case ir::ExprKind::Get: return only_moves_data(ir::get_tuple(e));
+    case ir::ExprKind::Lambda: return only_moves_data(ir::lambda_body(e));
+    case ir::ExprKind::Call: {
+      bool moves = ir::is_layout(e->prim) || ir::is_map(e->prim) || e->prim == ir::Prim::ToGlobal ||
+                   e->prim == ir::Prim::ToLocal || e->prim == ir::Prim::ToPrivate;
+      if (!moves) return false;
+      for (std::size_t i = 0; i < e->args.size(); ++i) {
+        if (e->prim == ir::Prim::Pad && i == 0 && e->args[0].kind() == ir::ExprKind::Literal) continue;
+        if (!only_moves_data(e->args[i])) return false;
+      }
+      return true;
+    }
+    case ir::ExprKind::Literal: case ir::ExprKind::Tuple: case ir::ExprKind::Apply: case ir::ExprKind::Let: return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool contains_loops(const ir::Expr& e) {
@@ -26,7 +48,9 @@ bool contains_loops(const ir::Expr& e) {
 }
 
 Threads kernel_threads(const ir::Expr& body) {
-  std::array<std::optional<arith::Expr>, 3> wrg, lcl, glb;
+  // A mapLcl that only copies (into local memory, say) strides over the work-items that
+  // the computing mapLcls of its dimension give; only where none computes does it size it.
+  std::array<std::optional<arith::Expr>, 3> wrg, lcl, lcl_copy, glb;
   const ir::Expr* first_glb = nullptr;
   const ir::Expr* first_wg = nullptr;
   std::function<void(const ir::Expr&)> walk = [&](const ir::Expr& e) {
@@ -41,7 +65,7 @@ Threads kernel_threads(const ir::Expr& body) {
         const arith::Expr& n = e->args[1].type().length();
         auto dim = static_cast<std::size_t>(*d);
         if (p == ir::Prim::MapWrg) widen(wrg[dim], n), first_wg = first_wg ? first_wg : &e;
-        if (p == ir::Prim::MapLcl) widen(lcl[dim], n), first_wg = first_wg ? first_wg : &e;
+        if (p == ir::Prim::MapLcl) widen(only_moves_data(e->args[0]) ? lcl_copy[dim] : lcl[dim], n), first_wg = first_wg ? first_wg : &e;
         if (p == ir::Prim::MapGlb) widen(glb[dim], n), first_glb = first_glb ? first_glb : &e;
       }
     }
@@ -54,6 +78,7 @@ Threads kernel_threads(const ir::Expr& body) {
   Threads t;
   t.work_groups = first_wg != nullptr;
   for (std::size_t d = 0; d < 3; ++d) {
+    if (!lcl[d]) lcl[d] = lcl_copy[d];
     if (wrg[d] || lcl[d] || glb[d]) t.dims = static_cast<int>(d) + 1;
     if (glb[d]) t.global[d] = *glb[d];
     if (lcl[d]) t.local[d] = *lcl[d];

@@ -290,7 +290,7 @@ void add_kernel_constraints(Collector& c, const codegen::KernelPlan& plan, const
 
 // The memory constraints: every global buffer (inputs, outputs, the planned kernels' parts
 // and allocations) fits one allocation, all of them the global memory; each kernel's local
-// memory fits the target's.
+// memory and each work-item's private arrays fit the target's.
 void add_memory_constraints(Collector& c, const ir::Program& checked, const codegen::KernelPlan& plan,
                             const Target& target) {
   arith::Expr global_total = 0;
@@ -305,14 +305,25 @@ void add_memory_constraints(Collector& c, const ir::Program& checked, const code
   for (const auto& k : plan.kernels) {
     if (k.role == codegen::BufferRole::Intermediate)
       buffer(fmt::format("{}, computed by a kernel of its own ({}),", k.buffer, k.name), k.bytes);
-    arith::Expr local = 0;
-    bool has_local = false;
+    arith::Expr local = 0, priv = 0;
+    bool has_local = false, has_private = false;
     for (const auto& b : k.buffers) {
       if (b.space == codegen::AddressSpace::Global) buffer(fmt::format("kernel {}: a {} buffer", k.buffer, b.what), b.bytes);
+      if (b.space == codegen::AddressSpace::Private) {
+        priv = priv + c.bind(b.bytes);
+        has_private = true;
+      }
       if (b.space != codegen::AddressSpace::Local) continue;
       local = local + c.bind(b.bytes);
       has_local = true;
     }
+    // The register budget: a work-item's private arrays (register-tile accumulators, copies
+    // of weights, vector temporaries), as lowering allocates them, per kernel.
+    if (has_private && target.private_mem_bytes > 0)
+      c.add({Constraint::Kind::LessEqual, priv, target.private_mem_bytes, {}, Source::Target,
+             fmt::format("kernel {}: the private arrays of a work-item fit the {} bytes of {}{}", k.buffer,
+                         target.private_mem_bytes, target.name, target.live ? "" : " (its registers)"),
+             {}, {}});
     if (has_local)
       c.add({Constraint::Kind::LessEqual, local, target.local_mem_bytes, {}, Source::Target,
              fmt::format("kernel {}: its local memory fits the {} bytes of {}{}", k.buffer, target.local_mem_bytes,
@@ -436,6 +447,9 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
     c.param(std::move(p), Declared::values({0, 1}), std::move(dom));
   }
   add_memory_constraints(c, checked.program, plan, target);
+  for (const auto& k : plan.kernels)
+    for (const auto& b : k.buffers)
+      space.local_memory_emulated = space.local_memory_emulated || (target.local_mem_global && b.space == codegen::AddressSpace::Local);
 
   // One-variable constraints become the domains.
   std::vector<std::vector<std::int64_t>> domains(space.params.size());

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/codegen/limits.hpp"
 #include "liftc/support/data_dir.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/file.hpp"
@@ -105,11 +106,12 @@ Target load_target_file(const std::string& path) {
     else if (key == "compute_units") t.compute_units = r.positive(key, value, line, value_col);
     else if (key == "global_mem_bytes") t.global_mem_bytes = r.positive(key, value, line, value_col);
     else if (key == "max_alloc_bytes") t.max_alloc_bytes = r.positive(key, value, line, value_col);
+    else if (key == "private_mem_bytes") t.private_mem_bytes = r.positive(key, value, line, value_col);
     else r.fail(line, key_col, fmt::format("unknown key `{}`", key));
   }
   for (const char* key : {"name", "description", "max_work_group_size", "max_work_item_sizes", "local_mem_bytes",
                           "local_mem_type", "preferred_vector_width", "compute_units", "global_mem_bytes",
-                          "max_alloc_bytes", "source"})
+                          "max_alloc_bytes", "private_mem_bytes", "source"})
     if (!seen.count(key)) throw Error(fmt::format("{}: the profile does not give `{}`", path, key));
   return t;
 }
@@ -161,6 +163,11 @@ Target target_from_device(const runtime::DeviceInfo& d) {
   t.compute_units = d.compute_units;
   t.global_mem_bytes = clamp_to_int64(d.global_mem_bytes);
   t.max_alloc_bytes = clamp_to_int64(d.max_alloc_bytes);
+  // OpenCL has no query for registers: a live device gets the private memory liftc lets a
+  // kernel use anywhere (codegen's check_limits refuses more before building), not a
+  // register count. Its points are measured, so a spill shows in their time; a profile's
+  // are not, which is why profiles give their registers (rules/targets/README.md).
+  t.private_mem_bytes = codegen::kDefaultPrivateBytes;
   t.sources.push_back("clGetDeviceInfo on this machine");
   // A driver that reports no work-items would otherwise give an empty or meaningless space.
   auto require = [&](std::int64_t value, const std::string& query) {
@@ -177,10 +184,11 @@ Target target_from_device(const runtime::DeviceInfo& d) {
 std::string format_target(const Target& t) {
   return fmt::format(
       "{}: {}: work-group {} ({}, {}, {}), local memory {} KiB ({}), float vectors of {}, {} compute units, "
-      "global memory {} MiB, largest buffer {} MiB",
+      "global memory {} MiB, largest buffer {} MiB, private arrays {} per work-item",
       t.name, t.description, t.max_work_group_size, t.max_work_item_sizes[0], t.max_work_item_sizes[1],
       t.max_work_item_sizes[2], t.local_mem_bytes / 1024, t.local_mem_global ? "in global memory" : "on chip",
-      t.preferred_vector_width, t.compute_units, t.global_mem_bytes >> 20, t.max_alloc_bytes >> 20);
+      t.preferred_vector_width, t.compute_units, t.global_mem_bytes >> 20, t.max_alloc_bytes >> 20,
+      t.private_mem_bytes > 0 ? fmt::format("{} bytes", t.private_mem_bytes) : std::string("without a limit"));
 }
 
 }  // namespace liftc::constraints

@@ -32,7 +32,8 @@ std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng) 
   std::vector<double> weights;
   for (const auto& a : space.alternatives) {
     double total = strategy_total[a->strategy()];
-    weights.push_back(total > 0 ? std::max(0.0, a->count()) / total / double(strategies) : 0.0);
+    double share = a->local_memory_emulated() ? kEmulatedLocalShare : 1.0;
+    weights.push_back(total > 0 ? share * std::max(0.0, a->count()) / total / double(strategies) : 0.0);
   }
   if (std::accumulate(weights.begin(), weights.end(), 0.0) <= 0) return 0;
   std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());

@@ -17,6 +17,7 @@ nlohmann::json target_to_json(const constraints::Target& t) {
           {"compute_units", t.compute_units},
           {"global_mem_bytes", t.global_mem_bytes},
           {"max_alloc_bytes", t.max_alloc_bytes},
+          {"private_mem_bytes", t.private_mem_bytes},
           {"sources", t.sources}};
 }
 
@@ -34,6 +35,8 @@ constraints::Target target_from_json(const nlohmann::json& j) {
   t.compute_units = j.at("compute_units");
   t.global_mem_bytes = j.at("global_mem_bytes");
   t.max_alloc_bytes = j.at("max_alloc_bytes");
+  // Runs stored before targets had a register budget: none.
+  t.private_mem_bytes = j.value("private_mem_bytes", std::int64_t{0});
   t.sources = j.at("sources").get<std::vector<std::string>>();
   return t;
 }

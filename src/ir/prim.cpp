@@ -19,7 +19,7 @@ std::vector<PrimSignature> make_table() {
       {Prim::Slide, "slide", 2, {0}},
       {Prim::Pad, "pad", 2, {0, 0}},
       {Prim::Transpose, "transpose", 0, {0}},
-      {Prim::Reorder, "reorder", 1, {0}},
+      {Prim::Reorder, "reorder", 1, {0}, false, true},
       {Prim::Id, "id", 0, {0}},
       {Prim::MapWrg, "mapWrg", 1, {1, 0}},
       {Prim::MapLcl, "mapLcl", 1, {1, 0}},
@@ -149,35 +149,32 @@ bool is_opencl(Prim p) {
   return {};
 }
 
+namespace {
+
+// The operators of the .sr grammar and the primitive each denotes: the one table, read by
+// the elaborator (spelling -> primitive) and by the printer and code generation (back).
+struct Operator {
+  Prim prim;
+  std::string_view spelling;
+};
+constexpr Operator kOperators[] = {
+    {Prim::Add, "+"}, {Prim::Sub, "-"},  {Prim::Mul, "*"},  {Prim::Div, "/"}, {Prim::Mod, "%"},
+    {Prim::Neg, "-"}, {Prim::Lt, "<"},   {Prim::Le, "<="},  {Prim::Gt, ">"},  {Prim::Ge, ">="},
+    {Prim::Eq, "=="}, {Prim::Ne, "!="},  {Prim::And, "&&"}, {Prim::Or, "||"}, {Prim::Not, "!"},
+};
+
+}  // namespace
+
 std::string_view operator_spelling(Prim p) {
-  switch (p) {
-    case Prim::Add: return "+";
-    case Prim::Sub: return "-";
-    case Prim::Mul: return "*";
-    case Prim::Div: return "/";
-    case Prim::Mod: return "%";
-    case Prim::Neg: return "-";
-    case Prim::Lt: return "<";
-    case Prim::Le: return "<=";
-    case Prim::Gt: return ">";
-    case Prim::Ge: return ">=";
-    case Prim::Eq: return "==";
-    case Prim::Ne: return "!=";
-    case Prim::And: return "&&";
-    case Prim::Or: return "||";
-    case Prim::Not: return "!";
-    case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
-    case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
-    case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
-    case Prim::Dot: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp: case Prim::Sqrt:
-    case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt:
-    case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan:
-    case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round:
-    case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
-      return "";
-  }
-  LIFTC_ASSERT(false, "the switch above lists every primitive");
+  for (const auto& op : kOperators)
+    if (op.prim == p) return op.spelling;
+  return "";
+}
+
+Prim operator_prim(std::string_view spelling, int operands) {
+  for (const auto& op : kOperators)
+    if (op.spelling == spelling && static_cast<int>(signature(op.prim).operands.size()) == operands) return op.prim;
+  LIFTC_ASSERT(false, "the grammar only produces the operators of the table");
   return {};
 }
 

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -16,27 +18,17 @@ namespace {
 // Precedence levels, lowest first, as in the grammar (src/syntax/grammar_def.hpp).
 enum Prec { kLambda, kOr, kAnd, kEq, kRel, kAdd, kMul, kUnary, kPostfix, kAtom };
 
+// The precedence of a binary operator's primitive, or -1 for any other primitive.
 int binary_precedence(Prim p) {
-  switch (p) {
-    case Prim::Or: return kOr;
-    case Prim::And: return kAnd;
-    case Prim::Eq: case Prim::Ne: return kEq;
-    case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: return kRel;
-    case Prim::Add: case Prim::Sub: return kAdd;
-    case Prim::Mul: case Prim::Div: case Prim::Mod: return kMul;
-    case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::MapWrg:
-    case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
-    case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
-    case Prim::Dot: case Prim::Neg: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max:
-    case Prim::Exp: case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2:
-    case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin:
-    case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor:
-    case Prim::Ceil: case Prim::Round: case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
-      return -1;
-  }
-  LIFTC_ASSERT(false, "the switch above lists every primitive");
-  return {};
+  static constexpr std::pair<std::string_view, Prec> levels[] = {
+      {"||", kOr}, {"&&", kAnd}, {"==", kEq}, {"!=", kEq},  {"<", kRel}, {"<=", kRel}, {">", kRel},
+      {">=", kRel}, {"+", kAdd}, {"-", kAdd}, {"*", kMul}, {"/", kMul},  {"%", kMul},
+  };
+  if (signature(p).operands.size() != 2) return -1;  // `-` is also unary
+  const std::string_view op = operator_spelling(p);
+  for (const auto& [spelling, level] : levels)
+    if (spelling == op) return level;
+  return -1;
 }
 
 // The shortest text that reads back as exactly `v`, always recognisable as a float.
@@ -117,8 +109,9 @@ class Printer {
       if (s.kind() == arith::Kind::Var) return {s.name(), kAtom};
       return {fmt::format("sizeValue({})", arith::to_string(s)), kPostfix};
     }
-    if (p == Prim::Reorder)
-      return {fmt::format("reorder(striddenIndex({}), {})", arith::to_string(e->sizes[0]), list(e->args)), kPostfix};
+    if (signature(p).index_function)
+      return {fmt::format("{}(striddenIndex({}), {})", signature(p).name, arith::to_string(e->sizes[0]), list(e->args)),
+              kPostfix};
     std::string sizes = sizes_text(e->sizes);
     if (e->args.empty() && !sizes.empty()) sizes.resize(sizes.size() - 2);
     return {fmt::format("{}({}{})", signature(p).name, sizes, list(e->args)), kPostfix};
@@ -162,7 +155,7 @@ int own_nesting(const Expr& e, PrintContext at) {
   int deepest = 0;
   for (const auto& z : e->sizes) deepest = std::max(deepest, depth(z));
   if (e->prim == Prim::SizeValue && e->sizes[0].kind() == arith::Kind::Var) return inner;
-  return inner + 1 + deepest + (e->prim == Prim::Reorder ? 1 : 0);
+  return inner + 1 + deepest + (signature(e->prim).index_function ? 1 : 0);
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "elaborator.hpp"
-#include "liftc/parse/operators.hpp"
 
 namespace liftc::parse {
 
@@ -26,17 +25,6 @@ class OpenBinders {
   std::size_t size_;
 };
 
-EnvPtr push(EnvPtr parent, std::string name, Binding binding) {
-  return std::make_shared<const Env>(Env{std::move(name), std::move(binding), std::move(parent)});
-}
-
-Binding local(std::string ir_name) {
-  Binding b;
-  b.kind = Binding::Kind::Local;
-  b.ir_name = std::move(ir_name);
-  return b;
-}
-
 Binding argument(Thunk t) {
   Binding b;
   b.kind = Binding::Kind::Argument;
@@ -50,16 +38,24 @@ std::string plural(int n, const char* word) { return fmt::format("{} {}{}", n, w
 
 // ---- Positions, names, budgets -------------------------------------------------------
 
-SourceLoc Elaborator::loc(const x3::position_tagged& node, const Syntax* syntax) const {
+SourceLoc Elaborator::loc(const x3::position_tagged& node, const syntax::Positions* syntax) const {
   if (syntax == prelude_ && prelude_call_.known()) return prelude_call_;
   return syntax->loc(node);
 }
 
-SourceLoc Elaborator::loc(const ast::Expr& e, const Syntax* syntax) const { return loc(tagged(e), syntax); }
+SourceLoc Elaborator::loc(const ast::Expr& e, const syntax::Positions* syntax) const {
+  return loc(tagged(e), syntax);
+}
 
 SourceLoc Elaborator::loc(const Thunk& t) const {
   if (t.expr == nullptr) return t.ready.defined() ? t.ready.loc() : SourceLoc{};
   return loc(*t.expr, t.syntax);
+}
+
+void Elaborator::check_distinct_parameters(const ast::Lambda& lambda, const syntax::Positions* syntax) const {
+  for (auto p = lambda.params.begin(); p != lambda.params.end(); ++p)
+    for (auto q = lambda.params.begin(); q != p; ++q)
+      if (q->text == p->text) throw Error(fmt::format("parameter `{}` appears twice", p->text), loc(*p, syntax));
 }
 
 std::string Elaborator::binder_name(const std::string& name) const {
@@ -144,7 +140,7 @@ Value Elaborator::elab(const ast::Expr& expr, const EnvPtr& env, const Syntax* s
     }
   }
   ir::Expr operand = data(Thunk{&u.operand, env, syntax, {}}, fmt::format("the operand of `{}`", u.op));
-  return Value{count(ir::make_call(unary_operator_prim(u.op), {}, {operand}, here)),
+  return Value{count(ir::make_call(ir::operator_prim(u.op, 1), {}, {operand}, here)),
                std::nullopt};
 }
 
@@ -207,7 +203,7 @@ Value Elaborator::elab_binary(const ast::Binary& b, const EnvPtr& env, const Syn
   ir::Expr acc = data(Thunk{&b.first, env, syntax, {}}, fmt::format("the left operand of `{}`", b.rest.front().op));
   for (const auto& op : b.rest) {
     ir::Expr rhs = data(Thunk{&op.operand, env, syntax, {}}, fmt::format("the right operand of `{}`", op.op));
-    acc = count(ir::make_call(binary_operator_prim(op.op), {}, {acc, rhs}, loc(op, syntax)));
+    acc = count(ir::make_call(ir::operator_prim(op.op, 2), {}, {acc, rhs}, loc(op, syntax)));
   }
   return Value{acc, std::nullopt};
 }
@@ -303,8 +299,8 @@ Value Elaborator::apply_prim(const Closure& f, const std::vector<Thunk>& all, co
   std::vector<arith::Expr> sizes;
   for (int i = 0; i < sig.num_sizes; ++i) {
     const Thunk& t = all[static_cast<std::size_t>(i)];
-    sizes.push_back(f.prim == ir::Prim::Reorder ? index_function(t)
-                                                : size(t, fmt::format("size argument {} of {}", i + 1, sig.name)));
+    sizes.push_back(sig.index_function ? index_function(t)
+                                       : size(t, fmt::format("size argument {} of {}", i + 1, sig.name)));
   }
   std::vector<ir::Expr> args;
   for (int j = 0; j < operands; ++j) {
@@ -399,10 +395,8 @@ ir::Expr Elaborator::lambda_from_ast(const Closure& f) {
   OpenBinders open(open_binders_);
   EnvPtr env = f.env;
   std::vector<std::string> names;
+  check_distinct_parameters(*f.lambda, f.syntax);
   for (const auto& p : f.lambda->params) {
-    for (const auto& q : f.lambda->params)
-      if (&q != &p && q.text == p.text && &q < &p)
-        throw Error(fmt::format("parameter `{}` appears twice", p.text), loc(p, f.syntax));
     std::string name = binder_name(p.text);
     open.add(name);
     names.push_back(name);

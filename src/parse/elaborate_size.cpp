@@ -54,6 +54,14 @@ arith::Expr Elaborator::size(const ast::Expr& expr, const EnvPtr& env, const Syn
   return read_size(expr, how);
 }
 
+const ast::Arguments* stridden_index_arguments(const ast::Expr& e) {
+  auto* p = boost::get<x3::forward_ast<ast::Postfix>>(&peel(e).get());
+  if (p == nullptr || p->get().ops.size() != 1) return nullptr;
+  auto* callee = boost::get<ast::Name>(&peel(p->get().primary).get());
+  if (callee == nullptr || callee->text != "striddenIndex") return nullptr;
+  return boost::get<ast::Arguments>(&p->get().ops.front().get());
+}
+
 arith::Expr Elaborator::index_function(const Thunk& t) {
   const std::string expected = "the first argument of reorder must be an index function, striddenIndex(s)";
   if (t.expr == nullptr) throw Error(expected, loc(t));
@@ -67,11 +75,8 @@ arith::Expr Elaborator::index_function(const Thunk& t) {
     }
     throw Error(expected, loc(t));
   }
-  auto* p = boost::get<x3::forward_ast<ast::Postfix>>(&e.get());
-  if (p == nullptr || p->get().ops.size() != 1) throw Error(expected, loc(t));
-  auto* callee = boost::get<ast::Name>(&peel(p->get().primary).get());
-  auto* args = boost::get<ast::Arguments>(&p->get().ops.front().get());
-  if (callee == nullptr || callee->text != "striddenIndex" || args == nullptr) throw Error(expected, loc(t));
+  const ast::Arguments* args = stridden_index_arguments(e);
+  if (args == nullptr) throw Error(expected, loc(t));
   if (args->args.size() != 1)
     throw Error(fmt::format("striddenIndex takes 1 argument, got {}", args->args.size()), loc(t));
   return size(Thunk{&args->args.front(), t.env, t.syntax, {}}, "the stride of striddenIndex");

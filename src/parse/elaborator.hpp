@@ -13,6 +13,10 @@
 // primitive or a function definition, with the arguments given so far (partial
 // application). It becomes an IR Lambda where a primitive's function operand needs one.
 //
+// Pattern mode (elaborate_pattern.cpp, API in include/liftc/parse/pattern.hpp): a rule's
+// side is elaborated by the same walk over the same syntax into a parse::Pattern; a name
+// bound nowhere (no lambda, let or primitive) is a pattern variable instead of an error.
+//
 // Capture: every binder the elaborator creates avoids the IR names of all binders open
 // at that moment and of the globals, so a substituted argument is never captured.
 // Bounds: elaboration depth, IR node count and IR depth are limited, so no input can exhaust the
@@ -29,6 +33,7 @@
 
 #include "liftc/ir/expr.hpp"
 #include "liftc/parse/parse.hpp"
+#include "liftc/parse/pattern.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/syntax/ast.hpp"
 #include "liftc/syntax/parsed.hpp"
@@ -102,12 +107,28 @@ struct Env {
   EnvPtr parent;
 };
 
+/// `parent` with `name` bound to `binding`.
+inline EnvPtr push(EnvPtr parent, std::string name, Binding binding) {
+  return std::make_shared<const Env>(Env{std::move(name), std::move(binding), std::move(parent)});
+}
+
+/// A local variable's binding: `ir_name` in the IR.
+inline Binding local(std::string ir_name) {
+  Binding b;
+  b.kind = Binding::Kind::Local;
+  b.ir_name = std::move(ir_name);
+  return b;
+}
+
 /// The elaborator of one program (with or without the prelude).
 class Elaborator {
  public:
   /// Elaborates `program`, with the function definitions of `prelude` available (a
   /// program's own definition of the same name shadows a prelude one).
   ir::Program run(const Syntax& program, const Syntax* prelude);
+
+  /// Elaborates the pattern `e` of `text` in pattern mode (see pattern.hpp).
+  Pattern run_pattern(const ast::Expr& e, const syntax::Positions& text, const PatternMode& mode);
 
  private:
   // A global name.
@@ -154,10 +175,35 @@ class Elaborator {
   /// reorder's index function argument `striddenIndex(s)`: returns s.
   arith::Expr index_function(const Thunk& t);
 
+  // ---- patterns (elaborate_pattern.cpp): the pattern mode; `env` binds the pattern's
+  // own lambda parameters and let names (Binding::Local, kept as written)
+  /// A data operand.
+  Pattern pattern_data(const ast::Expr& e, const EnvPtr& env);
+  /// A function operand of `arity` parameters: a lambda, a function variable, a partial application.
+  Pattern pattern_function(const ast::Expr& e, int arity, const EnvPtr& env);
+  /// `name(args)` or `e.i`; with `arity` > 0 (a function position) a call may be partial, and
+  /// nullopt means it is not a function.
+  std::optional<Pattern> pattern_postfix(const ast::Postfix& p, const SourceLoc& at, int arity, const EnvPtr& env);
+  /// A call of `prim`: sizes and operands read as its signature says; in a function
+  /// position of `arity` it may lack that many trailing data operands.
+  Pattern pattern_call(ir::Prim prim, const std::vector<ast::Expr>& args, const SourceLoc& at, int arity,
+                       const EnvPtr& env);
+  /// A function variable applied, `g(e)`.
+  Pattern pattern_apply(const std::string& f, const std::vector<ast::Expr>& args, const SourceLoc& at,
+                        const EnvPtr& env);
+  /// A name in a data position: bound by the pattern, or a pattern variable.
+  Pattern pattern_variable(const std::string& name, const SourceLoc& at, const EnvPtr& env);
+  /// A size argument: over the pattern's size variables, its fresh names and `length(x)`.
+  arith::Expr pattern_size(const ast::Expr& e);
+  /// Records pattern variable `name` as of kind `kind`; an error if it is known as another kind.
+  void pattern_var_kind(const std::string& name, VarKind kind, const SourceLoc& at);
+
   // ---- helpers
-  SourceLoc loc(const x3::position_tagged& node, const Syntax* syntax) const;
-  SourceLoc loc(const ast::Expr& e, const Syntax* syntax) const;
+  SourceLoc loc(const x3::position_tagged& node, const syntax::Positions* syntax) const;
+  SourceLoc loc(const ast::Expr& e, const syntax::Positions* syntax) const;
   SourceLoc loc(const Thunk& t) const;
+  /// Checks that the parameters of `lambda`, written in `syntax`, are distinct.
+  void check_distinct_parameters(const ast::Lambda& lambda, const syntax::Positions* syntax) const;
   /// The IR name for a new binder written `name`: itself unless that would capture.
   std::string binder_name(const std::string& name) const;
   /// Counts a built IR node against the budgets (node count and nesting depth).
@@ -169,6 +215,8 @@ class Elaborator {
   std::vector<std::unique_ptr<FunctionDef>> functions_;
   std::vector<std::string> open_binders_;  // IR names of the binders being elaborated
   const Syntax* prelude_ = nullptr;
+  const syntax::Positions* pattern_text_ = nullptr;  // pattern mode: the rule file
+  const PatternMode* pattern_mode_ = nullptr;        // pattern mode: what free names are
   SourceLoc prelude_call_;  // while expanding a prelude function: the user's call site
   int depth_ = 0;
   long nodes_ = 0;
@@ -176,6 +224,9 @@ class Elaborator {
   std::unordered_map<const ir::ExprNode*, int> ir_depth_;  // nesting depth of each built node
   friend class DepthGuard;
 };
+
+/// The arguments of `e` when it is written `striddenIndex(...)` (an index function), else null.
+const ast::Arguments* stridden_index_arguments(const ast::Expr& e);
 
 /// Counts one level of elaboration; past kMaxElaborationDepth it is a user error.
 class DepthGuard {

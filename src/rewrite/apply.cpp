@@ -42,7 +42,7 @@ bool compare(const std::string& op, const arith::Expr& a, const arith::Expr& b) 
   return false;
 }
 
-bool holds(const Guard& g, const Match& m) {
+bool holds(const Guard& g, const Match& m, const SizeValues& given) {
   if (g.kind == Guard::Kind::TypeIs) return type_is(g.predicate, type_of(g.term, m)) != g.negated;
   if (g.kind == Guard::Kind::FunctionIs) {
     auto it = m.functions.find(g.term.var);
@@ -50,23 +50,26 @@ bool holds(const Guard& g, const Match& m) {
                   ir::only_rearranges(ir::lambda_body(it->second));
     return layout != g.negated;
   }
-  std::map<std::string, arith::Expr> values = m.sizes;
-  for (const auto& [name, e] : m.exprs) {
-    std::string key = name;  // length(x), length(elem(x)), ...
-    for (ir::Type t = e.type(); t.defined() && t.is_array(); t = t.elem()) {
-      values.emplace("length(" + key + ")", t.length());
-      key = "elem(" + key + ")";
-    }
-  }
+  std::map<std::string, arith::Expr> values = matched_sizes(m);
   arith::Expr a = arith::substitute(g.lhs, values);
   arith::Expr b = arith::substitute(g.rhs, values);
-  return compare(g.op, a, b) != g.negated;
+  bool result = compare(g.op, a, b);
+  // What the ranges cannot decide is decided at the program's declared sizes, as a result's
+  // type is (same_type): `k == 1` holds for a slide of K when the program says K = 1.
+  if (!result && !given.empty()) {
+    try {
+      result = compare(g.op, arith::substitute(a, given), arith::substitute(b, given));
+    } catch (const Error&) {
+      result = false;  // a division by zero or an overflow at the given sizes: not decided
+    }
+  }
+  return result != g.negated;
 }
 
 }  // namespace
 
-bool guards_hold(const Rule& rule, const Match& m) {
-  return std::all_of(rule.guards.begin(), rule.guards.end(), [&](const Guard& g) { return holds(g, m); });
+bool guards_hold(const Rule& rule, const Match& m, const SizeValues& given) {
+  return std::all_of(rule.guards.begin(), rule.guards.end(), [&](const Guard& g) { return holds(g, m, given); });
 }
 
 void FreshNames::reserve(const std::string& name) {
@@ -120,7 +123,7 @@ std::vector<Application> apply_rule(const Rule& rule, const ir::Expr& e, const t
                                     const std::vector<std::int64_t>& fixed_values, const SizeValues& given) {
   std::optional<Match> m = match_pattern(rule.lhs, e);
   if (!m) return {};
-  if (!guards_hold(rule, *m)) {
+  if (!guards_hold(rule, *m, given)) {
     if (reject) reject("its guard does not hold");
     return {};
   }

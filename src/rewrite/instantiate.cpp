@@ -165,16 +165,8 @@ std::string tuning_param_name(const Rule& rule, const RuleParam& p, const Match&
 }
 
 ir::Expr instantiate(const Rule& rule, const Match& m, const std::map<std::string, arith::Expr>& params) {
-  std::map<std::string, arith::Expr> sizes = m.sizes;
+  std::map<std::string, arith::Expr> sizes = matched_sizes(m);
   for (const auto& [k, v] : params) sizes[k] = v;
-  // `length(x)`, `length(elem(x))`, ...: the lengths of what x matched and of its elements.
-  for (const auto& [name, e] : m.exprs) {
-    std::string key = name;
-    for (ir::Type t = e.type(); t.defined() && t.is_array(); t = t.elem()) {
-      sizes.emplace("length(" + key + ")", t.length());
-      key = "elem(" + key + ")";
-    }
-  }
   SourceLoc loc;
   for (const auto* group : {&m.exprs, &m.functions})
     for (const auto& [name, e] : *group)

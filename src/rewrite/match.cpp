@@ -149,4 +149,14 @@ std::optional<Match> match_pattern(const Pattern& lhs, const ir::Expr& e) {
   return std::move(matcher.m);
 }
 
+std::map<std::string, arith::Expr> matched_sizes(const Match& m) {
+  std::map<std::string, arith::Expr> sizes = m.sizes;
+  for (const auto& [name, e] : m.exprs) {
+    int depth = 0;
+    for (ir::Type t = e.type(); t.defined() && t.is_array(); t = t.elem())
+      sizes.emplace(parse::length_variable(name, depth++), t.length());
+  }
+  return sizes;
+}
+
 }  // namespace liftc::rewrite

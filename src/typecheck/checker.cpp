@@ -222,7 +222,7 @@ std::string call_label(const Expr& call) {
   if (call->sizes.empty() || call->prim == ir::Prim::SizeValue) return std::string(sig.name);
   std::vector<std::string> sizes;
   for (const auto& s : call->sizes) sizes.push_back(arith::to_string(s));
-  if (call->prim == ir::Prim::Reorder) return fmt::format("reorder(striddenIndex({}))", sizes[0]);
+  if (sig.index_function) return fmt::format("{}(striddenIndex({}))", sig.name, sizes[0]);
   return fmt::format("{}({})", sig.name, fmt::join(sizes, ", "));
 }
 

@@ -67,16 +67,20 @@ void expect_module_is_plan(const Space& s, const Point& p, const codegen::Kernel
       EXPECT_EQ(codegen::evaluate(g.launch.local[d], m), local) << what << " local " << d;
     }
     // The buffers: the part it computes, the global and local memory it allocates.
-    std::int64_t global = 0, local = 0, result = -1;
+    // And the private arrays of a work-item (the register budget's), in place where lowering
+    // accumulates in place; not the variables lowering declares for computed values.
+    std::int64_t global = 0, local = 0, priv = 0, result = -1;
     for (const auto& b : m.memory.buffers) {
       if (b.name == k.buffer) result = codegen::evaluate(b.bytes, m);
       if (b.kernel != g.name) continue;
       if (b.role == codegen::BufferRole::Intermediate && b.name != k.buffer) global += codegen::evaluate(b.bytes, m);
       if (b.role == codegen::BufferRole::Local) local += codegen::evaluate(b.bytes, m);
+      if (b.role == codegen::BufferRole::Private && !b.variable) priv += codegen::evaluate(b.bytes, m);
     }
     EXPECT_EQ(result, at(s, p, k.bytes)) << what << " computes " << k.buffer;
     EXPECT_EQ(global, sum_at(s, p, k, codegen::AddressSpace::Global)) << what << " global memory";
     EXPECT_EQ(local, sum_at(s, p, k, codegen::AddressSpace::Local)) << what << " local memory";
+    EXPECT_EQ(priv, sum_at(s, p, k, codegen::AddressSpace::Private)) << what << " private arrays";
   }
 }
 

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "helpers.hpp"
+#include "liftc/codegen/limits.hpp"
 #include "liftc/codegen/module.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/typecheck/typecheck.hpp"
@@ -56,6 +57,28 @@ TEST(Collect, LocalMemoryIsAnExpressionOfTheParameters) {
   ASSERT_NE(it, s.constraints.end()) << listing(s);
   EXPECT_EQ(it->source, Source::Target);
   EXPECT_EQ(it->vars, std::vector<std::string>{"theta_H"}) << to_string(*it);
+}
+
+// A program whose kernels allocate local memory is marked on a target that emulates local
+// memory in global memory (Mali), and only there; one without local memory never is.
+TEST(Collect, LocalMemoryEmulatedInGlobalMemoryIsMarked) {
+  struct Case {
+    const char* strategy;
+    bool emulated;  // the target's local memory is global memory
+    bool marked;
+  };
+  const Case cases[] = {
+      {"conv-chw-tile-local", true, true},
+      {"conv-chw-tile-local", false, false},
+      {"conv-local", true, true},
+      {"conv-chw-tile", true, false},
+  };
+  for (const Case& c : cases) {
+    Target t = small_target(64, 256);
+    t.local_mem_global = c.emulated;
+    Space s = spaces(example("conv/conv_small.sr"), c.strategy, t).at(0);
+    EXPECT_EQ(s.local_memory_emulated, c.marked) << c.strategy << (c.emulated ? " on emulated" : " on on-chip");
+  }
 }
 
 // A rule parameter declared as a set keeps its values: the domain is the set, not 2..16.
@@ -182,6 +205,55 @@ TEST(Order, DivisorsAndBoundsComeAfterWhatTheyDepend) {
 }
 
 // The derived launch and local memory agree with codegen::generate at sampled points.
+// The register budget (issue 18): each kernel's private arrays per work-item, from codegen's
+// plan over the tuning parameters (conv-chw-tile: sigma*kappa accumulators, from alternative 2
+// also the kappa kernel values' copy), within the target's private_mem_bytes. A 8x16 tile
+// (144 floats: within NVIDIA's 255 registers per thread and a live device's 16 KiB) is
+// excluded on mali-g72 (64 registers), and every sampled point keeps within 256 bytes.
+TEST(RegisterBudget, TilesBeyondAPhonesRegistersAreExcluded) {
+  Target mali = find_target("mali-g72", std::string(LIFTC_SOURCE_DIR) + "/rules/targets");
+  Target live = mali;
+  live.live = true;
+  live.private_mem_bytes = codegen::kDefaultPrivateBytes;
+  std::vector<Space> on_mali = spaces(example("vgg16/conv5.sr"), "conv-chw-tile", mali);
+  std::vector<Space> on_live = spaces(example("vgg16/conv5.sr"), "conv-chw-tile", live);
+  ASSERT_EQ(on_mali.size(), 4u);
+  ASSERT_EQ(on_live.size(), 4u);
+  std::mt19937_64 rng(18);
+  for (std::size_t a = 0; a < 4; ++a) {
+    SCOPED_TRACE(a + 1);
+    const Space& s = on_mali[a];
+    EXPECT_TRUE(has(s, Source::Target, a == 0 ? "4*kappa_KW*sigma_KW <= 256" : "4*kappa_KW*sigma_KW + 4*kappa_KW <= 256"))
+        << listing(s);
+    EXPECT_TRUE(has(on_live[a], Source::Target,
+                    a == 0 ? "4*kappa_KW*sigma_KW <= 16384" : "4*kappa_KW*sigma_KW + 4*kappa_KW <= 16384"))
+        << listing(on_live[a]);
+    int sigma = s.index("sigma_KW"), kappa = s.index("kappa_KW");
+    ASSERT_GE(sigma, 0);
+    ASSERT_GE(kappa, 0);
+    // sigma = 8, kappa = 16, every other parameter at its smallest value (local sizes 1).
+    Point big(s.params.size());
+    for (std::size_t i = 0; i < s.params.size(); ++i) big[i] = s.params[i].domain.front();
+    big[static_cast<std::size_t>(sigma)] = 8;
+    big[static_cast<std::size_t>(kappa)] = 16;
+    std::vector<std::size_t> broken = violated(s, big);
+    ASSERT_EQ(broken.size(), 1u) << format_point(s, big);
+    EXPECT_NE(s.constraints[broken[0]].why.find("private arrays of a work-item fit the 256 bytes of mali-g72"),
+              std::string::npos)
+        << s.constraints[broken[0]].why;
+    EXPECT_TRUE(violated(on_live[a], big).empty()) << format_point(on_live[a], big);
+    Sampler sampler(s);
+    ASSERT_GT(sampler.count(), 0);
+    EXPECT_LT(sampler.count(), Sampler(on_live[a]).count());
+    for (int i = 0; i < 200; ++i) {
+      Point p = sampler.sample(rng);
+      std::int64_t floats = p[static_cast<std::size_t>(sigma)] * p[static_cast<std::size_t>(kappa)] +
+                            (a == 0 ? 0 : p[static_cast<std::size_t>(kappa)]);
+      EXPECT_LE(4 * floats, 256) << format_point(s, p);
+    }
+  }
+}
+
 TEST(Collect, KernelExpressionsMatchTheGeneratedPlan) {
   std::mt19937_64 rng(3);
   const std::vector<std::pair<const char*, const char*>> cases = {

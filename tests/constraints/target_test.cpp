@@ -24,7 +24,11 @@ TEST(Targets, BuiltInProfilesLoad) {
   EXPECT_EQ(mali.max_work_group_size, 384);
   EXPECT_TRUE(mali.local_mem_global);
   EXPECT_FALSE(targets[0].local_mem_global);
-  for (const auto& t : targets) EXPECT_FALSE(t.sources.empty()) << t.name;
+  EXPECT_EQ(mali.private_mem_bytes, 256);  // 64 32-bit registers (Arm's Bifrost guide)
+  for (const auto& t : targets) {
+    EXPECT_FALSE(t.sources.empty()) << t.name;
+    EXPECT_GT(t.private_mem_bytes, 0) << t.name;
+  }
 }
 
 TEST(Targets, UnknownNameListsTheKnownOnes) {
@@ -56,6 +60,7 @@ TEST(Targets, MalformedProfilesAreErrors) {
       {"max_work_group_size = 0", "bad.target:2:23: error: max_work_group_size must be at least 1, got `0`"},
       {"global_mem_bytes = 0", "bad.target:2:20: error: global_mem_bytes must be at least 1, got `0`"},
       {"max_alloc_bytes = 0", "bad.target:2:19: error: max_alloc_bytes must be at least 1, got `0`"},
+      {"private_mem_bytes = 0", "bad.target:2:21: error: private_mem_bytes must be at least 1, got `0`"},
   };
   auto dir = std::filesystem::temp_directory_path() / "liftc_target_test";
   std::filesystem::create_directories(dir);

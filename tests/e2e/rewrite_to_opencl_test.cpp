@@ -3,8 +3,10 @@
 // the generated OpenCL runs on the default device and must give the interpreter's values
 // of the original, high-level program. And the hand-written low-level examples.
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <set>
 #include <regex>
@@ -97,9 +99,15 @@ INSTANTIATE_TEST_SUITE_P(Library, StrategyToOpenCL,
                                            StrategyCase{"conv-chw-omega-m0", "conv/conv_relu_swapped.sr"},
                                            StrategyCase{"conv-chw-omega-kappa", "conv/conv_small.sr"},
                                            StrategyCase{"conv-chw-omega-kappa", "conv/conv_k3_stride2_pad0.sr"},
+                                           StrategyCase{"conv-chw-tile-local", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-chw-tile-local", "conv/conv_k3_stride2_pad0.sr"},
+                                           StrategyCase{"conv-chw-tile-local", "vgg16/conv_reduced.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_small.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_k3_stride2_pad0.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_relu_swapped.sr"},
+                                           StrategyCase{"conv-gemm", "conv/forms/pointwise.sr"},
+                                           StrategyCase{"conv-gemm", "conv/forms/k1_stride2.sr"},
+                                           StrategyCase{"conv-chw-tile", "conv/forms/pointwise.sr"},
                                            StrategyCase{"net-chw-kappa", "superres/fsrcnn.sr"},
                                            StrategyCase{"net-chw-kappa", "conv/conv_relu_swapped.sr"},
                                            StrategyCase{"stencil-parametric", "stencil2d.sr"},
@@ -156,71 +164,142 @@ INSTANTIATE_TEST_SUITE_P(Forms, FormsToOpenCL, ::testing::ValuesIn(conv_forms())
   return n;
 });
 
+// conv-gemm on 1x1 convolutions (flattened-1x1-windows): the image is the im2col matrix.
+// Each weights alternative has two, the GEMM reading the image in place or im2col-kernel's
+// copy: with the weights as given, alternative 3 is one kernel and no intermediate buffer,
+// alternative 4 two kernels (im2col, GEMM) and the copy, for a 1x1 window form, a strided one
+// and one written per pixel (pointwise-windows); K = 3 has only the copy (alternative 2).
+// Each runs and matches the interpreter.
+TEST(PointwiseGemm, ReadsTheImageInPlaceOrCopiesIt) {
+  struct Case {
+    const char* example;
+    std::size_t alternatives, alternative, kernels;
+    bool intermediate;
+  };
+  for (const Case& c : {Case{"conv/forms/k1.sr", 4, 3, 1, false}, Case{"conv/forms/k1.sr", 4, 4, 2, true},
+                        Case{"conv/forms/k1_stride2.sr", 4, 3, 1, false}, Case{"conv/forms/pointwise.sr", 4, 3, 1, false},
+                        Case{"conv/forms/pointwise.sr", 4, 4, 2, true}, Case{"conv/conv_small.sr", 2, 2, 2, true}}) {
+    SCOPED_TRACE(std::string(c.example) + " alternative " + std::to_string(c.alternative));
+    ir::Program original = program(example(c.example));
+    RewriteOptions options;
+    options.budget.max_alternatives = 16;
+    ProgramRewrite rw = rewrite_program(library(), "conv-gemm", original, options);
+    ASSERT_EQ(rw.programs.size(), c.alternatives);
+    std::mt19937_64 rng(9);
+    std::vector<Instance> points = instances(original, rw.programs[c.alternative - 1], 1, rng);
+    ASSERT_FALSE(points.empty());
+    codegen::Module m = codegen::generate(points[0].rewritten);
+    EXPECT_EQ(m.kernels.size(), c.kernels) << m.source();
+    bool intermediate = std::any_of(m.memory.buffers.begin(), m.memory.buffers.end(), [](const codegen::Buffer& b) {
+      return b.space == codegen::AddressSpace::Global && b.role == codegen::BufferRole::Intermediate;
+    });
+    EXPECT_EQ(intermediate, c.intermediate) << m.source();
+    run_and_compare(points[0].rewritten, points[0].original, rng());
+  }
+}
+
+// For each register-tile strategy's four alternatives on conv_c1_m8.sr (M = 8, so kappa can
+// be 8 for float8): `count` random valid points, each generated, given to `check` with its
+// 0-based alternative, then run and compared with the interpreter.
+void for_each_tile_point(int count, std::uint64_t seed,
+                         const std::function<void(std::size_t, const Instance&, const codegen::Module&)>& check) {
+  ir::Program original = program(example("conv/conv_c1_m8.sr"));
+  RewriteOptions options;
+  options.budget.max_alternatives = 16;
+  for (const char* strategy : {"conv-chw-tile", "conv-chw-tile-m0"}) {
+    SCOPED_TRACE(strategy);
+    ProgramRewrite rw = rewrite_program(library(), strategy, original, options);
+    ASSERT_EQ(rw.programs.size(), 4u);
+    std::mt19937_64 rng(seed);
+    for (std::size_t a = 0; a < 4; ++a) {
+      SCOPED_TRACE(a + 1);
+      std::vector<Instance> points = instances(original, rw.programs[a], count, rng);
+      ASSERT_FALSE(points.empty());
+      for (const Instance& inst : points) {
+        SCOPED_TRACE(params_text(inst));
+        codegen::Module m = codegen::generate(inst.rewritten);
+        check(a, inst, m);
+        if (::testing::Test::HasFatalFailure()) return;
+        run_and_compare(inst.rewritten, inst.original, rng());
+      }
+    }
+  }
+}
+
 // conv-chw-tile's alternatives after the first: 2 (tile-weights-private) copies each
 // reduction step's kappa kernel values into a private array before the sigma windows'
 // loop, so the accumulating statement reads only private memory (the window value is
 // hoisted out of the kernels' loop already); 3 and 4 (tile-kernels-vectorize) also make
 // the accumulators and kernel values float4 / float8 vectors (vload, vstore). The first
 // alternative reads the kernel values in that statement, inside the windows' loop. All
-// run and match; the same for -m0. (M = 8 here, so kappa can be 8 for float8.)
+// run and match; the same for -m0.
 TEST(RegisterTile, KernelValuesOncePerStepAndVectorAccumulators) {
-  ir::Program original = program(example("conv/conv_c1_m8.sr"));
-  RewriteOptions options;
-  options.budget.max_alternatives = 16;
   const std::regex vload(R"(vload(\d+)\([^,]*, ([A-Za-z_][A-Za-z0-9_]*))");
-  for (const char* strategy : {"conv-chw-tile", "conv-chw-tile-m0"}) {
-    SCOPED_TRACE(strategy);
-    ProgramRewrite rw = rewrite_program(library(), strategy, original, options);
-    ASSERT_EQ(rw.programs.size(), 4u);
-    std::mt19937_64 rng(5);
-    for (std::size_t a = 0; a < 4; ++a) {
-      SCOPED_TRACE(a + 1);
-      std::vector<Instance> points = instances(original, rw.programs[a], 1, rng);
-      ASSERT_FALSE(points.empty());
-      codegen::Module m = codegen::generate(points[0].rewritten);
-      const std::string& src = m.kernels.back().source;  // the tile's kernel (after the pad kernel)
-      // The accumulating statement: the line that updates the accumulators (`pmemacc`)
-      // with a product.
-      std::string statement;
-      for (std::size_t at = 0, end; at < src.size(); at = end + 1) {
-        end = src.find('\n', at);
-        if (end == std::string::npos) end = src.size();
-        std::string line = src.substr(at, end - at);
-        if (line.find("pmemacc") != std::string::npos && line.find(" * ") != std::string::npos) {
-          statement = line;
-          break;
-        }
+  for_each_tile_point(1, 5, [&](std::size_t a, const Instance&, const codegen::Module& m) {
+    const std::string& src = m.kernels.back().source;  // the tile's kernel (after the pad kernel)
+    // The accumulating statement: the line that updates the accumulators (`pmemacc`)
+    // with a product.
+    std::string statement;
+    for (std::size_t at = 0, end; at < src.size(); at = end + 1) {
+      end = src.find('\n', at);
+      if (end == std::string::npos) end = src.size();
+      std::string line = src.substr(at, end - at);
+      if (line.find("pmemacc") != std::string::npos && line.find(" * ") != std::string::npos) {
+        statement = line;
+        break;
       }
-      ASSERT_FALSE(statement.empty()) << src;
-      // The arrays it indexes that are not private (private arrays are `pmem...`).
-      int global_reads = 0;
-      for (std::size_t b = statement.find('['); b != std::string::npos; b = statement.find('[', b + 1)) {
-        std::size_t name = b;
-        while (name > 0 && (std::isalnum(static_cast<unsigned char>(statement[name - 1])) || statement[name - 1] == '_')) --name;
-        if (statement.compare(name, 4, "pmem") != 0) ++global_reads;
-      }
-      // The widths of the vector loads of the kernel values' private copy, anywhere in the
-      // kernel (code generation hoists them out of the windows' loop).
-      std::set<std::string> widths;
-      for (std::sregex_iterator it(src.begin(), src.end(), vload), e; it != e; ++it)
-        if ((*it)[2].str().rfind("pmemtmp", 0) == 0) widths.insert((*it)[1]);
-      if (a == 0) {
-        EXPECT_GE(global_reads, 1) << statement;  // the kernel value, in the windows' loop
-        EXPECT_EQ(src.find("pmemtmp"), std::string::npos) << src;
-      } else if (a == 1) {
-        EXPECT_EQ(global_reads, 0) << statement;  // kernel values from the private copy
-        EXPECT_NE(statement.find("pmemtmp"), std::string::npos) << statement;
-      } else {
-        // One vector multiply-add: the accumulators and the private kernel values as vectors,
-        // the window's value (at most one global read) broadcast.
-        std::string v = a == 2 ? "4" : "8";
-        EXPECT_LE(global_reads, 1) << statement;
-        EXPECT_NE(statement.find("vstore" + v + "(vload" + v + "("), std::string::npos) << statement;
-        EXPECT_EQ(widths, std::set<std::string>{v}) << src;
-      }
-      run_and_compare(points[0].rewritten, points[0].original, rng());
     }
-  }
+    ASSERT_FALSE(statement.empty()) << src;
+    // The arrays it indexes that are not private (private arrays are `pmem...`).
+    int global_reads = 0;
+    for (std::size_t b = statement.find('['); b != std::string::npos; b = statement.find('[', b + 1)) {
+      std::size_t name = b;
+      while (name > 0 && (std::isalnum(static_cast<unsigned char>(statement[name - 1])) || statement[name - 1] == '_')) --name;
+      if (statement.compare(name, 4, "pmem") != 0) ++global_reads;
+    }
+    // The widths of the vector loads of the kernel values' private copy, anywhere in the
+    // kernel (code generation hoists them out of the windows' loop).
+    std::set<std::string> widths;
+    for (std::sregex_iterator it(src.begin(), src.end(), vload), e; it != e; ++it)
+      if ((*it)[2].str().rfind("pmemtmp", 0) == 0) widths.insert((*it)[1]);
+    if (a == 0) {
+      EXPECT_GE(global_reads, 1) << statement;  // the kernel value, in the windows' loop
+      EXPECT_EQ(src.find("pmemtmp"), std::string::npos) << src;
+    } else if (a == 1) {
+      EXPECT_EQ(global_reads, 0) << statement;  // kernel values from the private copy
+      EXPECT_NE(statement.find("pmemtmp"), std::string::npos) << statement;
+    } else {
+      // One vector multiply-add: the accumulators and the private kernel values as vectors,
+      // the window's value (at most one global read) broadcast.
+      std::string v = a == 2 ? "4" : "8";
+      EXPECT_LE(global_reads, 1) << statement;
+      EXPECT_NE(statement.find("vstore" + v + "(vload" + v + "("), std::string::npos) << statement;
+      EXPECT_EQ(widths, std::set<std::string>{v}) << src;
+    }
+  });
+}
+
+// A register tile's nested reduction (reduce-nest: the kernel's rows, then each row's
+// columns, then the channels) accumulates in one private array of sigma*kappa floats: each
+// inner reduceSeq updates its enclosing one's accumulator in place (in_place_reduce) instead
+// of copying it at every level (three arrays before). The private arrays of the tile's
+// kernel are that accumulator and, from alternative 2, the kappa kernel values' copy:
+// exactly what the constraint stage's plan counts. Every point runs and matches.
+TEST(RegisterTile, AccumulatesInPlaceInOnePrivateArray) {
+  for_each_tile_point(2, 7, [](std::size_t a, const Instance& inst, const codegen::Module& m) {
+    const codegen::Kernel& tile = m.kernels.back();  // after the pad (and weights') kernels
+    long long sigma = inst.values.at("sigma_KW"), kappa = inst.values.at("kappa_KW");
+    std::vector<std::string> accumulators;
+    long long floats = 0;
+    for (const auto& b : m.memory.buffers) {
+      if (b.kernel != tile.name || b.role != codegen::BufferRole::Private || b.variable) continue;
+      floats += codegen::evaluate(b.elements, m);
+      if (b.name.rfind("pmemacc", 0) == 0) accumulators.push_back(b.name);
+    }
+    ASSERT_EQ(accumulators.size(), 1u) << tile.source;
+    EXPECT_EQ(codegen::evaluate(m.memory.buffer(accumulators[0]).elements, m), sigma * kappa);
+    EXPECT_EQ(floats, sigma * kappa + (a == 0 ? 0 : kappa)) << tile.source;
+  });
 }
 
 // Every hand-written low-level example, with its own sizes, generates, runs, and matches

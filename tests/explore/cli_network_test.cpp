@@ -80,13 +80,14 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
 
 // FSRCNN as written (a 5x5, a 1x1 and two 3x3 convolutions with biases and ReLU inside each
 // kernel's map, then a pixel shuffle): after the normal form, the fast strategies (the
-// register tile, the GEMM path) are offered for its 5x5 and 3x3 layers; every layer of the
-// front's fastest point validates in its host program.
+// register tile, the GEMM path) are offered for its 5x5 and 3x3 layers and for its 1x1
+// shrinking layer, written per pixel (pointwise-windows); every layer of the front's fastest
+// point validates in its host program.
 TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
   const std::string fsrcnn = std::string(LIFTC_SOURCE_DIR) + "/examples/superres/fsrcnn.sr";
   Result r = run(fmt::format("explore {} --pareto --evals 2 --runs 2 --jobs 2 -o out", fsrcnn));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* layer : {"layer 1/5 (features): ", "layer 3/5 (mapped): ", "layer 4/5 (subpixels): "}) {
+  for (const char* layer : {"layer 1/5 (features): ", "layer 2/5 (shrunk): ", "layer 3/5 (mapped): ", "layer 4/5 (subpixels): "}) {
     std::size_t at = r.output.find(layer);
     ASSERT_NE(at, std::string::npos) << layer << "\n" << r.output;
     std::string line = r.output.substr(at, r.output.find('\n', at) - at);

@@ -110,6 +110,27 @@ TEST(RandomSearch, StrategiesAreDrawnEquallyAlternativesByTheirCounts) {
   EXPECT_NEAR(hits[2], n / 2 * 7 / 21, 400);   // "plain #2": 7 of 21
 }
 
+// An alternative whose kernels use local memory that the target emulates in global memory.
+class EmulatedLocal : public ToySpace {
+ public:
+  using ToySpace::ToySpace;
+  bool local_memory_emulated() const override { return true; }
+};
+
+TEST(RandomSearch, AStrategyOnEmulatedLocalMemoryIsOfferedButNotFavoured) {
+  CandidateSpace cs = test::toy_candidates();  // "tile" and "plain", one share each
+  cs.alternatives.push_back(std::make_unique<EmulatedLocal>("local #1", std::vector<Parameter>{{"d", {1, 2, 3, 4, 5, 6, 7}}},
+                                                            [](const Point&) { return true; }));
+  std::mt19937_64 rng(9);
+  std::map<std::size_t, int> hits;
+  const int n = 18000;
+  for (int i = 0; i < n; ++i) ++hits[draw_alternative(cs, rng)];
+  // shares 1, 1 and kEmulatedLocalShare (0.25): 4/9, 4/9, 1/9
+  EXPECT_NEAR(hits[0], n * 4 / 9, 400);
+  EXPECT_NEAR(hits[1], n * 4 / 9, 400);
+  EXPECT_NEAR(hits[2], n * 1 / 9, 300);
+}
+
 TEST(RandomSearch, TheSameSeedGivesTheSameCandidates) {
   CandidateSpace cs = test::toy_candidates();
   auto a = make_random_search(cs, 42), b = make_random_search(cs, 42), c = make_random_search(cs, 43);

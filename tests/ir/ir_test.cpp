@@ -35,6 +35,21 @@ TEST(Prims, EveryPrimitiveHasOneNameThatLooksItUp) {
   EXPECT_FALSE(prim_from_name("no-such-primitive").has_value());
 }
 
+// The operator table read both ways: each operator's spelling and operand count give its
+// primitive back (`-` is Sub with 2 operands, Neg with 1).
+TEST(Prims, OperatorsReadBothWays) {
+  int operators = 0;
+  for (const PrimSignature& s : all_signatures()) {
+    std::string_view op = operator_spelling(s.prim);
+    if (op.empty()) continue;
+    ++operators;
+    EXPECT_EQ(operator_prim(op, static_cast<int>(s.operands.size())), s.prim) << op;
+  }
+  EXPECT_EQ(operators, 15);
+  EXPECT_EQ(operator_prim("-", 2), Prim::Sub);
+  EXPECT_EQ(operator_prim("-", 1), Prim::Neg);
+}
+
 TEST(Prims, Families) {
   struct Case {
     Prim p;

@@ -154,9 +154,17 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"activation-into-kernels", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                                   "def out = map(v -> max(v, 0.0), join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
                                   "zip(x, w)), zip(ws, bs))))"},
+      {"pointwise-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                            "def out = map2D(px -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                            "zip(w, px))), zip(ws, bs)), x)"},
+      {"pointwise-windows-no-bias", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\n"
+                                    "def out = map2D(px -> map(w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(px, w)), ws), x)"},
       {"join-out-of-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
                               "def out = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), "
                               "zip(ws, bs))), x)"},
+      {"flattened-1x1-windows", "size N, M, C, P, K = 1\ninput x : [[[float]C]M]N\ninput y : [[[float]C]K]K\n"
+                                "def out = map(r -> map(c -> reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(c, join(join(y)))), "
+                                "map(win -> join(join(win)), r)), slide2D(K, K, 2, 1, x))"},
       {"rows-times-columns", "size N, M, K\ninput a : [[float]K]N\ninput b : [[float]M]K\n"
                              "def out = map(r -> join(map(c -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(r, c)), transpose(b))), a)"},
       // library.rules (shapes: the case shows each matches its shape)
@@ -181,6 +189,16 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"im2col-kernel", "size N, M, C\ninput x : [[[[[float]C]3]2]M]N\ninput y : [[[float]C]3]2\n"
                         "def out = map(r -> map(c -> reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(c, join(join(y)))), "
                         "map(win -> join(join(win)), r)), x)"},
+      // local_tiles.rules
+      {"conv-block-chunks", "size N, C, P\ninput x : [[[float]C]N]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
+                            "def out = map2D(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                            "zip(join(join(win)), join(join(w)))), zip(ws, bs)), slide2D(3, 3, 1, 1, x))"},
+      {"register-tile-acc", "size N, C, P\ninput a : [[float]P]N\ninput x : [[[[float]C]3]3]N\ninput ws : [[[[float]C]3]3]P\n"
+                            "def out = map(aw -> join(map((am, w) -> reduce(am, (acc, p) -> acc + p.0 * p.1, "
+                            "zip(join(join(aw.1)), join(join(w)))), zip(aw.0, ws))), zip(a, x))"},
+      {"conv-chunk-to-local", "size N, C, P\ninput z : [float]P\ninput xs : [[[[float]C]3]3]N\ninput ys : [[[[[float]C]3]3]P]N\n"
+                              "def out = reduce(z, (a, c) -> join(map((am, w) -> reduce(am, (s, p) -> s + p.0 * p.1, "
+                              "zip(join(join(c.0)), join(join(w)))), zip(a, c.1))), zip(xs, ys))"},
       {"gemm-register-tile", "size N, J, P\ninput x : [[float]J]N\ninput ws : [[[[float]J]1]1]P\ninput bs : [float]P\n"
                              "def out = map(c -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
                              "zip(c, join(join(w)))), zip(ws, bs)), x)"},

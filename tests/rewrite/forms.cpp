@@ -13,6 +13,8 @@ namespace {
 
 const char* const kActivation =
     "an activation after each kernel's sum: partial-sums-out-kappa has no activation variant (conv-chw-omega covers it)";
+const char* const kBlockActivation =
+    "an activation after each kernel's sum: conv-block-chunks has no activation variant (conv-chw-tile covers it)";
 const char* const kDepthwise =
     "depthwise: each channel its own K x K kernel (a map over (kernel, bias, channel) triples), so no kernels across "
     "the channels to group (kappa), copy kernel-minor, tile, chunk by channels (omega) or multiply as an im2col matrix";
@@ -30,15 +32,20 @@ const std::vector<NotOffered>& forms_not_offered() {
         {"conv_pool.sr", "conv-chw-omega-kappa", kActivation},
         {"joined_channels.sr", "conv-chw-omega-kappa", kActivation},
         {"leaky_select.sr", "conv-chw-omega-kappa", kActivation},
+        {"pointwise.sr", "conv-chw-omega-kappa", kActivation},
         {"relu_max_0x.sr", "conv-chw-omega-kappa", kActivation},
         {"relu6_clamp.sr", "conv-chw-omega-kappa", kActivation},
         {"relu_of_sum_plus_bias.sr", "conv-chw-omega-kappa", kActivation},
     };
+    for (const char* form : {"bias_after_relu.sr", "conv_pool.sr", "joined_channels.sr", "leaky_select.sr",
+                             "relu_max_0x.sr", "relu6_clamp.sr", "relu_of_sum_plus_bias.sr"})
+      t.push_back({form, "conv-chw-tile-local", kBlockActivation});
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
-                          "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
+                          "conv-chw-tile-local", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
+                          "conv-gemm"})
       t.push_back({"depthwise.sr", s, kDepthwise});
-    for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-omega",
-                          "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
+    for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local",
+                          "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
       t.push_back({"grouped.sr", s, kGrouped});
     return t;
   }();

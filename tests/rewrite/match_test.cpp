@@ -140,6 +140,24 @@ TEST(Match, GuardsCompareElementLengths) {
   EXPECT_EQ(rewrite_root("reduce-channel-chunks", "input x : [[[float]4]2]3\ninput y : [[[float]4]2]3\n" + dot).size(), 1u);
 }
 
+TEST(Match, SizeGuardsUndecidedSymbolicallyAreDecidedAtTheDeclaredSizes) {
+  // `k == 1` of slide(K, ...): K = 1 holds only where the program declares it so.
+  RuleSet lib = rules_of("rule unit-window: slide(k, s, x) => slide(k, s, x) if k == 1\n");
+  auto applies = [&](const std::string& sizes, const std::string& k) {
+    std::string text = sizes + "\ninput x : [float]N\ndef out = map(w -> reduce(0.0, (a, v) -> a + v, w), slide(" + k + ", 1, x))";
+    try {
+      rewrite_program(lib, "topdown(unit-window)", program(text));
+      return true;
+    } catch (const Error&) {
+      return false;  // applies to no definition
+    }
+  };
+  EXPECT_TRUE(applies("size N = 8, K = 1", "K"));
+  EXPECT_FALSE(applies("size N = 8, K = 3", "K"));
+  EXPECT_FALSE(applies("size N, K", "K"));  // no value: not provable
+  EXPECT_TRUE(applies("size N", "1"));      // equal symbolically
+}
+
 TEST(Match, ResultsThatDoNotTypeCheckAreDropped) {
   // reduce-split's partial sums start at 0.0: not for an int reduction.
   EXPECT_TRUE(rewrite_root("reduce-split", "size N\ninput x : [int]N\ndef out = reduce(0, (a, v) -> a + v, x)").empty());

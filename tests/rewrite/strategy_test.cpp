@@ -196,9 +196,13 @@ INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
                                            StrategyCase{"conv-chw-omega-m0", "conv/conv_k3_stride2_pad0.sr"},
                                            StrategyCase{"conv-chw-omega-m0", "conv/conv_relu_swapped.sr"},
                                            StrategyCase{"conv-chw-omega-kappa", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-chw-tile-local", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-chw-tile-local", "conv/conv_k3_stride2_pad0.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_small.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_k5_stride2_pad2.sr"},
-                                           StrategyCase{"conv-gemm", "conv/conv_relu_swapped.sr"}),
+                                           StrategyCase{"conv-gemm", "conv/conv_relu_swapped.sr"},
+                                           StrategyCase{"conv-gemm", "conv/forms/pointwise.sr"},
+                                           StrategyCase{"conv-chw-tile", "conv/forms/pointwise_no_bias.sr"}),
                          [](const auto& info) { return case_name(info.param); });
 
 }  // namespace

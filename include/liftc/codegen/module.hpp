@@ -80,6 +80,7 @@ struct Buffer {
   arith::Expr elements;                           // number of scalars
   arith::Expr bytes;                              // elements * 4
   std::string kernel;                             // the kernel that owns it (local, private, intermediate)
+  bool variable = false;                          // a private variable for a computed value (not in the kernel plan)
   std::vector<std::int64_t> shape;                // inputs and outputs: the tensor shape when sizes are bound
 };
 

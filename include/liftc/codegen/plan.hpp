@@ -32,12 +32,13 @@ struct Threads {
   int dims = 0;              // 0: no parallel map at all (one work-item)
 };
 
-/// Memory a planned kernel allocates in global or local memory (private memory is
-/// lowering's own: registers and arrays of one work-item).
+/// Memory a planned kernel allocates: global, local, or a work-item's private arrays (the
+/// memory lowering allocates for values; not the private variables it declares for
+/// computed scalars, lets and scalar accumulators).
 struct PlannedBuffer {
   std::string what;          // the primitive that allocates it: "mapSeq", "toLocal", "reduceSeq"
   AddressSpace space = AddressSpace::Global;
-  arith::Expr bytes;         // one region per enclosing parallel loop that shares it
+  arith::Expr bytes;         // one region per enclosing parallel loop that shares it (private: per work-item)
 };
 
 /// One kernel of the plan.
@@ -52,7 +53,7 @@ struct PlannedKernel {
   Threads threads;           // before device limits; a copy kernel's over its (up to) three outer dimensions
   bool copy = false;         // its body only rearranges data: a parallel copy kernel
   bool tuned = false;        // the definition's main kernel: Options::global_work_group applies to it
-  std::vector<PlannedBuffer> buffers;   // global and local memory it allocates, in lowering order
+  std::vector<PlannedBuffer> buffers;   // global, local and private memory it allocates, in lowering order
   std::vector<arith::Expr> unrollable;  // trip counts of its reduceSeq loops that Options::unroll_reduce unrolls
 };
 

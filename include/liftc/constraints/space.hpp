@@ -81,6 +81,10 @@ struct Space {
   std::vector<Param> params;         // in dependency order
   std::vector<Constraint> constraints;
   std::vector<std::pair<std::string, std::string>> edges;  // (a, b): b's domain depends on a's value
+  /// A kernel of the program allocates local memory and the target emulates local memory
+  /// in global memory (Mali): its local tiles buy nothing there, and explore draws the
+  /// alternative less often (kEmulatedLocalShare).
+  bool local_memory_emulated = false;
 
   /// The position of parameter `name` in `params`, or -1.
   int index(const std::string& name) const;

@@ -26,6 +26,7 @@ struct Target {
   std::int64_t compute_units = 0;                       // shader cores / compute units
   std::int64_t global_mem_bytes = 0;                    // global memory
   std::int64_t max_alloc_bytes = 0;                     // largest single buffer
+  std::int64_t private_mem_bytes = 0;                   // private arrays per work-item (registers); 0: no limit
   std::vector<std::string> sources;                     // where the figures come from
 };
 

@@ -26,6 +26,7 @@ class ConstraintAlternative : public Alternative {
   Point sample(std::mt19937_64& rng) override { return sampler_->sample(rng); }
   bool valid(const Point& p) const override { return sampler_->valid(p); }
   std::optional<Point> repair(const Point& p) override { return sampler_->repair(p); }
+  bool local_memory_emulated() const override { return space_->local_memory_emulated; }
   /// The constraints stage's space (program, parameters, constraints, target).
   const constraints::Space& space() const { return *space_; }
   /// Whether counts and samples are exact and uniform.

@@ -47,7 +47,13 @@ class Alternative {
   /// A valid point near `p` (the nearest where the space can be counted); nullopt when the
   /// space has none.
   virtual std::optional<Point> repair(const Point& p) = 0;
+  /// Whether its kernels use local memory that the target emulates in global memory.
+  virtual bool local_memory_emulated() const { return false; }
 };
+
+/// The share of random draws a strategy whose alternatives use local memory emulated in
+/// global memory gets, against 1 for every other strategy: offered, not favoured.
+inline constexpr double kEmulatedLocalShare = 0.25;
 
 /// The union of the alternatives of every strategy asked for.
 struct CandidateSpace {

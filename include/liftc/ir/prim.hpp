@@ -79,6 +79,7 @@ struct PrimSignature {
   int num_sizes;               // static size arguments, written first
   std::vector<int> operands;   // per operand: 0 = data, k > 0 = function of k parameters
   bool variadic = false;       // zip: any number >= 2 of data operands
+  bool index_function = false; // its size argument is written as an index function, striddenIndex(s) (reorder)
 };
 
 /// The signature of `p`.
@@ -101,5 +102,8 @@ bool is_opencl(Prim p);
 bool is_float_math(Prim p);
 /// Infix operator spelling for binary/unary scalar builtins ("+", "<", "!"), or "".
 std::string_view operator_spelling(Prim p);
+/// The primitive an operator of the .sr grammar denotes with `operands` operands (`-` is Sub
+/// with 2, Neg with 1); the operator must be one of the grammar's.
+Prim operator_prim(std::string_view spelling, int operands);
 
 }  // namespace liftc::ir

@@ -19,6 +19,10 @@
 
 namespace liftc::rewrite {
 
+/// The values of a program's sizes that it declares (`size N = 64`), by name: a rewrite
+/// step must keep types equal at these values where they are not equal symbolically.
+using SizeValues = std::map<std::string, arith::Expr>;
+
 /// What a match binds: expression, function (a Lambda) and size variables.
 struct Match {
   std::map<std::string, ir::Expr> exprs;
@@ -29,8 +33,14 @@ struct Match {
 /// Matches `lhs` at the root of `e` (types are not looked at); nullopt when it does not match.
 std::optional<Match> match_pattern(const Pattern& lhs, const ir::Expr& e);
 
-/// Whether every guard of `rule` holds for `m` (`e`'s nodes must carry types).
-bool guards_hold(const Rule& rule, const Match& m);
+/// The sizes `m` gives a rule's sizes and guards: its size variables, and the lengths of what
+/// each expression variable x matched, as `length(x)`, `length(elem(x))`, ...
+/// (parse::length_variable).
+std::map<std::string, arith::Expr> matched_sizes(const Match& m);
+
+/// Whether every guard of `rule` holds for `m` (`e`'s nodes must carry types); a size
+/// comparison the variables' ranges do not decide is decided at the sizes in `given`.
+bool guards_hold(const Rule& rule, const Match& m, const SizeValues& given = {});
 
 /// Builds the right side: `params` gives each rule parameter its arith value (a fresh
 /// variable or a chosen constant). The result is beta-reduced and not yet type-checked.
@@ -64,10 +74,6 @@ struct Application {
 
 /// Why a rule that matched produced nothing (for --trace).
 using RejectLog = std::function<void(const std::string& why)>;
-
-/// The values of a program's sizes that it declares (`size N = 64`), by name: a rewrite
-/// step must keep types equal at these values where they are not equal symbolically.
-using SizeValues = std::map<std::string, arith::Expr>;
 
 /// Applies `rule` at the root of the typed expression `e` whose free variables have the
 /// types in `env`: matches, checks the guards, builds one result per choice-parameter

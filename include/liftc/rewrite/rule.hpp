@@ -2,7 +2,7 @@
 // Rewrite rules as data: a left pattern, a right template, fresh tuning parameters and
 // guards, read from rules/*.rules (see rules/README.md for the syntax).
 //
-// Patterns are IR-shaped trees written in .sr syntax. Their variables come in kinds,
+// Patterns are IR-shaped trees written in .sr syntax (parse::Pattern). Their variables come in kinds,
 // decided by where they first occur on the left: an expression variable (a data operand:
 // `x`), a function variable (a function operand: `f`, or applied to lambda-bound
 // variables: `g(e)`), a size variable (a static size argument: `n` in `split(n, x)`).
@@ -17,31 +17,16 @@
 
 #include "liftc/arith/expr.hpp"
 #include "liftc/ir/expr.hpp"
+#include "liftc/parse/pattern.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::rewrite {
 
-/// The kinds of pattern node; they mirror ir::ExprKind.
-enum class PatternKind { Var, Apply, Call, Lambda, Tuple, Get, Literal, Let };
-
-/// How a pattern variable is bound by a match.
-enum class VarKind { Expr, Function, Size };
-
-/// A node of a rule's left or right side.
-struct Pattern {
-  PatternKind kind = PatternKind::Var;
-  SourceLoc loc;
-  std::string name;                 // Var: the variable; Apply: the function variable; Let: the bound name
-  bool bound = false;               // Var: bound by an enclosing pattern lambda or let, not a rule variable
-  std::vector<std::string> params;  // Lambda
-  ir::Prim prim = ir::Prim::Id;     // Call
-  std::vector<arith::Expr> sizes;   // Call: over the rule's size variables and parameters
-  std::vector<Pattern> args;        // Call operands (fewer than the signature's: a partial application
-                                    // in a function position), Apply arguments, Tuple elements,
-                                    // Get {tuple}, Let {value, body}, Lambda {body}
-  int index = 0;                    // Get
-  ir::LiteralValue literal;         // Literal
-};
+/// A rule's sides are patterns, elaborated by the pattern mode of the elaborator
+/// (include/liftc/parse/pattern.hpp).
+using parse::Pattern;
+using parse::PatternKind;
+using parse::VarKind;
 
 /// A type in a guard: the type of an expression variable, or the element type `depth` times in.
 struct TypeTerm {
@@ -83,7 +68,7 @@ struct Rule {
   Pattern lhs;
   Pattern rhs;
   std::vector<Guard> guards;
-  std::map<std::string, VarKind> vars;  // the left side's variables and their kinds
+  parse::PatternVars vars;  // the left side's variables and their kinds
   SourceLoc loc;
 };
 

@@ -87,6 +87,10 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
 void print_space(const constraints::Space& space, std::uint64_t samples, std::mt19937_64& rng) {
   using constraints::Source;
   fmt::print("\n== strategy {}, alternative {} of {}\n", space.strategy, space.alternative, space.alternatives);
+  if (space.local_memory_emulated)
+    fmt::print("note: its kernels use local memory, which {} emulates in global memory: no faster there than "
+               "reading global memory; explore draws it {} times as often as other strategies\n",
+               space.target.name, explore::kEmulatedLocalShare);
   if (space.params.empty()) fmt::print("parameters: none\n");
   else fmt::print("parameters (in dependency order):\n");
   for (const auto& p : space.params) {

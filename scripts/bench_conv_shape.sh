@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# Benchmark of any convolution shape on top of `liftc explore`: for each shape given on the
+# command line (C H W M K STRIDE PAD: C input channels, an H x W image, M kernels of K x K,
+# the stride, the padding on every side; batch 1, fp32), in one command on one device:
+#   1. the convolution is written as a .sr program from examples/vgg16/conv2.sr, its sizes,
+#      stride and padding replaced (HWC image, [M][K][K][C] weights, bias; the output Ho x Wo
+#      with Ho = (H + 2*PAD - K) / STRIDE + 1, rounded down as PyTorch does: a last row or
+#      column the windows do not cover is cropped with a negative pad2D);
+#   2. first, the same convolution at a small shape (C and M at most 8, H = W = --check-size,
+#      the same K, stride and padding) is explored briefly (--check-evals) and its fastest
+#      point rewritten, generated and run by `liftc run`, validated against the interpreter:
+#      the whole path from exploration to the timed kernel is checked before it is used (a
+#      shape that is already that small skips this step: step 3 validates it the same way);
+#   3. `liftc explore FILE --search genetic --pareto --evals N` explores the shape (every
+#      candidate's first run is validated against the interpreter); its fastest validated
+#      point is rewritten (`liftc rewrite --strategy S --alternative A`), generated and timed
+#      again by `liftc run` (--runs, OpenCL event times, the median), validated once more
+#      against the interpreter's values of the shape's program (--reference);
+#   4. beside it, on the same device: the hand-written OpenCL direct convolution and CLBlast's
+#      Sconvgemm (scripts/bench/conv_refs.cpp, built with scripts/bench/build_refs.sh DIR and
+#      given as --refs DIR; each checks its output against a CPU reference), and cuDNN fp32
+#      with TF32 off (scripts/bench_torch_conv.py) when python3 has PyTorch with CUDA.
+# It prints a Markdown table, one row per shape: times in ms (liftc: OpenCL event times of
+# its kernels, the median of --runs; hand-written and CLBlast: wall-clock time of --runs
+# back-to-back calls, divided by --runs; cuDNN: CUDA events, the median), liftc's GFLOP/s
+# (direct convolution arithmetic, 2*Ho*Wo*M*C*K*K), the time ratios cuDNN ms / liftc ms,
+# CLBlast ms / liftc ms and hand-written ms / liftc ms (above 1: liftc is faster), and each
+# one's memory footprint in MiB: liftc's memory plan (inputs, output, every
+# intermediate buffer), the hand-written kernel's inputs and output, CLBlast's plus its
+# im2col buffer (K*K*C x Ho*Wo floats), cuDNN's peak GPU memory in one call (inputs, output,
+# workspace). A column without its library says n/a.
+#
+# Usage: scripts/bench_conv_shape.sh C H W M K STRIDE PAD [C H W M K STRIDE PAD ...] [options]
+# Options:
+#   --liftc PATH        liftc (default build/liftc, else .gpu/liftc); its folder is put on
+#                       LD_LIBRARY_PATH (a carried binary's libz3 lies beside it)
+#   --device NAME       the OpenCL device: part of its name (default: the first)
+#   --evals N           explore's budget of candidates per shape (default 300)
+#   --search S          genetic (default) or random
+#   --time S            explore's wall-time budget per shape in seconds (default: none)
+#   --jobs N            explore's candidates at once (default: explore's)
+#   --strategies "S..." explore only these strategies (default: every one that applies)
+#   --runs N            timed runs of liftc's point, the references and cuDNN (default 20)
+#   --refs DIR          conv_refs and CLBlast (default .gpu/refs when it holds conv_refs)
+#   --check-size N      H = W of the small validation shape (default 8; at least K)
+#   --check-evals N     its exploration budget (default 8; 0 skips the small shape)
+#   -o DIR              keep every program, exploration and the table (table.md) in DIR
+#
+# On PoCL (this machine; CLBlast compiles its kernels for about 30 s per process):
+#   scripts/bench/build_refs.sh /tmp/refs
+#   scripts/bench_conv_shape.sh 8 8 8 8 3 1 1 8 8 8 8 1 1 0 --evals 20 --runs 5 --refs /tmp/refs
+# On the GPU machine (shared/DEVICE.md; binaries carried in .gpu/, refs in .gpu/refs):
+#   OCL_ICD_FILENAMES=libnvidia-opencl.so.1 scripts/bench_conv_shape.sh 128 28 28 128 3 1 1 \
+#     64 56 56 128 3 2 1 32 64 64 64 5 1 2 --device nvidia --evals 300 -o $OUT/shapes
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+me="bench_conv_shape.sh"
+die() {
+  echo "$me: error: $*" >&2
+  exit 1
+}
+
+liftc=""
+device=""
+evals=300
+search=genetic
+budget=""
+jobs=""
+strategies=""
+runs=20
+refs=""
+check_size=8
+check_evals=8
+out=""
+shapes=()
+is_count() { [[ "$1" =~ ^[0-9]+$ ]]; }
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --liftc | --device | --evals | --search | --time | --jobs | --strategies | --runs | --refs | --check-size | \
+      --check-evals | -o)
+      [[ $# -ge 2 ]] || die "$1 needs a value"
+      case "$1" in
+        --liftc) liftc="$2" ;;
+        --device) device="$2" ;;
+        --evals) evals="$2" ;;
+        --search) search="$2" ;;
+        --time) budget="$2" ;;
+        --jobs) jobs="$2" ;;
+        --strategies) strategies="$2" ;;
+        --runs) runs="$2" ;;
+        --refs) refs="$2" ;;
+        --check-size) check_size="$2" ;;
+        --check-evals) check_evals="$2" ;;
+        -o) out="$2" ;;
+      esac
+      shift 2
+      ;;
+    -h | --help)
+      sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+      exit 0
+      ;;
+    -*) die "unknown option $1" ;;
+    *)
+      is_count "$1" || die "a shape's sizes are non-negative integers, got '$1'"
+      shapes+=("$1")
+      shift
+      ;;
+  esac
+done
+[[ ${#shapes[@]} -gt 0 ]] || die "give a shape: C H W M K STRIDE PAD (see --help)"
+[[ $((${#shapes[@]} % 7)) -eq 0 ]] || die "a shape is 7 numbers, C H W M K STRIDE PAD; got ${#shapes[@]} number(s)"
+for n in "$evals" "$runs" "$check_size" "$check_evals"; do is_count "$n" || die "not a count: '$n'"; done
+[[ "$evals" -ge 1 && "$runs" -ge 1 ]] || die "--evals and --runs must be at least 1"
+[[ "$search" == genetic || "$search" == random ]] || die "--search is genetic or random, got '$search'"
+for ((i = 0; i < ${#shapes[@]}; i += 7)); do
+  read -r C H W M K S P <<< "${shapes[*]:i:7}"
+  [[ $C -ge 1 && $H -ge 1 && $W -ge 1 && $M -ge 1 && $K -ge 1 && $S -ge 1 ]] ||
+    die "shape $C $H $W $M $K $S $P: C, H, W, M, K and the stride must be at least 1"
+  [[ $((H + 2 * P)) -ge $K && $((W + 2 * P)) -ge $K ]] || die "shape $C $H $W $M $K $S $P: the padded image is smaller than the kernel"
+done
+if [[ -z "$liftc" ]]; then
+  liftc="$root/build/liftc"
+  [[ -x "$liftc" || ! -x "$root/.gpu/liftc" ]] || liftc="$root/.gpu/liftc"
+fi
+[[ -x "$liftc" ]] || die "no liftc at $liftc (build it, or give --liftc PATH)"
+if [[ -z "$refs" && -x "$root/.gpu/refs/conv_refs" ]]; then refs="$root/.gpu/refs"; fi
+[[ -z "$refs" || -x "$refs/conv_refs" ]] || die "no conv_refs in $refs (build it: scripts/bench/build_refs.sh $refs)"
+bin="$(cd "$(dirname "$liftc")" && pwd)"
+export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LIFTC_RULES="${LIFTC_RULES:-$root/rules}" LIFTC_TARGETS="${LIFTC_TARGETS:-$root/rules/targets}"
+if [[ -n "$out" ]]; then
+  [[ ! -e "$out" || -d "$out" ]] || die "-o $out is not a folder"
+  mkdir -p "$out"
+  work="$(cd "$out" && pwd)"
+else
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+fi
+dev=()
+[[ -n "$device" ]] && dev=(--device "$device")
+explore_flags=(--search "$search" --pareto -q)
+[[ -n "$budget" ]] && explore_flags+=(--time "$budget")
+[[ -n "$jobs" ]] && explore_flags+=(--jobs "$jobs")
+for s in $strategies; do explore_flags+=(-s "$s"); done
+torch=""
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then torch=yes; fi
+
+# write_program FILE C H W M K S P: the convolution as a .sr program, made from
+# examples/vgg16/conv2.sr (the paper's Listing 3 with a 3x3 kernel, stride 1, padding 1) with
+# the shape's sizes, stride and padding. A last row or column that no window covers is
+# cropped (pad2D by a negative amount), as PyTorch rounds the output size down.
+write_program() {
+  local file="$1" C="$2" H="$3" W="$4" M="$5" K="$6" S="$7" P="$8"
+  local bottom=$((P - (H + 2 * P - K) % S)) right=$((P - (W + 2 * P - K) % S))
+  local slide="slide2D(K, K, $S, $S, pad2D($P, $bottom, $P, $right, 0.0, image))"
+  {
+    echo "// Written by scripts/bench_conv_shape.sh from examples/vgg16/conv2.sr: C = $C input channels,"
+    echo "// image ${H}x${W}, M = $M kernels of ${K}x${K}, stride $S, padding $P;"
+    echo "// output $(((H + 2 * P - K) / S + 1))x$(((W + 2 * P - K) / S + 1))x$M."
+    sed -e '/^\/\//d' -e "s/^size C = .*/size C = $C, H = $H, W = $W, M = $M, K = $K/" \
+      -e "s/slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))/$slide/" "$root/examples/vgg16/conv2.sr"
+  } > "$file"
+  if ! grep -qF "$slide" "$file" || ! grep -q "^size C = $C, H = $H, W = $W, M = $M, K = $K\$" "$file"; then
+    die "examples/vgg16/conv2.sr is no longer in the form this script rewrites (size C = ..., slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))"
+  fi
+}
+
+# explore_best FILE TAG EVALS: explores FILE into $work/layerTAG-SEARCH.db (and its front to
+# $work/front-TAG); sets strategy, alternative, flags (`liftc run` flags) and explored (ms)
+# to its fastest validated point, as scripts/explore_summary.py --best-flags reads it.
+explore_best() {
+  local file="$1" tag="$2" n="$3"
+  local log="$work/explore-$tag.txt"
+  if ! "$liftc" explore "$file" "${dev[@]}" "${explore_flags[@]}" --evals "$n" --db "$work/layer$tag-$search.db" \
+      -o "$work/front-$tag" --force > "$log" 2>&1; then
+    cat "$log" >&2
+    die "liftc explore $file failed (above)"
+  fi
+  python3 "$root/scripts/explore_summary.py" "$work" "$tag" --best-flags > "$work/best-$tag.tsv" ||
+    die "no validated point in the exploration of $file ($log)"
+  IFS=$'\t' read -r strategy alternative flags explored _ < "$work/best-$tag.tsv"
+}
+
+# time_point SOURCE OUT: the point of explore_best rewritten into OUT, generated, run (--runs)
+# and validated against the interpreter's values of SOURCE; sets point_ms and point_bytes
+# (the memory plan's global footprint).
+time_point() {
+  local source="$1" program="$2" text
+  "$liftc" rewrite "$source" --strategy "$strategy" --alternative "$alternative" > "$program" ||
+    die "liftc rewrite $source --strategy $strategy --alternative $alternative failed"
+  # shellcheck disable=SC2086  # the flags are words: --params a=1,b=2 --local 8,4,1 --unroll
+  text=$("$liftc" run "$program" $flags "${dev[@]}" --reference "$source" --warmup 2 --runs "$runs" 2>&1) ||
+    { echo "$text" >&2; die "liftc run $program $flags failed (above)"; }
+  grep -q "matches the interpreter" <<< "$text" || { echo "$text" >&2; die "$program does not match the interpreter"; }
+  point_ms=$(awk '/^time: median/ { print $3 }' <<< "$text")
+  point_bytes=$(sed -n 's/^memory: global .* (\([0-9]*\) bytes).*/\1/p' <<< "$text")
+}
+
+mib() { awk -v b="$1" 'BEGIN { if (b == "") print "n/a"; else printf "%.4g", b / 1048576 }'; }
+ratio() { awk -v r="$1" -v t="$2" 'BEGIN { if (r == "" || t == "") print "n/a"; else printf "%.2f", r / t }'; }
+ms() { awk -v t="$1" 'BEGIN { if (t == "") print "n/a"; else printf "%.4f", t }'; }
+
+"$liftc" devices > "$work/devices.txt" || die "liftc devices failed"
+head -n 3 "$work/devices.txt" >&2
+header="| shape C H W M K stride pad | output | liftc ms (strategy #alternative, point) | liftc GFLOP/s | cuDNN ms | CLBlast ms | hand-written ms |"
+header="$header cuDNN ms / liftc ms | CLBlast ms / liftc ms | hand-written ms / liftc ms | liftc MiB | cuDNN MiB | CLBlast MiB | hand-written MiB |"
+table="$header"$'\n'"| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for ((i = 0; i < ${#shapes[@]}; i += 7)); do
+  read -r C H W M K S P <<< "${shapes[*]:i:7}"
+  tag="${C}x${H}x${W}x${M}-k${K}s${S}p${P}"
+  Ho=$(((H + 2 * P - K) / S + 1))
+  Wo=$(((W + 2 * P - K) / S + 1))
+  echo "== $tag: output ${Ho}x${Wo}x$M" >&2
+
+  small=$((check_size > K ? check_size : K))
+  sc=$((C < 8 ? C : 8))
+  sm=$((M < 8 ? M : 8))
+  if [[ "$check_evals" -gt 0 && "$sc $small $small $sm" != "$C $H $W $M" ]]; then
+    write_program "$work/check-$tag.sr" "$sc" "$small" "$small" "$sm" "$K" "$S" "$P"
+    explore_best "$work/check-$tag.sr" "check-$tag" "$check_evals"
+    time_point "$work/check-$tag.sr" "$work/check-$tag-best.sr"
+    echo "validated at ${sc}x${small}x${small}x$sm: $strategy #$alternative $flags matches the interpreter" >&2
+  fi
+
+  write_program "$work/conv-$tag.sr" "$C" "$H" "$W" "$M" "$K" "$S" "$P"
+  explore_best "$work/conv-$tag.sr" "$tag" "$evals"
+  time_point "$work/conv-$tag.sr" "$work/conv-$tag-best.sr"
+  best="$point_ms" best_bytes="$point_bytes"
+  echo "liftc: $best ms ($strategy #$alternative $flags; explored $explored ms), $best_bytes bytes" >&2
+
+  hand="" blas="" hand_bytes="" blas_bytes=""
+  if [[ -n "$refs" ]]; then
+    line=$("$refs/conv_refs" "$device" "$runs" "$C" "$H" "$W" "$M" "$K" "$S" "$P" 2> "$work/refs-$tag.txt" | tail -n 1) ||
+      { cat "$work/refs-$tag.txt" >&2; die "conv_refs failed on $tag (above)"; }
+    read -r _ _ _ _ _ _ _ hand _ blas hand_bytes blas_bytes <<< "$line"
+  fi
+  cudnn="" cudnn_bytes=""
+  if [[ -n "$torch" ]]; then
+    read -r cudnn cudnn_bytes < <(python3 "$root/scripts/bench_torch_conv.py" "$C" "$H" "$W" "$M" "$runs" "$K" "$S" "$P" --memory)
+  fi
+  gflops=$(awk -v t="$best" -v f="$((2 * Ho * Wo * M * C * K * K))" 'BEGIN { printf "%.2f", f / (t * 1e-3) / 1e9 }')
+  row="| $C $H $W $M $K $S $P | ${Ho}x${Wo}x$M | $(ms "$best") ($strategy #$alternative $flags) | $gflops |"
+  row="$row $(ms "$cudnn") | $(ms "$blas") | $(ms "$hand") | $(ratio "$cudnn" "$best") | $(ratio "$blas" "$best") |"
+  row="$row $(ratio "$hand" "$best") | $(mib "$best_bytes") | $(mib "$cudnn_bytes") | $(mib "$blas_bytes") | $(mib "$hand_bytes") |"
+  echo "$row" >&2
+  table="$table"$'\n'"$row"
+  if [[ -n "$out" ]]; then echo "$table" > "$work/table.md"; fi
+done
+echo "$table"
