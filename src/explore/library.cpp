@@ -72,6 +72,7 @@ struct LibraryAlternative::Impl {
   std::vector<Point> points;          // every valid point, sorted
   std::optional<ConvShape> conv;
   std::optional<GemmShape> gemm;
+  bool local_emulated = false;          // the target emulates local memory and this kernel always uses it
   std::unique_ptr<Alternative> helper;  // the kernels around the call (layouts, bias, activation)
   Point helper_point;
 };
@@ -87,6 +88,7 @@ Point LibraryAlternative::sample(std::mt19937_64& rng) {
 bool LibraryAlternative::valid(const Point& p) const {
   return std::binary_search(impl_->points.begin(), impl_->points.end(), p);
 }
+bool LibraryAlternative::local_memory_emulated() const { return impl_->local_emulated; }
 std::optional<Point> LibraryAlternative::repair(const Point& p) {
   // The nearest valid point, by the sum of the distances in domain positions.
   auto position = [&](std::size_t i, std::int64_t v) {
@@ -314,6 +316,7 @@ std::unique_ptr<LibraryAlternative::Impl> convgemm_alternative(const ConvShape& 
   a->strategy = "clblast-convgemm";
   a->conv = c;
   a->tuned = direct_params("Xconvgemm");
+  a->local_emulated = target.local_mem_global;
   enumerate(*a, [&](auto& v) { return direct_valid(v, target); });
   auto source = std::make_shared<SourceFile>(SourceFile{"<clblast-convgemm around " + c.def + ">", convgemm_helper_text(c)});
   ir::Program helper = parse::parse_program(source);
@@ -481,6 +484,7 @@ std::vector<std::unique_ptr<Alternative>> library_alternatives(const ir::Program
         a->number = number;
         a->gemm = g;
         a->tuned = number == 1 ? direct_params("XgemmDirect") : indirect_params();
+        a->local_emulated = number == 1 && target.local_mem_global;
         if (number == 1) enumerate(*a, [&](auto& v) { return direct_valid(v, target); });
         else enumerate(*a, [&](auto& v) { return indirect_valid(v, target); });
         out.push_back(std::make_unique<LibraryAlternative>(std::move(a)));

@@ -57,6 +57,9 @@ class LibraryAlternative : public Alternative {
   Point sample(std::mt19937_64& rng) override;
   bool valid(const Point& p) const override;
   std::optional<Point> repair(const Point& p) override;
+  /// CLBlast's direct kernels (Xconvgemm, XgemmDirect) tile through local memory at every
+  /// point: true for them when the target emulates it; the indirect Xgemm only at some points.
+  bool local_memory_emulated() const override;
   /// The candidate at `p` with the problem's `inputs`; a liftc::Error when it cannot be made.
   LibraryCandidate generate(const Point& p, const interp::Tensors& inputs, const std::string& build_options) const;
   /// What explore -o writes for the point (front/RANK/README.txt): the routine, its sizes and
