@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine without Z3 or a build (e.g. the H100 one, see DEVICE.md): liftc and
-# liftc-runner carried in BIN (default .gpu, with libz3.so.4, libfmt.so.9, libsqlite3.so.0),
+# liftc-runner carried in BIN (default .gpu, with libz3.so.4, libfmt.so.9, libsqlite3.so.0, and
+# libclblast.so.1 for a build with CLBlast: the machine cannot install packages),
 # the interpreter benchmark (before = the same binary on one thread) and explorations of
 # VGG-16 layers on the NVIDIA OpenCL device, resumable from one store per layer.
 #
@@ -10,6 +11,7 @@
 # Prep (on the build machine, in the repository root):
 #   mkdir -p .gpu && strip -o .gpu/liftc build/liftc && strip -o .gpu/liftc-runner build/liftc-runner
 #   cp /usr/lib/x86_64-linux-gnu/{libz3.so.4,libfmt.so.9,libsqlite3.so.0} .gpu/
+#   cp -L /usr/lib/x86_64-linux-gnu/libclblast.so.1 .gpu/    # when built with CLBlast (clblast- candidates)
 # Each exploration stops after --time seconds (default 540, under a 10-minute command limit);
 # running the same command again continues it: the search, with the same seed, proposes the
 # same candidates, those in the layer's store (DIR/layerN-SEARCH.db, kept while the machine

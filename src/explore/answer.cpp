@@ -171,6 +171,7 @@ RunnerAnswer check_answer(const json& j, const std::string& line) {
     for (std::size_t i = 0; i < medians.size(); ++i) time_value(medians[i], fmt::format("kernel_median_ms[{}]", i));
   }
   if (const json* v = find(j, "mismatches")) count_value(*v, "mismatches");
+  if (const json* v = find(j, "workspace_bytes")) a.workspace_bytes = count_value(*v, "workspace_bytes");
   if (const json* v = find(j, "max_abs_error", true)) time_value(*v, "max_abs_error");
   if (const json* v = find(j, "started_ms", true)) time_value(*v, "started_ms");
   if (const json* v = find(j, "phases_ms")) {

@@ -116,8 +116,14 @@ void write_bundle(const std::string& dir_text, const std::string& kernels, const
     }
   }
   for (const auto& k : plan.kernels) {
-    text += fmt::format("kernel {} {} {} {}\n", k.kernel, std::max<std::size_t>(k.global.sizes.size(), 1),
-                        range_text(k.global), range_text(k.local));
+    if (k.library) {
+      text += fmt::format("library {} {}\n", k.library->routine, fmt::join(k.library->sizes, " "));
+      for (const auto& [kernel, name, value] : k.library->parameters)
+        text += fmt::format("param {} {} {}\n", kernel, name, value);
+    } else {
+      text += fmt::format("kernel {} {} {} {}\n", k.kernel, std::max<std::size_t>(k.global.sizes.size(), 1),
+                          range_text(k.global), range_text(k.local));
+    }
     for (const auto& a : k.args) {
       if (auto* b = std::get_if<runtime::BufferArg>(&a)) text += fmt::format("arg buffer {}\n", b->buffer);
       else if (auto* i = std::get_if<runtime::IntArg>(&a)) text += fmt::format("arg int {}\n", i->value);

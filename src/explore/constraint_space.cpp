@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "liftc/explore/library.hpp"
+
 #include "liftc/explore/layers.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/rewrite/load.hpp"
@@ -56,7 +58,9 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
                                      const constraints::Target& target, std::vector<std::string>* skipped) {
   CandidateSpace cs;
   bool applied = false;
+  bool only_library = strategies_given && std::all_of(strategies.begin(), strategies.end(), is_library_strategy);
   for (const auto& s : strategies) {
+    if (is_library_strategy(s)) continue;  // library_alternatives below
     rewrite::ProgramRewrite r;
     try {
       r = rewrite::rewrite_program(rules, s, program, {});
@@ -82,9 +86,22 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
   // lowered by the first fallback that applies (its outer maps over global work-items, or
   // sequentially);
   // an already low-level program is explored as written (strategy id).
-  if (!applied && !strategies_given)
-    return build_candidate_space(program, rules, {fallback_strategy(program, rules).value_or("id")}, true, target,
-                                 skipped);
+  if (!applied && !strategies_given) {
+    CandidateSpace fallback =
+        build_candidate_space(program, rules, {fallback_strategy(program, rules).value_or("id")}, true, target, skipped);
+    cs.alternatives.insert(cs.alternatives.begin(), std::make_move_iterator(fallback.alternatives.begin()),
+                           std::make_move_iterator(fallback.alternatives.end()));
+  }
+  // CLBlast's routines, where one computes a definition (library.hpp): named with -s, or
+  // by default when liftc was built with CLBlast.
+  if (only_library || !strategies_given || std::any_of(strategies.begin(), strategies.end(), is_library_strategy))
+    for (auto& alt : library_alternatives(program, rules, strategies, strategies_given, target)) {
+      if (alt->count() <= 0) {
+        if (skipped) skipped->push_back(alt->label());
+        continue;
+      }
+      cs.alternatives.push_back(std::move(alt));
+    }
   if (cs.alternatives.empty())
     throw Error(strategies_given ? "the strategies given have no valid point on this target"
                                  : "no strategy of rules/strategies.rules applies to this program with a valid point");
@@ -93,8 +110,10 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
 
 const ConstraintAlternative& constraint_alternative(const Alternative& alt) {
   auto* c = dynamic_cast<const ConstraintAlternative*>(&alt);
-  LIFTC_ASSERT(c, "explore evaluates alternatives of the constraints stage");
+  LIFTC_ASSERT(c, "only alternatives of the constraints stage reach here (library ones are handled before)");
   return *c;
 }
+
+bool is_constraint_alternative(const Alternative& alt) { return dynamic_cast<const ConstraintAlternative*>(&alt) != nullptr; }
 
 }  // namespace liftc::explore

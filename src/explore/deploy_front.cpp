@@ -2,6 +2,7 @@
 // a run of its results store.
 
 #include "liftc/explore/deploy_front.hpp"
+#include "liftc/explore/library.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -176,8 +177,12 @@ std::vector<codegen::DeployPoint> regenerate_front(const std::string& db, std::i
   for (std::size_t i : front) {
     const Evaluation& e = rows[i].evaluation;
     std::string where = fmt::format("{}: run {}, evaluation {}", db, run, e.id);
+    if (is_library_strategy(e.strategy))
+      throw Error(fmt::format("{}: {} is a CLBlast point; liftc deploy does not deploy library candidates yet", where,
+                              e.strategy));
     const ConstraintAlternative* alt = nullptr;
     for (const auto& a : space.alternatives) {
+      if (!is_constraint_alternative(*a)) continue;
       const ConstraintAlternative& c = constraint_alternative(*a);
       if (c.space().strategy == e.strategy && static_cast<std::int64_t>(c.space().alternative) == e.alternative) alt = &c;
     }

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/explore/library.hpp"
 #include "liftc/explore/search.hpp"
 #include "liftc/explore/worker.hpp"
 #include "liftc/host/execute.hpp"
@@ -41,7 +42,12 @@ std::string describe_plan(const runtime::LaunchPlan& plan) {
   std::string out = plan.build_options.empty() ? "" : "options " + plan.build_options + "\n";
   for (const auto& b : plan.buffers) out += fmt::format("buffer {} {} {}\n", b.name, b.bytes, b.read_back);
   for (const auto& k : plan.kernels) {
-    out += fmt::format("kernel {} {} {}", k.kernel, k.global.str(), k.local.str());
+    if (k.library) {
+      out += fmt::format("library {} {}", k.library->routine, fmt::join(k.library->sizes, " "));
+      for (const auto& [kernel, name, value] : k.library->parameters) out += fmt::format(" {}.{}={}", kernel, name, value);
+    } else {
+      out += fmt::format("kernel {} {} {}", k.kernel, k.global.str(), k.local.str());
+    }
     for (const auto& a : k.args) {
       if (auto* b = std::get_if<runtime::BufferArg>(&a)) out += fmt::format(" b{}", b->buffer);
       else if (auto* i = std::get_if<runtime::IntArg>(&a)) out += fmt::format(" i{}", i->value);
@@ -301,13 +307,13 @@ struct Evaluator::Job {
   WorkerResult worker;
 };
 
-Evaluation Evaluator::base_row(const ConstraintAlternative& alt, const Candidate& c) const {
+Evaluation Evaluator::base_row(const Alternative& alt, const Candidate& c) const {
   Evaluation e;
   e.run = run_;
   e.program = problem_.program_hash;
   e.file = problem_.file;
-  e.strategy = alt.space().strategy;
-  e.alternative = static_cast<std::int64_t>(alt.space().alternative);
+  e.strategy = alt.strategy();
+  e.alternative = alternative_number(alt);
   e.point = format_point(alt, c.point);
   e.device = device_.name;
   e.driver = device_.driver;
@@ -337,7 +343,8 @@ Evaluation Evaluator::serve(const Evaluation& old, const Evaluation& e, bool* se
 }
 
 Pending Evaluator::start(const Candidate& c) {
-  const ConstraintAlternative& alt = constraint_alternative(*space_.alternatives[c.alternative]);
+  const Alternative& alt = *space_.alternatives[c.alternative];
+  auto* library = dynamic_cast<const LibraryAlternative*>(&alt);
   auto job = std::make_shared<Job>();
   Evaluation& e = job->e;
   e = base_row(alt, c);
@@ -355,11 +362,20 @@ Pending Evaluator::start(const Candidate& c) {
   auto begin = std::chrono::steady_clock::now();
   auto seconds_since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
   try {
-    Generated g = generate_candidate(alt, c.point, options_.build_options);
-    e.memory_bytes = g.memory_bytes;
-    codegen::check_limits(g.module, device_.codegen_limits());
-    plan = host::launch_plan(g.module, problem_.inputs);
-    kernels = g.module.source();
+    if (library) {
+      // CLBlast's call between liftc's kernels; its own workspace is added from the answer.
+      LibraryCandidate l = library->generate(c.point, problem_.inputs, options_.build_options);
+      e.memory_bytes = l.memory_bytes;
+      if (l.module) codegen::check_limits(*l.module, device_.codegen_limits());
+      plan = std::move(l.plan);
+      kernels = std::move(l.kernels);
+    } else {
+      Generated g = generate_candidate(constraint_alternative(alt), c.point, options_.build_options);
+      e.memory_bytes = g.memory_bytes;
+      codegen::check_limits(g.module, device_.codegen_limits());
+      plan = host::launch_plan(g.module, problem_.inputs);
+      kernels = g.module.source();
+    }
   } catch (const Error& err) {
     times_.generate_s += seconds_since(begin);
     ++times_.generated;
@@ -399,7 +415,7 @@ Pending Evaluator::start(const Candidate& c) {
     shared_ = write_shared_files(dir, problem_.inputs, problem_.reference);
   }
   BundleSettings settings = options_.bundle;
-  settings.atol += magnitude_allowance(c.alternative, alt, c.point);
+  if (!library) settings.atol += magnitude_allowance(c.alternative, constraint_alternative(alt), c.point);
   settings.cutoff_ms = cutoff_for(e.memory_bytes);
   settings.lock = (std::filesystem::path(options_.work_dir) / "device.lock").string();
   job->dir = (std::filesystem::path(options_.work_dir) / fmt::format("candidate-{}", count_)).string();
@@ -441,6 +457,7 @@ void Evaluator::record(Job& job) {
       e.reason = a.reason;
       e.machine = a.machine;
       e.samples_ms = a.samples_ms;
+      e.memory_bytes += a.workspace_bytes;  // what a library call allocated itself
       for (const auto& [phase, ms] : a.phases_ms) {
         auto it = std::find_if(times_.phases_s.begin(), times_.phases_s.end(),
                                [&, &phase = phase](const auto& p) { return p.first == phase; });

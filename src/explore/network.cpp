@@ -27,6 +27,12 @@ std::shared_ptr<LayerResult> layer_space(const Layer& layer, const std::string& 
   auto begin = std::chrono::steady_clock::now();
   try {
     r->space = build_candidate_space(layer.program, rules, o.strategies, o.strategies_given, target, &r->skipped);
+    // A network point's code is one Module of every layer's kernels (network_module):
+    // library candidates are not composed into it yet, so a layer does not offer them.
+    auto& alts = r->space.alternatives;
+    alts.erase(std::remove_if(alts.begin(), alts.end(), [](const auto& a) { return !is_constraint_alternative(*a); }),
+               alts.end());
+    if (alts.empty()) throw Error("only clblast- strategies apply, and a network's layers do not offer them yet");
   } catch (const Error& e) {
     throw Error(fmt::format("layer '{}': {}", layer.name, e.message()));
   }

@@ -18,6 +18,7 @@
 
 #include "liftc/codegen/host.hpp"
 #include "liftc/explore/evaluate.hpp"
+#include "liftc/explore/library.hpp"
 #include "liftc/support/file.hpp"
 
 namespace liftc::explore {
@@ -167,11 +168,18 @@ void write_outputs(const std::string& dir_text, const CandidateSpace& space, con
   for (std::size_t rank = 0; rank < front.size(); ++rank) {
     const Explored& x = explored[front[rank]];
     front_rows.push_back(x.evaluation);
-    Generated g = generate_candidate(constraint_alternative(*space.alternatives[x.candidate.alternative]),
-                                     x.candidate.point, build_options);
-    // Each file written whole or an error (write_host_project writes through write_file).
     fs::path project = dir / "front" / std::to_string(rank + 1);
     create_folder(project);
+    const Alternative& alt = *space.alternatives[x.candidate.alternative];
+    if (!is_constraint_alternative(alt)) {
+      // A CLBlast point: no host program is generated for it (the host program runs
+      // generated kernels only); its steps are written as the bundle liftc-runner runs.
+      write_file((project / "README.txt").string(),
+                 dynamic_cast<const LibraryAlternative&>(alt).describe(x.candidate.point));
+      continue;
+    }
+    Generated g = generate_candidate(constraint_alternative(alt), x.candidate.point, build_options);
+    // Each file written whole or an error (write_host_project writes through write_file).
     codegen::write_host_project(g.module, project.string(), program_name);
   }
   write_file((dir / "pareto.csv").string(), evaluations_csv(front_rows));

@@ -1,6 +1,7 @@
 // A run's identity in the store, resuming it, and replaying a search against its rows.
 
 #include "liftc/explore/session.hpp"
+#include "liftc/explore/library.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -86,16 +87,14 @@ std::pair<std::int64_t, constraints::Target> replayed_run(const Store& replay, c
 EvaluateFn replay_rows(Store& replay, const std::string& program_hash, const CandidateSpace& space,
                        std::size_t& missing) {
   return [&replay, program_hash, &space, &missing](const Candidate& c, bool& served) {
-    const auto& alt = constraint_alternative(*space.alternatives[c.alternative]);
+    const Alternative& alt = *space.alternatives[c.alternative];
     std::string point = format_point(alt, c.point);
     served = true;
-    if (auto e = replay.find_candidate(program_hash, alt.space().strategy,
-                                       static_cast<std::int64_t>(alt.space().alternative), point))
-      return *e;
+    if (auto e = replay.find_candidate(program_hash, alt.strategy(), alternative_number(alt), point)) return *e;
     ++missing;
     Evaluation e;
-    e.strategy = alt.space().strategy;
-    e.alternative = static_cast<std::int64_t>(alt.space().alternative);
+    e.strategy = alt.strategy();
+    e.alternative = alternative_number(alt);
     e.point = point;
     e.status = "missing";
     e.reason = "not in the replayed store";

@@ -217,6 +217,25 @@ Bundle parse_bundle(const std::string& text, const std::string& where) {
           throw bad("local size " + std::to_string(d) + " must be from 1 to the global size " + std::to_string(k.global[d]));
       }
       b.kernels.push_back(k);
+    } else if (word == "library") {
+      if (w.size() < 2) throw bad("expected: library ROUTINE SIZE...");
+      const LibraryRoutine* routine = nullptr;
+      for (const auto& r : kLibraryRoutines)
+        if (w[1] == r.name) routine = &r;
+      if (!routine) throw bad("unknown library routine '" + shown(w[1]) + "' (clblast-convgemm, clblast-gemm)");
+      if (w.size() != 2 + routine->sizes)
+        throw bad("library " + w[1] + " takes " + std::to_string(routine->sizes) + " sizes, not " +
+                  std::to_string(w.size() - 2));
+      KernelDesc k;
+      k.library = k.name = w[1];
+      for (std::size_t i = 2; i < w.size(); ++i) k.sizes.push_back(count(w[i], 0, kMaxWorkSize, "a library size"));
+      b.kernels.push_back(k);
+    } else if (word == "param") {
+      arity(4, "param KERNEL NAME VALUE");
+      if (b.kernels.empty() || b.kernels.back().library.empty()) throw bad("a param line belongs after a library line");
+      if (!kernel_name_ok(w[1]) || !kernel_name_ok(w[2]))
+        throw bad("a param's kernel and name are identifiers, not '" + shown(w[1]) + "' '" + shown(w[2]) + "'");
+      b.kernels.back().params.push_back({w[1], w[2], count(w[3], 0, kMaxWorkSize, "a param value")});
     } else if (word == "arg") {
       if (b.kernels.empty()) throw bad("an arg before any kernel");
       const char* usage = "arg buffer INDEX | arg int V | arg float V | arg local BYTES";
@@ -249,6 +268,16 @@ Bundle parse_bundle(const std::string& text, const std::string& where) {
     }
   }
   if (!header) throw Failure{"runner", where + " has no 'liftc-bundle 1' line: not a bundle"};
+  for (const auto& k : b.kernels) {
+    if (k.library.empty()) continue;
+    for (const auto& r : kLibraryRoutines)
+      if (k.library == r.name && k.args.size() != r.buffers)
+        throw Failure{"runner", where + ": library " + k.library + " takes " + std::to_string(r.buffers) +
+                                    " buffer arguments, not " + std::to_string(k.args.size())};
+    for (const auto& a : k.args)
+      if (a.kind != ArgDesc::Kind::Buffer)
+        throw Failure{"runner", where + ": library " + k.library + " takes buffer arguments only"};
+  }
   return b;
 }
 

@@ -47,9 +47,27 @@ struct ArgDesc {
   std::size_t local_bytes = 0; // Local: bytes of __local memory (> 0)
 };
 
+/// A tuning parameter a library call sets for one of its library's kernels first.
+struct ParamDesc {
+  std::string kernel, name;  // "Xconvgemm", "WGD"
+  std::uint64_t value = 0;
+};
+
+/// The library routines a `library` line may call, and how many size arguments and
+/// buffers each takes (in the order of README.md's table).
+struct LibraryRoutine {
+  const char* name;
+  std::size_t sizes, buffers;
+};
+inline constexpr LibraryRoutine kLibraryRoutines[] = {{"clblast-convgemm", 13, 3}, {"clblast-gemm", 3, 3}};
+
 /// One kernel launch: its name, dimensions, global and local sizes (local all 0: the
-/// driver's choice) and arguments.
+/// driver's choice) and arguments; or, when `library` is set, a library routine's call
+/// (its sizes, its buffers as `args`, the tuning parameters it sets first).
 struct KernelDesc {
+  std::string library;                // "" for a kernel of kernels.cl; else "clblast-convgemm", "clblast-gemm"
+  std::vector<std::uint64_t> sizes;   // a library call's size arguments
+  std::vector<ParamDesc> params;      // a library call's tuning parameters
   std::string name;
   unsigned dims = 1;
   std::size_t global[3] = {1, 1, 1};

@@ -12,6 +12,8 @@
 // kernels' profiling events, is over the bundle's cut-off, stop there; otherwise run
 // warm-up and timed runs, each timed the same way, and stop timing after the first timed
 // run when it is over the cut-off; check the canaries; print the result.
+// A `library` line is a CLBlast routine's call in the same sequence (README.md, "Library
+// calls"); a runner built without CLBlast answers such a bundle with status build.
 // With a `lock` file, every kernel execution (the validated run, the warm-up and timed
 // runs) holds an exclusive flock on it, so parallel runners never time concurrently.
 
@@ -38,6 +40,9 @@
 #include <vector>
 
 #include "bundle_reader.hpp"
+#ifdef LIFTC_RUNNER_CLBLAST
+#include <clblast_c.h>
+#endif
 
 namespace {
 
@@ -149,6 +154,9 @@ struct Session {
   // Whether a bundle asking for `wanted` can run on what is open already.
   bool serves(const std::string& wanted) const { return queue != nullptr && selector == wanted; }
   void close() {
+#ifdef LIFTC_RUNNER_CLBLAST
+    CLBlastClearCache();  // CLBlast's compiled programs hold the context
+#endif
     if (queue) clReleaseCommandQueue(queue);
     if (context) clReleaseContext(context);
     queue = nullptr, context = nullptr, device = nullptr;
@@ -223,6 +231,7 @@ struct Result {
   std::vector<double> samples;
   std::vector<double> kernel_ms;  // medians per kernel
   bool cut = false;
+  std::size_t workspace_bytes = 0;  // device memory the library calls allocate themselves (the most of any)
   double max_abs_error = 0;
   std::size_t mismatches = 0;
 };
@@ -246,7 +255,8 @@ class Runner {
       if (g.data) clReleaseMemObject(g.data);
       if (g.whole) clReleaseMemObject(g.whole);
     }
-    for (cl_kernel k : kernels_) clReleaseKernel(k);
+    for (cl_kernel k : kernels_)
+      if (k) clReleaseKernel(k);
     if (program_) clReleaseProgram(program_);
   }
   Runner(const Runner&) = delete;
@@ -256,10 +266,12 @@ class Runner {
     Result r;
     if (b_.kernels.empty()) return r;  // a probe: the device is all the caller wants
     build();
+    r.workspace_bytes = workspace_bytes_;
     phases_.end("build");
     allocate();
     clFinish(queue_);
     phases_.end("upload");
+    if (prime_library_calls()) phases_.end("library_build");
     std::vector<double> first_times;
     {
       // The validated run executes kernels too: a concurrent one would disturb another
@@ -309,6 +321,13 @@ class Runner {
 
  private:
   void build() {
+    // Every library call's tuning parameters are set first: CLBlast compiles its kernels with
+    // them at the call (a combination it refuses is this bundle's build failure).
+    for (const auto& k : b_.kernels)
+      if (!k.library.empty()) prepare_library_call(k);
+    bool any_kernel = std::any_of(b_.kernels.begin(), b_.kernels.end(), [](const KernelDesc& k) { return k.library.empty(); });
+    kernels_.assign(b_.kernels.size(), nullptr);
+    if (!any_kernel) return;  // only library calls: kernels.cl is not built
     std::string source = read_small_file(b_.dir + "/kernels.cl", kMaxKernelSourceBytes, "kernels.cl");
     const char* text = source.c_str();
     std::size_t length = source.size();
@@ -324,11 +343,103 @@ class Runner {
       std::string with = b_.build_options.empty() ? "" : " with options '" + b_.build_options + "'";
       throw Failure{"build", cl_failure("clBuildProgram", err) + with + ": " + log.substr(0, 2000)};
     }
-    for (const auto& k : b_.kernels) {
+    for (std::size_t i = 0; i < b_.kernels.size(); ++i) {
+      const KernelDesc& k = b_.kernels[i];
+      if (!k.library.empty()) continue;
       cl_kernel kernel = clCreateKernel(program_, k.name.c_str(), &err);
       if (err != CL_SUCCESS) throw Failure{"build", cl_failure(("clCreateKernel(" + k.name + ")").c_str(), err)};
-      kernels_.push_back(kernel);
+      kernels_[i] = kernel;
     }
+  }
+
+#ifdef LIFTC_RUNNER_CLBLAST
+  static std::string clblast_failure(const std::string& what, CLBlastStatusCode s) {
+    return "CLBlast " + what + " failed with status " + std::to_string(static_cast<int>(s)) +
+           (s == CLBlastMissingOverrideParameter ? " (a tuning parameter is missing)"
+            : s == CLBlastOpenCLBuildProgramFailure ? " (CLBlast's kernel does not compile with these parameters)"
+            : s == CLBlastInvalidLocalThreadsDim || s == CLBlastInvalidLocalThreadsTotal
+                ? " (the work-group the parameters ask for is invalid on this device)"
+            : s == CLBlastInvalidLocalMemUsage ? " (the parameters need more local memory than the device has)"
+                                               : "");
+  }
+
+  // Sets the call's tuning parameters (one CLBlastOverrideParameters per kernel named) and
+  // asks CLBlast for the temporary buffer it will allocate itself.
+  void prepare_library_call(const KernelDesc& k) {
+    std::vector<std::string> kernels;
+    for (const auto& p : k.params)
+      if (std::find(kernels.begin(), kernels.end(), p.kernel) == kernels.end()) kernels.push_back(p.kernel);
+    for (const auto& kernel : kernels) {
+      std::vector<const char*> names;
+      std::vector<std::size_t> values;
+      for (const auto& p : k.params)
+        if (p.kernel == kernel) names.push_back(p.name.c_str()), values.push_back(static_cast<std::size_t>(p.value));
+      CLBlastStatusCode s = CLBlastOverrideParameters(device_, kernel.c_str(), CLBlastPrecisionSingle, names.size(),
+                                                      names.data(), values.data());
+      if (s != CLBlastSuccess) throw Failure{"build", clblast_failure("OverrideParameters(" + kernel + ")", s)};
+    }
+    if (k.library == "clblast-gemm") {
+      std::size_t m = k.sizes[0], n = k.sizes[1], kk = k.sizes[2], bytes = 0;
+      CLBlastStatusCode s = CLBlastSGemmTempBufferSize(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m,
+                                                       n, kk, 0, kk, 0, n, 0, n, &queue_, &bytes);
+      if (s != CLBlastSuccess) throw Failure{"build", clblast_failure("SGemmTempBufferSize", s)};
+      workspace_bytes_ = std::max(workspace_bytes_, bytes);
+    }
+    // Sconvgemm allocates nothing in CLBlast 1.5.3: its single-kernel method reads the
+    // image in place (src/explore/README.md, "Library candidates").
+  }
+
+  // Enqueues the library call `k` (its buffers are the call's args) with `event` its last kernel's.
+  void call_library(const KernelDesc& k, cl_event* event) {
+    cl_mem a = buffers_[k.args[0].buffer].data, b = buffers_[k.args[1].buffer].data, c = buffers_[k.args[2].buffer].data;
+    const auto& s = k.sizes;
+    CLBlastStatusCode status = CLBlastSuccess;
+    if (k.library == "clblast-convgemm") {
+      // liftc's convolutions multiply each window by a kernel as written: cross-correlation.
+      status = CLBlastSconvgemm(CLBlastKernelModeCrossCorrelation, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8],
+                                s[9], s[10], s[11], s[12], a, 0, b, 0, c, 0, &queue_, event);
+    } else {
+      status = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, s[0], s[1], s[2], 1.0f, a, 0,
+                            s[2], b, 0, s[1], 0.0f, c, 0, s[1], &queue_, event);
+    }
+    // Parameters CLBlast's kernel cannot be built or launched with are a verdict on this
+    // candidate (build); anything else is the call failing (run: the context is reopened).
+    bool refused = status == CLBlastOpenCLBuildProgramFailure || status == CLBlastInvalidLocalThreadsDim ||
+                   status == CLBlastInvalidLocalThreadsTotal || status == CLBlastInvalidLocalMemUsage;
+    if (status != CLBlastSuccess) throw Failure{refused ? "build" : "run", clblast_failure(k.library, status)};
+  }
+#else
+  [[noreturn]] void prepare_library_call(const KernelDesc& k) {
+    throw Failure{"build", "this liftc-runner was built without CLBlast: it cannot call " + k.library};
+  }
+  void call_library(const KernelDesc&, cl_event*) {}
+#endif
+
+  // CLBlast compiles a routine's kernels at its first call (a minute for Convgemm under
+  // PoCL): each library call is made once here, untimed and without the lock, so that the
+  // validated run and the timed runs time the kernels only; then every output and scratch
+  // buffer is poisoned again, so the validated run's checks are as for kernels. False when
+  // there is no library call.
+  bool prime_library_calls() {
+    bool any = false;
+    for (const auto& k : b_.kernels) {
+      if (k.library.empty()) continue;
+      any = true;
+      cl_event event = nullptr;
+      call_library(k, &event);
+      if (event) clReleaseEvent(event);
+    }
+    if (!any) return false;
+    cl_int err = clFinish(queue_);
+    if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clFinish", err)};
+    for (std::size_t i = 0; i < b_.buffers.size(); ++i) {
+      if (b_.buffers[i].role == "input") continue;
+      err = clEnqueueFillBuffer(queue_, buffers_[i].data, &kPoison, sizeof kPoison, 0, buffers_[i].bytes, 0, nullptr, nullptr);
+      if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clEnqueueFillBuffer", err)};
+    }
+    err = clFinish(queue_);
+    if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clFinish", err)};
+    return true;
   }
 
   void allocate() {
@@ -366,6 +477,7 @@ class Runner {
     }
     cl_ulong local_mem = device_value<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE);
     for (std::size_t k = 0; k < b_.kernels.size(); ++k) {
+      if (!b_.kernels[k].library.empty()) continue;  // a library call's buffers are its call's arguments
       const auto& args = b_.kernels[k].args;
       for (std::size_t i = 0; i < args.size(); ++i) {
         const ArgDesc& a = args[i];
@@ -400,15 +512,28 @@ class Runner {
   }
 
   // Enqueues every kernel once and waits; `times` (when given) gets each kernel's event time.
+  // A library call may enqueue several kernels and gives the event of its last one only, so
+  // it is timed from a marker enqueued before it to the end of that last kernel.
   void run_once(std::vector<double>* times) {
-    std::vector<cl_event> events(b_.kernels.size(), nullptr);
+    std::vector<cl_event> events(b_.kernels.size(), nullptr), before(b_.kernels.size(), nullptr);
     auto fail = [&](const Failure& f) {  // the events go with a failure too (a serving runner goes on)
-      for (cl_event e : events)
-        if (e) clReleaseEvent(e);
+      for (auto* list : {&events, &before})
+        for (cl_event e : *list)
+          if (e) clReleaseEvent(e);
       return f;
     };
     for (std::size_t k = 0; k < b_.kernels.size(); ++k) {
       const KernelDesc& d = b_.kernels[k];
+      if (!d.library.empty()) {
+        cl_int err = clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &before[k]);
+        if (err != CL_SUCCESS) throw fail({"run", cl_failure("clEnqueueMarkerWithWaitList", err)});
+        try {
+          call_library(d, &events[k]);
+        } catch (const Failure& f) {
+          throw fail(f);
+        }
+        continue;
+      }
       bool has_local = d.local[0] != 0;
       cl_int err = clEnqueueNDRangeKernel(queue_, kernels_[k], d.dims, nullptr, d.global, has_local ? d.local : nullptr,
                                           0, nullptr, &events[k]);
@@ -419,10 +544,12 @@ class Runner {
     for (std::size_t k = 0; k < events.size(); ++k) {
       if (times) {
         cl_ulong start = 0, end = 0;
-        clGetEventProfilingInfo(events[k], CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+        if (before[k]) clGetEventProfilingInfo(before[k], CL_PROFILING_COMMAND_END, sizeof start, &start, nullptr);
+        else clGetEventProfilingInfo(events[k], CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
         clGetEventProfilingInfo(events[k], CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
-        times->push_back(double(end - start) * 1e-6);
+        times->push_back(end > start ? double(end - start) * 1e-6 : 0.0);
       }
+      if (before[k]) clReleaseEvent(before[k]);
       clReleaseEvent(events[k]);
     }
   }
@@ -515,6 +642,7 @@ class Runner {
   cl_program program_ = nullptr;
   std::vector<cl_kernel> kernels_;
   std::vector<Guarded> buffers_;
+  std::size_t workspace_bytes_ = 0;  // what the library calls allocate themselves
 };
 
 std::string device_json(cl_device_id d) {
@@ -615,7 +743,7 @@ Answer run_bundle(const std::string& dir, Session& session, bool serve) {
       << ",\"min_ms\":" << json_number(sorted.empty() ? none : sorted.front())
       << ",\"max_ms\":" << json_number(sorted.empty() ? none : sorted.back())
       << ",\"kernel_median_ms\":" << json_numbers(r.kernel_ms) << ",\"cut\":" << (r.cut ? "true" : "false")
-      << ",\"mismatches\":" << r.mismatches << ",\"max_abs_error\":" << json_number(r.max_abs_error);
+      << ",\"workspace_bytes\":" << r.workspace_bytes << ",\"mismatches\":" << r.mismatches << ",\"max_abs_error\":" << json_number(r.max_abs_error);
   out << ",\"started_ms\":" << json_number(started) << ",\"phases_ms\":{";
   for (std::size_t i = 0; i < phases.ms.size(); ++i)
     out << (i ? "," : "") << json_string(phases.ms[i].first) << ":" << json_number(phases.ms[i].second);

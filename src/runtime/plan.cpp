@@ -80,6 +80,10 @@ void validate_plan(const LaunchPlan& plan) {
     const KernelLaunch& launch = plan.kernels[k];
     const std::string what = fmt::format("launch plan: launch {} of kernel '{}'", k, launch.kernel);
     if (launch.kernel.empty()) throw Error(fmt::format("launch plan: launch {} has no kernel name", k));
+    if (launch.library)
+      throw Error(fmt::format("launch plan: step {} calls {}, a library routine that only liftc-runner runs (liftc "
+                              "explore); this in-process runtime runs generated kernels only",
+                              k, launch.library->routine));
     const std::size_t dims = launch.global.sizes.size();
     if (dims < 1 || dims > 3) throw Error(fmt::format("{}: global size has {} dimensions (1-3 allowed)", what, dims));
     if (launch.global.volume() == 0) throw Error(fmt::format("{}: global size {} is empty", what, launch.global.str()));

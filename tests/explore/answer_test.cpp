@@ -111,6 +111,8 @@ TEST(RunnerAnswer, AnswersThatBreakTheProtocolAreErrorsNamingTheField) {
       {"pid 0", ok_with(R"("pid":0)"), R"(the runner's answer has an invalid "pid": expected a process id, got 0)"},
       {"mismatches 1.5", ok_with(R"("mismatches":1.5)"),
        R"(the runner's answer has an invalid "mismatches": expected a whole number >= 0, got 1.5)"},
+      {"workspace_bytes -1", ok_with(R"("workspace_bytes":-1)"),
+       R"(the runner's answer has an invalid "workspace_bytes": expected a whole number >= 0, got -1)"},
       {"a phase -1", ok_with(R"("phases_ms":{"build":1,"upload":-1})"),
        R"(the runner's answer has an invalid "phases_ms.upload": expected a finite number >= 0, got -1)"},
       {"phases an array", ok_with(R"("phases_ms":[1])"), R"(the runner's answer has an invalid "phases_ms": expected an object, got [1])"},
@@ -187,6 +189,10 @@ TEST(RunnerAnswer, ValidAnswersReadWithTheirSummariesFromTheSamples) {
   EXPECT_EQ(a.pid, 42);
   EXPECT_TRUE(a.reused_context);
   EXPECT_TRUE(a.cut);
+  EXPECT_EQ(a.workspace_bytes, 0);  // absent: no library call allocated anything
+  // A library call's own temporary buffer (CLBlast's GEMM).
+  a = parse_runner_answer(ok_with(R"("workspace_bytes":20480)"));
+  EXPECT_EQ(a.workspace_bytes, 20480);
 }
 
 }  // namespace

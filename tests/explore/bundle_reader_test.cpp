@@ -64,6 +64,23 @@ TEST(BundleReader, AWellFormedBundleReadsAsWritten) {
   EXPECT_EQ(b.kernels[1].local[0], 0u);
 }
 
+TEST(BundleReader, ALibraryCallReadsWithItsSizesParametersAndBuffers) {
+  Bundle b = parse_bundle(std::string("liftc-bundle 1\n") +
+                              "buffer a f32 6 input\nbuffer b f32 12 input\nbuffer c f32 8 output\n"
+                              "library clblast-gemm 2 4 3\narg buffer 0\narg buffer 1\narg buffer 2\n"
+                              "param GemmRoutine XGEMM_MIN_INDIRECT_SIZE 0\nparam Xgemm MWG 16\n",
+                          kWhere);
+  ASSERT_EQ(b.kernels.size(), 1u);
+  const KernelDesc& k = b.kernels[0];
+  EXPECT_EQ(k.library, "clblast-gemm");
+  EXPECT_EQ(k.sizes, (std::vector<std::uint64_t>{2, 4, 3}));
+  ASSERT_EQ(k.params.size(), 2u);
+  EXPECT_EQ(k.params[1].kernel, "Xgemm");
+  EXPECT_EQ(k.params[1].name, "MWG");
+  EXPECT_EQ(k.params[1].value, 16u);
+  EXPECT_EQ(k.args.size(), 3u);
+}
+
 struct MalformedCase {
   const char* what;
   std::string text;  // bundle.txt
@@ -132,6 +149,17 @@ TEST(BundleReader, MalformedBundlesAreRunnerFailuresNamingTheLine) {
       {"arg local 0", kKernel + "arg local 0\n", "b/bundle.txt:4: arg local must be a whole number from 1 to 2147483647, not '0'"},
       {"arg kind", kKernel + "arg image 0\n", "b/bundle.txt:4: expected: arg buffer INDEX | arg int V | arg float V | arg local BYTES"},
       {"a control character shown as ?", kHead + "x\x01y 1\n", "b/bundle.txt:2: unknown line 'x?y'"},
+      {"library unknown", kHead + "library cublas-gemm 1 2 3\n",
+       "b/bundle.txt:2: unknown library routine 'cublas-gemm' (clblast-convgemm, clblast-gemm)"},
+      {"library sizes", kHead + "library clblast-gemm 1 2\n", "b/bundle.txt:2: library clblast-gemm takes 3 sizes, not 2"},
+      {"library size -1", kHead + "library clblast-gemm 1 2 -1\n",
+       "b/bundle.txt:2: a library size must be a whole number from 0 to 4294967295, not '-1'"},
+      {"param without a library", kKernel + "param Xgemm MWG 16\n", "b/bundle.txt:4: a param line belongs after a library line"},
+      {"param short", kHead + "library clblast-gemm 1 2 3\nparam MWG 16\n", "b/bundle.txt:3: expected: param KERNEL NAME VALUE"},
+      {"library with two buffers", kKernel + "library clblast-gemm 1 2 3\narg buffer 0\narg buffer 0\n",
+       "b/bundle.txt: library clblast-gemm takes 3 buffer arguments, not 2"},
+      {"library with an int", kKernel + "library clblast-gemm 1 2 3\narg buffer 0\narg buffer 0\narg int 1\n",
+       "b/bundle.txt: library clblast-gemm takes buffer arguments only"},
   };
   for (const auto& c : cases) {
     try {

@@ -178,6 +178,18 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                                 "map(win -> join(join(win)), r)), slide2D(K, K, 2, 1, x))"},
       {"rows-times-columns", "size N, M, K\ninput a : [[float]K]N\ninput b : [[float]M]K\n"
                              "def out = map(r -> join(map(c -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(r, c)), transpose(b))), a)"},
+      // library.rules (shapes: the case shows each matches its shape)
+      {"library-conv2d", "size H, W, C, M\ninput x : [[[float]C]W]H\ninput ws : [[[[float]C]3]3]M\ninput bs : [float]M\n"
+                         "def out = map(row -> map(window -> map((w, b) -> reduce(b, (acc, q) -> acc + q.0 * q.1, "
+                         "zip(join(join(window)), join(join(w)))), zip(ws, bs)), row), map(y -> transpose(y), "
+                         "slide(3, 1, map(r -> slide(3, 1, r), pad(1, 1, 0.0, map(r -> pad(1, 1, 0.0, r), x))))))"},
+      {"library-conv2d-activation", "size H, W, C, M\ninput x : [[[float]C]W]H\ninput ws : [[[[float]C]3]3]M\ninput bs : [float]M\n"
+                                    "def out = map(row -> map(window -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, "
+                                    "(acc, q) -> acc + q.0 * q.1, zip(join(join(window)), join(join(w))))), zip(ws, bs)), row), "
+                                    "map(y -> transpose(y), slide(3, 2, map(r -> slide(3, 2, r), pad(0, 0, 0.0, "
+                                    "map(r -> pad(0, 0, 0.0, r), x))))))"},
+      {"library-matmul", "size N, M, K\ninput a : [[float]K]N\ninput b : [[float]M]K\n"
+                         "def out = map(r -> join(map(c -> reduce(0.0, (acc, q) -> acc + q.0 * q.1, zip(r, c)), transpose(b))), a)"},
       // gemm_conv.rules
       {"window-flatten", "size N, C, P\ninput x : [[[[float]C]3]2]N\ninput ws : [[[[float]C]3]2]P\ninput bs : [float]P\n"
                          "def out = map(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "

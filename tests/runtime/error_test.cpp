@@ -117,12 +117,17 @@ TEST(Errors, InconsistentPlans) {
   bad_host.buffers[0].bytes = 8;
   LaunchPlan empty = copy_plan(16, NDRange(16), NDRange());
   empty.kernels.clear();
+  LaunchPlan library = copy_plan(16, NDRange(16), NDRange());
+  library.kernels[0].library = LibraryCall{"clblast-gemm", {4, 4, 1}, {}};
   const Case cases[] = {
       {"buffer index", bad_index, "argument 1 names buffer 5 but the plan has 2 buffers"},
       {"dimensions", bad_dims, "local size (4) and global size (4, 4) differ in dimensions"},
       {"four dims", four_dims, "global size has 4 dimensions (1-3 allowed)"},
       {"host size", bad_host, "has 8 bytes but 64 bytes of host data"},
       {"no kernels", empty, "no kernel to run"},
+      {"a library call", library,
+       "launch plan: step 0 calls clblast-gemm, a library routine that only liftc-runner runs (liftc explore); this "
+       "in-process runtime runs generated kernels only"},
   };
   for (const Case& c : cases) {
     const std::string msg = error_of([&] { run_source(session(), kCopy, "", c.plan); });

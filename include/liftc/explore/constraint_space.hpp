@@ -57,7 +57,8 @@ std::optional<std::string> fallback_strategy(const ir::Program& program, const r
 /// order, and for a network (is_network) kNetworkStrategies (those present).
 std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const ir::Program& program);
 
-/// The candidate space of `program` on `target`: every alternative of every strategy in
+/// The candidate space of `program` on `target` (library alternatives, library.hpp,
+/// included: `clblast-` strategies named, or by default those that apply): every alternative of every strategy in
 /// `strategies` (when `strategies` was not given by the user, those that do not apply are
 /// skipped, and when none applies the first of kFallbackStrategies that applies, else the
 /// program as written, as strategy `id`;
@@ -67,7 +68,10 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
                                      const std::vector<std::string>& strategies, bool strategies_given,
                                      const constraints::Target& target, std::vector<std::string>* skipped = nullptr);
 
-/// The constraints-stage alternative behind `alt` (every alternative explore builds is one).
+/// The constraints-stage alternative behind `alt` (a library alternative, library.hpp, is not one).
 const ConstraintAlternative& constraint_alternative(const Alternative& alt);
+
+/// Whether `alt` is a constraints-stage alternative (not a library one).
+bool is_constraint_alternative(const Alternative& alt);
 
 }  // namespace liftc::explore

@@ -151,7 +151,7 @@ class Evaluator {
   /// its computation on absolute values (interp::evaluate_magnitude); 0 for the others. Once per alternative
   /// (tiling reorders the same products: the magnitude does not depend on the point).
   double magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point);
-  Evaluation base_row(const ConstraintAlternative& alt, const Candidate& c) const;
+  Evaluation base_row(const Alternative& alt, const Candidate& c) const;
   std::optional<Evaluation> servable_row(const std::string& key) const;
   Evaluation serve(const Evaluation& old, const Evaluation& e, bool* served);
   void record(Job& job);

@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -83,12 +85,22 @@ inline KernelArg arg_float(float value) { return FloatArg{value}; }
 /// A `__local` allocation argument of `bytes` bytes.
 inline KernelArg arg_local(std::size_t bytes) { return LocalArg{bytes}; }
 
-/// One kernel enqueue.
+/// A library routine's call in a plan's sequence (CLBlast's, through liftc-runner; the
+/// bundle's `library` line, src/runner/README.md): the routine, its size arguments and the
+/// tuning parameters it sets first (kernel, name, value); its buffers are the launch's args.
+struct LibraryCall {
+  std::string routine;              ///< "clblast-convgemm", "clblast-gemm"
+  std::vector<std::int64_t> sizes;  ///< the routine's size arguments, in its order
+  std::vector<std::tuple<std::string, std::string, std::int64_t>> parameters;  ///< (kernel, name, value)
+};
+
+/// One kernel enqueue, or (with `library`) a library routine's call.
 struct KernelLaunch {
   std::string kernel;          ///< kernel function name in the program
   NDRange global;              ///< global size, 1-3 dimensions
   NDRange local;               ///< local size, same dimensions as `global`, or empty
   std::vector<KernelArg> args;  ///< in parameter order
+  std::optional<LibraryCall> library = std::nullopt;  ///< set: this step calls a library routine (its buffers are `args`), not a kernel
 };
 
 /// The buffers and the kernels, enqueued in order, that make up one run of a program.

@@ -20,6 +20,7 @@
 #include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/evaluate.hpp"
 #include "liftc/explore/explore.hpp"
+#include "liftc/explore/library.hpp"
 #include "liftc/explore/network.hpp"
 #include "liftc/explore/output.hpp"
 #include "liftc/explore/session.hpp"
@@ -380,6 +381,7 @@ void run_explore(ExploreOptions o) {
     net = explore::network_spaces(std::move(layers), rules, target, n);
   } else {
     space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target, &skipped);
+    if (!explore::clblast_available()) fmt::print("{}\n", explore::kNoClblastNote);
     double total = 0;
     for (const auto& a : space.alternatives) total += a->count();
     fmt::print("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
@@ -441,9 +443,13 @@ void run_explore(ExploreOptions o) {
       return r.explored[a].evaluation.time_ms < r.explored[b].evaluation.time_ms;
     });
     explore::write_outputs(o.out_dir, space, r.explored, front, fs::path(o.file).stem().string(), o.build_options);
-    fmt::print("wrote {}: front/1..{} (kernels.cl and a host program each), pareto.csv, pareto.json, evaluated.csv "
+    std::size_t library = 0;
+    for (std::size_t i : front) library += explore::is_library_strategy(r.explored[i].evaluation.strategy);
+    fmt::print("wrote {}: front/1..{} (kernels.cl and a host program each{}), pareto.csv, pareto.json, evaluated.csv "
                "(plot: python3 scripts/plot_pareto.py {})\n",
-               o.out_dir, front.size(), o.out_dir);
+               o.out_dir, front.size(),
+               library ? fmt::format("; README.txt instead for the {} CLBlast point(s)", library) : std::string(),
+               o.out_dir);
   }
 }
 

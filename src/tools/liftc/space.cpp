@@ -12,6 +12,7 @@
 #include "liftc/constraints/solve.hpp"
 #include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/layers.hpp"
+#include "liftc/explore/library.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -133,6 +134,21 @@ void print_space(const constraints::Space& space, std::uint64_t samples, std::mt
   }
 }
 
+// A library candidate's space (library.hpp): CLBlast's parameters, the constraints its
+// tuner puts on them, the count (enumerated) and samples.
+void print_library_space(explore::LibraryAlternative& alt, std::uint64_t samples, std::mt19937_64& rng) {
+  fmt::print("\n== strategy {}, alternative {} (CLBlast)\n{}", alt.strategy(), explore::alternative_number(alt),
+             alt.summary());
+  fmt::print("parameters (CLBlast's, set through OverrideParameters):\n");
+  for (const auto& p : alt.parameters()) fmt::print("  {:<10} domain {{{}}}\n", p.name, fmt::join(p.domain, ", "));
+  fmt::print("constraints (CLBlast's tuner's, and this target's limits):\n");
+  for (const auto& c : alt.constraint_lines()) fmt::print("  {}\n", c);
+  fmt::print("valid points: {} (exact: enumerated)\n", alt.count());
+  if (samples == 0 || alt.count() == 0) return;
+  fmt::print("samples ({}, uniform over the valid points):\n", samples);
+  for (std::uint64_t i = 0; i < samples; ++i) fmt::print("  {}\n", explore::format_point(alt, alt.sample(rng)));
+}
+
 void run_space(const SpaceOptions& o) {
   std::uint64_t samples = parse_count("--samples", o.samples, 1000000);
   std::uint64_t seed = parse_count("--seed", o.seed, UINT64_MAX);
@@ -149,6 +165,11 @@ void run_space(const SpaceOptions& o) {
   std::vector<std::string> strategies =
       !o.strategies.empty() ? o.strategies
                             : explore::default_strategies(rules, layers.empty() ? program : layers.front().program);
+  // CLBlast's routines (library.hpp) are spaces of their own, not rewrites.
+  bool any_library = std::any_of(strategies.begin(), strategies.end(), explore::is_library_strategy);
+  bool only_library = !o.strategies.empty() && std::all_of(strategies.begin(), strategies.end(), explore::is_library_strategy);
+  std::erase_if(strategies, explore::is_library_strategy);
+  if (only_library && !layers.empty()) throw Error("a network's layers do not offer clblast- candidates yet");
   rewrite::RewriteOptions options;
   options.budget.max_alternatives = o.max_alternatives;
 
@@ -158,9 +179,13 @@ void run_space(const SpaceOptions& o) {
     std::vector<constraints::Space> spaces;
   };
   std::vector<Part> parts;
+  std::vector<std::unique_ptr<explore::Alternative>> library;
   if (layers.empty()) {
     Part& part = parts.emplace_back();
-    part.spaces = spaces_of(rewrites_of(program, rules, strategies, !o.strategies.empty(), options, part.note), target);
+    if (!only_library)
+      part.spaces = spaces_of(rewrites_of(program, rules, strategies, !o.strategies.empty(), options, part.note), target);
+    if (any_library || o.strategies.empty())
+      library = explore::library_alternatives(program, rules, o.strategies, !o.strategies.empty(), target);
   }
   for (std::size_t i = 0; i < layers.size(); ++i) {
     Part& part = parts.emplace_back();
@@ -182,11 +207,13 @@ void run_space(const SpaceOptions& o) {
     fmt::print("// a network of {} layers: each layer's space (explore searches them one by one; --whole-program: "
                "the program as one)\n",
                layers.size());
+  if (!explore::clblast_available()) fmt::print("// {}\n", explore::kNoClblastNote);
   std::mt19937_64 rng(seed);
   for (const auto& part : parts) {
     fmt::print("{}{}", part.heading, part.note);
     for (const auto& space : part.spaces) print_space(space, samples, rng);
   }
+  for (const auto& alt : library) print_library_space(dynamic_cast<explore::LibraryAlternative&>(*alt), samples, rng);
 }
 
 }  // namespace
