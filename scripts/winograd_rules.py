@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes rules/winograd.rules: the Winograd F(m x m, 3 x 3) rules for m = 2 and m = 4.
+"""Writes rules/winograd.rules: the Winograd F(m x m, 3 x 3) rules for m = 2 and m = 4, and
+winograd-kernel-groups (register blocking over kernels of their products, for either m).
 
 The transforms are Lavin and Gray's ("Fast Algorithms for Convolutional Neural Networks",
 2016) B^T, G and A^T. A rule applies them to a tile as Kronecker products of constants:
@@ -99,6 +100,33 @@ rule winograd-f{m}x{m} "Winograd F({m}x{m}, 3x3): {m}x{m} output tiles from {alp
 """
 
 
+KERNEL_GROUPS = """\
+// Register blocking over kernels (kappa) for the products of winograd-f2x2 and -f4x4, as
+// kernel-groups-into-reduction for the direct convolution: each work-item computes kappa
+// kernels of one tile. Per transform row (xi, nu) one reduction over the channels with kappa
+// private accumulators: each transformed input value V[xi nu][c] is loaded once and
+// multiplied with the kappa kernels' U[xi nu][c] (the transformed weights regrouped by
+// transposes: views, no copies). The kappa x alpha^2 sums are kept in private memory
+// (toPrivate), then each kernel's output transform reads its alpha^2 of them. kappa must
+// divide M: a type obligation, so a constraint of the space. v cannot mention u or b (a
+// pattern variable under a lambda never uses its parameters): it is the tile's transformed
+// input, the same for every kernel. One rule for every m: split(m, ...) matches m.
+rule winograd-kernel-groups(kappa in 2..64) "kappa kernels per Winograd tile: per transform row (xi, nu) kappa private accumulators, each transformed input value loaded once for all of them, then kappa output transforms":
+  map((u, b) ->
+        let mk = toPrivate(z -> map(uv -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(uv.0, uv.1)), z), zip(u, v)) in
+        split(m, map(a -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, join(mk))), t)),
+      ub)
+    => join(map(g ->
+         let mks = toPrivate(z -> map(vu -> join(reduce(map((u, b) -> 0.0, g),
+                                                         (accs, q) -> map(s -> s.0 + s.1 * q.0, zip(accs, q.1)),
+                                                         zip(vu.0, transpose(vu.1)))), z),
+                             zip(v, transpose(map((u, b) -> u, g)))) in
+         map((mk, b) -> split(m, map(a -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, mk)), t)),
+             zip(transpose(mks), map((u, b) -> b, g))),
+       split(kappa, ub)))
+"""
+
+
 def main():
     out = sys.stdout
     out.write("// Winograd convolution (issue 18), derived from the normal-form direct convolution.\n"
@@ -111,6 +139,7 @@ def main():
         out.write(RULE.format(m=m, alpha=m + 2, gb=literal(growth(bb)), gg=literal(growth(gg)), ga=literal(growth(aa)),
                               aa=array(aa, 25), gg_=array(gg, 25), bb=array(bb, 15)))
         out.write("\n")
+    out.write(KERNEL_GROUPS)
 
 
 if __name__ == "__main__":
