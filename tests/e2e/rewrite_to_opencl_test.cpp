@@ -313,6 +313,42 @@ TEST(RegisterTile, AccumulatesInPlaceInOnePrivateArray) {
   });
 }
 
+// conv-winograd on conv_small.sr (8x8 output, M = 4): four alternatives, F(2x2, 3x3) and
+// F(4x4, 3x3), each per kernel (1, 3) or with kappa kernels per work-item
+// (winograd-kernel-groups: 2, 4). The products' kernel (the last) holds per work-item the
+// alpha^2 channel sums of its kernel, or the kappa x alpha^2 sums of its kappa kernels and
+// the kappa accumulators of one transform row (with their initial values): what the
+// register budget counts. Two points of each run and match.
+TEST(WinogradKernelGroups, KappaKernelsPerWorkItemInPrivateSums) {
+  ir::Program original = program(example("conv/conv_small.sr"));
+  RewriteOptions options;
+  options.budget.max_alternatives = 16;
+  ProgramRewrite rw = rewrite_program(library(), "conv-winograd", original, options);
+  ASSERT_EQ(rw.programs.size(), 4u);
+  std::mt19937_64 rng(13);
+  for (std::size_t a = 0; a < 4; ++a) {
+    SCOPED_TRACE(a + 1);
+    const long long alpha2 = a < 2 ? 16 : 36;
+    const bool grouped = a % 2 == 1;
+    std::vector<Instance> points = instances(original, rw.programs[a], 2, rng);
+    ASSERT_FALSE(points.empty());
+    for (const Instance& inst : points) {
+      SCOPED_TRACE(params_text(inst));
+      EXPECT_EQ(inst.values.count("kappa_M"), grouped ? 1u : 0u);
+      const long long kappa = grouped ? inst.values.at("kappa_M") : 1;
+      codegen::Module m = codegen::generate(inst.rewritten);
+      const codegen::Kernel& products = m.kernels.back();
+      long long floats = 0;
+      for (const auto& b : m.memory.buffers)
+        if (b.kernel == products.name && b.role == codegen::BufferRole::Private && !b.variable)
+          floats += codegen::evaluate(b.elements, m);
+      EXPECT_EQ(floats, grouped ? kappa * (alpha2 + 2) : alpha2) << products.source;
+      run_and_compare(inst.rewritten, inst.original, rng());
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
 // Every hand-written low-level example, with its own sizes, generates, runs, and matches
 // the interpreter; and the paper's Listing 4 at the shape of VGG-16's first layer.
 void run_low_level(const std::string& file, const std::map<std::string, long long>& sizes) {

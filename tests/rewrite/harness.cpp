@@ -60,10 +60,9 @@ std::optional<ir::Program> bind_checked(const ir::Program& p, const std::map<std
   }
 }
 
-// `magnitude`: per output element, the Winograd computation on absolute values P
-// (Agreement); empty otherwise.
-std::string compare(const interp::Tensors& a, const interp::Tensors& b, const interp::Tensors& magnitude,
-                    const Agreement& agreement) {
+// `magnitude`: per output element, the computation through constant arrays on absolute
+// values P (harness.hpp); empty for a program without constant arrays.
+std::string compare(const interp::Tensors& a, const interp::Tensors& b, const interp::Tensors& magnitude) {
   for (const auto& [name, ta] : a) {
     auto it = b.find(name);
     if (it == b.end()) return fmt::format("output {} missing after rewriting", name);
@@ -72,7 +71,7 @@ std::string compare(const interp::Tensors& a, const interp::Tensors& b, const in
     for (std::size_t i = 0; i < ta.f32.size(); ++i) {
       double x = ta.f32[i], y = tb.f32[i];
       double tolerance = 1e-4 * (1.0 + std::fabs(x));
-      if (agreement.winograd) tolerance += interp::magnitude_tolerance * magnitude.at(name).f32[i];
+      if (!magnitude.empty()) tolerance += interp::magnitude_tolerance * magnitude.at(name).f32[i];
       if (!(std::fabs(x - y) <= tolerance))
         return fmt::format("output {}[{}]: {} before, {} after (tolerance {})", name, i, x, y, tolerance);
     }
@@ -178,8 +177,7 @@ std::vector<Instance> instances(const ir::Program& p, const RewrittenProgram& al
   return out;
 }
 
-Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed,
-                              const Agreement& agreement) {
+Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed) {
   Equivalence out;
   RewriteOptions options;
   options.budget.max_alternatives = 64;
@@ -192,9 +190,8 @@ Equivalence check_equivalence(const ir::Program& p, const std::string& strategy,
     for (const auto& inst : found) {
       interp::Tensors inputs = interp::random_inputs(inst.original, rng());
       interp::Tensors magnitude;
-      if (agreement.winograd) magnitude = interp::evaluate_magnitude(inst.rewritten, inputs);
-      std::string diff =
-          compare(interp::evaluate(inst.original, inputs), interp::evaluate(inst.rewritten, inputs), magnitude, agreement);
+      if (interp::has_constant_arrays(inst.rewritten)) magnitude = interp::evaluate_magnitude(inst.rewritten, inputs);
+      std::string diff = compare(interp::evaluate(inst.original, inputs), interp::evaluate(inst.rewritten, inputs), magnitude);
       ++out.instances;
       if (!diff.empty()) {
         out.failure = fmt::format("{} with {}\nrewritten:\n{}", diff, params_text(inst), ir::to_string(alt.program));

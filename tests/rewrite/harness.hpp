@@ -59,22 +59,21 @@ struct Equivalence {
   std::string failure;   // empty when every instance agreed
 };
 
-/// How closely a rewrite must agree, for check_equivalence. Every rewrite may reassociate
-/// sums: outputs agree within 1e-4 * (1 + |before|). A Winograd rewrite (rules/winograd.rules)
-/// computes through transforms whose intermediate sums can be much larger than the result:
-/// its rounding error is bounded by u * n * P (the standard running-error bound: u = 2^-24,
-/// n the additions on a product's path), P the same computation on absolute values, i.e.
-/// the rewritten program interpreted on |inputs| with every constant array's entries made
-/// |entries| (interp::evaluate_magnitude; its only arithmetic is + and *). With `winograd`,
-/// outputs also may differ by interp::magnitude_tolerance * P (1e-4, u * n for n ~ 1700):
-/// the allowance of reassociation, relative to P.
-struct Agreement {
-  bool winograd = false;
-};
-
+/// How closely a rewrite must agree, for check_equivalence, decided by the rewritten program,
+/// not by the rule's name. Every rewrite may reassociate sums: outputs agree within
+/// 1e-4 * (1 + |before|). A program that computes through constant arrays (the Winograd
+/// transforms of rules/winograd.rules, and any rule applied to their result) has
+/// intermediate sums much larger than the result: its rounding error is bounded by
+/// u * n * P (the standard running-error bound: u = 2^-24, n the additions on a product's
+/// path), P the same computation on absolute values, i.e. the rewritten program interpreted
+/// on |inputs| with every constant array's entries made |entries|
+/// (interp::evaluate_magnitude; its only arithmetic is + and *). Such a program's outputs
+/// also may differ by interp::magnitude_tolerance * P (1e-4, u * n for n ~ 1700): the
+/// allowance of reassociation, relative to P. The same test `liftc explore` and the e2e
+/// tests make (interp::has_constant_arrays).
 /// Rewrites `p` with `strategy`, then for each alternative interprets `trials` random
-/// instances (random data) before and after, comparing every output (within `agreement`).
-Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed,
-                              const Agreement& agreement = {});
+/// instances (random data) before and after, comparing every output (within the agreement
+/// above).
+Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed);
 
 }  // namespace liftc::rewrite::test
