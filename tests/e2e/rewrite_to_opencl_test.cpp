@@ -4,9 +4,11 @@
 // of the original, high-level program. And the hand-written low-level examples.
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <random>
 #include <set>
 #include <regex>
@@ -111,6 +113,7 @@ INSTANTIATE_TEST_SUITE_P(Library, StrategyToOpenCL,
                                            StrategyCase{"conv-chw-tile-local", "conv/conv_small.sr"},
                                            StrategyCase{"conv-chw-tile-local", "conv/conv_k3_stride2_pad0.sr"},
                                            StrategyCase{"conv-chw-tile-local", "vgg16/conv_reduced.sr"},
+                                           StrategyCase{"conv-chw-tile-local", "conv/conv_relu_swapped.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_small.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_k3_stride2_pad0.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_relu_swapped.sr"},
@@ -346,6 +349,33 @@ TEST(WinogradKernelGroups, KappaKernelsPerWorkItemInPrivateSums) {
       run_and_compare(inst.rewritten, inst.original, rng());
       if (::testing::Test::HasFatalFailure()) return;
     }
+  }
+}
+
+// conv-chw-tile-local with an activation after each sum (register-tile-acc-activation): each
+// work-item applies it to its own sigma x kappa tile of the block's sums, so the work-group
+// keeps tau/sigma x gamma/kappa work-items, as without an activation (a map over all the
+// block's tau x gamma sums would make dimension 0 tau wide). Both run and match.
+TEST(TileLocal, TheActivationKeepsOneWorkItemPerRegisterTile) {
+  struct Case {
+    const char* example;
+    std::map<std::string, long long> params;
+    std::array<std::int64_t, 3> local;
+  };
+  for (const Case& c :
+       {Case{"conv/conv_small.sr", {{"tau_H", 8}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma", 2}, {"kappa", 2}}, {4, 1, 2}},
+        Case{"conv/conv_relu_swapped.sr", {{"tau_H", 9}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 3}, {"kappa_C", 2}},
+             {3, 1, 2}}}) {
+    SCOPED_TRACE(c.example);
+    ir::Program original = program(example(c.example));
+    ProgramRewrite rw = rewrite_program(library(), "conv-chw-tile-local", original, {});
+    ASSERT_EQ(rw.programs.size(), 1u);
+    ir::Program p = typecheck::typecheck(ir::bind_sizes(rw.programs[0].program, c.params)).program;
+    codegen::Module m = codegen::generate(p);
+    const codegen::Kernel& conv = m.kernels.back();  // after the pad kernel
+    ASSERT_EQ(conv.name, "conv_kernel") << m.source();
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(codegen::evaluate(conv.launch.local[d], m), c.local[d]) << "dimension " << d;
+    run_and_compare(p, typecheck::typecheck(ir::bind_sizes(original, {})).program, 4);
   }
 }
 

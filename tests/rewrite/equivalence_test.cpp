@@ -211,6 +211,13 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"register-tile-acc", "size N, C, P\ninput a : [[float]P]N\ninput x : [[[[float]C]3]3]N\ninput ws : [[[[float]C]3]3]P\n"
                             "def out = map(aw -> join(map((am, w) -> reduce(am, (acc, p) -> acc + p.0 * p.1, "
                             "zip(join(join(aw.1)), join(join(w)))), zip(aw.0, ws))), zip(a, x))"},
+      {"conv-block-chunks-activation", "size N, C, P\ninput x : [[[float]C]N]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
+                                       "def out = map2D(win -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                                       "zip(join(join(win)), join(join(w))))), zip(ws, bs)), slide2D(3, 3, 1, 1, x))"},
+      {"register-tile-acc-activation",
+       "size N, C, P, Q\ninput a : [[float]P]N\ninput xs : [[[[[float]C]3]3]N]Q\ninput ys : [[[[[float]C]3]3]P]Q\n"
+       "def out = map(map(v -> max(v, 0.0)), join(reduce(a, (accs, c) -> map(aw -> join(map((am, w) -> reduce(am, "
+       "(acc, p) -> acc + p.0 * p.1, zip(join(join(aw.1)), join(join(w)))), zip(aw.0, c.1))), zip(accs, c.0)), zip(xs, ys))))"},
       {"conv-chunk-to-local", "size N, C, P\ninput z : [float]P\ninput xs : [[[[float]C]3]3]N\ninput ys : [[[[[float]C]3]3]P]N\n"
                               "def out = reduce(z, (a, c) -> join(map((am, w) -> reduce(am, (s, p) -> s + p.0 * p.1, "
                               "zip(join(join(c.0)), join(join(w)))), zip(a, c.1))), zip(xs, ys))"},

@@ -13,8 +13,6 @@ namespace {
 
 const char* const kActivation =
     "an activation after each kernel's sum: partial-sums-out-kappa has no activation variant (conv-chw-omega covers it)";
-const char* const kBlockActivation =
-    "an activation after each kernel's sum: conv-block-chunks has no activation variant (conv-chw-tile covers it)";
 const char* const kDepthwise =
     "depthwise: each channel its own K x K kernel (a map over (kernel, bias, channel) triples), so no kernels across "
     "the channels to group (kappa), copy kernel-minor, tile, chunk by channels (omega) or multiply as an im2col matrix";
@@ -44,9 +42,6 @@ const std::vector<NotOffered>& forms_not_offered() {
         {"relu6_clamp.sr", "conv-chw-omega-kappa", kActivation},
         {"relu_of_sum_plus_bias.sr", "conv-chw-omega-kappa", kActivation},
     };
-    for (const char* form : {"bias_after_relu.sr", "conv_pool.sr", "joined_channels.sr", "leaky_select.sr",
-                             "pointwise.sr", "relu_max_0x.sr", "relu6_clamp.sr", "relu_of_sum_plus_bias.sr"})
-      t.push_back({form, "conv-chw-tile-local", kBlockActivation});
     for (const char* f : {"bias_after_relu.sr", "conv_pool.sr", "joined_channels.sr", "leaky_select.sr", "relu6_clamp.sr",
                           "relu_max_0x.sr", "relu_of_sum_plus_bias.sr", "pointwise.sr"})
       t.push_back({f, "conv-winograd", kWinogradActivation});
