@@ -197,6 +197,9 @@ struct Front::Impl {
   ~Impl() {
     liftc_host::release(buffers);
     for (auto& [number, b] : built) liftc_host::release(b);
+#ifdef LIFTC_HOST_CLBLAST
+    CLBlastClearCache();  // CLBlast's compiled programs hold the context
+#endif
     if (queue) clReleaseCommandQueue(queue);
     if (context) clReleaseContext(context);
   }
@@ -274,8 +277,11 @@ SwitchCost Front::use(int number) {
       // Built before anything is released: a point that does not build leaves the current one.
       impl_->built[number] = liftc_host::build_plan(impl_->context, impl_->device, plan);
       cost.built = true;
-      cost.build_ms = liftc_host::ms_since(start);
     }
+    // A library call's tuning parameters, given to CLBlast at every switch (CLBlast keeps one
+    // set per device and kernel; it compiles its kernel at the point's first run after a change).
+    liftc_host::set_library_parameters(impl_->device, plan);
+    cost.build_ms = cost.built ? liftc_host::ms_since(start) : 0;
     // The old point's buffers go before the new one's are made: the device never holds both.
     // Should the new ones not fit, no point is current (current() is 0) and run() refuses
     // until a choose() or use() succeeds; the caller's outputs are untouched either way.
