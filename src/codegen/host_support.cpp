@@ -417,8 +417,10 @@ inline std::string clblast_failure(const std::string& what, CLBlastStatusCode s)
 // Gives CLBlast the tuning parameters of every library call of `plan` (one
 // CLBlastOverrideParameters per library kernel). CLBlast keeps one set per device and kernel
 // for the whole process and recompiles its kernel at the next call after a change, so a set
-// already given for the device is not given again.
-inline void set_library_parameters(cl_device_id device, const PlanInfo& plan) {
+// already given for the device is not given again. Returns whether one was given (CLBlast
+// then compiles at the next call).
+inline bool set_library_parameters(cl_device_id device, const PlanInfo& plan) {
+  bool given_now = false;
   for (const StageInfo& stage : plan.stages)
     for (const KernelInfo& k : stage.kernels) {
       if (!k.library) continue;
@@ -436,12 +438,14 @@ inline void set_library_parameters(cl_device_id device, const PlanInfo& plan) {
                                                         names.data(), numbers.data());
         if (s != CLBlastSuccess) fail(clblast_failure("OverrideParameters(" + kernel + ")", s));
         last = values;
+        given_now = true;
       }
 #else
       (void)device;
       fail(std::string("this program was built without CLBlast: it cannot call ") + k.library);
 #endif
     }
+  return given_now;
 }
 
 // Enqueues library call `k` on `mems` (its buffers are its args), `event` its last kernel's.
@@ -462,6 +466,19 @@ inline void call_library(cl_command_queue queue, const KernelInfo& k, const std:
   (void)queue, (void)mems, (void)event;
   fail(std::string("this program was built without CLBlast: it cannot call ") + k.library);
 #endif
+}
+
+// Makes every library call of `plan` once on `mems` and waits: CLBlast compiles a routine's
+// kernels at its first call after its parameters change, which this pays for.
+inline void prime_library_calls(cl_command_queue queue, const PlanInfo& plan, const std::vector<cl_mem>& mems) {
+  for (const StageInfo& stage : plan.stages)
+    for (const KernelInfo& k : stage.kernels) {
+      if (!k.library) continue;
+      cl_event event = nullptr;
+      call_library(queue, k, mems, &event);
+      if (event) clReleaseEvent(event);
+    }
+  check(clFinish(queue), "running the library calls once");
 }
 
 // Runs every kernel of every stage in order, waiting for each; returns each kernel's time
