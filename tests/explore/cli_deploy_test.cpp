@@ -11,6 +11,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -21,6 +22,17 @@
 namespace {
 
 namespace fs = std::filesystem;
+
+// Whether `out` says "chosen: N " for each of `points`, in this order.
+bool chose_in_order(const std::string& out, const std::vector<std::size_t>& points) {
+  std::size_t at = 0;
+  for (std::size_t n : points) {
+    at = out.find(fmt::format("chosen: {} ", n), at);
+    if (at == std::string::npos) return false;
+    ++at;
+  }
+  return true;
+}
 
 const std::string kConv = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/conv_small.sr";
 
@@ -53,9 +65,27 @@ class DeployCli : public ::testing::Test {
   }
   Result liftc(const std::string& args) { return shell(fmt::format("'{}' {}", LIFTC_BINARY, args)); }
 
+  // cmake's configure and build of the deployed proj/ into proj/build (output in build.log).
+  Result build_project() {
+    return shell("cmake -S proj -B proj/build > build.log 2>&1 && cmake --build proj/build >> build.log 2>&1");
+  }
+
+  // The demo over three memory budgets in one process, on ref/'s inputs, checked against ref/.
+  Result demo_of(std::int64_t first, std::int64_t second, std::int64_t third) {
+    return shell(fmt::format("proj/build/demo --memory-budget {} --memory-budget {} --memory-budget {} "
+                             "--inputs ref/inputs --expected ref",
+                             first, second, third));
+  }
+
   // ./memory_runner.sh: the real runner (each candidate validated against the interpreter
   // there), but a candidate's time is reported as 10^6 / its buffers' bytes ms: more memory,
   // faster, so a front holds points of different memory whatever the machine's load.
+  // `liftc explore ARGS --runs 2 --pareto -o ex` through ./memory_runner.sh.
+  Result explore_by_memory(const std::string& args) {
+    write_memory_runner();
+    return liftc(fmt::format("explore {} --runs 2 --pareto -o ex --runner ./memory_runner.sh -q", args));
+  }
+
   void write_memory_runner() {
     std::ofstream(dir_ / "memory_runner.sh") << fmt::format(
         "#!/bin/sh\n"
@@ -77,10 +107,7 @@ TEST_F(DeployCli, FrontLibraryChoosesByBudgetSwitchesAndValidates) {
   // candidates run in the real runner (validated against the interpreter there) but each
   // reports its time as 10^6 / its buffers' bytes ms: more memory, faster. The demo below
   // validates every point it runs itself, against `liftc eval`'s outputs.
-  write_memory_runner();
-  Result explored = liftc(fmt::format("explore {} -s conv-lower -s conv-chw -s conv-chw-omega --evals 6 --runs 2 "
-                                      "--pareto -o ex --runner ./memory_runner.sh -q",
-                                      kConv));
+  Result explored = explore_by_memory(kConv + " -s conv-lower -s conv-chw -s conv-chw-omega --evals 6");
   ASSERT_EQ(explored.exit_code, 0) << explored.out << explored.err;
 
   // The front, fastest first: point 1 has the most memory; `small` is the first point of the least.
@@ -106,19 +133,13 @@ TEST_F(DeployCli, FrontLibraryChoosesByBudgetSwitchesAndValidates) {
       << deployed.out;
   // No CLBlast point: the project does not look for CLBlast.
   EXPECT_EQ(read(dir_ / "proj/CMakeLists.txt").find("clblast"), std::string::npos);
-  Result built = shell("cmake -S proj -B proj/build > build.log 2>&1 && cmake --build proj/build >> build.log 2>&1");
-  ASSERT_EQ(built.exit_code, 0) << read(dir_ / "build.log");
+  ASSERT_EQ(build_project().exit_code, 0) << read(dir_ / "build.log");
 
   // Three requests in one process: the least memory, room for every point, the least again
   // (its programs are cached by then). Each chosen point validates.
-  Result demo = shell(fmt::format("proj/build/demo --memory-budget {} --memory-budget {} --memory-budget {} "
-                                  "--inputs ref/inputs --expected ref",
-                                  least, most, least));
+  Result demo = demo_of(least, most, least);
   ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;
-  std::size_t first = demo.out.find(fmt::format("chosen: {} ", small));
-  std::size_t second = demo.out.find("chosen: 1 ", first);
-  std::size_t third = demo.out.find(fmt::format("chosen: {} ", small), second);
-  EXPECT_TRUE(first != std::string::npos && second != std::string::npos && third != std::string::npos) << demo.out;
+  EXPECT_TRUE(chose_in_order(demo.out, {small, 1, small})) << demo.out;
   EXPECT_EQ(count(demo.out, "conv: matches the expected values (256 values)"), 3u) << demo.out;
   EXPECT_NE(demo.out.find(fmt::format("switch: from 1 to {} in", small)), std::string::npos) << demo.out;
   EXPECT_NE(demo.out.find("programs cached"), std::string::npos) << demo.out;
@@ -161,10 +182,7 @@ TEST_F(DeployCli, FrontWithAClblastPointDeploysAndValidates) {
                   "point to deploy";
 #endif
   const std::string conv = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/conv_relu_swapped.sr";
-  write_memory_runner();
-  Result explored = liftc(fmt::format("explore {} -s clblast-convgemm -s conv-lower --evals 3 --jobs 1 --runs 2 "
-                                      "--timeout 600 --pareto -o ex --runner ./memory_runner.sh -q",
-                                      conv));
+  Result explored = explore_by_memory(conv + " -s clblast-convgemm -s conv-lower --evals 3 --jobs 1 --timeout 600");
   ASSERT_EQ(explored.exit_code, 0) << explored.out << explored.err;
   nlohmann::json front = nlohmann::json::parse(read(dir_ / "ex/pareto.json"));
   ASSERT_GE(front.size(), 2u) << read(dir_ / "ex/pareto.csv");
@@ -185,16 +203,10 @@ TEST_F(DeployCli, FrontWithAClblastPointDeploysAndValidates) {
   Result deployed = liftc("deploy ex -o proj");
   ASSERT_EQ(deployed.exit_code, 0) << deployed.err;
   EXPECT_NE(read(dir_ / "proj/CMakeLists.txt").find("find_library(CLBLAST_LIBRARY clblast)"), std::string::npos);
-  Result built = shell("cmake -S proj -B proj/build > build.log 2>&1 && cmake --build proj/build >> build.log 2>&1");
-  ASSERT_EQ(built.exit_code, 0) << read(dir_ / "build.log");
-  Result demo = shell(fmt::format("proj/build/demo --memory-budget {} --memory-budget {} --memory-budget {} "
-                                  "--inputs ref/inputs --expected ref",
-                                  most, least, most));
+  ASSERT_EQ(build_project().exit_code, 0) << read(dir_ / "build.log");
+  Result demo = demo_of(most, least, most);
   ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;
-  std::size_t first = demo.out.find("chosen: 1 (measured");
-  std::size_t second = demo.out.find(fmt::format("chosen: {} ", small), first);
-  std::size_t third = demo.out.find("chosen: 1 (measured", second);
-  EXPECT_TRUE(first != std::string::npos && second != std::string::npos && third != std::string::npos) << demo.out;
+  EXPECT_TRUE(chose_in_order(demo.out, {1, small, 1})) << demo.out;
   EXPECT_NE(demo.out.find("clblast-convgemm #1: "), std::string::npos) << demo.out;
   EXPECT_EQ(count(demo.out, "conv: matches the expected values (648 values)"), 3u) << demo.out;
 
