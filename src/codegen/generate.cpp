@@ -21,19 +21,6 @@ bool holds_tuple(const ir::Type& t) {
   return t.is_array() && holds_tuple(t.elem());
 }
 
-std::vector<std::int64_t> shape_of(const ir::Type& t) {
-  std::vector<std::int64_t> shape;
-  ir::Type u = t;
-  while (u.is_array()) {
-    auto n = u.length().constant();
-    if (!n) return {};
-    shape.push_back(*n);
-    u = u.elem();
-  }
-  if (u.is_vector()) shape.push_back(u.width());
-  return shape;
-}
-
 Buffer global_buffer(const std::string& name, const ir::Type& t, BufferRole role, const SourceLoc& loc) {
   if (holds_tuple(t))
     throw Error(fmt::format("'{}' has type {}: inputs and definitions hold scalars or vectors, not tuples", name,
@@ -65,6 +52,20 @@ void used_buffers(const c::Stmt& s, std::set<std::string>& out) {
 }
 
 }  // namespace
+
+std::vector<std::int64_t> shape_of(const ir::Type& t) {
+  std::vector<std::int64_t> shape;
+  ir::Type u = t;
+  while (u.is_array()) {
+    auto n = u.length().constant();
+    if (!n) return {};
+    shape.push_back(*n);
+    u = u.elem();
+  }
+  if (u.is_vector()) shape.push_back(u.width());
+  return shape;
+}
+
 
 const char* to_string(BufferRole r) {
   switch (r) {

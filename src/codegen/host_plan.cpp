@@ -36,6 +36,33 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
+// A step's `library` object of plan.json: a routine of kHostLibraryRoutines with its number
+// of sizes and of (buffer) arguments, and parameters whose names are C identifiers.
+template <class Bad>
+runtime::LibraryCall read_library_call(const nlohmann::json& j, std::size_t buffers, const Bad& bad) {
+  runtime::LibraryCall call;
+  call.routine = j.at("routine").get<std::string>();
+  const HostLibraryRoutine* routine = nullptr;
+  for (const auto& r : kHostLibraryRoutines)
+    if (call.routine == r.name) routine = &r;
+  if (!routine) throw bad(fmt::format("unknown library routine '{}' (clblast-convgemm, clblast-gemm)", call.routine));
+  call.sizes = j.at("sizes").get<std::vector<std::int64_t>>();
+  if (call.sizes.size() != routine->sizes || buffers != routine->buffers)
+    throw bad(fmt::format("library call {}: {} sizes and {} buffers, not {} and {}", call.routine, call.sizes.size(),
+                          buffers, routine->sizes, routine->buffers));
+  for (std::int64_t v : call.sizes)
+    if (v < 0 || v > kMaxElements) throw bad(fmt::format("library call {}: a size of {}", call.routine, v));
+  for (const auto& p : j.at("parameters")) {
+    std::string kernel = p.at("kernel").get<std::string>(), name = p.at("name").get<std::string>();
+    std::int64_t value = p.at("value").get<std::int64_t>();
+    if (!is_identifier(kernel) || !is_identifier(name) || value < 0 || value > kMaxElements)
+      throw bad(fmt::format("library call {}: the parameter {}.{} = {} is not a name and a whole number", call.routine,
+                            kernel, name, value));
+    call.parameters.emplace_back(kernel, name, value);
+  }
+  return call;
+}
+
 // The raw-string delimiter of generated sources; a text holding it cannot be embedded.
 constexpr const char* kRawEnd = ")LIFTC\"";
 
@@ -52,6 +79,55 @@ std::vector<const HostBuffer*> HostPlan::buffers_of(HostRole role) const {
   for (const auto& b : buffers)
     if (b.role == role) out.push_back(&b);
   return out;
+}
+
+bool HostPlan::calls_library() const {
+  for (const auto& s : stages)
+    for (const auto& k : s.kernels)
+      if (k.library) return true;
+  return false;
+}
+
+HostPlan host_plan(const runtime::LaunchPlan& launch, const std::string& source,
+                   const std::map<std::string, std::vector<std::int64_t>>& shapes) {
+  HostPlan plan;
+  for (const auto& b : launch.buffers) {
+    HostBuffer hb;
+    hb.name = b.name;
+    hb.is_float = b.elem == runtime::ElemType::Float;
+    hb.role = !std::holds_alternative<std::monostate>(b.host) ? HostRole::Input
+              : b.read_back                                     ? HostRole::Output
+                                                                : HostRole::Scratch;
+    hb.elements = static_cast<std::int64_t>(b.bytes / 4);  // float32 and int32: 4 bytes an element
+    auto shape = shapes.find(b.name);
+    if (shape != shapes.end()) hb.shape = shape->second;
+    else if (hb.role != HostRole::Scratch) throw Error(fmt::format("the plan's {} {} has no shape", role_name(hb.role), b.name));
+    plan.buffers.push_back(std::move(hb));
+  }
+  HostStage stage;
+  stage.build_options = launch.build_options;
+  for (const auto& k : launch.kernels) {
+    HostKernel hk;
+    hk.name = k.kernel;
+    hk.library = k.library;
+    if (!k.library) {
+      stage.source = source;  // a stage of library calls only has no program to build
+      hk.dims = static_cast<int>(k.global.sizes.size());
+      for (int d = 0; d < hk.dims; ++d) {
+        hk.global[static_cast<std::size_t>(d)] = static_cast<std::int64_t>(k.global.sizes[static_cast<std::size_t>(d)]);
+        if (!k.local.empty()) hk.local[static_cast<std::size_t>(d)] = static_cast<std::int64_t>(k.local.sizes[static_cast<std::size_t>(d)]);
+      }
+      for (int d = hk.dims; d < 3 && !k.local.empty(); ++d) hk.local[static_cast<std::size_t>(d)] = 1;
+    }
+    for (const auto& a : k.args) {
+      if (const auto* b = std::get_if<runtime::BufferArg>(&a)) hk.args.push_back({static_cast<int>(b->buffer), 0});
+      else if (const auto* i = std::get_if<runtime::IntArg>(&a)) hk.args.push_back({-1, i->value});
+      else throw Error(fmt::format("step {}: a host plan's arguments are buffers and ints only", k.kernel));
+    }
+    stage.kernels.push_back(std::move(hk));
+  }
+  plan.stages.push_back(std::move(stage));
+  return plan;
 }
 
 HostPlan host_plan(const Module& m) {
@@ -159,6 +235,15 @@ std::string plan_json(const HostPlan& plan) {
       for (const auto& a : k.args)
         args.push_back(a.buffer >= 0 ? json{{"buffer", plan.buffers[static_cast<std::size_t>(a.buffer)].name}}
                                      : json{{"int", a.value}});
+      if (k.library) {
+        json parameters = json::array();
+        for (const auto& [kernel, name, value] : k.library->parameters)
+          parameters.push_back({{"kernel", kernel}, {"name", name}, {"value", value}});
+        kernels.push_back({{"name", k.name},
+                           {"library", {{"routine", k.library->routine}, {"sizes", k.library->sizes}, {"parameters", parameters}}},
+                           {"args", args}});
+        continue;
+      }
       std::vector<std::int64_t> global(k.global.begin(), k.global.begin() + k.dims);
       std::vector<std::int64_t> local;
       if (k.has_local()) local.assign(k.local.begin(), k.local.begin() + k.dims);
@@ -219,6 +304,17 @@ HostPlan read_plan_json(const std::string& text, const std::string& where) {
       for (const auto& jk : js.at("kernels")) {
         HostKernel k;
         k.name = jk.at("name").get<std::string>();
+        if (jk.contains("library")) {
+          k.library = read_library_call(jk.at("library"), jk.at("args").size(), bad);
+          k.name = k.library->routine;
+          for (const auto& ja : jk.at("args")) {
+            auto it = index.find(ja.at("buffer").get<std::string>());
+            if (it == index.end()) throw bad(fmt::format("library call {}: an argument names no buffer of the plan", k.name));
+            k.args.push_back({it->second, 0});
+          }
+          s.kernels.push_back(std::move(k));
+          continue;
+        }
         if (!is_identifier(k.name)) throw bad(fmt::format("kernel name '{}' is not a C identifier", k.name));
         auto global = jk.at("global").get<std::vector<std::int64_t>>();
         auto local = jk.at("local").get<std::vector<std::int64_t>>();
@@ -284,11 +380,18 @@ std::string plan_tables(const HostPlan& plan, const std::string& name) {
     out += fmt::format("        {{R\"LIFTC(\n{})LIFTC\",\n         {},  // build options\n         {{\n", s.source,
                        cpp_string(s.build_options));
     for (const auto& k : s.kernels) {
-      std::vector<std::string> args;
+      std::vector<std::string> args, parameters;
       for (const auto& a : k.args) args.push_back(fmt::format("{{{}, {}}}", a.buffer, a.value));
-      out += fmt::format("             {{{}, {}, {{{}}}, {{{}}}, {}, {{{}}}}},\n", cpp_string(k.name), k.dims,
+      std::string library = "nullptr, {}, {}";  // a kernel: no library call
+      if (k.library) {
+        for (const auto& [kernel, name, value] : k.library->parameters)
+          parameters.push_back(fmt::format("{{{}, {}, {}}}", cpp_string(kernel), cpp_string(name), value));
+        library = fmt::format("{}, {{{}}}, {{{}}}", cpp_string(k.library->routine), fmt::join(k.library->sizes, ", "),
+                              fmt::join(parameters, ", "));
+      }
+      out += fmt::format("             {{{}, {}, {{{}}}, {{{}}}, {}, {{{}}}, {}}},\n", cpp_string(k.name), k.dims,
                          fmt::join(k.global, ", "), fmt::join(k.local, ", "), k.has_local() ? "true" : "false",
-                         fmt::join(args, ", "));
+                         fmt::join(args, ", "), library);
     }
     out += "         }},\n";
   }

@@ -12,6 +12,10 @@ constexpr const char* kSupport = R"HOST(#define CL_TARGET_OPENCL_VERSION 120
 #else
 #include <CL/cl.h>
 #endif
+#ifdef LIFTC_HOST_CLBLAST
+#include <clblast_c.h>
+#endif
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -22,6 +26,7 @@ constexpr const char* kSupport = R"HOST(#define CL_TARGET_OPENCL_VERSION 120
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -45,7 +50,15 @@ struct ArgInfo {
   int buffer;  // index into PlanInfo::buffers, or -1 for an int value
   int value;
 };
-// One kernel launch.
+// A tuning parameter a library call sets first: its library kernel, its name, its value.
+struct ParamInfo {
+  const char* kernel;
+  const char* name;
+  size_t value;
+};
+// One kernel launch; or, with `library` set, a library routine's call (liftc-runner's
+// `library` step: CLBlast's routine with the point's tuning parameters), whose buffers are
+// `args` in the routine's order and which has no NDRange.
 struct KernelInfo {
   const char* name;
   cl_uint dims;
@@ -53,6 +66,9 @@ struct KernelInfo {
   size_t local[3];
   bool has_local;
   std::vector<ArgInfo> args;
+  const char* library;              // nullptr for a kernel; else "clblast-convgemm", "clblast-gemm"
+  std::vector<size_t> sizes;        // the routine's size arguments, in its order
+  std::vector<ParamInfo> params;    // set through CLBlastOverrideParameters before it runs
 };
 // One OpenCL program and the kernels enqueued from it, in order.
 struct StageInfo {
@@ -309,7 +325,8 @@ struct BuiltPlan {
 
 inline void release(BuiltPlan& built) {
   for (auto& ks : built.kernels)
-    for (cl_kernel k : ks) clReleaseKernel(k);
+    for (cl_kernel k : ks)
+      if (k) clReleaseKernel(k);
   for (cl_program p : built.programs) clReleaseProgram(p);
   built = BuiltPlan();
 }
@@ -320,6 +337,10 @@ inline BuiltPlan build_plan(cl_context context, cl_device_id device, const PlanI
   BuiltPlan built;
   try {
     for (const StageInfo& stage : plan.stages) {
+      built.kernels.emplace_back(stage.kernels.size(), nullptr);  // a library call's stays null
+      bool any_kernel = std::any_of(stage.kernels.begin(), stage.kernels.end(),
+                                    [](const KernelInfo& k) { return k.library == nullptr; });
+      if (!any_kernel) continue;  // library calls only: no program to build
       cl_int err;
       const char* source = stage.source;
       cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &err);
@@ -332,11 +353,11 @@ inline BuiltPlan build_plan(cl_context context, cl_device_id device, const PlanI
         clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, &log[0], nullptr);
         fail("building the kernels failed:\n" + log);
       }
-      built.kernels.emplace_back();
-      for (const KernelInfo& k : stage.kernels) {
-        cl_kernel kernel = clCreateKernel(program, k.name, &err);
-        check(err, std::string("clCreateKernel ") + k.name);
-        built.kernels.back().push_back(kernel);
+      for (size_t i = 0; i < stage.kernels.size(); ++i) {
+        if (stage.kernels[i].library) continue;
+        cl_kernel kernel = clCreateKernel(program, stage.kernels[i].name, &err);
+        check(err, std::string("clCreateKernel ") + stage.kernels[i].name);
+        built.kernels.back()[i] = kernel;
       }
     }
   } catch (...) {
@@ -382,14 +403,112 @@ inline void upload_and_poison(cl_command_queue queue, const PlanInfo& plan, cons
   check(clFinish(queue), "uploading the inputs");
 }
 
+#ifdef LIFTC_HOST_CLBLAST
+inline std::string clblast_failure(const std::string& what, CLBlastStatusCode s) {
+  return "CLBlast " + what + " failed with status " + std::to_string(static_cast<int>(s)) +
+         (s == CLBlastOpenCLBuildProgramFailure ? " (its kernel does not compile with the point's parameters)"
+          : s == CLBlastInvalidLocalThreadsDim || s == CLBlastInvalidLocalThreadsTotal
+              ? " (the work-group the point's parameters ask for is invalid on this device)"
+          : s == CLBlastInvalidLocalMemUsage ? " (the point's parameters need more local memory than the device has)"
+                                             : "");
+}
+#endif
+
+// Gives CLBlast the tuning parameters of every library call of `plan` (one
+// CLBlastOverrideParameters per library kernel). CLBlast keeps one set per device and kernel
+// for the whole process and recompiles its kernel at the next call after a change, so a set
+// already given for the device is not given again. Returns whether one was given (CLBlast
+// then compiles at the next call).
+inline bool set_library_parameters(cl_device_id device, const PlanInfo& plan) {
+  bool given_now = false;
+  for (const StageInfo& stage : plan.stages)
+    for (const KernelInfo& k : stage.kernels) {
+      if (!k.library) continue;
+#ifdef LIFTC_HOST_CLBLAST
+      static std::map<std::pair<cl_device_id, std::string>, std::vector<std::pair<std::string, size_t>>> given;
+      std::map<std::string, std::vector<std::pair<std::string, size_t>>> by_kernel;
+      for (const ParamInfo& p : k.params) by_kernel[p.kernel].emplace_back(p.name, p.value);
+      for (const auto& [kernel, values] : by_kernel) {
+        auto& last = given[{device, kernel}];
+        if (last == values) continue;
+        std::vector<const char*> names;
+        std::vector<size_t> numbers;
+        for (const auto& v : values) names.push_back(v.first.c_str()), numbers.push_back(v.second);
+        CLBlastStatusCode s = CLBlastOverrideParameters(device, kernel.c_str(), CLBlastPrecisionSingle, names.size(),
+                                                        names.data(), numbers.data());
+        if (s != CLBlastSuccess) fail(clblast_failure("OverrideParameters(" + kernel + ")", s));
+        last = values;
+        given_now = true;
+      }
+#else
+      (void)device;
+      fail(std::string("this program was built without CLBlast: it cannot call ") + k.library);
+#endif
+    }
+  return given_now;
+}
+
+// Enqueues library call `k` on `mems` (its buffers are its args), `event` its last kernel's.
+inline void call_library(cl_command_queue queue, const KernelInfo& k, const std::vector<cl_mem>& mems, cl_event* event) {
+#ifdef LIFTC_HOST_CLBLAST
+  cl_mem a = mems[static_cast<size_t>(k.args[0].buffer)], b = mems[static_cast<size_t>(k.args[1].buffer)],
+         c = mems[static_cast<size_t>(k.args[2].buffer)];
+  const std::vector<size_t>& s = k.sizes;
+  CLBlastStatusCode status;
+  if (std::string(k.library) == "clblast-convgemm")  // liftc's convolutions: a window times a kernel as written
+    status = CLBlastSconvgemm(CLBlastKernelModeCrossCorrelation, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8],
+                              s[9], s[10], s[11], s[12], a, 0, b, 0, c, 0, &queue, event);
+  else
+    status = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, s[0], s[1], s[2], 1.0f, a, 0,
+                          s[2], b, 0, s[1], 0.0f, c, 0, s[1], &queue, event);
+  if (status != CLBlastSuccess) fail(clblast_failure(k.library, status));
+#else
+  (void)queue, (void)mems, (void)event;
+  fail(std::string("this program was built without CLBlast: it cannot call ") + k.library);
+#endif
+}
+
+// Makes every library call of `plan` once on `mems` and waits: CLBlast compiles a routine's
+// kernels at its first call after its parameters change, which this pays for.
+inline void prime_library_calls(cl_command_queue queue, const PlanInfo& plan, const std::vector<cl_mem>& mems) {
+  for (const StageInfo& stage : plan.stages)
+    for (const KernelInfo& k : stage.kernels) {
+      if (!k.library) continue;
+      cl_event event = nullptr;
+      call_library(queue, k, mems, &event);
+      if (event) clReleaseEvent(event);
+    }
+  check(clFinish(queue), "running the library calls once");
+}
+
 // Runs every kernel of every stage in order, waiting for each; returns each kernel's time
-// (OpenCL event profiling, ms), in order.
+// (OpenCL event profiling, ms), in order. A library call may enqueue several kernels and
+// gives the event of its last one only: it is timed from a marker enqueued before it.
 inline std::vector<double> run_plan(cl_command_queue queue, const PlanInfo& plan, const BuiltPlan& built,
                                     const std::vector<cl_mem>& mems) {
   std::vector<double> times;
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     for (size_t i = 0; i < plan.stages[s].kernels.size(); ++i) {
       const KernelInfo& k = plan.stages[s].kernels[i];
+      if (k.library) {
+        cl_event before, event = nullptr;
+        check(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &before), "enqueueing a marker");
+        try {
+          call_library(queue, k, mems, &event);
+        } catch (...) {
+          clReleaseEvent(before);
+          throw;
+        }
+        cl_int waited = clFinish(queue);
+        cl_ulong start = 0, end = 0;
+        clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END, sizeof(start), &start, nullptr);
+        if (event) clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+        clReleaseEvent(before);
+        if (event) clReleaseEvent(event);
+        check(waited, std::string("running ") + k.library);
+        times.push_back(end > start ? double(end - start) * 1e-6 : 0.0);
+        continue;
+      }
       cl_kernel kernel = built.kernels[s][i];
       for (size_t a = 0; a < k.args.size(); ++a) {
         const ArgInfo& arg = k.args[a];

@@ -177,9 +177,28 @@ std::vector<codegen::DeployPoint> regenerate_front(const std::string& db, std::i
   for (std::size_t i : front) {
     const Evaluation& e = rows[i].evaluation;
     std::string where = fmt::format("{}: run {}, evaluation {}", db, run, e.id);
-    if (is_library_strategy(e.strategy))
-      throw Error(fmt::format("{}: {} is a CLBlast point; liftc deploy does not deploy library candidates yet", where,
-                              e.strategy));
+    codegen::DeployPoint p;
+    p.label = label_of(json::parse(evaluations_json({e})).at(0));
+    p.time_ms = e.time_ms;
+    p.spread_ms = e.spread_ms;
+    p.memory_bytes = e.memory_bytes;
+    if (is_library_strategy(e.strategy)) {
+      const LibraryAlternative* library = nullptr;
+      for (const auto& a : space.alternatives)
+        if (auto* l = dynamic_cast<const LibraryAlternative*>(a.get()); l && l->label() == fmt::format("{} #{}", e.strategy, e.alternative))
+          library = l;
+      if (!library)
+        throw Error(fmt::format("{}: {} #{} is not offered now (liftc was built without CLBlast, or the rules changed)",
+                                where, e.strategy, e.alternative));
+      p.plan = library->host_plan(parse_point(*library, e.point, where), build_options);
+      // The row's memory adds CLBlast's own workspace, which the runner measured, to the plan's.
+      if (p.plan.global_bytes() > e.memory_bytes)
+        throw Error(fmt::format("{}: its plan generated again uses {} bytes, more than the {} measured (liftc or the "
+                                "rules changed since the run)",
+                                where, p.plan.global_bytes(), e.memory_bytes));
+      points.push_back(std::move(p));
+      continue;
+    }
     const ConstraintAlternative* alt = nullptr;
     for (const auto& a : space.alternatives) {
       if (!is_constraint_alternative(*a)) continue;
@@ -192,11 +211,6 @@ std::vector<codegen::DeployPoint> regenerate_front(const std::string& db, std::i
       throw Error(fmt::format("{}: its code generated again uses {} bytes, not the {} measured (liftc or the rules "
                               "changed since the run)",
                               where, g.memory_bytes, e.memory_bytes));
-    codegen::DeployPoint p;
-    p.label = label_of(json::parse(evaluations_json({e})).at(0));
-    p.time_ms = e.time_ms;
-    p.spread_ms = e.spread_ms;
-    p.memory_bytes = e.memory_bytes;
     p.plan = codegen::host_plan(g.module);
     points.push_back(std::move(p));
   }

@@ -72,6 +72,7 @@ struct LibraryAlternative::Impl {
   std::vector<Point> points;          // every valid point, sorted
   std::optional<ConvShape> conv;
   std::optional<GemmShape> gemm;
+  std::vector<std::int64_t> output_shape;  // the definition's tensor, as liftc's own points give it
   bool local_emulated = false;          // the target emulates local memory and this kernel always uses it
   std::unique_ptr<Alternative> helper;  // the kernels around the call (layouts, bias, activation)
   Point helper_point;
@@ -409,6 +410,31 @@ LibraryCandidate LibraryAlternative::generate(const Point& p, const interp::Tens
   return out;
 }
 
+codegen::HostPlan LibraryAlternative::host_plan(const Point& p, const std::string& build_options) const {
+  // The tensors the program takes and gives, as the match read them from its types.
+  std::map<std::string, std::vector<std::int64_t>> shapes;
+  std::string output;
+  if (impl_->gemm) {
+    const GemmShape& g = *impl_->gemm;
+    shapes = {{g.a, {g.M, g.K}}, {g.b, {g.K, g.N}}, {g.def, impl_->output_shape}};
+    output = g.def;
+  } else {
+    const ConvShape& c = *impl_->conv;
+    shapes = {{c.image, {c.H, c.W, c.C}}, {c.weights, {c.M, c.K, c.K, c.C}}, {c.biases, {c.M}}, {c.def, impl_->output_shape}};
+    output = c.def;
+  }
+  interp::Tensors zeros;  // the plan's structure only: its input data is not kept
+  for (const auto& [name, shape] : shapes) {
+    if (name == output) continue;
+    io::Tensor t;
+    t.shape = shape;
+    t.f32.assign(static_cast<std::size_t>(t.element_count()), 0.0f);
+    zeros[name] = std::move(t);
+  }
+  LibraryCandidate l = generate(p, zeros, build_options);
+  return codegen::host_plan(l.plan, l.kernels, shapes);
+}
+
 std::string LibraryAlternative::summary() const {
   if (impl_->conv) {
     const ConvShape& c = *impl_->conv;
@@ -443,7 +469,8 @@ std::string LibraryAlternative::describe(const Point& p) const {
   std::string out = fmt::format("{} ({})\n{}", label(), format_point(*this, p), summary());
   for (const auto& t : impl_->tuned) out += fmt::format("  {}.{} = {}\n", t.kernel, t.name, values.at(t.name));
   out += "No host program is generated for a CLBlast point: liftc's host programs run generated kernels only; "
-         "liftc explore runs its steps in liftc-runner.\n";
+         "liftc explore runs its steps in liftc-runner. plan.json holds its steps (liftc's kernels and the library "
+         "call): liftc deploy builds it into a front's library, linked with CLBlast.\n";
   return out;
 }
 
@@ -464,6 +491,8 @@ std::vector<std::unique_ptr<Alternative>> library_alternatives(const ir::Program
   // (given only when it is run) is not offered them.
   bool bound = std::all_of(program.sizes.begin(), program.sizes.end(), [](const ir::SizeDecl& d) { return d.value.has_value(); });
   ir::Program nf = bound ? normal_form(ir::bind_sizes(program, {}), rules) : program;
+  // The definition's tensor shape, from its type (a [OH][OW][M][1] convolution stays so).
+  auto output_shape = [&] { return codegen::shape_of(typecheck::typecheck(nf).program.defs.front().body->type); };
   for (const auto& s : wanted) {
     std::string why;
     if (s != "clblast-convgemm" && s != "clblast-gemm") {
@@ -474,7 +503,9 @@ std::vector<std::unique_ptr<Alternative>> library_alternatives(const ir::Program
       why = "the program has more than one definition";
     } else if (s == "clblast-convgemm") {
       if (auto c = find_conv(nf, rules, why)) {
-        out.push_back(std::make_unique<LibraryAlternative>(convgemm_alternative(*c, rules, target)));
+        auto a = convgemm_alternative(*c, rules, target);
+        a->output_shape = output_shape();
+        out.push_back(std::make_unique<LibraryAlternative>(std::move(a)));
         continue;
       }
     } else if (auto g = find_gemm(nf, rules, why)) {
@@ -483,6 +514,7 @@ std::vector<std::unique_ptr<Alternative>> library_alternatives(const ir::Program
         a->strategy = s;
         a->number = number;
         a->gemm = g;
+        a->output_shape = output_shape();
         a->tuned = number == 1 ? direct_params("XgemmDirect") : indirect_params();
         a->local_emulated = number == 1 && target.local_mem_global;
         if (number == 1) enumerate(*a, [&](auto& v) { return direct_valid(v, target); });

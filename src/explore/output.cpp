@@ -173,9 +173,10 @@ void write_outputs(const std::string& dir_text, const CandidateSpace& space, con
     const Alternative& alt = *space.alternatives[x.candidate.alternative];
     if (!is_constraint_alternative(alt)) {
       // A CLBlast point: no host program is generated for it (the host program runs
-      // generated kernels only); its steps are written as the bundle liftc-runner runs.
-      write_file((project / "README.txt").string(),
-                 dynamic_cast<const LibraryAlternative&>(alt).describe(x.candidate.point));
+      // generated kernels only); its steps are described, and kept as its plan for liftc deploy.
+      const auto& library = dynamic_cast<const LibraryAlternative&>(alt);
+      write_file((project / "README.txt").string(), library.describe(x.candidate.point));
+      write_file((project / "plan.json").string(), codegen::plan_json(library.host_plan(x.candidate.point, build_options)));
       continue;
     }
     Generated g = generate_candidate(constraint_alternative(alt), x.candidate.point, build_options);

@@ -119,5 +119,66 @@ TEST(HostPlan, DamagedPlansAreOneError) {
   }
 }
 
+// A launch plan with a library step (CLBlast's Sgemm of a 2x3 by 3x4 product, as a
+// clblast-gemm candidate makes it): roles from the buffers, the step kept with its routine,
+// sizes and parameters through plan.json and into the generated tables.
+runtime::LaunchPlan gemm_launch() {
+  runtime::LaunchPlan plan;
+  plan.buffers = {runtime::BufferSpec::input("a", std::vector<float>(6)), runtime::BufferSpec::input("b", std::vector<float>(12)),
+                  runtime::BufferSpec::output("c", 8)};
+  runtime::KernelLaunch step;
+  step.kernel = "clblast-gemm";
+  step.library = runtime::LibraryCall{"clblast-gemm", {2, 4, 3}, {{"XgemmDirect", "WGD", 8}, {"GemmRoutine", "XGEMM_MIN_INDIRECT_SIZE", 1048576}}};
+  step.args = {runtime::arg_buffer(0), runtime::arg_buffer(1), runtime::arg_buffer(2)};
+  plan.kernels.push_back(step);
+  return plan;
+}
+
+TEST(HostPlan, ALibraryStepRoundTripsThroughPlanJson) {
+  HostPlan plan = host_plan(gemm_launch(), "", {{"a", {2, 3}}, {"b", {3, 4}}, {"c", {2, 4}}});
+  ASSERT_EQ(plan.buffers.size(), 3u);
+  EXPECT_EQ(plan.buffers[0].role, HostRole::Input);
+  EXPECT_EQ(plan.buffers[2].role, HostRole::Output);
+  EXPECT_EQ(plan.buffers[2].elements, 8);
+  EXPECT_TRUE(plan.calls_library());
+  std::string text = plan_json(plan);
+  HostPlan back = read_plan_json(text, "plan.json");
+  EXPECT_EQ(plan_json(back), text);
+  ASSERT_TRUE(back.stages.at(0).kernels.at(0).library);
+  EXPECT_EQ(back.stages[0].kernels[0].library->sizes, (std::vector<std::int64_t>{2, 4, 3}));
+  EXPECT_NE(plan_tables(back, "kPlan").find(
+                "\"clblast-gemm\", {2, 4, 3}, {{\"XgemmDirect\", \"WGD\", 8}, {\"GemmRoutine\", "
+                "\"XGEMM_MIN_INDIRECT_SIZE\", 1048576}}"),
+            std::string::npos)
+      << plan_tables(back, "kPlan");
+  EXPECT_FALSE(host_plan(two_kernels()).calls_library());
+}
+
+TEST(HostPlan, DamagedLibraryStepsAreOneError) {
+  std::string good = plan_json(host_plan(gemm_launch(), "", {{"a", {2, 3}}, {"b", {3, 4}}, {"c", {2, 4}}}));
+  const BadPlan cases[] = {
+      {"\"routine\": \"clblast-gemm\"", "\"routine\": \"clblast-fft\"",
+       "p.json: unknown library routine 'clblast-fft' (clblast-convgemm, clblast-gemm)"},
+      {"\"routine\": \"clblast-gemm\"", "\"routine\": \"clblast-convgemm\"",
+       "p.json: library call clblast-convgemm: 3 sizes and 3 buffers, not 13 and 3"},
+      {"\"name\": \"WGD\"", "\"name\": \"W GD\"",
+       "p.json: library call clblast-gemm: the parameter XgemmDirect.W GD = 8 is not a name and a whole number"},
+      {"\"buffer\": \"b\"", "\"buffer\": \"z\"", "p.json: library call clblast-gemm: an argument names no buffer of the plan"},
+  };
+  for (const BadPlan& c : cases) {
+    std::string text = good;
+    auto at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from << "\n" << text;
+    text.replace(at, c.from.size(), c.to);
+    try {
+      read_plan_json(text, "p.json");
+      ADD_FAILURE() << c.to << ": no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.message()).substr(0, c.message.size()), c.message) << c.to;
+    }
+  }
+  EXPECT_THROW(host_plan(gemm_launch(), "", {{"a", {2, 3}}}), Error);  // an input without a shape
+}
+
 }  // namespace
 }  // namespace liftc::codegen

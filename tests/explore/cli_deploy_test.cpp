@@ -11,6 +11,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -21,6 +22,17 @@
 namespace {
 
 namespace fs = std::filesystem;
+
+// Whether `out` says "chosen: N " for each of `points`, in this order.
+bool chose_in_order(const std::string& out, const std::vector<std::size_t>& points) {
+  std::size_t at = 0;
+  for (std::size_t n : points) {
+    at = out.find(fmt::format("chosen: {} ", n), at);
+    if (at == std::string::npos) return false;
+    ++at;
+  }
+  return true;
+}
 
 const std::string kConv = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/conv_small.sr";
 
@@ -53,6 +65,38 @@ class DeployCli : public ::testing::Test {
   }
   Result liftc(const std::string& args) { return shell(fmt::format("'{}' {}", LIFTC_BINARY, args)); }
 
+  // cmake's configure and build of the deployed proj/ into proj/build (output in build.log).
+  Result build_project() {
+    return shell("cmake -S proj -B proj/build > build.log 2>&1 && cmake --build proj/build >> build.log 2>&1");
+  }
+
+  // The demo over three memory budgets in one process, on ref/'s inputs, checked against ref/.
+  Result demo_of(std::int64_t first, std::int64_t second, std::int64_t third) {
+    return shell(fmt::format("proj/build/demo --memory-budget {} --memory-budget {} --memory-budget {} "
+                             "--inputs ref/inputs --expected ref",
+                             first, second, third));
+  }
+
+  // ./memory_runner.sh: the real runner (each candidate validated against the interpreter
+  // there), but a candidate's time is reported as 10^6 / its buffers' bytes ms: more memory,
+  // faster, so a front holds points of different memory whatever the machine's load.
+  // `liftc explore ARGS --runs 2 --pareto -o ex` through ./memory_runner.sh.
+  Result explore_by_memory(const std::string& args) {
+    write_memory_runner();
+    return liftc(fmt::format("explore {} --runs 2 --pareto -o ex --runner ./memory_runner.sh -q", args));
+  }
+
+  void write_memory_runner() {
+    std::ofstream(dir_ / "memory_runner.sh") << fmt::format(
+        "#!/bin/sh\n"
+        "grep -q '^kernel\\|^library' \"$1/bundle.txt\" || exec '{0}' \"$1\"\n"
+        "t=$(awk '$1 == \"buffer\" {{ s += $4 * 4 }} END {{ printf \"%.6f\", 1000000 / s }}' \"$1/bundle.txt\")\n"
+        "'{0}' \"$1\" | sed -e '/\"status\":\"ok\"/s/\"samples_ms\":\\[[^]]*\\]/\"samples_ms\":['\"$t,$t\"']/' \\\n"
+        "  -e '/\"status\":\"ok\"/s/\"\\(median\\|min\\|max\\)_ms\":[^,]*/\"\\1_ms\":'\"$t\"'/g'\n",
+        LIFTC_RUNNER_PATH);
+    fs::permissions(dir_ / "memory_runner.sh", fs::perms::owner_all);
+  }
+
   fs::path dir_;
 };
 
@@ -63,17 +107,7 @@ TEST_F(DeployCli, FrontLibraryChoosesByBudgetSwitchesAndValidates) {
   // candidates run in the real runner (validated against the interpreter there) but each
   // reports its time as 10^6 / its buffers' bytes ms: more memory, faster. The demo below
   // validates every point it runs itself, against `liftc eval`'s outputs.
-  std::ofstream(dir_ / "memory_runner.sh") << fmt::format(
-      "#!/bin/sh\n"
-      "grep -q '^kernel' \"$1/bundle.txt\" || exec '{0}' \"$1\"\n"
-      "t=$(awk '$1 == \"buffer\" {{ s += $4 * 4 }} END {{ printf \"%.6f\", 1000000 / s }}' \"$1/bundle.txt\")\n"
-      "'{0}' \"$1\" | sed -e '/\"status\":\"ok\"/s/\"samples_ms\":\\[[^]]*\\]/\"samples_ms\":['\"$t,$t\"']/' \\\n"
-      "  -e '/\"status\":\"ok\"/s/\"\\(median\\|min\\|max\\)_ms\":[^,]*/\"\\1_ms\":'\"$t\"'/g'\n",
-      LIFTC_RUNNER_PATH);
-  fs::permissions(dir_ / "memory_runner.sh", fs::perms::owner_all);
-  Result explored = liftc(fmt::format("explore {} -s conv-lower -s conv-chw -s conv-chw-omega --evals 6 --runs 2 "
-                                      "--pareto -o ex --runner ./memory_runner.sh -q",
-                                      kConv));
+  Result explored = explore_by_memory(kConv + " -s conv-lower -s conv-chw -s conv-chw-omega --evals 6");
   ASSERT_EQ(explored.exit_code, 0) << explored.out << explored.err;
 
   // The front, fastest first: point 1 has the most memory; `small` is the first point of the least.
@@ -97,19 +131,15 @@ TEST_F(DeployCli, FrontLibraryChoosesByBudgetSwitchesAndValidates) {
   EXPECT_NE(deployed.out.find(fmt::format("wrote proj: the front library proj_front ({} point(s))", front.size())),
             std::string::npos)
       << deployed.out;
-  Result built = shell("cmake -S proj -B proj/build > build.log 2>&1 && cmake --build proj/build >> build.log 2>&1");
-  ASSERT_EQ(built.exit_code, 0) << read(dir_ / "build.log");
+  // No CLBlast point: the project does not look for CLBlast.
+  EXPECT_EQ(read(dir_ / "proj/CMakeLists.txt").find("clblast"), std::string::npos);
+  ASSERT_EQ(build_project().exit_code, 0) << read(dir_ / "build.log");
 
   // Three requests in one process: the least memory, room for every point, the least again
   // (its programs are cached by then). Each chosen point validates.
-  Result demo = shell(fmt::format("proj/build/demo --memory-budget {} --memory-budget {} --memory-budget {} "
-                                  "--inputs ref/inputs --expected ref",
-                                  least, most, least));
+  Result demo = demo_of(least, most, least);
   ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;
-  std::size_t first = demo.out.find(fmt::format("chosen: {} ", small));
-  std::size_t second = demo.out.find("chosen: 1 ", first);
-  std::size_t third = demo.out.find(fmt::format("chosen: {} ", small), second);
-  EXPECT_TRUE(first != std::string::npos && second != std::string::npos && third != std::string::npos) << demo.out;
+  EXPECT_TRUE(chose_in_order(demo.out, {small, 1, small})) << demo.out;
   EXPECT_EQ(count(demo.out, "conv: matches the expected values (256 values)"), 3u) << demo.out;
   EXPECT_NE(demo.out.find(fmt::format("switch: from 1 to {} in", small)), std::string::npos) << demo.out;
   EXPECT_NE(demo.out.find("programs cached"), std::string::npos) << demo.out;
@@ -140,6 +170,62 @@ TEST_F(DeployCli, FrontLibraryChoosesByBudgetSwitchesAndValidates) {
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_EQ(again.err, "error: -o proj: exists; pass --force to replace its files\n");
   EXPECT_EQ(liftc("deploy ex -o proj --force").exit_code, 0);
+}
+
+// A front with a CLBlast point: CLBlast's Convgemm between liftc's kernels (the most memory,
+// so the fastest by the memory runner) and a liftc point of less memory. The deployed
+// project links CLBlast, and its demo switches to each and validates both. One CLBlast
+// point of a tiny shape: PoCL compiles CLBlast's kernel slowly (30-60 s cold).
+TEST_F(DeployCli, FrontWithAClblastPointDeploysAndValidates) {
+#ifndef LIFTC_HAVE_CLBLAST
+  GTEST_SKIP() << "CLBlast was not found when liftc was built (scripts/setup.sh installs libclblast-dev): no clblast- "
+                  "point to deploy";
+#endif
+  const std::string conv = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/conv_relu_swapped.sr";
+  Result explored = explore_by_memory(conv + " -s clblast-convgemm -s conv-lower --evals 3 --jobs 1 --timeout 600");
+  ASSERT_EQ(explored.exit_code, 0) << explored.out << explored.err;
+  nlohmann::json front = nlohmann::json::parse(read(dir_ / "ex/pareto.json"));
+  ASSERT_GE(front.size(), 2u) << read(dir_ / "ex/pareto.csv");
+  ASSERT_EQ(front[0]["strategy"], "clblast-convgemm") << read(dir_ / "ex/pareto.csv");
+  // Fastest first: the CLBlast point has the most memory; `small` is the first point of the least.
+  std::int64_t most = front[0]["memory_bytes"], least = front.back()["memory_bytes"];
+  ASSERT_LT(least, most) << read(dir_ / "ex/pareto.csv");
+  std::size_t small = 0;
+  for (std::size_t i = front.size(); i-- > 0;)
+    if (front[i]["memory_bytes"] == least) small = i + 1;
+  // The CLBlast point's plan: liftc's kernels around the library call, as the runner ran it.
+  nlohmann::json plan = nlohmann::json::parse(read(dir_ / "ex/front/1/plan.json"));
+  std::vector<std::string> steps;
+  for (const auto& k : plan["stages"][0]["kernels"]) steps.push_back(k.contains("library") ? "library" : "kernel");
+  EXPECT_EQ(steps, (std::vector<std::string>{"kernel", "kernel", "library", "kernel"})) << plan.dump(2);
+
+  ASSERT_EQ(liftc(fmt::format("eval {} -o ref --save-inputs", conv)).exit_code, 0);
+  Result deployed = liftc("deploy ex -o proj");
+  ASSERT_EQ(deployed.exit_code, 0) << deployed.err;
+  EXPECT_NE(read(dir_ / "proj/CMakeLists.txt").find("find_library(CLBLAST_LIBRARY clblast)"), std::string::npos);
+  ASSERT_EQ(build_project().exit_code, 0) << read(dir_ / "build.log");
+  Result demo = demo_of(most, least, most);
+  ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;
+  EXPECT_TRUE(chose_in_order(demo.out, {1, small, 1})) << demo.out;
+  EXPECT_NE(demo.out.find("clblast-convgemm #1: "), std::string::npos) << demo.out;
+  EXPECT_EQ(count(demo.out, "conv: matches the expected values (648 values)"), 3u) << demo.out;
+
+  // Where CMake finds no CLBlast (its search confined to an empty root; OpenCL given), the
+  // configure fails with one message naming the package.
+  Result without = shell(
+      "cmake -S proj -B nobuild -DCMAKE_FIND_ROOT_PATH=/nonexistent -DCMAKE_FIND_ROOT_PATH_MODE_LIBRARY=ONLY "
+      "-DCMAKE_FIND_ROOT_PATH_MODE_INCLUDE=ONLY -DOpenCL_LIBRARY=\"$(sed -n 's/^OpenCL_LIBRARY:FILEPATH=//p' "
+      "proj/build/CMakeCache.txt)\" -DOpenCL_INCLUDE_DIR=\"$(sed -n 's/^OpenCL_INCLUDE_DIR:PATH=//p' "
+      "proj/build/CMakeCache.txt)\"");
+  EXPECT_NE(without.exit_code, 0) << without.out;
+  EXPECT_NE(without.err.find("CLBlast was not found, and a point of this front calls it: install it"), std::string::npos)
+      << without.err;
+  EXPECT_NE(without.err.find("libclblast-dev"), std::string::npos) << without.err;
+
+  // The same front generated again from the store: the same steps and parameters.
+  Result from_store = liftc("deploy --db ex/results.db --run 1 -o proj2");
+  ASSERT_EQ(from_store.exit_code, 0) << from_store.err;
+  EXPECT_EQ(read(dir_ / "proj2/points.cpp"), read(dir_ / "proj/points.cpp"));
 }
 
 // Bad input: each row one error line and exit 1, and no -o folder made.

@@ -9,10 +9,13 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "liftc/codegen/module.hpp"
+#include "liftc/runtime/plan.hpp"
 
 namespace liftc::codegen {
 
@@ -34,13 +37,16 @@ struct HostArg {
   std::int32_t value = 0;  // the int when `buffer` is -1
 };
 
-/// One kernel launch: the kernel's name in its stage's program, its NDRange, its arguments.
+/// One kernel launch: the kernel's name in its stage's program, its NDRange, its arguments;
+/// or, with `library` set, a library routine's call (CLBlast's: a library candidate's step)
+/// whose buffers are its `args`, in the routine's order, and which has no NDRange.
 struct HostKernel {
-  std::string name;
+  std::string name;  // the kernel; for a library call its routine ("clblast-gemm")
   int dims = 1;                                 // 1 .. 3
   std::array<std::int64_t, 3> global{1, 1, 1};  // work-items per dimension (unused dimensions 1)
   std::array<std::int64_t, 3> local{0, 0, 0};   // all 0: the OpenCL runtime chooses
   std::vector<HostArg> args;                     // in parameter order
+  std::optional<runtime::LibraryCall> library;  // set: this step calls a library routine, not a kernel
 
   /// Whether the plan fixes the work-group size.
   bool has_local() const { return local[0] != 0; }
@@ -62,10 +68,29 @@ struct HostPlan {
   std::int64_t global_bytes() const;
   /// The buffers of `role`, in table order.
   std::vector<const HostBuffer*> buffers_of(HostRole role) const;
+  /// Whether a step calls a library routine (a host must then be linked with CLBlast).
+  bool calls_library() const;
 };
 
 /// The host plan of a module whose sizes are bound: its global buffers and one stage.
 HostPlan host_plan(const Module& m);
+
+/// The host plan of a runtime launch plan whose kernels come from `source` (one stage): a
+/// buffer with host data is an input, one read back an output, the rest scratch; `shapes`
+/// gives the tensor shape of every input and output by name. Library steps become library
+/// calls of the stage (a stage of library calls only has no source). A liftc::Error when an
+/// argument is neither a buffer nor an int, or an input or output has no shape.
+HostPlan host_plan(const runtime::LaunchPlan& plan, const std::string& source,
+                   const std::map<std::string, std::vector<std::int64_t>>& shapes);
+
+/// The library routines a host plan's step may call: name, size arguments, buffer arguments.
+struct HostLibraryRoutine {
+  const char* name;
+  std::size_t sizes;
+  std::size_t buffers;
+};
+/// Every routine a host plan may call (CLBlast's Sconvgemm and Sgemm), as liftc-runner's.
+inline constexpr HostLibraryRoutine kHostLibraryRoutines[] = {{"clblast-convgemm", 13, 3}, {"clblast-gemm", 3, 3}};
 
 /// One plan running `layers` in order (a network's point: a kernel choice per layer): their
 /// stages in order over one buffer table, where buffers of the same name are one buffer

@@ -144,4 +144,8 @@ Module generate(const ir::Program& checked, const Options& options = {});
 /// a liftc::Error naming the unbound size otherwise.
 std::int64_t evaluate(const arith::Expr& e, const Module& m, const std::map<std::string, std::int64_t>& extra = {});
 
+/// The tensor shape of a buffer of type `t` (its array lengths, then a vector's width); empty
+/// when a length is not a constant.
+std::vector<std::int64_t> shape_of(const ir::Type& t);
+
 }  // namespace liftc::codegen

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "liftc/codegen/host_plan.hpp"
 #include "liftc/constraints/target.hpp"
 #include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/space.hpp"
@@ -62,6 +63,9 @@ class LibraryAlternative : public Alternative {
   bool local_memory_emulated() const override;
   /// The candidate at `p` with the problem's `inputs`; a liftc::Error when it cannot be made.
   LibraryCandidate generate(const Point& p, const interp::Tensors& inputs, const std::string& build_options) const;
+  /// The candidate at `p` as a host plan (plan.json, a deployed front's point): its steps as
+  /// generate makes them, the library call among liftc's kernels, for inputs of the program's shapes.
+  codegen::HostPlan host_plan(const Point& p, const std::string& build_options) const;
   /// What explore -o writes for the point (front/RANK/README.txt): the routine, its sizes and
   /// every parameter CLBlast is given, and why there is no host program.
   std::string describe(const Point& p) const;

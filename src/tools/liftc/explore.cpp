@@ -448,7 +448,7 @@ void run_explore(ExploreOptions o) {
     fmt::print("wrote {}: front/1..{} (kernels.cl and a host program each{}), pareto.csv, pareto.json, evaluated.csv "
                "(plot: python3 scripts/plot_pareto.py {})\n",
                o.out_dir, front.size(),
-               library ? fmt::format("; README.txt instead for the {} CLBlast point(s)", library) : std::string(),
+               library ? fmt::format("; README.txt and plan.json instead for the {} CLBlast point(s)", library) : std::string(),
                o.out_dir);
   }
 }
