@@ -64,6 +64,10 @@ struct CompiledProgram {
     std::unique_ptr<Code> body;
     const Layout* layout;
     ir::Type type;
+    // Computed once, in order, before the body, each into its slot: the body's subterms
+    // inside a function that read only inputs and earlier definitions (a Winograd weight
+    // transform inside the map over tiles), which the body reads as those slots.
+    std::vector<std::pair<int, std::unique_ptr<Code>>> invariants = {};
   };
   /// One input: its declaration's name, type and slot.
   struct Input {

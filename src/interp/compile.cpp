@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <bit>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -214,6 +215,52 @@ class Compiler {
   std::vector<std::pair<std::string, int>> scope_;
 };
 
+// Whether every variable c reads is bound inside c or is one of `outer` (inputs, earlier
+// definitions); `bound` holds the slots of the functions and lets around the node.
+bool reads_only(const Code& c, const std::set<int>& outer, std::set<int>& bound) {
+  if (c.op == Op::Var) return outer.count(c.slot) || bound.count(c.slot);
+  std::vector<int> binds;  // what this node binds for its children
+  if (c.op == Op::Lambda) {
+    binds = c.params;
+    for (const auto& comps : c.param_comps) binds.insert(binds.end(), comps.begin(), comps.end());
+  }
+  if (c.op == Op::Let) binds.push_back(c.slot);
+  std::vector<int> added;
+  for (int s : binds)
+    if (bound.insert(s).second) added.push_back(s);
+  bool ok = std::all_of(c.args.begin(), c.args.end(), [&](const auto& a) { return reads_only(*a, outer, bound); });
+  for (int s : added) bound.erase(s);
+  return ok;
+}
+
+bool contains_loop(const Code& c) {
+  if (c.op == Op::Call && (ir::is_map(c.prim) || c.prim == ir::Prim::Reduce || c.prim == ir::Prim::ReduceSeq))
+    return true;
+  return std::any_of(c.args.begin(), c.args.end(), [](const auto& a) { return contains_loop(*a); });
+}
+
+// Moves each largest subterm of c that lies inside a function, loops, and reads only
+// `outer` into `invariants` (a slot of its own each), leaving a read of that slot. The IR is
+// pure, so evaluating it once gives what every application of the function would; without
+// this the interpreter recomputed such a subterm per application (a Winograd program's
+// weight transform once per tile: minutes for a VGG layer, where code generation makes it
+// a kernel of its own, run once).
+void hoist_invariants(std::unique_ptr<Code>& c, bool in_function, const std::set<int>& outer,
+                      std::vector<std::pair<int, std::unique_ptr<Code>>>& invariants, int& num_slots) {
+  std::set<int> bound;
+  if (in_function && c->op == Op::Call && contains_loop(*c) && reads_only(*c, outer, bound)) {
+    auto read = std::make_unique<Code>();
+    read->op = Op::Var;
+    read->layout = c->layout;
+    read->slot = num_slots++;
+    read->loc = c->loc;
+    invariants.emplace_back(read->slot, std::move(c));
+    c = std::move(read);
+    return;
+  }
+  for (auto& a : c->args) hoist_invariants(a, in_function || c->op == Op::Lambda, outer, invariants, num_slots);
+}
+
 }  // namespace
 
 CompiledProgram compile(const ir::Program& checked) {
@@ -221,12 +268,17 @@ CompiledProgram compile(const ir::Program& checked) {
   Compiler compiler(out);
   for (const ir::InputDecl& in : checked.inputs)
     out.inputs.push_back({in.name, in.type, compiler.bind(in.name), out.layouts->of(in.type, in.loc)});
+  std::set<int> outer;  // the slots of the inputs and of the definitions so far
+  for (const auto& in : out.inputs) outer.insert(in.slot);
   for (const ir::Definition& d : checked.defs) {
     LIFTC_ASSERT(d.body.defined(), "definitions have bodies");
     if (d.body.kind() == ir::ExprKind::Lambda) continue;  // a function (partial application): no value
     std::unique_ptr<Code> body = compiler.compile(d.body);
+    std::vector<std::pair<int, std::unique_ptr<Code>>> invariants;
+    hoist_invariants(body, false, outer, invariants, out.num_slots);
     const Layout* layout = body->layout;
-    out.defs.push_back({d.name, compiler.bind(d.name), std::move(body), layout, d.body.type()});
+    out.defs.push_back({d.name, compiler.bind(d.name), std::move(body), layout, d.body.type(), std::move(invariants)});
+    outer.insert(out.defs.back().slot);
   }
   return out;
 }

@@ -53,6 +53,7 @@ Tensors evaluate(const ir::Program& checked, const Tensors& inputs, TupleOutputs
 
   Tensors outputs;
   for (const auto& def : program.defs) {
+    for (const auto& [slot, code] : def.invariants) ev.slot(slot) = ev.eval(*code);
     detail::Value v = ev.eval(*def.body);
     if (detail::has_tensor_form(def.layout)) {
       outputs[def.name] = detail::to_tensor(v, def.layout, def.type);

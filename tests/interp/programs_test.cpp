@@ -53,6 +53,34 @@ TEST(InterpPrograms, ConvolutionAgainstLoopNest) {
   }
 }
 
+// Inside a function, a subterm that reads only inputs and earlier definitions (a map of an
+// input, a reduction of a definition) is evaluated once, before the definition (compile.cpp,
+// hoist_invariants); the values are those of the loop nest, next to subterms that read the
+// function's parameter and a let of one.
+TEST(InterpPrograms, SubtermsOfFunctionsThatReadOnlyInputsAgainstLoopNest) {
+  ir::Program p = check(parse("invariant.sr", R"(
+size N = 5, M = 4
+input a : [[float]M]N
+input v : [float]M
+def s = map(x -> x + 1.0, v)
+def out = map(row -> let w = map(x -> x + 1.0, row) in
+                     join(map(t -> map(q -> q.0 * q.1 + t, zip(w, map(y -> y * 2.0, v))),
+                              reduce(0.0, (acc, y) -> acc + y, s))), a)
+)"));
+  for (std::uint64_t seed : {1u, 2u}) {
+    Tensors in = random_inputs(p, seed);
+    Tensors out = evaluate(p, in);
+    const std::vector<float>& a = in.at("a").f32;
+    const std::vector<float>& v = in.at("v").f32;
+    double sum_s = 0;
+    for (float x : v) sum_s += x + 1.0;
+    std::vector<double> expected;
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 4; ++j) expected.push_back((a[i * 4 + j] + 1.0) * (v[j] * 2.0) + sum_s);
+    expect_close(out.at("out"), {5, 4}, expected, 1e-5);
+  }
+}
+
 TEST(InterpPrograms, StencilAgainstLoopNest) {
   for (auto [n, m] : std::vector<std::pair<int, int>>{{1, 1}, {3, 2}, {5, 7}, {16, 9}}) {
     SCOPED_TRACE(fmt::format("N={} M={}", n, m));
