@@ -33,11 +33,9 @@ void check_nesting(const ir::Expr& e, int dim, const std::vector<Loop>& loops) {
     case ir::Prim::MapGlb:
       if (inside(loops, LoopKind::Glb, dim)) throw Error(what + " is inside another mapGlb of the same dimension", e.loc());
       return;
-    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join:
-    case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose: case ir::Prim::Reorder:
-    case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
-    case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::AsVector: case ir::Prim::AsScalar:
-    case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
+    LIFTC_LAYOUT_PRIM_CASES case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::Array:
+    case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal:
+    case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       return;
   }
 }
@@ -156,9 +154,7 @@ class Scanner {
       case ir::Prim::Array: return {false, false};  // a constant array: memory, read like an input
       case ir::Prim::Reduce:
         throw Error("reduce is not lowered: use reduceSeq (inside a mapped or sequential loop) to generate code", e.loc());
-      case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Slide: case ir::Prim::Pad:
-      case ir::Prim::Transpose: case ir::Prim::Reorder: case ir::Prim::AsVector: case ir::Prim::AsScalar:
-      case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
+      LIFTC_LAYOUT_PRIM_CASES case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
         for (const auto& a : e->args) compile(a, {}, space);
         return {false, true};
     }
@@ -241,17 +237,16 @@ class Scanner {
 bool passes_dest(const ir::Expr& e) {
   if (e.kind() != ir::ExprKind::Call) return false;
   switch (e->prim) {
-    case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Transpose: case ir::Prim::Reorder:
-    case ir::Prim::AsVector: case ir::Prim::AsScalar:
-      return true;
+    LIFTC_LAYOUT_PRIM_CASES
+      return ir::is_invertible_layout(e->prim);
     case ir::Prim::Map: {
       const ir::Expr& f = e->args[0];
       return f.kind() == ir::ExprKind::Lambda && f->params.size() == 1 && writes_through(ir::lambda_body(f), f->params[0]);
     }
-    case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Id:
-    case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
-    case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate:
-    case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
+    case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
+    case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
+    case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
+    LIFTC_SCALAR_BUILTIN_CASES
       return false;
   }
   LIFTC_ASSERT(false, "the switch above lists every primitive");
@@ -261,23 +256,11 @@ bool passes_dest(const ir::Expr& e) {
 bool writes_through(const ir::Expr& body, const std::string& param) {
   if (body.kind() == ir::ExprKind::Var) return body->name == param;
   if (body.kind() != ir::ExprKind::Call) return false;
-  return chains_writes(body->prim) && passes_dest(body) && writes_through(body->args.back(), param);
+  return passes_dest(body) && writes_through(body->args.back(), param);
 }
 
 bool chains_writes(ir::Prim p) {
-  switch (p) {
-    case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Transpose: case ir::Prim::AsVector:
-    case ir::Prim::AsScalar: case ir::Prim::Map:
-      return true;
-    case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad:
-    case ir::Prim::Reorder: case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
-    case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
-    case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
-    LIFTC_SCALAR_BUILTIN_CASES
-      return false;
-  }
-  LIFTC_ASSERT(false, "the switch above lists every primitive");
-  return false;
+  return p == ir::Prim::Map || ir::is_invertible_layout(p);
 }
 
 ir::Expr same_item_producer(const ir::Expr& map) {

@@ -178,9 +178,7 @@ Result KernelBuilder::compile_call(const ir::Expr& e, const Scope& s, const std:
       View x = compile(e->args[1], s, std::nullopt).view;
       return apply(e->args[0], {x}, s, std::nullopt);
     }
-    case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Slide: case ir::Prim::Pad:
-    case ir::Prim::Transpose: case ir::Prim::Reorder: case ir::Prim::AsVector: case ir::Prim::AsScalar:
-    case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
+    LIFTC_LAYOUT_PRIM_CASES case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       return {compile_scalar(e, s), false};
   }
   LIFTC_ASSERT(false, "the switch above lists every primitive");
@@ -219,13 +217,8 @@ std::optional<View> KernelBuilder::operand_dest(const ir::Expr& e, const View& d
     for (int k = probe_names(e); k > 0; --k) fresh("probe");
   if (!passes_dest(e)) return std::nullopt;
   switch (e->prim) {
-    case ir::Prim::Split: return join(dest);
-    case ir::Prim::Join: return split(e->args[0].type().elem().length(), dest);
-    case ir::Prim::Transpose: return transpose(dest);
-    // reorder(striddenIndex(n/s)) undoes reorder(striddenIndex(s)) over n elements.
-    case ir::Prim::Reorder: return reorder(e.type().length() / e->sizes[0], dest);
-    case ir::Prim::AsVector: return as_scalar(dest);
-    case ir::Prim::AsScalar: return as_vector(e->args[0].type().elem().width(), dest);
+    LIFTC_LAYOUT_PRIM_CASES
+      return operand_dest_view(e, dest);
     case ir::Prim::Map: {
       // The function is a chain of invertible layout primitives (passes_dest).
       const ir::Expr& f = e->args[0];
@@ -234,10 +227,10 @@ std::optional<View> KernelBuilder::operand_dest(const ir::Expr& e, const View& d
       ir::Type elem = e->args[1].type().elem();
       return map_view(dest, elem, [this, body, param](const View& d) { return output_through(body, param, d); });
     }
-    case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Id:
-    case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
-    case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate:
-    case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
+    case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
+    case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
+    case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
+    LIFTC_SCALAR_BUILTIN_CASES
       break;
   }
   LIFTC_ASSERT(false, "passes_dest lists the primitives operand_dest writes through");
@@ -250,46 +243,15 @@ View KernelBuilder::output_through(const ir::Expr& body, const std::string& para
 }
 
 Result KernelBuilder::compile_layout(const ir::Expr& e, const Scope& s, const std::optional<View>& dest) {
-  ir::Prim p = e->prim;
   if (dest) {
     if (auto d = operand_dest(e, *dest)) {
       Result r = compile(e->args.back(), s, d);
       if (r.in_dest) return {*dest, true};
     }
   }
-  auto operand = [&](std::size_t i) { return compile(e->args[i], s, std::nullopt).view; };
-  const auto& z = e->sizes;
-  switch (p) {
-    case ir::Prim::Split: return {split(z[0], operand(0)), false};
-    case ir::Prim::Join: return {join(operand(0)), false};
-    case ir::Prim::Slide: return {slide(z[0], z[1], operand(0)), false};
-    case ir::Prim::Pad: {
-      View value = operand(0);
-      if (!value.type().is_scalar() && !value.type().is_vector())
-        throw Error("pad: the padding value must be a scalar", e.loc());
-      return {pad(z[0], z[1], read(value), operand(1)), false};
-    }
-    case ir::Prim::Transpose: return {transpose(operand(0)), false};
-    case ir::Prim::Reorder: return {reorder(z[0], operand(0)), false};
-    case ir::Prim::Zip: {
-      std::vector<View> vs;
-      for (std::size_t i = 0; i < e->args.size(); ++i) vs.push_back(operand(i));
-      return {zip(std::move(vs)), false};
-    }
-    case ir::Prim::AsVector: {
-      auto w = z[0].constant();
-      if (!w) throw Error("asVector: the vector width must be a constant", e.loc());
-      return {as_vector(static_cast<int>(*w), operand(0)), false};
-    }
-    case ir::Prim::AsScalar: return {as_scalar(operand(0)), false};
-    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg:
-    case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
-    case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
-    LIFTC_SCALAR_BUILTIN_CASES
-      break;
-  }
-  LIFTC_ASSERT(false, "layout primitives are listed in is_layout");
-  return {};
+  std::vector<View> operands;
+  for (const auto& a : e->args) operands.push_back(compile(a, s, std::nullopt).view);
+  return {layout_view(e, std::move(operands)), false};
 }
 
 View KernelBuilder::pure_map(const ir::Expr& e, const View& source, const Scope& s) {
@@ -335,18 +297,16 @@ View KernelBuilder::compile_scalar(const ir::Expr& e, const Scope& s) {
       if (a[0]->type.is_vector() && a[0]->type.width() > 4)
         for (auto& operand : a) operand = read(variables(value_view(operand), "lanes"));
       return value_view(dot(a[0], a[1]));
-    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join:
-    case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose: case ir::Prim::Reorder:
-    case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb:
-    case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal:
-    case ir::Prim::ToPrivate: case ir::Prim::AsVector: case ir::Prim::AsScalar: case ir::Prim::Vectorize:
-    case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div: case ir::Prim::Lt:
-    case ir::Prim::Le: case ir::Prim::Gt: case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne:
-    case ir::Prim::And: case ir::Prim::Or: case ir::Prim::Exp: case ir::Prim::Sqrt: case ir::Prim::Exp2:
-    case ir::Prim::Log: case ir::Prim::Log2: case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin:
-    case ir::Prim::Cos: case ir::Prim::Tan: case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan:
-    case ir::Prim::Sinh: case ir::Prim::Cosh: case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil:
-    case ir::Prim::Round: case ir::Prim::Trunc: case ir::Prim::SizeValue:
+    LIFTC_LAYOUT_PRIM_CASES case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::Array:
+    case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
+    case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate:
+    case ir::Prim::Vectorize: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div:
+    case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt: case ir::Prim::Ge: case ir::Prim::Eq:
+    case ir::Prim::Ne: case ir::Prim::And: case ir::Prim::Or: case ir::Prim::Exp: case ir::Prim::Sqrt:
+    case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2: case ir::Prim::Log10: case ir::Prim::Rsqrt:
+    case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan: case ir::Prim::Asin: case ir::Prim::Acos:
+    case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh: case ir::Prim::Tanh: case ir::Prim::Floor:
+    case ir::Prim::Ceil: case ir::Prim::Round: case ir::Prim::Trunc: case ir::Prim::SizeValue:
       break;
   }
   if (!op.empty() && a.size() == 2) return value_view(c::binary(std::string(op), a[0], a[1], t));

@@ -85,8 +85,8 @@ KernelScan scan_kernel(const ir::Expr& body, bool parallel);
 bool passes_dest(const ir::Expr& e);
 /// Whether a value written where `body` (a function body over `param`) goes lands in `param`.
 bool writes_through(const ir::Expr& body, const std::string& param);
-/// The primitives such a function body may chain: split, join, transpose, asVector,
-/// asScalar and maps of them.
+/// The primitives such a function body may chain: the invertible layout primitives
+/// (ir::is_invertible_layout) and maps of them.
 bool chains_writes(ir::Prim p);
 /// The producer of the parallel map `map`'s data whose element i is written by the work-item
 /// that reads it (the same kind and dimension over exactly its result); undefined if none.

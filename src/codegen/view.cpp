@@ -157,6 +157,57 @@ View map_view(View v, ir::Type elem_type, std::function<View(const View&)> f) {
   return View(std::make_shared<const ViewNode>(std::move(n)));
 }
 
+View layout_view(const ir::Expr& e, std::vector<View> operands) {
+  const auto& z = e->sizes;
+  View& x = operands.back();  // the array every layout primitive but zip takes last
+  switch (e->prim) {
+    case ir::Prim::Zip: return zip(std::move(operands));
+    case ir::Prim::Split: return split(z[0], std::move(x));
+    case ir::Prim::Join: return join(std::move(x));
+    case ir::Prim::Slide: return slide(z[0], z[1], std::move(x));
+    case ir::Prim::Pad: {
+      const View& value = operands[0];
+      if (!value.type().is_scalar() && !value.type().is_vector())
+        throw Error("pad: the padding value must be a scalar", e.loc());
+      return pad(z[0], z[1], read(value), std::move(x));
+    }
+    case ir::Prim::Transpose: return transpose(std::move(x));
+    case ir::Prim::Reorder: return reorder(z[0], std::move(x));
+    case ir::Prim::AsVector: {
+      auto w = z[0].constant();
+      if (!w) throw Error("asVector: the vector width must be a constant", e.loc());
+      return as_vector(static_cast<int>(*w), std::move(x));
+    }
+    case ir::Prim::AsScalar: return as_scalar(std::move(x));
+    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg:
+    case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq:
+    case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize:
+    case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
+      break;
+  }
+  LIFTC_ASSERT(false, fmt::format("'{}' is a layout primitive", ir::signature(e->prim).name));
+  return {};
+}
+
+View operand_dest_view(const ir::Expr& e, View dest) {
+  switch (e->prim) {
+    case ir::Prim::Split: return join(std::move(dest));
+    case ir::Prim::Join: return split(e->args[0].type().elem().length(), std::move(dest));
+    case ir::Prim::Transpose: return transpose(std::move(dest));
+    // reorder(striddenIndex(n/s)) undoes reorder(striddenIndex(s)) over n elements.
+    case ir::Prim::Reorder: return reorder(e.type().length() / e->sizes[0], std::move(dest));
+    case ir::Prim::AsVector: return as_scalar(std::move(dest));
+    case ir::Prim::AsScalar: return as_vector(e->args[0].type().elem().width(), std::move(dest));
+    case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Map: case ir::Prim::Reduce:
+    case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb:
+    case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal:
+    case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
+      break;
+  }
+  LIFTC_ASSERT(false, fmt::format("'{}' is an invertible layout primitive", ir::signature(e->prim).name));
+  return {};
+}
+
 View single(View v) {
   ir::Type t = ir::Type::array(v.type(), 1);  // before v is moved: argument order is unspecified
   return make(ViewKind::Single, t, {std::move(v)});

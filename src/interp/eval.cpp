@@ -71,17 +71,13 @@ float Evaluator::eval_float(const Code& c) {
         case Prim::Sub: return a - b;
         case Prim::Mul: return a * b;
         case Prim::Div: return a / b;
-        case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-        case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: case Prim::MapWrg:
-        case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
-        case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar:
-        case Prim::Vectorize: case Prim::Dot: case Prim::Mod: case Prim::Neg: case Prim::Lt:
-        case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne: case Prim::And:
-        case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp:
-        case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10:
-        case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos:
-        case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil:
-        case Prim::Round: case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
+        LIFTC_NON_BUILTIN_PRIM_CASES case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le:
+        case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne: case Prim::And: case Prim::Or:
+        case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp: case Prim::Sqrt:
+        case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt:
+        case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan:
+        case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round:
+        case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
           break;
       }
       LIFTC_ASSERT(false, "float arithmetic is +, -, * or / (compile.cpp)");
@@ -263,47 +259,22 @@ Value Evaluator::call(const Code& c) {
         return ref(std::make_shared<SingletonView>(Value::of_float(folded)));
       return reduce(c, *a[1], std::move(acc), eval(*a[2]));
     }
-    case Prim::Zip: {
-      std::vector<Value> xs;
-      for (const auto& x : a) xs.push_back(eval(*x));
-      return ref(std::make_shared<ZipView>(std::move(xs)));
-    }
-    case Prim::Split:
-      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[0], c.sizes[0]));
-    case Prim::Slide:
-      return ref(std::make_shared<ChunkView>(eval(*a[0]), c.sizes[0], c.sizes[1]));
-    case Prim::Join: {
-      Value x = eval(*a[0]);
-      std::int64_t m = x.layout()->elem->length;
-      return ref(std::make_shared<JoinView>(std::move(x), m));
-    }
-    case Prim::Pad: {
-      Value fill = eval(*a[0]);
-      Value x = eval(*a[1]);
-      const Layout* xl = x.layout();
-      return ref(std::make_shared<PadView>(std::move(x), c.sizes[0], xl->length, std::move(fill), xl->elem));
-    }
-    case Prim::Transpose:
-      return ref(std::make_shared<TransposeView>(eval(*a[0])));
-    case Prim::Reorder: {
-      Value x = eval(*a[0]);
-      std::int64_t n = x.layout()->length;
-      return ref(std::make_shared<ReorderView>(std::move(x), c.sizes[0], n));
+    LIFTC_LAYOUT_PRIM_CASES {
+      // On the stack but for a zip of more than two: views are built per element.
+      Value few[2];
+      std::vector<Value> many;
+      std::span<Value> operands(few, a.size());
+      if (a.size() > 2) {
+        many.resize(a.size());
+        operands = many;
+      }
+      for (std::size_t i = 0; i < a.size(); ++i) operands[i] = eval(*a[i]);
+      return ref(layout_view(c.prim, c.sizes, operands));
     }
     case Prim::Id:
       return eval(*a[0]);
     case Prim::ToGlobal: case Prim::ToLocal: case Prim::ToPrivate:
       return apply1(*a[0], eval(*a[1]));
-    case Prim::AsVector: {
-      Value x = eval(*a[0]);
-      ir::ScalarKind k = x.layout()->elem->scalar;
-      return ref(std::make_shared<AsVectorView>(std::move(x), static_cast<int>(c.sizes[0]), k));
-    }
-    case Prim::AsScalar: {
-      Value x = eval(*a[0]);
-      int w = x.layout()->elem->width;
-      return ref(std::make_shared<AsScalarView>(std::move(x), w));
-    }
     case Prim::Vectorize:
       return vectorize(c, *a[0], eval(*a[1]));
     case Prim::Array:  // compiled to a literal (compile.cpp)

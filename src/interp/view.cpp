@@ -10,6 +10,115 @@ namespace index_map = ir::index_map;
 
 namespace {
 
+// The views of the layout primitives, built only by layout_view (at the end of this file).
+
+/// join(x): x's rows concatenated; `row_length` is m.
+class JoinView final : public View {
+ public:
+  JoinView(Value x, std::int64_t row_length) : x_(std::move(x)), m_(row_length) {}
+  Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
+
+ private:
+  Value x_;
+  std::int64_t m_;
+};
+
+/// split(n, x) and slide(size, step, x): chunk i starts at i * step and holds `size`
+/// elements (size = step = n for split).
+class ChunkView final : public View {
+ public:
+  ChunkView(Value x, std::int64_t size, std::int64_t step) : x_(std::move(x)), size_(size), step_(step) {}
+  Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
+
+ private:
+  Value x_;
+  std::int64_t size_, step_;
+};
+
+/// pad(left, right, value, x); negative amounts crop.
+class PadView final : public View {
+ public:
+  PadView(Value x, std::int64_t left, std::int64_t x_length, Value fill, const Layout* elem)
+      : x_(std::move(x)), left_(left), n_(x_length), fill_(std::move(fill)), elem_(elem) {}
+  Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
+
+ private:
+  Value x_;
+  std::int64_t left_, n_;
+  Value fill_;
+  const Layout* elem_;
+};
+
+/// transpose(x).
+class TransposeView final : public View {
+ public:
+  explicit TransposeView(Value x) : x_(std::move(x)) {}
+  Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
+
+ private:
+  Value x_;
+};
+
+/// reorder(striddenIndex(s), x) over an array of length n (s divides n).
+class ReorderView final : public View {
+ public:
+  ReorderView(Value x, std::int64_t stride, std::int64_t n);
+  Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
+
+ private:
+  Value x_;
+  std::int64_t s_, n_;
+};
+
+/// zip(x1, ..., xk).
+class ZipView final : public View {
+ public:
+  explicit ZipView(std::vector<Value> xs) : xs_(std::move(xs)) {}
+  Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
+
+ private:
+  std::vector<Value> xs_;
+};
+
+/// asVector(v, x) over an array of scalars of `kind`.
+class AsVectorView final : public View {
+ public:
+  AsVectorView(Value x, int width, ir::ScalarKind kind) : x_(std::move(x)), width_(width), kind_(kind) {}
+  Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
+
+ private:
+  Value x_;
+  int width_;
+  ir::ScalarKind kind_;
+};
+
+/// asScalar(x) over an array of vectors of `width` lanes.
+class AsScalarView final : public View {
+ public:
+  AsScalarView(Value x, int width) : x_(std::move(x)), width_(width) {}
+  Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
+
+ private:
+  Value x_;
+  int width_;
+};
+
 // The layout of the leaf that `path` addresses below `l`, without consuming the path.
 const Layout* descend(const Layout* l, const Path& path) {
   for (int i = 0; i < path.size(); ++i) {
@@ -319,5 +428,45 @@ bool AsVectorView::strided(AffinePath&, Strided&) const { return false; }
 const Word* AsVectorView::contiguous(Path& path) const { return path.empty() ? contiguous_whole(x_) : nullptr; }
 bool AsScalarView::strided(AffinePath&, Strided&) const { return false; }
 const Word* AsScalarView::contiguous(Path& path) const { return path.empty() ? contiguous_whole(x_) : nullptr; }
+
+std::shared_ptr<const View> layout_view(ir::Prim prim, const std::vector<std::int64_t>& sizes,
+                                        std::span<Value> operands) {
+  Value& x = operands.back();  // the array every layout primitive but zip takes last
+  switch (prim) {
+    case ir::Prim::Zip:
+      return std::make_shared<ZipView>(
+          std::vector<Value>(std::make_move_iterator(operands.begin()), std::make_move_iterator(operands.end())));
+    case ir::Prim::Split: return std::make_shared<ChunkView>(std::move(x), sizes[0], sizes[0]);
+    case ir::Prim::Slide: return std::make_shared<ChunkView>(std::move(x), sizes[0], sizes[1]);
+    case ir::Prim::Join: {
+      std::int64_t m = x.layout()->elem->length;
+      return std::make_shared<JoinView>(std::move(x), m);
+    }
+    case ir::Prim::Pad: {
+      const Layout* xl = x.layout();
+      return std::make_shared<PadView>(std::move(x), sizes[0], xl->length, std::move(operands[0]), xl->elem);
+    }
+    case ir::Prim::Transpose: return std::make_shared<TransposeView>(std::move(x));
+    case ir::Prim::Reorder: {
+      std::int64_t n = x.layout()->length;
+      return std::make_shared<ReorderView>(std::move(x), sizes[0], n);
+    }
+    case ir::Prim::AsVector: {
+      ir::ScalarKind k = x.layout()->elem->scalar;
+      return std::make_shared<AsVectorView>(std::move(x), static_cast<int>(sizes[0]), k);
+    }
+    case ir::Prim::AsScalar: {
+      int w = x.layout()->elem->width;
+      return std::make_shared<AsScalarView>(std::move(x), w);
+    }
+    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg:
+    case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq:
+    case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize:
+    case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
+      break;
+  }
+  LIFTC_ASSERT(false, fmt::format("'{}' is a layout primitive", ir::signature(prim).name));
+  return {};
+}
 
 }  // namespace liftc::interp::detail

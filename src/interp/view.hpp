@@ -7,8 +7,10 @@
 // reduction then reads words instead of walking the views per element).
 
 #include <memory>
+#include <span>
 #include <vector>
 
+#include "liftc/ir/prim.hpp"
 #include "value.hpp"
 
 namespace liftc::interp::detail {
@@ -81,111 +83,11 @@ class PrefixView final : public View {
   Value base_;
 };
 
-/// join(x): x's rows concatenated; `row_length` is m.
-class JoinView final : public View {
- public:
-  JoinView(Value x, std::int64_t row_length) : x_(std::move(x)), m_(row_length) {}
-  Value load(Path& path) const override;
-  bool strided(AffinePath& path, Strided& out) const override;
-  const Word* contiguous(Path& path) const override;
-
- private:
-  Value x_;
-  std::int64_t m_;
-};
-
-/// split(n, x) and slide(size, step, x): chunk i starts at i * step and holds `size`
-/// elements (size = step = n for split).
-class ChunkView final : public View {
- public:
-  ChunkView(Value x, std::int64_t size, std::int64_t step) : x_(std::move(x)), size_(size), step_(step) {}
-  Value load(Path& path) const override;
-  bool strided(AffinePath& path, Strided& out) const override;
-  const Word* contiguous(Path& path) const override;
-
- private:
-  Value x_;
-  std::int64_t size_, step_;
-};
-
-/// pad(left, right, value, x); negative amounts crop.
-class PadView final : public View {
- public:
-  PadView(Value x, std::int64_t left, std::int64_t x_length, Value fill, const Layout* elem)
-      : x_(std::move(x)), left_(left), n_(x_length), fill_(std::move(fill)), elem_(elem) {}
-  Value load(Path& path) const override;
-  bool strided(AffinePath& path, Strided& out) const override;
-  const Word* contiguous(Path& path) const override;
-
- private:
-  Value x_;
-  std::int64_t left_, n_;
-  Value fill_;
-  const Layout* elem_;
-};
-
-/// transpose(x).
-class TransposeView final : public View {
- public:
-  explicit TransposeView(Value x) : x_(std::move(x)) {}
-  Value load(Path& path) const override;
-  bool strided(AffinePath& path, Strided& out) const override;
-  const Word* contiguous(Path& path) const override;
-
- private:
-  Value x_;
-};
-
-/// reorder(striddenIndex(s), x) over an array of length n (s divides n).
-class ReorderView final : public View {
- public:
-  ReorderView(Value x, std::int64_t stride, std::int64_t n);
-  Value load(Path& path) const override;
-  bool strided(AffinePath& path, Strided& out) const override;
-  const Word* contiguous(Path& path) const override;
-
- private:
-  Value x_;
-  std::int64_t s_, n_;
-};
-
-/// zip(x1, ..., xk).
-class ZipView final : public View {
- public:
-  explicit ZipView(std::vector<Value> xs) : xs_(std::move(xs)) {}
-  Value load(Path& path) const override;
-  bool strided(AffinePath& path, Strided& out) const override;
-  const Word* contiguous(Path& path) const override;
-
- private:
-  std::vector<Value> xs_;
-};
-
-/// asVector(v, x) over an array of scalars of `kind`.
-class AsVectorView final : public View {
- public:
-  AsVectorView(Value x, int width, ir::ScalarKind kind) : x_(std::move(x)), width_(width), kind_(kind) {}
-  Value load(Path& path) const override;
-  bool strided(AffinePath& path, Strided& out) const override;
-  const Word* contiguous(Path& path) const override;
-
- private:
-  Value x_;
-  int width_;
-  ir::ScalarKind kind_;
-};
-
-/// asScalar(x) over an array of vectors of `width` lanes.
-class AsScalarView final : public View {
- public:
-  AsScalarView(Value x, int width) : x_(std::move(x)), width_(width) {}
-  Value load(Path& path) const override;
-  bool strided(AffinePath& path, Strided& out) const override;
-  const Word* contiguous(Path& path) const override;
-
- private:
-  Value x_;
-  int width_;
-};
+/// The view of layout primitive `prim` (ir::is_layout) with size arguments `sizes`, over its
+/// operands' values in the order it takes them (pad: the fill, then the array), which it
+/// moves from. Each layout primitive's view class lives in view.cpp, the only file that
+/// names them.
+std::shared_ptr<const View> layout_view(ir::Prim prim, const std::vector<std::int64_t>& sizes,
+                                        std::span<Value> operands);
 
 }  // namespace liftc::interp::detail

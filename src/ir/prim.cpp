@@ -104,8 +104,7 @@ bool is_map(Prim p) {
 
 bool is_layout(Prim p) {
   switch (p) {
-    case Prim::Split: case Prim::Join: case Prim::Slide: case Prim::Pad: case Prim::Transpose:
-    case Prim::Reorder: case Prim::Zip: case Prim::AsVector: case Prim::AsScalar:
+    LIFTC_LAYOUT_PRIM_CASES
       return true;
     case Prim::Map: case Prim::Reduce: case Prim::Id: case Prim::Array: case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb:
     case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal: case Prim::ToLocal: case Prim::ToPrivate:
@@ -116,15 +115,26 @@ bool is_layout(Prim p) {
   return {};
 }
 
+bool is_invertible_layout(Prim p) {
+  switch (p) {
+    case Prim::Split: case Prim::Join: case Prim::Transpose: case Prim::Reorder: case Prim::AsVector:
+    case Prim::AsScalar:
+      return true;
+    case Prim::Zip: case Prim::Slide: case Prim::Pad: case Prim::Map: case Prim::Reduce: case Prim::Id:
+    case Prim::Array: case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq:
+    case Prim::ReduceSeq: case Prim::ToGlobal: case Prim::ToLocal: case Prim::ToPrivate: case Prim::Vectorize:
+    case Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
+      return false;
+  }
+  LIFTC_ASSERT(false, "the switch above lists every primitive");
+  return {};
+}
+
 bool is_float_math(Prim p) {
   switch (p) {
     case Prim::Exp: case Prim::Sqrt: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc:
       return true;
-    case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: case Prim::MapWrg:
-    case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq: case Prim::ReduceSeq: case Prim::ToGlobal:
-    case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar: case Prim::Vectorize:
-    case Prim::Dot: case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
+    LIFTC_NON_BUILTIN_PRIM_CASES case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
     case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne:
     case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max:
     case Prim::Abs: case Prim::ToFloat: case Prim::SizeValue:

@@ -128,11 +128,9 @@ Type check_builtin(Checker& c, CallSite& site) {
     case ir::Prim::Dot: return dot(c, site);
     case ir::Prim::SizeValue: return Type::int_();
     case ir::Prim::Array: return constant_array(c, site);
-    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join:
-    case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose: case ir::Prim::Reorder:
-    case ir::Prim::Id: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb:
-    case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal:
-    case ir::Prim::ToPrivate: case ir::Prim::AsVector: case ir::Prim::AsScalar: case ir::Prim::Vectorize:
+    LIFTC_LAYOUT_PRIM_CASES case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::MapWrg:
+    case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq:
+    case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize:
     case ir::Prim::Exp: case ir::Prim::Sqrt: case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2:
     case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan:
     case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh:

@@ -197,9 +197,7 @@ Expr Checker::check_call(const Expr& call) {
   }
   Type result;
   switch (call->prim) {
-    case ir::Prim::Zip: case ir::Prim::Split: case ir::Prim::Join: case ir::Prim::Slide: case ir::Prim::Pad:
-    case ir::Prim::Transpose: case ir::Prim::Reorder: case ir::Prim::Id: case ir::Prim::AsVector:
-    case ir::Prim::AsScalar:
+    LIFTC_LAYOUT_PRIM_CASES case ir::Prim::Id:
       result = check_layout(*this, site);
       break;
     case ir::Prim::Map: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:

@@ -132,6 +132,18 @@ TEST(Lowering, MapBetweenReordersWritesThroughTheInverse) {
   EXPECT_EQ(m.kernels[0].source.find("tmp"), std::string::npos) << m.kernels[0].source;
 }
 
+// A map whose function is a reorder passes its destination on like split, join and
+// transpose (every invertible layout primitive, ir::is_invertible_layout): the rows are
+// written through the inverse reorder, with no temporary and no copy kernel.
+TEST(Lowering, MapOfReorderWritesThroughTheInverse) {
+  Expr rows = call(Prim::MapGlb, {0}, {lam({"row"}, call(Prim::MapSeq, {}, {lam({"v"}, mul(var("v"), make_float(3.0))), var("row")})),
+                                       call(Prim::Split, {8}, {var("x")})});
+  Expr body = call(Prim::Join, {}, {call(Prim::Map, {}, {lam({"r"}, call(Prim::Reorder, {2}, {var("r")})), rows})});
+  Module m = run_and_compare(program({{"x", floats(64), {}}}, {{"y", body, {}}}));
+  ASSERT_EQ(m.kernels.size(), 1u);
+  EXPECT_EQ(m.kernels[0].source.find("tmp"), std::string::npos) << m.kernels[0].source;
+}
+
 // Built with -cl-mad-enable (the `mad` tuning parameter), a reduction of products still
 // matches the interpreter within the default tolerances; the options travel with the module.
 TEST(Lowering, MadBuildStillMatchesTheInterpreter) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "liftc/codegen/c_ast.hpp"
+#include "liftc/ir/expr.hpp"
 #include "liftc/ir/type.hpp"
 
 namespace liftc::codegen {
@@ -96,6 +97,13 @@ View as_vector(int width, View v);
 View as_scalar(View v);
 /// map(f, v) where f only rearranges data: element i is f(v[i]).
 View map_view(View v, ir::Type elem_type, std::function<View(const View&)> f);
+/// The view of layout primitive `e` (ir::is_layout) over its operands' views, in the order
+/// it takes them (pad: the fill, then the array); a liftc::Error at `e` when the operands do
+/// not allow one (a pad value that is not a scalar, an asVector width that is not constant).
+View layout_view(const ir::Expr& e, std::vector<View> operands);
+/// For an invertible layout primitive `e` (ir::is_invertible_layout) written through `dest`:
+/// the view its operand is written through (split's is a join of dest, and so on).
+View operand_dest_view(const ir::Expr& e, View dest);
 /// A one-element array holding `v` (a reduction's result).
 View single(View v);
 

@@ -73,6 +73,25 @@ enum class Prim {
   case ::liftc::ir::Prim::Ceil: case ::liftc::ir::Prim::Round: case ::liftc::ir::Prim::Trunc: \
   case ::liftc::ir::Prim::ToFloat: case ::liftc::ir::Prim::SizeValue:
 
+/// The case labels of every layout primitive (is_layout: zip, split, join, slide, pad,
+/// transpose, reorder, asVector, asScalar), for a switch that treats them as one class and
+/// leaves what each does to its views (interp/view.cpp, codegen/view.cpp) and type rule
+/// (typecheck/layout_rules.cpp). A new layout primitive listed here joins these groups.
+#define LIFTC_LAYOUT_PRIM_CASES \
+  case ::liftc::ir::Prim::Zip: case ::liftc::ir::Prim::Split: case ::liftc::ir::Prim::Join: \
+  case ::liftc::ir::Prim::Slide: case ::liftc::ir::Prim::Pad: case ::liftc::ir::Prim::Transpose: \
+  case ::liftc::ir::Prim::Reorder: case ::liftc::ir::Prim::AsVector: case ::liftc::ir::Prim::AsScalar:
+
+/// The case labels of every primitive that is not a scalar builtin (the layout primitives
+/// and Map .. Dot), for a switch over the scalar builtins that lists the rest as one group.
+#define LIFTC_NON_BUILTIN_PRIM_CASES \
+  LIFTC_LAYOUT_PRIM_CASES \
+  case ::liftc::ir::Prim::Map: case ::liftc::ir::Prim::Reduce: case ::liftc::ir::Prim::Id: \
+  case ::liftc::ir::Prim::Array: case ::liftc::ir::Prim::MapWrg: case ::liftc::ir::Prim::MapLcl: \
+  case ::liftc::ir::Prim::MapGlb: case ::liftc::ir::Prim::MapSeq: case ::liftc::ir::Prim::ReduceSeq: \
+  case ::liftc::ir::Prim::ToGlobal: case ::liftc::ir::Prim::ToLocal: case ::liftc::ir::Prim::ToPrivate: \
+  case ::liftc::ir::Prim::Vectorize: case ::liftc::ir::Prim::Dot:
+
 /// Which operand positions of a primitive are functions, and how many parameters each takes.
 struct PrimSignature {
   Prim prim;
@@ -94,6 +113,10 @@ const std::vector<PrimSignature>& all_signatures();
 bool is_map(Prim p);
 /// split/join/slide/pad/transpose/reorder/zip/asVector/asScalar: they only rearrange data.
 bool is_layout(Prim p);
+/// The layout primitives whose index map is one-to-one onto their operand's elements, so a
+/// value written through one lands in its operand: split, join, transpose, reorder,
+/// asVector, asScalar (not zip, slide or pad).
+bool is_invertible_layout(Prim p);
 /// reduce/reduceSeq.
 bool is_reduce(Prim p);
 /// The OpenCL primitives that the interpreter treats as their algorithmic meaning.
