@@ -297,16 +297,12 @@ View KernelBuilder::compile_scalar(const ir::Expr& e, const Scope& s) {
       if (a[0]->type.is_vector() && a[0]->type.width() > 4)
         for (auto& operand : a) operand = read(variables(value_view(operand), "lanes"));
       return value_view(dot(a[0], a[1]));
-    LIFTC_LAYOUT_PRIM_CASES case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::Array:
-    case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
-    case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate:
-    case ir::Prim::Vectorize: case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div:
-    case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt: case ir::Prim::Ge: case ir::Prim::Eq:
-    case ir::Prim::Ne: case ir::Prim::And: case ir::Prim::Or: case ir::Prim::Exp: case ir::Prim::Sqrt:
-    case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2: case ir::Prim::Log10: case ir::Prim::Rsqrt:
-    case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan: case ir::Prim::Asin: case ir::Prim::Acos:
-    case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh: case ir::Prim::Tanh: case ir::Prim::Floor:
-    case ir::Prim::Ceil: case ir::Prim::Round: case ir::Prim::Trunc: case ir::Prim::SizeValue:
+    LIFTC_LAYOUT_PRIM_CASES LIFTC_COMPARISON_CASES LIFTC_FLOAT_MATH_CASES case ir::Prim::Map:
+    case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg:
+    case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq:
+    case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize:
+    case ir::Prim::Add: case ir::Prim::Sub: case ir::Prim::Mul: case ir::Prim::Div: case ir::Prim::And:
+    case ir::Prim::Or: case ir::Prim::SizeValue:
       break;
   }
   if (!op.empty() && a.size() == 2) return value_view(c::binary(std::string(op), a[0], a[1], t));

@@ -41,12 +41,8 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
       case Prim::Ge: return of_bool(x >= y);
       case Prim::Eq: return of_bool(x == y);
       case Prim::Ne: return of_bool(x != y);
-      LIFTC_NON_BUILTIN_PRIM_CASES case Prim::Neg: case Prim::And: case Prim::Or: case Prim::Not:
-      case Prim::Select: case Prim::Exp: case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log:
-      case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan:
-      case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh:
-      case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc: case Prim::ToFloat:
-      case Prim::SizeValue:
+      LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_FLOAT_MATH_CASES case Prim::Neg: case Prim::And: case Prim::Or:
+      case Prim::Not: case Prim::Select: case Prim::Abs: case Prim::ToFloat: case Prim::SizeValue:
         break;
     }
   } else if (k == ScalarKind::Int) {
@@ -69,12 +65,8 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
       case Prim::Ge: return of_bool(x >= y);
       case Prim::Eq: return of_bool(x == y);
       case Prim::Ne: return of_bool(x != y);
-      LIFTC_NON_BUILTIN_PRIM_CASES case Prim::Neg: case Prim::And: case Prim::Or: case Prim::Not:
-      case Prim::Select: case Prim::Exp: case Prim::Sqrt: case Prim::Abs: case Prim::Exp2: case Prim::Log:
-      case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan:
-      case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh:
-      case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc: case Prim::ToFloat:
-      case Prim::SizeValue:
+      LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_FLOAT_MATH_CASES case Prim::Neg: case Prim::And: case Prim::Or:
+      case Prim::Not: case Prim::Select: case Prim::Abs: case Prim::ToFloat: case Prim::SizeValue:
         break;
     }
   } else {
@@ -84,13 +76,10 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
       case Prim::Or: return of_bool(x || y);
       case Prim::Eq: return of_bool(x == y);
       case Prim::Ne: return of_bool(x != y);
-      LIFTC_NON_BUILTIN_PRIM_CASES case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div:
-      case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge:
-      case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp: case Prim::Sqrt:
-      case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt:
-      case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan:
-      case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round:
-      case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
+      LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_FLOAT_MATH_CASES case Prim::Add: case Prim::Sub: case Prim::Mul:
+      case Prim::Div: case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt:
+      case Prim::Ge: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Abs:
+      case Prim::ToFloat: case Prim::SizeValue:
         break;
     }
   }
@@ -127,10 +116,9 @@ Word unary_lane(Prim p, ScalarKind k, Word a) {
       case Prim::Trunc: return of_f32(std::trunc(x));
       case Prim::Abs: return of_f32(std::fabs(x));
       case Prim::ToFloat: return a;
-      LIFTC_NON_BUILTIN_PRIM_CASES case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div:
-      case Prim::Mod: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne:
-      case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max:
-      case Prim::SizeValue:
+      LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_COMPARISON_CASES case Prim::Add: case Prim::Sub: case Prim::Mul:
+      case Prim::Div: case Prim::Mod: case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select:
+      case Prim::Min: case Prim::Max: case Prim::SizeValue:
         break;
     }
   } else if (k == ScalarKind::Int) {
@@ -139,13 +127,9 @@ Word unary_lane(Prim p, ScalarKind k, Word a) {
       case Prim::Neg: return 0u - a;
       case Prim::Abs: return x < 0 ? 0u - a : a;
       case Prim::ToFloat: return of_f32(static_cast<float>(x));
-      LIFTC_NON_BUILTIN_PRIM_CASES case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div:
-      case Prim::Mod: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne:
-      case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max:
-      case Prim::Exp: case Prim::Sqrt: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10:
-      case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos:
-      case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil:
-      case Prim::Round: case Prim::Trunc: case Prim::SizeValue:
+      LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_COMPARISON_CASES LIFTC_FLOAT_MATH_CASES case Prim::Add: case Prim::Sub:
+      case Prim::Mul: case Prim::Div: case Prim::Mod: case Prim::And: case Prim::Or: case Prim::Not:
+      case Prim::Select: case Prim::Min: case Prim::Max: case Prim::SizeValue:
         break;
     }
   } else if (p == Prim::Not) {
@@ -203,13 +187,9 @@ Value apply_builtin(Prim p, const Value* args, int n) {
       case Prim::Add: return Value::of_float(x + y);
       case Prim::Mul: return Value::of_float(x * y);
       case Prim::Sub: return Value::of_float(x - y);
-      LIFTC_NON_BUILTIN_PRIM_CASES case Prim::Div: case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le:
-      case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne: case Prim::And: case Prim::Or: case Prim::Not:
-      case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp: case Prim::Sqrt: case Prim::Abs:
-      case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin:
-      case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh:
-      case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc:
-      case Prim::ToFloat: case Prim::SizeValue:
+      LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_COMPARISON_CASES LIFTC_FLOAT_MATH_CASES case Prim::Div: case Prim::Mod:
+      case Prim::Neg: case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min:
+      case Prim::Max: case Prim::Abs: case Prim::ToFloat: case Prim::SizeValue:
         break;
     }
   }

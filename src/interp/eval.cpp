@@ -71,13 +71,9 @@ float Evaluator::eval_float(const Code& c) {
         case Prim::Sub: return a - b;
         case Prim::Mul: return a * b;
         case Prim::Div: return a / b;
-        LIFTC_NON_BUILTIN_PRIM_CASES case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le:
-        case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne: case Prim::And: case Prim::Or:
-        case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Exp: case Prim::Sqrt:
-        case Prim::Abs: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt:
-        case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan:
-        case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round:
-        case Prim::Trunc: case Prim::ToFloat: case Prim::SizeValue:
+        LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_COMPARISON_CASES LIFTC_FLOAT_MATH_CASES case Prim::Mod:
+        case Prim::Neg: case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min:
+        case Prim::Max: case Prim::Abs: case Prim::ToFloat: case Prim::SizeValue:
           break;
       }
       LIFTC_ASSERT(false, "float arithmetic is +, -, * or / (compile.cpp)");

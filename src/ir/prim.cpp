@@ -132,12 +132,11 @@ bool is_invertible_layout(Prim p) {
 
 bool is_float_math(Prim p) {
   switch (p) {
-    case Prim::Exp: case Prim::Sqrt: case Prim::Exp2: case Prim::Log: case Prim::Log2: case Prim::Log10: case Prim::Rsqrt: case Prim::Sin: case Prim::Cos: case Prim::Tan: case Prim::Asin: case Prim::Acos: case Prim::Atan: case Prim::Sinh: case Prim::Cosh: case Prim::Tanh: case Prim::Floor: case Prim::Ceil: case Prim::Round: case Prim::Trunc:
+    LIFTC_FLOAT_MATH_CASES
       return true;
-    LIFTC_NON_BUILTIN_PRIM_CASES case Prim::Add: case Prim::Sub: case Prim::Mul: case Prim::Div: case Prim::Mod:
-    case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt: case Prim::Ge: case Prim::Eq: case Prim::Ne:
-    case Prim::And: case Prim::Or: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max:
-    case Prim::Abs: case Prim::ToFloat: case Prim::SizeValue:
+    LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_COMPARISON_CASES case Prim::Add: case Prim::Sub: case Prim::Mul:
+    case Prim::Div: case Prim::Mod: case Prim::Neg: case Prim::And: case Prim::Or: case Prim::Not:
+    case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Abs: case Prim::ToFloat: case Prim::SizeValue:
       return false;
   }
   LIFTC_ASSERT(false, "the switch above lists every primitive");

@@ -119,7 +119,7 @@ Type check_builtin(Checker& c, CallSite& site) {
       return arithmetic(c, site);
     case ir::Prim::Neg: case ir::Prim::Abs:
       return unary_number(c, site, false);
-    case ir::Prim::Lt: case ir::Prim::Le: case ir::Prim::Gt: case ir::Prim::Ge: case ir::Prim::Eq: case ir::Prim::Ne:
+    LIFTC_COMPARISON_CASES
       return comparison(c, site);
     case ir::Prim::And: case ir::Prim::Or: case ir::Prim::Not:
       return logic(c, site);
@@ -128,13 +128,10 @@ Type check_builtin(Checker& c, CallSite& site) {
     case ir::Prim::Dot: return dot(c, site);
     case ir::Prim::SizeValue: return Type::int_();
     case ir::Prim::Array: return constant_array(c, site);
-    LIFTC_LAYOUT_PRIM_CASES case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::MapWrg:
-    case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq:
-    case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize:
-    case ir::Prim::Exp: case ir::Prim::Sqrt: case ir::Prim::Exp2: case ir::Prim::Log: case ir::Prim::Log2:
-    case ir::Prim::Log10: case ir::Prim::Rsqrt: case ir::Prim::Sin: case ir::Prim::Cos: case ir::Prim::Tan:
-    case ir::Prim::Asin: case ir::Prim::Acos: case ir::Prim::Atan: case ir::Prim::Sinh: case ir::Prim::Cosh:
-    case ir::Prim::Tanh: case ir::Prim::Floor: case ir::Prim::Ceil: case ir::Prim::Round: case ir::Prim::Trunc:
+    LIFTC_LAYOUT_PRIM_CASES LIFTC_FLOAT_MATH_CASES case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::Id:
+    case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb: case ir::Prim::MapSeq:
+    case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal: case ir::Prim::ToPrivate:
+    case ir::Prim::Vectorize:
       break;
   }
   LIFTC_ASSERT(false, "check_builtin is called for builtins only");

@@ -60,18 +60,29 @@ enum class Prim {
 #define LIFTC_SCALAR_BUILTIN_CASES \
   case ::liftc::ir::Prim::Add: case ::liftc::ir::Prim::Sub: case ::liftc::ir::Prim::Mul: \
   case ::liftc::ir::Prim::Div: case ::liftc::ir::Prim::Mod: case ::liftc::ir::Prim::Neg: \
-  case ::liftc::ir::Prim::Lt: case ::liftc::ir::Prim::Le: case ::liftc::ir::Prim::Gt: \
-  case ::liftc::ir::Prim::Ge: case ::liftc::ir::Prim::Eq: case ::liftc::ir::Prim::Ne: \
+  LIFTC_COMPARISON_CASES \
   case ::liftc::ir::Prim::And: case ::liftc::ir::Prim::Or: case ::liftc::ir::Prim::Not: \
   case ::liftc::ir::Prim::Select: case ::liftc::ir::Prim::Min: case ::liftc::ir::Prim::Max: \
-  case ::liftc::ir::Prim::Exp: case ::liftc::ir::Prim::Sqrt: case ::liftc::ir::Prim::Abs: \
-  case ::liftc::ir::Prim::Exp2: case ::liftc::ir::Prim::Log: case ::liftc::ir::Prim::Log2: \
-  case ::liftc::ir::Prim::Log10: case ::liftc::ir::Prim::Rsqrt: case ::liftc::ir::Prim::Sin: \
-  case ::liftc::ir::Prim::Cos: case ::liftc::ir::Prim::Tan: case ::liftc::ir::Prim::Asin: \
-  case ::liftc::ir::Prim::Acos: case ::liftc::ir::Prim::Atan: case ::liftc::ir::Prim::Sinh: \
-  case ::liftc::ir::Prim::Cosh: case ::liftc::ir::Prim::Tanh: case ::liftc::ir::Prim::Floor: \
-  case ::liftc::ir::Prim::Ceil: case ::liftc::ir::Prim::Round: case ::liftc::ir::Prim::Trunc: \
+  case ::liftc::ir::Prim::Abs: \
+  LIFTC_FLOAT_MATH_CASES \
   case ::liftc::ir::Prim::ToFloat: case ::liftc::ir::Prim::SizeValue:
+
+/// The case labels of the six comparisons (lt, le, gt, ge, eq, ne), one group of the
+/// scalar builtins.
+#define LIFTC_COMPARISON_CASES \
+  case ::liftc::ir::Prim::Lt: case ::liftc::ir::Prim::Le: case ::liftc::ir::Prim::Gt: \
+  case ::liftc::ir::Prim::Ge: case ::liftc::ir::Prim::Eq: case ::liftc::ir::Prim::Ne:
+
+/// The case labels of the float math functions (is_float_math: exp, sqrt, exp2 .. trunc),
+/// one group of the scalar builtins.
+#define LIFTC_FLOAT_MATH_CASES \
+  case ::liftc::ir::Prim::Exp: case ::liftc::ir::Prim::Sqrt: case ::liftc::ir::Prim::Exp2: \
+  case ::liftc::ir::Prim::Log: case ::liftc::ir::Prim::Log2: case ::liftc::ir::Prim::Log10: \
+  case ::liftc::ir::Prim::Rsqrt: case ::liftc::ir::Prim::Sin: case ::liftc::ir::Prim::Cos: \
+  case ::liftc::ir::Prim::Tan: case ::liftc::ir::Prim::Asin: case ::liftc::ir::Prim::Acos: \
+  case ::liftc::ir::Prim::Atan: case ::liftc::ir::Prim::Sinh: case ::liftc::ir::Prim::Cosh: \
+  case ::liftc::ir::Prim::Tanh: case ::liftc::ir::Prim::Floor: case ::liftc::ir::Prim::Ceil: \
+  case ::liftc::ir::Prim::Round: case ::liftc::ir::Prim::Trunc:
 
 /// The case labels of every layout primitive (is_layout: zip, split, join, slide, pad,
 /// transpose, reorder, asVector, asScalar), for a switch that treats them as one class and
