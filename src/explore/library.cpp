@@ -41,10 +41,16 @@ std::int64_t alternative_number(const Alternative& alt) {
 namespace {
 
 // A convolution as CLBlast's Convgemm sees it (square kernels, the same padding and stride
-// in both dimensions, as rules/library.rules' shape binds them).
+// in both dimensions, as rules/library.rules' shapes bind them). The image, kernels and
+// biases are expressions of the program's inputs, as .sr text: an input itself, or a view
+// or computation of inputs (transposes of a CHW image, [1][1][C] kernels split from [M][C]
+// weights, zero biases), which the liftc kernels around the call compute.
 struct ConvShape {
-  std::string def, image, weights, biases;
-  std::string activation;  // the element-wise function after each sum, as .sr text ("" = none)
+  std::string def;
+  std::string image, weights, biases;  // [H][W][C] (unpadded), [M][K][K][C], [M]
+  std::string activation;              // the element-wise function after each sum, as .sr text ("" = none)
+  std::string declarations;            // the program's sizes and inputs, as .sr text
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> inputs;  // the program's inputs and their shapes
   std::int64_t C = 0, H = 0, W = 0, M = 0, K = 0, stride = 1, pad = 0, OH = 0, OW = 0;
 };
 
@@ -151,9 +157,11 @@ std::optional<rewrite::Match> match_shape(const rewrite::RuleSet& rules, const s
   return rewrite::match_pattern(r->lhs, body);
 }
 
-// The convolution of `nf`'s one definition, or why there is none.
+// The convolution of `nf`'s one definition, or why there is none. The shapes are matched on
+// the type-checked definition, so that the sizes are read from the types of what they bind.
 std::optional<ConvShape> find_conv(const ir::Program& nf, const rewrite::RuleSet& rules, std::string& why) {
-  const auto& def = nf.defs.front();
+  const ir::Program typed = typecheck::typecheck(nf).program;
+  const auto& def = typed.defs.front();
   std::optional<rewrite::Match> m = match_shape(rules, "library-conv2d", def.body);
   ConvShape c;
   if (!m) {
@@ -164,33 +172,38 @@ std::optional<ConvShape> find_conv(const ir::Program& nf, const rewrite::RuleSet
     why = "its definition is not a 2D convolution of rules/library.rules' shape (after normal-form)";
     return std::nullopt;
   }
+  ir::Expr image = m->exprs.at("x");
+  if (std::optional<rewrite::Match> padded = match_shape(rules, "library-zero-pad2d", image)) {
+    image = padded->exprs.at("img");
+    c.pad = size_value(padded->sizes.at("p"), nf);
+  }
+  const ir::Expr& weights = m->exprs.at("ws");
   c.def = def.name;
-  c.image = input_name(m->exprs.at("img"), nf);
-  c.weights = input_name(m->exprs.at("ws"), nf);
-  c.biases = input_name(m->exprs.at("bs"), nf);
-  if (c.image.empty() || c.weights.empty() || c.biases.empty()) {
-    why = "the convolution's image, kernels and biases are not inputs of the program";
+  c.image = ir::to_string(image);
+  c.weights = ir::to_string(weights);
+  c.biases = ir::to_string(m->exprs.at("bs"));
+  const ir::Type& it = image->type;
+  if (!it.is_array() || !it.elem().is_array() || !it.elem().elem().is_array() || !it.elem().elem().elem().is_scalar()) {
+    why = "the convolution's image is not [H][W][C] scalars";
     return std::nullopt;
   }
-  auto input_type = [&](const std::string& name) {
-    for (const auto& in : nf.inputs)
-      if (in.name == name) return in.type;
-    return ir::Type();
-  };
-  ir::Type image = input_type(c.image), weights = input_type(c.weights);
-  c.H = size_value(image.length(), nf);
-  c.W = size_value(image.elem().length(), nf);
-  c.C = size_value(image.elem().elem().length(), nf);
-  c.M = size_value(weights.length(), nf);
+  c.H = size_value(it.length(), nf);
+  c.W = size_value(it.elem().length(), nf);
+  c.C = size_value(it.elem().elem().length(), nf);
+  c.M = size_value(weights->type.length(), nf);
   c.K = size_value(m->sizes.at("k"), nf);
   c.stride = size_value(m->sizes.at("s"), nf);
-  c.pad = size_value(m->sizes.at("p"), nf);
-  if (!image.elem().elem().elem().is_scalar() || c.stride < 1 || c.H + 2 * c.pad < c.K || c.W + 2 * c.pad < c.K) {
-    why = "the convolution's image is not [H][W][C] scalars with a window that fits";
+  if (c.stride < 1 || c.H + 2 * c.pad < c.K || c.W + 2 * c.pad < c.K) {
+    why = "the convolution's window does not fit its padded image";
     return std::nullopt;
   }
   c.OH = (c.H + 2 * c.pad - c.K) / c.stride + 1;
   c.OW = (c.W + 2 * c.pad - c.K) / c.stride + 1;
+  for (const auto& size : nf.sizes) c.declarations += "size " + ir::to_string(size) + "\n";
+  for (const auto& in : nf.inputs) {
+    c.declarations += fmt::format("input {} : {}\n", in.name, ir::to_string(in.type));
+    c.inputs.emplace_back(in.name, codegen::shape_of(in.type));
+  }
   return c;
 }
 
@@ -290,7 +303,8 @@ std::map<std::string, std::int64_t> filled_values(const LibraryAlternative::Impl
   return values;
 }
 
-// The liftc program around Convgemm: the image to [C][H][W] and the kernels to
+// The liftc program around Convgemm, over the program's inputs: the image (as the match
+// bound it: an input or an expression of inputs) to [C][H][W] and the kernels to
 // [M][C][K][K] (CLBlast's layouts), and the definition itself from CLBlast's result
 // ([M][OH][OW]): the bias added and the activation applied, in the program's layout
 // [OH][OW][M]. Lowered by the normal path (parse, a fallback strategy, codegen).
@@ -298,17 +312,15 @@ std::string convgemm_helper_text(const ConvShape& c) {
   std::string value = "map(clblast_x -> clblast_x + clblast_b, clblast_v)";
   if (!c.activation.empty()) value = fmt::format("map({}, {})", c.activation, value);
   return fmt::format(
-      "input {w} : [[[[float]{C}]{K}]{K}]{M}\n"
-      "input {b} : [float]{M}\n"
-      "input {i} : [[[float]{C}]{W}]{H}\n"
+      "{declarations}"
       "input clblast_result : [[[[float]1]{OW}]{OH}]{M}\n"
       "def clblast_image = transpose(map(clblast_x -> transpose(clblast_x), {i}))\n"
       "def clblast_weights = map(clblast_w -> transpose(map(clblast_x -> transpose(clblast_x), clblast_w)), {w})\n"
       "def {d} = map(clblast_row -> map(clblast_px -> map((clblast_v, clblast_b) -> {value}, zip(clblast_px, {b})), "
       "clblast_row), map(clblast_x -> transpose(clblast_x), transpose(clblast_result)))\n",
-      fmt::arg("w", c.weights), fmt::arg("b", c.biases), fmt::arg("i", c.image), fmt::arg("d", c.def),
-      fmt::arg("C", c.C), fmt::arg("H", c.H), fmt::arg("W", c.W), fmt::arg("M", c.M), fmt::arg("K", c.K),
-      fmt::arg("OH", c.OH), fmt::arg("OW", c.OW), fmt::arg("value", value));
+      fmt::arg("declarations", c.declarations), fmt::arg("w", c.weights), fmt::arg("b", c.biases),
+      fmt::arg("i", c.image), fmt::arg("d", c.def), fmt::arg("M", c.M), fmt::arg("OH", c.OH), fmt::arg("OW", c.OW),
+      fmt::arg("value", value));
 }
 
 std::unique_ptr<LibraryAlternative::Impl> convgemm_alternative(const ConvShape& c, const rewrite::RuleSet& rules,
@@ -420,7 +432,8 @@ codegen::HostPlan LibraryAlternative::host_plan(const Point& p, const std::strin
     output = g.def;
   } else {
     const ConvShape& c = *impl_->conv;
-    shapes = {{c.image, {c.H, c.W, c.C}}, {c.weights, {c.M, c.K, c.K, c.C}}, {c.biases, {c.M}}, {c.def, impl_->output_shape}};
+    shapes = {c.inputs.begin(), c.inputs.end()};
+    shapes[c.def] = impl_->output_shape;
     output = c.def;
   }
   interp::Tensors zeros;  // the plan's structure only: its input data is not kept
