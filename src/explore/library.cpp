@@ -50,6 +50,7 @@ struct ConvShape {
   std::string image, weights, biases;  // [H][W][C] (unpadded), [M][K][K][C], [M]
   std::string activation;              // the element-wise function after each sum, as .sr text ("" = none)
   std::string declarations;            // the program's sizes and inputs, as .sr text
+  bool channels_joined = false;        // a layout step joins each pixel's channels after the convolution
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> inputs;  // the program's inputs and their shapes
   std::int64_t C = 0, H = 0, W = 0, M = 0, K = 0, stride = 1, pad = 0, OH = 0, OW = 0;
 };
@@ -162,10 +163,15 @@ std::optional<rewrite::Match> match_shape(const rewrite::RuleSet& rules, const s
 std::optional<ConvShape> find_conv(const ir::Program& nf, const rewrite::RuleSet& rules, std::string& why) {
   const ir::Program typed = typecheck::typecheck(nf).program;
   const auto& def = typed.defs.front();
-  std::optional<rewrite::Match> m = match_shape(rules, "library-conv2d", def.body);
   ConvShape c;
+  ir::Expr conv = def.body;
+  if (std::optional<rewrite::Match> joined = match_shape(rules, "library-joined-channels", conv)) {
+    conv = joined->exprs.at("x");
+    c.channels_joined = true;
+  }
+  std::optional<rewrite::Match> m = match_shape(rules, "library-conv2d", conv);
   if (!m) {
-    m = match_shape(rules, "library-conv2d-activation", def.body);
+    m = match_shape(rules, "library-conv2d-activation", conv);
     if (m) c.activation = ir::to_string(m->functions.at("h"));
   }
   if (!m) {
@@ -307,20 +313,24 @@ std::map<std::string, std::int64_t> filled_values(const LibraryAlternative::Impl
 // bound it: an input or an expression of inputs) to [C][H][W] and the kernels to
 // [M][C][K][K] (CLBlast's layouts), and the definition itself from CLBlast's result
 // ([M][OH][OW]): the bias added and the activation applied, in the program's layout
-// [OH][OW][M]. Lowered by the normal path (parse, a fallback strategy, codegen).
+// [OH][OW][M] (each pixel's channels joined where the definition joins them). Lowered by
+// the normal path (parse, a fallback strategy, codegen).
 std::string convgemm_helper_text(const ConvShape& c) {
   std::string value = "map(clblast_x -> clblast_x + clblast_b, clblast_v)";
   if (!c.activation.empty()) value = fmt::format("map({}, {})", c.activation, value);
+  std::string result = fmt::format(
+      "map(clblast_row -> map(clblast_px -> map((clblast_v, clblast_b) -> {}, zip(clblast_px, {})), clblast_row), "
+      "map(clblast_x -> transpose(clblast_x), transpose(clblast_result)))",
+      value, c.biases);
+  if (c.channels_joined) result = fmt::format("map(clblast_row -> map(clblast_q -> join(clblast_q), clblast_row), {})", result);
   return fmt::format(
       "{declarations}"
       "input clblast_result : [[[[float]1]{OW}]{OH}]{M}\n"
       "def clblast_image = transpose(map(clblast_x -> transpose(clblast_x), {i}))\n"
       "def clblast_weights = map(clblast_w -> transpose(map(clblast_x -> transpose(clblast_x), clblast_w)), {w})\n"
-      "def {d} = map(clblast_row -> map(clblast_px -> map((clblast_v, clblast_b) -> {value}, zip(clblast_px, {b})), "
-      "clblast_row), map(clblast_x -> transpose(clblast_x), transpose(clblast_result)))\n",
-      fmt::arg("declarations", c.declarations), fmt::arg("w", c.weights), fmt::arg("b", c.biases),
-      fmt::arg("i", c.image), fmt::arg("d", c.def), fmt::arg("M", c.M), fmt::arg("OH", c.OH), fmt::arg("OW", c.OW),
-      fmt::arg("value", value));
+      "def {d} = {result}\n",
+      fmt::arg("declarations", c.declarations), fmt::arg("w", c.weights), fmt::arg("i", c.image), fmt::arg("d", c.def),
+      fmt::arg("M", c.M), fmt::arg("OH", c.OH), fmt::arg("OW", c.OW), fmt::arg("result", result));
 }
 
 std::unique_ptr<LibraryAlternative::Impl> convgemm_alternative(const ConvShape& c, const rewrite::RuleSet& rules,

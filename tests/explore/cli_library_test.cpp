@@ -36,6 +36,8 @@ TEST_F(ExploreCli, ClblastCandidatesAreValidatedAndStored) {
        kForms + "pointwise_inner_product.sr", "clblast-convgemm", "pointwise"},
       {"weights stored kernel-minor, read as flat kernels: liftc's kernel makes them [M][C][K][K]",
        kForms + "kernel_minor_weights.sr", "clblast-convgemm", "kernel-minor"},
+      {"a 1x1 convolution written per pixel, its channels joined: liftc's kernel after the call joins them",
+       kForms + "pointwise.sr", "clblast-convgemm", "joined"},
       {"a matrix product: Gemm alone", kMatmul, "clblast-gemm", "gemm"},
   };
   for (const auto& c : cases) {
@@ -81,6 +83,8 @@ TEST_F(ExploreCli, ClblastConvgemmReadsEachFormsConvolution) {
       {"chw_oihw.sr", "for conv: C=2 H=6 W=6 K=3 pad=1 stride=1 M=4,"},
       {"floor_mode.sr", "for conv: C=2 H=9 W=9 K=3 pad=0 stride=2 M=4,"},
       {"no_bias.sr", "for conv: C=2 H=6 W=6 K=3 pad=1 stride=1 M=4,"},
+      {"joined_channels.sr", "for conv: C=2 H=6 W=6 K=3 pad=1 stride=1 M=4,"},
+      {"pointwise.sr", "for conv: C=4 H=4 W=6 K=1 pad=0 stride=1 M=4,"},
   };
   for (const auto& c : cases) {
     Result r = run(fmt::format("space {}{} -s clblast-convgemm --samples 0", kForms, c.form));

@@ -218,6 +218,7 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                                     "map(y -> transpose(y), slide(3, 2, map(r -> slide(3, 2, r), pad(0, 0, 0.0, "
                                     "map(r -> pad(0, 0, 0.0, r), x))))))"},
       {"library-zero-pad2d", with(kMat, "def out = pad(2, 2, 0.0, map(r -> pad(2, 2, 0.0, r), x))")},
+      {"library-joined-channels", "size N, M, P\ninput x : [[[[float]1]P]M]N\ndef out = map(r -> map(q -> join(q), r), x)"},
       {"library-matmul", "size N, M, K\ninput a : [[float]K]N\ninput b : [[float]M]K\n"
                          "def out = map(r -> join(map(c -> reduce(0.0, (acc, q) -> acc + q.0 * q.1, zip(r, c)), transpose(b))), a)"},
       // gemm_conv.rules
