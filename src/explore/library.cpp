@@ -152,10 +152,33 @@ ir::Program normal_form(const ir::Program& program, const rewrite::RuleSet& rule
   return program;
 }
 
-std::optional<rewrite::Match> match_shape(const rewrite::RuleSet& rules, const std::string& rule, const ir::Expr& body) {
+// A library shape's match: what its rule bound, by name. A rules folder whose shape does not
+// bind a name explore reads (a rule written with other variable names) is an error naming both.
+struct ShapeMatch {
+  std::string rule;
+  rewrite::Match match;
+
+  const ir::Expr& expr(const std::string& name) const { return bound(match.exprs, name, "expression"); }
+  const ir::Expr& function(const std::string& name) const { return bound(match.functions, name, "function"); }
+  const arith::Expr& size(const std::string& name) const { return bound(match.sizes, name, "size"); }
+
+ private:
+  template <class T>
+  const T& bound(const std::map<std::string, T>& in, const std::string& name, const char* kind) const {
+    auto it = in.find(name);
+    if (it == in.end())
+      throw Error(fmt::format("rule {} (a shape of the library candidates, rules/library.rules) binds no {} variable `{}`",
+                              rule, kind, name));
+    return it->second;
+  }
+};
+
+std::optional<ShapeMatch> match_shape(const rewrite::RuleSet& rules, const std::string& rule, const ir::Expr& body) {
   const rewrite::Rule* r = rules.rule(rule);
   if (!r) return std::nullopt;
-  return rewrite::match_pattern(r->lhs, body);
+  std::optional<rewrite::Match> m = rewrite::match_pattern(r->lhs, body);
+  if (!m) return std::nullopt;
+  return ShapeMatch{rule, std::move(*m)};
 }
 
 // The convolution of `nf`'s one definition, or why there is none. The shapes are matched on
@@ -165,29 +188,29 @@ std::optional<ConvShape> find_conv(const ir::Program& nf, const rewrite::RuleSet
   const auto& def = typed.defs.front();
   ConvShape c;
   ir::Expr conv = def.body;
-  if (std::optional<rewrite::Match> joined = match_shape(rules, "library-joined-channels", conv)) {
-    conv = joined->exprs.at("x");
+  if (std::optional<ShapeMatch> joined = match_shape(rules, "library-joined-channels", conv)) {
+    conv = joined->expr("x");
     c.channels_joined = true;
   }
-  std::optional<rewrite::Match> m = match_shape(rules, "library-conv2d", conv);
+  std::optional<ShapeMatch> m = match_shape(rules, "library-conv2d", conv);
   if (!m) {
     m = match_shape(rules, "library-conv2d-activation", conv);
-    if (m) c.activation = ir::to_string(m->functions.at("h"));
+    if (m) c.activation = ir::to_string(m->function("h"));
   }
   if (!m) {
     why = "its definition is not a 2D convolution of rules/library.rules' shape (after normal-form)";
     return std::nullopt;
   }
-  ir::Expr image = m->exprs.at("x");
-  if (std::optional<rewrite::Match> padded = match_shape(rules, "library-zero-pad2d", image)) {
-    image = padded->exprs.at("img");
-    c.pad = size_value(padded->sizes.at("p"), nf);
+  ir::Expr image = m->expr("x");
+  if (std::optional<ShapeMatch> padded = match_shape(rules, "library-zero-pad2d", image)) {
+    image = padded->expr("img");
+    c.pad = size_value(padded->size("p"), nf);
   }
-  const ir::Expr& weights = m->exprs.at("ws");
+  const ir::Expr& weights = m->expr("ws");
   c.def = def.name;
   c.image = ir::to_string(image);
   c.weights = ir::to_string(weights);
-  c.biases = ir::to_string(m->exprs.at("bs"));
+  c.biases = ir::to_string(m->expr("bs"));
   const ir::Type& it = image->type;
   if (!it.is_array() || !it.elem().is_array() || !it.elem().elem().is_array() || !it.elem().elem().elem().is_scalar()) {
     why = "the convolution's image is not [H][W][C] scalars";
@@ -197,8 +220,8 @@ std::optional<ConvShape> find_conv(const ir::Program& nf, const rewrite::RuleSet
   c.W = size_value(it.elem().length(), nf);
   c.C = size_value(it.elem().elem().length(), nf);
   c.M = size_value(weights->type.length(), nf);
-  c.K = size_value(m->sizes.at("k"), nf);
-  c.stride = size_value(m->sizes.at("s"), nf);
+  c.K = size_value(m->size("k"), nf);
+  c.stride = size_value(m->size("s"), nf);
   if (c.stride < 1 || c.H + 2 * c.pad < c.K || c.W + 2 * c.pad < c.K) {
     why = "the convolution's window does not fit its padded image";
     return std::nullopt;
@@ -216,15 +239,15 @@ std::optional<ConvShape> find_conv(const ir::Program& nf, const rewrite::RuleSet
 // The matrix product of `nf`'s one definition, or why there is none.
 std::optional<GemmShape> find_gemm(const ir::Program& nf, const rewrite::RuleSet& rules, std::string& why) {
   const auto& def = nf.defs.front();
-  std::optional<rewrite::Match> m = match_shape(rules, "library-matmul", def.body);
+  std::optional<ShapeMatch> m = match_shape(rules, "library-matmul", def.body);
   if (!m) {
     why = "its definition is not a matrix product of rules/library.rules' shape";
     return std::nullopt;
   }
   GemmShape g;
   g.def = def.name;
-  g.a = input_name(m->exprs.at("a"), nf);
-  g.b = input_name(m->exprs.at("b"), nf);
+  g.a = input_name(m->expr("a"), nf);
+  g.b = input_name(m->expr("b"), nf);
   if (g.a.empty() || g.b.empty()) {
     why = "the matrix product's operands are not inputs of the program";
     return std::nullopt;

@@ -2,6 +2,7 @@
 // and Gemm explored, validated and stored like liftc's own candidates; the errors of a
 // library strategy that does not apply; the note a liftc built without CLBlast prints.
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -99,7 +100,16 @@ TEST_F(ExploreCli, ClblastStrategyErrors) {
     std::string args;
     std::string message;
   };
+  // A rules folder whose convolution shape names the image otherwise than explore reads it.
+  std::filesystem::create_directories(dir_ / "renamed");
+  std::ofstream(dir_ / "renamed" / "library.rules")
+      << "rule library-conv2d: map(row -> map(window -> map((w, b) -> reduce(b, (acc, q) -> acc + q.0 * q.1, "
+         "zip(join(join(window)), join(join(w)))), zip(ws, bs)), row), map(y -> transpose(y), slide(k, s, "
+         "map(r -> slide(k, s, r), img)))) => img\n";
   const Case cases[] = {
+      {"space " + kConvSmall + " -s clblast-convgemm --rules renamed",
+       "error: rule library-conv2d (a shape of the library candidates, rules/library.rules) binds no expression "
+       "variable `x`\n"},
       {"space " + kConvSmall + " -s clblast-gemm",
        "error: strategy clblast-gemm does not apply: its definition is not a matrix product of rules/library.rules' shape\n"},
       {"space " + kMatmul + " -s clblast-convgemm",
