@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Writes rules/winograd.rules: the Winograd F(m x m, 3 x 3) rules for m = 2 and m = 4, and
-winograd-kernel-groups (register blocking over kernels of their products, for either m).
+winograd-kernel-groups (register blocking over kernels of their products, for either m); each
+also as an -activation variant, for a convolution with an element-wise function (ReLU, ...)
+after each kernel's sum, applied to each output value after the output transform.
 
 The transforms are Lavin and Gray's ("Fast Algorithms for Convolutional Neural Networks",
 2016) B^T, G and A^T. A rule applies them to a tile as Kronecker products of constants:
@@ -63,7 +65,7 @@ def array(rows, indent):
     return "array(" + sep.join(lines) + ")"
 
 
-RULE = """\
+RULE_COMMENT = """\
 // Winograd F({m}x{m}, 3x3) (alpha = {alpha}): the output in {m}x{m} tiles; per tile and channel the
 // input transform B^T d B as ({alpha}*{alpha} x {alpha}*{alpha} constants) times the flattened {alpha}x{alpha} tile, computed by
 // its own kernel for every tile ([tile rows][tile columns][{alpha}*{alpha}][C]); the weight transform
@@ -77,15 +79,18 @@ RULE = """\
 // columns must be multiples of {m}, else slide({alpha}, {m}) does not cover the padded image and the
 // result does not type check (the rule does not apply).
 // Growth (largest absolute row sum) of B^T(x)B^T: {gb}, G(x)G: {gg}, A^T(x)A^T: {ga}.
-rule winograd-f{m}x{m} "Winograd F({m}x{m}, 3x3): {m}x{m} output tiles from {alpha}x{alpha} input tiles, input, weight and output transforms by constant matrices, per tile and kernel the transformed products summed over the channels":
-  map(r -> map(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))), zip(ws, bs)), r),
+"""
+
+RULE = """\
+rule winograd-f{m}x{m}{suffix} "Winograd F({m}x{m}, 3x3): {m}x{m} output tiles from {alpha}x{alpha} input tiles, input, weight and output transforms by constant matrices, per tile and kernel the transformed products summed over the channels{what}":
+  map(r -> map(win -> map((w, b) -> {open}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))){close}, zip(ws, bs)), r),
       map(transpose, slide(k, 1, map(row -> slide(k, 1, row), x))))
     => join(map(tr -> map(q -> join(q), transpose(tr)),
          map(vr -> map(v ->
                map(t -> transpose(t), transpose(
                  map((u, b) ->
                        let mk = toPrivate(z -> map(uv -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(uv.0, uv.1)), z), zip(u, v)) in
-                       split({m}, map(a -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, join(mk))),
+                       split({m}, map(a -> {open}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, join(mk))){close},
                          {aa})),
                      zip(mapGlb(1, w -> mapGlb(0, g -> join(map(c -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(c), pad(0, k * k - 9, 0.0, g))),
                                                                transpose(map(kr -> transpose(kr), w)))),
@@ -100,7 +105,7 @@ rule winograd-f{m}x{m} "Winograd F({m}x{m}, 3x3): {m}x{m} output tiles from {alp
 """
 
 
-KERNEL_GROUPS = """\
+KERNEL_GROUPS_COMMENT = """\
 // Register blocking over kernels (kappa) for the products of winograd-f2x2 and -f4x4, as
 // kernel-groups-into-reduction for the direct convolution: each work-item computes kappa
 // kernels of one tile. Per transform row (xi, nu) one reduction over the channels with kappa
@@ -111,20 +116,35 @@ KERNEL_GROUPS = """\
 // divide M: a type obligation, so a constraint of the space. v cannot mention u or b (a
 // pattern variable under a lambda never uses its parameters): it is the tile's transformed
 // input, the same for every kernel. One rule for every m: split(m, ...) matches m.
-rule winograd-kernel-groups(kappa in 2..64) "kappa kernels per Winograd tile: per transform row (xi, nu) kappa private accumulators, each transformed input value loaded once for all of them, then kappa output transforms":
+"""
+
+KERNEL_GROUPS = """\
+rule winograd-kernel-groups{suffix}(kappa in 2..64) "kappa kernels per Winograd tile: per transform row (xi, nu) kappa private accumulators, each transformed input value loaded once for all of them, then kappa output transforms{what}":
   map((u, b) ->
         let mk = toPrivate(z -> map(uv -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(uv.0, uv.1)), z), zip(u, v)) in
-        split(m, map(a -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, join(mk))), t)),
+        split(m, map(a -> {open}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, join(mk))){close}, t)),
       ub)
     => join(map(g ->
          let mks = toPrivate(z -> map(vu -> join(reduce(map((u, b) -> 0.0, g),
                                                          (accs, q) -> map(s -> s.0 + s.1 * q.0, zip(accs, q.1)),
                                                          zip(vu.0, transpose(vu.1)))), z),
                              zip(v, transpose(map((u, b) -> u, g)))) in
-         map((mk, b) -> split(m, map(a -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, mk)), t)),
+         map((mk, b) -> split(m, map(a -> {open}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, mk)){close}, t)),
              zip(transpose(mks), map((u, b) -> b, g))),
        split(kappa, ub)))
 """
+
+
+ACTIVATION_COMMENT = """\
+// The same with an element-wise function h (an activation: ReLU, ...) of each kernel's sum,
+// applied to each output value after the output transform (in the same kernel, no pass of
+// its own).
+"""
+
+# The plain rule and its activation variant: the name's suffix, the description's end, and
+# what surrounds each sum (map(h, ...) on both sides).
+VARIANTS = [dict(suffix="", what="", open="", close=""),
+            dict(suffix="-activation", what=", then an element-wise function of each sum", open="map(h, ", close=")")]
 
 
 def main():
@@ -136,10 +156,18 @@ def main():
     for m, (bt, g, at) in MATRICES.items():
         bb, gg, aa = kron(bt, bt), kron(g, g), kron(at, at)
         check(m, bb, gg, aa)
-        out.write(RULE.format(m=m, alpha=m + 2, gb=literal(growth(bb)), gg=literal(growth(gg)), ga=literal(growth(aa)),
-                              aa=array(aa, 25), gg_=array(gg, 25), bb=array(bb, 15)))
+        sizes = dict(m=m, alpha=m + 2, gb=literal(growth(bb)), gg=literal(growth(gg)), ga=literal(growth(aa)))
+        out.write(RULE_COMMENT.format(**sizes))
+        for v in VARIANTS:
+            if v["suffix"]:
+                out.write("\n" + ACTIVATION_COMMENT)
+            out.write(RULE.format(**sizes, **v, aa=array(aa, 25), gg_=array(gg, 25), bb=array(bb, 15)))
         out.write("\n")
-    out.write(KERNEL_GROUPS)
+    out.write(KERNEL_GROUPS_COMMENT)
+    for v in VARIANTS:
+        if v["suffix"]:
+            out.write("\n" + ACTIVATION_COMMENT)
+        out.write(KERNEL_GROUPS.format(**v))
 
 
 if __name__ == "__main__":

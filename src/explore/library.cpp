@@ -41,10 +41,17 @@ std::int64_t alternative_number(const Alternative& alt) {
 namespace {
 
 // A convolution as CLBlast's Convgemm sees it (square kernels, the same padding and stride
-// in both dimensions, as rules/library.rules' shape binds them).
+// in both dimensions, as rules/library.rules' shapes bind them). The image, kernels and
+// biases are expressions of the program's inputs, as .sr text: an input itself, or a view
+// or computation of inputs (transposes of a CHW image, [1][1][C] kernels split from [M][C]
+// weights, zero biases), which the liftc kernels around the call compute.
 struct ConvShape {
-  std::string def, image, weights, biases;
-  std::string activation;  // the element-wise function after each sum, as .sr text ("" = none)
+  std::string def;
+  std::string image, weights, biases;  // [H][W][C] (unpadded), [M][K][K][C], [M]
+  std::string activation;              // the element-wise function after each sum, as .sr text ("" = none)
+  std::string declarations;            // the program's sizes and inputs, as .sr text
+  bool channels_joined = false;        // a layout step joins each pixel's channels after the convolution
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> inputs;  // the program's inputs and their shapes
   std::int64_t C = 0, H = 0, W = 0, M = 0, K = 0, stride = 1, pad = 0, OH = 0, OW = 0;
 };
 
@@ -145,67 +152,102 @@ ir::Program normal_form(const ir::Program& program, const rewrite::RuleSet& rule
   return program;
 }
 
-std::optional<rewrite::Match> match_shape(const rewrite::RuleSet& rules, const std::string& rule, const ir::Expr& body) {
+// A library shape's match: what its rule bound, by name. A rules folder whose shape does not
+// bind a name explore reads (a rule written with other variable names) is an error naming both.
+struct ShapeMatch {
+  std::string rule;
+  rewrite::Match match;
+
+  const ir::Expr& expr(const std::string& name) const { return bound(match.exprs, name, "expression"); }
+  const ir::Expr& function(const std::string& name) const { return bound(match.functions, name, "function"); }
+  const arith::Expr& size(const std::string& name) const { return bound(match.sizes, name, "size"); }
+
+ private:
+  template <class T>
+  const T& bound(const std::map<std::string, T>& in, const std::string& name, const char* kind) const {
+    auto it = in.find(name);
+    if (it == in.end())
+      throw Error(fmt::format("rule {} (a shape of the library candidates, rules/library.rules) binds no {} variable `{}`",
+                              rule, kind, name));
+    return it->second;
+  }
+};
+
+std::optional<ShapeMatch> match_shape(const rewrite::RuleSet& rules, const std::string& rule, const ir::Expr& body) {
   const rewrite::Rule* r = rules.rule(rule);
   if (!r) return std::nullopt;
-  return rewrite::match_pattern(r->lhs, body);
+  std::optional<rewrite::Match> m = rewrite::match_pattern(r->lhs, body);
+  if (!m) return std::nullopt;
+  return ShapeMatch{rule, std::move(*m)};
 }
 
-// The convolution of `nf`'s one definition, or why there is none.
+// The convolution of `nf`'s one definition, or why there is none. The shapes are matched on
+// the type-checked definition, so that the sizes are read from the types of what they bind.
 std::optional<ConvShape> find_conv(const ir::Program& nf, const rewrite::RuleSet& rules, std::string& why) {
-  const auto& def = nf.defs.front();
-  std::optional<rewrite::Match> m = match_shape(rules, "library-conv2d", def.body);
+  const ir::Program typed = typecheck::typecheck(nf).program;
+  const auto& def = typed.defs.front();
   ConvShape c;
+  ir::Expr conv = def.body;
+  if (std::optional<ShapeMatch> joined = match_shape(rules, "library-joined-channels", conv)) {
+    conv = joined->expr("x");
+    c.channels_joined = true;
+  }
+  std::optional<ShapeMatch> m = match_shape(rules, "library-conv2d", conv);
   if (!m) {
-    m = match_shape(rules, "library-conv2d-activation", def.body);
-    if (m) c.activation = ir::to_string(m->functions.at("h"));
+    m = match_shape(rules, "library-conv2d-activation", conv);
+    if (m) c.activation = ir::to_string(m->function("h"));
   }
   if (!m) {
     why = "its definition is not a 2D convolution of rules/library.rules' shape (after normal-form)";
     return std::nullopt;
   }
+  ir::Expr image = m->expr("x");
+  if (std::optional<ShapeMatch> padded = match_shape(rules, "library-zero-pad2d", image)) {
+    image = padded->expr("img");
+    c.pad = size_value(padded->size("p"), nf);
+  }
+  const ir::Expr& weights = m->expr("ws");
   c.def = def.name;
-  c.image = input_name(m->exprs.at("img"), nf);
-  c.weights = input_name(m->exprs.at("ws"), nf);
-  c.biases = input_name(m->exprs.at("bs"), nf);
-  if (c.image.empty() || c.weights.empty() || c.biases.empty()) {
-    why = "the convolution's image, kernels and biases are not inputs of the program";
+  c.image = ir::to_string(image);
+  c.weights = ir::to_string(weights);
+  c.biases = ir::to_string(m->expr("bs"));
+  const ir::Type& it = image->type;
+  if (!it.is_array() || !it.elem().is_array() || !it.elem().elem().is_array() || !it.elem().elem().elem().is_scalar()) {
+    why = "the convolution's image is not [H][W][C] scalars";
     return std::nullopt;
   }
-  auto input_type = [&](const std::string& name) {
-    for (const auto& in : nf.inputs)
-      if (in.name == name) return in.type;
-    return ir::Type();
-  };
-  ir::Type image = input_type(c.image), weights = input_type(c.weights);
-  c.H = size_value(image.length(), nf);
-  c.W = size_value(image.elem().length(), nf);
-  c.C = size_value(image.elem().elem().length(), nf);
-  c.M = size_value(weights.length(), nf);
-  c.K = size_value(m->sizes.at("k"), nf);
-  c.stride = size_value(m->sizes.at("s"), nf);
-  c.pad = size_value(m->sizes.at("p"), nf);
-  if (!image.elem().elem().elem().is_scalar() || c.stride < 1 || c.H + 2 * c.pad < c.K || c.W + 2 * c.pad < c.K) {
-    why = "the convolution's image is not [H][W][C] scalars with a window that fits";
+  c.H = size_value(it.length(), nf);
+  c.W = size_value(it.elem().length(), nf);
+  c.C = size_value(it.elem().elem().length(), nf);
+  c.M = size_value(weights->type.length(), nf);
+  c.K = size_value(m->size("k"), nf);
+  c.stride = size_value(m->size("s"), nf);
+  if (c.stride < 1 || c.H + 2 * c.pad < c.K || c.W + 2 * c.pad < c.K) {
+    why = "the convolution's window does not fit its padded image";
     return std::nullopt;
   }
   c.OH = (c.H + 2 * c.pad - c.K) / c.stride + 1;
   c.OW = (c.W + 2 * c.pad - c.K) / c.stride + 1;
+  for (const auto& size : nf.sizes) c.declarations += "size " + ir::to_string(size) + "\n";
+  for (const auto& in : nf.inputs) {
+    c.declarations += fmt::format("input {} : {}\n", in.name, ir::to_string(in.type));
+    c.inputs.emplace_back(in.name, codegen::shape_of(in.type));
+  }
   return c;
 }
 
 // The matrix product of `nf`'s one definition, or why there is none.
 std::optional<GemmShape> find_gemm(const ir::Program& nf, const rewrite::RuleSet& rules, std::string& why) {
   const auto& def = nf.defs.front();
-  std::optional<rewrite::Match> m = match_shape(rules, "library-matmul", def.body);
+  std::optional<ShapeMatch> m = match_shape(rules, "library-matmul", def.body);
   if (!m) {
     why = "its definition is not a matrix product of rules/library.rules' shape";
     return std::nullopt;
   }
   GemmShape g;
   g.def = def.name;
-  g.a = input_name(m->exprs.at("a"), nf);
-  g.b = input_name(m->exprs.at("b"), nf);
+  g.a = input_name(m->expr("a"), nf);
+  g.b = input_name(m->expr("b"), nf);
   if (g.a.empty() || g.b.empty()) {
     why = "the matrix product's operands are not inputs of the program";
     return std::nullopt;
@@ -290,25 +332,28 @@ std::map<std::string, std::int64_t> filled_values(const LibraryAlternative::Impl
   return values;
 }
 
-// The liftc program around Convgemm: the image to [C][H][W] and the kernels to
+// The liftc program around Convgemm, over the program's inputs: the image (as the match
+// bound it: an input or an expression of inputs) to [C][H][W] and the kernels to
 // [M][C][K][K] (CLBlast's layouts), and the definition itself from CLBlast's result
 // ([M][OH][OW]): the bias added and the activation applied, in the program's layout
-// [OH][OW][M]. Lowered by the normal path (parse, a fallback strategy, codegen).
+// [OH][OW][M] (each pixel's channels joined where the definition joins them). Lowered by
+// the normal path (parse, a fallback strategy, codegen).
 std::string convgemm_helper_text(const ConvShape& c) {
   std::string value = "map(clblast_x -> clblast_x + clblast_b, clblast_v)";
   if (!c.activation.empty()) value = fmt::format("map({}, {})", c.activation, value);
+  std::string result = fmt::format(
+      "map(clblast_row -> map(clblast_px -> map((clblast_v, clblast_b) -> {}, zip(clblast_px, {})), clblast_row), "
+      "map(clblast_x -> transpose(clblast_x), transpose(clblast_result)))",
+      value, c.biases);
+  if (c.channels_joined) result = fmt::format("map(clblast_row -> map(clblast_q -> join(clblast_q), clblast_row), {})", result);
   return fmt::format(
-      "input {w} : [[[[float]{C}]{K}]{K}]{M}\n"
-      "input {b} : [float]{M}\n"
-      "input {i} : [[[float]{C}]{W}]{H}\n"
+      "{declarations}"
       "input clblast_result : [[[[float]1]{OW}]{OH}]{M}\n"
       "def clblast_image = transpose(map(clblast_x -> transpose(clblast_x), {i}))\n"
       "def clblast_weights = map(clblast_w -> transpose(map(clblast_x -> transpose(clblast_x), clblast_w)), {w})\n"
-      "def {d} = map(clblast_row -> map(clblast_px -> map((clblast_v, clblast_b) -> {value}, zip(clblast_px, {b})), "
-      "clblast_row), map(clblast_x -> transpose(clblast_x), transpose(clblast_result)))\n",
-      fmt::arg("w", c.weights), fmt::arg("b", c.biases), fmt::arg("i", c.image), fmt::arg("d", c.def),
-      fmt::arg("C", c.C), fmt::arg("H", c.H), fmt::arg("W", c.W), fmt::arg("M", c.M), fmt::arg("K", c.K),
-      fmt::arg("OH", c.OH), fmt::arg("OW", c.OW), fmt::arg("value", value));
+      "def {d} = {result}\n",
+      fmt::arg("declarations", c.declarations), fmt::arg("w", c.weights), fmt::arg("i", c.image), fmt::arg("d", c.def),
+      fmt::arg("M", c.M), fmt::arg("OH", c.OH), fmt::arg("OW", c.OW), fmt::arg("result", result));
 }
 
 std::unique_ptr<LibraryAlternative::Impl> convgemm_alternative(const ConvShape& c, const rewrite::RuleSet& rules,
@@ -420,7 +465,8 @@ codegen::HostPlan LibraryAlternative::host_plan(const Point& p, const std::strin
     output = g.def;
   } else {
     const ConvShape& c = *impl_->conv;
-    shapes = {{c.image, {c.H, c.W, c.C}}, {c.weights, {c.M, c.K, c.K, c.C}}, {c.biases, {c.M}}, {c.def, impl_->output_shape}};
+    shapes = {c.inputs.begin(), c.inputs.end()};
+    shapes[c.def] = impl_->output_shape;
     output = c.def;
   }
   interp::Tensors zeros;  // the plan's structure only: its input data is not kept

@@ -81,8 +81,9 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
 // FSRCNN as written (a 5x5, a 1x1 and two 3x3 convolutions with biases and ReLU inside each
 // kernel's map, then a pixel shuffle): after the normal form, the fast strategies (the
 // register tile, the GEMM path) are offered for its 5x5 and 3x3 layers and for its 1x1
-// shrinking layer, written per pixel (pointwise-windows), Winograd for the 3x3 layer without
-// an activation; every layer of the front's fastest point validates in its host program.
+// shrinking layer, written per pixel (pointwise-windows), Winograd for its two 3x3 stride-1
+// layers, with an activation (mapped: the Winograd rules' -activation variants) and without
+// (subpixels); every layer of the front's fastest point validates in its host program.
 TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
   const std::string fsrcnn = std::string(LIFTC_SOURCE_DIR) + "/examples/superres/fsrcnn.sr";
   Result r = run(fmt::format("explore {} --pareto --evals 2 --runs 2 --jobs 2 -o out", fsrcnn));
@@ -93,8 +94,10 @@ TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
     std::string line = r.output.substr(at, r.output.find('\n', at) - at);
     for (const char* strategy : {"conv-chw-tile,", "conv-chw-tile-m0,", "conv-gemm"})
       EXPECT_NE(line.find(strategy), std::string::npos) << strategy << " in " << line;
-    // Winograd for the 3x3 stride-1 layer without an activation (subpixels) only.
-    EXPECT_EQ(line.find("conv-winograd") != std::string::npos, std::string(layer) == "layer 4/5 (subpixels): ") << line;
+    // Winograd for the 3x3 stride-1 layers (mapped, subpixels) only.
+    EXPECT_EQ(line.find("conv-winograd") != std::string::npos,
+              std::string(layer) == "layer 3/5 (mapped): " || std::string(layer) == "layer 4/5 (subpixels): ")
+        << line;
   }
   EXPECT_NE(r.output.find("layer 5/5 (upscaled): 1 alternative(s) of 1 strategy (id)"), std::string::npos) << r.output;
 

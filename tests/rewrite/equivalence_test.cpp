@@ -36,6 +36,19 @@ const char* const kWinogradProducts =
     "def out = map((u, b) -> let mk = toPrivate(z -> map(uv -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(uv.0, uv.1)), z), "
     "zip(u, v)) in split(2, map(a -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, join(mk))), t)), zip(us, bs))";
 
+// kConv3x3 with a leaky ReLU after each sum: the Winograd activation variants' left side.
+const char* const kConv3x3Activation =
+    "size H, W, C, M\ninput weights : [[[[float]C]3]3]M\ninput biases : [float]M\ninput image : [[[float]C]W]H\n"
+    "def out = map2D(window -> map((w, b) -> map(v -> select(v > 0.0, v, 0.1 * v), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+    "zip(join(join(window)), join(join(w))))), zip(weights, biases)), slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))";
+
+// kWinogradProducts with a ReLU after each output value: winograd-kernel-groups-activation's left side.
+const char* const kWinogradProductsActivation =
+    "size A, C, M, R\ninput v : [[float]C]A\ninput us : [[[float]C]A]M\ninput bs : [float]M\ninput t : [[float]A]R\n"
+    "def out = map((u, b) -> let mk = toPrivate(z -> map(uv -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(uv.0, uv.1)), z), "
+    "zip(u, v)) in split(2, map(a -> map(x -> max(x, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, join(mk)))), t)), "
+    "zip(us, bs))";
+
 const std::vector<std::pair<std::string, std::string>>& cases() {
   static const std::vector<std::pair<std::string, std::string>> table = {
       // algorithmic.rules
@@ -126,6 +139,11 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                                  "def out = map(win -> join(map(g -> split(1, join(reduce(map((w, b) -> b, g), "
                                  "(a, e) -> map(t -> t.0 + t.1, zip(a, e)), join(map(v -> split(2, map((w, b) -> v * b, g)), win))))), "
                                  "split(2, zip(ws, bs)))), x)"},
+      {"partial-sums-out-kappa-activation", "size N, P, Q\ninput x : [[float]Q]N\ninput ws : [[float]Q]P\ninput bs : [float]P\n"
+                                            "def out = map(win -> join(map(g -> map(y -> map(v -> max(v, 0.0), y), split(1, join("
+                                            "reduce(map((w, b) -> b, g), (a, e) -> map(t -> t.0 + t.1, zip(a, e)), "
+                                            "join(map(v -> split(2, map((w, b) -> v * b - 1.0, g)), win)))))), split(2, zip(ws, bs)))), x)"},
+      {"group-activation-seq", with(kVec, "def out = map(y -> map(v -> max(v, 0.0), y), split(1, x))")},
       {"reduce-accumulate-seq", "size N, P\ninput x : [float]N\ninput z : [float]P\n"
                                 "def out = reduce(z, (a, e) -> map(t -> t * e, a), x)"},
       {"map-one-to-mapSeq", with(kVec, "def out = map(v -> v * 3.0, reduce(0.0, (acc, a) -> acc + a, x))")},
@@ -174,6 +192,13 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                             "zip(w, px))), zip(ws, bs)), x)"},
       {"pointwise-windows-no-bias", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\n"
                                     "def out = map2D(px -> map(w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(px, w)), ws), x)"},
+      // a 2 x 3 window, so that the kernels' split follows the rows, then the columns
+      {"flat-kernels-blocks", "size H, W, C, P\ninput x : [[[float]C]W]H\ninput ws : [[float](6*C)]P\ninput bs : [float]P\n"
+                              "def out = map2D(win -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                              "zip(join(join(win)), w))), zip(ws, bs)), slide2D(2, 3, 1, 1, x))"},
+      {"flat-kernels-blocks-no-bias", "size H, W, C, P\ninput x : [[[float]C]W]H\ninput ws : [[float](6*C)]P\n"
+                                      "def out = map2D(win -> map(w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, "
+                                      "zip(join(join(win)), w)), ws), slide2D(2, 3, 1, 1, x))"},
       {"join-out-of-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
                               "def out = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), "
                               "zip(ws, bs))), x)"},
@@ -192,6 +217,8 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                                     "(acc, q) -> acc + q.0 * q.1, zip(join(join(window)), join(join(w))))), zip(ws, bs)), row), "
                                     "map(y -> transpose(y), slide(3, 2, map(r -> slide(3, 2, r), pad(0, 0, 0.0, "
                                     "map(r -> pad(0, 0, 0.0, r), x))))))"},
+      {"library-zero-pad2d", with(kMat, "def out = pad(2, 2, 0.0, map(r -> pad(2, 2, 0.0, r), x))")},
+      {"library-joined-channels", "size N, M, P\ninput x : [[[[float]1]P]M]N\ndef out = map(r -> map(q -> join(q), r), x)"},
       {"library-matmul", "size N, M, K\ninput a : [[float]K]N\ninput b : [[float]M]K\n"
                          "def out = map(r -> join(map(c -> reduce(0.0, (acc, q) -> acc + q.0 * q.1, zip(r, c)), transpose(b))), a)"},
       // gemm_conv.rules
@@ -231,6 +258,9 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"winograd-f2x2", kConv3x3},
       {"winograd-f4x4", kConv3x3},
       {"winograd-kernel-groups", kWinogradProducts},
+      {"winograd-f2x2-activation", kConv3x3Activation},
+      {"winograd-f4x4-activation", kConv3x3Activation},
+      {"winograd-kernel-groups-activation", kWinogradProductsActivation},
   };
   return table;
 }

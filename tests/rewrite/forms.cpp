@@ -11,14 +11,10 @@ namespace liftc::rewrite::test {
 
 namespace {
 
-const char* const kActivation =
-    "an activation after each kernel's sum: partial-sums-out-kappa has no activation variant (conv-chw-omega covers it)";
 const char* const kDepthwise =
     "depthwise: each channel its own K x K kernel (a map over (kernel, bias, channel) triples), so no kernels across "
     "the channels to group (kappa), copy kernel-minor, tile, chunk by channels (omega) or multiply as an im2col matrix";
 
-const char* const kWinogradActivation =
-    "an activation after each kernel's sum: the Winograd rules (winograd.rules) have no activation variant";
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
 const char* const kWinogradPairs =
@@ -32,21 +28,9 @@ const char* const kGrouped =
 
 const std::vector<NotOffered>& forms_not_offered() {
   static const std::vector<NotOffered> table = [] {
-    std::vector<NotOffered> t = {
-        {"bias_after_relu.sr", "conv-chw-omega-kappa", kActivation},
-        {"conv_pool.sr", "conv-chw-omega-kappa", kActivation},
-        {"joined_channels.sr", "conv-chw-omega-kappa", kActivation},
-        {"leaky_select.sr", "conv-chw-omega-kappa", kActivation},
-        {"pointwise.sr", "conv-chw-omega-kappa", kActivation},
-        {"relu_max_0x.sr", "conv-chw-omega-kappa", kActivation},
-        {"relu6_clamp.sr", "conv-chw-omega-kappa", kActivation},
-        {"relu_of_sum_plus_bias.sr", "conv-chw-omega-kappa", kActivation},
-    };
-    for (const char* f : {"bias_after_relu.sr", "conv_pool.sr", "joined_channels.sr", "leaky_select.sr", "relu6_clamp.sr",
-                          "relu_max_0x.sr", "relu_of_sum_plus_bias.sr", "pointwise.sr"})
-      t.push_back({f, "conv-winograd", kWinogradActivation});
-    for (const char* f : {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise_no_bias.sr", "k5_odd.sr", "k7.sr",
-                          "k11.sr"})
+    std::vector<NotOffered> t;
+    for (const char* f : {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
+                          "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr"})
       t.push_back({f, "conv-winograd", kWinogradShape});
     for (const char* f : {"depthwise.sr", "grouped.sr"}) t.push_back({f, "conv-winograd", kWinogradPairs});
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",

@@ -196,6 +196,7 @@ INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
                                            StrategyCase{"conv-chw-omega-m0", "conv/conv_k3_stride2_pad0.sr"},
                                            StrategyCase{"conv-chw-omega-m0", "conv/conv_relu_swapped.sr"},
                                            StrategyCase{"conv-chw-omega-kappa", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-chw-omega-kappa", "conv/conv_relu_swapped.sr"},
                                            StrategyCase{"conv-chw-tile-local", "conv/conv_small.sr"},
                                            StrategyCase{"conv-chw-tile-local", "conv/conv_k3_stride2_pad0.sr"},
                                            StrategyCase{"conv-chw-tile-local", "conv/conv_relu_swapped.sr"},
@@ -204,7 +205,9 @@ INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
                                            StrategyCase{"conv-gemm", "conv/conv_relu_swapped.sr"},
                                            StrategyCase{"conv-gemm", "conv/forms/pointwise.sr"},
                                            StrategyCase{"conv-chw-tile", "conv/forms/pointwise_no_bias.sr"},
-                                           StrategyCase{"conv-winograd", "conv/conv_small.sr"}),
+                                           StrategyCase{"conv-chw-tile", "conv/forms/kernel_minor_weights.sr"},
+                                           StrategyCase{"conv-winograd", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-winograd", "conv/forms/leaky_select.sr"}),
                          [](const auto& info) { return case_name(info.param); });
 
 }  // namespace
