@@ -233,7 +233,12 @@ TEST_F(ExploreCli, AFileSizeLimitIsAClearErrorAndNeverWrote) {
   EXPECT_NE(r.output.find("error: cannot write out/front/1/main.cpp: File too large"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir_ / "out/front/1/main.cpp"));  // no short file left
+  // Nor a part of the outputs: the earlier run's tables beside this run's front, or a
+  // front/ that a run without --force would take for a user's.
+  for (const char* name : {"front", "pareto.csv", "pareto.json", "evaluated.csv"})
+    EXPECT_FALSE(fs::exists(dir_ / "out" / name)) << name;
   EXPECT_EQ(work_folders(), 0);
+  expect(fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 -o out -q", kStencil), 0, "wrote out");
 
   // An export larger than the limit (the store's rows copied to make one).
   sql(dir_ / "out/results.db", "INSERT INTO evaluations SELECT NULL, run, key, program, file, strategy, alternative, point, "
