@@ -64,13 +64,14 @@ TEST_F(ExploreCli, ResultsAreServedOnlyUnderTheSettingsTheyWereCheckedWith) {
   }
 }
 
-// Item 5: a crash and a timeout are that try's; the candidate is tried again (a timeout
-// stays served under a watchdog no more patient than its own).
+// Item 5: a crash, a runner error and a timeout are that try's; the candidate is tried
+// again (a timeout stays served under a watchdog no more patient than its own).
 TEST_F(ExploreCli, FailuresOfOneTryAreTriedAgain) {
   script(dir_ / "flaky.sh", fmt::format("#!/bin/sh\n"
                                         "case \"$1\" in\n"
                                         "  */probe) ;;\n"
                                         "  *) [ -e '{0}/crash' ] && kill -SEGV $$\n"
+                                        "     [ -e '{0}/garbage' ] && {{ echo 'no answer'; exit 0; }}\n"
                                         "     [ -e '{0}/hang' ] && sleep 30 ;;\n"
                                         "esac\n"
                                         "exec \"$LIFTC_RUNNER_BIN\" \"$1\"\n",
@@ -84,6 +85,17 @@ TEST_F(ExploreCli, FailuresOfOneTryAreTriedAgain) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("; 0 served from the store"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("crash"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fastest:"), std::string::npos) << r.output;
+
+  // A runner error (an answer that is no answer) is that try's too.
+  std::ofstream(dir_ / "garbage");
+  r = run(explore3("g.db", "--runner ./flaky.sh"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("(3 runner); 0 served from the store"), std::string::npos) << r.output;
+  fs::remove(dir_ / "garbage");
+  r = run(explore3("g.db", "--runner ./flaky.sh"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("; 0 served from the store"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("fastest:"), std::string::npos) << r.output;
 
   std::ofstream(dir_ / "hang");
