@@ -61,15 +61,14 @@ std::vector<Evaluation> network_rows(const NetworkExploration& net, const Proble
   return rows;
 }
 
-void write_network_outputs(const std::string& dir_text, const NetworkExploration& net, const Problem& network,
-                           std::int64_t run, const std::string& program_name, const std::string& build_options) {
+namespace {
+
+// The network front's host programs (front/<rank>/), its inputs and expected outputs, and
+// the three tables, into `dir_text`.
+void write_network_front(const std::string& dir_text, const NetworkExploration& net, const Problem& network,
+                         std::int64_t run, const std::string& program_name, const std::string& build_options) {
   fs::path dir(dir_text);
-  std::error_code ec;
-  for (const char* sub : {"front", "inputs", "expected"}) {
-    fs::remove_all(dir / sub, ec);
-    if (ec) throw Error(fmt::format("cannot remove the earlier {}: {}", (dir / sub).string(), ec.message()));
-    create_folder(dir / sub);
-  }
+  for (const char* sub : {"front", "inputs", "expected"}) create_folder(dir / sub);
   for (const auto& [name, t] : network.inputs) io::write_npy((dir / "inputs" / (name + ".npy")).string(), t);
   for (const auto& [name, t] : network.reference) io::write_npy((dir / "expected" / (name + ".npy")).string(), t);
 
@@ -100,6 +99,14 @@ void write_network_outputs(const std::string& dir_text, const NetworkExploration
   write_file((dir / "pareto.json").string(),
              points.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   write_file((dir / "evaluated.csv").string(), evaluations_csv(rows));
+}
+
+}  // namespace
+
+void write_network_outputs(const std::string& dir_text, const NetworkExploration& net, const Problem& network,
+                           std::int64_t run, const std::string& program_name, const std::string& build_options) {
+  replace_outputs(dir_text, output_names(true),
+                  [&] { write_network_front(dir_text, net, network, run, program_name, build_options); });
 }
 
 }  // namespace liftc::explore

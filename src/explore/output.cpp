@@ -63,6 +63,36 @@ void create_folder(const fs::path& dir) {
   if (ec) throw Error(fmt::format("cannot create the folder {}: {}", dir.string(), ec.message()));
 }
 
+// The front's host programs (front/<rank>/) and the three tables, into `dir_text`.
+void write_front(const std::string& dir_text, const CandidateSpace& space, const std::vector<Explored>& explored,
+                 const std::vector<std::size_t>& front, const std::string& program_name, const std::string& build_options) {
+  fs::path dir(dir_text);
+  create_folder(dir / "front");
+  std::vector<Evaluation> rows, front_rows;
+  for (const auto& x : explored) rows.push_back(x.evaluation);
+  for (std::size_t rank = 0; rank < front.size(); ++rank) {
+    const Explored& x = explored[front[rank]];
+    front_rows.push_back(x.evaluation);
+    fs::path project = dir / "front" / std::to_string(rank + 1);
+    create_folder(project);
+    const Alternative& alt = *space.alternatives[x.candidate.alternative];
+    if (!is_constraint_alternative(alt)) {
+      // A CLBlast point: no host program is generated for it (the host program runs
+      // generated kernels only); its steps are described, and kept as its plan for liftc deploy.
+      const auto& library = dynamic_cast<const LibraryAlternative&>(alt);
+      write_file((project / "README.txt").string(), library.describe(x.candidate.point));
+      write_file((project / "plan.json").string(), codegen::plan_json(library.host_plan(x.candidate.point, build_options)));
+      continue;
+    }
+    Generated g = generate_candidate(constraint_alternative(alt), x.candidate.point, build_options);
+    // Each file written whole or an error (write_host_project writes through write_file).
+    codegen::write_host_project(g.module, project.string(), program_name);
+  }
+  write_file((dir / "pareto.csv").string(), evaluations_csv(front_rows));
+  write_file((dir / "pareto.json").string(), evaluations_json(front_rows));
+  write_file((dir / "evaluated.csv").string(), evaluations_csv(rows));
+}
+
 }  // namespace
 
 std::string evaluations_csv(const std::vector<Evaluation>& rows) {
@@ -138,10 +168,8 @@ OutputLock check_output_dir(const std::string& dir_text, bool force, bool networ
                               dir_text));
     throw Error(fmt::format("-o {}: cannot lock the folder: {}", dir_text, std::strerror(errno)));
   }
-  std::vector<std::string> written = {"pareto.csv", "pareto.json", "evaluated.csv", "front"};
-  if (network) written.insert(written.end(), {"inputs", "expected"});
   if (!force)
-    for (const auto& name : written)
+    for (const auto& name : output_names(network))
       if (fs::exists(dir / name, ec))
         throw Error(fmt::format("-o {}: {} exists; pass --force to overwrite the exploration's files", dir_text,
                                 (dir / name).string()));
@@ -155,37 +183,32 @@ OutputLock check_output_dir(const std::string& dir_text, bool force, bool networ
   return held;
 }
 
+std::vector<std::string> output_names(bool network) {
+  std::vector<std::string> names = {"pareto.csv", "pareto.json", "evaluated.csv", "front"};
+  if (network) names.insert(names.end(), {"inputs", "expected"});
+  return names;
+}
+
+void replace_outputs(const std::string& dir_text, const std::vector<std::string>& names, const std::function<void()>& write) {
+  fs::path dir(dir_text);
+  std::error_code ec;
+  for (const auto& name : names) {
+    fs::remove_all(dir / name, ec);
+    if (ec) throw Error(fmt::format("cannot remove the earlier {}: {}", (dir / name).string(), ec.message()));
+  }
+  try {
+    write();
+  } catch (...) {
+    for (const auto& name : names) fs::remove_all(dir / name, ec);
+    throw;
+  }
+}
+
 void write_outputs(const std::string& dir_text, const CandidateSpace& space, const std::vector<Explored>& explored,
                    const std::vector<std::size_t>& front, const std::string& program_name,
                    const std::string& build_options) {
-  fs::path dir(dir_text);
-  std::error_code ec;
-  fs::remove_all(dir / "front", ec);
-  if (ec) throw Error(fmt::format("cannot remove the earlier {}: {}", (dir / "front").string(), ec.message()));
-  create_folder(dir / "front");
-  std::vector<Evaluation> rows, front_rows;
-  for (const auto& x : explored) rows.push_back(x.evaluation);
-  for (std::size_t rank = 0; rank < front.size(); ++rank) {
-    const Explored& x = explored[front[rank]];
-    front_rows.push_back(x.evaluation);
-    fs::path project = dir / "front" / std::to_string(rank + 1);
-    create_folder(project);
-    const Alternative& alt = *space.alternatives[x.candidate.alternative];
-    if (!is_constraint_alternative(alt)) {
-      // A CLBlast point: no host program is generated for it (the host program runs
-      // generated kernels only); its steps are described, and kept as its plan for liftc deploy.
-      const auto& library = dynamic_cast<const LibraryAlternative&>(alt);
-      write_file((project / "README.txt").string(), library.describe(x.candidate.point));
-      write_file((project / "plan.json").string(), codegen::plan_json(library.host_plan(x.candidate.point, build_options)));
-      continue;
-    }
-    Generated g = generate_candidate(constraint_alternative(alt), x.candidate.point, build_options);
-    // Each file written whole or an error (write_host_project writes through write_file).
-    codegen::write_host_project(g.module, project.string(), program_name);
-  }
-  write_file((dir / "pareto.csv").string(), evaluations_csv(front_rows));
-  write_file((dir / "pareto.json").string(), evaluations_json(front_rows));
-  write_file((dir / "evaluated.csv").string(), evaluations_csv(rows));
+  replace_outputs(dir_text, output_names(false),
+                  [&] { write_front(dir_text, space, explored, front, program_name, build_options); });
 }
 
 }  // namespace liftc::explore

@@ -290,7 +290,14 @@ Store::Store(const std::string& path, bool read_only) : impl_(std::make_unique<I
       // since nobody can write there either, it can be read as immutable.
       int code = impl_->last_failure;
       std::error_code ec;
-      if ((code != SQLITE_READONLY && code != SQLITE_CANTOPEN) || fs::exists(path + "-wal", ec)) throw;
+      if (code != SQLITE_READONLY && code != SQLITE_CANTOPEN) throw;
+      // With a -wal file beside it (a run going on, or one killed), rows may be in the -wal
+      // file, which SQLite reads only through the -shm file it cannot make here.
+      if (fs::exists(path + "-wal", ec))
+        throw Error(fmt::format("results store {0}: some of its rows may be in {0}-wal, which SQLite reads through a "
+                                "{0}-shm file it cannot make in this folder (this user may not write there); read a "
+                                "copy of {0} and {0}-wal in a folder you can write",
+                                path));
       open(immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
       impl_->check_schema();
     }

@@ -64,30 +64,36 @@ TEST_F(ExploreCli, ResultsAreServedOnlyUnderTheSettingsTheyWereCheckedWith) {
   }
 }
 
-// Item 5: a crash and a timeout are that try's; the candidate is tried again (a timeout
-// stays served under a watchdog no more patient than its own).
+// Item 5: a crash, a runner error and a timeout are that try's; the candidate is tried
+// again (a timeout stays served under a watchdog no more patient than its own).
 TEST_F(ExploreCli, FailuresOfOneTryAreTriedAgain) {
   script(dir_ / "flaky.sh", fmt::format("#!/bin/sh\n"
                                         "case \"$1\" in\n"
                                         "  */probe) ;;\n"
                                         "  *) [ -e '{0}/crash' ] && kill -SEGV $$\n"
+                                        "     [ -e '{0}/garbage' ] && {{ echo 'no answer'; exit 0; }}\n"
                                         "     [ -e '{0}/hang' ] && sleep 30 ;;\n"
                                         "esac\n"
                                         "exec \"$LIFTC_RUNNER_BIN\" \"$1\"\n",
                                         dir_.string()));
-  std::ofstream(dir_ / "crash");
-  Result r = run(explore3("c.db", "--runner ./flaky.sh"));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("(3 crash); 0 served from the store"), std::string::npos) << r.output;
-  fs::remove(dir_ / "crash");
-  r = run(explore3("c.db", "--runner ./flaky.sh"));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("; 0 served from the store"), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("crash"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("fastest:"), std::string::npos) << r.output;
+  // A crash, and a runner error (an answer that is no answer): both that try's.
+  for (const char* failure : {"crash", "runner"}) {
+    const std::string flag = std::string(failure) == "crash" ? "crash" : "garbage", db = flag + ".db";
+    std::ofstream(dir_ / flag);
+    Result r = run(explore3(db, "--runner ./flaky.sh"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("(3 {}); 0 served from the store", failure)), std::string::npos) << r.output;
+    fs::remove(dir_ / flag);
+    r = run(explore3(db, "--runner ./flaky.sh"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("; 0 served from the store"), std::string::npos) << r.output;
+    for (const char* after : {")", ","})  // no "(N crash)" or "(N crash, M ok)" among the statuses
+      EXPECT_EQ(r.output.find(fmt::format(" {}{}", failure, after)), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("fastest:"), std::string::npos) << r.output;
+  }
 
   std::ofstream(dir_ / "hang");
-  r = run(explore3("t.db", "--runner ./flaky.sh --timeout 1"));
+  Result r = run(explore3("t.db", "--runner ./flaky.sh --timeout 1"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("(3 timeout); 0 served from the store"), std::string::npos) << r.output;
   r = run(explore3("t.db", "--runner ./flaky.sh --timeout 0.5"));  // would time out again
@@ -233,7 +239,12 @@ TEST_F(ExploreCli, AFileSizeLimitIsAClearErrorAndNeverWrote) {
   EXPECT_NE(r.output.find("error: cannot write out/front/1/main.cpp: File too large"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir_ / "out/front/1/main.cpp"));  // no short file left
+  // Nor a part of the outputs: the earlier run's tables beside this run's front, or a
+  // front/ that a run without --force would take for a user's.
+  for (const char* name : {"front", "pareto.csv", "pareto.json", "evaluated.csv"})
+    EXPECT_FALSE(fs::exists(dir_ / "out" / name)) << name;
   EXPECT_EQ(work_folders(), 0);
+  expect(fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 -o out -q", kStencil), 0, "wrote out");
 
   // An export larger than the limit (the store's rows copied to make one).
   sql(dir_ / "out/results.db", "INSERT INTO evaluations SELECT NULL, run, key, program, file, strategy, alternative, point, "

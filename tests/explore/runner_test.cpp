@@ -248,6 +248,14 @@ TEST_F(RunnerTest, MalformedBundlesAreAnsweredAndAServingRunnerGoesOn) {
       {"canary 10^11", replace("canary 256", "canary 100000000000"), "runner",
        "bundle.txt:7: canary must be a whole number from 0 to 1048576, not '100000000000'"},
       {"no header line", replace("liftc-bundle 1\n", ""), "runner", "bundle.txt:1: expected 'liftc-bundle 1' first"},
+      // The library lines of issue 21 (read before CLBlast is needed, so with or without it).
+      {"a library size of 2^32",
+       replace("buffer out f32 64 output\n", "buffer out f32 64 output\nlibrary clblast-gemm 8 8 4294967296\n"), "runner",
+       "a library size must be a whole number from 0 to 4294967295, not '4294967296'"},
+      {"a library param of -1",
+       replace("buffer out f32 64 output\n", "buffer out f32 64 output\nlibrary clblast-gemm 8 8 1\n"
+                                             "arg buffer 0\narg buffer 1\narg buffer 2\nparam Xgemm MWG -1\n"),
+       "runner", "a param value must be a whole number from 0 to 4294967295, not '-1'"},
       {"bundle.txt is /dev/zero",
        [](const fs::path& dir) {
          fs::remove(dir / "bundle.txt");

@@ -459,9 +459,29 @@ TEST_F(StoreTest, OpensInAFolderNobodyMayWrite) {
     auto s = Store::open_existing(db());
     return s->evaluations().size() == 1 && s->reference("r") ? 0 : 6;
   });
-  fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
   EXPECT_EQ(code, 0);
   EXPECT_FALSE(fs::exists(db() + "-shm"));
+
+  // With a -wal file beside it, rows may be there: SQLite's "unable to open database file
+  // (No such file or directory)" becomes what to do.
+  fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
+  std::ofstream(db() + "-wal").flush();
+  fs::permissions(dir_, fs::perms::owner_write, fs::perm_options::remove);
+  const std::string expected = fmt::format(
+      "results store {0}: some of its rows may be in {0}-wal, which SQLite reads through a {0}-shm file it cannot make "
+      "in this folder (this user may not write there); read a copy of {0} and {0}-wal in a folder you can write",
+      db());
+  code = in_child([&] {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) return 4;
+    try {
+      Store::open_existing(db());
+      return 7;
+    } catch (const Error& e) {
+      return e.message() == expected ? 0 : 8;
+    }
+  });
+  fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
+  EXPECT_EQ(code, 0);
 }
 
 // Item 11 of issue 20: under a file-size limit (`ulimit -f`, SIGXFSZ ignored as liftc's main

@@ -35,6 +35,23 @@ void check(const Bundle& b) {
     if (d.role != "input" && d.role != "output" && d.role != "scratch") fail("a buffer role");
   }
   for (const auto& k : b.kernels) {
+    if (!k.library.empty()) {
+      // A library call (issue 21): a known routine with its number of sizes and buffers.
+      const LibraryRoutine* routine = nullptr;
+      for (const auto& r : kLibraryRoutines)
+        if (k.library == r.name) routine = &r;
+      if (!routine) fail("an unknown library routine");
+      if (k.sizes.size() != routine->sizes) fail("a library call with another number of sizes");
+      for (std::uint64_t s : k.sizes)
+        if (s > kMaxWorkSize) fail("a library size out of range");
+      if (k.args.size() != routine->buffers) fail("a library call with another number of buffers");
+      for (const auto& a : k.args)
+        if (a.kind != ArgDesc::Kind::Buffer || a.buffer >= b.buffers.size()) fail("a library argument that is no buffer");
+      for (const auto& p : k.params)
+        if (p.kernel.empty() || p.name.empty() || p.value > kMaxWorkSize) fail("a library parameter out of range");
+      continue;
+    }
+    if (!k.sizes.empty() || !k.params.empty()) fail("sizes or parameters on a kernel that is no library call");
     if (k.dims < 1 || k.dims > 3) fail("kernel dimensions");
     for (unsigned d = 0; d < k.dims; ++d) {
       if (k.global[d] < 1 || k.global[d] > kMaxWorkSize) fail("a global size");

@@ -3,6 +3,7 @@
 // and host programs, pareto.csv, pareto.json and every evaluated point as CSV. The same
 // CSV and JSON writers export a results store (`liftc results`).
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,16 @@ class OutputLock {
 /// (without `force`) when it already holds a file explore would write: checked before the
 /// exploration starts. A `network`'s folder also gets inputs/ and expected/.
 OutputLock check_output_dir(const std::string& dir, bool force, bool network = false);
+
+/// What an exploration writes into its -o folder (files and folders, relative to it); a
+/// `network`'s folder also gets inputs/ and expected/.
+std::vector<std::string> output_names(bool network);
+
+/// Runs `write`, which writes the outputs `names` into `dir`: the earlier exploration's are
+/// removed first, and what `write` made is removed again when it fails (a full disk), so
+/// the folder holds either one exploration's whole outputs or none (never a front of one
+/// beside the tables of another).
+void replace_outputs(const std::string& dir, const std::vector<std::string>& names, const std::function<void()>& write);
 
 /// Writes the front's kernels and host programs (front/<rank>/), pareto.csv, pareto.json
 /// and evaluated.csv into `dir`, every byte or a liftc::Error (a full disk, a file-size
