@@ -14,6 +14,7 @@
 #include "liftc/explore/evaluate.hpp"
 #include "liftc/explore/explore.hpp"
 #include "liftc/explore/layers.hpp"
+#include "liftc/explore/session.hpp"
 #include "liftc/explore/output.hpp"
 #include "liftc/explore/store.hpp"
 #include "liftc/explore/stored_target.hpp"
@@ -158,7 +159,7 @@ std::vector<codegen::DeployPoint> regenerate_front(const std::string& db, std::i
                               "cannot be generated again",
                               file, run, db));
   } catch (const json::exception& e) {
-    throw Error(fmt::format("{}: run {} is damaged (its config: {})", db, run, e.what()));
+    throw Error(fmt::format("{}: run {} is damaged (its config: {})", db, run, json_reason(e)));
   } catch (const std::logic_error& e) {  // stoull
     throw Error(fmt::format("{}: run {} is damaged (its input seed)", db, run));
   }

@@ -17,6 +17,14 @@
 
 namespace liftc::explore {
 
+std::string json_reason(const nlohmann::json::exception& e) {
+  std::string_view what = e.what();
+  if (what.starts_with("[json.exception.")) {
+    if (auto end = what.find("] "); end != std::string_view::npos) what.remove_prefix(end + 2);
+  }
+  return std::string(what);
+}
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 

@@ -23,6 +23,10 @@ namespace liftc::explore {
 /// a strategy means, so --resume can refuse rules that changed.
 std::string rules_hash(const rewrite::RuleSet& rules);
 
+/// What a JSON library exception says, without its "[json.exception.out_of_range.403] " tag:
+/// "key 'strategies' not found".
+std::string json_reason(const nlohmann::json::exception& e);
+
 /// Runs `read` on run `run`'s config of store `db`: a key it lacks or a value of the wrong
 /// type is the store's damage (a liftc::Error naming the run), not liftc's.
 template <class F>
@@ -30,7 +34,7 @@ auto read_stored(const std::string& db, std::int64_t run, F read) -> decltype(re
   try {
     return read();
   } catch (const nlohmann::json::exception& e) {
-    throw Error(db + ": run " + std::to_string(run) + " is damaged (its config: " + e.what() + ")");
+    throw Error(db + ": run " + std::to_string(run) + " is damaged (its config: " + json_reason(e) + ")");
   }
 }
 
