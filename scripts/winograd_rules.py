@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes rules/winograd.rules: the Winograd F(m x m, 3 x 3) rules for m = 2 and m = 4, and
-winograd-kernel-groups (register blocking over kernels of their products, for either m); each
+winograd-kernel-groups (register blocking over kernels of their products, for either m) and
+winograd-register-tile (register blocking over tiles and kernels, for either m); each
 also as an -activation variant, for a convolution with an element-wise function (ReLU, ...)
 after each kernel's sum, applied to each output value after the output transform.
 
@@ -135,6 +136,44 @@ rule winograd-kernel-groups{suffix}(kappa in 2..64) "kappa kernels per Winograd 
 """
 
 
+REGISTER_TILE_COMMENT = """\
+// A register tile for the products of winograd-f2x2 and -f4x4, as register-tile for the
+// direct convolution (direct_conv.rules): each work-item computes sigma neighbouring tiles
+// of a tile row times kappa kernels. Per transform row (xi, nu) one reduction over the
+// channels with sigma x kappa private accumulators: per channel the sigma tiles' transformed
+// input values V[xi nu][c] and the kappa kernels' transformed weights U[xi nu][c] are loaded
+// once and their sigma*kappa products accumulated, so each weight value serves sigma tiles
+// and each input value kappa kernels (the operands regrouped by transposes: views, no
+// copies). The sigma x kappa x alpha^2 sums are kept in private memory (toPrivate, counted
+// by the register budget), then each tile's and kernel's output transform reads its alpha^2
+// of them. sigma must divide the tile columns and kappa M: type obligations, so constraints
+// of the space. ub cannot mention v (a pattern variable under a lambda never uses its
+// parameters): the transformed kernels and biases are the same for every tile. One rule
+// for every m: split(m, ...) matches m.
+"""
+
+REGISTER_TILE = """\
+rule winograd-register-tile{suffix}(sigma in 2..64, kappa in 1..64) "sigma tiles x kappa kernels per work-item of the Winograd products: per transform row (xi, nu) sigma x kappa private accumulators, each transformed weight value loaded once for sigma tiles and each transformed input value once for kappa kernels, then sigma x kappa output transforms{what}":
+  map(v -> map(q -> transpose(q), transpose(
+        map((u, b) ->
+              let mk = toPrivate(z -> map(uv -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(uv.0, uv.1)), z), zip(u, v)) in
+              split(m, map(a -> {open}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, join(mk))){close}, t)),
+            ub))),
+      vr)
+    => join(map(vs -> map(r -> map(q -> transpose(q), transpose(join(r))),
+         transpose(map(g ->
+           let mks = toPrivate(z -> map(vu -> join(reduce(map(e -> map((u, b) -> 0.0, g), vs),
+                                                           (accs, c) -> map(aq -> map(s -> s.0 + s.1 * aq.1, zip(aq.0, c.1)), zip(accs, c.0)),
+                                                           zip(transpose(vu.0), transpose(vu.1)))), z),
+                               zip(transpose(vs), transpose(map((u, b) -> u, g)))) in
+           map(mt -> map((mk, b) -> split(m, map(a -> {open}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, mk)){close}, t)),
+                         zip(transpose(mt), map((u, b) -> b, g))),
+               transpose(mks)),
+           split(kappa, ub)))),
+       split(sigma, vr)))
+"""
+
+
 ACTIVATION_COMMENT = """\
 // The same with an element-wise function h (an activation: ReLU, ...) of each kernel's sum,
 // applied to each output value after the output transform (in the same kernel, no pass of
@@ -168,6 +207,11 @@ def main():
         if v["suffix"]:
             out.write("\n" + ACTIVATION_COMMENT)
         out.write(KERNEL_GROUPS.format(**v))
+    out.write("\n" + REGISTER_TILE_COMMENT)
+    for v in VARIANTS:
+        if v["suffix"]:
+            out.write("\n" + ACTIVATION_COMMENT)
+        out.write(REGISTER_TILE.format(**v))
 
 
 if __name__ == "__main__":

@@ -319,36 +319,49 @@ TEST(RegisterTile, AccumulatesInPlaceInOnePrivateArray) {
   });
 }
 
-// conv-winograd on conv_small.sr (8x8 output, M = 4): four alternatives, F(2x2, 3x3) and
-// F(4x4, 3x3), each per kernel (1, 3) or with kappa kernels per work-item
-// (winograd-kernel-groups: 2, 4). The products' kernel (the last) holds per work-item the
-// alpha^2 channel sums of its kernel, or the kappa x alpha^2 sums of its kappa kernels and
-// the kappa accumulators of one transform row (with their initial values): what the
-// register budget counts. Two points of each run and match.
-TEST(WinogradKernelGroups, KappaKernelsPerWorkItemInPrivateSums) {
+// conv-winograd on conv_small.sr (8x8 output, M = 4): six alternatives, F(2x2, 3x3) and
+// F(4x4, 3x3), each per kernel (1, 3), with kappa kernels per work-item
+// (winograd-kernel-groups: 2, 4) or with sigma tiles x kappa kernels per work-item
+// (winograd-register-tile: 5, 6). The products' kernel (the last) holds per work-item the
+// alpha^2 channel sums of its kernel, the kappa x alpha^2 sums of its kappa kernels and the
+// kappa accumulators of one transform row (with their initial values), or the sigma x kappa
+// x alpha^2 sums of its tile, the sigma x kappa accumulators of one transform row (with
+// their initial values) and the kappa transformed weight values of a channel, copied once
+// for the sigma tiles (tile-weights-private): what the register budget counts. Two points
+// of each run and match.
+TEST(WinogradPrivateSums, KernelGroupsAndRegisterTilesKeepTheirSumsInPrivateMemory) {
+  struct Alternative {
+    long long alpha2;
+    const char* kappa;  // the kernels per work-item's parameter, or none
+    const char* sigma;  // the tiles per work-item's parameter, or none
+  };
+  const Alternative table[] = {{16, nullptr, nullptr}, {16, "kappa_M", nullptr}, {36, nullptr, nullptr},
+                               {36, "kappa_M", nullptr}, {16, "kappa_W", "sigma_W"}, {36, "kappa_W", "sigma_W"}};
   ir::Program original = program(example("conv/conv_small.sr"));
   RewriteOptions options;
   options.budget.max_alternatives = 16;
   ProgramRewrite rw = rewrite_program(library(), "conv-winograd", original, options);
-  ASSERT_EQ(rw.programs.size(), 4u);
+  ASSERT_EQ(rw.programs.size(), std::size(table));
   std::mt19937_64 rng(13);
-  for (std::size_t a = 0; a < 4; ++a) {
+  for (std::size_t a = 0; a < std::size(table); ++a) {
     SCOPED_TRACE(a + 1);
-    const long long alpha2 = a < 2 ? 16 : 36;
-    const bool grouped = a % 2 == 1;
+    const Alternative& alt = table[a];
     std::vector<Instance> points = instances(original, rw.programs[a], 2, rng);
     ASSERT_FALSE(points.empty());
     for (const Instance& inst : points) {
       SCOPED_TRACE(params_text(inst));
-      EXPECT_EQ(inst.values.count("kappa_M"), grouped ? 1u : 0u);
-      const long long kappa = grouped ? inst.values.at("kappa_M") : 1;
+      const std::size_t parameters = inst.values.count("kappa_M") + inst.values.count("kappa_W") + inst.values.count("sigma_W");
+      EXPECT_EQ(parameters, (alt.kappa ? 1u : 0u) + (alt.sigma ? 1u : 0u));
+      const long long kappa = alt.kappa ? inst.values.at(alt.kappa) : 1;
+      const long long sigma = alt.sigma ? inst.values.at(alt.sigma) : 1;
       codegen::Module m = codegen::generate(inst.rewritten);
       const codegen::Kernel& products = m.kernels.back();
       long long floats = 0;
       for (const auto& b : m.memory.buffers)
         if (b.kernel == products.name && b.role == codegen::BufferRole::Private && !b.variable)
           floats += codegen::evaluate(b.elements, m);
-      EXPECT_EQ(floats, grouped ? kappa * (alpha2 + 2) : alpha2) << products.source;
+      const long long weights = alt.sigma ? kappa : 0;
+      EXPECT_EQ(floats, alt.kappa ? sigma * kappa * (alt.alpha2 + 2) + weights : alt.alpha2) << products.source;
       run_and_compare(inst.rewritten, inst.original, rng());
       if (::testing::Test::HasFatalFailure()) return;
     }

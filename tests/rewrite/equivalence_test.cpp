@@ -49,6 +49,22 @@ const char* const kWinogradProductsActivation =
     "zip(u, v)) in split(2, map(a -> map(x -> max(x, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, join(mk)))), t)), "
     "zip(us, bs))";
 
+// winograd-register-tile's left side: the map over the tiles of one tile row, per tile the
+// map over (transformed kernel, bias) pairs as winograd-f2x2 writes it (kWinogradProducts'
+// body; t any matrix, so the default agreement).
+const char* const kWinogradTiles =
+    "size A, C, M, R, N\ninput vr : [[[float]C]A]N\ninput us : [[[float]C]A]M\ninput bs : [float]M\ninput t : [[float]A]R\n"
+    "def out = map(v -> map(q -> transpose(q), transpose(map((u, b) -> let mk = toPrivate(z -> map(uv -> reduce(0.0, "
+    "(acc, p) -> acc + p.0 * p.1, zip(uv.0, uv.1)), z), zip(u, v)) in split(2, map(a -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
+    "zip(a, join(mk))), t)), zip(us, bs)))), vr)";
+
+// kWinogradTiles with a ReLU after each output value: winograd-register-tile-activation's left side.
+const char* const kWinogradTilesActivation =
+    "size A, C, M, R, N\ninput vr : [[[float]C]A]N\ninput us : [[[float]C]A]M\ninput bs : [float]M\ninput t : [[float]A]R\n"
+    "def out = map(v -> map(q -> transpose(q), transpose(map((u, b) -> let mk = toPrivate(z -> map(uv -> reduce(0.0, "
+    "(acc, p) -> acc + p.0 * p.1, zip(uv.0, uv.1)), z), zip(u, v)) in split(2, map(a -> map(x -> max(x, 0.0), reduce(b, "
+    "(acc, p) -> acc + p.0 * p.1, zip(a, join(mk)))), t)), zip(us, bs)))), vr)";
+
 const std::vector<std::pair<std::string, std::string>>& cases() {
   static const std::vector<std::pair<std::string, std::string>> table = {
       // algorithmic.rules
@@ -261,6 +277,8 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"winograd-f2x2-activation", kConv3x3Activation},
       {"winograd-f4x4-activation", kConv3x3Activation},
       {"winograd-kernel-groups-activation", kWinogradProductsActivation},
+      {"winograd-register-tile", kWinogradTiles},
+      {"winograd-register-tile-activation", kWinogradTilesActivation},
   };
   return table;
 }
