@@ -217,7 +217,7 @@ std::optional<View> KernelBuilder::operand_dest(const ir::Expr& e, const View& d
     for (int k = probe_names(e); k > 0; --k) fresh("probe");
   if (!passes_dest(e)) return std::nullopt;
   switch (e->prim) {
-    LIFTC_LAYOUT_PRIM_CASES
+    LIFTC_LAYOUT_PRIM_CASES  // only the invertible ones pass passes_dest above
       return operand_dest_view(e, dest);
     case ir::Prim::Map: {
       // The function is a chain of invertible layout primitives (passes_dest).
