@@ -134,6 +134,9 @@ TEST(Match, LayoutGuardsLookAtExpressions) {
   EXPECT_TRUE(rewrite_root("let-inline-layout", std::string(kRows) + "def out = let t = map(r -> map(a -> a * 2.0, r), x) in zip(t, t)")
                   .empty());
   EXPECT_TRUE(rewrite_root("let-inline-layout", std::string(kRows) + "def out = let t = pad(1, 1, 1.0 + 1.0, x) in zip(t, t)").empty());
+  // The value's free `x` is not captured by a lambda parameter of the body named `x`.
+  EXPECT_EQ(rewrite_root("let-inline-layout", std::string(kRows) + "def out = let t = transpose(x) in map(x -> map(a -> a + 1.0, x), t)"),
+            (std::vector<std::string>{"map(x_1 -> map(a -> a + 1.0, x_1), transpose(x))"}));
 }
 
 TEST(Match, GuardsLookAtTypes) {
