@@ -45,9 +45,12 @@ bool compare(const std::string& op, const arith::Expr& a, const arith::Expr& b) 
 bool holds(const Guard& g, const Match& m, const SizeValues& given) {
   if (g.kind == Guard::Kind::TypeIs) return type_is(g.predicate, type_of(g.term, m)) != g.negated;
   if (g.kind == Guard::Kind::FunctionIs) {
-    auto it = m.functions.find(g.term.var);
-    bool layout = it != m.functions.end() && it->second.kind() == ir::ExprKind::Lambda &&
-                  ir::only_rearranges(ir::lambda_body(it->second));
+    // layout(f): the function's body only rearranges; layout(x): the expression does.
+    bool layout = false;
+    if (auto f = m.functions.find(g.term.var); f != m.functions.end())
+      layout = f->second.kind() == ir::ExprKind::Lambda && ir::only_rearranges(ir::lambda_body(f->second));
+    else if (auto x = m.exprs.find(g.term.var); x != m.exprs.end())
+      layout = ir::only_rearranges(x->second);
     return layout != g.negated;
   }
   std::map<std::string, arith::Expr> values = matched_sizes(m);

@@ -83,8 +83,8 @@ class GuardLowerer {
       const ast::Expr& arg = peel(boost::get<ast::Arguments>(pf->ops[0]).args[0]);
       const std::string* f = name_of(arg);
       auto it = f ? rule_.vars.find(*f) : rule_.vars.end();
-      if (it == rule_.vars.end() || it->second != VarKind::Function)
-        fail(arg, "layout(f) needs a function variable of the left side");
+      if (it == rule_.vars.end() || (it->second != VarKind::Function && it->second != VarKind::Expr))
+        fail(arg, "layout(f) needs a function or expression variable of the left side");
       g.kind = Guard::Kind::FunctionIs;
       g.predicate = "layout";
       g.term = TypeTerm{*f, 0};
@@ -196,8 +196,8 @@ Rule lower_rule(const ast::RuleDecl& decl, const syntax::Positions& parsed) {
   std::vector<std::string> fresh;
   for (const auto& p : rule.params) fresh.push_back(p.name);
   rule.lhs = parse::elaborate_pattern(decl.lhs, parsed, parse::PatternMode{true, rule.vars, fresh});
-  if (rule.lhs.kind != PatternKind::Call)
-    throw Error("the left side of a rule must be a primitive call", rule.lhs.loc);
+  if (rule.lhs.kind != PatternKind::Call && rule.lhs.kind != PatternKind::Let)
+    throw Error("the left side of a rule must be a primitive call or a let", rule.lhs.loc);
   rule.rhs = parse::elaborate_pattern(decl.rhs, parsed, parse::PatternMode{false, rule.vars, fresh});
   if (decl.guard) GuardLowerer(parsed, rule).conjuncts(*decl.guard, rule.guards);
   return rule;

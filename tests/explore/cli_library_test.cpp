@@ -80,7 +80,7 @@ TEST_F(ExploreCli, ClblastConvgemmReadsEachFormsConvolution) {
       {"pointwise_inner_product.sr", "for conv: C=4 H=4 W=6 K=1 pad=0 stride=1 M=4,"},
       {"kernel_minor_weights.sr", "for conv: C=2 H=6 W=6 K=3 pad=1 stride=1 M=4, between liftc kernels for the layouts "
                                   "([H][W][C] to [C][H][W], [M][K][K][C] to [M][C][K][K]) and the bias and "
-                                  "x -> select(x > 0.0, x, 0.0)"},
+                                  "x -> max(x, 0.0)"},  // its select(x > 0.0, x, 0.0), normal-form's relu-select
       {"chw_oihw.sr", "for conv: C=2 H=6 W=6 K=3 pad=1 stride=1 M=4,"},
       {"floor_mode.sr", "for conv: C=2 H=9 W=9 K=3 pad=0 stride=2 M=4,"},
       {"no_bias.sr", "for conv: C=2 H=6 W=6 K=3 pad=1 stride=1 M=4,"},

@@ -176,6 +176,11 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                                 "split(2, zip(ws, bs, x)))"},
       {"windows-2D", with(kMat, "def out = map2D(w -> reduce(0.0, (acc, v) -> acc + v, join(w)), slide2D(3, 3, 1, 1, x))")},
       // normalize.rules
+      {"let-inline-layout", with(kMat, "def out = let t = transpose(x) in map(p -> map(q -> q.0 * q.1 + 1.0, zip(p.0, p.1)), zip(t, t))")},
+      {"sum-of-sums", "size N, M, C\ninput x : [[[float]C]M]N\ninput y : [[[float]C]M]N\n"
+                      "def out = reduce(0.5, (acc, v) -> acc + v, join(map((u, v) -> reduce(0.0, (c, p) -> c + p.0 * p.1, "
+                      "zip(join(u), join(v))), zip(x, y))))"},
+      {"join-of-joins", "size N, M, C\ninput x : [[[float]C]M]N\ndef out = join(map(r -> join(r), x))"},
       {"mac-acc-left", with(kVec, "def out = reduce(0.5, (acc, p) -> p.1 * p.0 + acc, zip(x, y))")},
       {"kernel-operand-second", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\ninput bs : [float]P\n"
                                 "def out = map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(w)), join(join(x)))), "
@@ -200,6 +205,7 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                                "def out = map(w -> map(v -> max(v, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, "
                                "zip(join(join(x)), join(join(w))))), ws)"},
       {"relu-operands", with(kVec, "def out = map(a -> max(0.0, a - 0.5), x)")},
+      {"relu-select", with(kVec, "def out = map(a -> select(a - 0.5 > 0.0, a - 0.5, 0.0), x)")},
       {"activation-into-kernels", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                                   "def out = map(v -> max(v, 0.0), join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
                                   "zip(x, w)), zip(ws, bs))))"},

@@ -44,7 +44,8 @@ const BadFile kBad[] = {
     {"rule r: map(f, x) => x if scalar(z)", "1:34: error: `z` is not an expression variable of the left side"},
     {"rule r: map(f, x) => map(h, x)", "1:26: error: unbound variable `h` on the right side"},
     {"rule r: join(x) => x\nstrategy s = topdown[4](r)", "2:14: error: topdown takes no fixed parameters"},
-    {"rule r: map(f, x) => x if layout(x)", "1:34: error: layout(f) needs a function variable of the left side"},
+    {"rule r: map(f, x) => x if layout(y)", "1:34: error: layout(f) needs a function or expression variable of the left side"},
+    {"rule r: split(n, x) => x if layout(n)", "1:36: error: layout(f) needs a function or expression variable of the left side"},
     {"rule r: map(f, x) => x if cheap(f)", "1:27: error: expected a condition: scalar(T)"},
     {"rule r(choose d): map(f, x) => mapGlb(d, f, x)", "1:8: error: choice parameter `d` needs its values"},
     {"rule r: map(f, x) => x =>", "1:24: error: expected `rule` or `strategy`"},
@@ -58,7 +59,7 @@ const BadFile kBad[] = {
     {"rule r(n in 2..8): map(f, x) => join(map(map(f), split(n, x)))\nstrategy s = r[9]",
      "2:14: error: 9 is not a value of parameter `n` of rule `r`"},
     {"rule try: join(x) => x", "1:1: error: `try` is a strategy combinator"},
-    {"rule r: x => x", "1:9: error: the left side of a rule must be a primitive call"},
+    {"rule r: x => x", "1:9: error: the left side of a rule must be a primitive call or a let"},
     {"rule r: map(x -> g(x, x), y) => y", "1:23: error: on the left, function variable `g` may only be applied to distinct lambda parameters"},
     // Size arguments and guards, read by parse::read_size as a program's sizes are.
     {"rule r: split(n + 1, x) => x", "1:15: error: a size argument on the left must be a variable or a constant"},

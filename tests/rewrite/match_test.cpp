@@ -125,6 +125,20 @@ TEST(Match, GuardsLookAtFunctions) {
   EXPECT_EQ(rewrite_root("map-to-mapSeq", std::string(kRows) + "def out = map(r -> map(a -> a * 2.0, r), x)").size(), 1u);
 }
 
+TEST(Match, LayoutGuardsLookAtExpressions) {
+  // let-inline-layout inlines a let whose value only rearranges data, wherever its name is
+  // used (twice here), and keeps one whose value computes.
+  const char* const kRows = "size N, M\ninput x : [[float]M]N\n";
+  EXPECT_EQ(rewrite_root("let-inline-layout", std::string(kRows) + "def out = let t = pad(1, 1, 0.0, transpose(x)) in zip(t, t)"),
+            (std::vector<std::string>{"zip(pad(1, 1, 0.0, transpose(x)), pad(1, 1, 0.0, transpose(x)))"}));
+  EXPECT_TRUE(rewrite_root("let-inline-layout", std::string(kRows) + "def out = let t = map(r -> map(a -> a * 2.0, r), x) in zip(t, t)")
+                  .empty());
+  EXPECT_TRUE(rewrite_root("let-inline-layout", std::string(kRows) + "def out = let t = pad(1, 1, 1.0 + 1.0, x) in zip(t, t)").empty());
+  // The value's free `x` is not captured by a lambda parameter of the body named `x`.
+  EXPECT_EQ(rewrite_root("let-inline-layout", std::string(kRows) + "def out = let t = transpose(x) in map(x -> map(a -> a + 1.0, x), t)"),
+            (std::vector<std::string>{"map(x_1 -> map(a -> a + 1.0, x_1), transpose(x))"}));
+}
+
 TEST(Match, GuardsLookAtTypes) {
   // vectorize needs scalar elements.
   EXPECT_TRUE(rewrite_root("vectorize", "size N\ninput x : [[float]4]N\ndef out = map(r -> r, x)").empty());
@@ -184,6 +198,13 @@ TEST(Match, NonLinearPatternsNeedEqualOperands) {
   EXPECT_EQ(apply_rule(set.rules[0], t.body, t.env, names).size(), 1u);
   Typed u = typed(std::string(kVec) + "input y : [float]N\ndef out = zip(x, y)");
   EXPECT_TRUE(apply_rule(set.rules[0], u.body, u.env, names).empty());
+}
+
+TEST(Match, ReluSelectNeedsTheSameValueTwice) {
+  EXPECT_EQ(rewrite_root("relu-select", "input a : float\ndef out = select(a + 1.0 > 0.0, a + 1.0, 0.0)"),
+            (std::vector<std::string>{"max(a + 1.0, 0.0)"}));
+  EXPECT_TRUE(rewrite_root("relu-select", "input a : float\ndef out = select(a + 1.0 > 0.0, a + 2.0, 0.0)").empty());
+  EXPECT_TRUE(rewrite_root("relu-select", "input a : float\ndef out = select(a > 0.0, a, 0.5)").empty());
 }
 
 TEST(Match, EveryPositionIsEnumerated) {

@@ -123,6 +123,14 @@ TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
   ir::Expr relu = normal("relu_max_0x.sr");
   EXPECT_TRUE(ir::alpha_equal(normal("bias_after_relu.sr"), relu));
   EXPECT_TRUE(ir::alpha_equal(normal("swapped_acc_right.sr"), normal("flatten_order.sr")));
+  EXPECT_TRUE(ir::alpha_equal(normal("relu_select_bias_inside.sr"), relu));
+  // Products summed separately, nested sums and a let of the padded image: the canonical form.
+  ir::Expr canonical = normal("let_padded.sr");
+  for (const char* form : {"sum_of_products.sr", "sum_of_products_bias_start.sr", "nested_sums.sr"}) {
+    SCOPED_TRACE(form);
+    EXPECT_TRUE(ir::alpha_equal(normal(form), canonical));
+  }
+  EXPECT_TRUE(ir::alpha_equal(normal("chw_let_transposed.sr"), normal("chw_oihw.sr")));
 }
 
 // Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except

@@ -41,7 +41,7 @@ struct Guard {
   Kind kind = Kind::TypeIs;
   bool negated = false;
   std::string predicate;   // TypeIs: scalar, vector, array, tuple, float, int; FunctionIs: layout
-  TypeTerm term;           // TypeIs; FunctionIs: the function variable (elem_depth 0)
+  TypeTerm term;           // TypeIs; FunctionIs: the function or expression variable (elem_depth 0)
   std::string op;          // Compare: == != < <= > >=
   arith::Expr lhs, rhs;    // Compare: over size variables and `length(x)` (the variable "length(x)")
   SourceLoc loc;
