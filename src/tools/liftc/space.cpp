@@ -34,29 +34,30 @@ struct SpaceOptions {
   bool whole_program = false;
 };
 
-// The rewrites of `program` by `strategies` (a strategy the user named must apply); when
-// none applies, the first lowering fallback that does, else the program as written, with
-// `note` saying so.
-std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites_of(const ir::Program& program,
-                                                                        const rewrite::RuleSet& rules,
-                                                                        const std::vector<std::string>& strategies,
-                                                                        bool given, const rewrite::RewriteOptions& options,
-                                                                        std::string& note) {
+// The rewrites of `program` by `strategies` (a strategy the user named must apply, unless
+// `not_applied` is given: a network's layer, where it is listed there); when none applies,
+// the first lowering fallback that does, else the program as written, with `note` saying so.
+std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites_of(
+    const ir::Program& program, const rewrite::RuleSet& rules, const std::vector<std::string>& strategies, bool given,
+    const rewrite::RewriteOptions& options, std::string& note, std::vector<explore::NotApplied>* not_applied = nullptr) {
   std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites;
   for (const auto& s : strategies) {
     try {
       rewrites.emplace_back(s, rewrite::rewrite_program(rules, s, program, options));
-    } catch (const Error&) {
-      if (given) throw;  // a strategy the user named must apply
+    } catch (const Error& e) {
+      if (given && !not_applied) throw;  // a strategy the user named must apply
+      if (given) not_applied->push_back({s, e.message()});
     }
   }
   if (!rewrites.empty()) return rewrites;
+  std::string none = given ? fmt::format("{} {} not apply", fmt::join(strategies, ", "), strategies.size() == 1 ? "does" : "do")
+                           : "no strategy of strategies.rules applies";
   if (std::optional<std::string> fallback = explore::fallback_strategy(program, rules)) {
-    note = fmt::format("// no strategy of strategies.rules applies: lowered by {}\n", *fallback);
+    note = fmt::format("// {}: lowered by {}\n", none, *fallback);
     rewrites.emplace_back(*fallback, rewrite::rewrite_program(rules, *fallback, program, options));
     return rewrites;
   }
-  note = "// no strategy of strategies.rules applies: the program as written (strategy id)\n";
+  note = fmt::format("// {}: the program as written (strategy id)\n", none);
   rewrites.emplace_back("id", rewrite::rewrite_program(rules, "id", program, options));
   return rewrites;
 }
@@ -170,6 +171,10 @@ void run_space(const SpaceOptions& o) {
   bool only_library = !o.strategies.empty() && std::all_of(strategies.begin(), strategies.end(), explore::is_library_strategy);
   std::erase_if(strategies, explore::is_library_strategy);
   if (only_library && !layers.empty()) throw Error("a network's layers do not offer clblast- candidates yet");
+  if (any_library && !o.strategies.empty() && !layers.empty())
+    throw Error(fmt::format("strategy `{}` applies to no layer of {} (a network's layers do not offer clblast- "
+                            "candidates yet)",
+                            *std::find_if(o.strategies.begin(), o.strategies.end(), explore::is_library_strategy), o.file));
   rewrite::RewriteOptions options;
   options.budget.max_alternatives = o.max_alternatives;
 
@@ -187,6 +192,7 @@ void run_space(const SpaceOptions& o) {
     if (any_library || o.strategies.empty())
       library = explore::library_alternatives(program, rules, o.strategies, !o.strategies.empty(), target);
   }
+  std::vector<std::vector<explore::NotApplied>> not_applied(layers.size());  // per layer: strategies named it refused
   for (std::size_t i = 0; i < layers.size(); ++i) {
     Part& part = parts.emplace_back();
     part.heading = fmt::format("\n==== layer {}/{} ({}){}\n", i + 1, layers.size(), layers[i].name,
@@ -195,11 +201,27 @@ void run_space(const SpaceOptions& o) {
                                                                     layers[i].same_as + 1, layers[layers[i].same_as].name));
     if (layers[i].same_as != i) continue;
     try {
-      part.spaces = spaces_of(rewrites_of(layers[i].program, rules, strategies, !o.strategies.empty(), options, part.note),
-                              target);
+      part.spaces = spaces_of(
+          rewrites_of(layers[i].program, rules, strategies, !o.strategies.empty(), options, part.note, &not_applied[i]),
+          target);
     } catch (const Error& e) {
       throw Error(fmt::format("layer '{}': {}", layers[i].name, e.message()));
     }
+    if (part.note.empty())
+      for (const auto& n : not_applied[i]) part.note += fmt::format("// {} does not apply to this layer\n", n.strategy);
+  }
+  // As explore: a strategy named is an error only when it applies to no layer.
+  for (const std::string& s : layers.empty() ? std::vector<std::string>{} : strategies) {
+    std::string why;  // why the first layer refused it
+    bool applies = false;
+    for (std::size_t i = 0; i < layers.size() && !applies; ++i) {
+      if (layers[i].same_as != i) continue;
+      auto it = std::find_if(not_applied[i].begin(), not_applied[i].end(),
+                             [&](const explore::NotApplied& n) { return n.strategy == s; });
+      applies = it == not_applied[i].end();
+      if (!applies && why.empty()) why = fmt::format("layer '{}': {}", layers[i].name, it->why);
+    }
+    if (!applies) throw Error(fmt::format("strategy `{}` applies to no layer of {} ({})", s, o.file, why));
   }
 
   fmt::print("// liftc space {}: target {}\n", o.file, constraints::format_target(target));
