@@ -109,6 +109,28 @@ void check_runner_command(const std::string& command) {
   throw Error(fmt::format("--runner '{}': no executable '{}' (not a path, not on $PATH)", command, word));
 }
 
+// explore runs the program on inputs of its sizes, and has no --size flag (its runs are
+// stored and resumed by the program file's text): every size needs its value in the program.
+void require_size_values(const ir::Program& program) {
+  std::vector<std::string> missing;
+  SourceLoc first;
+  for (const auto& s : program.sizes)
+    if (!s.value) {
+      if (missing.empty()) first = s.loc;
+      missing.push_back(s.name);
+    }
+  if (missing.empty()) return;
+  if (missing.size() == 1)
+    throw Error(fmt::format("size {0} has no value: explore runs the program, so declare its value in the program "
+                            "(size {0} = <value>); explore has no --size",
+                            missing.front()),
+                first);
+  throw Error(fmt::format("sizes {} have no value: explore runs the program, so declare their values in the program "
+                          "(size {} = <value>, ...); explore has no --size",
+                          fmt::join(missing, ", "), missing.front()),
+              first);
+}
+
 // The settled values of the options, checked.
 struct Settings {
   explore::Budget budget;
@@ -321,6 +343,7 @@ void run_explore(ExploreOptions o) {
   std::string rules_dir = o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir;
   rewrite::RuleSet rules = rewrite::load_rules_dir(rules_dir);
   ir::Program program = parse::load_program(o.file);
+  require_size_values(program);  // before a store is made
   // A program of several definitions is a network: explored layer by layer.
   bool network = !o.whole_program && explore::is_network(program);
   std::vector<explore::Layer> layers;
