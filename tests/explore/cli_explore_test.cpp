@@ -95,6 +95,33 @@ TEST_F(ExploreCli, SizesWithoutValuesAreDeclaredInTheProgram) {
   }
 }
 
+// The note on a strategy over emulated local memory compares its share with the other
+// strategies' only when others are offered (explore's note, and space's per alternative).
+TEST_F(ExploreCli, SpaceComparesTheEmulatedLocalShareOnlyWithStrategiesOffered) {
+  std::ofstream(dir_ / "conv.sr") << R"(size C = 2, H = 4, W = 4, M = 2, K = 3
+input weights : [[[[float]C]K]K]M
+input biases  : [float]M
+input image   : [[[float]C]W]H
+def conv = map2D(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))),
+                            zip(weights, biases)),
+                 slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))
+)";
+  const std::string local = "note: its kernels use local memory, which mali-g72 emulates in global memory: no faster "
+                            "there than reading global memory";
+  const struct {
+    const char* strategies;
+    std::string note;
+  } cases[] = {
+      {"-s conv-local", local + "\n"},
+      {"-s conv-local -s conv-chw-tile", local + "; explore draws it 0.25 times as often as other strategies\n"},
+  };
+  for (const auto& c : cases) {
+    Result r = run(fmt::format("space conv.sr {} --samples 0 --target mali-g72", c.strategies));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(c.note), std::string::npos) << c.note << "\n" << r.output;
+  }
+}
+
 // The processes whose parent is `parent` (from /proc), and whether a process is gone
 // (no such process, or a zombie nobody reaps).
 std::vector<pid_t> children_of(pid_t parent) {

@@ -409,14 +409,8 @@ void run_explore(ExploreOptions o) {
     for (const auto& a : space.alternatives) total += a->count();
     fmt::print("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
                skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", skipped.size()));
-    std::vector<std::string> emulated;
-    for (const auto& a : space.alternatives)
-      if (a->local_memory_emulated() && std::find(emulated.begin(), emulated.end(), a->strategy()) == emulated.end())
-        emulated.push_back(a->strategy());
-    if (!emulated.empty())
-      fmt::print("note: {} use local memory, which {} emulates in global memory: drawn {} times as often as the other "
-                 "strategies\n",
-                 fmt::join(emulated, ", "), target.name, explore::kEmulatedLocalShare);
+    if (std::string note = explore::emulated_local_note(space, target.name); !note.empty())
+      fmt::print("note: {}\n", note);
   }
 
   if (!store) store = std::make_unique<explore::Store>(db);

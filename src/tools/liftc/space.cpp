@@ -85,13 +85,17 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
   return v;
 }
 
-void print_space(const constraints::Space& space, std::uint64_t samples, std::mt19937_64& rng) {
+// `others`: whether a strategy beside it does not use emulated local memory (explore then
+// draws this one less often; when none does, all are drawn equally).
+void print_space(const constraints::Space& space, std::uint64_t samples, std::mt19937_64& rng, bool others) {
   using constraints::Source;
   fmt::print("\n== strategy {}, alternative {} of {}\n", space.strategy, space.alternative, space.alternatives);
   if (space.local_memory_emulated)
     fmt::print("note: its kernels use local memory, which {} emulates in global memory: no faster there than "
-               "reading global memory; explore draws it {} times as often as other strategies\n",
-               space.target.name, explore::kEmulatedLocalShare);
+               "reading global memory{}\n",
+               space.target.name,
+               others ? fmt::format("; explore draws it {} times as often as other strategies", explore::kEmulatedLocalShare)
+                      : std::string());
   if (space.params.empty()) fmt::print("parameters: none\n");
   else fmt::print("parameters (in dependency order):\n");
   for (const auto& p : space.params) {
@@ -233,7 +237,9 @@ void run_space(const SpaceOptions& o) {
   std::mt19937_64 rng(seed);
   for (const auto& part : parts) {
     fmt::print("{}{}", part.heading, part.note);
-    for (const auto& space : part.spaces) print_space(space, samples, rng);
+    bool others = std::any_of(part.spaces.begin(), part.spaces.end(), [](const auto& s) { return !s.local_memory_emulated; }) ||
+                  std::any_of(library.begin(), library.end(), [](const auto& a) { return !a->local_memory_emulated(); });
+    for (const auto& space : part.spaces) print_space(space, samples, rng, others);
   }
   for (const auto& alt : library) print_library_space(dynamic_cast<explore::LibraryAlternative&>(*alt), samples, rng);
 }
