@@ -95,17 +95,8 @@ NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::Rule
   net.layers = std::move(layers);
   net.results.resize(net.layers.size());
   // The layers do not offer library candidates (layer_space says why).
-  const auto& source = net.layers.front().program.source;
-  std::string file = source ? source->path : "the network";
   std::vector<std::string> named = o.strategies;
   std::erase_if(named, is_library_strategy);
-  if (o.strategies_given && named.empty())
-    throw Error("only clblast- strategies are given, and a network's layers do not offer them yet");
-  for (const std::string& s : o.strategies_given ? o.strategies : std::vector<std::string>{})
-    if (is_library_strategy(s))
-      throw Error(fmt::format("strategy `{}` applies to no layer of {} (a network's layers do not offer clblast- "
-                              "candidates yet)",
-                              s, file));
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& layer = net.layers[i];
     if (layer.same_as != i) {
@@ -117,17 +108,10 @@ NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::Rule
     }
     net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
   }
-  // A strategy named is an error only when it applies to no layer.
-  for (const std::string& s : named) {
-    std::string why;  // why the first layer refused it
-    bool applies = false;
-    for (std::size_t i = 0; i < net.layers.size() && !applies; ++i) {
-      const auto& missed = net.results[i]->not_applied;
-      auto it = std::find_if(missed.begin(), missed.end(), [&](const NotApplied& n) { return n.strategy == s; });
-      applies = it == missed.end();
-      if (!applies && why.empty()) why = fmt::format("layer '{}': {}", net.layers[i].name, it->why);
-    }
-    if (!applies) throw Error(fmt::format("strategy `{}` applies to no layer of {} ({})", s, file, why));
+  if (o.strategies_given) {
+    std::vector<std::vector<NotApplied>> not_applied;
+    for (const auto& r : net.results) not_applied.push_back(r->not_applied);
+    check_named_strategies_apply(net.layers, not_applied, o.strategies);
   }
   // Which strategies named each layer of a new shape goes without.
   for (std::size_t i = 0; i < net.layers.size() && o.report; ++i) {
@@ -143,6 +127,29 @@ NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::Rule
                              : std::string()));
   }
   return net;
+}
+
+void check_named_strategies_apply(const std::vector<Layer>& layers,
+                                  const std::vector<std::vector<NotApplied>>& not_applied,
+                                  const std::vector<std::string>& strategies) {
+  const auto& source = layers.front().program.source;
+  std::string file = source ? source->path : "the network";
+  for (const std::string& s : strategies)
+    if (is_library_strategy(s))
+      throw Error(fmt::format("strategy `{}` applies to no layer of {} (a network's layers do not offer clblast- "
+                              "candidates yet)",
+                              s, file));
+  for (const std::string& s : strategies) {
+    std::string why;  // why the first layer refused it
+    bool applies = false;
+    for (std::size_t i = 0; i < layers.size() && !applies; ++i) {
+      auto it = std::find_if(not_applied[i].begin(), not_applied[i].end(),
+                             [&](const NotApplied& n) { return n.strategy == s; });
+      applies = it == not_applied[i].end();
+      if (!applies && why.empty()) why = fmt::format("layer '{}': {}", layers[i].name, it->why);
+    }
+    if (!applies) throw Error(fmt::format("strategy `{}` applies to no layer of {} ({})", s, file, why));
+  }
 }
 
 void explore_network(NetworkExploration& net, const Problem& network, Store& store, std::int64_t run,

@@ -174,6 +174,9 @@ TEST_F(ExploreCli, AStrategyNamedAppliesToTheLayersItFitsTheOthersFallBack) {
       {"-s no-such-strategy",
        "error: strategy `no-such-strategy` applies to no layer of net.sr (layer 'conv': unknown rule or strategy "
        "`no-such-strategy`)"},
+      {"-s clblast-convgemm",
+       "error: strategy `clblast-convgemm` applies to no layer of net.sr (a network's layers do not offer clblast- "
+       "candidates yet)"},
       {"-s conv-chw-tile -s clblast-convgemm",
        "error: strategy `clblast-convgemm` applies to no layer of net.sr (a network's layers do not offer clblast- "
        "candidates yet)"},

@@ -65,6 +65,13 @@ std::string layer_label(const NetworkExploration& net, std::size_t i);
 NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::RuleSet& rules,
                                   const constraints::Target& target, const NetworkOptions& options);
 
+/// That each of `strategies` (named with -s) applies to some layer, from what layer i
+/// refused (`not_applied[i]`): else a liftc::Error naming the first layer's reason. A
+/// `clblast-` strategy applies to none (a network's layers do not offer them yet).
+void check_named_strategies_apply(const std::vector<Layer>& layers,
+                                  const std::vector<std::vector<NotApplied>>& not_applied,
+                                  const std::vector<std::string>& strategies);
+
 /// Explores every layer of a new shape of `net` (each with its layer_problem of
 /// `network`: load_problem of the network's file) on `device` under store run `run`, and
 /// composes the network's front.

@@ -13,6 +13,7 @@
 #include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/layers.hpp"
 #include "liftc/explore/library.hpp"
+#include "liftc/explore/network.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -174,11 +175,6 @@ void run_space(const SpaceOptions& o) {
   bool any_library = std::any_of(strategies.begin(), strategies.end(), explore::is_library_strategy);
   bool only_library = !o.strategies.empty() && std::all_of(strategies.begin(), strategies.end(), explore::is_library_strategy);
   std::erase_if(strategies, explore::is_library_strategy);
-  if (only_library && !layers.empty()) throw Error("a network's layers do not offer clblast- candidates yet");
-  if (any_library && !o.strategies.empty() && !layers.empty())
-    throw Error(fmt::format("strategy `{}` applies to no layer of {} (a network's layers do not offer clblast- "
-                            "candidates yet)",
-                            *std::find_if(o.strategies.begin(), o.strategies.end(), explore::is_library_strategy), o.file));
   rewrite::RewriteOptions options;
   options.budget.max_alternatives = o.max_alternatives;
 
@@ -203,7 +199,10 @@ void run_space(const SpaceOptions& o) {
                                layers[i].same_as == i ? ""
                                                       : fmt::format(": the shape of layer {} ({}), its space",
                                                                     layers[i].same_as + 1, layers[layers[i].same_as].name));
-    if (layers[i].same_as != i) continue;
+    if (layers[i].same_as != i) {
+      not_applied[i] = not_applied[layers[i].same_as];
+      continue;
+    }
     try {
       part.spaces = spaces_of(
           rewrites_of(layers[i].program, rules, strategies, !o.strategies.empty(), options, part.note, &not_applied[i]),
@@ -215,18 +214,7 @@ void run_space(const SpaceOptions& o) {
       for (const auto& n : not_applied[i]) part.note += fmt::format("// {} does not apply to this layer\n", n.strategy);
   }
   // As explore: a strategy named is an error only when it applies to no layer.
-  for (const std::string& s : layers.empty() ? std::vector<std::string>{} : strategies) {
-    std::string why;  // why the first layer refused it
-    bool applies = false;
-    for (std::size_t i = 0; i < layers.size() && !applies; ++i) {
-      if (layers[i].same_as != i) continue;
-      auto it = std::find_if(not_applied[i].begin(), not_applied[i].end(),
-                             [&](const explore::NotApplied& n) { return n.strategy == s; });
-      applies = it == not_applied[i].end();
-      if (!applies && why.empty()) why = fmt::format("layer '{}': {}", layers[i].name, it->why);
-    }
-    if (!applies) throw Error(fmt::format("strategy `{}` applies to no layer of {} ({})", s, o.file, why));
-  }
+  if (!layers.empty()) explore::check_named_strategies_apply(layers, not_applied, o.strategies);
 
   fmt::print("// liftc space {}: target {}\n", o.file, constraints::format_target(target));
   if (!layers.empty())
