@@ -55,7 +55,8 @@ std::optional<std::string> fallback_strategy(const ir::Program& program, const r
 
 CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,
                                      const std::vector<std::string>& strategies, bool strategies_given,
-                                     const constraints::Target& target, std::vector<std::string>* skipped) {
+                                     const constraints::Target& target, std::vector<std::string>* skipped,
+                                     std::vector<NotApplied>* not_applied) {
   CandidateSpace cs;
   bool applied = false;
   bool only_library = strategies_given && std::all_of(strategies.begin(), strategies.end(), is_library_strategy);
@@ -64,9 +65,10 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
     rewrite::ProgramRewrite r;
     try {
       r = rewrite::rewrite_program(rules, s, program, {});
-    } catch (const Error&) {
-      if (strategies_given) throw;
-      continue;  // a default strategy that does not apply to this program
+    } catch (const Error& e) {
+      if (strategies_given && !not_applied) throw;
+      if (strategies_given) not_applied->push_back({s, e.message()});
+      continue;  // a default strategy (or a named one, listed) that does not apply to this program
     }
     applied = true;
     for (std::size_t i = 0; i < r.programs.size(); ++i) {
@@ -86,7 +88,7 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
   // lowered by the first fallback that applies (its outer maps over global work-items, or
   // sequentially);
   // an already low-level program is explored as written (strategy id).
-  if (!applied && !strategies_given) {
+  if (!applied && (!strategies_given || not_applied)) {
     CandidateSpace fallback =
         build_candidate_space(program, rules, {fallback_strategy(program, rules).value_or("id")}, true, target, skipped);
     cs.alternatives.insert(cs.alternatives.begin(), std::make_move_iterator(fallback.alternatives.begin()),

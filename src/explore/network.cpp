@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/explore/library.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::explore {
@@ -20,13 +21,25 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// The layer's space: every strategy of `o` that applies, or a fallback.
+// The strategies of `space`'s alternatives, each once, in order.
+std::vector<std::string> strategies_of(const CandidateSpace& space) {
+  std::vector<std::string> out;
+  for (const auto& a : space.alternatives)
+    if (std::find(out.begin(), out.end(), a->strategy()) == out.end()) out.push_back(a->strategy());
+  return out;
+}
+
+// The layer's space: every strategy of `o` that applies, or a fallback. Named strategies
+// that do not apply are listed in the result's not_applied (`named`: those of liftc's own).
 std::shared_ptr<LayerResult> layer_space(const Layer& layer, const std::string& label, const rewrite::RuleSet& rules,
-                                         const constraints::Target& target, const NetworkOptions& o) {
+                                         const constraints::Target& target, const NetworkOptions& o,
+                                         const std::vector<std::string>& named) {
   auto r = std::make_shared<LayerResult>();
   auto begin = std::chrono::steady_clock::now();
   try {
-    r->space = build_candidate_space(layer.program, rules, o.strategies, o.strategies_given, target, &r->skipped);
+    r->space = o.strategies_given ? build_candidate_space(layer.program, rules, named, true, target, &r->skipped,
+                                                          &r->not_applied)
+                                  : build_candidate_space(layer.program, rules, o.strategies, false, target, &r->skipped);
     // A network point's code is one Module of every layer's kernels (network_module):
     // library candidates are not composed into it yet, so a layer does not offer them.
     auto& alts = r->space.alternatives;
@@ -39,12 +52,8 @@ std::shared_ptr<LayerResult> layer_space(const Layer& layer, const std::string& 
   r->space_seconds = seconds_since(begin);
   if (o.report) {
     double total = 0;
-    std::vector<std::string> strategies;
-    for (const auto& a : r->space.alternatives) {
-      total += a->count();
-      if (std::find(strategies.begin(), strategies.end(), a->strategy()) == strategies.end())
-        strategies.push_back(a->strategy());
-    }
+    for (const auto& a : r->space.alternatives) total += a->count();
+    std::vector<std::string> strategies = strategies_of(r->space);
     o.report(fmt::format("{}: {} alternative(s) of {} ({}), about {:.4g} valid points, built in {:.1f} s{}", label,
                          r->space.alternatives.size(),
                          strategies.size() == 1 ? "1 strategy" : fmt::format("{} strategies", strategies.size()),
@@ -85,6 +94,9 @@ NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::Rule
   NetworkExploration net;
   net.layers = std::move(layers);
   net.results.resize(net.layers.size());
+  // The layers do not offer library candidates (layer_space says why).
+  std::vector<std::string> named = o.strategies;
+  std::erase_if(named, is_library_strategy);
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& layer = net.layers[i];
     if (layer.same_as != i) {
@@ -94,9 +106,50 @@ NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::Rule
                              layer.same_as + 1, net.layers[layer.same_as].name));
       continue;
     }
-    net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o);
+    net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
+  }
+  if (o.strategies_given) {
+    std::vector<std::vector<NotApplied>> not_applied;
+    for (const auto& r : net.results) not_applied.push_back(r->not_applied);
+    check_named_strategies_apply(net.layers, not_applied, o.strategies);
+  }
+  // Which strategies named each layer of a new shape goes without.
+  for (std::size_t i = 0; i < net.layers.size() && o.report; ++i) {
+    const LayerResult& r = *net.results[i];
+    if (net.layers[i].same_as != i || r.not_applied.empty()) continue;
+    std::vector<std::string> names;
+    for (const auto& n : r.not_applied) names.push_back(n.strategy);
+    o.report(fmt::format("note: {}: {} {} not apply to it{}", layer_label(net, i), fmt::join(names, ", "),
+                         names.size() == 1 ? "does" : "do",
+                         names.size() == named.size()
+                             ? fmt::format(": lowered by {}, as a layer no strategy applies to",
+                                           fmt::join(strategies_of(r.space), ", "))
+                             : std::string()));
   }
   return net;
+}
+
+void check_named_strategies_apply(const std::vector<Layer>& layers,
+                                  const std::vector<std::vector<NotApplied>>& not_applied,
+                                  const std::vector<std::string>& strategies) {
+  const auto& source = layers.front().program.source;
+  std::string file = source ? source->path : "the network";
+  for (const std::string& s : strategies)
+    if (is_library_strategy(s))
+      throw Error(fmt::format("strategy `{}` applies to no layer of {} (a network's layers do not offer clblast- "
+                              "candidates yet)",
+                              s, file));
+  for (const std::string& s : strategies) {
+    std::string why;  // why the first layer refused it
+    bool applies = false;
+    for (std::size_t i = 0; i < layers.size() && !applies; ++i) {
+      auto it = std::find_if(not_applied[i].begin(), not_applied[i].end(),
+                             [&](const NotApplied& n) { return n.strategy == s; });
+      applies = it == not_applied[i].end();
+      if (!applies && why.empty()) why = fmt::format("layer '{}': {}", layers[i].name, it->why);
+    }
+    if (!applies) throw Error(fmt::format("strategy `{}` applies to no layer of {} ({})", s, file, why));
+  }
 }
 
 void explore_network(NetworkExploration& net, const Problem& network, Store& store, std::int64_t run,

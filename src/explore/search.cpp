@@ -40,6 +40,22 @@ std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng) 
   return pick(rng);
 }
 
+std::string emulated_local_note(const CandidateSpace& space, const std::string& target) {
+  std::vector<std::string> emulated;
+  bool others = false;  // a strategy drawn at a whole share
+  for (const auto& a : space.alternatives) {
+    others |= !a->local_memory_emulated();
+    if (a->local_memory_emulated() && std::find(emulated.begin(), emulated.end(), a->strategy()) == emulated.end())
+      emulated.push_back(a->strategy());
+  }
+  if (emulated.empty()) return "";
+  std::string what = fmt::format("{} {} local memory, which {} emulates in global memory", fmt::join(emulated, ", "),
+                                 emulated.size() == 1 ? "uses" : "use", target);
+  if (others) return fmt::format("{}: drawn {} times as often as the other strategies", what, kEmulatedLocalShare);
+  return fmt::format("{}: no faster there than reading global memory{}", what,
+                     emulated.size() == 1 ? "" : " (every strategy offered does: drawn equally)");
+}
+
 double fitness(const Outcome& o) { return o.ok ? o.objectives.time_ms : std::numeric_limits<double>::infinity(); }
 
 std::size_t select_tournament(const std::vector<double>& fitness, std::size_t k, std::mt19937_64& rng) {

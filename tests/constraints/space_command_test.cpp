@@ -97,7 +97,9 @@ TEST_F(SpaceCommand, BadInputIsOneError) {
       {"space double.sr --target zero", true, "zero.target:6:23: error: max_work_item_sizes must be at least 1, got `0`",
        false},
       {"space net.sr -s conv-chw --target mali-g72", false,
-       "error: layer 'a': strategy `conv-chw` does not apply to any definition of net.sr", true},
+       "error: strategy `conv-chw` applies to no layer of net.sr (layer 'a': strategy `conv-chw` does not apply to any "
+       "definition of net.sr)",
+       true},
   };
   for (const auto& c : cases) {
     Result r = run(c.args, c.own_targets);

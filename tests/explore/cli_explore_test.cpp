@@ -70,6 +70,58 @@ TEST_F(ExploreCli, Errors) {
   expect("results missing.db", 1, "no results store at missing.db");
 }
 
+// A size without a value: explore says what works (a value in the program: it has no
+// --size), before the device is asked or a store made.
+TEST_F(ExploreCli, SizesWithoutValuesAreDeclaredInTheProgram) {
+  const struct {
+    const char* sizes;
+    const char* message;
+  } cases[] = {
+      {"size N = 8, M",
+       "prog.sr:2:13: error: size M has no value: explore runs the program, so declare its value in the program (size M "
+       "= <value>); explore has no --size\n"},
+      {"size N, M",
+       "prog.sr:2:6: error: sizes N, M have no value: explore runs the program, so declare their values in the program "
+       "(size N = <value>, ...); explore has no --size\n"},
+  };
+  for (const auto& c : cases) {
+    std::ofstream(dir_ / "prog.sr") << "// a sum of rows\n"
+                                    << c.sizes << "\ninput a : [[float]N]M\ndef s = map(r -> reduce(0.0, (x, y) -> x + y, r), a)\n";
+    Result r = run("explore prog.sr --evals 1 -q --db r.db");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.message << "\n" << r.output;
+    EXPECT_EQ(r.output.find("device:"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir_ / "r.db"));
+  }
+}
+
+// The note on a strategy over emulated local memory compares its share with the other
+// strategies' only when others are offered (explore's note, and space's per alternative).
+TEST_F(ExploreCli, SpaceComparesTheEmulatedLocalShareOnlyWithStrategiesOffered) {
+  std::ofstream(dir_ / "conv.sr") << R"(size C = 2, H = 4, W = 4, M = 2, K = 3
+input weights : [[[[float]C]K]K]M
+input biases  : [float]M
+input image   : [[[float]C]W]H
+def conv = map2D(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))),
+                            zip(weights, biases)),
+                 slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))
+)";
+  const std::string local = "note: its kernels use local memory, which mali-g72 emulates in global memory: no faster "
+                            "there than reading global memory";
+  const struct {
+    const char* strategies;
+    std::string note;
+  } cases[] = {
+      {"-s conv-local", local + "\n"},
+      {"-s conv-local -s conv-chw-tile", local + "; explore draws it 0.25 times as often as other strategies\n"},
+  };
+  for (const auto& c : cases) {
+    Result r = run(fmt::format("space conv.sr {} --samples 0 --target mali-g72", c.strategies));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(c.note), std::string::npos) << c.note << "\n" << r.output;
+  }
+}
+
 // The processes whose parent is `parent` (from /proc), and whether a process is gone
 // (no such process, or a zombie nobody reaps).
 std::vector<pid_t> children_of(pid_t parent) {

@@ -3,6 +3,8 @@
 // written with a host program per point that runs every layer and validates each against
 // the interpreter. Small sizes, few evaluations: a CI test on PoCL.
 
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "explore_cli.hpp"
@@ -113,9 +115,81 @@ TEST_F(ExploreCli, NetworkErrors) {
          "error: --replay: " + kVggBlock +
              " is a network of 3 layers, explored layer by layer, which replay does not do yet; replay a run "
              "of --whole-program");
-  // A strategy named must apply to every layer; checked before any layer runs.
-  expect(fmt::format("explore {} -s conv-chw-kappa --evals 1 -q", kVggBlock), 1,
-         "error: layer 'pooled': strategy `conv-chw-kappa` does not apply to any definition of " + kVggBlock);
+}
+
+// A small network of a convolution and a layer no convolution strategy fits (a max
+// pooling, an activation): `-s conv-chw-tile` explores the convolution with it and lowers
+// the other layer by the fallback, saying so; a strategy named that applies to no layer is
+// an error before any store is made.
+const char* const kConvThen = R"(size C = 2, H = 4, W = 4, M = 2, K = 3
+input weights : [[[[float]C]K]K]M
+input biases  : [float]M
+input image   : [[[float]C]W]H
+def conv = map2D(win -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))),
+                                 zip(weights, biases))),
+                 slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))
+)";
+
+struct SecondLayer {
+  const char* name;
+  const char* definition;
+};
+
+TEST_F(ExploreCli, AStrategyNamedAppliesToTheLayersItFitsTheOthersFallBack) {
+  const SecondLayer cases[] = {
+      {"pool", "def pool = map2D(win -> join(map(ch -> reduce(-inf, (a, v) -> max(a, v), ch), transpose(join(win)))), "
+               "slide2D(2, 2, 2, 2, conv))\n"},
+      {"act", "def act = map2D(map(x -> max(x, 0.0)), conv)\n"},
+  };
+  for (const auto& c : cases) {
+    std::ofstream(dir_ / "net.sr") << kConvThen << c.definition;
+    Result r = run(fmt::format("explore net.sr -s conv-chw-tile --evals 1 --runs 1 -q --db {}.db", c.name));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const std::string& line :
+         {std::string("layer 1/2 (conv): "), std::string(" of 1 strategy (conv-chw-tile)"),
+          fmt::format("layer 2/2 ({}): 1 alternative(s) of 1 strategy (lower-glb2)", c.name),
+          fmt::format("note: layer 2/2 ({}): conv-chw-tile does not apply to it: lowered by lower-glb2, as a layer no "
+                      "strategy applies to",
+                      c.name),
+          std::string("conv: conv-chw-tile #"), fmt::format("; {}: lower-glb2 #1 (", c.name)})
+      EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+    Result space = run("space net.sr -s conv-chw-tile --samples 0 --target mali-g72");
+    ASSERT_EQ(space.exit_code, 0) << space.output;
+    EXPECT_NE(space.output.find(fmt::format("==== layer 2/2 ({})\n// conv-chw-tile does not apply: lowered by "
+                                            "lower-glb2\n\n== strategy lower-glb2, alternative 1 of 1",
+                                            c.name)),
+              std::string::npos)
+        << space.output;
+  }
+
+  // Errors: a strategy named that applies to no layer (none of liftc's own, or a library's,
+  // which a network's layers do not offer), whatever the others do.
+  const struct {
+    const char* strategies;
+    std::string message;
+  } errors[] = {
+      {"-s conv-chw-tile -s matmul-parametric",
+       "error: strategy `matmul-parametric` applies to no layer of net.sr (layer 'conv': strategy `matmul-parametric` "
+       "does not apply to any definition of net.sr)"},
+      {"-s no-such-strategy",
+       "error: strategy `no-such-strategy` applies to no layer of net.sr (layer 'conv': unknown rule or strategy "
+       "`no-such-strategy`)"},
+      {"-s clblast-convgemm",
+       "error: strategy `clblast-convgemm` applies to no layer of net.sr (a network's layers do not offer clblast- "
+       "candidates yet)"},
+      {"-s conv-chw-tile -s clblast-convgemm",
+       "error: strategy `clblast-convgemm` applies to no layer of net.sr (a network's layers do not offer clblast- "
+       "candidates yet)"},
+  };
+  for (const auto& e : errors) {
+    Result r = run(fmt::format("explore net.sr {} --evals 1 -q --db e.db", e.strategies));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(e.message + "\n"), std::string::npos) << e.message << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(dir_ / "e.db")) << e.strategies;
+    Result space = run(fmt::format("space net.sr {} --samples 0 --target mali-g72", e.strategies));
+    EXPECT_EQ(space.exit_code, 1) << space.output;
+    EXPECT_NE(space.output.find(e.message + "\n"), std::string::npos) << e.message << "\n" << space.output;
+  }
 }
 
 }  // namespace

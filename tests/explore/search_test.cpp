@@ -2,6 +2,7 @@
 // (through repair), random search gives distinct valid points and exhausts small spaces,
 // genetic search is reproducible, proposes only valid fresh points and finds good ones.
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -129,6 +130,39 @@ TEST(RandomSearch, AStrategyOnEmulatedLocalMemoryIsOfferedButNotFavoured) {
   EXPECT_NEAR(hits[0], n * 4 / 9, 400);
   EXPECT_NEAR(hits[1], n * 4 / 9, 400);
   EXPECT_NEAR(hits[2], n * 1 / 9, 300);
+}
+
+// explore's note on strategies over emulated local memory compares their share with the
+// others' only when there are others.
+TEST(RandomSearch, TheEmulatedLocalNoteComparesOnlyWithStrategiesOffered) {
+  auto local = [](const char* label) {
+    return std::make_unique<EmulatedLocal>(label, std::vector<Parameter>{{"d", {1, 2}}}, [](const Point&) { return true; });
+  };
+  auto plain = [] {
+    return std::make_unique<ToySpace>("plain #1", std::vector<Parameter>{{"d", {1, 2}}}, [](const Point&) { return true; });
+  };
+  const struct {
+    std::vector<std::function<std::unique_ptr<Alternative>()>> alternatives;
+    std::string note;
+  } cases[] = {
+      {{plain}, ""},
+      {{plain, [&] { return local("local #1"); }},
+       "local uses local memory, which PoCL emulates in global memory: drawn 0.25 times as often as the other strategies"},
+      {{[&] { return local("local #1"); }, [&] { return local("tiled #1"); }, plain},
+       "local, tiled use local memory, which PoCL emulates in global memory: drawn 0.25 times as often as the other "
+       "strategies"},
+      {{[&] { return local("clblast-convgemm #1"); }},
+       "clblast-convgemm uses local memory, which PoCL emulates in global memory: no faster there than reading global "
+       "memory"},
+      {{[&] { return local("local #1"); }, [&] { return local("local #2"); }, [&] { return local("tiled #1"); }},
+       "local, tiled use local memory, which PoCL emulates in global memory: no faster there than reading global memory "
+       "(every strategy offered does: drawn equally)"},
+  };
+  for (const auto& c : cases) {
+    CandidateSpace cs;
+    for (const auto& make : c.alternatives) cs.alternatives.push_back(make());
+    EXPECT_EQ(emulated_local_note(cs, "PoCL"), c.note);
+  }
 }
 
 TEST(RandomSearch, TheSameSeedGivesTheSameCandidates) {

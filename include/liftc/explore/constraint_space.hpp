@@ -57,16 +57,24 @@ std::optional<std::string> fallback_strategy(const ir::Program& program, const r
 /// order, and for a network (is_network) kNetworkStrategies (those present).
 std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const ir::Program& program);
 
+/// A strategy the user named that does not apply to a program (a network's layer), and why.
+struct NotApplied {
+  std::string strategy;
+  std::string why;  // the rewriter's message
+};
+
 /// The candidate space of `program` on `target` (library alternatives, library.hpp,
 /// included: `clblast-` strategies named, or by default those that apply): every alternative of every strategy in
 /// `strategies` (when `strategies` was not given by the user, those that do not apply are
 /// skipped, and when none applies the first of kFallbackStrategies that applies, else the
 /// program as written, as strategy `id`;
-/// otherwise a strategy that does not apply is a liftc::Error). Alternatives with
-/// no valid point are left out and listed in `skipped`.
+/// otherwise a strategy that does not apply is a liftc::Error, unless `not_applied` is
+/// given: then it is listed there and skipped, and when none applies the fallback is taken
+/// as for defaults). Alternatives with no valid point are left out and listed in `skipped`.
 CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,
                                      const std::vector<std::string>& strategies, bool strategies_given,
-                                     const constraints::Target& target, std::vector<std::string>* skipped = nullptr);
+                                     const constraints::Target& target, std::vector<std::string>* skipped = nullptr,
+                                     std::vector<NotApplied>* not_applied = nullptr);
 
 /// The constraints-stage alternative behind `alt` (a library alternative, library.hpp, is not one).
 const ConstraintAlternative& constraint_alternative(const Alternative& alt);

@@ -14,6 +14,7 @@
 
 #include "liftc/codegen/module.hpp"
 #include "liftc/explore/compose.hpp"
+#include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/evaluate.hpp"
 #include "liftc/explore/explore.hpp"
 #include "liftc/explore/layers.hpp"
@@ -28,13 +29,14 @@ struct LayerResult {
   std::vector<std::size_t> front;  // indices into loop.explored, fastest first
   double space_seconds = 0;        // rewriting and building the space
   std::vector<std::string> skipped;  // alternatives without a valid point
+  std::vector<NotApplied> not_applied;  // strategies named that do not apply to the layer
   EvaluatorTimes times;
 };
 
 /// How the layers are explored.
 struct NetworkOptions {
   std::vector<std::string> strategies;  // per layer (default_strategies when not given)
-  bool strategies_given = false;        // a named strategy must apply to every layer
+  bool strategies_given = false;        // named: each must apply to some layer (network_spaces)
   Budget budget;                        // per layer of a new shape
   std::size_t jobs = 1;
   EvaluatorOptions evaluator;           // work_dir: each layer explores in a folder of its own under it
@@ -55,11 +57,20 @@ struct NetworkExploration {
 /// "layer 2/5 (shrunk)": how progress lines and reports name layer `i`.
 std::string layer_label(const NetworkExploration& net, std::size_t i);
 
-/// The candidate space of every layer of a new shape (reported through `options.report`):
-/// a strategy named in `options` that does not apply to a layer is a liftc::Error naming
-/// the layer, before anything runs.
+/// The candidate space of every layer of a new shape (reported through `options.report`).
+/// Strategies named in `options` are offered to the layers they apply to; a layer none of
+/// them applies to is lowered by the fallback (kFallbackStrategies), with a note; a named
+/// strategy that applies to no layer (a `clblast-` one never does) is a liftc::Error,
+/// before anything runs.
 NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::RuleSet& rules,
                                   const constraints::Target& target, const NetworkOptions& options);
+
+/// That each of `strategies` (named with -s) applies to some layer, from what layer i
+/// refused (`not_applied[i]`): else a liftc::Error naming the first layer's reason. A
+/// `clblast-` strategy applies to none (a network's layers do not offer them yet).
+void check_named_strategies_apply(const std::vector<Layer>& layers,
+                                  const std::vector<std::vector<NotApplied>>& not_applied,
+                                  const std::vector<std::string>& strategies);
 
 /// Explores every layer of a new shape of `net` (each with its layer_problem of
 /// `network`: load_problem of the network's file) on `device` under store run `run`, and

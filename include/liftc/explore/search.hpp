@@ -89,4 +89,10 @@ std::optional<Point> mutate(Alternative& alt, const Point& p, double rate, std::
 /// valid points (alternatives without valid points are never drawn).
 std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng);
 
+/// What explore's `note:` line says of the strategies of `space` whose alternatives use
+/// local memory that `target` (its name) emulates in global memory: drawn
+/// kEmulatedLocalShare times as often as the others, or, when every strategy offered does,
+/// only that they are no faster there; empty when none does.
+std::string emulated_local_note(const CandidateSpace& space, const std::string& target);
+
 }  // namespace liftc::explore

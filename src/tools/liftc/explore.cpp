@@ -109,6 +109,28 @@ void check_runner_command(const std::string& command) {
   throw Error(fmt::format("--runner '{}': no executable '{}' (not a path, not on $PATH)", command, word));
 }
 
+// explore runs the program on inputs of its sizes, and has no --size flag (its runs are
+// stored and resumed by the program file's text): every size needs its value in the program.
+void require_size_values(const ir::Program& program) {
+  std::vector<std::string> missing;
+  SourceLoc first;
+  for (const auto& s : program.sizes)
+    if (!s.value) {
+      if (missing.empty()) first = s.loc;
+      missing.push_back(s.name);
+    }
+  if (missing.empty()) return;
+  if (missing.size() == 1)
+    throw Error(fmt::format("size {0} has no value: explore runs the program, so declare its value in the program "
+                            "(size {0} = <value>); explore has no --size",
+                            missing.front()),
+                first);
+  throw Error(fmt::format("sizes {} have no value: explore runs the program, so declare their values in the program "
+                          "(size {} = <value>, ...); explore has no --size",
+                          fmt::join(missing, ", "), missing.front()),
+              first);
+}
+
 // The settled values of the options, checked.
 struct Settings {
   explore::Budget budget;
@@ -321,6 +343,7 @@ void run_explore(ExploreOptions o) {
   std::string rules_dir = o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir;
   rewrite::RuleSet rules = rewrite::load_rules_dir(rules_dir);
   ir::Program program = parse::load_program(o.file);
+  require_size_values(program);  // before a store is made
   // A program of several definitions is a network: explored layer by layer.
   bool network = !o.whole_program && explore::is_network(program);
   std::vector<explore::Layer> layers;
@@ -386,14 +409,8 @@ void run_explore(ExploreOptions o) {
     for (const auto& a : space.alternatives) total += a->count();
     fmt::print("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
                skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", skipped.size()));
-    std::vector<std::string> emulated;
-    for (const auto& a : space.alternatives)
-      if (a->local_memory_emulated() && std::find(emulated.begin(), emulated.end(), a->strategy()) == emulated.end())
-        emulated.push_back(a->strategy());
-    if (!emulated.empty())
-      fmt::print("note: {} use local memory, which {} emulates in global memory: drawn {} times as often as the other "
-                 "strategies\n",
-                 fmt::join(emulated, ", "), target.name, explore::kEmulatedLocalShare);
+    if (std::string note = explore::emulated_local_note(space, target.name); !note.empty())
+      fmt::print("note: {}\n", note);
   }
 
   if (!store) store = std::make_unique<explore::Store>(db);

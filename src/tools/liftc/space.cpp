@@ -13,6 +13,7 @@
 #include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/layers.hpp"
 #include "liftc/explore/library.hpp"
+#include "liftc/explore/network.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -34,29 +35,30 @@ struct SpaceOptions {
   bool whole_program = false;
 };
 
-// The rewrites of `program` by `strategies` (a strategy the user named must apply); when
-// none applies, the first lowering fallback that does, else the program as written, with
-// `note` saying so.
-std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites_of(const ir::Program& program,
-                                                                        const rewrite::RuleSet& rules,
-                                                                        const std::vector<std::string>& strategies,
-                                                                        bool given, const rewrite::RewriteOptions& options,
-                                                                        std::string& note) {
+// The rewrites of `program` by `strategies` (a strategy the user named must apply, unless
+// `not_applied` is given: a network's layer, where it is listed there); when none applies,
+// the first lowering fallback that does, else the program as written, with `note` saying so.
+std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites_of(
+    const ir::Program& program, const rewrite::RuleSet& rules, const std::vector<std::string>& strategies, bool given,
+    const rewrite::RewriteOptions& options, std::string& note, std::vector<explore::NotApplied>* not_applied = nullptr) {
   std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites;
   for (const auto& s : strategies) {
     try {
       rewrites.emplace_back(s, rewrite::rewrite_program(rules, s, program, options));
-    } catch (const Error&) {
-      if (given) throw;  // a strategy the user named must apply
+    } catch (const Error& e) {
+      if (given && !not_applied) throw;  // a strategy the user named must apply
+      if (given) not_applied->push_back({s, e.message()});
     }
   }
   if (!rewrites.empty()) return rewrites;
+  std::string none = given ? fmt::format("{} {} not apply", fmt::join(strategies, ", "), strategies.size() == 1 ? "does" : "do")
+                           : "no strategy of strategies.rules applies";
   if (std::optional<std::string> fallback = explore::fallback_strategy(program, rules)) {
-    note = fmt::format("// no strategy of strategies.rules applies: lowered by {}\n", *fallback);
+    note = fmt::format("// {}: lowered by {}\n", none, *fallback);
     rewrites.emplace_back(*fallback, rewrite::rewrite_program(rules, *fallback, program, options));
     return rewrites;
   }
-  note = "// no strategy of strategies.rules applies: the program as written (strategy id)\n";
+  note = fmt::format("// {}: the program as written (strategy id)\n", none);
   rewrites.emplace_back("id", rewrite::rewrite_program(rules, "id", program, options));
   return rewrites;
 }
@@ -84,13 +86,17 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
   return v;
 }
 
-void print_space(const constraints::Space& space, std::uint64_t samples, std::mt19937_64& rng) {
+// `others`: whether a strategy beside it does not use emulated local memory (explore then
+// draws this one less often; when none does, all are drawn equally).
+void print_space(const constraints::Space& space, std::uint64_t samples, std::mt19937_64& rng, bool others) {
   using constraints::Source;
   fmt::print("\n== strategy {}, alternative {} of {}\n", space.strategy, space.alternative, space.alternatives);
   if (space.local_memory_emulated)
     fmt::print("note: its kernels use local memory, which {} emulates in global memory: no faster there than "
-               "reading global memory; explore draws it {} times as often as other strategies\n",
-               space.target.name, explore::kEmulatedLocalShare);
+               "reading global memory{}\n",
+               space.target.name,
+               others ? fmt::format("; explore draws it {} times as often as other strategies", explore::kEmulatedLocalShare)
+                      : std::string());
   if (space.params.empty()) fmt::print("parameters: none\n");
   else fmt::print("parameters (in dependency order):\n");
   for (const auto& p : space.params) {
@@ -169,7 +175,6 @@ void run_space(const SpaceOptions& o) {
   bool any_library = std::any_of(strategies.begin(), strategies.end(), explore::is_library_strategy);
   bool only_library = !o.strategies.empty() && std::all_of(strategies.begin(), strategies.end(), explore::is_library_strategy);
   std::erase_if(strategies, explore::is_library_strategy);
-  if (only_library && !layers.empty()) throw Error("a network's layers do not offer clblast- candidates yet");
   rewrite::RewriteOptions options;
   options.budget.max_alternatives = o.max_alternatives;
 
@@ -187,20 +192,29 @@ void run_space(const SpaceOptions& o) {
     if (any_library || o.strategies.empty())
       library = explore::library_alternatives(program, rules, o.strategies, !o.strategies.empty(), target);
   }
+  std::vector<std::vector<explore::NotApplied>> not_applied(layers.size());  // per layer: strategies named it refused
   for (std::size_t i = 0; i < layers.size(); ++i) {
     Part& part = parts.emplace_back();
     part.heading = fmt::format("\n==== layer {}/{} ({}){}\n", i + 1, layers.size(), layers[i].name,
                                layers[i].same_as == i ? ""
                                                       : fmt::format(": the shape of layer {} ({}), its space",
                                                                     layers[i].same_as + 1, layers[layers[i].same_as].name));
-    if (layers[i].same_as != i) continue;
+    if (layers[i].same_as != i) {
+      not_applied[i] = not_applied[layers[i].same_as];
+      continue;
+    }
     try {
-      part.spaces = spaces_of(rewrites_of(layers[i].program, rules, strategies, !o.strategies.empty(), options, part.note),
-                              target);
+      part.spaces = spaces_of(
+          rewrites_of(layers[i].program, rules, strategies, !o.strategies.empty(), options, part.note, &not_applied[i]),
+          target);
     } catch (const Error& e) {
       throw Error(fmt::format("layer '{}': {}", layers[i].name, e.message()));
     }
+    if (part.note.empty())
+      for (const auto& n : not_applied[i]) part.note += fmt::format("// {} does not apply to this layer\n", n.strategy);
   }
+  // As explore: a strategy named is an error only when it applies to no layer.
+  if (!layers.empty()) explore::check_named_strategies_apply(layers, not_applied, o.strategies);
 
   fmt::print("// liftc space {}: target {}\n", o.file, constraints::format_target(target));
   if (!layers.empty())
@@ -211,7 +225,9 @@ void run_space(const SpaceOptions& o) {
   std::mt19937_64 rng(seed);
   for (const auto& part : parts) {
     fmt::print("{}{}", part.heading, part.note);
-    for (const auto& space : part.spaces) print_space(space, samples, rng);
+    bool others = std::any_of(part.spaces.begin(), part.spaces.end(), [](const auto& s) { return !s.local_memory_emulated; }) ||
+                  std::any_of(library.begin(), library.end(), [](const auto& a) { return !a->local_memory_emulated(); });
+    for (const auto& space : part.spaces) print_space(space, samples, rng, others);
   }
   for (const auto& alt : library) print_library_space(dynamic_cast<explore::LibraryAlternative&>(*alt), samples, rng);
 }
