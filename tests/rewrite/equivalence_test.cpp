@@ -206,6 +206,11 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                                "zip(join(join(x)), join(join(w))))), ws)"},
       {"relu-operands", with(kVec, "def out = map(a -> max(0.0, a - 0.5), x)")},
       {"relu-select", with(kVec, "def out = map(a -> select(a - 0.5 > 0.0, a - 0.5, 0.0), x)")},
+      {"relu-select-flipped", with(kVec, "def out = map(a -> select(0.0 < a - 0.5, a - 0.5, 0.0), x)")},
+      {"relu-select-ge", with(kVec, "def out = map(a -> select(a - 0.5 >= 0.0, a - 0.5, 0.0), x)")},
+      {"relu-select-ge-flipped", with(kVec, "def out = map(a -> select(0.0 <= a - 0.5, a - 0.5, 0.0), x)")},
+      {"biases-second", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                        "def out = map((b, w) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(x, w)), zip(bs, ws))"},
       {"activation-into-kernels", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                                   "def out = map(v -> max(v, 0.0), join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
                                   "zip(x, w)), zip(ws, bs))))"},

@@ -124,9 +124,11 @@ TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
   EXPECT_TRUE(ir::alpha_equal(normal("bias_after_relu.sr"), relu));
   EXPECT_TRUE(ir::alpha_equal(normal("swapped_acc_right.sr"), normal("flatten_order.sr")));
   EXPECT_TRUE(ir::alpha_equal(normal("relu_select_bias_inside.sr"), relu));
-  // Products summed separately, nested sums and a let of the padded image: the canonical form.
+  EXPECT_TRUE(ir::alpha_equal(normal("relu_select_flipped.sr"), relu));
+  // Products summed separately, nested sums, (bias, kernel) pairs and a let of the padded
+  // image: the canonical form.
   ir::Expr canonical = normal("let_padded.sr");
-  for (const char* form : {"sum_of_products.sr", "sum_of_products_bias_start.sr", "nested_sums.sr"}) {
+  for (const char* form : {"sum_of_products.sr", "sum_of_products_bias_start.sr", "nested_sums.sr", "bias_first_pairs.sr"}) {
     SCOPED_TRACE(form);
     EXPECT_TRUE(ir::alpha_equal(normal(form), canonical));
   }
