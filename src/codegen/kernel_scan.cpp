@@ -200,11 +200,24 @@ class Scanner {
     const ir::Expr& f = e->args[1];
     ir::Expr inner;  // the reduceSeq of the step function that may accumulate in this accumulator
     if (acc.is_array()) {
-      acc_space = work_group_accumulator(loops_, f) ? AddressSpace::Local : space.value_or(AddressSpace::Private);
-      // As KernelBuilder::compile_reduce: in place in the enclosing private accumulator.
-      if (!(in_place_.count(e.get()) && dest && *acc_space == AddressSpace::Private))
-        allocate(acc, *acc_space, "reduceSeq");
-      inner = *acc_space == AddressSpace::Private ? in_place_reduce(e) : ir::Expr();
+      bool shared = work_group_accumulator(loops_, f);
+      // As KernelBuilder::compile_reduce: each work-item's own part in its private memory,
+      // else a work-group's accumulator in local memory, else in place in the enclosing
+      // private accumulator, else private.
+      WorkItemParts parts;
+      if (shared && dest && !element_type(acc).is_tuple()) parts = work_item_parts(loops_, f);
+      if (!parts.dims.empty()) {
+        acc_space = AddressSpace::Private;
+        ir::Type part = acc;
+        for (std::size_t k = 0; k < parts.dims.size(); ++k) part = part.elem();
+        allocate(part, AddressSpace::Private, "reduceSeq");
+        inner = parts.in_place;
+      } else {
+        acc_space = shared ? AddressSpace::Local : space.value_or(AddressSpace::Private);
+        if (!(in_place_.count(e.get()) && dest && *acc_space == AddressSpace::Private))
+          allocate(acc, *acc_space, "reduceSeq");
+        inner = *acc_space == AddressSpace::Private ? in_place_reduce(e) : ir::Expr();
+      }
       if (inner.defined()) in_place_.insert(inner.get());
     }
     if (f.kind() == ir::ExprKind::Lambda && !contains_loops(ir::lambda_body(f)))

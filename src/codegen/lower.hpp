@@ -41,8 +41,25 @@ bool inside(const std::vector<Loop>& loops, LoopKind k, int dim = -1);
 /// Whether a reduceSeq at `loops` with step function `f` accumulates for the whole
 /// work-group: it runs at work-group level (inside a mapWrg, outside every mapLcl) and its
 /// step's value is a mapLcl's (under lets and layout primitives), each work-item writing its
-/// part of the accumulator; then the accumulator lives in local memory, where all see it.
+/// part of the accumulator; then the accumulator lives in local memory, where all see it,
+/// unless each work-item's part is its own (work_item_parts).
 bool work_group_accumulator(const std::vector<Loop>& loops, const ir::Expr& f);
+
+/// How the work-items of a work-group accumulator (work_group_accumulator) share it, when
+/// each updates a part of its own: the step's value, under its lets, is a computing mapLcl
+/// over zip(acc, ...), that mapLcl's function's value one over zip(part.0, ...) on another
+/// dimension, and so on, the accumulator and its parts read nowhere else. A computing mapLcl
+/// sizes its work-group's dimension (threads.cpp), so each work-item runs at most one
+/// iteration of each: element [i][j].. of the accumulator is read and written by the
+/// work-item whose local ids in those dimensions are i, j, .. alone, and lives in that
+/// work-item's private memory (a register tile kept across a reduction over chunks copied
+/// into local memory). The register tile's own sums, when the innermost function is
+/// `p -> join(reduceSeq(p.0, g, ys))`, accumulate in place in it (in_place_reduce's rule).
+struct WorkItemParts {
+  std::vector<int> dims;  // the mapLcls' dimensions, outermost first; empty: not so
+  ir::Expr in_place;      // the innermost function's reduceSeq accumulating in place, if any
+};
+WorkItemParts work_item_parts(const std::vector<Loop>& loops, const ir::Expr& f);
 
 /// What a compiled expression sees: variables, enclosing loops, the toX address space.
 struct Scope {
@@ -99,6 +116,11 @@ ir::Expr same_item_producer(const ir::Expr& map);
 /// in `g` or `ys` (kernel_scan.cpp says why that is safe; both lowering and the scan use it).
 ir::Expr in_place_reduce(const ir::Expr& outer);
 
+/// Whether `e` only moves data: variables, layout primitives and maps (of any kind, and
+/// toX) of functions that only move data; no arithmetic, literal, reduction or let. A
+/// mapLcl of such a function is a copy, which does not size its work-group (threads.cpp).
+bool only_moves_data(const ir::Expr& e);
+
 /// Thread counts of `body` from its mapped primitives (Table 1), before device limits;
 /// checks their dimensions and that mapGlb does not share a kernel with mapWrg/mapLcl.
 Threads kernel_threads(const ir::Expr& body);
@@ -143,8 +165,12 @@ class KernelBuilder {
   /// The same copy shared by the work-group's work-items: the outermost dimension spread
   /// over their flat local index (at work-group level, outside every mapLcl).
   void work_group_copy(const View& src, const View& dest, const Scope& s);
-  /// Memory for a value of type `t` in `space`, one region per enclosing parallel loop.
-  View allocate(const ir::Type& t, AddressSpace space, const Scope& s, const std::string& hint);
+  /// Each work-item's part of `src` copied into `dest`: a mapLcl per dimension in `dims`
+  /// over the outer dimensions (work_item_parts), then sequential loops.
+  void work_item_copy(const View& src, const View& dest, const std::vector<int>& dims, const Scope& s);
+  /// Memory for a value of type `t` in `space`, one region per enclosing parallel loop;
+  /// private memory with `work_item_dims` holds a work-item's part of `t` only (Memory).
+  View allocate(const ir::Type& t, AddressSpace space, const Scope& s, const std::string& hint, int work_item_dims = 0);
   /// A constant array (`array(...)`) as a `constant` array of the kernel, declared once per
   /// distinct value in its outermost scope.
   View constant_array(const ir::Expr& e);

@@ -63,6 +63,76 @@ bool work_group_accumulator(const std::vector<Loop>& loops, const ir::Expr& f) {
   return producer.defined() && producer->prim == ir::Prim::MapLcl;
 }
 
+namespace {
+
+// Whether `e` reads variable `name` (component < 0) or component `component` of tuple
+// variable `name` (the whole tuple counts: it holds the component), where `name` is free.
+bool reads_part(const ir::Expr& e, const std::string& name, int component) {
+  switch (e.kind()) {
+    case ir::ExprKind::Var: return e->name == name;
+    case ir::ExprKind::Literal: return false;
+    case ir::ExprKind::Get: {
+      const ir::Expr& t = ir::get_tuple(e);
+      if (component >= 0 && t.kind() == ir::ExprKind::Var && t->name == name) return e->index == component;
+      return reads_part(t, name, component);
+    }
+    case ir::ExprKind::Lambda:
+      if (std::find(e->params.begin(), e->params.end(), name) != e->params.end()) return false;
+      return reads_part(ir::lambda_body(e), name, component);
+    case ir::ExprKind::Let:
+      return reads_part(ir::let_value(e), name, component) ||
+             (e->name != name && reads_part(ir::let_body(e), name, component));
+    case ir::ExprKind::Apply: case ir::ExprKind::Call: case ir::ExprKind::Tuple:
+      return std::any_of(e->args.begin(), e->args.end(), [&](const ir::Expr& a) { return reads_part(a, name, component); });
+  }
+  return true;
+}
+
+bool is_part(const ir::Expr& e, const std::string& name, int component) {
+  if (component < 0) return e.kind() == ir::ExprKind::Var && e->name == name;
+  return e.kind() == ir::ExprKind::Get && e->index == component && ir::get_tuple(e).kind() == ir::ExprKind::Var &&
+         ir::get_tuple(e)->name == name;
+}
+
+}  // namespace
+
+WorkItemParts work_item_parts(const std::vector<Loop>& loops, const ir::Expr& f) {
+  if (!work_group_accumulator(loops, f) || f->params.size() != 2) return {};
+  ir::Expr body = ir::lambda_body(f);
+  std::string name = f->params[0];  // the accumulator, then the tuple holding its part
+  int component = -1;
+  while (body.kind() == ir::ExprKind::Let) {
+    if (reads_part(ir::let_value(body), name, component) || body->name == name) return {};
+    body = ir::let_body(body);
+  }
+  WorkItemParts parts;
+  ir::Expr fn;
+  while (body.kind() == ir::ExprKind::Call && body->prim == ir::Prim::MapLcl) {
+    const ir::Expr& data = body->args[1];
+    fn = body->args[0];
+    int dim = ir::map_dimension(body);
+    if (data.kind() != ir::ExprKind::Call || data->prim != ir::Prim::Zip || !is_part(data->args[0], name, component) ||
+        fn.kind() != ir::ExprKind::Lambda || fn->params.size() != 1 || only_moves_data(fn) ||
+        std::find(parts.dims.begin(), parts.dims.end(), dim) != parts.dims.end() || reads_part(fn, name, component) ||
+        std::any_of(data->args.begin() + 1, data->args.end(), [&](const ir::Expr& a) { return reads_part(a, name, component); }))
+      break;
+    parts.dims.push_back(dim);
+    name = fn->params[0];
+    component = 0;
+    body = ir::lambda_body(fn);
+  }
+  if (parts.dims.empty() || (body.kind() == ir::ExprKind::Call && body->prim == ir::Prim::MapLcl)) return {};
+  // The innermost function `p -> join(reduceSeq(p.0, g, ys))`: the reduction starts from the
+  // work-item's part and is written back to it, which nothing else reads meanwhile.
+  if (body.kind() == ir::ExprKind::Call && body->prim == ir::Prim::Join) {
+    const ir::Expr& r = body->args[0];
+    if (r.kind() == ir::ExprKind::Call && r->prim == ir::Prim::ReduceSeq && is_part(r->args[0], name, component) &&
+        r.type().elem().is_array() && !reads_part(r->args[1], name, component) && !reads_part(r->args[2], name, component))
+      parts.in_place = r;
+  }
+  return parts;
+}
+
 ir::Expr computing_part(const ir::Expr& e) {
   if (e.kind() != ir::ExprKind::Call || !ir::is_layout(e->prim)) return e;
   const ir::Expr* computing = nullptr;
@@ -222,12 +292,20 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
   // a mapLcl) is in local memory: in private memory each would hold only its own updates.
   // It is initialised, and finally copied out, by them together, with a barrier after.
   bool shared = array_acc && work_group_accumulator(s.loops, f);
+  // Unless each work-item updates a part of its own: then each keeps its part in private
+  // memory (registers) from the first step to the last, and copies it in and out itself.
+  WorkItemParts parts;
+  if (shared && dest && !element_type(acc_type).is_tuple()) parts = work_item_parts(s.loops, f);
+  bool own_parts = !parts.dims.empty();
   View acc;
   // In place in the enclosing reduceSeq's private accumulator (in_place_reduce, which says
   // why that is safe): no copy in, no copy out.
   bool in_place = array_acc && !shared && in_place_reduces_.count(e.get()) && dest &&
                   s.space.value_or(AddressSpace::Private) == AddressSpace::Private;
-  if (shared) {
+  if (own_parts) {
+    acc = allocate(acc_type, AddressSpace::Private, s, "acc", static_cast<int>(parts.dims.size()));
+    work_item_copy(init, acc, parts.dims, s);
+  } else if (shared) {
     acc = allocate(acc_type, AddressSpace::Local, s, "acc");
     work_group_copy(init, acc, s);
   } else if (in_place) {
@@ -243,11 +321,13 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
   }
   // The reduceSeq of the step function that may accumulate in `acc`, while the step is lowered.
   ir::Expr inner;
-  if (array_acc) {
+  if (own_parts) {
+    inner = parts.in_place;
+  } else if (array_acc) {
     auto m = underlying_memory(acc);
     if (m && m->space == AddressSpace::Private) inner = in_place_reduce(e);
-    if (inner.defined()) in_place_reduces_.insert(inner.get());
   }
+  if (inner.defined()) in_place_reduces_.insert(inner.get());
   const arith::Expr& n = src.type().length();
   bool unroll = options_.unroll_reduce && !contains_loops(ir::lambda_body(f));
   loop(LoopKind::Seq, 0, n, s, unroll, [&](const Scope& in, const arith::Expr& i) {
@@ -264,7 +344,15 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
   if (!dest) return {single(acc), false};
   View d0 = access(*dest, 0);
   if (in_place) return {*dest, true};
-  if (shared)
+  if (own_parts) {
+    work_item_copy(acc, d0, parts.dims, s);
+    // As work_group_copy: what other work-items may read next is written before they do.
+    auto m = underlying_memory(d0);
+    bool global = !m || m->space == AddressSpace::Global;
+    ++group_writes_;
+    group_writes_global_ = group_writes_global_ || global;
+    emit(c::barrier(true, global));
+  } else if (shared)
     work_group_copy(acc, d0, s);
   else if (array_acc)
     copy(acc, d0, s);
@@ -325,7 +413,20 @@ void KernelBuilder::work_group_copy(const View& src, const View& dest, const Sco
   emit(c::barrier(true, global));
 }
 
-View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope& s, const std::string& hint) {
+void KernelBuilder::work_item_copy(const View& src, const View& dest, const std::vector<int>& dims, const Scope& s) {
+  if (dims.empty()) {
+    copy(src, dest, s);
+    return;
+  }
+  std::vector<int> rest(dims.begin() + 1, dims.end());
+  loop(LoopKind::Lcl, dims[0], dest.type().length(), s, false,
+       [&](const Scope& in, const arith::Expr& i) { work_item_copy(access(src, i), access(dest, i), rest, in); });
+}
+
+View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope& s, const std::string& hint,
+                             int work_item_dims) {
+  LIFTC_ASSERT(work_item_dims == 0 || (space == AddressSpace::Private && !element_type(t).is_tuple()),
+               "work-items' own parts are private arrays of one scalar kind (work_item_parts)");
   if (t.is_tuple()) {
     std::vector<View> parts;
     for (const auto& c : t.elems()) parts.push_back(allocate(c, space, s, hint));
@@ -348,13 +449,16 @@ View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope&
   m->name = fresh(fmt::format("{}{}", prefix, hint));
   m->space = space;
   m->type = full;
-  m->variable = space == AddressSpace::Private && !full.is_array();
+  m->work_item_dims = work_item_dims;
+  ir::Type stored = full;  // what the memory holds: a work-item's part, or all of it
+  for (int k = 0; k < work_item_dims; ++k) stored = stored.elem();
+  m->variable = space == AddressSpace::Private && !stored.is_array();
   Buffer b;
   b.name = m->name;
   b.space = space;
   b.role = space == AddressSpace::Global ? BufferRole::Intermediate : space == AddressSpace::Local ? BufferRole::Local : BufferRole::Private;
   b.scalar = element_type(full).scalar_kind();
-  b.elements = scalar_count(full);
+  b.elements = scalar_count(stored);
   b.bytes = b.elements * 4;
   b.kernel = kernel_;
   allocations_.push_back(b);
@@ -363,7 +467,7 @@ View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope&
                             arith::to_string(b.elements)));
   ir::Type scalar = ir::Type::scalar(b.scalar);
   if (m->variable)
-    emit(c::decl(m->name, full, space, std::nullopt, nullptr));
+    emit(c::decl(m->name, stored, space, std::nullopt, nullptr));
   else if (space == AddressSpace::Local)
     local_decls_.push_back(c::decl(m->name, scalar, space, b.elements, nullptr));
   else if (space == AddressSpace::Private)

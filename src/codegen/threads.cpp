@@ -16,8 +16,8 @@ namespace {
 // The largest of the iteration counts seen so far and `n`.
 void widen(std::optional<arith::Expr>& slot, const arith::Expr& n) { slot = slot ? arith::max(*slot, n) : n; }
 
-// Whether `e` only moves data: variables, layout primitives and maps (of any kind, and
-// toX) of functions that only move data; no arithmetic, literal, reduction or let.
+}  // namespace
+
 bool only_moves_data(const ir::Expr& e) {
   switch (e.kind()) {
     case ir::ExprKind::Var: return true;
@@ -37,8 +37,6 @@ bool only_moves_data(const ir::Expr& e) {
   }
   return false;
 }
-
-}  // namespace
 
 bool contains_loops(const ir::Expr& e) {
   if (e.kind() == ir::ExprKind::Call && (ir::is_map(e->prim) || ir::is_reduce(e->prim))) return true;

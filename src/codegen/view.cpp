@@ -277,6 +277,10 @@ Place resolve_mem(const Memory& m, State& s) {
   Place p;
   ir::Type t = m.type;
   arith::Expr offset = 0;
+  for (int k = 0; k < m.work_item_dims; ++k) {
+    s.pop();
+    t = t.elem();
+  }
   while (t.is_array()) {
     offset = offset + s.pop() * scalar_count(t.elem());
     t = t.elem();

@@ -379,7 +379,7 @@ TEST(TileLocal, TheActivationKeepsOneWorkItemPerRegisterTile) {
     std::array<std::int64_t, 3> local;
   };
   for (const Case& c :
-       {Case{"conv/conv_small.sr", {{"tau_H", 8}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma", 2}, {"kappa", 2}}, {4, 1, 2}},
+       {Case{"conv/conv_small.sr", {{"tau_H", 8}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 2}, {"kappa_C", 2}}, {4, 1, 2}},
         Case{"conv/conv_relu_swapped.sr", {{"tau_H", 9}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 3}, {"kappa_C", 2}},
              {3, 1, 2}}}) {
     SCOPED_TRACE(c.example);
@@ -392,6 +392,51 @@ TEST(TileLocal, TheActivationKeepsOneWorkItemPerRegisterTile) {
     ASSERT_EQ(conv.name, "conv_kernel") << m.source();
     for (int d = 0; d < 3; ++d) EXPECT_EQ(codegen::evaluate(conv.launch.local[d], m), c.local[d]) << "dimension " << d;
     run_and_compare(p, typecheck::typecheck(ir::bind_sizes(original, {})).program, 4);
+  }
+}
+
+// conv-chw-tile-local without an activation (register-tile-acc): each work-item keeps its
+// sigma x kappa register tile in private memory from the first chunk of channels to the
+// last (codegen: work_item_parts), starting from the biases and writing its tile out
+// itself; local memory holds only each chunk's input tile and weights. With an activation
+// after each sum (register-tile-acc-activation) the block's sums stay a local accumulator.
+TEST(TileLocal, EachWorkItemKeepsItsRegisterTilePrivateAcrossTheChunks) {
+  struct Case {
+    const char* example;
+    long long tau, gamma, chi, sigma, kappa, k, s;
+    bool private_tiles;
+  };
+  for (const Case& c : {Case{"conv/conv_small.sr", 4, 4, 2, 2, 2, 3, 1, true},
+                        Case{"conv/conv_k3_stride2_pad0.sr", 2, 3, 2, 2, 3, 3, 2, true},
+                        Case{"conv/conv_relu_swapped.sr", 9, 4, 2, 3, 2, 3, 1, false}}) {
+    SCOPED_TRACE(c.example);
+    ir::Program original = program(example(c.example));
+    ProgramRewrite rw = rewrite_program(library(), "conv-chw-tile-local", original, {});
+    ASSERT_EQ(rw.programs.size(), 1u);
+    std::map<std::string, long long> params = {
+        {"tau_H", c.tau}, {"gamma_H", c.gamma}, {"chi_H", c.chi}, {"sigma_C", c.sigma}, {"kappa_C", c.kappa}};
+    ir::Program p = typecheck::typecheck(ir::bind_sizes(rw.programs[0].program, params)).program;
+    codegen::Module m = codegen::generate(p);
+    const codegen::Kernel& conv = m.kernels.back();
+    ASSERT_EQ(conv.name, "conv_kernel") << m.source();
+    long long local = 0, private_arrays = 0;
+    for (const auto& b : m.memory.buffers) {
+      if (b.kernel != conv.name) continue;
+      if (b.role == codegen::BufferRole::Local) local += codegen::evaluate(b.elements, m);
+      if (b.role == codegen::BufferRole::Private && !b.variable) private_arrays += codegen::evaluate(b.elements, m);
+    }
+    const long long tile = c.chi * c.k * ((c.tau - 1) * c.s + c.k), weights = c.gamma * c.k * c.k * c.chi;
+    if (c.private_tiles) {
+      EXPECT_EQ(local, tile + weights) << conv.source;
+      EXPECT_EQ(conv.source.find("lmemacc"), std::string::npos) << conv.source;
+      // The tile kept across the chunks, and the step's copy of it that the nested
+      // reduction over the window's rows starts from (registers, once unrolled).
+      EXPECT_EQ(private_arrays, 2 * c.sigma * c.kappa) << conv.source;
+    } else {
+      EXPECT_EQ(local, tile + weights + c.tau * c.gamma) << conv.source;
+    }
+    run_and_compare(p, typecheck::typecheck(ir::bind_sizes(original, {})).program, 4);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 

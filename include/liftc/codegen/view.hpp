@@ -27,12 +27,16 @@ namespace liftc::codegen {
 
 /// A buffer or variable: where a view's data lives. `type` is an array nest of scalars or
 /// vectors (tuples are split into one memory per component), or a scalar/vector when
-/// `variable` (a private variable, not an array).
+/// `variable` (a private variable, not an array). Private memory holding one work-item's
+/// part of an array of the work-group (codegen/lower.hpp, work_item_parts) has `type` the
+/// whole array, and its `work_item_dims` outermost indices, the work-item's own local ids,
+/// do not address it: it stores the part below them.
 struct Memory {
   std::string name;
   AddressSpace space = AddressSpace::Global;
   ir::Type type;
   bool variable = false;
+  int work_item_dims = 0;
 };
 
 /// The kinds of view.
