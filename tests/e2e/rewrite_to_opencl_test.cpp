@@ -377,15 +377,16 @@ TEST(TileLocal, TheActivationKeepsOneWorkItemPerRegisterTile) {
     const char* example;
     std::map<std::string, long long> params;
     std::array<std::int64_t, 3> local;
+    std::size_t alternatives;  // without an activation: register-tile-acc and its strided form
   };
   for (const Case& c :
-       {Case{"conv/conv_small.sr", {{"tau_H", 8}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 2}, {"kappa_C", 2}}, {4, 1, 2}},
+       {Case{"conv/conv_small.sr", {{"tau_H", 8}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 2}, {"kappa_C", 2}}, {4, 1, 2}, 2},
         Case{"conv/conv_relu_swapped.sr", {{"tau_H", 9}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 3}, {"kappa_C", 2}},
-             {3, 1, 2}}}) {
+             {3, 1, 2}, 1}}) {
     SCOPED_TRACE(c.example);
     ir::Program original = program(example(c.example));
     ProgramRewrite rw = rewrite_program(library(), "conv-chw-tile-local", original, {});
-    ASSERT_EQ(rw.programs.size(), 1u);
+    ASSERT_EQ(rw.programs.size(), c.alternatives);
     ir::Program p = typecheck::typecheck(ir::bind_sizes(rw.programs[0].program, c.params)).program;
     codegen::Module m = codegen::generate(p);
     const codegen::Kernel& conv = m.kernels.back();  // after the pad kernel
@@ -412,10 +413,17 @@ TEST(TileLocal, EachWorkItemKeepsItsRegisterTilePrivateAcrossTheChunks) {
     SCOPED_TRACE(c.example);
     ir::Program original = program(example(c.example));
     ProgramRewrite rw = rewrite_program(library(), "conv-chw-tile-local", original, {});
-    ASSERT_EQ(rw.programs.size(), 1u);
-    std::map<std::string, long long> params = {
-        {"tau_H", c.tau}, {"gamma_H", c.gamma}, {"chi_H", c.chi}, {"sigma_C", c.sigma}, {"kappa_C", c.kappa}};
-    ir::Program p = typecheck::typecheck(ir::bind_sizes(rw.programs[0].program, params)).program;
+    // register-tile-acc and register-tile-acc-strided (rho = tau/sigma tile rows), or the
+    // activation's rule alone.
+    ASSERT_EQ(rw.programs.size(), c.private_tiles ? 2u : 1u);
+    for (const auto& alternative : rw.programs) {
+    std::map<std::string, long long> params = {{"tau_H", c.tau}, {"gamma_H", c.gamma}, {"chi_H", c.chi},
+                                               {"sigma_C", c.sigma}, {"rho_C", c.tau / c.sigma}, {"kappa_C", c.kappa}};
+    std::erase_if(params, [&](const auto& kv) {
+      return std::none_of(alternative.program.sizes.begin(), alternative.program.sizes.end(),
+                          [&](const ir::SizeDecl& d) { return d.name == kv.first; });
+    });
+    ir::Program p = typecheck::typecheck(ir::bind_sizes(alternative.program, params)).program;
     codegen::Module m = codegen::generate(p);
     const codegen::Kernel& conv = m.kernels.back();
     ASSERT_EQ(conv.name, "conv_kernel") << m.source();
@@ -437,6 +445,7 @@ TEST(TileLocal, EachWorkItemKeepsItsRegisterTilePrivateAcrossTheChunks) {
     }
     run_and_compare(p, typecheck::typecheck(ir::bind_sizes(original, {})).program, 4);
     if (::testing::Test::HasFatalFailure()) return;
+    }
   }
 }
 

@@ -266,6 +266,10 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
        "size N, C, P, Q\ninput a : [[float]P]N\ninput xs : [[[[[float]C]3]3]N]Q\ninput ys : [[[[[float]C]3]3]P]Q\n"
        "def out = join(reduce(a, (accs, c) -> map(aw -> join(map((am, w) -> reduce(am, "
        "(acc, p) -> acc + p.0 * p.1, zip(join(join(aw.1)), join(join(w)))), zip(aw.0, c.1))), zip(accs, c.0)), zip(xs, ys)))"},
+      {"register-tile-acc-strided",
+       "size N, C, P, Q\ninput a : [[float]P]N\ninput xs : [[[[[float]C]3]3]N]Q\ninput ys : [[[[[float]C]3]3]P]Q\n"
+       "def out = join(reduce(a, (accs, c) -> map(aw -> join(map((am, w) -> reduce(am, "
+       "(acc, p) -> acc + p.0 * p.1, zip(join(join(aw.1)), join(join(w)))), zip(aw.0, c.1))), zip(accs, c.0)), zip(xs, ys)))"},
       {"conv-block-chunks-activation", "size N, C, P\ninput x : [[[float]C]N]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
                                        "def out = map2D(win -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
                                        "zip(join(join(win)), join(join(w))))), zip(ws, bs)), slide2D(3, 3, 1, 1, x))"},
