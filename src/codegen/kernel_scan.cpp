@@ -172,6 +172,8 @@ class Scanner {
     if (kind != LoopKind::Seq) {
       ir::Expr producer = same_item_producer(e);
       if (producer.defined()) same_item_.insert(producer.get());
+      ir::Expr parts = own_parts_reader(loops_, e);
+      if (parts.defined()) own_parts_read_.insert(parts.get());
     }
     compile(e->args[1], {}, space);
     if (out.race) return {};
@@ -205,7 +207,8 @@ class Scanner {
       // else a work-group's accumulator in local memory, else in place in the enclosing
       // private accumulator, else private.
       WorkItemParts parts;
-      if (shared && dest && !element_type(acc).is_tuple()) parts = work_item_parts(loops_, f);
+      if (shared && (dest || own_parts_read_.count(e.get())) && !element_type(acc).is_tuple())
+        parts = work_item_parts(loops_, f);
       if (!parts.dims.empty()) {
         acc_space = AddressSpace::Private;
         ir::Type part = acc;
@@ -243,6 +246,7 @@ class Scanner {
   std::map<std::string, bool> values_;  // variables bound to values (vs. memory)
   std::set<const ir::ExprNode*> same_item_;
   std::set<const ir::ExprNode*> in_place_;  // reduceSeqs accumulating in the enclosing one's private accumulator
+  std::set<const ir::ExprNode*> own_parts_read_;  // reduceSeqs whose parts only their owners read (own_parts_reader)
 };
 
 }  // namespace

@@ -60,6 +60,13 @@ struct WorkItemParts {
   ir::Expr in_place;      // the innermost function's reduceSeq accumulating in place, if any
 };
 WorkItemParts work_item_parts(const std::vector<Loop>& loops, const ir::Expr& f);
+/// The reduceSeq whose value the mapLcl `map` reads each work-item its own part of, so
+/// that the parts can stay in private memory with no destination to copy them to (an
+/// activation applied by each work-item to its register tile): `map` is
+/// `mapLcl(d0, p -> mapLcl(d1, q -> ..., p), join(reduceSeq(...)))` at work-group level,
+/// d0, d1, .. the reduction's work_item_parts dimensions in order, each parameter but the
+/// innermost used only as the data of the next mapLcl. Undefined when not so.
+ir::Expr own_parts_reader(const std::vector<Loop>& loops, const ir::Expr& map);
 
 /// What a compiled expression sees: variables, enclosing loops, the toX address space.
 struct Scope {
@@ -197,6 +204,8 @@ class KernelBuilder {
   std::set<const ir::ExprNode*> same_item_producers_;
   // reduceSeqs that accumulate in their enclosing reduceSeq's private accumulator (in_place_reduce).
   std::set<const ir::ExprNode*> in_place_reduces_;
+  // reduceSeqs whose work-items' own parts are read by their owners only (own_parts_reader).
+  std::set<const ir::ExprNode*> own_parts_read_;
 };
 
 /// The part of `e` under the layout primitives applied to its result that computes it

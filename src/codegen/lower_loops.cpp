@@ -133,6 +133,29 @@ WorkItemParts work_item_parts(const std::vector<Loop>& loops, const ir::Expr& f)
   return parts;
 }
 
+ir::Expr own_parts_reader(const std::vector<Loop>& loops, const ir::Expr& map) {
+  auto is_call = [](const ir::Expr& e, ir::Prim p) { return e.kind() == ir::ExprKind::Call && e->prim == p; };
+  if (!is_call(map, ir::Prim::MapLcl) || inside(loops, LoopKind::Lcl) || !is_call(map->args[1], ir::Prim::Join)) return {};
+  const ir::Expr& r = map->args[1]->args[0];
+  if (!is_call(r, ir::Prim::ReduceSeq)) return {};
+  WorkItemParts parts = work_item_parts(loops, r->args[1]);
+  if (parts.dims.empty()) return {};
+  ir::Expr m = map;
+  for (std::size_t k = 0; k < parts.dims.size(); ++k) {
+    if (!is_call(m, ir::Prim::MapLcl) || ir::map_dimension(m) != parts.dims[k]) return {};
+    const ir::Expr& fn = m->args[0];
+    if (fn.kind() != ir::ExprKind::Lambda || fn->params.size() != 1) return {};
+    if (k + 1 == parts.dims.size()) break;
+    const ir::Expr& next = ir::lambda_body(fn);
+    const std::string& p = fn->params[0];
+    if (!is_call(next, ir::Prim::MapLcl) || next->args[1].kind() != ir::ExprKind::Var || next->args[1]->name != p ||
+        reads_part(next->args[0], p, -1))
+      return {};
+    m = next;
+  }
+  return r;
+}
+
 ir::Expr computing_part(const ir::Expr& e) {
   if (e.kind() != ir::ExprKind::Call || !ir::is_layout(e->prim)) return e;
   const ir::Expr* computing = nullptr;
@@ -242,6 +265,9 @@ Result KernelBuilder::compile_map(const ir::Expr& e, const Scope& s, const std::
     // work-item that reads it here.
     ir::Expr producer = same_item_producer(e);
     if (producer.defined()) same_item_producers_.insert(producer.get());
+    // A reduction whose work-items' own parts this map reads each on its owner.
+    ir::Expr parts = own_parts_reader(s.loops, e);
+    if (parts.defined()) own_parts_read_.insert(parts.get());
   }
   View src = compile(e->args[1], s, std::nullopt).view;
   bool allocated = !dest.has_value();
@@ -295,7 +321,8 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
   // Unless each work-item updates a part of its own: then each keeps its part in private
   // memory (registers) from the first step to the last, and copies it in and out itself.
   WorkItemParts parts;
-  if (shared && dest && !element_type(acc_type).is_tuple()) parts = work_item_parts(s.loops, f);
+  if (shared && (dest || own_parts_read_.count(e.get())) && !element_type(acc_type).is_tuple())
+    parts = work_item_parts(s.loops, f);
   bool own_parts = !parts.dims.empty();
   View acc;
   // In place in the enclosing reduceSeq's private accumulator (in_place_reduce, which says

@@ -396,26 +396,27 @@ TEST(TileLocal, TheActivationKeepsOneWorkItemPerRegisterTile) {
   }
 }
 
-// conv-chw-tile-local without an activation (register-tile-acc): each work-item keeps its
-// sigma x kappa register tile in private memory from the first chunk of channels to the
-// last (codegen: work_item_parts), starting from the biases and writing its tile out
-// itself; local memory holds only each chunk's input tile and weights. With an activation
-// after each sum (register-tile-acc-activation) the block's sums stay a local accumulator.
+// conv-chw-tile-local (register-tile-acc, its strided form, and with an activation after each
+// sum register-tile-acc-activation): each work-item keeps its sigma x kappa register tile in
+// private memory from the first chunk of channels to the last (codegen: work_item_parts),
+// starting from the biases and writing its tile out itself (the activation applied by the
+// work-item to its own tile: own_parts_reader); local memory holds only each chunk's input
+// tile and weights.
 TEST(TileLocal, EachWorkItemKeepsItsRegisterTilePrivateAcrossTheChunks) {
   struct Case {
     const char* example;
     long long tau, gamma, chi, sigma, kappa, k, s;
-    bool private_tiles;
+    std::size_t alternatives;
   };
-  for (const Case& c : {Case{"conv/conv_small.sr", 4, 4, 2, 2, 2, 3, 1, true},
-                        Case{"conv/conv_k3_stride2_pad0.sr", 2, 3, 2, 2, 3, 3, 2, true},
-                        Case{"conv/conv_relu_swapped.sr", 9, 4, 2, 3, 2, 3, 1, false}}) {
+  for (const Case& c : {Case{"conv/conv_small.sr", 4, 4, 2, 2, 2, 3, 1, 2},
+                        Case{"conv/conv_k3_stride2_pad0.sr", 2, 3, 2, 2, 3, 3, 2, 2},
+                        Case{"conv/conv_relu_swapped.sr", 9, 4, 2, 3, 2, 3, 1, 1}}) {
     SCOPED_TRACE(c.example);
     ir::Program original = program(example(c.example));
     ProgramRewrite rw = rewrite_program(library(), "conv-chw-tile-local", original, {});
     // register-tile-acc and register-tile-acc-strided (rho = tau/sigma tile rows), or the
     // activation's rule alone.
-    ASSERT_EQ(rw.programs.size(), c.private_tiles ? 2u : 1u);
+    ASSERT_EQ(rw.programs.size(), c.alternatives);
     for (const auto& alternative : rw.programs) {
     std::map<std::string, long long> params = {{"tau_H", c.tau}, {"gamma_H", c.gamma}, {"chi_H", c.chi},
                                                {"sigma_C", c.sigma}, {"rho_C", c.tau / c.sigma}, {"kappa_C", c.kappa}};
@@ -434,18 +435,46 @@ TEST(TileLocal, EachWorkItemKeepsItsRegisterTilePrivateAcrossTheChunks) {
       if (b.role == codegen::BufferRole::Private && !b.variable) private_arrays += codegen::evaluate(b.elements, m);
     }
     const long long tile = c.chi * c.k * ((c.tau - 1) * c.s + c.k), weights = c.gamma * c.k * c.k * c.chi;
-    if (c.private_tiles) {
-      EXPECT_EQ(local, tile + weights) << conv.source;
-      EXPECT_EQ(conv.source.find("lmemacc"), std::string::npos) << conv.source;
-      // The tile kept across the chunks, and the step's copy of it that the nested
-      // reduction over the window's rows starts from (registers, once unrolled).
-      EXPECT_EQ(private_arrays, 2 * c.sigma * c.kappa) << conv.source;
-    } else {
-      EXPECT_EQ(local, tile + weights + c.tau * c.gamma) << conv.source;
-    }
+    EXPECT_EQ(local, tile + weights) << conv.source;
+    EXPECT_EQ(conv.source.find("lmemacc"), std::string::npos) << conv.source;
+    // The tile kept across the chunks, and the step's copy of it that the nested
+    // reduction over the window's rows starts from (registers, once unrolled).
+    EXPECT_EQ(private_arrays, 2 * c.sigma * c.kappa) << conv.source;
     run_and_compare(p, typecheck::typecheck(ir::bind_sizes(original, {})).program, 4);
     if (::testing::Test::HasFatalFailure()) return;
     }
+  }
+}
+
+// A reduction at work-group level whose step is a mapLcl over zip(acc, ...): each work-item
+// updates its own element of the accumulator, which therefore lives in its private memory
+// (work_item_parts), whether the value is written to a destination or read by a mapLcl of
+// the same dimension, element i on work-item i (own_parts_reader). Read through a reorder,
+// element i is another work-item's: the accumulator is the work-group's, in local memory.
+// Every program runs and matches the interpreter.
+TEST(WorkGroupAccumulators, OwnPartsArePrivateAndSharedOnesLocal) {
+  struct Case {
+    const char* what;
+    const char* def;
+    bool local;
+  };
+  const char* step = "(acc, st) -> mapLcl(0, p -> p.0 + p.1 * 2.0, zip(acc, st))";
+  for (const Case& c :
+       {Case{"written to the output", "mapWrg(0, g -> join(reduceSeq(b, STEP, g)), x)", false},
+        Case{"read by its owners", "mapWrg(0, g -> mapLcl(0, v -> v * 3.0, join(reduceSeq(b, STEP, g))), x)", false},
+        Case{"read through a reorder",
+             "mapWrg(0, g -> mapLcl(0, v -> v * 3.0, reorder(striddenIndex(2), join(reduceSeq(b, STEP, g)))), x)", true}}) {
+    SCOPED_TRACE(c.what);
+    std::string def = c.def;
+    def.replace(def.find("STEP"), 4, step);
+    ir::Program p = typecheck::typecheck(ir::bind_sizes(
+        program("size G = 3, S = 5, T = 8\ninput x : [[[float]T]S]G\ninput b : [float]T\ndef out = " + def), {})).program;
+    codegen::Module m = codegen::generate(p);
+    bool local = false;
+    for (const auto& buf : m.memory.buffers) local = local || buf.role == codegen::BufferRole::Local;
+    EXPECT_EQ(local, c.local) << m.source();
+    run_and_compare(p, p, 3);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
