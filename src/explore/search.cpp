@@ -139,6 +139,10 @@ class RandomSearch : public Search {
 };
 
 class GeneticSearch : public Search {
+  // The fastest points of each alternative kept as parents of its niche (more than one, so
+  // that crossover within the niche mixes two points).
+  static constexpr std::size_t kNicheSize = 3;
+
  public:
   GeneticSearch(CandidateSpace& space, const GeneticOptions& o, std::uint64_t seed)
       : space_(space), o_(o), rng_(seed) {
@@ -242,17 +246,51 @@ class GeneticSearch : public Search {
       population_.insert(population_.end(), children_.begin(), children_.end());
     }
     children_.clear();
+    if (o_.niche_share <= 0) return;
+    // Every alternative's kNicheSize fastest points so far stay parents (its niche).
+    std::map<std::size_t, std::vector<Candidate>> niches;
+    for (const auto& [c, o] : known_)
+      if (o.ok) niches[c.alternative].push_back(c);
+    for (auto& [alt, members] : niches) {
+      auto keep = std::min(kNicheSize, members.size());
+      std::partial_sort(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(keep), members.end(),
+                        [&](const Candidate& a, const Candidate& b) { return fitness(known_.at(a)) < fitness(known_.at(b)); });
+      for (std::size_t i = 0; i < keep; ++i)
+        if (std::find(population_.begin(), population_.end(), members[i]) == population_.end())
+          population_.push_back(members[i]);
+    }
+  }
+
+  // Parents of a niche child: members of one alternative's niche (in turn over the
+  // alternatives with a valid point in the population), by the usual selection among them.
+  std::optional<std::pair<std::size_t, std::size_t>> niche_parents(const std::vector<double>& f) {
+    std::map<std::size_t, std::vector<std::size_t>> members;  // alternative -> population indices
+    for (std::size_t i = 0; i < population_.size(); ++i)
+      if (known_.at(population_[i]).ok) members[population_[i].alternative].push_back(i);
+    if (members.empty()) return std::nullopt;
+    auto it = members.begin();
+    std::advance(it, static_cast<std::ptrdiff_t>(next_niche_++ % members.size()));
+    const std::vector<std::size_t>& m = it->second;
+    std::vector<double> fm;
+    for (std::size_t i : m) fm.push_back(f[i]);
+    return std::make_pair(m[select(fm)], m[select(fm)]);
   }
 
   std::size_t select(const std::vector<double>& f) {
     return o_.selection == Selection::Tournament ? select_tournament(f, o_.tournament, rng_) : select_roulette(f, rng_);
   }
 
-  // One child of two selected parents; nullopt when no fresh valid child was found.
-  std::optional<Candidate> child(const std::vector<double>& f) {
+  // One child of two selected parents (of one niche when `niche`); nullopt when no fresh
+  // valid child was found.
+  std::optional<Candidate> child(const std::vector<double>& f, bool niche) {
     std::uniform_real_distribution<double> coin(0.0, 1.0);
-    const Candidate& a = population_[select(f)];
-    const Candidate& b = population_[select(f)];
+    std::pair<std::size_t, std::size_t> parents;
+    if (auto np = niche ? niche_parents(f) : std::nullopt)
+      parents = *np;
+    else
+      parents = {select(f), select(f)};
+    const Candidate& a = population_[parents.first];
+    const Candidate& b = population_[parents.second];
     Alternative& alt = *space_.alternatives[a.alternative];
     Candidate c{a.alternative, a.point};
     std::size_t n = a.point.size();
@@ -282,8 +320,10 @@ class GeneticSearch : public Search {
     if (population_.empty()) return;
     std::vector<double> f = selection_fitness(population_);
     std::size_t count = o_.pareto ? o_.population : o_.population - std::min(o_.elites, population_.size());
-    for (std::size_t i = 0; i < std::max<std::size_t>(count, 1); ++i)
-      if (auto c = child(f)) pending_.push_back(*c);
+    count = std::max<std::size_t>(count, 1);
+    auto niches = static_cast<std::size_t>(std::lround(o_.niche_share * double(count)));
+    for (std::size_t i = 0; i < count; ++i)
+      if (auto c = child(f, i < niches)) pending_.push_back(*c);
   }
 
   CandidateSpace& space_;
@@ -295,6 +335,7 @@ class GeneticSearch : public Search {
   std::vector<Candidate> children_;    // evaluated since the last generation
   std::map<Candidate, Outcome> known_;
   std::size_t untold_ = 0;  // asked, outcome not told yet
+  std::size_t next_niche_ = 0;  // the alternative whose niche breeds the next niche child
 };
 
 }  // namespace

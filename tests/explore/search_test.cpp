@@ -226,6 +226,60 @@ TEST(GeneticSearch, FindsTheFastestPointSoonerThanItsBudgetOnAverage) {
   EXPECT_GE(found, 7);
 }
 
+// Two strategies: "flat" (a, b in 1..30) times 2.0 to 2.3 ms whatever its point; "needle"
+// (x, y in 1..16) is faster only near (12, 12), 1.0 ms there and 0.5 ms slower per step
+// away, so nearly all its random points are slower than flat's. Without niches the whole
+// population soon belongs to flat and needle's best is found only by luck; with them
+// needle's best point so far keeps breeding and its children climb to (12, 12).
+TEST(GeneticSearch, NichesKeepSearchingAStrategyWhoseFirstPointsWereSlow) {
+  auto candidates = [] {
+    CandidateSpace cs;
+    std::vector<std::int64_t> a, x;
+    for (int i = 1; i <= 30; ++i) a.push_back(i);
+    for (int i = 1; i <= 16; ++i) x.push_back(i);
+    cs.alternatives.push_back(std::make_unique<test::ToySpace>(
+        "flat #1", std::vector<Parameter>{{"a", a}, {"b", a}}, [](const Point&) { return true; }));
+    cs.alternatives.push_back(std::make_unique<test::ToySpace>(
+        "needle #1", std::vector<Parameter>{{"x", x}, {"y", x}}, [](const Point&) { return true; }));
+    return cs;
+  };
+  auto cost = [](const Candidate& c) {
+    if (c.alternative == 0) return 2.0 + 0.01 * double(c.point[0] % 30);
+    return 1.0 + 0.5 * double(std::llabs(c.point[0] - 12) + std::llabs(c.point[1] - 12));
+  };
+  auto found_needle = [&](double niche_share, bool pareto) {
+    int found = 0;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      CandidateSpace cs = candidates();
+      GeneticOptions o;
+      o.population = 12;
+      o.niche_share = niche_share;
+      o.pareto = pareto;
+      auto search = make_genetic_search(cs, o, seed);
+      for (int i = 0; i < 120; ++i) {
+        auto c = search->ask();
+        if (!c) break;
+        if (c->alternative == 1 && c->point == Point{12, 12}) {
+          ++found;
+          break;
+        }
+        Outcome out;
+        out.ok = true;
+        out.objectives.time_ms = cost(*c);
+        out.objectives.memory = 1000;
+        search->tell(*c, out);
+      }
+    }
+    return found;
+  };
+  for (bool pareto : {false, true}) {
+    SCOPED_TRACE(pareto ? "NSGA-II" : "time alone");
+    int with = found_needle(GeneticOptions{}.niche_share, pareto), without = found_needle(0.0, pareto);
+    EXPECT_GE(with, 16) << "of 20 seeds; without niches " << without;
+    EXPECT_GT(with, without + 5) << "niches found it " << with << " times, the whole population " << without;
+  }
+}
+
 TEST(GeneticSearch, ParetoModeCoversTheFront) {
   CandidateSpace cs = test::toy_candidates();
   GeneticOptions o;

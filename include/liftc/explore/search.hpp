@@ -56,6 +56,7 @@ struct GeneticOptions {
   double crossover_rate = 0.9;   // chance a child mixes two parents (else it copies one)
   double mutation_rate = 0.2;    // chance each parameter of a child is mutated
   bool pareto = false;           // NSGA-II on (time, memory) instead of time alone
+  double niche_share = 0.25;     // share of children bred within one alternative (below)
 };
 
 /// Genetic search: generation 0 is `population` distinct sampled points; each next one is
@@ -63,6 +64,12 @@ struct GeneticOptions {
 /// nearby value, invalid children repaired through the space). With `pareto`, survivors
 /// are chosen by NSGA-II (non-dominated rank, then crowding distance) from parents and
 /// children together. A child already evaluated is mutated again rather than re-asked.
+/// Niches: the three fastest points of every alternative evaluated so far stay parents, and a
+/// `niche_share` of each generation's children is bred within one alternative (in turn
+/// among those with a valid point; both parents of it), so that an alternative whose first
+/// random points were slow is still searched near its best instead of dying out once
+/// another alternative leads (a strategy with a large space of mostly poor points, whose
+/// good region is small). 0 breeds every child from the whole population.
 /// One generation can be asked at once; it is `waiting()` for the outcomes before the next.
 std::unique_ptr<Search> make_genetic_search(CandidateSpace& space, const GeneticOptions& options, std::uint64_t seed);
 
