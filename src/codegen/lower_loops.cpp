@@ -323,6 +323,15 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
   WorkItemParts parts;
   if (shared && (dest || own_parts_read_.count(e.get())) && !element_type(acc_type).is_tuple())
     parts = work_item_parts(s.loops, f);
+  // One part per work-item needs a work-group as large as the mapLcls: a work-group fitted
+  // to a device's smaller limits (fit_to_device) strides over them. The space's constraints
+  // keep its points within the limits, so the plan (kernel_scan.cpp) assumes it.
+  ir::Type level = acc_type;
+  for (int d : parts.dims) {
+    if (!arith::provably_less(level.length(), threads_.local[static_cast<std::size_t>(d)] + 1)) parts = {};
+    if (parts.dims.empty()) break;
+    level = level.elem();
+  }
   bool own_parts = !parts.dims.empty();
   View acc;
   // In place in the enclosing reduceSeq's private accumulator (in_place_reduce, which says

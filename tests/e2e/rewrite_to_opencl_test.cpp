@@ -35,8 +35,9 @@ const runtime::Session& session() {
 
 // Generates `low` (bound and checked), runs it on random inputs, and compares every output
 // with the interpreter's values of `reference` (the program it was derived from, or itself).
-void run_and_compare(const ir::Program& low, const ir::Program& reference, std::uint64_t seed) {
-  codegen::Module m = codegen::generate(low);
+void run_and_compare(const ir::Program& low, const ir::Program& reference, std::uint64_t seed,
+                     const codegen::Options& options = {}) {
+  codegen::Module m = codegen::generate(low, options);
   interp::Tensors inputs = interp::random_inputs(reference, seed);
   interp::Tensors expected = interp::evaluate(reference, inputs);
   runtime::RunOptions ro;
@@ -450,30 +451,36 @@ TEST(TileLocal, EachWorkItemKeepsItsRegisterTilePrivateAcrossTheChunks) {
 // updates its own element of the accumulator, which therefore lives in its private memory
 // (work_item_parts), whether the value is written to a destination or read by a mapLcl of
 // the same dimension, element i on work-item i (own_parts_reader). Read through a reorder,
-// element i is another work-item's: the accumulator is the work-group's, in local memory.
-// Every program runs and matches the interpreter.
+// element i is another work-item's: the accumulator is the work-group's, in local memory;
+// so it is on a device whose work-groups are smaller than the mapLcl (fit_to_device: each
+// work-item then runs several of its iterations). Every program runs and matches the
+// interpreter.
 TEST(WorkGroupAccumulators, OwnPartsArePrivateAndSharedOnesLocal) {
   struct Case {
     const char* what;
     const char* def;
     bool local;
+    std::int64_t max_work_group = 0;  // 0: the device's
   };
   const char* step = "(acc, st) -> mapLcl(0, p -> p.0 + p.1 * 2.0, zip(acc, st))";
   for (const Case& c :
        {Case{"written to the output", "mapWrg(0, g -> join(reduceSeq(b, STEP, g)), x)", false},
         Case{"read by its owners", "mapWrg(0, g -> mapLcl(0, v -> v * 3.0, join(reduceSeq(b, STEP, g))), x)", false},
         Case{"read through a reorder",
-             "mapWrg(0, g -> mapLcl(0, v -> v * 3.0, reorder(striddenIndex(2), join(reduceSeq(b, STEP, g)))), x)", true}}) {
+             "mapWrg(0, g -> mapLcl(0, v -> v * 3.0, reorder(striddenIndex(2), join(reduceSeq(b, STEP, g)))), x)", true},
+        Case{"work-groups of 4 work-items", "mapWrg(0, g -> join(reduceSeq(b, STEP, g)), x)", true, 4}}) {
     SCOPED_TRACE(c.what);
     std::string def = c.def;
     def.replace(def.find("STEP"), 4, step);
     ir::Program p = typecheck::typecheck(ir::bind_sizes(
         program("size G = 3, S = 5, T = 8\ninput x : [[[float]T]S]G\ninput b : [float]T\ndef out = " + def), {})).program;
-    codegen::Module m = codegen::generate(p);
+    codegen::Options options;
+    options.max_work_group_size = c.max_work_group;
+    codegen::Module m = codegen::generate(p, options);
     bool local = false;
     for (const auto& buf : m.memory.buffers) local = local || buf.role == codegen::BufferRole::Local;
     EXPECT_EQ(local, c.local) << m.source();
-    run_and_compare(p, p, 3);
+    run_and_compare(p, p, 3, options);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
