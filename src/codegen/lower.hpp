@@ -54,7 +54,9 @@ bool work_group_accumulator(const std::vector<Loop>& loops, const ir::Expr& f);
 /// work-item whose local ids in those dimensions are i, j, .. alone, and lives in that
 /// work-item's private memory (a register tile kept across a reduction over chunks copied
 /// into local memory). The register tile's own sums, when the innermost function is
-/// `p -> join(reduceSeq(p.0, g, ys))`, accumulate in place in it (in_place_reduce's rule).
+/// `p -> join(reduceSeq(p.0, g, ys))` (or reduce-nest's `p -> join^(n+1)(reduceSeq(b, g, ys))`,
+/// b the part broadcast as [1]..[1][part] by maps over length-1 arrays), accumulate in
+/// place in it (in_place_reduce's rule).
 struct WorkItemParts {
   std::vector<int> dims;  // the mapLcls' dimensions, outermost first; empty: not so
   ir::Expr in_place;      // the innermost function's reduceSeq accumulating in place, if any

@@ -123,12 +123,26 @@ WorkItemParts work_item_parts(const std::vector<Loop>& loops, const ir::Expr& f)
   }
   if (parts.dims.empty() || (body.kind() == ir::ExprKind::Call && body->prim == ir::Prim::MapLcl)) return {};
   // The innermost function `p -> join(reduceSeq(p.0, g, ys))`: the reduction starts from the
-  // work-item's part and is written back to it, which nothing else reads meanwhile.
-  if (body.kind() == ir::ExprKind::Call && body->prim == ir::Prim::Join) {
-    const ir::Expr& r = body->args[0];
-    if (r.kind() == ir::ExprKind::Call && r->prim == ir::Prim::ReduceSeq && is_part(r->args[0], name, component) &&
-        r.type().elem().is_array() && !reads_part(r->args[1], name, component) && !reads_part(r->args[2], name, component))
-      parts.in_place = r;
+  // work-item's part and is written back to it, which nothing else reads meanwhile. Or, as
+  // reduce-nest writes a reduction over rows n times, `p -> join^(n+1)(reduceSeq(b, g, ys))`
+  // with b = map(e -> .. map(e -> p.0, y_n) .., y_1), each y_i of length 1: the part as
+  // [1]..[1][part], which the n + 1 joins write back to where it is.
+  int joins = 0;
+  ir::Expr r = body;
+  while (r.kind() == ir::ExprKind::Call && r->prim == ir::Prim::Join) r = r->args[0], ++joins;
+  if (joins > 0 && r.kind() == ir::ExprKind::Call && r->prim == ir::Prim::ReduceSeq && r.type().elem().is_array() &&
+      !reads_part(r->args[1], name, component) && !reads_part(r->args[2], name, component)) {
+    ir::Expr init = r->args[0];
+    int levels = 0;
+    while (init.kind() == ir::ExprKind::Call && init->prim == ir::Prim::Map &&
+           init->args[0].kind() == ir::ExprKind::Lambda && init->args[0]->params.size() == 1 &&
+           init.type().length().constant() == std::optional<std::int64_t>(1) &&
+           !reads_part(ir::lambda_body(init->args[0]), init->args[0]->params[0], -1) &&
+           !reads_part(init->args[1], name, component)) {
+      init = ir::lambda_body(init->args[0]);
+      ++levels;
+    }
+    if (levels == joins - 1 && is_part(init, name, component)) parts.in_place = r;
   }
   return parts;
 }
@@ -345,10 +359,15 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
     acc = allocate(acc_type, AddressSpace::Local, s, "acc");
     work_group_copy(init, acc, s);
   } else if (in_place) {
-    auto m = underlying_memory(init);
-    LIFTC_ASSERT(m && m->space == AddressSpace::Private && m == underlying_memory(access(*dest, 0)),
+    // The initial value is the memory written (in_place_reduce), or a work-item's own part
+    // broadcast as [1]..[1][part] (work_item_parts): then the destination, the same part
+    // seen through the joins that write it back, is the accumulator.
+    View part = access(*dest, 0);
+    auto m = underlying_memory(part);
+    bool broadcast = init.kind() == ViewKind::Map;
+    LIFTC_ASSERT(m && m->space == AddressSpace::Private && (broadcast || m == underlying_memory(init)),
                  "a reduceSeq accumulating in place starts from the private memory it writes (in_place_reduce)");
-    acc = init;
+    acc = broadcast ? part : init;
   } else if (array_acc) {
     acc = allocate(acc_type, s.space.value_or(AddressSpace::Private), s, "acc");
     copy(init, acc, s);
