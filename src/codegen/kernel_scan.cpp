@@ -219,6 +219,7 @@ class Scanner {
         acc_space = shared ? AddressSpace::Local : space.value_or(AddressSpace::Private);
         if (!(in_place_.count(e.get()) && dest && *acc_space == AddressSpace::Private))
           allocate(acc, *acc_space, "reduceSeq");
+        if (shared) allocate(acc, AddressSpace::Local, "reduceSeq step");  // the step's values
         inner = *acc_space == AddressSpace::Private ? in_place_reduce(e) : ir::Expr();
       }
       if (inner.defined()) in_place_.insert(inner.get());

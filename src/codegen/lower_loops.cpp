@@ -347,7 +347,7 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
     level = level.elem();
   }
   bool own_parts = !parts.dims.empty();
-  View acc;
+  View acc, next;
   // In place in the enclosing reduceSeq's private accumulator (in_place_reduce, which says
   // why that is safe): no copy in, no copy out.
   bool in_place = array_acc && !shared && in_place_reduces_.count(e.get()) && dest &&
@@ -358,6 +358,10 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
   } else if (shared) {
     acc = allocate(acc_type, AddressSpace::Local, s, "acc");
     work_group_copy(init, acc, s);
+    // A step may read elements of the accumulator that other work-items write (a sum of all
+    // of it, say): it writes its values into a buffer of their own, and after a barrier the
+    // work-group copies them into the accumulator.
+    next = allocate(acc_type, AddressSpace::Local, s, "next");
   } else if (in_place) {
     // The initial value is the memory written (in_place_reduce), or a work-item's own part
     // broadcast as [1]..[1][part] (work_item_parts): then the destination, the same part
@@ -386,6 +390,12 @@ Result KernelBuilder::compile_reduce(const ir::Expr& e, const Scope& s, const st
   const arith::Expr& n = src.type().length();
   bool unroll = options_.unroll_reduce && !contains_loops(ir::lambda_body(f));
   loop(LoopKind::Seq, 0, n, s, unroll, [&](const Scope& in, const arith::Expr& i) {
+    if (next.defined()) {
+      Result r = apply(f, {acc, access(src, i)}, in, next);
+      if (blocks_.back().empty() || blocks_.back().back()->kind != c::StmtKind::Barrier) emit(c::barrier(true, false));
+      work_group_copy(r.in_dest ? next : r.view, acc, in);
+      return;
+    }
     Result r = apply(f, {acc, access(src, i)}, in, array_acc ? std::optional<View>(acc) : std::nullopt);
     if (array_acc) {
       if (!r.in_dest) copy(r.view, acc, in);

@@ -177,6 +177,11 @@ const BarrierCase kCases[] = {
      "    split(128, grp)) in\n"
      "  toGlobal(mapLcl(0, c -> mapSeq(t -> t + 1.0, join(total))), split(4, grp)), split(512, a))))\n",
      2},
+    {"a work-group's accumulator that each step reads whole: the step's values go to a buffer of their own",
+     "size G = 3, S = 4, T = 64\ninput x : [[[float]T]S]G\ninput b : [float]T\n"
+     "def out = mapWrg(0, g -> join(reduceSeq(b, (acc, st) ->\n"
+     "  join(mapLcl(0, p -> reduceSeq(p.0, (s, v) -> s + p.1 * v, acc), zip(acc, st))), g)), x)\n",
+     2},
 };
 
 // The statements of the first loop of `body` whose body holds a barrier.
