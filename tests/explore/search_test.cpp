@@ -230,7 +230,7 @@ TEST(GeneticSearch, FindsTheFastestPointSoonerThanItsBudgetOnAverage) {
 // (x, y in 1..16) is faster only near (12, 12), 1.0 ms there and 0.5 ms slower per step
 // away, so nearly all its random points are slower than flat's. Without niches the whole
 // population soon belongs to flat and needle's best is found only by luck; with them
-// needle's best point so far keeps breeding and its children climb to (12, 12).
+// needle's fastest points so far keep breeding and their children climb to (12, 12).
 TEST(GeneticSearch, NichesKeepSearchingAStrategyWhoseFirstPointsWereSlow) {
   auto candidates = [] {
     CandidateSpace cs;
