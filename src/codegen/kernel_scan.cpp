@@ -211,9 +211,7 @@ class Scanner {
         parts = work_item_parts(loops_, f);
       if (!parts.dims.empty()) {
         acc_space = AddressSpace::Private;
-        ir::Type part = acc;
-        for (std::size_t k = 0; k < parts.dims.size(); ++k) part = part.elem();
-        allocate(part, AddressSpace::Private, "reduceSeq");
+        allocate(work_item_part(acc, parts.dims.size()), AddressSpace::Private, "reduceSeq");
         inner = parts.in_place;
       } else {
         acc_space = shared ? AddressSpace::Local : space.value_or(AddressSpace::Private);
@@ -307,7 +305,6 @@ ir::Expr same_item_producer(const ir::Expr& map) {
 // observe the intermediate values (lowering and the scan check this where they apply it).
 // After the inner reduction the memory holds its result, as it would after the copy.
 ir::Expr in_place_reduce(const ir::Expr& outer) {
-  auto is_call = [](const ir::Expr& e, ir::Prim p) { return e.kind() == ir::ExprKind::Call && e->prim == p; };
   auto is_var = [](const ir::Expr& e, const std::string& name) { return e.kind() == ir::ExprKind::Var && e->name == name; };
   const ir::Expr& step = outer->args[1];
   if (step.kind() != ir::ExprKind::Lambda || step->params.size() != 2) return {};

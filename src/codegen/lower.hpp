@@ -38,6 +38,9 @@ AddressSpace space_of(ir::Prim to);
 bool region_per_iteration(const Loop& l, AddressSpace space);
 /// Whether one of `loops` has kind `k` (and dimension `dim` when given).
 bool inside(const std::vector<Loop>& loops, LoopKind k, int dim = -1);
+/// Whether `e` is a call of primitive `p`.
+inline bool is_call(const ir::Expr& e, ir::Prim p) { return e.kind() == ir::ExprKind::Call && e->prim == p; }
+
 /// Whether a reduceSeq at `loops` with step function `f` accumulates for the whole
 /// work-group: it runs at work-group level (inside a mapWrg, outside every mapLcl) and its
 /// step's value is a mapLcl's (under lets and layout primitives), each work-item writing its
@@ -62,6 +65,9 @@ struct WorkItemParts {
   ir::Expr in_place;      // the innermost function's reduceSeq accumulating in place, if any
 };
 WorkItemParts work_item_parts(const std::vector<Loop>& loops, const ir::Expr& f);
+/// What a work-item holds of an array of type `t` whose `dims` outer dimensions are the
+/// work-items' own (work_item_parts): `t` without them.
+ir::Type work_item_part(ir::Type t, std::size_t dims);
 /// The reduceSeq whose value the mapLcl `map` reads each work-item its own part of, so
 /// that the parts can stay in private memory with no destination to copy them to (an
 /// activation applied by each work-item to its register tile): `map` is

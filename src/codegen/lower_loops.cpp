@@ -107,11 +107,11 @@ WorkItemParts work_item_parts(const std::vector<Loop>& loops, const ir::Expr& f)
   }
   WorkItemParts parts;
   ir::Expr fn;
-  while (body.kind() == ir::ExprKind::Call && body->prim == ir::Prim::MapLcl) {
+  while (is_call(body, ir::Prim::MapLcl)) {
     const ir::Expr& data = body->args[1];
     fn = body->args[0];
     int dim = ir::map_dimension(body);
-    if (data.kind() != ir::ExprKind::Call || data->prim != ir::Prim::Zip || !is_part(data->args[0], name, component) ||
+    if (!is_call(data, ir::Prim::Zip) || !is_part(data->args[0], name, component) ||
         fn.kind() != ir::ExprKind::Lambda || fn->params.size() != 1 || only_moves_data(fn) ||
         std::find(parts.dims.begin(), parts.dims.end(), dim) != parts.dims.end() || reads_part(fn, name, component) ||
         std::any_of(data->args.begin() + 1, data->args.end(), [&](const ir::Expr& a) { return reads_part(a, name, component); }))
@@ -121,7 +121,7 @@ WorkItemParts work_item_parts(const std::vector<Loop>& loops, const ir::Expr& f)
     component = 0;
     body = ir::lambda_body(fn);
   }
-  if (parts.dims.empty() || (body.kind() == ir::ExprKind::Call && body->prim == ir::Prim::MapLcl)) return {};
+  if (parts.dims.empty() || is_call(body, ir::Prim::MapLcl)) return {};
   // The innermost function `p -> join(reduceSeq(p.0, g, ys))`: the reduction starts from the
   // work-item's part and is written back to it, which nothing else reads meanwhile. Or, as
   // reduce-nest writes a reduction over rows n times, `p -> join^(n+1)(reduceSeq(b, g, ys))`
@@ -129,12 +129,12 @@ WorkItemParts work_item_parts(const std::vector<Loop>& loops, const ir::Expr& f)
   // [1]..[1][part], which the n + 1 joins write back to where it is.
   int joins = 0;
   ir::Expr r = body;
-  while (r.kind() == ir::ExprKind::Call && r->prim == ir::Prim::Join) r = r->args[0], ++joins;
-  if (joins > 0 && r.kind() == ir::ExprKind::Call && r->prim == ir::Prim::ReduceSeq && r.type().elem().is_array() &&
+  while (is_call(r, ir::Prim::Join)) r = r->args[0], ++joins;
+  if (joins > 0 && is_call(r, ir::Prim::ReduceSeq) && r.type().elem().is_array() &&
       !reads_part(r->args[1], name, component) && !reads_part(r->args[2], name, component)) {
     ir::Expr init = r->args[0];
     int levels = 0;
-    while (init.kind() == ir::ExprKind::Call && init->prim == ir::Prim::Map &&
+    while (is_call(init, ir::Prim::Map) &&
            init->args[0].kind() == ir::ExprKind::Lambda && init->args[0]->params.size() == 1 &&
            init.type().length().constant() == std::optional<std::int64_t>(1) &&
            !reads_part(ir::lambda_body(init->args[0]), init->args[0]->params[0], -1) &&
@@ -147,8 +147,12 @@ WorkItemParts work_item_parts(const std::vector<Loop>& loops, const ir::Expr& f)
   return parts;
 }
 
+ir::Type work_item_part(ir::Type t, std::size_t dims) {
+  for (std::size_t k = 0; k < dims; ++k) t = t.elem();
+  return t;
+}
+
 ir::Expr own_parts_reader(const std::vector<Loop>& loops, const ir::Expr& map) {
-  auto is_call = [](const ir::Expr& e, ir::Prim p) { return e.kind() == ir::ExprKind::Call && e->prim == p; };
   if (!is_call(map, ir::Prim::MapLcl) || inside(loops, LoopKind::Lcl) || !is_call(map->args[1], ir::Prim::Join)) return {};
   const ir::Expr& r = map->args[1]->args[0];
   if (!is_call(r, ir::Prim::ReduceSeq)) return {};
@@ -515,8 +519,7 @@ View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope&
   m->space = space;
   m->type = full;
   m->work_item_dims = work_item_dims;
-  ir::Type stored = full;  // what the memory holds: a work-item's part, or all of it
-  for (int k = 0; k < work_item_dims; ++k) stored = stored.elem();
+  ir::Type stored = work_item_part(full, static_cast<std::size_t>(work_item_dims));  // a work-item's part, or all
   m->variable = space == AddressSpace::Private && !stored.is_array();
   Buffer b;
   b.name = m->name;
