@@ -188,6 +188,11 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"kernel-operand-second-activation", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\ninput bs : [float]P\n"
                                            "def out = map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
                                            "zip(join(join(w)), join(join(x))))), zip(ws, bs))"},
+      {"kernel-operand-second-no-bias", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\n"
+                                        "def out = map(w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(join(w)), join(join(x)))), ws)"},
+      {"kernel-operand-second-no-bias-activation",
+       "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\n"
+       "def out = map(w -> map(v -> max(v, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(join(w)), join(join(x))))), ws)"},
       {"window-flatten-order", "size N, M, C\ninput x : [[[float]C]M]N\ninput y : [[[float]C]M]N\n"
                                "def out = reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(join(join(transpose(x))), join(join(transpose(y)))))"},
       {"bias-add-left", with(kVec, "def out = map(s -> s + 2.0, reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, y)))")},
