@@ -59,7 +59,14 @@ Type split(Checker& c, CallSite& site) {
 
 Type join(Checker& c, CallSite& site) {
   const Type& t = expect_array_2d(c, site, 0);
-  return Type::array(t.elem().elem(), t.elem().length() * t.length());
+  // Joining m chunks of n/m gives n back (the split that made them requires that m divides
+  // n), so join(split(beta, x)) has x's length, not beta*(n/beta), in every later type and
+  // in the constraints derived from them.
+  const Expr& outer = t.length();
+  const Expr& inner = t.elem().length();
+  if (outer.kind() == arith::Kind::Div && outer.operands()[1] == inner)
+    return Type::array(t.elem().elem(), outer.operands()[0]);
+  return Type::array(t.elem().elem(), inner * outer);
 }
 
 // How to make slide(size, step) cover a constant-length array `t` exactly: crop the

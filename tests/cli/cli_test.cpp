@@ -159,7 +159,7 @@ TEST_F(Cli, RunReportsTheMemoryFootprintInBytes) {
   expect("run gemm.sr --params sigma_KW=2,kappa_KW=2", 0, "memory: global 11.6 KiB (11856 bytes), local 0.0 KiB");
   expect("compile gemm.sr --params sigma_KW=4,kappa_KW=4 -o gemm", 0, "memory: global 11.6 KiB (11856 bytes)");
   expect("run gemm_minor.sr --params sigma_KW=2,kappa_KW=4", 0, "memory: global 12.1 KiB (12432 bytes)");
-  expect("run chw.sr", 0, "memory: global 4.1 KiB (4240 bytes)");
+  expect("run chw.sr --params beta_H=2", 0, "memory: global 4.1 KiB (4240 bytes)");
 }
 
 // A register tile's kappa outputs are one vector store (the kernel `compile` writes), and
@@ -167,7 +167,7 @@ TEST_F(Cli, RunReportsTheMemoryFootprintInBytes) {
 TEST_F(Cli, RegisterTileOutputsAreOneVectorStore) {
   std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_c1_m8.sr").string();
   ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw-tile > tile.sr").exit_code, 0);
-  const std::string point = "tile.sr --params sigma_KW=2,kappa_KW=4";
+  const std::string point = "tile.sr --params sigma_KW=2,kappa_KW=4,beta_H=1";
   auto kernels = [&](const std::string& dir) {
     std::ifstream in(dir_ / dir / "kernels.cl");
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -185,7 +185,7 @@ TEST_F(Cli, RegisterTileOutputsAreOneVectorStore) {
 TEST_F(Cli, DumpAfterEachPassOfThePipeline) {
   std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_c1_m8.sr").string();
   ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw-tile > tile.sr").exit_code, 0);
-  const std::string point = "tile.sr --params sigma_KW=2,kappa_KW=4";
+  const std::string point = "tile.sr --params sigma_KW=2,kappa_KW=4,beta_H=1";
   struct Case {
     std::string pass, shows, lacks;
   };
@@ -237,7 +237,7 @@ TEST_F(Cli, DotLanesAccumulateInAFloatVectorSummedOnce) {
 TEST_F(Cli, RunValidatesAgainstTheProgramItWasRewrittenFrom) {
   std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_c1_m8.sr").string();
   ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw-tile > tile.sr").exit_code, 0);
-  const std::string point = "tile.sr --params sigma_KW=2,kappa_KW=4";
+  const std::string point = "tile.sr --params sigma_KW=2,kappa_KW=4,beta_H=1";
   expect("run " + point + " --reference '" + conv + "'", 0, "conv: matches the interpreter");
   std::ifstream in(conv);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -612,10 +612,10 @@ TEST_F(Cli, OmegaPartialSumsFromTheCommandLine) {
   std::string flags = r.output.substr(at + 3, r.output.find('\n', at + 1) - at - 3);
   ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw-omega-m0 > low.sr").exit_code, 0);
   expect("run low.sr " + flags, 0, "conv: matches the interpreter");
-  Result c = run("compile low.sr --params omega_C=2 -o out");
+  Result c = run("compile low.sr --params omega_C=2,beta_H=2 -o out");
   ASSERT_EQ(c.exit_code, 0) << c.output;
-  for (const char* line : {"kernel conv_part1_kernel (def conv_part1): global (4, 3, 3)",
-                           "kernel conv_part2_kernel (def conv_part2): global (11, 11, 4)",
+  for (const char* line : {"kernel conv_part1_kernel (def conv_part1): global (8, 4, 3)",
+                           "kernel conv_part2_kernel (def conv_part2): global (11, 11, 2)",
                            "kernel conv_part3_kernel (def conv_part3): global (8, 81, 2)",
                            "kernel conv_kernel (def conv): global (8, 81)"})
     EXPECT_NE(c.output.find(line), std::string::npos) << line << "\n" << c.output;

@@ -236,9 +236,9 @@ TEST(Barriers, TheLocalTilesOfConvChwTileLocalAreOverwrittenOnlyAfterTheirReads)
     const char* example;
     std::map<std::string, long long> params;
   };
-  for (const Case& c : {Case{"conv/conv_small.sr", {{"tau_H", 4}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 2}, {"kappa_C", 2}}},
+  for (const Case& c : {Case{"conv/conv_small.sr", {{"tau_H", 4}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 2}, {"kappa_C", 2}, {"beta_H", 2}}},
                         Case{"conv/conv_relu_swapped.sr",
-                             {{"tau_H", 9}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 3}, {"kappa_C", 2}}}}) {
+                             {{"tau_H", 9}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 3}, {"kappa_C", 2}, {"beta_H", 2}}}}) {
     SCOPED_TRACE(c.example);
     ir::Program original = program(example(c.example));
     ProgramRewrite rw = rewrite_program(library(), "conv-chw-tile-local", original, {});

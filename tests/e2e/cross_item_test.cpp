@@ -115,7 +115,8 @@ TEST(CrossItem, TheWorkGroupSizeOfADefinitionIsNotImposedOnTheKernelsSplitOffIt)
   ASSERT_EQ(rw.programs.size(), 1u);
   codegen::Options options;
   options.global_work_group = {4, 1, 1};
-  codegen::Module m = run_once_and_compare(bound(rw.programs[0].program), bound(high), options);
+  ir::Program low = typecheck::typecheck(ir::bind_sizes(rw.programs[0].program, {{"beta_H", 4}})).program;
+  codegen::Module m = run_once_and_compare(low, bound(high), options);
   ASSERT_EQ(m.kernels.size(), 2u);
   EXPECT_FALSE(m.kernels[0].launch.has_local()) << m.kernels[0].name;
   EXPECT_EQ(m.kernels[1].launch.local[0], arith::Expr(4)) << m.kernels[1].name;
@@ -128,7 +129,7 @@ TEST(CrossItem, TheWorkGroupSizeGoesToThePartialSumsNotToTheirSum) {
   ir::Program high = program(example("conv/conv_small.sr"));
   ProgramRewrite rw = rewrite_program(library(), "conv-chw-omega", high, {});
   ASSERT_EQ(rw.programs.size(), 1u);
-  ir::Program low = typecheck::typecheck(ir::bind_sizes(rw.programs[0].program, {{"omega_C", 2}})).program;
+  ir::Program low = typecheck::typecheck(ir::bind_sizes(rw.programs[0].program, {{"omega_C", 2}, {"beta_H", 2}})).program;
   codegen::Options options;
   options.global_work_group = {8, 2, 2};
   codegen::Module m = run_once_and_compare(low, bound(high), options);

@@ -381,8 +381,8 @@ TEST(TileLocal, TheActivationKeepsOneWorkItemPerRegisterTile) {
     std::size_t alternatives;  // without an activation: register-tile-acc and its strided form
   };
   for (const Case& c :
-       {Case{"conv/conv_small.sr", {{"tau_H", 8}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 2}, {"kappa_C", 2}}, {4, 1, 2}, 2},
-        Case{"conv/conv_relu_swapped.sr", {{"tau_H", 9}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 3}, {"kappa_C", 2}},
+       {Case{"conv/conv_small.sr", {{"tau_H", 8}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 2}, {"kappa_C", 2}, {"beta_H", 2}}, {4, 1, 2}, 2},
+        Case{"conv/conv_relu_swapped.sr", {{"tau_H", 9}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 3}, {"kappa_C", 2}, {"beta_H", 2}},
              {3, 1, 2}, 1}}) {
     SCOPED_TRACE(c.example);
     ir::Program original = program(example(c.example));
@@ -420,7 +420,8 @@ TEST(TileLocal, EachWorkItemKeepsItsRegisterTilePrivateAcrossTheChunks) {
     ASSERT_EQ(rw.programs.size(), c.alternatives);
     for (const auto& alternative : rw.programs) {
     std::map<std::string, long long> params = {{"tau_H", c.tau}, {"gamma_H", c.gamma}, {"chi_H", c.chi},
-                                               {"sigma_C", c.sigma}, {"rho_C", c.tau / c.sigma}, {"kappa_C", c.kappa}};
+                                               {"sigma_C", c.sigma}, {"rho_C", c.tau / c.sigma}, {"kappa_C", c.kappa},
+                                               {"beta_H", 2}};
     std::erase_if(params, [&](const auto& kv) {
       return std::none_of(alternative.program.sizes.begin(), alternative.program.sizes.end(),
                           [&](const ir::SizeDecl& d) { return d.name == kv.first; });

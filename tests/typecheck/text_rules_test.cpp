@@ -271,6 +271,15 @@ TEST(TextPrograms, SplitThenJoinIsTheOriginalLength) {
   EXPECT_EQ(ir::to_string(c.program.defs.back().body.type().elem()), "(float, float)");
 }
 
+// Joining the chunks of a split gives the split array's length itself, not s*(n/s): later
+// types and the constraints derived from them stay free of the chunk size.
+TEST(TextPrograms, JoiningASplitHasTheSplitArraysLength) {
+  EXPECT_EQ(ir::to_string(check_expr("join(split(s, xs))").program.defs.back().body.type()), "[float]n");
+  EXPECT_EQ(ir::to_string(check_expr("join(map(r -> r, split(s, xs)))").program.defs.back().body.type()), "[float]n");
+  // Chunks that did not come from a split of that length keep the product.
+  EXPECT_EQ(ir::to_string(check_expr("join(slide(3, 1, xs))").program.defs.back().body.type()), "[float](3*n - 6)");
+}
+
 TEST(TextPrograms, DefinitionsSeeEarlierDefinitions) {
   auto c = check_source(std::string(kContext) + "def a = split(2, xs)\ndef b = map(r -> r, a)\n");
   EXPECT_EQ(ir::to_string(c.program.defs.back().body.type()), "[[float]2](n/2)");
