@@ -19,7 +19,7 @@ Usage: explore_summary.py DIR LAYER... [--within 0.05] [--json FILE]
        explore_summary.py DIR LAYER --best-flags
 With --best-flags it prints, for the fastest validated point of the layer's random and
 genetic stores, one tab-separated line: strategy, alternative, the `liftc run` flags of the
-point (--params, --local, --unroll, --unroll-tiles, --mad), time in ms, memory in bytes (scripts/bench_explored.sh).
+point (--params, --local, --unroll, --mad), time in ms, memory in bytes (scripts/bench_explored.sh).
 """
 import argparse
 import datetime
@@ -111,22 +111,20 @@ def describe(e):
     return f"{e['time_ms']:.4f} ms, {e['memory'] / 1e6:.1f} MB ({e['strategy']} #{e['alternative']} {point})"
 
 
-# The code-generation switches of a space (src/constraints/collect.cpp, format_point) and the
-# `liftc run` flag each one is.
-SWITCHES = {"unroll": "--unroll", "unroll_tiles": "--unroll-tiles", "mad": "--mad"}
-
-
 def run_flags(point):
-    """The `liftc run` flags of a stored point: local_0..2 are the work-group size, the
-    SWITCHES on or off, every other name a tuning parameter."""
-    params = {k: v for k, v in point.items() if not k.startswith("local_") and k not in SWITCHES}
+    """The `liftc run` flags of a stored point: local_0..2 are the work-group size, unroll and
+    mad switches, every other name a tuning parameter."""
+    params = {k: v for k, v in point.items() if not k.startswith("local_") and k not in ("unroll", "mad")}
     flags = []
     if params:
         flags.append("--params " + ",".join(f"{k}={v}" for k, v in sorted(params.items())))
     local = [point[f"local_{d}"] for d in range(3) if f"local_{d}" in point]
     if local:
         flags.append("--local " + ",".join(local))
-    flags += [flag for name, flag in SWITCHES.items() if point.get(name) == "1"]
+    if point.get("unroll") == "1":
+        flags.append("--unroll")
+    if point.get("mad") == "1":
+        flags.append("--mad")
     return " ".join(flags)
 
 
