@@ -199,21 +199,6 @@ bool ends_with_barrier(const std::vector<c::Stmt>& stmts) {
   return start && end && *start < *end && ends_with_barrier(last.body);
 }
 
-// Statements a work-item runs on its own: no barrier, no loop over work-items (nor a
-// work-item id, which an elided one leaves), at any depth.
-bool only_work_item_steps(const std::vector<c::Stmt>& stmts) {
-  std::function<bool(const c::Expr&)> uses_ids = [&](const c::Expr& e) {
-    if (!e) return false;
-    if (e->kind == c::ExprKind::WorkItem) return true;
-    return std::any_of(e->args.begin(), e->args.end(), uses_ids);
-  };
-  for (const auto& s : stmts) {
-    if (s->kind == c::StmtKind::Barrier || uses_ids(s->value) || uses_ids(s->start)) return false;
-    if (!only_work_item_steps(s->body)) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 void KernelBuilder::loop(LoopKind kind, int dim, const arith::Expr& extent, const Scope& s, bool unroll,
@@ -255,8 +240,7 @@ void KernelBuilder::loop(LoopKind kind, int dim, const arith::Expr& extent, cons
     int writes_before = group_writes_;
     std::vector<c::Stmt> stmts = nested(var);
     separate_iterations(stmts, writes_before);
-    bool hint = options_.unroll_tiles && n && *n <= 64 && only_work_item_steps(stmts);
-    emit(c::for_loop(name, c::int_lit(0), extent, c::int_lit(1), std::move(stmts), hint));
+    emit(c::for_loop(name, c::int_lit(0), extent, c::int_lit(1), std::move(stmts)));
     return;
   }
   auto d = static_cast<std::size_t>(dim);

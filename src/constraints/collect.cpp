@@ -286,20 +286,6 @@ void add_kernel_constraints(Collector& c, const codegen::KernelPlan& plan, const
     c.add({Constraint::Kind::LessEqual, arith::var("unroll") * trips, 64, {}, Source::Codegen,
            "unrolling applies to reduceSeq loops of at most 64 iterations (else it changes nothing)", {}, {}});
   }
-  // A kernel with private arrays (a register tile, a vector of accumulators) has loops over
-  // them: whether the compiler is asked to unroll a work-item's loops is a choice
-  // (codegen::Options::unroll_tiles).
-  bool private_arrays = false;
-  for (const auto& k : plan.kernels)
-    for (const auto& b : k.buffers) private_arrays = private_arrays || b.space == codegen::AddressSpace::Private;
-  if (private_arrays) {
-    Param p{"unroll_tiles", Source::Codegen,
-            "ask the OpenCL compiler to unroll a work-item's own loops (liftc run --unroll-tiles)", "", {}};
-    Constraint dom;
-    dom.source = Source::Codegen;
-    dom.why = "asking to unroll is on or off";
-    c.param(std::move(p), Declared::values({0, 1}), std::move(dom));
-  }
 }
 
 // The memory constraints: every global buffer (inputs, outputs, the planned kernels' parts
@@ -492,7 +478,6 @@ codegen::Options codegen_options(const Space& space, const Point& p) {
     const auto& n = space.params[i].name;
     if (space.params[i].source != Source::Codegen) continue;
     if (n == "unroll") o.unroll_reduce = p[i] != 0;
-    if (n == "unroll_tiles") o.unroll_tiles = p[i] != 0;
     if (n == "mad") o.mad = p[i] != 0;
     for (std::size_t d = 0; d < 3; ++d)
       if (n == fmt::format("local_{}", d)) o.global_work_group[d] = p[i];
@@ -515,7 +500,6 @@ std::string format_point(const Space& space, const Point& p) {
   if (!params.empty()) out += "--params " + params;
   if (!local.empty()) out += (out.empty() ? "" : " ") + std::string("--local ") + local;
   if (unroll) out += (out.empty() ? "" : " ") + std::string("--unroll");
-  if (o.unroll_tiles) out += (out.empty() ? "" : " ") + std::string("--unroll-tiles");
   if (o.mad) out += (out.empty() ? "" : " ") + std::string("--mad");
   return out;
 }

@@ -448,53 +448,6 @@ TEST(TileLocal, EachWorkItemKeepsItsRegisterTilePrivateAcrossTheChunks) {
   }
 }
 
-// --unroll-tiles (codegen::Options::unroll_tiles): `#pragma unroll` before each loop of at
-// most 64 steps that a work-item runs on its own: the window loops and the register tile's
-// loops of conv-chw-tile-local, not the loop over chunks (its copies are the work-group's,
-// with barriers), not the copies; none without the option. Both kernels match the
-// interpreter.
-TEST(TileLocal, UnrollTilesAsksToUnrollOnlyAWorkItemsOwnLoops) {
-  ir::Program original = program(example("conv/conv_small.sr"));
-  ProgramRewrite rw = rewrite_program(library(), "conv-chw-tile-local", original, {});
-  ASSERT_FALSE(rw.programs.empty());
-  ir::Program p = typecheck::typecheck(ir::bind_sizes(rw.programs[0].program, {{"tau_H", 4}, {"gamma_H", 4},
-                                                                               {"chi_H", 2}, {"sigma_C", 2},
-                                                                               {"kappa_C", 2}, {"beta_H", 2}}))
-                      .program;
-  ir::Program reference = typecheck::typecheck(ir::bind_sizes(original, {})).program;
-  codegen::Options on;
-  on.unroll_tiles = true;
-  const std::string plain = codegen::generate(p).kernels.back().source;
-  const std::string hinted = codegen::generate(p, on).kernels.back().source;
-  EXPECT_EQ(plain.find("#pragma unroll"), std::string::npos) << plain;
-  // The body of the loop a pragma precedes: from its `{` to the matching `}`.
-  auto body_after = [&](std::size_t at) {
-    std::size_t open = hinted.find('{', at), i = open;
-    int depth = 0;
-    do {
-      depth += hinted[i] == '{' ? 1 : hinted[i] == '}' ? -1 : 0;
-      ++i;
-    } while (depth > 0 && i < hinted.size());
-    return hinted.substr(open, i - open);
-  };
-  std::size_t hints = 0, chunk_loops = 0;
-  for (std::size_t at = hinted.find("#pragma unroll"); at != std::string::npos;
-       at = hinted.find("#pragma unroll", at + 1)) {
-    ++hints;
-    std::string body = body_after(at);
-    EXPECT_EQ(body.find("barrier("), std::string::npos) << body;
-    EXPECT_EQ(body.find("get_local_id"), std::string::npos) << body;
-  }
-  for (std::size_t at = hinted.find("for ("); at != std::string::npos; at = hinted.find("for (", at + 1))
-    if (body_after(at).find("barrier(") != std::string::npos) ++chunk_loops;
-  // The accumulator's initialization, the window's three loops and the tile's two, and the
-  // tile's output.
-  EXPECT_GE(hints, 5u) << hinted;
-  EXPECT_EQ(chunk_loops, 1u) << hinted;
-  run_and_compare(p, reference, 4, on);
-  run_and_compare(p, reference, 4);
-}
-
 // A reduction at work-group level whose step is a mapLcl over zip(acc, ...): each work-item
 // updates its own element of the accumulator, which therefore lives in its private memory
 // (work_item_parts), whether the value is written to a destination or read by a mapLcl of

@@ -27,15 +27,6 @@ namespace liftc::codegen {
 struct Options {
   /// Unroll the innermost reduceSeq loops whose trip count is a constant (at most 64).
   bool unroll_reduce = false;
-  /// Ask the OpenCL compiler to unroll (`#pragma unroll`) each sequential loop with a
-  /// constant trip count of at most 64 that has no barrier and no work-item loop inside:
-  /// a work-item's own loops, those over its register tile and the window loops around
-  /// them. A register tile stays in registers only where its loops are unrolled; whether
-  /// unrolling the loops around it too pays depends on the kernel and the device (on the
-  /// H100, from 18% slower to 21% faster for conv-chw-tile-local points of VGG-16's layer
-  /// 5), so it is a tuning parameter (`unroll_tiles`) of kernels with private arrays, and
-  /// `--unroll-tiles` of compile/run.
-  bool unroll_tiles = false;
   /// Emit a mapped loop without the loop when its trip count equals its thread count
   /// (and as an `if` when it is provably at most the thread count); section 5.1.
   bool elide_loops = true;

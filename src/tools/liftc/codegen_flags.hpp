@@ -15,7 +15,6 @@ namespace liftc::tool {
 /// The code-generation flags of a command.
 struct CodegenFlags {
   bool unroll = false;
-  bool unroll_tiles = false;        // --unroll-tiles: #pragma unroll on a work-item's own loops
   bool keep_loops = false;
   std::vector<std::int64_t> local;  // --local: work-group size of mapGlb-only kernels
   bool mad = false;                 // --mad: build with -cl-mad-enable
@@ -27,7 +26,6 @@ struct CodegenFlags {
   codegen::Options options(const runtime::DeviceInfo* device) const {
     codegen::Options o;
     o.unroll_reduce = unroll;
-    o.unroll_tiles = unroll_tiles;
     o.elide_loops = !keep_loops;
     o.mad = mad;
     o.build_options = build_options;
@@ -43,14 +41,10 @@ struct CodegenFlags {
   }
 };
 
-/// Registers --unroll, --unroll-tiles, --local, --keep-loops, --mad, --build-options, --no-hoist and
+/// Registers --unroll, --local, --keep-loops, --mad, --build-options, --no-hoist and
 /// --no-vector-stores.
 inline void add_codegen_flags(CLI::App& cmd, CodegenFlags& flags) {
   cmd.add_flag("--unroll", flags.unroll, "unroll the innermost reduceSeq loops with constant trip counts");
-  cmd.add_flag("--unroll-tiles", flags.unroll_tiles,
-               "ask the OpenCL compiler to unroll (#pragma unroll) each loop of at most 64 steps that a work-item "
-               "runs on its own (no barrier, no loop over work-items inside): its register tile's loops and those "
-               "around them");
   cmd.add_option("--local", flags.local,
                  "work-group size of kernels that only use mapGlb, per dimension: --local 32,4 (default: the "
                  "OpenCL runtime chooses)")
