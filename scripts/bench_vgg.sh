@@ -120,10 +120,41 @@ rewrite() {
   "$liftc" rewrite "$1" --strategy "$2" ${3:+--alternative "$3"} > "$4"
 }
 
+# pad_beta PROGRAM: `name=B` for the pad kernel's channels per work-item (pad2D-chw-kernel's
+# beta), the largest of 8, 4, 2, 1 that divides the image's channels; nothing when the
+# program has no pad kernel.
+pad_beta() {
+  local name b
+  name="$(sed -n "s|^// tuning parameter \([A-Za-z0-9_]*\) .*(pad2D-chw-kernel)\$|\1|p" "$1" | head -n 1)"
+  [ -n "$name" ] || return 0
+  for b in 8 4 2 1; do
+    if "$liftc" check "$1" --size "$name=$b" > /dev/null 2>&1; then echo "$name=$b"; return 0; fi
+  done
+}
+
+# liftc_run PROGRAM [ARGS...]: `liftc run PROGRAM ARGS...` with pad_beta added to --params.
+liftc_run() {
+  local program="$1" beta args=() given=""
+  shift
+  beta="$(pad_beta "$program")"
+  while [ $# -gt 0 ]; do
+    if [ "$1" = --params ] && [ $# -ge 2 ]; then
+      args+=(--params "$2${beta:+,$beta}")
+      given=yes
+      shift 2
+    else
+      args+=("$1")
+      shift
+    fi
+  done
+  [ -z "$given" ] && [ -n "$beta" ] && args+=(--params "$beta")
+  "$liftc" run "$program" "${args[@]}"
+}
+
 # median_ms PROGRAM [ARGS...]: runs without validation, prints "MS BYTES": the median time
 # in ms and the memory plan's global footprint in bytes (`liftc run`'s `memory:` line).
 median_ms() {
-  "$liftc" run "$@" "${dev[@]}" --no-validate --warmup "$warmup" --runs "$runs" |
+  liftc_run "$@" "${dev[@]}" --no-validate --warmup "$warmup" --runs "$runs" |
     awk '/^memory: global/ { sub(/^\(/, "", $5); bytes = $5 } /^time: median/ { ms = $3 }
          END { if (ms != "" && bytes != "") print ms, bytes }'
 }
@@ -193,25 +224,25 @@ gpu_program() {  # FILE STRATEGY OUT: v = 4 where 4 divides the window, else sca
 echo "validating on examples/vgg16/conv_reduced.sr" >&2
 rewrite "$root/examples/vgg16/conv_reduced.sr" conv-naive "" "$work/reduced_naive.sr"
 gpu_program "$root/examples/vgg16/conv_reduced.sr" conv-gpu "$work/reduced_gpu.sr"
-"$liftc" run "$work/reduced_naive.sr" "${dev[@]}" | grep -q "matches the interpreter"
+liftc_run "$work/reduced_naive.sr" "${dev[@]}" | grep -q "matches the interpreter"
 rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw "" "$work/reduced_chw.sr"
-"$liftc" run "$work/reduced_chw.sr" "${dev[@]}" | grep -q "matches the interpreter"
-"$liftc" run "$work/reduced_gpu.sr" "${dev[@]}" --params "$(kappa_param "$work/reduced_gpu.sr")" |
+liftc_run "$work/reduced_chw.sr" "${dev[@]}" | grep -q "matches the interpreter"
+liftc_run "$work/reduced_gpu.sr" "${dev[@]}" --params "$(kappa_param "$work/reduced_gpu.sr")" |
   grep -q "matches the interpreter"
 if [[ " $strategies " == *" conv-chw-omega-m0 "* ]]; then
   rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw-omega-m0 "" "$work/reduced_omega_m0.sr"
-  "$liftc" run "$work/reduced_omega_m0.sr" "${dev[@]}" --params "$(param "$work/reduced_omega_m0.sr" reduce-channel-chunks 4)" |
+  liftc_run "$work/reduced_omega_m0.sr" "${dev[@]}" --params "$(param "$work/reduced_omega_m0.sr" reduce-channel-chunks 4)" |
     grep -q "matches the interpreter"
 fi
 if [[ " $strategies " == *" conv-chw-omega-kappa "* ]]; then
   rewrite "$root/examples/vgg16/conv_reduced.sr" conv-chw-omega-kappa "" "$work/reduced_omega_kappa.sr"
-  "$liftc" run "$work/reduced_omega_kappa.sr" "${dev[@]}" \
+  liftc_run "$work/reduced_omega_kappa.sr" "${dev[@]}" \
     --params "$(param "$work/reduced_omega_kappa.sr" reduce-channel-chunks-kappa 4),$(param "$work/reduced_omega_kappa.sr" kernel-groups-into-reduction 8)" |
     grep -q "matches the interpreter"
 fi
 if [[ " $strategies " == *" conv-gemm "* ]]; then
   rewrite "$root/examples/vgg16/conv_reduced.sr" conv-gemm "" "$work/reduced_gemm.sr"
-  "$liftc" run "$work/reduced_gemm.sr" "${dev[@]}" --params "$(tile_params "$work/reduced_gemm.sr" gemm-register-tile 4 8)" |
+  liftc_run "$work/reduced_gemm.sr" "${dev[@]}" --params "$(tile_params "$work/reduced_gemm.sr" gemm-register-tile 4 8)" |
     grep -q "matches the interpreter"
 fi
 
