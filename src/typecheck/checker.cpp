@@ -60,11 +60,20 @@ void Checker::fail(const Expr& at, const std::string& message) const {
   throw Error(message, known_locs_.empty() ? SourceLoc{} : known_locs_.back());
 }
 
+bool Checker::divides(const arith::Expr& value, const arith::Expr& divisor) const {
+  std::optional<std::int64_t> v = value.constant(), d = divisor.constant();
+  if (v && d) return *d != 0 && *v % *d == 0;
+  if (arith::provably_divisible(value, divisor)) return true;
+  return std::any_of(required_divisible_.begin(), required_divisible_.end(),
+                     [&](const auto& r) { return r.first == value && r.second == divisor; });
+}
+
 void Checker::require(Obligation::Kind kind, const arith::Expr& value, const arith::Expr& divisor, std::string what,
                       const Expr& at, const std::function<std::string()>& failure) {
   std::optional<std::int64_t> v = value.constant();
   switch (kind) {
     case Obligation::Kind::Divides: {
+      required_divisible_.emplace_back(value, divisor);
       std::optional<std::int64_t> d = divisor.constant();
       if (v && d) {
         if (*d == 0 || *v % *d != 0) fail(at, failure());

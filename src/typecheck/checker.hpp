@@ -43,6 +43,10 @@ class Checker {
   void require(Obligation::Kind kind, const arith::Expr& value, const arith::Expr& divisor, std::string what,
                const ir::Expr& at, const std::function<std::string()>& failure);
 
+  /// Whether `divisor` divides `value`: as constants, provably from the ranges, or because
+  /// this walk already required it (a split's or a slide's divisibility obligation).
+  bool divides(const arith::Expr& value, const arith::Expr& divisor) const;
+
   /// Throws a liftc::Error at `at` (or, when its position is unknown, at the innermost
   /// enclosing node whose position is known).
   [[noreturn]] void fail(const ir::Expr& at, const std::string& message) const;
@@ -51,6 +55,7 @@ class Checker {
   ir::Expr check_call(const ir::Expr& call);
 
   std::vector<Obligation>* obligations_;
+  std::vector<std::pair<arith::Expr, arith::Expr>> required_divisible_;  // (value, divisor) of each Divides required
   std::vector<SourceLoc> known_locs_;  // positions of the enclosing nodes that have one
   int depth_ = 0;                      // expressions being checked, nested
 };

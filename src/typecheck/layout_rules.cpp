@@ -59,12 +59,13 @@ Type split(Checker& c, CallSite& site) {
 
 Type join(Checker& c, CallSite& site) {
   const Type& t = expect_array_2d(c, site, 0);
-  // Joining m chunks of n/m gives n back (the split that made them requires that m divides
-  // n), so join(split(beta, x)) has x's length, not beta*(n/beta), in every later type and
-  // in the constraints derived from them.
+  // Joining m chunks of n/m gives n back where m divides n (the split that made them
+  // requires it), so join(split(beta, x)) has x's length, not beta*(n/beta), in every later
+  // type and in the constraints derived from them. Elsewhere (an input declared
+  // [[float]4](N/4), N = 10) it is m*(n/m).
   const Expr& outer = t.length();
   const Expr& inner = t.elem().length();
-  if (outer.kind() == arith::Kind::Div && outer.operands()[1] == inner)
+  if (outer.kind() == arith::Kind::Div && outer.operands()[1] == inner && c.divides(outer.operands()[0], inner))
     return Type::array(t.elem().elem(), outer.operands()[0]);
   return Type::array(t.elem().elem(), inner * outer);
 }

@@ -276,8 +276,11 @@ TEST(TextPrograms, SplitThenJoinIsTheOriginalLength) {
 TEST(TextPrograms, JoiningASplitHasTheSplitArraysLength) {
   EXPECT_EQ(ir::to_string(check_expr("join(split(s, xs))").program.defs.back().body.type()), "[float]n");
   EXPECT_EQ(ir::to_string(check_expr("join(map(r -> r, split(s, xs)))").program.defs.back().body.type()), "[float]n");
-  // Chunks that did not come from a split of that length keep the product.
+  // Chunks that did not come from a split of that length keep the product: a slide's, and
+  // an input's whose declared length need not be exact (4 does not divide 10: 8 floats).
   EXPECT_EQ(ir::to_string(check_expr("join(slide(3, 1, xs))").program.defs.back().body.type()), "[float](3*n - 6)");
+  auto declared = check_source("size N = 10\ninput x : [[float]4](N/4)\ndef y = join(x)\n");
+  EXPECT_EQ(ir::to_string(declared.program.defs.back().body.type()), "[float](4*(N/4))");
 }
 
 TEST(TextPrograms, DefinitionsSeeEarlierDefinitions) {
