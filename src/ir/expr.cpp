@@ -202,6 +202,29 @@ std::vector<std::string> free_vars(const Expr& e) {
   return {out.begin(), out.end()};
 }
 
+namespace {
+
+// Occurrences of the free variable `name` in `e`: outside lambdas, and inside them.
+void count_uses(const Expr& e, const std::string& name, bool in_lambda, int& outside, int& inside) {
+  if (e.kind() == ExprKind::Var) {
+    if (e->name == name) ++(in_lambda ? inside : outside);
+    return;
+  }
+  for (std::size_t i = 0; i < e->args.size(); ++i) {
+    auto names = bound_in_child(e, i);
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;  // shadowed there
+    count_uses(e->args[i], name, in_lambda || e.kind() == ExprKind::Lambda, outside, inside);
+  }
+}
+
+}  // namespace
+
+bool used_once_outside_lambdas(const Expr& e, const std::string& name) {
+  int outside = 0, inside = 0;
+  count_uses(e, name, false, outside, inside);
+  return outside == 1 && inside == 0;
+}
+
 std::string fresh_name(const std::string& base_name, const std::vector<std::string>& avoid) {
   auto taken = [&](const std::string& n) { return std::find(avoid.begin(), avoid.end(), n) != avoid.end(); };
   if (!taken(base_name)) return base_name;

@@ -44,6 +44,13 @@ bool compare(const std::string& op, const arith::Expr& a, const arith::Expr& b) 
 
 bool holds(const Guard& g, const Match& m, const SizeValues& given) {
   if (g.kind == Guard::Kind::TypeIs) return type_is(g.predicate, type_of(g.term, m)) != g.negated;
+  if (g.kind == Guard::Kind::FunctionIs && g.predicate == "once") {
+    // once(g): g's one parameter occurs once in its body, outside its body's lambdas.
+    auto f = m.functions.find(g.term.var);
+    bool once = f != m.functions.end() && f->second.kind() == ir::ExprKind::Lambda && f->second->params.size() == 1 &&
+                ir::used_once_outside_lambdas(ir::lambda_body(f->second), f->second->params[0]);
+    return once != g.negated;
+  }
   if (g.kind == Guard::Kind::FunctionIs) {
     // layout(f): the function's body only rearranges; layout(x): the expression does.
     bool layout = false;

@@ -78,23 +78,26 @@ class GuardLowerer {
     }
     auto* pf = as<ast::Postfix>(e);
     const std::string* pred = pf ? name_of(pf->primary) : nullptr;
-    if (pred && *pred == "layout" && pf->ops.size() == 1 && boost::get<ast::Arguments>(&pf->ops[0]) &&
-        boost::get<ast::Arguments>(pf->ops[0]).args.size() == 1) {
+    if (pred && (*pred == "layout" || *pred == "once") && pf->ops.size() == 1 &&
+        boost::get<ast::Arguments>(&pf->ops[0]) && boost::get<ast::Arguments>(pf->ops[0]).args.size() == 1) {
       const ast::Expr& arg = peel(boost::get<ast::Arguments>(pf->ops[0]).args[0]);
       const std::string* f = name_of(arg);
       auto it = f ? rule_.vars.find(*f) : rule_.vars.end();
-      if (it == rule_.vars.end() || (it->second != VarKind::Function && it->second != VarKind::Expr))
+      if (*pred == "layout" &&
+          (it == rule_.vars.end() || (it->second != VarKind::Function && it->second != VarKind::Expr)))
         fail(arg, "layout(f) needs a function or expression variable of the left side");
+      if (*pred == "once" && (it == rule_.vars.end() || it->second != VarKind::Function))
+        fail(arg, "once(g) needs a function variable of the left side");
       g.kind = Guard::Kind::FunctionIs;
-      g.predicate = "layout";
+      g.predicate = *pred;
       g.term = TypeTerm{*f, 0};
       return g;
     }
     static const std::set<std::string> preds = {"scalar", "vector", "array", "tuple", "float", "int"};
     if (!pred || !preds.count(*pred) || pf->ops.size() != 1 || !boost::get<ast::Arguments>(&pf->ops[0]) ||
         boost::get<ast::Arguments>(pf->ops[0]).args.size() != 1)
-      fail(e, "expected a condition: scalar(T), vector(T), array(T), tuple(T), float(T), int(T), layout(f) or a size "
-              "comparison");
+      fail(e, "expected a condition: scalar(T), vector(T), array(T), tuple(T), float(T), int(T), layout(f), once(g) or a "
+              "size comparison");
     g.kind = Guard::Kind::TypeIs;
     g.predicate = *pred;
     g.term = type_term(boost::get<ast::Arguments>(pf->ops[0]).args[0]);

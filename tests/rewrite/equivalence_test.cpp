@@ -177,6 +177,7 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"windows-2D", with(kMat, "def out = map2D(w -> reduce(0.0, (acc, v) -> acc + v, join(w)), slide2D(3, 3, 1, 1, x))")},
       // normalize.rules
       {"let-inline-layout", with(kMat, "def out = let t = transpose(x) in map(p -> map(q -> q.0 * q.1 + 1.0, zip(p.0, p.1)), zip(t, t))")},
+      {"let-inline-once", with(kVec, "def out = let s = reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, y)) in map(v -> v + 1.0, s)")},
       {"sum-of-sums", "size N, M, C\ninput x : [[[float]C]M]N\ninput y : [[[float]C]M]N\n"
                       "def out = reduce(0.5, (acc, v) -> acc + v, join(map((u, v) -> reduce(0.0, (c, p) -> c + p.0 * p.1, "
                       "zip(join(u), join(v))), zip(x, y))))"},

@@ -125,6 +125,22 @@ TEST(Match, GuardsLookAtFunctions) {
   EXPECT_EQ(rewrite_root("map-to-mapSeq", std::string(kRows) + "def out = map(r -> map(a -> a * 2.0, r), x)").size(), 1u);
 }
 
+// once(g): a let whose name its body uses once, outside any function of the body, is
+// inlined; one used twice, or once inside a function (which would compute the value once per
+// call), is kept; a shadowed name is not a use (the lambda that shadows it is renamed).
+TEST(Match, OnceGuardsCountUsesOutsideFunctions) {
+  const char* const kVec = "size N\ninput x : [float]N\n";
+  const std::string sum = "reduce(0.0, (a, v) -> a + v, x)";
+  EXPECT_EQ(rewrite_root("let-inline-once", std::string(kVec) + "def out = let s = " + sum + " in map(v -> v * 2.0, s)"),
+            (std::vector<std::string>{"map(v -> v * 2.0, " + sum + ")"}));
+  EXPECT_TRUE(rewrite_root("let-inline-once", std::string(kVec) + "def out = let s = " + sum + " in zip(s, s)").empty());
+  EXPECT_TRUE(
+      rewrite_root("let-inline-once", std::string(kVec) + "def out = let s = " + sum + " in map(v -> map(t -> t + v, s), x)").empty());
+  EXPECT_EQ(rewrite_root("let-inline-once", std::string(kVec) + "def out = let s = " + sum +
+                                                " in join(map(s -> map(t -> t * 2.0, s), split(1, s)))"),
+            (std::vector<std::string>{"join(map(s_1 -> map(t -> t * 2.0, s_1), split(1, " + sum + ")))"}));
+}
+
 TEST(Match, LayoutGuardsLookAtExpressions) {
   // let-inline-layout inlines a let whose value only rearranges data, wherever its name is
   // used (twice here), and keeps one whose value computes.

@@ -167,6 +167,10 @@ bool alpha_equal(const Expr& a, const Expr& b);
 
 /// Free variable names of `e`.
 std::vector<std::string> free_vars(const Expr& e);
+/// Whether the free variable `name` occurs in `e` exactly once, and not inside a lambda of
+/// `e` (whose body may run many times): substituting a computation for it then computes it
+/// once, as often as before.
+bool used_once_outside_lambdas(const Expr& e, const std::string& name);
 
 /// A name not in `avoid`, derived from `base` ("x" -> "x_1", "x_2", ...).
 std::string fresh_name(const std::string& base, const std::vector<std::string>& avoid);

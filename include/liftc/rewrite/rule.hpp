@@ -40,7 +40,7 @@ struct Guard {
   enum class Kind { TypeIs, Compare, FunctionIs };
   Kind kind = Kind::TypeIs;
   bool negated = false;
-  std::string predicate;   // TypeIs: scalar, vector, array, tuple, float, int; FunctionIs: layout
+  std::string predicate;   // TypeIs: scalar, vector, array, tuple, float, int; FunctionIs: layout, once
   TypeTerm term;           // TypeIs; FunctionIs: the function or expression variable (elem_depth 0)
   std::string op;          // Compare: == != < <= > >=
   arith::Expr lhs, rhs;    // Compare: over size variables and `length(x)` (the variable "length(x)")
