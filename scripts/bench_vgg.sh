@@ -125,7 +125,7 @@ rewrite() {
 # program has no pad kernel.
 pad_beta() {
   local name b
-  name="$(sed -n "s|^// tuning parameter \([A-Za-z0-9_]*\) .*(pad2D-chw-kernel)\$|\1|p" "$1" | head -n 1)"
+  name="$(param_name "$1" pad2D-chw-kernel)"
   [ -n "$name" ] || return 0
   for b in 8 4 2 1; do
     if "$liftc" check "$1" --size "$name=$b" > /dev/null 2>&1; then echo "$name=$b"; return 0; fi
@@ -164,10 +164,11 @@ median_ms() {
 # kappa_param: `n_M=KAPPA`, the kernel-group size.
 kappa_param() { echo "n_M=$kappa"; }
 
+# param_name PROGRAM RULE: the name of the (first) tuning parameter RULE introduced.
+param_name() { sed -n "s|^// tuning parameter \([A-Za-z0-9_]*\) .*($2)\$|\1|p" "$1" | head -n 1; }
+
 # param PROGRAM RULE VALUE: `name=VALUE` for the (first) tuning parameter RULE introduced.
-param() {
-  echo "$(sed -n "s|^// tuning parameter \([A-Za-z0-9_]*\) .*($2)\$|\1|p" "$1" | head -n 1)=$3"
-}
+param() { echo "$(param_name "$1" "$2")=$3"; }
 
 # best_ms PROGRAM [RUN ARGS...]: "ms work-group bytes" of the fastest work-group size: the
 # runtime's choice ("auto") or one of $locals (those that do not divide the launch fail);

@@ -60,10 +60,21 @@ void Checker::fail(const Expr& at, const std::string& message) const {
   throw Error(message, known_locs_.empty() ? SourceLoc{} : known_locs_.back());
 }
 
-bool Checker::divides(const arith::Expr& value, const arith::Expr& divisor) const {
+namespace {
+
+// Whether `divisor` divides `value` as far as the expressions decide it: for two constants,
+// and true where the ranges prove it; nullopt where neither says.
+std::optional<bool> decided_divisible(const arith::Expr& value, const arith::Expr& divisor) {
   std::optional<std::int64_t> v = value.constant(), d = divisor.constant();
   if (v && d) return *d != 0 && *v % *d == 0;
   if (arith::provably_divisible(value, divisor)) return true;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool Checker::divides(const arith::Expr& value, const arith::Expr& divisor) const {
+  if (auto decided = decided_divisible(value, divisor)) return *decided;
   return std::any_of(required_divisible_.begin(), required_divisible_.end(),
                      [&](const auto& r) { return r.first == value && r.second == divisor; });
 }
@@ -74,12 +85,10 @@ void Checker::require(Obligation::Kind kind, const arith::Expr& value, const ari
   switch (kind) {
     case Obligation::Kind::Divides: {
       required_divisible_.emplace_back(value, divisor);
-      std::optional<std::int64_t> d = divisor.constant();
-      if (v && d) {
-        if (*d == 0 || *v % *d != 0) fail(at, failure());
+      if (auto decided = decided_divisible(value, divisor)) {
+        if (!*decided) fail(at, failure());
         return;
       }
-      if (arith::provably_divisible(value, divisor)) return;
       break;
     }
     case Obligation::Kind::Positive:
