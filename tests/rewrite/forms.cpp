@@ -24,10 +24,6 @@ const char* const kGrouped =
     "grouped: the map over (kernel, bias) pairs sits inside a map over the groups, not directly in the map over "
     "windows, which the register tile, the omega partial sums, im2col, hoist-kernels and the kernel-minor copy rewrite";
 
-const char* const kSplitActivation =
-    "conv-chw-tile-split has no activation variant yet: conv-block-rows-split matches a convolution whose sums are "
-    "the result, not one with a function (ReLU, ...) applied after each sum";
-
 }  // namespace
 
 const std::vector<NotOffered>& forms_not_offered() {
@@ -37,10 +33,6 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr"})
       t.push_back({f, "conv-winograd", kWinogradShape});
     for (const char* f : {"depthwise.sr", "grouped.sr"}) t.push_back({f, "conv-winograd", kWinogradPairs});
-    for (const char* f : {"bias_after_relu.sr", "conv_pool.sr", "joined_channels.sr", "kernel_minor_weights.sr",
-                          "leaky_select.sr", "let_named_sum.sr", "pointwise.sr", "relu6_clamp.sr", "relu_max_0x.sr",
-                          "relu_of_sum_plus_bias.sr", "relu_select_bias_inside.sr", "relu_select_flipped.sr"})
-      t.push_back({f, "conv-chw-tile-split", kSplitActivation});
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
                           "conv-gemm"})
