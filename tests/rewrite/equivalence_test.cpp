@@ -232,6 +232,12 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"flat-kernels-blocks-no-bias", "size H, W, C, P\ninput x : [[[float]C]W]H\ninput ws : [[float](6*C)]P\n"
                                       "def out = map2D(win -> map(w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, "
                                       "zip(join(join(win)), w)), ws), slide2D(2, 3, 1, 1, x))"},
+      {"activation-pass-into-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                                       "def out = map2D(q -> map(v -> max(v, 0.0), q), map2D(px -> join(map((w, b) -> "
+                                       "reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs))), x))"},
+      {"activation-pass-into-windows-unjoined", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                                                "def out = map2D(q -> map(s -> map(v -> select(v > 0.0, v, 0.1 * v), s), q), "
+                                                "map2D(px -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x))"},
       {"join-out-of-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
                               "def out = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), "
                               "zip(ws, bs))), x)"},

@@ -125,6 +125,7 @@ TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
   EXPECT_TRUE(ir::alpha_equal(normal("swapped_acc_right.sr"), normal("flatten_order.sr")));
   EXPECT_TRUE(ir::alpha_equal(normal("relu_select_bias_inside.sr"), relu));
   EXPECT_TRUE(ir::alpha_equal(normal("relu_select_flipped.sr"), relu));
+  EXPECT_TRUE(ir::alpha_equal(normal("relu_pass_unjoined.sr"), relu));
   // Products summed separately, nested sums, (bias, kernel) pairs and a let of the padded
   // image: the canonical form.
   ir::Expr canonical = normal("let_padded.sr");
