@@ -8,8 +8,13 @@ namespace liftc::ir {
 
 namespace {
 
-std::string no_value_hint(const std::string& name) {
-  return fmt::format("size {} has no value: give it with --size {}=<value>", name, name);
+// A size declared with a range is a tuning parameter (a rewritten program declares each
+// one so), which commands take with --params; --size gives a program size.
+std::string no_value_hint(const SizeDecl& s) {
+  if (s.min)
+    return fmt::format("tuning parameter {} (in {}..{}) has no value: give it with --params {}=<value>", s.name, *s.min,
+                       *s.max, s.name);
+  return fmt::format("size {} has no value: give it with --size {}=<value>", s.name, s.name);
 }
 
 // Why `value` is not a value of size `s`, if it is not.
@@ -39,7 +44,7 @@ Program bind_sizes(const Program& p, const std::map<std::string, long long>& ove
       if (auto why = out_of_range(s, it->second)) throw Error(fmt::format("--size {}={}: {}", s.name, it->second, *why));
       s.value = it->second;
     }
-    if (!s.value) throw Error(no_value_hint(s.name), s.loc);
+    if (!s.value) throw Error(no_value_hint(s), s.loc);
     if (auto why = out_of_range(s, *s.value)) throw Error(fmt::format("size {} = {}: {}", s.name, *s.value, *why), s.loc);
     bindings[s.name] = arith::Expr(static_cast<std::int64_t>(*s.value));
   }
@@ -51,7 +56,7 @@ Program bind_sizes(const Program& p, const std::map<std::string, long long>& ove
 std::map<std::string, std::int64_t> size_values(const Program& p) {
   std::map<std::string, std::int64_t> values;
   for (const auto& s : p.sizes) {
-    LIFTC_ASSERT(s.value.has_value(), no_value_hint(s.name) + " (size_values needs a program after bind_sizes)");
+    LIFTC_ASSERT(s.value.has_value(), no_value_hint(s) + " (size_values needs a program after bind_sizes)");
     values[s.name] = *s.value;
   }
   return values;

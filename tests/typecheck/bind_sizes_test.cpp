@@ -73,6 +73,9 @@ TEST(BindSizes, DeclaredRanges) {
   p.sizes[1].min = 0;  // size m in 0..4: a tuning parameter that may be 0
   p.sizes[1].max = 4;
   EXPECT_EQ(ir::to_string(ir::bind_sizes(p, {{"m", 0}}).inputs[0].type), "[[float]0]8");
+  // A size with a declared range is a tuning parameter: the hint names --params.
+  EXPECT_EQ(error_of([&] { ir::bind_sizes(p, {}); }),
+            "tuning parameter m (in 0..4) has no value: give it with --params m=<value>");
   EXPECT_EQ(error_of([&] { ir::bind_sizes(p, {{"m", 5}}); }), "--size m=5: m ranges over 0..4");
 }
 
