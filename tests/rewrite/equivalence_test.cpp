@@ -271,12 +271,13 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                         "def out = map(r -> map(c -> reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(c, join(join(y)))), "
                         "map(win -> join(join(win)), r)), x)"},
       // local_tiles.rules
-      {"conv-block-chunks", "size N, C, P\ninput x : [[[float]C]N]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
+      // a 3 x 2 window: kernel sizes that differ between rows and columns
+      {"conv-block-chunks", "size N, C, P\ninput x : [[[float]C]N]N\ninput ws : [[[[float]C]2]3]P\ninput bs : [float]P\n"
                             "def out = map2D(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
-                            "zip(join(join(win)), join(join(w)))), zip(ws, bs)), slide2D(3, 3, 1, 1, x))"},
-      {"conv-block-rows-split", "size N, C, P\ninput x : [[[float]C]N]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
+                            "zip(join(join(win)), join(join(w)))), zip(ws, bs)), slide2D(3, 2, 1, 1, x))"},
+      {"conv-block-rows-split", "size N, C, P\ninput x : [[[float]C]N]N\ninput ws : [[[[float]C]3]2]P\ninput bs : [float]P\n"
                                 "def out = map2D(win -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
-                                "zip(join(join(win)), join(join(w)))), zip(ws, bs)), slide2D(3, 3, 1, 1, x))"},
+                                "zip(join(join(win)), join(join(w)))), zip(ws, bs)), slide2D(2, 3, 1, 1, x))"},
       {"conv-block-rows-split-activation", "size N, C, P\ninput x : [[[float]C]N]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
                                            "def out = map2D(win -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
                                            "zip(join(join(win)), join(join(w))))), zip(ws, bs)), slide2D(3, 3, 1, 1, x))"},

@@ -20,6 +20,9 @@ const char* const kWinogradShape =
 const char* const kWinogradPairs =
     "Winograd needs the map over (kernel, bias) pairs over all channels directly in the map over windows";
 
+const char* const kSquareTiling =
+    "slide2D-tiling tiles square windows with one stride, slide2D(k, k, s, s, x)";
+
 const char* const kGrouped =
     "grouped: the map over (kernel, bias) pairs sits inside a map over the groups, not directly in the map over "
     "windows, which the register tile, the omega partial sums, im2col, hoist-kernels and the kernel-minor copy rewrite";
@@ -30,9 +33,10 @@ const std::vector<NotOffered>& forms_not_offered() {
   static const std::vector<NotOffered> table = [] {
     std::vector<NotOffered> t;
     for (const char* f : {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
-                          "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr"})
+                          "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr"})
       t.push_back({f, "conv-winograd", kWinogradShape});
     for (const char* f : {"depthwise.sr", "grouped.sr"}) t.push_back({f, "conv-winograd", kWinogradPairs});
+    t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
                           "conv-gemm"})
