@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,9 @@
 namespace liftc::constraints {
 
 namespace {
+
+// The reason of the one constraint that never holds where code generation refuses a program.
+constexpr std::string_view kRefusal = "code generation refuses this program: ";
 
 // Parameter domains without a declared bound stop here (a documented cap).
 constexpr std::int64_t kUnboundedCap = 1024;
@@ -432,8 +436,7 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
   try {
     plan = codegen::plan_kernels(checked.program);
   } catch (const Error& e) {
-    c.add({Constraint::Kind::LessEqual, 1, 0, {}, Source::Codegen,
-           fmt::format("code generation refuses this program: {}", e.message()), e.loc(), {}});
+    c.add({Constraint::Kind::LessEqual, 1, 0, {}, Source::Codegen, std::string(kRefusal) + e.message(), e.loc(), {}});
   }
   add_kernel_constraints(c, plan, target);
   bool multiplies = false;
@@ -514,6 +517,12 @@ std::vector<std::size_t> violated(const Space& space, const Point& p) {
   for (std::size_t i = 0; i < space.constraints.size(); ++i)
     if (!holds(space, space.constraints[i], p)) out.push_back(i);
   return out;
+}
+
+std::optional<std::string> codegen_refusal(const Space& space) {
+  for (const auto& c : space.constraints)
+    if (c.source == Source::Codegen && c.why.rfind(kRefusal, 0) == 0) return c.why;
+  return std::nullopt;
 }
 
 }  // namespace liftc::constraints

@@ -59,6 +59,7 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
                                      std::vector<NotApplied>* not_applied) {
   CandidateSpace cs;
   bool applied = false;
+  std::vector<std::string> refused;  // alternatives whose program code generation refuses, with why
   bool only_library = strategies_given && std::all_of(strategies.begin(), strategies.end(), is_library_strategy);
   for (const auto& s : strategies) {
     if (is_library_strategy(s)) continue;  // library_alternatives below
@@ -76,9 +77,11 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       space.strategy = s;
       space.alternative = i + 1;
       space.alternatives = r.programs.size();
+      std::optional<std::string> refusal = constraints::codegen_refusal(space);
       auto alt = std::make_unique<ConstraintAlternative>(std::move(space));
       if (alt->count() <= 0) {
         if (skipped) skipped->push_back(alt->label());
+        if (refusal) refused.push_back(fmt::format("{}: {}", alt->label(), *refusal));
         continue;
       }
       cs.alternatives.push_back(std::move(alt));
@@ -104,9 +107,16 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       }
       cs.alternatives.push_back(std::move(alt));
     }
-  if (cs.alternatives.empty())
-    throw Error(strategies_given ? "the strategies given have no valid point on this target"
-                                 : "no strategy of rules/strategies.rules applies to this program with a valid point");
+  if (cs.alternatives.empty()) {
+    std::string what = strategies_given ? "the strategies given have no valid point on this target"
+                                        : "no strategy of rules/strategies.rules applies to this program with a valid point";
+    // Where code generation refused an alternative's program, its reason is the answer (a
+    // computation around the convolution in the same definition, say); the first one said.
+    if (!refused.empty())
+      what += fmt::format(" ({}{})", refused.front(),
+                          refused.size() > 1 ? fmt::format("; and {} more alternative(s) refused", refused.size() - 1) : "");
+    throw Error(what);
+  }
   return cs;
 }
 

@@ -95,6 +95,24 @@ TEST_F(ExploreCli, SizesWithoutValuesAreDeclaredInTheProgram) {
   }
 }
 
+// A strategy whose every alternative code generation refuses (here a computation over each
+// pixel's channels after the convolution, in the same definition: conv-chw-tile-local's
+// work-groups go to it) says why, not only that no point is valid.
+TEST_F(ExploreCli, AStrategyCodeGenerationRefusesSaysWhy) {
+  std::ofstream(dir_ / "prog.sr")
+      << "size C = 2, H = 4, W = 4, M = 2, K = 3\ninput weights : [[[[float]C]K]K]M\ninput biases : [float]M\n"
+         "input image : [[[float]C]W]H\n"
+         "def out = map2D(px -> map(v -> reduce(v, (a, e) -> max(a, e), px), px), map2D(win -> join(map((w, b) -> "
+         "reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))), zip(weights, biases))), "
+         "slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))))\n";
+  Result r = run("explore prog.sr -s conv-chw-tile-local --evals 1 -q --db r.db");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("error: the strategies given have no valid point on this target (conv-chw-tile-local #1: "
+                          "code generation refuses this program: mapLcl(0) is not inside a mapWrg"),
+            std::string::npos)
+      << r.output;
+}
+
 // The note on a strategy over emulated local memory compares its share with the other
 // strategies' only when others are offered (explore's note, and space's per alternative).
 TEST_F(ExploreCli, SpaceComparesTheEmulatedLocalShareOnlyWithStrategiesOffered) {

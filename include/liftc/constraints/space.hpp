@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,11 @@ using Point = std::vector<std::int64_t>;
 /// Builds the space of a rewritten program on a target: collects the constraints of every
 /// source, prunes one-variable constraints into the domains, orders the parameters.
 Space build_space(const ir::Program& program, const std::vector<rewrite::TuningParam>& params, const Target& target);
+
+/// Why code generation refuses the program of `space`, where it does ("code generation
+/// refuses this program: ..."): such a space has no valid point, one constraint that never
+/// holds carrying the reason. nullopt for a program code generation accepts.
+std::optional<std::string> codegen_refusal(const Space& space);
 
 /// The sizes `liftc run --params` takes for a point (the program's tuning parameters).
 std::map<std::string, long long> size_values(const Space& space, const Point& p);
