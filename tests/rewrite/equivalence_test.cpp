@@ -281,7 +281,6 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"conv-block-rows-split-activation", "size N, C, P\ninput x : [[[float]C]N]N\ninput ws : [[[[float]C]3]3]P\ninput bs : [float]P\n"
                                            "def out = map2D(win -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
                                            "zip(join(join(win)), join(join(w))))), zip(ws, bs)), slide2D(3, 3, 1, 1, x))"},
-      {"zero-biases-view", "size N, C\ninput ws : [[float]C]N\ndef out = map(k -> 0.0, ws)"},
       {"register-tile-acc",
        "size N, C, P, Q\ninput a : [[float]P]N\ninput xs : [[[[[float]C]3]3]N]Q\ninput ys : [[[[[float]C]3]3]P]Q\n"
        "def out = join(reduce(a, (accs, c) -> map(aw -> join(map((am, w) -> reduce(am, "
