@@ -238,6 +238,9 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"activation-pass-into-windows-unjoined", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
                                                 "def out = map2D(q -> map(s -> map(v -> select(v > 0.0, v, 0.1 * v), s), q), "
                                                 "map2D(px -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x))"},
+      {"bias-pass-into-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                                 "def out = map2D(q -> map((s, b) -> max(s + b, 0.0), zip(q, bs)), map2D(px -> join(map(w -> "
+                                 "reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(px, w)), ws)), x))"},
       {"join-out-of-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
                               "def out = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), "
                               "zip(ws, bs))), x)"},
