@@ -3,6 +3,7 @@
 
 #include "liftc/codegen/plan.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -42,6 +43,34 @@ bool contains_reduce_seq(const ir::Expr& e) {
   return false;
 }
 
+// The deepest nest of sequential loops (mapSeq, reduceSeq) in `e`: where a kernel's
+// arithmetic is, as its work is the product of its loops' trip counts. Structural, so that
+// the constraint stage (tuning parameters unbound) and code generation (bound) agree.
+int sequential_depth(const ir::Expr& e) {
+  int inner = 0;
+  for (const auto& a : e->args) inner = std::max(inner, sequential_depth(a));
+  bool loop = e.kind() == ir::ExprKind::Call && (e->prim == ir::Prim::MapSeq || e->prim == ir::Prim::ReduceSeq);
+  return inner + (loop ? 1 : 0);
+}
+
+// The main kernel of a definition planned into kernels [first, end): of the mapGlb kernels
+// that compute (not copies), the one with the deepest nest of sequential loops, where
+// another is deeper than the one the planner chose (Winograd's batched multiplication, a
+// reduction nested in maps, after its transforms, single reductions, were split off).
+void choose_main_kernel(std::vector<PlannedKernel>& kernels, std::size_t first) {
+  std::size_t chosen = kernels.size();
+  for (std::size_t i = first; i < kernels.size(); ++i)
+    if (kernels[i].tuned) chosen = i;
+  if (chosen == kernels.size()) return;
+  std::size_t best = chosen;
+  for (std::size_t i = first; i < kernels.size(); ++i)
+    if (!kernels[i].copy && !kernels[i].threads.work_groups &&
+        sequential_depth(kernels[i].body) > sequential_depth(kernels[best].body))
+      best = i;
+  kernels[chosen].tuned = false;
+  kernels[best].tuned = true;
+}
+
 // Plans a program definition by definition, each into one kernel, or several where values
 // cross work-items.
 class Planner {
@@ -60,8 +89,10 @@ class Planner {
   // parameter) applies to the definition's main kernel only (`tuned`): the one with its
   // parallel maps, which is the part split off when a layout primitive is applied to their
   // result (a crop), or the first part split off that reduces (partial sums, summed by the
-  // rest), and otherwise the definition's own. Pad, layout and loop-invariant kernels split
-  // off it have other global sizes: the runtime chooses theirs.
+  // rest), and otherwise the definition's own; plan_kernels then moves the choice to a
+  // computing kernel with a deeper nest of sequential loops, if one is (choose_main_kernel).
+  // Pad, layout and loop-invariant kernels split off it have other global sizes: the
+  // runtime chooses theirs.
   void definition(const std::string& name, const std::string& def, ir::Expr body, const SourceLoc& loc, BufferRole role,
                   bool tuned) {
     // A kernel-level parallel map inside a function that uses nothing of it (a copy of the
@@ -185,7 +216,11 @@ KernelPlan plan_kernels(const ir::Program& checked) {
   for (const auto& sz : checked.sizes) size_names.insert(sz.name);
   Planner planner(plan, size_names);
   for (const auto& in : checked.inputs) planner.input(in.name);
-  for (const auto& def : checked.defs) planner.definition(def.name, def.name, def.body, def.loc, BufferRole::Output, true);
+  for (const auto& def : checked.defs) {
+    std::size_t first = plan.kernels.size();
+    planner.definition(def.name, def.name, def.body, def.loc, BufferRole::Output, true);
+    choose_main_kernel(plan.kernels, first);
+  }
   return plan;
 }
 
