@@ -106,6 +106,49 @@ rule winograd-f{m}x{m}{suffix} "Winograd F({m}x{m}, 3x3): {m}x{m} output tiles f
 """
 
 
+GEMM_COMMENT = """\
+// Winograd F({m}x{m}, 3x3) as a batched matrix multiplication: the transforms as in
+// winograd-f{m}x{m}, but the {alpha}*{alpha} products of every tile and kernel are computed by a
+// kernel of their own, one matrix multiplication per transform row (xi, nu), and the output
+// transform by another. Four kernels, each mapped by the rule (the multiplication's maps are
+// left plain, for matmul-register-tile and the strategy to map):
+// - the transformed input V, [alpha^2][C][T] (T = the tiles, rows joined), a work-item per
+//   transform row (dimension 2), channel (0) and tile (1): neighbouring work-items read
+//   neighbouring channels of the HWC image;
+// - the transformed weights U, [alpha^2][C][M], a work-item per transform row (2), channel
+//   (0) and kernel (1), neighbouring channels of the [M][K][K][C] weights likewise;
+// - per transform row (a mapGlb(2) over zip(V, U)) the multiplication of the tiles' [T][C]
+//   and the kernels' [M][C] (transposes of V's and U's matrices: views): [alpha^2][T][M];
+// - per tile (dimension 1) and kernel (0) the output transform A^T M A of its {alpha}*{alpha} products
+//   plus the bias, written through the views that put the m x m tiles into the image.
+// The tiles are split back into rows of (W' + 2 - 2) / {m} = (length(elem(x)) - 2) / {m} (x is
+// the padded image). Memory: alpha^2 * (C*T + C*M + T*M) floats more than the direct
+// convolution; the multiplications are {mults} of the direct convolution's.
+"""
+
+GEMM = """\
+rule winograd-f{m}x{m}-gemm{suffix} "Winograd F({m}x{m}, 3x3) as a batched matrix multiplication: input and weight transforms by kernels of their own, per transform row the tiles' and kernels' transformed values multiplied over the channels by a kernel of its own, then the output transform{what}":
+  map(r -> map(win -> map((w, b) -> {open}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))){close}, zip(ws, bs)), r),
+      map(transpose, slide(k, 1, map(row -> slide(k, 1, row), x))))
+    => join(map(tr -> map(q -> join(q), transpose(tr)),
+         split((length(elem(x)) - 2) / {m},
+           mapGlb(1, pt -> map(t -> transpose(t), transpose(
+                   mapGlb(0, (pk, b) -> split({m}, mapSeq(a -> {open_seq}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, pk)){close},
+                                          {aa})),
+                          zip(pt, bs)))),
+             map(pq -> transpose(pq), transpose(map(pr -> map(pm -> join(pm), pr),
+               mapGlb(2, vu -> map(a -> map(u -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(a, u)), transpose(vu.1)), transpose(vu.0)),
+                 zip(mapGlb(2, e -> mapGlb(0, dc -> join(mapGlb(1, d -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(d), e)), dc)),
+                                 transpose(map(d -> transpose(map(ir -> transpose(ir), d)),
+                                   join(map(transpose, slide({alpha}, {m}, map(row -> slide({alpha}, {m}, row), x))))))),
+                       {bb}),
+                     mapGlb(2, g -> mapGlb(0, wc -> join(mapGlb(1, w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(w), pad(0, k * k - 9, 0.0, g))), wc)),
+                                 transpose(map(w -> transpose(map(kr -> transpose(kr), w)), ws))),
+                       {gg_}))))))))))
+    if k == 3
+"""
+
+
 KERNEL_GROUPS_COMMENT = """\
 // Register blocking over kernels (kappa) for the products of winograd-f2x2 and -f4x4, as
 // kernel-groups-into-reduction for the direct convolution: each work-item computes kappa
@@ -181,9 +224,11 @@ ACTIVATION_COMMENT = """\
 """
 
 # The plain rule and its activation variant: the name's suffix, the description's end, and
-# what surrounds each sum (map(h, ...) on both sides).
-VARIANTS = [dict(suffix="", what="", open="", close=""),
-            dict(suffix="-activation", what=", then an element-wise function of each sum", open="map(h, ", close=")")]
+# what surrounds each sum (map(h, ...) on both sides; mapSeq(h, ...) where the right side
+# maps everything around it itself, so that no strategy takes it for a map of work-items).
+VARIANTS = [dict(suffix="", what="", open="", open_seq="", close=""),
+            dict(suffix="-activation", what=", then an element-wise function of each sum", open="map(h, ",
+                 open_seq="mapSeq(h, ", close=")")]
 
 
 def main():
@@ -201,6 +246,16 @@ def main():
             if v["suffix"]:
                 out.write("\n" + ACTIVATION_COMMENT)
             out.write(RULE.format(**sizes, **v, aa=array(aa, 25), gg_=array(gg, 25), bb=array(bb, 15)))
+        out.write("\n")
+    for m, (bt, g, at) in MATRICES.items():
+        bb, gg, aa = kron(bt, bt), kron(g, g), kron(at, at)
+        alpha = m + 2
+        sizes = dict(m=m, alpha=alpha, mults=f"{alpha * alpha}/{9 * m * m}")
+        out.write(GEMM_COMMENT.format(**sizes))
+        for v in VARIANTS:
+            if v["suffix"]:
+                out.write("\n" + ACTIVATION_COMMENT)
+            out.write(GEMM.format(**sizes, **v, aa=array(aa, 42), gg_=array(gg, 23), bb=array(bb, 23)))
         out.write("\n")
     out.write(KERNEL_GROUPS_COMMENT)
     for v in VARIANTS:

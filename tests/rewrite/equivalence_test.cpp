@@ -65,6 +65,12 @@ const char* const kWinogradTilesActivation =
     "(acc, p) -> acc + p.0 * p.1, zip(uv.0, uv.1)), z), zip(u, v)) in split(2, map(a -> map(x -> max(x, 0.0), reduce(b, "
     "(acc, p) -> acc + p.0 * p.1, zip(a, join(mk)))), t)), zip(us, bs)))), vr)";
 
+// matmul-register-tile's left side: rows of x times rows of us, each sum from one start z
+// (here an input, not 0.0: any start the rows do not mention).
+const char* const kMatmul =
+    "size N, C, M\ninput x : [[float]C]N\ninput us : [[float]C]M\ninput z : float\n"
+    "def out = map(a -> map(u -> reduce(z, (acc, p) -> acc + p.0 * p.1, zip(a, u)), us), x)";
+
 const std::vector<std::pair<std::string, std::string>>& cases() {
   static const std::vector<std::pair<std::string, std::string>> table = {
       // algorithmic.rules
@@ -308,6 +314,8 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"gemm-register-tile-activation", "size N, J, P\ninput x : [[float]J]N\ninput ws : [[[[float]J]1]1]P\ninput bs : [float]P\n"
                                         "def out = map(c -> map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
                                         "zip(c, join(join(w))))), zip(ws, bs)), x)"},
+      {"matmul-register-tile", kMatmul},
+      {"matmul-register-tile-strided", kMatmul},
       // winograd.rules
       {"winograd-f2x2", kConv3x3},
       {"winograd-f4x4", kConv3x3},
@@ -317,6 +325,10 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"winograd-kernel-groups-activation", kWinogradProductsActivation},
       {"winograd-register-tile", kWinogradTiles},
       {"winograd-register-tile-activation", kWinogradTilesActivation},
+      {"winograd-f2x2-gemm", kConv3x3},
+      {"winograd-f4x4-gemm", kConv3x3},
+      {"winograd-f2x2-gemm-activation", kConv3x3Activation},
+      {"winograd-f4x4-gemm-activation", kConv3x3Activation},
   };
   return table;
 }

@@ -221,7 +221,9 @@ INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
                                            StrategyCase{"conv-chw-tile", "conv/forms/pointwise_no_bias.sr"},
                                            StrategyCase{"conv-chw-tile", "conv/forms/kernel_minor_weights.sr"},
                                            StrategyCase{"conv-winograd", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-winograd", "conv/forms/leaky_select.sr"}),
+                                           StrategyCase{"conv-winograd", "conv/forms/leaky_select.sr"},
+                                           StrategyCase{"conv-winograd-gemm", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-winograd-gemm", "conv/forms/leaky_select.sr"}),
                          [](const auto& info) { return case_name(info.param); });
 
 }  // namespace
