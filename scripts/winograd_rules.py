@@ -115,14 +115,15 @@ GEMM_COMMENT = """\
 // - the transformed input V, [alpha^2][C][T] (T = the tiles, rows joined), a work-item per
 //   transform row (dimension 2), channel (0) and tile (1): neighbouring work-items read
 //   neighbouring channels of the HWC image;
-// - the transformed weights U, [alpha^2][C][M], a work-item per transform row (2), channel
-//   (0) and kernel (1), neighbouring channels of the [M][K][K][C] weights likewise;
+// - the transformed weights U, [alpha^2][M][C], a work-item per transform row (2), kernel
+//   (1) and channel (0): neighbouring work-items read neighbouring channels of the
+//   [M][K][K][C] weights and write neighbouring addresses;
 // - per transform row (a mapGlb(2) over zip(V, U)) the multiplication of the tiles' [T][C]
-//   and the kernels' [M][C] (transposes of V's and U's matrices: views): [alpha^2][T][M];
+//   (a transpose of V's matrix: a view) and the kernels' [M][C]: [alpha^2][T][M];
 // - per tile (dimension 1) and kernel (0) the output transform A^T M A of its {alpha}*{alpha} products
 //   plus the bias, written through the views that put the m x m tiles into the image.
 // The tiles are split back into rows of (W' + 2 - 2) / {m} = (length(elem(x)) - 2) / {m} (x is
-// the padded image). Memory: alpha^2 * (C*T + C*M + T*M) floats more than the direct
+// the padded image). Memory: alpha^2 * (C*T + M*C + T*M) floats more than the direct
 // convolution; the multiplications are {mults} of the direct convolution's.
 """
 
@@ -137,13 +138,13 @@ rule winograd-f{m}x{m}-gemm{suffix} "Winograd F({m}x{m}, 3x3) as a batched matri
                                           {aa})),
                           zip(pt, bs)))),
              map(pq -> transpose(pq), transpose(map(pr -> map(pm -> join(pm), pr),
-               mapGlb(2, vu -> map(a -> map(u -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(a, u)), transpose(vu.1)), transpose(vu.0)),
+               mapGlb(2, vu -> map(a -> map(u -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(a, u)), vu.1), transpose(vu.0)),
                  zip(mapGlb(2, e -> mapGlb(0, dc -> join(mapGlb(1, d -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(d), e)), dc)),
                                  transpose(map(d -> transpose(map(ir -> transpose(ir), d)),
                                    join(map(transpose, slide({alpha}, {m}, map(row -> slide({alpha}, {m}, row), x))))))),
                        {bb}),
-                     mapGlb(2, g -> mapGlb(0, wc -> join(mapGlb(1, w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(w), pad(0, k * k - 9, 0.0, g))), wc)),
-                                 transpose(map(w -> transpose(map(kr -> transpose(kr), w)), ws))),
+                     mapGlb(2, g -> mapGlb(1, wk -> join(mapGlb(0, w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(w), pad(0, k * k - 9, 0.0, g))), wk)),
+                                 map(w -> transpose(map(kr -> transpose(kr), w)), ws)),
                        {gg_}))))))))))
     if k == 3
 """
