@@ -39,7 +39,8 @@
 #   --search S          genetic (default) or random
 #   --time S            explore's wall-time budget per shape in seconds (default: none)
 #   --jobs N            explore's candidates at once (default: explore's)
-#   --strategies "S..." explore only these strategies (default: every one that applies)
+#   --strategies "S..." explore only these strategies, those of them that apply to each shape
+#                       (default: every one that applies)
 #   --runs N            timed runs of liftc's point, the references and cuDNN (default 20)
 #   --refs DIR          conv_refs and CLBlast (default .gpu/refs when it holds conv_refs)
 #   --check-size N      H = W of the small validation shape (default 8; at least K)
@@ -141,7 +142,6 @@ dev=()
 explore_flags=(--search "$search" --pareto -q)
 [[ -n "$budget" ]] && explore_flags+=(--time "$budget")
 [[ -n "$jobs" ]] && explore_flags+=(--jobs "$jobs")
-for s in $strategies; do explore_flags+=(-s "$s"); done
 torch=""
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then torch=yes; fi
 
@@ -170,8 +170,18 @@ write_program() {
 # to its fastest validated point, as scripts/explore_summary.py --best-flags reads it.
 explore_best() {
   local file="$1" tag="$2" n="$3"
-  local log="$work/explore-$tag.txt"
-  if ! "$liftc" explore "$file" "${dev[@]}" "${explore_flags[@]}" --evals "$n" --db "$work/layer$tag-$search.db" \
+  local log="$work/explore-$tag.txt" chosen=() s
+  # Of the strategies asked for, those that apply to this shape (Winograd needs a 3x3
+  # kernel at stride 1; `liftc explore -s` refuses one that applies to nothing).
+  for s in $strategies; do
+    if "$liftc" rewrite "$file" --strategy "$s" --alternative 1 > /dev/null 2>&1; then
+      chosen+=(-s "$s")
+    else
+      echo "$tag: $s does not apply; explored without it" >&2
+    fi
+  done
+  [[ -z "$strategies" || ${#chosen[@]} -gt 0 ]] || die "none of the strategies \"$strategies\" applies to $file"
+  if ! "$liftc" explore "$file" "${dev[@]}" "${explore_flags[@]}" "${chosen[@]}" --evals "$n" --db "$work/layer$tag-$search.db" \
       -o "$work/front-$tag" --force > "$log" 2>&1; then
     cat "$log" >&2
     die "liftc explore $file failed (above)"
