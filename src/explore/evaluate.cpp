@@ -304,9 +304,9 @@ double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlterna
     } else {
       Alternative* cheapest = space_.alternatives[index].get();
       for (const auto& other : space_.alternatives)
-        if (is_constraint_alternative(*other) && other->parameters().size() < cheapest->parameters().size() &&
-            other->strategy() == alt.strategy() &&
-            constant_arrays_of(constraint_alternative(*other).space().program) == constant_arrays_of(alt.space().program))
+        if (is_constraint_alternative(*other) && other->count() > 0 &&
+            other->parameters().size() < cheapest->parameters().size() && other->strategy() == alt.strategy() &&
+            other->strategy() + "\n" + constant_arrays_of(constraint_alternative(*other).space().program) == key)
           cheapest = other.get();
       std::mt19937_64 rng(0);  // any valid point: the sizes it binds are the program's
       const constraints::Space& space = constraint_alternative(*cheapest).space();

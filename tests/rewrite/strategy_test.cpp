@@ -3,12 +3,14 @@
 
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
 #include "forms.hpp"
 #include "harness.hpp"
+#include "liftc/interp/interp.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/parse/parse.hpp"
 
@@ -152,6 +154,38 @@ TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
         want.push_back(s);
     EXPECT_EQ(offered_strategies(example("conv/forms/" + form)), want);
   }
+}
+
+// liftc explore interprets a Winograd program's magnitude (its computation on absolute
+// values, which sets the validation's allowance) once per strategy and set of constant
+// arrays, on the alternative with the fewest tuning parameters (Evaluator::
+// magnitude_allowance): alternatives that regroup and map the same sums give the same
+// magnitude. conv-winograd-gemm on conv_small.sr: F(2x2) (alternatives 1-3: one product per
+// work-item, a register tile, a dealt-out tile) and F(4x4) (4-6), each group alike to
+// float rounding, and the two transforms' magnitudes apart.
+TEST(WinogradMagnitude, AlternativesWithTheSameTransformsHaveTheSameMagnitude) {
+  ir::Program original = program(example("conv/conv_small.sr"));
+  RewriteOptions options;
+  options.budget.max_alternatives = 16;
+  ProgramRewrite rw = rewrite_program(library(), "conv-winograd-gemm", original, options);
+  ASSERT_EQ(rw.programs.size(), 6u);
+  std::mt19937_64 rng(5);
+  interp::Tensors inputs;
+  std::vector<double> largest;
+  for (const auto& alt : rw.programs) {
+    std::vector<Instance> found = instances(original, alt, 1, rng);
+    ASSERT_EQ(found.size(), 1u);
+    if (inputs.empty()) inputs = interp::random_inputs(found[0].original, 9);
+    double most = 0;
+    for (const auto& [name, t] : interp::evaluate_magnitude(found[0].rewritten, inputs))
+      for (float v : t.f32) most = std::max(most, static_cast<double>(v));
+    largest.push_back(most);
+  }
+  for (std::size_t a : {1u, 2u, 4u, 5u}) {
+    const std::size_t first = a < 3 ? 0 : 3;
+    EXPECT_NEAR(largest[a], largest[first], 1e-5 * largest[first]) << "alternative " << a + 1;
+  }
+  EXPECT_GT(std::abs(largest[3] - largest[0]), 1e-3 * largest[0]);
 }
 
 TEST(Strategy, ExhaustiveChoiceKeepsEveryAlternative) {
