@@ -33,6 +33,13 @@ const runtime::Session& session() {
   return s;
 }
 
+// Every alternative (up to 16) of `strategy` applied to `original`.
+ProgramRewrite rewrite_all(const std::string& strategy, const ir::Program& original) {
+  RewriteOptions options;
+  options.budget.max_alternatives = 16;
+  return rewrite_program(library(), strategy, original, options);
+}
+
 // Generates `low` (bound and checked), runs it on random inputs, and compares every output
 // with the interpreter's values of `reference` (the program it was derived from, or itself).
 void run_and_compare(const ir::Program& low, const ir::Program& reference, std::uint64_t seed,
@@ -68,9 +75,7 @@ class StrategyToOpenCL : public ::testing::TestWithParam<StrategyCase> {};
 TEST_P(StrategyToOpenCL, GeneratedKernelsMatchTheOriginalProgram) {
   const StrategyCase& c = GetParam();
   ir::Program original = program(example(c.example));
-  RewriteOptions options;
-  options.budget.max_alternatives = 16;
-  ProgramRewrite rw = rewrite_program(library(), c.strategy, original, options);
+  ProgramRewrite rw = rewrite_all(c.strategy, original);
   std::mt19937_64 rng(11);
   int runs = 0;
   for (const auto& alt : rw.programs) {
@@ -150,14 +155,12 @@ class FormsToOpenCL : public ::testing::TestWithParam<std::string> {};
 TEST_P(FormsToOpenCL, EveryOfferedStrategyMatchesTheInterpreter) {
   const std::string text = example("conv/forms/" + GetParam());
   ir::Program original = program(text);
-  RewriteOptions options;
-  options.budget.max_alternatives = 16;
   std::mt19937_64 rng(3);
   std::vector<std::string> offered = offered_strategies(text);
   EXPECT_FALSE(offered.empty());
   for (const auto& strategy : offered) {
     SCOPED_TRACE(strategy);
-    ProgramRewrite rw = rewrite_program(library(), strategy, original, options);
+    ProgramRewrite rw = rewrite_all(strategy, original);
     // The first alternative with a valid tuning point (some have none at these sizes:
     // asVector(2) of a 3x3 window), and the last one.
     auto run_one = [&](std::size_t a) {
@@ -206,9 +209,7 @@ TEST(PointwiseGemm, ReadsTheImageInPlaceOrCopiesIt) {
                         Case{"conv/forms/pointwise.sr", 4, 4, 2, true}, Case{"conv/conv_small.sr", 2, 2, 2, true}}) {
     SCOPED_TRACE(std::string(c.example) + " alternative " + std::to_string(c.alternative));
     ir::Program original = program(example(c.example));
-    RewriteOptions options;
-    options.budget.max_alternatives = 16;
-    ProgramRewrite rw = rewrite_program(library(), "conv-gemm", original, options);
+    ProgramRewrite rw = rewrite_all("conv-gemm", original);
     ASSERT_EQ(rw.programs.size(), c.alternatives);
     std::mt19937_64 rng(9);
     std::vector<Instance> points = instances(original, rw.programs[c.alternative - 1], 1, rng);
@@ -229,11 +230,9 @@ TEST(PointwiseGemm, ReadsTheImageInPlaceOrCopiesIt) {
 void for_each_tile_point(int count, std::uint64_t seed,
                          const std::function<void(std::size_t, const Instance&, const codegen::Module&)>& check) {
   ir::Program original = program(example("conv/conv_c1_m8.sr"));
-  RewriteOptions options;
-  options.budget.max_alternatives = 16;
   for (const char* strategy : {"conv-chw-tile", "conv-chw-tile-m0"}) {
     SCOPED_TRACE(strategy);
-    ProgramRewrite rw = rewrite_program(library(), strategy, original, options);
+    ProgramRewrite rw = rewrite_all(strategy, original);
     ASSERT_EQ(rw.programs.size(), 4u);
     std::mt19937_64 rng(seed);
     for (std::size_t a = 0; a < 4; ++a) {
@@ -346,9 +345,7 @@ TEST(WinogradPrivateSums, KernelGroupsAndRegisterTilesKeepTheirSumsInPrivateMemo
   const Alternative table[] = {{16, nullptr, nullptr}, {16, "kappa_M", nullptr}, {36, nullptr, nullptr},
                                {36, "kappa_M", nullptr}, {16, "kappa_W", "sigma_W"}, {36, "kappa_W", "sigma_W"}};
   ir::Program original = program(example("conv/conv_small.sr"));
-  RewriteOptions options;
-  options.budget.max_alternatives = 16;
-  ProgramRewrite rw = rewrite_program(library(), "conv-winograd", original, options);
+  ProgramRewrite rw = rewrite_all("conv-winograd", original);
   ASSERT_EQ(rw.programs.size(), std::size(table));
   std::mt19937_64 rng(13);
   for (std::size_t a = 0; a < std::size(table); ++a) {
@@ -390,9 +387,7 @@ TEST(WinogradPrivateSums, KernelGroupsAndRegisterTilesKeepTheirSumsInPrivateMemo
 TEST(WinogradGemm, TheBatchedMultiplicationIsTheMainKernelAndKeepsItsTileInPrivateMemory) {
   const long long alpha2[] = {16, 16, 16, 36, 36, 36};
   ir::Program original = program(example("conv/conv_small.sr"));
-  RewriteOptions options;
-  options.budget.max_alternatives = 16;
-  ProgramRewrite rw = rewrite_program(library(), "conv-winograd-gemm", original, options);
+  ProgramRewrite rw = rewrite_all("conv-winograd-gemm", original);
   ASSERT_EQ(rw.programs.size(), std::size(alpha2));
   std::mt19937_64 rng(17);
   for (std::size_t a = 0; a < std::size(alpha2); ++a) {
