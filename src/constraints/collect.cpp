@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -62,7 +63,20 @@ struct Collector {
   std::map<std::string, arith::Expr> values;  // program sizes with a value
   std::vector<Declared> declared;             // of each parameter, in the order of space.params
 
-  arith::Expr bind(const arith::Expr& e) const { return arith::substitute(e, values); }
+  // A size that divides by a quantity zero for every value of the parameters in their
+  // ranges (split(N / sigma) of an array of N = 1 element, sigma >= 2: arith folds 1/sigma
+  // to 0) has no valid point: the first such message, told as a constraint that never holds
+  // when the space is built (the bound expression then stands as 0).
+  mutable std::optional<std::string> zero_divisor;
+
+  arith::Expr bind(const arith::Expr& e) const {
+    try {
+      return arith::substitute(e, values);
+    } catch (const Error& err) {
+      if (!zero_divisor) zero_divisor = err.message();
+      return arith::Expr(0);
+    }
+  }
 
   void add(Constraint c) {
     c.lhs = bind(c.lhs);
@@ -373,7 +387,7 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
   Space space;
   space.program = program;
   space.target = target;
-  Collector c{space, {}, {}};
+  Collector c{space, {}, {}, {}};
   for (const auto& s : program.sizes)
     if (s.value) c.values[s.name] = arith::Expr(static_cast<std::int64_t>(*s.value));
 
@@ -450,6 +464,9 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
     c.param(std::move(p), Declared::values({0, 1}), std::move(dom));
   }
   add_memory_constraints(c, checked.program, plan, target);
+  if (c.zero_divisor)
+    c.add({Constraint::Kind::LessEqual, 1, 0, {}, Source::Type,
+           fmt::format("at the program's sizes, for every value of the parameters: {}", *c.zero_divisor), {}, {}});
   for (const auto& k : plan.kernels)
     for (const auto& b : k.buffers)
       space.local_memory_emulated = space.local_memory_emulated || (target.local_mem_global && b.space == codegen::AddressSpace::Local);

@@ -59,6 +59,26 @@ TEST(Collect, LocalMemoryIsAnExpressionOfTheParameters) {
   EXPECT_EQ(it->vars, std::vector<std::string>{"theta_H"}) << to_string(*it);
 }
 
+// A size whose divisor is zero at every value of the parameters' ranges (conv-winograd-gemm
+// on a 4x4 output: F(4x4) has one tile, and the dealt-out register tile's split(1 / sigma_HW)
+// makes arith fold 1/sigma_HW, sigma_HW >= 2, to 0 under a division) is a space without a
+// valid point that says why, not an error that loses every other alternative.
+TEST(Collect, ASizeDividingByZeroEverywhereLeavesNoValidPoint) {
+  ir::Program p = program_text(
+      "size C = 2, H = 4, W = 4, M = 4, K = 3\n"
+      "input weights : [[[[float]C]K]K]M\ninput biases : [float]M\ninput image : [[[float]C]W]H\n"
+      "def conv = map2D(window -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, "
+      "zip(join(join(window)), join(join(w)))), zip(weights, biases)), slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))");
+  std::vector<Space> all = spaces(p, "conv-winograd-gemm", small_target(8, 64));
+  ASSERT_EQ(all.size(), 6u);
+  const Space& strided = all[5];  // F(4x4), matmul-register-tile-strided
+  auto it = std::find_if(strided.constraints.begin(), strided.constraints.end(),
+                         [](const Constraint& c) { return c.why.find("division by zero") != std::string::npos; });
+  ASSERT_NE(it, strided.constraints.end()) << listing(strided);
+  EXPECT_TRUE(brute_force(strided).empty());
+  EXPECT_FALSE(brute_force(all[3]).empty());  // F(4x4), one product per work-item
+}
+
 // A program whose kernels allocate local memory is marked on a target that emulates local
 // memory in global memory (Mali), and only there; one without local memory never is.
 TEST(Collect, LocalMemoryEmulatedInGlobalMemoryIsMarked) {
