@@ -24,6 +24,9 @@ std::optional<std::string> out_of_range(const SizeDecl& s, long long value) {
   return fmt::format("{} ranges over {}..{}", s.name, *s.min, *s.max);
 }
 
+// The option that gives `s` a value: --params for a tuning parameter, --size otherwise.
+const char* option_of(const SizeDecl& s) { return s.min ? "--params" : "--size"; }
+
 }  // namespace
 
 Program bind_sizes(const Program& p, const std::map<std::string, long long>& overrides) {
@@ -31,17 +34,22 @@ Program bind_sizes(const Program& p, const std::map<std::string, long long>& ove
     bool declared = false;
     for (const auto& s : p.sizes) declared = declared || s.name == name;
     if (!declared) {
-      std::vector<std::string> names;
-      for (const auto& s : p.sizes) names.push_back(s.name);
-      throw Error(fmt::format("--size {}={}: the program declares no size {} (its sizes: {})", name, value, name,
-                              names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+      std::vector<std::string> sizes, params;
+      for (const auto& s : p.sizes) (s.min ? params : sizes).push_back(s.name);
+      auto list = [](const std::vector<std::string>& v) {
+        return v.empty() ? std::string("none") : fmt::format("{}", fmt::join(v, ", "));
+      };
+      throw Error(fmt::format("{}={}: the program declares no size or tuning parameter {} (its sizes: {}; its tuning "
+                              "parameters: {})",
+                              name, value, name, list(sizes), list(params)));
     }
   }
   Program out = p;
   std::map<std::string, arith::Expr> bindings;
   for (auto& s : out.sizes) {
     if (auto it = overrides.find(s.name); it != overrides.end()) {
-      if (auto why = out_of_range(s, it->second)) throw Error(fmt::format("--size {}={}: {}", s.name, it->second, *why));
+      if (auto why = out_of_range(s, it->second))
+        throw Error(fmt::format("{} {}={}: {}", option_of(s), s.name, it->second, *why));
       s.value = it->second;
     }
     if (!s.value) throw Error(no_value_hint(s), s.loc);

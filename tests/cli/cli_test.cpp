@@ -387,7 +387,7 @@ TEST_F(Cli, ErrorsHaveMessagesAndFail) {
       {"check split.sr", "split.sr:3:9: error: split(3): 3 does not divide the array length 4"},
       {"eval symbolic.sr", "size N has no value: give it with --size N=<value>"},
       {"eval double.sr --size N=0", "sizes are at least 1"},
-      {"eval double.sr --size Q=3", "the program declares no size Q"},
+      {"eval double.sr --size Q=3", "the program declares no size or tuning parameter Q"},
       {"eval double.sr --size N=four", "'four' is not an integer"},
       {"eval double.sr --size N", "--size expects name=value"},
       {"eval double.sr --input x=garbage.npy", "garbage.npy: not a .npy file"},

@@ -61,7 +61,7 @@ TEST(BindSizes, BindingMakesFalseObligationsErrors) {
 TEST(BindSizes, Errors) {
   EXPECT_EQ(error_of([] { ir::bind_sizes(program(), {}); }), "size m has no value: give it with --size m=<value>");
   EXPECT_EQ(error_of([] { ir::bind_sizes(program(), {{"m", 2}, {"q", 1}}); }),
-            "--size q=1: the program declares no size q (its sizes: n, m)");
+            "q=1: the program declares no size or tuning parameter q (its sizes: n, m; its tuning parameters: none)");
   EXPECT_EQ(error_of([] { ir::bind_sizes(program(), {{"m", 0}}); }), "--size m=0: sizes are at least 1");
   ir::Program p = program();
   p.sizes[0].value = -2;
@@ -76,7 +76,9 @@ TEST(BindSizes, DeclaredRanges) {
   // A size with a declared range is a tuning parameter: the hint names --params.
   EXPECT_EQ(error_of([&] { ir::bind_sizes(p, {}); }),
             "tuning parameter m (in 0..4) has no value: give it with --params m=<value>");
-  EXPECT_EQ(error_of([&] { ir::bind_sizes(p, {{"m", 5}}); }), "--size m=5: m ranges over 0..4");
+  EXPECT_EQ(error_of([&] { ir::bind_sizes(p, {{"m", 5}}); }), "--params m=5: m ranges over 0..4");
+  EXPECT_EQ(error_of([&] { ir::bind_sizes(p, {{"q", 5}}); }),
+            "q=5: the program declares no size or tuning parameter q (its sizes: n; its tuning parameters: m)");
 }
 
 }  // namespace
