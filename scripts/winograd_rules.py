@@ -110,15 +110,16 @@ GEMM_COMMENT = """\
 // Winograd F({m}x{m}, 3x3) as a batched matrix multiplication: the transforms as in
 // winograd-f{m}x{m}, but the {alpha}*{alpha} products of every tile and kernel are computed by a
 // kernel of their own, one matrix multiplication per transform row (xi, nu), and the output
-// transform by another. Four kernels, each mapped by the rule (the multiplication's maps are
-// left plain, for matmul-register-tile and the strategy to map):
+// transform by another. Four kernels, the transforms mapped by the rule (the multiplication's
+// maps are left plain, for matmul-register-tile or matmul-local-tiles and the strategy to
+// map):
 // - the transformed input V, [alpha^2][C][T] (T = the tiles, rows joined), a work-item per
 //   transform row (dimension 2), channel (0) and tile (1): neighbouring work-items read
 //   neighbouring channels of the HWC image;
 // - the transformed weights U, [alpha^2][M][C], a work-item per transform row (2), kernel
 //   (1) and channel (0): neighbouring work-items read neighbouring channels of the
 //   [M][K][K][C] weights and write neighbouring addresses;
-// - per transform row (a mapGlb(2) over zip(V, U)) the multiplication of the tiles' [T][C]
+// - per transform row (a map over zip(V, U)) the multiplication of the tiles' [T][C]
 //   (a transpose of V's matrix: a view) and the kernels' [M][C]: [alpha^2][T][M];
 // - per tile (dimension 1) and kernel (0) the output transform A^T M A of its {alpha}*{alpha} products
 //   plus the bias, written through the views that put the m x m tiles into the image.
@@ -138,7 +139,7 @@ rule winograd-f{m}x{m}-gemm{suffix} "Winograd F({m}x{m}, 3x3) as a batched matri
                                           {aa})),
                           zip(pt, bs)))),
              map(pq -> transpose(pq), transpose(map(pr -> map(pm -> join(pm), pr),
-               mapGlb(2, vu -> map(a -> map(u -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(a, u)), vu.1), transpose(vu.0)),
+               map(vu -> map(a -> map(u -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(a, u)), vu.1), transpose(vu.0)),
                  zip(mapGlb(2, e -> mapGlb(0, dc -> join(mapGlb(1, d -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(d), e)), dc)),
                                  transpose(map(d -> transpose(map(ir -> transpose(ir), d)),
                                    join(map(transpose, slide({alpha}, {m}, map(row -> slide({alpha}, {m}, row), x))))))),

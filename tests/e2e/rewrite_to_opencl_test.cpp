@@ -137,6 +137,8 @@ INSTANTIATE_TEST_SUITE_P(Library, StrategyToOpenCL,
                                            StrategyCase{"conv-winograd-gemm", "conv/conv_small.sr"},
                                            StrategyCase{"conv-winograd-gemm", "conv/conv_c1_m8.sr"},
                                            StrategyCase{"conv-winograd-gemm", "conv/forms/relu_max_0x.sr"},
+                                           StrategyCase{"conv-winograd-local", "conv/conv_small.sr"},
+                                           StrategyCase{"conv-winograd-local", "conv/forms/relu_max_0x.sr"},
                                            StrategyCase{"conv-chw-tile-m0", "conv/forms/kernel_minor_weights.sr"},
                                            StrategyCase{"net-chw-kappa", "superres/fsrcnn.sr"},
                                            StrategyCase{"net-chw-kappa", "conv/conv_relu_swapped.sr"},
@@ -374,26 +376,37 @@ TEST(WinogradPrivateSums, KernelGroupsAndRegisterTilesKeepTheirSumsInPrivateMemo
 }
 
 // conv-winograd-gemm on conv_small.sr (8x8 output, M = 4): six alternatives, F(2x2, 3x3)
-// (1-3) and F(4x4, 3x3) (4-6), the multiplication with one product per work-item (1, 4) or
-// a sigma x kappa register tile (matmul-register-tile: 2, 5; its strided form: 3, 6). Four
-// kernels: the transformed input, the transformed weights, the batched multiplication and
-// the output transform. The main kernel (the one the mapGlb work-group size applies to) is
-// the one with the deepest nest of sequential loops (codegen's choose_main_kernel): the
-// register-tiled multiplication (a reduction over the channels of sigma x kappa maps), not
-// the input transform split off first; without a tile, the output transform (a map of
-// reductions) is deeper than the multiplication (one reduction). A register tile keeps its
-// sigma x kappa sums and the kappa weight values of a step in private memory. Two points of
-// each run and match.
+// (1-3) and F(4x4, 3x3) (4-6), the multiplication with one product per work-item (1, 4), a
+// sigma x kappa register tile (matmul-register-tile: 2, 5; its strided form: 3, 6); and
+// conv-winograd-local's two, F(2x2) and F(4x4) with local-memory blocks of tau x gamma sums
+// in sigma x kappa register tiles (matmul-local-tiles). Four kernels: the transformed
+// input, the transformed weights, the batched multiplication and the output transform. The
+// main kernel (the one the mapGlb work-group size applies to) is the mapGlb kernel with the
+// deepest nest of sequential loops (codegen's choose_main_kernel): the register-tiled
+// multiplication (a reduction over the channels of sigma x kappa maps), not the input
+// transform split off first; without a tile, or with work-groups of its own, the output
+// transform (a map of reductions). A register tile keeps its sigma x kappa sums (and, tiled
+// without local memory, the kappa weight values of a step) in private memory; the
+// local-memory blocks are work-groups of tau/sigma x gamma/kappa work-items holding a
+// chunk's chi x (tau + gamma) operands in local memory. Two points of each run and match.
 TEST(WinogradGemm, TheBatchedMultiplicationIsTheMainKernelAndKeepsItsTileInPrivateMemory) {
-  const long long alpha2[] = {16, 16, 16, 36, 36, 36};
+  enum class Products { One, Tile, Local };
+  struct Alternative {
+    long long alpha2;
+    Products products;
+  };
+  const Alternative table[] = {{16, Products::One}, {16, Products::Tile}, {16, Products::Tile},
+                               {36, Products::One}, {36, Products::Tile}, {36, Products::Tile},
+                               {16, Products::Local}, {36, Products::Local}};
   ir::Program original = program(example("conv/conv_small.sr"));
-  ProgramRewrite rw = rewrite_all("conv-winograd-gemm", original);
-  ASSERT_EQ(rw.programs.size(), std::size(alpha2));
+  std::vector<RewrittenProgram> alternatives = rewrite_all("conv-winograd-gemm", original).programs;
+  for (auto& p : rewrite_all("conv-winograd-local", original).programs) alternatives.push_back(std::move(p));
+  ASSERT_EQ(alternatives.size(), std::size(table));
   std::mt19937_64 rng(17);
-  for (std::size_t a = 0; a < std::size(alpha2); ++a) {
+  for (std::size_t a = 0; a < std::size(table); ++a) {
     SCOPED_TRACE(a + 1);
-    const bool tiled = a % 3 != 0;
-    std::vector<Instance> points = instances(original, rw.programs[a], 2, rng);
+    const Alternative& alt = table[a];
+    std::vector<Instance> points = instances(original, alternatives[a], 2, rng);
     ASSERT_FALSE(points.empty());
     for (const Instance& inst : points) {
       SCOPED_TRACE(params_text(inst));
@@ -401,17 +414,30 @@ TEST(WinogradGemm, TheBatchedMultiplicationIsTheMainKernelAndKeepsItsTileInPriva
       o.global_work_group = {1, 1, 1};
       codegen::Module m = codegen::generate(inst.rewritten, o);
       ASSERT_EQ(m.kernels.size(), 4u) << m.source();
-      const std::size_t main_kernel = tiled ? 2 : 3;
-      for (std::size_t k = 0; k < m.kernels.size(); ++k)
-        EXPECT_EQ(codegen::evaluate(m.kernels[k].launch.local[0], m), k == main_kernel ? 1 : 0) << m.kernels[k].name;
       const codegen::Kernel& products = m.kernels[2];
-      EXPECT_EQ(codegen::evaluate(products.launch.global[2], m), alpha2[a]);
-      long long floats = 0;
-      for (const auto& b : m.memory.buffers)
-        if (b.kernel == products.name && b.role == codegen::BufferRole::Private && !b.variable)
-          floats += codegen::evaluate(b.elements, m);
-      const long long sigma = tiled ? inst.values.at("sigma_HW") : 0, kappa = tiled ? inst.values.at("kappa_HW") : 0;
-      EXPECT_EQ(floats, tiled ? sigma * kappa + kappa : 0) << products.source;
+      const long long sigma = alt.products == Products::One ? 0 : inst.values.at("sigma_HW");
+      const long long kappa = alt.products == Products::One ? 0 : inst.values.at("kappa_HW");
+      const std::size_t main_kernel = alt.products == Products::Tile ? 2 : 3;
+      for (std::size_t k = 0; k < m.kernels.size(); ++k) {
+        long long local0 = codegen::evaluate(m.kernels[k].launch.local[0], m);
+        if (k == 2 && alt.products == Products::Local)
+          EXPECT_EQ(local0, inst.values.at("tau_HW") / sigma) << "a work-item per register tile of a block";
+        else
+          EXPECT_EQ(local0, k == main_kernel ? 1 : 0) << m.kernels[k].name;
+      }
+      EXPECT_EQ(codegen::evaluate(products.launch.global[2], m), alt.alpha2);
+      long long floats = 0, local = 0;
+      for (const auto& b : m.memory.buffers) {
+        if (b.kernel != products.name) continue;
+        if (b.role == codegen::BufferRole::Private && !b.variable) floats += codegen::evaluate(b.elements, m);
+        if (b.role == codegen::BufferRole::Local) local += codegen::evaluate(b.elements, m);
+      }
+      const long long want = alt.products == Products::One ? 0 : alt.products == Products::Tile ? sigma * kappa + kappa : sigma * kappa;
+      EXPECT_EQ(floats, want) << products.source;
+      EXPECT_EQ(local, alt.products == Products::Local
+                           ? inst.values.at("chi_HW") * (inst.values.at("tau_HW") + inst.values.at("gamma_HW"))
+                           : 0)
+          << products.source;
       run_and_compare(inst.rewritten, inst.original, rng());
       if (::testing::Test::HasFatalFailure()) return;
     }

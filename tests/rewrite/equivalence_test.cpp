@@ -71,6 +71,13 @@ const char* const kMatmul =
     "size N, C, M\ninput x : [[float]C]N\ninput us : [[float]C]M\ninput z : float\n"
     "def out = map(a -> map(u -> reduce(z, (acc, p) -> acc + p.0 * p.1, zip(a, u)), us), x)";
 
+// matmul-chunk-to-local's left side: a reduction over pairs of matrix chunks ([N][CH] and
+// [N][CH]), each step adding the products of the chunk's rows to an N x N accumulator.
+const char* const kMatmulChunks =
+    "size K, N, CH\ninput xs : [[[float]CH]N]K\ninput ys : [[[float]CH]N]K\ninput z : [[float]N]N\n"
+    "def out = reduce(z, (a, c) -> map((ar, xr) -> join(map((ae, yr) -> reduce(ae, (s, p) -> s + p.0 * p.1, zip(xr, yr)), "
+    "zip(ar, c.1))), zip(a, c.0)), zip(xs, ys))";
+
 const std::vector<std::pair<std::string, std::string>>& cases() {
   static const std::vector<std::pair<std::string, std::string>> table = {
       // algorithmic.rules
@@ -316,6 +323,8 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
                                         "zip(c, join(join(w))))), zip(ws, bs)), x)"},
       {"matmul-register-tile", kMatmul},
       {"matmul-register-tile-strided", kMatmul},
+      {"matmul-local-tiles", kMatmul},
+      {"matmul-chunk-to-local", kMatmulChunks},
       // winograd.rules
       {"winograd-f2x2", kConv3x3},
       {"winograd-f4x4", kConv3x3},

@@ -34,9 +34,9 @@ const std::vector<NotOffered>& forms_not_offered() {
     std::vector<NotOffered> t;
     for (const char* f : {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
                           "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr"})
-      for (const char* s : {"conv-winograd", "conv-winograd-gemm"}) t.push_back({f, s, kWinogradShape});
+      for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : {"depthwise.sr", "grouped.sr"})
-      for (const char* s : {"conv-winograd", "conv-winograd-gemm"}) t.push_back({f, s, kWinogradPairs});
+      for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
