@@ -273,6 +273,35 @@ TEST(Barriers, TheLocalTilesOfConvChwTileLocalAreOverwrittenOnlyAfterTheirReads)
   }
 }
 
+// conv-winograd-local (matmul-local-tiles, matmul-chunk-to-local): per chunk of channels
+// the work-group of a transform row and block copies both operands' chunks into local
+// memory, every work-item reads both, and the next chunk overwrites them: a barrier after
+// each copy and one ending the step; without the latter the check finds the race.
+TEST(Barriers, TheLocalChunksOfWinogradsMultiplicationAreOverwrittenOnlyAfterTheirReads) {
+  ir::Program original = program(example("conv/conv_small.sr"));
+  ProgramRewrite rw = rewrite_program(library(), "conv-winograd-local", original, {});
+  ASSERT_FALSE(rw.programs.empty());
+  ir::Program p = typecheck::typecheck(ir::bind_sizes(rw.programs[0].program,
+                                                      {{"tau_HW", 8}, {"gamma_HW", 4}, {"chi_HW", 2}, {"sigma_HW", 2}, {"kappa_HW", 2}}))
+                      .program;
+  codegen::Module m = codegen::generate(p);
+  const codegen::Kernel* products = nullptr;
+  for (const auto& k : m.kernels)
+    if (k.name == "conv_part3_kernel") products = &k;
+  ASSERT_NE(products, nullptr) << m.source();
+  EXPECT_TRUE(RaceCheck(products->function).races().empty()) << m.source();
+  const std::vector<Stmt>* loop = chunk_loop(products->function.body);
+  ASSERT_NE(loop, nullptr) << m.source();
+  int barriers = 0;
+  for (const Stmt& s : *loop) barriers += s->kind == StmtKind::Barrier;
+  EXPECT_EQ(barriers, 3) << m.source();
+  ASSERT_FALSE(loop->empty());
+  EXPECT_EQ(loop->back()->kind, StmtKind::Barrier) << m.source();
+  codegen::c::Function broken = products->function;
+  broken.body = without_loop_end_barriers(products->function.body);
+  EXPECT_FALSE(RaceCheck(broken).races().empty()) << "the check cannot fail:\n" << m.source();
+}
+
 TEST(Barriers, TheGlobalTilesBarrierFencesGlobalMemory) {
   ir::Program p = typecheck::typecheck(ir::bind_sizes(program(kCases[2].program), {})).program;
   codegen::Module m = codegen::generate(p);
