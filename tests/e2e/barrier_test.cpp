@@ -7,6 +7,7 @@
 // from two of different ones), so the programs below are ones where the accesses it pairs
 // are made by different work-items.
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -224,6 +225,24 @@ TEST(Barriers, MemoryAWorkGroupRewritesInALoopIsSeparatedFromTheReadsOfTheIterat
   }
 }
 
+// The loop over chunks of a local-tile kernel `f`: a barrier after each of its two copies
+// and one ending the step (the next step's copies overwrite what every work-item read);
+// without the loop-end barriers, `races` finds a race (the check can fail).
+void expect_chunk_barriers(const codegen::c::Function& f,
+                           const std::function<std::vector<std::string>(const codegen::c::Function&)>& races,
+                           const std::string& source) {
+  const std::vector<Stmt>* loop = chunk_loop(f.body);
+  ASSERT_NE(loop, nullptr) << source;
+  int barriers = 0;
+  for (const Stmt& s : *loop) barriers += s->kind == StmtKind::Barrier;
+  EXPECT_EQ(barriers, 3) << source;
+  ASSERT_FALSE(loop->empty());
+  EXPECT_EQ(loop->back()->kind, StmtKind::Barrier) << source;
+  codegen::c::Function broken = f;
+  broken.body = without_loop_end_barriers(f.body);
+  EXPECT_FALSE(races(broken).empty()) << "the check cannot fail:\n" << source;
+}
+
 // conv-chw-tile-local (issue 18): per chunk of channels the work-group copies its input
 // tile and its kernels' weights into local memory, every work-item reads both, and the next
 // chunk overwrites them. The block's accumulator (lmemacc) is also local, but each
@@ -258,18 +277,7 @@ TEST(Barriers, TheLocalTilesOfConvChwTileLocalAreOverwrittenOnlyAfterTheirReads)
     };
     EXPECT_TRUE(tile_races(conv->function).empty()) << fmt::format("{}", fmt::join(tile_races(conv->function), "\n"))
                                                     << "\n" << m.source();
-    // The loop over chunks: a barrier after each copy, and one ending the step (the next
-    // step's copies overwrite what every work-item read).
-    const std::vector<Stmt>* loop = chunk_loop(conv->function.body);
-    ASSERT_NE(loop, nullptr) << m.source();
-    int barriers = 0;
-    for (const Stmt& s : *loop) barriers += s->kind == StmtKind::Barrier;
-    EXPECT_EQ(barriers, 3) << m.source();
-    ASSERT_FALSE(loop->empty());
-    EXPECT_EQ(loop->back()->kind, StmtKind::Barrier) << m.source();
-    codegen::c::Function broken = conv->function;
-    broken.body = without_loop_end_barriers(conv->function.body);
-    EXPECT_FALSE(tile_races(broken).empty()) << "the check cannot fail:\n" << m.source();
+    expect_chunk_barriers(conv->function, tile_races, m.source());
   }
 }
 
@@ -289,17 +297,9 @@ TEST(Barriers, TheLocalChunksOfWinogradsMultiplicationAreOverwrittenOnlyAfterThe
   for (const auto& k : m.kernels)
     if (k.name == "conv_part3_kernel") products = &k;
   ASSERT_NE(products, nullptr) << m.source();
-  EXPECT_TRUE(RaceCheck(products->function).races().empty()) << m.source();
-  const std::vector<Stmt>* loop = chunk_loop(products->function.body);
-  ASSERT_NE(loop, nullptr) << m.source();
-  int barriers = 0;
-  for (const Stmt& s : *loop) barriers += s->kind == StmtKind::Barrier;
-  EXPECT_EQ(barriers, 3) << m.source();
-  ASSERT_FALSE(loop->empty());
-  EXPECT_EQ(loop->back()->kind, StmtKind::Barrier) << m.source();
-  codegen::c::Function broken = products->function;
-  broken.body = without_loop_end_barriers(products->function.body);
-  EXPECT_FALSE(RaceCheck(broken).races().empty()) << "the check cannot fail:\n" << m.source();
+  auto races = [](const codegen::c::Function& f) { return RaceCheck(f).races(); };
+  EXPECT_TRUE(races(products->function).empty()) << m.source();
+  expect_chunk_barriers(products->function, races, m.source());
 }
 
 TEST(Barriers, TheGlobalTilesBarrierFencesGlobalMemory) {
