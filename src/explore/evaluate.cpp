@@ -293,20 +293,21 @@ double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlterna
   if (auto it = magnitude_allowance_.find(index); it != magnitude_allowance_.end()) return it->second;
   double allowance = 0;
   if (interp::has_constant_arrays(alt.space().program)) {
-    // Alternatives of one strategy with the same constant arrays differ only by rules that
-    // regroup and map the same sums (tiles, work-items, lowering): on absolute values they
+    // Alternatives with the same constant arrays (in the same order: the same Winograd rule,
+    // conv-winograd-gemm's or conv-winograd-local's) differ only by rules that regroup and
+    // map the same sums (tiles, work-items, local memory, lowering): on absolute values they
     // compute the same magnitude. It is interpreted once, on the one with the fewest tuning
     // parameters: the cheapest to interpret (a register tile's accumulator arrays cost the
     // interpreter 20 times as much: 37 s against 1.9 s for Winograd on VGG layer 5).
-    std::string key = alt.strategy() + "\n" + constant_arrays_of(alt.space().program);
+    std::string key = constant_arrays_of(alt.space().program);
     if (auto it = magnitude_by_constants_.find(key); it != magnitude_by_constants_.end()) {
       allowance = it->second;
     } else {
       Alternative* cheapest = space_.alternatives[index].get();
       for (const auto& other : space_.alternatives)
         if (is_constraint_alternative(*other) && other->count() > 0 &&
-            other->parameters().size() < cheapest->parameters().size() && other->strategy() == alt.strategy() &&
-            other->strategy() + "\n" + constant_arrays_of(constraint_alternative(*other).space().program) == key)
+            other->parameters().size() < cheapest->parameters().size() &&
+            constant_arrays_of(constraint_alternative(*other).space().program) == key)
           cheapest = other.get();
       std::mt19937_64 rng(0);  // any valid point: the sizes it binds are the program's
       const constraints::Space& space = constraint_alternative(*cheapest).space();

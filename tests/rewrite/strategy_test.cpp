@@ -161,18 +161,21 @@ TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
 // arrays, on the alternative with the fewest tuning parameters (Evaluator::
 // magnitude_allowance): alternatives that regroup and map the same sums give the same
 // magnitude. conv-winograd-gemm on conv_small.sr: F(2x2) (alternatives 1-3: one product per
-// work-item, a register tile, a dealt-out tile) and F(4x4) (4-6), each group alike to
-// float rounding, and the two transforms' magnitudes apart.
+// work-item, a register tile, a dealt-out tile) and F(4x4) (4-6), and conv-winograd-local's
+// F(2x2) and F(4x4) (local-memory blocks), each transform's alike to float rounding, and
+// the two transforms' magnitudes apart.
 TEST(WinogradMagnitude, AlternativesWithTheSameTransformsHaveTheSameMagnitude) {
   ir::Program original = program(example("conv/conv_small.sr"));
   RewriteOptions options;
   options.budget.max_alternatives = 16;
-  ProgramRewrite rw = rewrite_program(library(), "conv-winograd-gemm", original, options);
-  ASSERT_EQ(rw.programs.size(), 6u);
+  std::vector<RewrittenProgram> alternatives = rewrite_program(library(), "conv-winograd-gemm", original, options).programs;
+  for (auto& p : rewrite_program(library(), "conv-winograd-local", original, options).programs)
+    alternatives.push_back(std::move(p));
+  ASSERT_EQ(alternatives.size(), 8u);
   std::mt19937_64 rng(5);
   interp::Tensors inputs;
   std::vector<double> largest;
-  for (const auto& alt : rw.programs) {
+  for (const auto& alt : alternatives) {
     std::vector<Instance> found = instances(original, alt, 1, rng);
     ASSERT_EQ(found.size(), 1u);
     if (inputs.empty()) inputs = interp::random_inputs(found[0].original, 9);
@@ -181,8 +184,8 @@ TEST(WinogradMagnitude, AlternativesWithTheSameTransformsHaveTheSameMagnitude) {
       for (float v : t.f32) most = std::max(most, static_cast<double>(v));
     largest.push_back(most);
   }
-  for (std::size_t a : {1u, 2u, 4u, 5u}) {
-    const std::size_t first = a < 3 ? 0 : 3;
+  for (std::size_t a : {1u, 2u, 4u, 5u, 6u, 7u}) {
+    const std::size_t first = a == 6 ? 0 : a == 7 ? 3 : a < 3 ? 0 : 3;
     EXPECT_NEAR(largest[a], largest[first], 1e-5 * largest[first]) << "alternative " << a + 1;
   }
   EXPECT_GT(std::abs(largest[3] - largest[0]), 1e-3 * largest[0]);

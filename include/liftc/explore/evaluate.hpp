@@ -150,8 +150,8 @@ class Evaluator {
   /// far larger than the result), interp::magnitude_tolerance times the largest value of
   /// its computation on absolute values (interp::evaluate_magnitude); 0 for the others. Once per alternative
   /// (tiling reorders the same products: the magnitude does not depend on the point), and
-  /// interpreted once per strategy and set of constant arrays, on the alternative with the
-  /// fewest tuning parameters.
+  /// interpreted once per set of constant arrays, on the alternative with the fewest tuning
+  /// parameters.
   double magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point);
   Evaluation base_row(const Alternative& alt, const Candidate& c) const;
   std::optional<Evaluation> servable_row(const std::string& key) const;
@@ -173,7 +173,7 @@ class Evaluator {
   std::optional<SharedFiles> shared_;                   // the inputs and reference, written once
   std::set<std::string> running_;                       // keys of candidates whose runner has not been recorded
   std::map<std::size_t, double> magnitude_allowance_;   // by alternative index (magnitude_allowance)
-  std::map<std::string, double> magnitude_by_constants_;  // by strategy and constant arrays (magnitude_allowance)
+  std::map<std::string, double> magnitude_by_constants_;  // by constant arrays (magnitude_allowance)
   EvaluatorTimes times_;
 };
 
