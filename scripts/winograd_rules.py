@@ -82,11 +82,17 @@ RULE_COMMENT = """\
 // Growth (largest absolute row sum) of B^T(x)B^T: {gb}, G(x)G: {gg}, A^T(x)A^T: {ga}.
 """
 
-RULE = """\
-rule winograd-f{m}x{m}{suffix} "Winograd F({m}x{m}, 3x3): {m}x{m} output tiles from {alpha}x{alpha} input tiles, input, weight and output transforms by constant matrices, per tile and kernel the transformed products summed over the channels{what}":
+# The left side of the Winograd rules: the normal-form 3x3 stride-1 convolution (a 2D map
+# over slide(k, 1) windows of (kernel, bias) pairs' dot products), {open}/{close} around
+# each sum for the activation variants.
+CONV_LHS = """\
   map(r -> map(win -> map((w, b) -> {open}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))){close}, zip(ws, bs)), r),
       map(transpose, slide(k, 1, map(row -> slide(k, 1, row), x))))
-    => join(map(tr -> map(q -> join(q), transpose(tr)),
+"""
+
+RULE = """\
+rule winograd-f{m}x{m}{suffix} "Winograd F({m}x{m}, 3x3): {m}x{m} output tiles from {alpha}x{alpha} input tiles, input, weight and output transforms by constant matrices, per tile and kernel the transformed products summed over the channels{what}":
+{lhs}    => join(map(tr -> map(q -> join(q), transpose(tr)),
          map(vr -> map(v ->
                map(t -> transpose(t), transpose(
                  map((u, b) ->
@@ -130,9 +136,7 @@ GEMM_COMMENT = """\
 
 GEMM = """\
 rule winograd-f{m}x{m}-gemm{suffix} "Winograd F({m}x{m}, 3x3) as a batched matrix multiplication: input and weight transforms by kernels of their own, per transform row the tiles' and kernels' transformed values multiplied over the channels by a kernel of its own, then the output transform{what}":
-  map(r -> map(win -> map((w, b) -> {open}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))){close}, zip(ws, bs)), r),
-      map(transpose, slide(k, 1, map(row -> slide(k, 1, row), x))))
-    => join(map(tr -> map(q -> join(q), transpose(tr)),
+{lhs}    => join(map(tr -> map(q -> join(q), transpose(tr)),
          split((length(elem(x)) - 2) / {m},
            mapGlb(1, pt -> map(t -> transpose(t), transpose(
                    mapGlb(0, (pk, b) -> split({m}, mapSeq(a -> {open_seq}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, pk)){close},
@@ -150,6 +154,16 @@ rule winograd-f{m}x{m}-gemm{suffix} "Winograd F({m}x{m}, 3x3) as a batched matri
     if k == 3
 """
 
+
+GEMM_FORM = """\
+// The batched-multiplication form (either m, with or without an activation): the first step
+// of conv-winograd-gemm and conv-winograd-local (strategies.rules), which then map or tile
+// the multiplication. Not a strategy of strategies.rules: it is offered on its own to no
+// program, its result's multiplication is not yet mapped.
+strategy winograd-gemm-form "Winograd F(2x2, 3x3) or F(4x4, 3x3) as a batched matrix multiplication (the four rules winograd-f2x2-gemm, -f4x4-gemm and their -activation variants)" =
+  topdown(winograd-f2x2-gemm | winograd-f4x4-gemm | winograd-f2x2-gemm-activation | winograd-f4x4-gemm-activation)
+
+"""
 
 KERNEL_GROUPS_COMMENT = """\
 // Register blocking over kernels (kappa) for the products of winograd-f2x2 and -f4x4, as
@@ -233,12 +247,13 @@ VARIANTS = [dict(suffix="", what="", open="", open_seq="", close=""),
                  open_seq="mapSeq(h, ", close=")")]
 
 
-def write_variants(out, template, **fields):
-    """A rule family: the plain rule and its activation variant, from one template."""
+def write_variants(out, template, lhs="", **fields):
+    """A rule family: the plain rule and its activation variant, from one template (and the
+    left side `lhs`, itself a template of the variant)."""
     for v in VARIANTS:
         if v["suffix"]:
             out.write("\n" + ACTIVATION_COMMENT)
-        out.write(template.format(**fields, **v))
+        out.write(template.format(lhs=lhs.format(**v), **fields, **v))
 
 
 def main():
@@ -252,14 +267,15 @@ def main():
         check(m, bb, gg, aa)
         sizes = dict(m=m, alpha=m + 2, gb=literal(growth(bb)), gg=literal(growth(gg)), ga=literal(growth(aa)))
         out.write(RULE_COMMENT.format(**sizes))
-        write_variants(out, RULE, **sizes, aa=array(aa, 25), gg_=array(gg, 25), bb=array(bb, 15))
+        write_variants(out, RULE, lhs=CONV_LHS, **sizes, aa=array(aa, 25), gg_=array(gg, 25), bb=array(bb, 15))
         out.write("\n")
     for m, (bb, gg, aa) in transforms.items():
         alpha = m + 2
         sizes = dict(m=m, alpha=alpha, mults=f"{alpha * alpha}/{9 * m * m}")
         out.write(GEMM_COMMENT.format(**sizes))
-        write_variants(out, GEMM, **sizes, aa=array(aa, 42), gg_=array(gg, 23), bb=array(bb, 23))
+        write_variants(out, GEMM, lhs=CONV_LHS, **sizes, aa=array(aa, 42), gg_=array(gg, 23), bb=array(bb, 23))
         out.write("\n")
+    out.write(GEMM_FORM)
     out.write(KERNEL_GROUPS_COMMENT)
     write_variants(out, KERNEL_GROUPS)
     out.write("\n" + REGISTER_TILE_COMMENT)

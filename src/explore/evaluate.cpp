@@ -292,14 +292,14 @@ std::string constant_arrays_of(const ir::Program& p) {
 double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point) {
   if (auto it = magnitude_allowance_.find(index); it != magnitude_allowance_.end()) return it->second;
   double allowance = 0;
-  if (interp::has_constant_arrays(alt.space().program)) {
+  std::string key = constant_arrays_of(alt.space().program);
+  if (!key.empty()) {
     // Alternatives with the same constant arrays (in the same order: the same Winograd rule,
     // conv-winograd-gemm's or conv-winograd-local's) differ only by rules that regroup and
     // map the same sums (tiles, work-items, local memory, lowering): on absolute values they
     // compute the same magnitude. It is interpreted once, on the one with the fewest tuning
     // parameters: the cheapest to interpret (a register tile's accumulator arrays cost the
     // interpreter 20 times as much: 37 s against 1.9 s for Winograd on VGG layer 5).
-    std::string key = constant_arrays_of(alt.space().program);
     if (auto it = magnitude_by_constants_.find(key); it != magnitude_by_constants_.end()) {
       allowance = it->second;
     } else {

@@ -8,13 +8,14 @@ namespace liftc::ir {
 
 namespace {
 
-// A size declared with a range is a tuning parameter (a rewritten program declares each
-// one so), which commands take with --params; --size gives a program size.
+// The option that gives `s` a value: a size declared with a range is a tuning parameter (a
+// rewritten program declares each one so), which commands take with --params; --size gives
+// a program size.
+const char* option_of(const SizeDecl& s) { return s.min ? "--params" : "--size"; }
+
 std::string no_value_hint(const SizeDecl& s) {
-  if (s.min)
-    return fmt::format("tuning parameter {} (in {}..{}) has no value: give it with --params {}=<value>", s.name, *s.min,
-                       *s.max, s.name);
-  return fmt::format("size {} has no value: give it with --size {}=<value>", s.name, s.name);
+  std::string what = s.min ? fmt::format("tuning parameter {} (in {}..{})", s.name, *s.min, *s.max) : "size " + s.name;
+  return fmt::format("{} has no value: give it with {} {}=<value>", what, option_of(s), s.name);
 }
 
 // Why `value` is not a value of size `s`, if it is not.
@@ -23,9 +24,6 @@ std::optional<std::string> out_of_range(const SizeDecl& s, long long value) {
   if (!s.min) return std::string("sizes are at least 1");
   return fmt::format("{} ranges over {}..{}", s.name, *s.min, *s.max);
 }
-
-// The option that gives `s` a value: --params for a tuning parameter, --size otherwise.
-const char* option_of(const SizeDecl& s) { return s.min ? "--params" : "--size"; }
 
 }  // namespace
 

@@ -261,7 +261,8 @@ INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
                                            StrategyCase{"conv-winograd", "conv/forms/leaky_select.sr"},
                                            StrategyCase{"conv-winograd-gemm", "conv/conv_small.sr"},
                                            StrategyCase{"conv-winograd-gemm", "conv/forms/leaky_select.sr"},
-                                           StrategyCase{"conv-winograd-local", "conv/conv_small.sr"}),
+                                           StrategyCase{"conv-winograd-local", "conv/conv_small.sr"},
+                                           StrategyCase{"winograd-gemm-form", "conv/conv_small.sr"}),
                          [](const auto& info) { return case_name(info.param); });
 
 }  // namespace
