@@ -254,6 +254,12 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"bias-pass-into-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
                                  "def out = map2D(q -> map((s, b) -> max(s + b, 0.0), zip(q, bs)), map2D(px -> join(map(w -> "
                                  "reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(px, w)), ws)), x))"},
+      {"bias-pass-into-windows-join", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                                      "def out = map2D(q -> map((s, b) -> max(s + b, 0.0), zip(join(q), bs)), map2D(px -> map(w -> "
+                                      "reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(px, w)), ws), x))"},
+      {"activation-pass-into-windows-join", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                                            "def out = map2D(q -> map(v -> max(v, 0.0), join(q)), map2D(px -> map((w, b) -> "
+                                            "reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x))"},
       {"join-out-of-windows", "size N, M, C, P\ninput x : [[[float]C]M]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
                               "def out = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), "
                               "zip(ws, bs))), x)"},

@@ -128,6 +128,24 @@ TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
   EXPECT_TRUE(ir::alpha_equal(normal("relu_select_bias_inside.sr"), relu));
   EXPECT_TRUE(ir::alpha_equal(normal("relu_select_flipped.sr"), relu));
   EXPECT_TRUE(ir::alpha_equal(normal("relu_pass_unjoined.sr"), relu));
+  // A pass that joins each pixel's unjoined kernel results itself (map(h, join(px)) or
+  // zip(join(px), biases)): fused as relu_pass.sr, whose pass reads joined channels (found
+  // by a generality check: such a program was offered the local-tile and Winograd-local
+  // strategies with no valid point).
+  auto normal_text = [](const std::string& def) {
+    const std::string header = "size C = 2, H = 6, W = 6, M = 4, K = 3\ninput weights : [[[[float]C]K]K]M\n"
+                               "input biases : [float]M\ninput image : [[[float]C]W]H\n";
+    return rewrite_program(library(), "normal-form", program(header + def)).programs.at(0).program.defs.back().body;
+  };
+  const std::string windows = "slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))";
+  EXPECT_TRUE(ir::alpha_equal(
+      normal_text("def conv = map2D(px -> map(v -> max(v, 0.0), join(px)), map2D(window -> map((w, b) -> reduce(b, "
+                  "(acc, p) -> acc + p.0 * p.1, zip(join(join(window)), join(join(w)))), zip(weights, biases)), " + windows + "))"),
+      normal("relu_pass.sr")));
+  EXPECT_TRUE(ir::alpha_equal(
+      normal_text("def conv = map2D(px -> map((v, b) -> max(v + b, 0.0), zip(join(px), biases)), map2D(window -> map(w -> "
+                  "reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(join(window)), join(join(w)))), weights), " + windows + "))"),
+      normal("relu_pass.sr")));
   // Products summed separately, nested sums, (bias, kernel) pairs and a let of the padded
   // image: the canonical form.
   ir::Expr canonical = normal("let_padded.sr");
