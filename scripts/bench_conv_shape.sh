@@ -20,6 +20,9 @@
 #      Sconvgemm (scripts/bench/conv_refs.cpp, built with scripts/bench/build_refs.sh DIR and
 #      given as --refs DIR; each checks its output against a CPU reference), and cuDNN fp32
 #      with TF32 off (scripts/bench_torch_conv.py) when python3 has PyTorch with CUDA.
+# Every shape's explorations (steps 2 and 3) run first, then one shape after another its two
+# points are timed and validated and its references timed (the rest of steps 2 and 3, and 4),
+# so that no exploration runs beside a timing.
 # It prints a Markdown table, one row per shape: times in ms (liftc: OpenCL event times of
 # its kernels, the median of --runs; hand-written and CLBlast: wall-clock time of --runs
 # back-to-back calls, divided by --runs; cuDNN: CUDA events, the median), liftc's GFLOP/s
@@ -38,7 +41,12 @@
 #   --evals N           explore's budget of candidates per shape (default 300)
 #   --search S          genetic (default) or random
 #   --time S            explore's wall-time budget per shape in seconds (default: none)
-#   --jobs N            explore's candidates at once (default: explore's)
+#   --jobs N            explore's candidates at once (default: explore's; with --explore-gpus,
+#                       the hardware threads divided among the GPUs)
+#   --explore-gpus "G..." explore the shapes on these NVIDIA GPUs at once (CUDA device numbers,
+#                       e.g. "0 1"): the shapes are dealt out in turn, one exploration at a
+#                       time on each GPU; the timing (steps 3 and 4) still runs afterwards, one
+#                       shape after another on the device --device names, alone
 #   --strategies "S..." explore only these strategies, those of them that apply to each shape
 #                       (default: every one that applies)
 #   --runs N            timed runs of liftc's point, the references and cuDNN (default 20)
@@ -67,6 +75,7 @@ evals=300
 search=genetic
 budget=""
 jobs=""
+explore_gpus=""
 strategies=""
 runs=20
 refs=""
@@ -77,8 +86,8 @@ shapes=()
 is_count() { [[ "$1" =~ ^[0-9]+$ ]]; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --liftc | --device | --evals | --search | --time | --jobs | --strategies | --runs | --refs | --check-size | \
-      --check-evals | -o)
+    --liftc | --device | --evals | --search | --time | --jobs | --explore-gpus | --strategies | --runs | --refs | \
+      --check-size | --check-evals | -o)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       case "$1" in
         --liftc) liftc="$2" ;;
@@ -87,6 +96,7 @@ while [[ $# -gt 0 ]]; do
         --search) search="$2" ;;
         --time) budget="$2" ;;
         --jobs) jobs="$2" ;;
+        --explore-gpus) explore_gpus="$2" ;;
         --strategies) strategies="$2" ;;
         --runs) runs="$2" ;;
         --refs) refs="$2" ;;
@@ -111,6 +121,7 @@ done
 [[ ${#shapes[@]} -gt 0 ]] || die "give a shape: C H W M K STRIDE PAD (see --help)"
 [[ $((${#shapes[@]} % 7)) -eq 0 ]] || die "a shape is 7 numbers, C H W M K STRIDE PAD; got ${#shapes[@]} number(s)"
 for n in "$evals" "$runs" "$check_size" "$check_evals"; do is_count "$n" || die "not a count: '$n'"; done
+for g in $explore_gpus; do is_count "$g" || die "--explore-gpus takes CUDA device numbers, got '$g'"; done
 [[ "$evals" -ge 1 && "$runs" -ge 1 ]] || die "--evals and --runs must be at least 1"
 [[ "$search" == genetic || "$search" == random ]] || die "--search is genetic or random, got '$search'"
 for ((i = 0; i < ${#shapes[@]}; i += 7)); do
@@ -141,6 +152,11 @@ dev=()
 [[ -n "$device" ]] && dev=(--device "$device")
 explore_flags=(--search "$search" --pareto -q)
 [[ -n "$budget" ]] && explore_flags+=(--time "$budget")
+if [[ -n "$explore_gpus" && -z "$jobs" ]]; then
+  read -r -a gpus <<< "$explore_gpus"
+  jobs=$(($(nproc) / ${#gpus[@]}))
+  [[ $jobs -ge 1 ]] || jobs=1
+fi
 [[ -n "$jobs" ]] && explore_flags+=(--jobs "$jobs")
 torch=""
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then torch=yes; fi
@@ -166,8 +182,8 @@ write_program() {
 }
 
 # explore_best FILE TAG EVALS: explores FILE into $work/layerTAG-SEARCH.db (and its front to
-# $work/front-TAG); sets strategy, alternative, flags (`liftc run` flags) and explored (ms)
-# to its fastest validated point, as scripts/explore_summary.py --best-flags reads it.
+# $work/front-TAG); writes its fastest validated point to $work/best-TAG.tsv, as
+# scripts/explore_summary.py --best-flags reads it.
 explore_best() {
   local file="$1" tag="$2" n="$3"
   local log="$work/explore-$tag.txt" chosen=() s
@@ -188,7 +204,12 @@ explore_best() {
   fi
   python3 "$root/scripts/explore_summary.py" "$work" "$tag" --best-flags > "$work/best-$tag.tsv" ||
     die "no validated point in the exploration of $file ($log)"
-  IFS=$'\t' read -r strategy alternative flags explored _ < "$work/best-$tag.tsv"
+}
+
+# read_best TAG: sets strategy, alternative, flags (`liftc run` flags) and explored (ms) to
+# the point explore_best wrote.
+read_best() {
+  IFS=$'\t' read -r strategy alternative flags explored _ < "$work/best-$1.tsv"
 }
 
 # time_point SOURCE OUT: the point of explore_best rewritten into OUT, generated, run (--runs)
@@ -212,28 +233,78 @@ ms() { awk -v t="$1" 'BEGIN { if (t == "") print "n/a"; else printf "%.4f", t }'
 
 "$liftc" devices > "$work/devices.txt" || die "liftc devices failed"
 head -n 3 "$work/devices.txt" >&2
+
+# shape_tag I / check_shape I: the name of shape I (its index in shapes), and the small
+# shape that validates its exploration path ("C H W M", empty when the shape is that small).
+shape_tag() {
+  local C H W M K S P
+  read -r C H W M K S P <<< "${shapes[*]:$1:7}"
+  echo "${C}x${H}x${W}x${M}-k${K}s${S}p${P}"
+}
+check_shape() {
+  local C H W M K S P small sc sm
+  read -r C H W M K S P <<< "${shapes[*]:$1:7}"
+  small=$((check_size > K ? check_size : K)) sc=$((C < 8 ? C : 8)) sm=$((M < 8 ? M : 8))
+  if [[ "$check_evals" -gt 0 && "$sc $small $small $sm" != "$C $H $W $M" ]]; then echo "$sc $small $small $sm"; fi
+}
+
+# explore_shape I: the small shape's and shape I's explorations (their best-TAG.tsv).
+explore_shape() {
+  local C H W M K S P tag small
+  read -r C H W M K S P <<< "${shapes[*]:$1:7}"
+  tag=$(shape_tag "$1") small=$(check_shape "$1")
+  echo "== $tag: exploring" >&2
+  if [[ -n "$small" ]]; then
+    read -r c h w m <<< "$small"
+    write_program "$work/check-$tag.sr" "$c" "$h" "$w" "$m" "$K" "$S" "$P"
+    explore_best "$work/check-$tag.sr" "check-$tag" "$check_evals"
+  fi
+  write_program "$work/conv-$tag.sr" "$C" "$H" "$W" "$M" "$K" "$S" "$P"
+  explore_best "$work/conv-$tag.sr" "$tag" "$evals"
+}
+
+# Step 1, every shape's exploration. With --explore-gpus the shapes are dealt out to the
+# GPUs listed, one exploration at a time on each, all GPUs at once; each exploration sees
+# only its GPU (CUDA_VISIBLE_DEVICES, which NVIDIA's OpenCL driver honours).
+n_shapes=$((${#shapes[@]} / 7))
+if [[ -z "$explore_gpus" ]]; then
+  for ((s = 0; s < n_shapes; s++)); do explore_shape $((7 * s)); done
+else
+  read -r -a gpus <<< "$explore_gpus"
+  lane_pids=()
+  for ((l = 0; l < ${#gpus[@]}; l++)); do
+    (
+      export CUDA_VISIBLE_DEVICES="${gpus[l]}"
+      for ((s = l; s < n_shapes; s += ${#gpus[@]})); do explore_shape $((7 * s)); done
+    ) 2> >(sed -u "s/^/[gpu ${gpus[l]}] /" >&2) &
+    lane_pids+=($!)
+  done
+  # Every GPU's explorations finish before a failure is reported: the work folder is removed
+  # on exit, under the feet of those still running.
+  failed=0
+  for pid in "${lane_pids[@]}"; do wait "$pid" || failed=1; done
+  [[ $failed -eq 0 ]] || die "an exploration failed (above)"
+fi
+
+# Step 2, one shape after another on the device --device names, with nothing else running:
+# each best point timed and validated, then the references.
 header="| shape C H W M K stride pad | output | liftc ms (strategy #alternative, point) | liftc GFLOP/s | cuDNN ms | CLBlast ms | hand-written ms |"
 header="$header cuDNN ms / liftc ms | CLBlast ms / liftc ms | hand-written ms / liftc ms | liftc MiB | cuDNN MiB | CLBlast MiB | hand-written MiB |"
 table="$header"$'\n'"| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for ((i = 0; i < ${#shapes[@]}; i += 7)); do
   read -r C H W M K S P <<< "${shapes[*]:i:7}"
-  tag="${C}x${H}x${W}x${M}-k${K}s${S}p${P}"
+  tag=$(shape_tag "$i")
   Ho=$(((H + 2 * P - K) / S + 1))
   Wo=$(((W + 2 * P - K) / S + 1))
   echo "== $tag: output ${Ho}x${Wo}x$M" >&2
 
-  small=$((check_size > K ? check_size : K))
-  sc=$((C < 8 ? C : 8))
-  sm=$((M < 8 ? M : 8))
-  if [[ "$check_evals" -gt 0 && "$sc $small $small $sm" != "$C $H $W $M" ]]; then
-    write_program "$work/check-$tag.sr" "$sc" "$small" "$small" "$sm" "$K" "$S" "$P"
-    explore_best "$work/check-$tag.sr" "check-$tag" "$check_evals"
+  if [[ -n "$(check_shape "$i")" ]]; then
+    read_best "check-$tag"
     time_point "$work/check-$tag.sr" "$work/check-$tag-best.sr"
-    echo "validated at ${sc}x${small}x${small}x$sm: $strategy #$alternative $flags matches the interpreter" >&2
+    echo "validated at $(check_shape "$i" | tr ' ' x): $strategy #$alternative $flags matches the interpreter" >&2
   fi
 
-  write_program "$work/conv-$tag.sr" "$C" "$H" "$W" "$M" "$K" "$S" "$P"
-  explore_best "$work/conv-$tag.sr" "$tag" "$evals"
+  read_best "$tag"
   time_point "$work/conv-$tag.sr" "$work/conv-$tag-best.sr"
   best="$point_ms" best_bytes="$point_bytes"
   echo "liftc: $best ms ($strategy #$alternative $flags; explored $explored ms), $best_bytes bytes" >&2
