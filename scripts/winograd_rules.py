@@ -120,15 +120,21 @@ GEMM_COMMENT = """\
 // maps are left plain, for matmul-register-tile or matmul-local-tiles and the strategy to
 // map):
 // - the transformed input V, [alpha^2][C][T] (T = the tiles, rows joined), a work-item per
-//   transform row (dimension 2), channel (0) and tile (1): neighbouring work-items read
-//   neighbouring channels of the HWC image;
-// - the transformed weights U, [alpha^2][M][C], a work-item per transform row (2), kernel
-//   (1) and channel (0): neighbouring work-items read neighbouring channels of the
-//   [M][K][K][C] weights and write neighbouring addresses;
+//   channel (dimension 0) and tile (1) computing all alpha^2 values of its tile from the
+//   {alpha}*{alpha} input values copied into private memory once (each read once, where a
+//   work-item per value read all of them for each); neighbouring work-items read
+//   neighbouring channels of the HWC image. The map computes [C][T][alpha^2]; written as
+//   toGlobal(ct -> transpose(map(tc -> transpose(tc), mapGlb(...))), tiles), its kernel
+//   writes through those transposes (src/codegen/README.md), so V is stored [alpha^2][C][T],
+//   the order the multiplication reads it in;
+// - the transformed weights U, [alpha^2][M][C], the same way: a work-item per kernel (1) and
+//   channel (0), its 9 weights copied into private memory; neighbouring work-items read
+//   neighbouring channels of the [M][K][K][C] weights and write neighbouring addresses;
 // - per transform row (a map over zip(V, U)) the multiplication of the tiles' [T][C]
 //   (a transpose of V's matrix: a view) and the kernels' [M][C]: [alpha^2][T][M];
 // - per tile (dimension 1) and kernel (0) the output transform A^T M A of its {alpha}*{alpha} products
-//   plus the bias, written through the views that put the m x m tiles into the image.
+//   (copied into private memory once) plus the bias, written through the views that put
+//   the m x m tiles into the image.
 // The tiles are split back into rows of (W' + 2 - 2) / {m} = (length(elem(x)) - 2) / {m} (x is
 // the padded image). Memory: alpha^2 * (C*T + M*C + T*M) floats more than the direct
 // convolution; the multiplications are {mults} of the direct convolution's.
@@ -139,18 +145,25 @@ rule winograd-f{m}x{m}-gemm{suffix} "Winograd F({m}x{m}, 3x3) as a batched matri
 {lhs}    => join(map(tr -> map(q -> join(q), transpose(tr)),
          split((length(elem(x)) - 2) / {m},
            mapGlb(1, pt -> map(t -> transpose(t), transpose(
-                   mapGlb(0, (pk, b) -> split({m}, mapSeq(a -> {open_seq}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, pk)){close},
+                   mapGlb(0, (pk, b) -> let pp = toPrivate(y -> mapSeq(z -> z, y), pk) in
+                                        split({m}, mapSeq(a -> {open_seq}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, pp)){close},
                                           {aa})),
                           zip(pt, bs)))),
              map(pq -> transpose(pq), transpose(map(pr -> map(pm -> join(pm), pr),
                map(vu -> map(a -> map(u -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(a, u)), vu.1), transpose(vu.0)),
-                 zip(mapGlb(2, e -> mapGlb(0, dc -> join(mapGlb(1, d -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(d), e)), dc)),
-                                 transpose(map(d -> transpose(map(ir -> transpose(ir), d)),
-                                   join(map(transpose, slide({alpha}, {m}, map(row -> slide({alpha}, {m}, row), x))))))),
-                       {bb}),
-                     mapGlb(2, g -> mapGlb(1, wk -> join(mapGlb(0, w -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(w), pad(0, k * k - 9, 0.0, g))), wk)),
-                                 map(w -> transpose(map(kr -> transpose(kr), w)), ws)),
-                       {gg_}))))))))))
+                 zip(toGlobal(ct -> transpose(map(tc -> transpose(tc),
+                                mapGlb(0, dc -> mapGlb(1, d -> let dp = toPrivate(y -> mapSeq(z -> z, y), join(d)) in
+                                                               join(mapSeq(e -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(dp, e)),
+                                                                 {bb})), dc),
+                                       ct))),
+                       transpose(map(d -> transpose(map(ir -> transpose(ir), d)),
+                         join(map(transpose, slide({alpha}, {m}, map(row -> slide({alpha}, {m}, row), x))))))),
+                     toGlobal(mc -> transpose(map(cm -> transpose(cm),
+                                mapGlb(1, wk -> mapGlb(0, w -> let wp = toPrivate(y -> mapSeq(z -> z, y), join(w)) in
+                                                               join(mapSeq(g -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(wp, pad(0, k * k - 9, 0.0, g))),
+                                                                 {gg_})), wk),
+                                       mc))),
+                       map(w -> transpose(map(kr -> transpose(kr), w)), ws)))))))))))
     if k == 3
 """
 
@@ -273,7 +286,7 @@ def main():
         alpha = m + 2
         sizes = dict(m=m, alpha=alpha, mults=f"{alpha * alpha}/{9 * m * m}")
         out.write(GEMM_COMMENT.format(**sizes))
-        write_variants(out, GEMM, lhs=CONV_LHS, **sizes, aa=array(aa, 42), gg_=array(gg, 23), bb=array(bb, 23))
+        write_variants(out, GEMM, lhs=CONV_LHS, **sizes, aa=array(aa, 42), gg_=array(gg, 65), bb=array(bb, 65))
         out.write("\n")
     out.write(GEMM_FORM)
     out.write(KERNEL_GROUPS_COMMENT)

@@ -36,6 +36,45 @@ ir::Expr replace_node(const ir::Expr& e, const ir::Expr& target, const ir::Expr&
   return ir::with_args(e, std::move(args));
 }
 
+// The node of `e` whose last operand (the data of a layout primitive or map, a lambda's
+// body) is `target` (by identity); undefined when none is.
+ir::Expr data_parent(const ir::Expr& e, const ir::Expr& target) {
+  if (!e->args.empty() && same_node(e->args.back(), target)) return e;
+  for (const auto& a : e->args) {
+    ir::Expr found = data_parent(a, target);
+    if (found.defined()) return found;
+  }
+  return {};
+}
+
+// The call of `e` whose function operand (its first) is `f` (by identity); undefined when none is.
+ir::Expr call_with_function(const ir::Expr& e, const ir::Expr& f) {
+  if (e.kind() == ir::ExprKind::Call && !e->args.empty() && same_node(e->args.front(), f)) return e;
+  for (const auto& a : e->args) {
+    ir::Expr found = call_with_function(a, f);
+    if (found.defined()) return found;
+  }
+  return {};
+}
+
+// A race's map written in the layout its reader asks for: where `part` sits under layout
+// primitives (and maps of them) that make a toGlobal's function, `toGlobal(x -> views(part),
+// data)`, that toGlobal is split off instead, so the part's kernel writes the map's values
+// through the views (as a definition's kernel writes through the views of its result) and
+// the buffer holds them in the order its reader reads them. Without the toGlobal the buffer
+// keeps the map's own order and the reader reads through the views: a channel-major copy is
+// made so that its reader reads it channel-major. Winograd's input transform computes all
+// alpha^2 values of a tile in one work-item ([C][T][alpha^2] in the map's order), and the
+// batched multiplication reads each of them M / kappa times as [alpha^2][C][T].
+ir::Expr with_written_layout(const ir::Expr& body, const ir::Expr& part) {
+  ir::Expr chain = part;
+  ir::Expr parent = data_parent(body, chain);
+  for (; parent.defined() && detail::passes_dest(parent); parent = data_parent(body, chain)) chain = parent;
+  if (!parent.defined() || parent.kind() != ir::ExprKind::Lambda || parent->params.size() != 1) return part;
+  ir::Expr to = call_with_function(body, parent);
+  return to.defined() && to->prim == ir::Prim::ToGlobal ? to : part;
+}
+
 bool contains_reduce_seq(const ir::Expr& e) {
   if (e.kind() == ir::ExprKind::Call && e->prim == ir::Prim::ReduceSeq) return true;
   for (const auto& a : e->args)
@@ -43,14 +82,46 @@ bool contains_reduce_seq(const ir::Expr& e) {
   return false;
 }
 
+// Whether `f` is the identity function (a copy's, as toPrivate's mapSeq(y -> y)).
+bool is_identity(const ir::Expr& f) {
+  return f.kind() == ir::ExprKind::Lambda && f->params.size() == 1 && ir::lambda_body(f).kind() == ir::ExprKind::Var &&
+         ir::lambda_body(f)->name == f->params[0];
+}
+
 // The deepest nest of sequential loops (mapSeq, reduceSeq) in `e`: where a kernel's
 // arithmetic is, as its work is the product of its loops' trip counts. Structural, so that
-// the constraint stage (tuning parameters unbound) and code generation (bound) agree.
-int sequential_depth(const ir::Expr& e) {
+// the constraint stage (tuning parameters unbound) and code generation (bound) agree. Two
+// kinds of loop do not count, with what they nest: a loop over a constant array or a row of
+// one (`rows`: the variables bound to its elements), a transform applying its matrix (a
+// fixed amount of work per element: Winograd's transforms); and a copy (toPrivate's
+// mapSeq of the identity).
+int sequential_depth(const ir::Expr& e, std::set<std::string>& rows) {
+  if (e.kind() != ir::ExprKind::Call) {
+    int inner = 0;
+    for (const auto& a : e->args) inner = std::max(inner, sequential_depth(a, rows));
+    return inner;
+  }
+  const ir::Expr& data = e->args.back();
+  bool over_constants = detail::is_call(data, ir::Prim::Array);
+  bool loop = e->prim == ir::Prim::MapSeq || e->prim == ir::Prim::ReduceSeq;
+  if (loop) {
+    for (const auto& v : ir::free_vars(data)) over_constants = over_constants || rows.count(v) > 0;
+    if (over_constants) return 0;
+    if (e->prim == ir::Prim::MapSeq && is_identity(e->args[0])) return sequential_depth(data, rows);
+  }
+  // A parallel map over a constant array binds its rows.
+  bool binds_rows = over_constants && ir::is_map(e->prim) && e->args[0].kind() == ir::ExprKind::Lambda &&
+                    e->args[0]->params.size() == 1;
+  if (binds_rows) rows.insert(e->args[0]->params[0]);
   int inner = 0;
-  for (const auto& a : e->args) inner = std::max(inner, sequential_depth(a));
-  bool loop = e.kind() == ir::ExprKind::Call && (e->prim == ir::Prim::MapSeq || e->prim == ir::Prim::ReduceSeq);
+  for (const auto& a : e->args) inner = std::max(inner, sequential_depth(a, rows));
+  if (binds_rows) rows.erase(e->args[0]->params[0]);
   return inner + (loop ? 1 : 0);
+}
+
+int sequential_depth(const ir::Expr& e) {
+  std::set<std::string> rows;
+  return sequential_depth(e, rows);
 }
 
 // The main kernel of a definition planned into kernels [first, end): of the mapGlb kernels
@@ -109,10 +180,11 @@ class Planner {
         return;
       }
       const detail::CrossItemRead& race = *scan.race;
+      ir::Expr part = race.computes_definition ? race.node : with_written_layout(body, race.node);
       std::vector<std::string> locals;
-      for (const auto& v : ir::free_vars(race.node))
+      for (const auto& v : ir::free_vars(part))
         if (!buffers_.count(v)) locals.push_back("'" + v + "'");
-      if (!locals.empty() || same_node(race.node, body))
+      if (!locals.empty() || same_node(part, body))
         throw Error(fmt::format("definition '{}': {}; {}: compute that part in a definition of its own", name,
                                 race.what,
                                 locals.empty() ? "it is the whole definition"
@@ -125,7 +197,7 @@ class Planner {
       // definition's own kernel only adds omega of them per output).
       bool is_main = race.computes_definition || same_node(race.node, detail::computing_part(body)) ||
                      (tuned && contains_reduce_seq(race.node));
-      body = split_off(name, def, body, race.node, tuned && is_main);
+      body = split_off(name, def, body, part, tuned && is_main);
       if (is_main) tuned = false;  // what is left only rearranges data
     }
   }

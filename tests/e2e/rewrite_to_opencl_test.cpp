@@ -417,7 +417,10 @@ TEST(WinogradGemm, TheBatchedMultiplicationIsTheMainKernelAndKeepsItsTileInPriva
       const codegen::Kernel& products = m.kernels[2];
       const long long sigma = alt.products == Products::One ? 0 : inst.values.at("sigma_HW");
       const long long kappa = alt.products == Products::One ? 0 : inst.values.at("kappa_HW");
-      const std::size_t main_kernel = alt.products == Products::Tile ? 2 : 3;
+      // The multiplication, or with it in work-groups (which set their own sizes), the
+      // input transform: the kernels that compute are chosen by their nests of sequential
+      // loops, and those of the transforms, over constant arrays, do not count.
+      const std::size_t main_kernel = alt.products == Products::Local ? 0 : 2;
       for (std::size_t k = 0; k < m.kernels.size(); ++k) {
         long long local0 = codegen::evaluate(m.kernels[k].launch.local[0], m);
         if (k == 2 && alt.products == Products::Local)
@@ -426,6 +429,15 @@ TEST(WinogradGemm, TheBatchedMultiplicationIsTheMainKernelAndKeepsItsTileInPriva
           EXPECT_EQ(local0, k == main_kernel ? 1 : 0) << m.kernels[k].name;
       }
       EXPECT_EQ(codegen::evaluate(products.launch.global[2], m), alt.alpha2);
+      // The input and output transforms compute a whole tile per work-item, from its alpha^2
+      // values copied into private memory once (so they are read once, not alpha^2 times).
+      for (std::size_t k : {std::size_t{0}, std::size_t{3}}) {
+        long long copied = 0;
+        for (const auto& b : m.memory.buffers)
+          if (b.kernel == m.kernels[k].name && b.role == codegen::BufferRole::Private && !b.variable)
+            copied += codegen::evaluate(b.elements, m);
+        EXPECT_EQ(copied, alt.alpha2) << m.kernels[k].source;
+      }
       long long floats = 0, local = 0;
       for (const auto& b : m.memory.buffers) {
         if (b.kernel != products.name) continue;
