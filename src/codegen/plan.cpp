@@ -96,7 +96,7 @@ bool is_identity(const ir::Expr& f) {
 // fixed amount of work per element: Winograd's transforms); and a copy (toPrivate's
 // mapSeq of the identity).
 int sequential_depth(const ir::Expr& e, std::set<std::string>& rows) {
-  if (e.kind() != ir::ExprKind::Call) {
+  if (e.kind() != ir::ExprKind::Call || e->args.empty()) {
     int inner = 0;
     for (const auto& a : e->args) inner = std::max(inner, sequential_depth(a, rows));
     return inner;

@@ -4,6 +4,8 @@
 // poisoned buffers, is the one compared with the interpreter.
 
 #include <random>
+#include <regex>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -92,6 +94,33 @@ TEST(CrossItem, AMapThatUsesTheCodeAroundItIsRefusedNamingTheDefinition) {
     EXPECT_NE(e.message().find("mapGlb(1)"), std::string::npos) << e.message();
     EXPECT_NE(e.message().find("data race"), std::string::npos) << e.message();
     EXPECT_NE(e.message().find("'row'"), std::string::npos) << e.message();
+  }
+}
+
+// The index with which kernel `k` stores into `buffer` (the text between the brackets).
+std::string store_index(const codegen::Kernel& k, const std::string& buffer) {
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(k.source, m, std::regex(buffer + R"(\[([^\]]*)\] =)"))) << k.source;
+  return m.size() > 1 ? m[1].str() : "";
+}
+
+TEST(CrossItem, AToGlobalOfLayoutPrimitivesStoresThePartInTheOrderItsReaderReads) {
+  // Each row's values (a mapSeq per work-item over the rows), summed per column by another
+  // kernel. Split off as the map, the part is stored row-major, in the map's order, and the
+  // columns read through the transpose; split off as toGlobal(t -> transpose(...), a), the
+  // map's kernel writes through the transpose and the part is stored column-major.
+  const std::string rows = "mapGlb(0, row -> mapSeq(v -> v + 1.0, row), a)";
+  const std::string sums = "def out = mapGlb(0, col -> toGlobal(mapSeq(s -> s), reduceSeq(0.0, (acc, v) -> acc + v, col)), ";
+  for (bool written : {false, true}) {
+    SCOPED_TRACE(written ? "toGlobal" : "the map");
+    std::string part = written ? "toGlobal(t -> transpose(" + std::regex_replace(rows, std::regex(", a\\)$"), ", t)") + "), a)"
+                               : "transpose(" + rows + ")";
+    ir::Program p = bound(program("size N = 8, M = 4\ninput a : [[float]M]N\n" + sums + part + ")\n"));
+    codegen::Module m = run_once_and_compare(p, p);
+    ASSERT_EQ(m.kernels.size(), 2u) << m.source();
+    // The row's M values are M apart in a column-major part (stride N = 8 per value).
+    std::string index = store_index(m.kernels[0], "out_part1");
+    EXPECT_EQ(index.find("8*") != std::string::npos, written) << index;
   }
 }
 
