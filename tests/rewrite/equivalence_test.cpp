@@ -216,6 +216,12 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"bias-out-of-relu", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                            "def out = map((w, b) -> map(s -> max(b + s, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), "
                            "zip(ws, bs))"},
+      {"bias-left-in-clamp", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                             "def out = map((w, b) -> map(s -> min(max(s + b, 0.0), 6.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, "
+                             "zip(x, w))), zip(ws, bs))"},
+      {"bias-out-of-clamp", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                            "def out = map((w, b) -> map(s -> min(max(b + s, -0.5), 0.5), reduce(0.0, (acc, p) -> acc + p.0 * p.1, "
+                            "zip(x, w))), zip(ws, bs))"},
       {"bias-into-reduce", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                            "def out = map((w, b) -> map(s -> b + s, reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), zip(ws, bs))"},
       {"zero-bias", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\n"

@@ -146,6 +146,12 @@ TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
       normal_text("def conv = map2D(px -> map((v, b) -> max(v + b, 0.0), zip(join(px), biases)), map2D(window -> map(w -> "
                   "reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(join(window)), join(join(w)))), weights), " + windows + "))"),
       normal("relu_pass.sr")));
+  // ReLU6 of the sum plus the bias (found by a generality check: such a program was offered
+  // no Winograd or GEMM strategy): as relu6_clamp.sr, the bias the sum's start.
+  EXPECT_TRUE(ir::alpha_equal(
+      normal_text("def conv = map2D(window -> map((w, b) -> map(s -> min(max(s + b, 0.0), 6.0), reduce(0.0, (acc, p) -> "
+                  "acc + p.0 * p.1, zip(join(join(window)), join(join(w))))), zip(weights, biases)), " + windows + ")"),
+      normal("relu6_clamp.sr")));
   // Products summed separately, nested sums, (bias, kernel) pairs and a let of the padded
   // image: the canonical form.
   ir::Expr canonical = normal("let_padded.sr");
