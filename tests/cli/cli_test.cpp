@@ -261,6 +261,13 @@ TEST_F(Cli, RunValidatesAgainstTheProgramItWasRewrittenFrom) {
          "error: --reference renamed_def.sr: it defines 'other', which tile.sr does not");
   expect("run " + point + " --reference missing.sr", 1, "missing.sr");
   expect("run " + point + " --reference other.sr --no-validate", 1, "--no-validate excludes --reference");
+  // Sizes left symbolic in both programs, given with the tuning parameters (as `liftc space`
+  // prints a sample): they bind the reference's sizes too (found by a generality check: it
+  // said C had no value, and --size C as well was "given by both").
+  variant("symbolic.sr", "size C = 1, H = 6, W = 6, M = 8, K = 3", "size C, H, W, M, K = 3");
+  ASSERT_EQ(run("rewrite symbolic.sr --strategy conv-chw-tile > tile_symbolic.sr").exit_code, 0);
+  expect("run tile_symbolic.sr --params C=1,H=6,W=6,M=8,sigma_KW=2,kappa_KW=4,beta_H=1 --reference symbolic.sr", 0,
+         "conv: matches the interpreter");
 }
 
 // --mad and --build-options reach the OpenCL compiler (run) and the host program (compile).

@@ -12,7 +12,7 @@
 
 namespace liftc::tool {
 
-std::map<std::string, long long> SizeFlags::values() const {
+std::map<std::string, long long> SizeFlags::param_values() const {
   std::vector<std::string> assignments;
   std::size_t begin = 0;
   while (begin < params.size()) {
@@ -21,9 +21,13 @@ std::map<std::string, long long> SizeFlags::values() const {
     if (end > begin) assignments.push_back(params.substr(begin, end - begin));
     begin = end + 1;
   }
+  return parse_size_flags(assignments, "--params");
+}
+
+std::map<std::string, long long> SizeFlags::values() const {
   // Each flag's mistakes are reported under its own name.
   std::map<std::string, long long> all = parse_size_flags(sizes, "--size");
-  for (const auto& [name, value] : parse_size_flags(assignments, "--params"))
+  for (const auto& [name, value] : param_values())
     if (!all.emplace(name, value).second) throw Error(fmt::format("{} is given by both --size and --params", name));
   return all;
 }

@@ -20,6 +20,8 @@ struct SizeFlags {
   std::string params;
   /// All of them as one map; a name given twice is a liftc::Error.
   std::map<std::string, long long> values() const;
+  /// Those of --params alone.
+  std::map<std::string, long long> param_values() const;
 };
 
 /// Registers --size and --params on a command.

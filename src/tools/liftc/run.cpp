@@ -12,6 +12,7 @@
 #include "liftc/codegen/module.hpp"
 #include "liftc/host/execute.hpp"
 #include "liftc/interp/interp.hpp"
+#include "liftc/parse/parse.hpp"
 #include "liftc/runtime/session.hpp"
 #include "liftc/runtime/validate.hpp"
 #include "options.hpp"
@@ -63,15 +64,20 @@ std::string shape_text(const io::Tensor& t) {
 // --reference FILE: the program the run one was rewritten from, whose interpreted values the
 // device's are compared with, on the same inputs. It is faster to interpret (a high-level
 // program takes the interpreter's fast paths; a register-tiled one does not) and independent
-// of the rewriting. Its sizes are bound by --size (the tuning parameters of --params are not
-// its own); its inputs must be inputs of the run program with the same element type and shape,
-// and each of its definitions one of the run program (those are compared).
-// Loaded before the device run, so a bad reference costs no run.
+// of the rewriting. Its sizes are bound by --size and by the values of --params that name its
+// sizes (`liftc space` prints a symbolic size's sample with the tuning parameters, --params
+// C=2,sigma=4; the tuning parameters are not its own); its inputs must be inputs of the run
+// program with the same element type and shape, and each of its definitions one of the run
+// program (those are compared). Loaded before the device run, so a bad reference costs no run.
 ir::Program load_reference(const RunOptions& o, const ir::Program& checked, const interp::Tensors& inputs) {
   SizeFlags sizes;
   sizes.sizes = o.sizes.sizes;
   ir::Program reference;
   try {
+    ir::Program declared = parse::load_program(o.reference);
+    for (const auto& [name, value] : o.sizes.param_values())
+      if (std::any_of(declared.sizes.begin(), declared.sizes.end(), [&](const ir::SizeDecl& d) { return d.name == name; }))
+        sizes.sizes.push_back(fmt::format("{}={}", name, value));
     reference = load_bound_program(o.reference, sizes);
   } catch (const Error& e) {
     if (e.loc().known()) throw;  // a parse or type error names its place in the file
