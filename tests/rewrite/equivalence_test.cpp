@@ -207,6 +207,21 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"kernel-operand-second-no-bias-activation",
        "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\n"
        "def out = map(w -> map(v -> max(v, 0.0), reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(join(w)), join(join(x))))), ws)"},
+      {"kernel-transpose-out-of-pairs",
+       "size C, P\ninput x : [[[float]C]3]2\ninput ws : [[[[float]C]2]3]P\ninput bs : [float]P\n"
+       "def out = map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(x)), join(join(transpose(w))))), zip(ws, bs))"},
+      {"kernel-transpose-out-of-pairs-activation",
+       "size C, P\ninput x : [[[float]C]3]2\ninput ws : [[[[float]C]2]3]P\ninput bs : [float]P\n"
+       "def out = map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(x)), "
+       "join(join(transpose(w)))))), zip(ws, bs))"},
+      {"kernel-channels-last-out-of-pairs",
+       "size C, P\ninput x : [[[float]C]3]2\ninput ws : [[[[float]3]2]C]P\ninput bs : [float]P\n"
+       "def out = map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(x)), join(join(map(transpose, transpose(w)))))), "
+       "zip(ws, bs))"},
+      {"kernel-channels-last-out-of-pairs-activation",
+       "size C, P\ninput x : [[[float]C]3]2\ninput ws : [[[[float]3]2]C]P\ninput bs : [float]P\n"
+       "def out = map((w, b) -> map(v -> min(max(v, 0.0), 6.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(x)), "
+       "join(join(map(transpose, transpose(w))))))), zip(ws, bs))"},
       {"window-flatten-order", "size N, M, C\ninput x : [[[float]C]M]N\ninput y : [[[float]C]M]N\n"
                                "def out = reduce(0.5, (acc, p) -> acc + p.0 * p.1, zip(join(join(transpose(x))), join(join(transpose(y)))))"},
       {"bias-add-left", with(kVec, "def out = map(s -> s + 2.0, reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, y)))")},

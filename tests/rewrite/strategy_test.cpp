@@ -160,6 +160,15 @@ TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
     EXPECT_TRUE(ir::alpha_equal(normal(form), canonical));
   }
   EXPECT_TRUE(ir::alpha_equal(normal("chw_let_transposed.sr"), normal("chw_oihw.sr")));
+  // The weights rearranged inside the map over (kernel, bias) pairs instead of in a let
+  // (found by a generality check: the Winograd and tiled strategies refused it).
+  const std::string chw = "size C = 2, H = 6, W = 6, M = 4, K = 3\ninput weights : [[[[float]K]K]C]M\n"
+                          "input biases : [float]M\ninput image : [[[float]W]H]C\n"
+                          "def conv = let img = map(transpose, transpose(image)) in map2D(window -> map((w, b) -> "
+                          "reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(window)), join(join(map(transpose, "
+                          "transpose(w)))))), zip(weights, biases)), slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, img)))";
+  EXPECT_TRUE(ir::alpha_equal(rewrite_program(library(), "normal-form", program(chw)).programs.at(0).program.defs.back().body,
+                              normal("chw_let_transposed.sr")));
 }
 
 // Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
