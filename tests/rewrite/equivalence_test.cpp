@@ -237,6 +237,12 @@ const std::vector<std::pair<std::string, std::string>>& cases() {
       {"bias-out-of-clamp", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                             "def out = map((w, b) -> map(s -> min(max(b + s, -0.5), 0.5), reduce(0.0, (acc, p) -> acc + p.0 * p.1, "
                             "zip(x, w))), zip(ws, bs))"},
+      {"bias-out-of-leaky", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                            "def out = map((w, b) -> map(s -> select(s + b > 0.0, s + b, 0.1 * (s + b)), reduce(0.0, (acc, p) -> "
+                            "acc + p.0 * p.1, zip(x, w))), zip(ws, bs))"},
+      {"bias-out-of-leaky-left", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
+                                 "def out = map((w, b) -> map(s -> select(b + s > 0.0, b + s, 0.2 * (b + s)), reduce(0.0, (acc, p) -> "
+                                 "acc + p.0 * p.1, zip(x, w))), zip(ws, bs))"},
       {"bias-into-reduce", "size N, P\ninput x : [float]N\ninput ws : [[float]N]P\ninput bs : [float]P\n"
                            "def out = map((w, b) -> map(s -> b + s, reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(x, w))), zip(ws, bs))"},
       {"zero-bias", "size C, P\ninput x : [[[float]C]2]2\ninput ws : [[[[float]C]2]2]P\n"

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "forms.hpp"
@@ -152,6 +153,15 @@ TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
       normal_text("def conv = map2D(window -> map((w, b) -> map(s -> min(max(s + b, 0.0), 6.0), reduce(0.0, (acc, p) -> "
                   "acc + p.0 * p.1, zip(join(join(window)), join(join(w))))), zip(weights, biases)), " + windows + ")"),
       normal("relu6_clamp.sr")));
+  // A leaky ReLU around the sum plus the bias, either order: as leaky_select.sr.
+  for (const char* sum : {"s + b", "b + s"})
+    EXPECT_TRUE(ir::alpha_equal(
+        normal_text(fmt::format("def conv = map2D(window -> map((w, b) -> map(s -> select({0} > 0.0, {0}, 0.1 * ({0})), "
+                                "reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(join(window)), join(join(w))))), "
+                                "zip(weights, biases)), {1})",
+                                sum, windows)),
+        normal("leaky_select.sr")))
+        << sum;
   // Products summed separately, nested sums, (bias, kernel) pairs and a let of the padded
   // image: the canonical form.
   ir::Expr canonical = normal("let_padded.sr");
