@@ -51,6 +51,7 @@
 #                       (default: every one that applies)
 #   --runs N            timed runs of liftc's point, the references and cuDNN (default 20)
 #   --refs DIR          conv_refs and CLBlast (default .gpu/refs when it holds conv_refs)
+#   --no-refs           time no hand-written kernel and no CLBlast (their columns say n/a)
 #   --check-size N      H = W of the small validation shape (default 8; at least K)
 #   --check-evals N     its exploration budget (default 8; 0 skips the small shape)
 #   -o DIR              keep every program, exploration and the table (table.md) in DIR
@@ -79,6 +80,7 @@ explore_gpus=""
 strategies=""
 runs=20
 refs=""
+no_refs=""
 check_size=8
 check_evals=8
 out=""
@@ -105,6 +107,10 @@ while [[ $# -gt 0 ]]; do
         -o) out="$2" ;;
       esac
       shift 2
+      ;;
+    --no-refs)
+      no_refs=yes
+      shift
       ;;
     -h | --help)
       sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
@@ -135,7 +141,8 @@ if [[ -z "$liftc" ]]; then
   [[ -x "$liftc" || ! -x "$root/.gpu/liftc" ]] || liftc="$root/.gpu/liftc"
 fi
 [[ -x "$liftc" ]] || die "no liftc at $liftc (build it, or give --liftc PATH)"
-if [[ -z "$refs" && -x "$root/.gpu/refs/conv_refs" ]]; then refs="$root/.gpu/refs"; fi
+[[ -z "$no_refs" || -z "$refs" ]] || die "--refs and --no-refs exclude each other"
+if [[ -z "$refs" && -z "$no_refs" && -x "$root/.gpu/refs/conv_refs" ]]; then refs="$root/.gpu/refs"; fi
 [[ -z "$refs" || -x "$refs/conv_refs" ]] || die "no conv_refs in $refs (build it: scripts/bench/build_refs.sh $refs)"
 bin="$(cd "$(dirname "$liftc")" && pwd)"
 export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -377,6 +377,29 @@ TEST_F(ExploreCli, MatmulThroughARunnerScript) {
   EXPECT_NE(r.output.find("fastest:"), std::string::npos) << r.output;
 }
 
+// scripts/bench_conv_shape.sh on this machine's OpenCL device, without references or cuDNN:
+// two shapes explored on two lanes (--explore-gpus; the CPU's OpenCL ignores
+// CUDA_VISIBLE_DEVICES), every exploration before the first timing, then each best point
+// timed and validated again, a row each; a malformed --explore-gpus is refused.
+TEST_F(ExploreCli, TheShapeBenchmarkExploresOnSeveralLanesThenTimesEachShape) {
+  const std::string script = fmt::format("bash '{}/scripts/bench_conv_shape.sh'", LIFTC_SOURCE_DIR);
+  const std::string flags = fmt::format("--liftc '{}' --evals 4 --check-evals 0 --runs 2 --no-refs "
+                                        "--strategies 'conv-chw-tile conv-gemm'", LIFTC_BINARY);
+  Result r = run_shell(fmt::format("{} 4 6 6 4 3 1 1 2 6 6 2 1 1 0 {} --explore-gpus '0 1' -o out", script, flags));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("[gpu 0] == 4x6x6x4-k3s1p1: exploring"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[gpu 1] == 2x6x6x2-k1s1p0: exploring"), std::string::npos) << r.output;
+  std::size_t first_timing = r.output.find("== 4x6x6x4-k3s1p1: output 6x6x4");
+  ASSERT_NE(first_timing, std::string::npos) << r.output;
+  EXPECT_LT(r.output.rfind(": exploring"), first_timing) << r.output;
+  std::string table = read(dir_ / "out" / "table.md");
+  EXPECT_NE(table.find("| 4 6 6 4 3 1 1 | 6x6x4 | "), std::string::npos) << table;
+  EXPECT_NE(table.find("| 2 6 6 2 1 1 0 | 6x6x2 | "), std::string::npos) << table;
+  Result bad = run_shell(fmt::format("{} 4 6 6 4 3 1 1 {} --explore-gpus '0 x'", script, flags));
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("--explore-gpus takes CUDA device numbers, got 'x'"), std::string::npos) << bad.output;
+}
+
 TEST_F(ExploreCli, AdbRunnerScriptThroughAStandInAdb) {
   // scripts/adb_runner.sh with a stand-in adb whose "phone" is this machine: the shared
   // inputs and reference go to the phone's shared/ (adb push --sync), each bundle links
