@@ -36,22 +36,12 @@ ir::Expr replace_node(const ir::Expr& e, const ir::Expr& target, const ir::Expr&
   return ir::with_args(e, std::move(args));
 }
 
-// The node of `e` whose last operand (the data of a layout primitive or map, a lambda's
-// body) is `target` (by identity); undefined when none is.
-ir::Expr data_parent(const ir::Expr& e, const ir::Expr& target) {
-  if (!e->args.empty() && same_node(e->args.back(), target)) return e;
+// The node of `e` that has `target` (by identity) among its operands; undefined when none has.
+ir::Expr parent_of(const ir::Expr& e, const ir::Expr& target) {
+  for (const auto& a : e->args)
+    if (same_node(a, target)) return e;
   for (const auto& a : e->args) {
-    ir::Expr found = data_parent(a, target);
-    if (found.defined()) return found;
-  }
-  return {};
-}
-
-// The call of `e` whose function operand (its first) is `f` (by identity); undefined when none is.
-ir::Expr call_with_function(const ir::Expr& e, const ir::Expr& f) {
-  if (e.kind() == ir::ExprKind::Call && !e->args.empty() && same_node(e->args.front(), f)) return e;
-  for (const auto& a : e->args) {
-    ir::Expr found = call_with_function(a, f);
+    ir::Expr found = parent_of(a, target);
     if (found.defined()) return found;
   }
   return {};
@@ -67,12 +57,15 @@ ir::Expr call_with_function(const ir::Expr& e, const ir::Expr& f) {
 // alpha^2 values of a tile in one work-item ([C][T][alpha^2] in the map's order), and the
 // batched multiplication reads each of them M / kappa times as [alpha^2][C][T].
 ir::Expr with_written_layout(const ir::Expr& body, const ir::Expr& part) {
-  ir::Expr chain = part;
-  ir::Expr parent = data_parent(body, chain);
-  for (; parent.defined() && detail::passes_dest(parent); parent = data_parent(body, chain)) chain = parent;
+  ir::Expr chain = part;  // part under the layout primitives whose data it is
+  ir::Expr parent = parent_of(body, chain);
+  for (; parent.defined() && detail::passes_dest(parent) && same_node(parent->args.back(), chain);
+       parent = parent_of(body, chain))
+    chain = parent;
   if (!parent.defined() || parent.kind() != ir::ExprKind::Lambda || parent->params.size() != 1) return part;
-  ir::Expr to = call_with_function(body, parent);
-  return to.defined() && to->prim == ir::Prim::ToGlobal ? to : part;
+  ir::Expr to = parent_of(body, parent);
+  bool written = to.defined() && detail::is_call(to, ir::Prim::ToGlobal) && same_node(to->args.front(), parent);
+  return written ? to : part;
 }
 
 bool contains_reduce_seq(const ir::Expr& e) {
