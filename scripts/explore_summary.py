@@ -112,15 +112,26 @@ def describe(e):
 
 
 def run_flags(point):
-    """The `liftc run` flags of a stored point: local_0..2 are the work-group size, unroll and
-    mad switches, every other name a tuning parameter."""
-    params = {k: v for k, v in point.items() if not k.startswith("local_") and k not in ("unroll", "mad")}
+    """The `liftc run` flags of a stored point: local_0..2 are the main kernel's work-group
+    size, PART_local_0..2 another kernel's (--kernel-local PART=..., where 0 is the runtime's
+    choice), unroll and mad switches, every other name a tuning parameter."""
+    own = {}  # PART -> {dimension: size}
+    params = {}
+    for k, v in point.items():
+        m = re.fullmatch(r"(\w+)_local_([0-2])", k)
+        if m:
+            own.setdefault(m.group(1), {})[int(m.group(2))] = v
+        elif not k.startswith("local_") and k not in ("unroll", "mad"):
+            params[k] = v
     flags = []
     if params:
         flags.append("--params " + ",".join(f"{k}={v}" for k, v in sorted(params.items())))
     local = [point[f"local_{d}"] for d in range(3) if f"local_{d}" in point]
     if local:
         flags.append("--local " + ",".join(local))
+    for part, sizes in sorted(own.items()):
+        if sizes.get(0, "0") != "0":
+            flags.append(f"--kernel-local {part}=" + ",".join(sizes[d] for d in sorted(sizes)))
     if point.get("unroll") == "1":
         flags.append("--unroll")
     if point.get("mad") == "1":

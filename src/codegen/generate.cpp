@@ -210,6 +210,7 @@ Module generate(const ir::Program& checked, const Options& options) {
   for (const auto& sz : checked.sizes) size_names.insert(sz.name);
 
   KernelPlan plan = plan_kernels(checked);
+  check_kernel_work_groups(plan, options);
   if (options.dump)
     for (const auto& k : plan.kernels) options.dump("plan", k.name, to_string(k));
   ModuleBuilder builder(m, options, size_names);

@@ -296,10 +296,19 @@ Launch launch_of(const PlannedKernel& k, const Threads& t, const Options& option
     l.global[d] = t.global[d];
     l.local[d] = t.work_groups ? t.local[d] : arith::Expr(0);
   }
-  if (t.work_groups || !k.tuned || options.global_work_group[0] <= 0) return l;
+  if (t.work_groups) return l;
+  // The main kernel's work-group size is global_work_group (--local); another kernel's is
+  // its entry of kernel_work_groups (--kernel-local), if any. Else the runtime chooses.
+  const std::array<std::int64_t, 3>* chosen = nullptr;
+  if (k.tuned) {
+    chosen = &options.global_work_group;
+  } else if (auto it = options.kernel_work_groups.find(k.buffer); it != options.kernel_work_groups.end()) {
+    chosen = &it->second;
+  }
+  if (!chosen || (*chosen)[0] <= 0) return l;
   std::int64_t items = 1;
   for (std::size_t d = 0; d < static_cast<std::size_t>(l.dims); ++d) {
-    std::int64_t size = std::max<std::int64_t>(1, options.global_work_group[d]);
+    std::int64_t size = std::max<std::int64_t>(1, (*chosen)[d]);
     auto global = l.global[d].constant();
     if (global && *global % size != 0)
       throw Error(fmt::format("work-group size {} does not divide {}'s global size {} in dimension {}", size, k.name,
@@ -313,11 +322,31 @@ Launch launch_of(const PlannedKernel& k, const Threads& t, const Options& option
   return l;
 }
 
+void check_kernel_work_groups(const KernelPlan& plan, const Options& options) {
+  for (const auto& [buffer, sizes] : options.kernel_work_groups) {
+    auto k = std::find_if(plan.kernels.begin(), plan.kernels.end(), [&](const PlannedKernel& p) { return p.buffer == buffer; });
+    if (k == plan.kernels.end()) {
+      std::vector<std::string> names;
+      for (const auto& p : plan.kernels)
+        if (!p.threads.work_groups && !p.tuned) names.push_back(p.buffer);
+      throw Error(fmt::format("a work-group size for {}: no kernel of the program computes it ({})", buffer,
+                              names.empty() ? std::string("no kernel but a main one lacks work-groups")
+                                            : fmt::format("the kernels that take one compute {}", fmt::join(names, ", "))));
+    }
+    if (k->threads.work_groups)
+      throw Error(fmt::format("a work-group size for {}: its kernel's work-groups are its mapLcl loops", buffer));
+    if (k->tuned)
+      throw Error(fmt::format("a work-group size for {}: its kernel is the main one, whose size --local gives", buffer));
+  }
+}
+
 std::string to_string(const PlannedKernel& k) {
   std::string text = fmt::format("// kernel {} computes {} ({}, {} bytes) of definition {}\n", k.name, k.buffer,
                                  to_string(k.role), arith::to_string(k.bytes), k.definition);
   text += fmt::format("// launch: {}{}\n", launch_text(k.threads, k.copy),
-                      k.tuned ? "; the work-group size of mapGlb kernels (--local) applies" : "");
+                      k.threads.work_groups ? ""
+                      : k.tuned             ? "; the work-group size of mapGlb kernels (--local) applies"
+                                            : fmt::format("; its work-group size: --kernel-local {}=...", k.buffer));
   for (const auto& b : k.buffers)
     text += fmt::format("// allocates {} memory for {}: {} bytes\n", codegen::to_string(b.space), b.what,
                         arith::to_string(b.bytes));

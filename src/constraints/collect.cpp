@@ -235,6 +235,51 @@ bool multiplies_floats(const ir::Expr& e) {
 }
 
 
+// The work-group sizes of the other computing mapGlb kernels (Winograd's transforms, say;
+// codegen's Options::kernel_work_groups): `<buffer>_local_<d>` for each dimension of each,
+// where 0 in every dimension is the runtime's choice, codegen's without one, so the space
+// keeps it. A size in some dimensions and 0 in others means nothing: a size in every
+// dimension or in none. Parallel copies (pads, layout changes) are left to the runtime: a
+// parameter per copy would widen the space where no measurement has asked for it.
+void add_own_work_group_params(Collector& c, const codegen::KernelPlan& plan, const Target& target) {
+  for (const auto& k : plan.kernels) {
+    const codegen::Threads& t = k.threads;
+    if (t.work_groups || k.tuned || k.copy || t.dims < 1) continue;
+    std::vector<std::string> names;
+    for (int d = 0; d < t.dims; ++d) names.push_back(fmt::format("{}_local_{}", k.buffer, d));
+    if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return c.space.index(n) >= 0; }))
+      continue;  // a size of the program has the name: the runtime chooses
+    const arith::Expr chosen = arith::min(arith::var(names[0]), 1);  // 1: a size is chosen; 0: the runtime's
+    arith::Expr items = 1;
+    for (int d = 0; d < t.dims; ++d) {
+      const auto dim = static_cast<std::size_t>(d);
+      const std::int64_t most = std::min(target.max_work_item_sizes[dim], target.max_work_group_size);
+      Param p{names[dim], Source::Codegen,
+              fmt::format("work-group size of kernel {}, dimension {} (0: the OpenCL runtime chooses)", k.name, d), "",
+              {}};
+      c.space.kernel_work_group_params[names[dim]] = {k.buffer, dim};
+      Constraint dom;
+      dom.source = Source::Target;
+      dom.why = fmt::format("at most {} work-items in dimension {} on {}", most, d, target.name);
+      c.param(std::move(p), Declared::range(0, most), std::move(dom));
+      arith::Expr l = arith::var(names[dim]);
+      c.add({Constraint::Kind::Divides, arith::max(l, 1), c.bind(t.global[dim]), {}, Source::Codegen,
+             fmt::format("kernel {}: its work-group size divides its global size in dimension {}", k.buffer, d), {}, {}});
+      if (d > 0) {
+        c.add({Constraint::Kind::LessEqual, chosen, l, {}, Source::Codegen,
+               fmt::format("kernel {}: a work-group size in every dimension or in none", k.buffer), {}, {}});
+        c.add({Constraint::Kind::LessEqual, l, arith::Expr(most) * chosen, {}, Source::Codegen,
+               fmt::format("kernel {}: a work-group size in every dimension or in none", k.buffer), {}, {}});
+      }
+      items = items * l;
+    }
+    c.add({Constraint::Kind::LessEqual, items, target.max_work_group_size, {}, Source::Target,
+           fmt::format("kernel {}: at most {} work-items per work-group on {}", k.buffer, target.max_work_group_size,
+                       target.name),
+           {}, {}});
+  }
+}
+
 // The launch constraints of the planned kernels, and the code-generation choices they
 // offer: a work-group kernel's work-group (its mapLcl loops) fits the target; the
 // definitions' main mapGlb kernels take the work-group size local_d (codegen's
@@ -290,6 +335,7 @@ void add_kernel_constraints(Collector& c, const codegen::KernelPlan& plan, const
              {}, {}});
     }
   }
+  add_own_work_group_params(c, plan, target);
   std::vector<arith::Expr> unrollable;
   for (const auto& k : plan.kernels)
     for (const auto& t : k.unrollable) unrollable.push_back(c.bind(t));
@@ -499,6 +545,10 @@ codegen::Options codegen_options(const Space& space, const Point& p) {
     if (space.params[i].source != Source::Codegen) continue;
     if (n == "unroll") o.unroll_reduce = p[i] != 0;
     if (n == "mad") o.mad = p[i] != 0;
+    if (auto own = space.kernel_work_group_params.find(n); own != space.kernel_work_group_params.end()) {
+      if (p[i] > 0) o.kernel_work_groups[own->second.first][own->second.second] = p[i];
+      continue;
+    }
     for (std::size_t d = 0; d < 3; ++d)
       if (n == fmt::format("local_{}", d)) o.global_work_group[d] = p[i];
   }
@@ -519,6 +569,12 @@ std::string format_point(const Space& space, const Point& p) {
   std::string out;
   if (!params.empty()) out += "--params " + params;
   if (!local.empty()) out += (out.empty() ? "" : " ") + std::string("--local ") + local;
+  for (const auto& [buffer, sizes] : o.kernel_work_groups) {
+    std::vector<std::int64_t> given;
+    for (auto v : sizes)
+      if (v > 0) given.push_back(v);
+    out += fmt::format("{}--kernel-local {}={}", out.empty() ? "" : " ", buffer, fmt::join(given, ","));
+  }
   if (unroll) out += (out.empty() ? "" : " ") + std::string("--unroll");
   if (o.mad) out += (out.empty() ? "" : " ") + std::string("--mad");
   return out;

@@ -628,6 +628,44 @@ TEST_F(Cli, OmegaPartialSumsFromTheCommandLine) {
     EXPECT_NE(c.output.find(line), std::string::npos) << line << "\n" << c.output;
 }
 
+// Winograd's transforms are kernels beside the main one (the batched multiplication): each
+// takes a work-group size of its own, by the buffer it computes (--kernel-local), which
+// `liftc space` samples (0: the runtime's choice) and run and compile apply; a name no
+// kernel computes, the main kernel's, a size that does not divide the launch and a
+// malformed value are one-line errors.
+TEST_F(Cli, KernelsBesideTheMainOneTakeAWorkGroupSizeOfTheirOwn) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  Result r = run("space '" + conv + "' --strategy conv-winograd-gemm --samples 10 --seed 5");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line : {"conv_part1_local_0 declared 0..", "[codegen] max(1, conv_part1_local_1) divides 16",
+                           "(kernel conv_part1: a work-group size in every dimension or in none)"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  auto at = r.output.find("\n  --local ");
+  while (at != std::string::npos && r.output.substr(at, r.output.find('\n', at + 1) - at).find("--kernel-local") == std::string::npos)
+    at = r.output.find("\n  --local ", at + 1);
+  ASSERT_NE(at, std::string::npos) << "no sample with --kernel-local\n" << r.output;
+  std::string flags = r.output.substr(at + 3, r.output.find('\n', at + 1) - at - 3);
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-winograd-gemm --alternative 1 > w.sr").exit_code, 0);
+  expect("run w.sr " + flags + " --reference '" + conv + "'", 0, "conv: matches the interpreter");
+  expect("run w.sr --kernel-local conv_part1=2,4 --kernel-local conv=1,2 --reference '" + conv + "'", 0,
+         "conv: matches the interpreter");
+  Result c = run("compile w.sr --kernel-local conv_part1=2,4 --kernel-local conv=1,2 -o out");
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  for (const char* line : {"kernel conv_part1_kernel (def conv_part1): global (4, 16), local (2, 4)",
+                           "kernel conv_part2_kernel (def conv_part2): global (4, 4), local driver's choice",
+                           "kernel conv_kernel (def conv): global (4, 16), local (1, 2)"})
+    EXPECT_NE(c.output.find(line), std::string::npos) << line << "\n" << c.output;
+  expect("run w.sr --kernel-local nosuch=2,4", 1,
+         "a work-group size for nosuch: no kernel of the program computes it (the kernels that take one compute "
+         "conv_part1, conv_part2, conv)");
+  expect("run w.sr --kernel-local conv_part3=2,4", 1,
+         "a work-group size for conv_part3: its kernel is the main one, whose size --local gives");
+  expect("run w.sr --kernel-local conv_part1=3,4", 1, "work-group size 3 does not divide conv_part1_kernel's global size 4");
+  expect("run w.sr --kernel-local conv_part1=0,4", 1, "expected PART=a[,b[,c]] (conv_part1=8,16)");
+  expect("run w.sr --kernel-local =4", 1, "expected PART=a[,b[,c]]");
+  expect("run w.sr --kernel-local conv_part1=1,2,3,4", 1, "expected PART=a[,b[,c]]");
+}
+
 // The GEMM path's space: sigma and kappa with their declared ranges and the divisibility
 // the types ask for; the im2col matrix is a buffer the target must hold; a sample runs.
 TEST_F(Cli, SpaceOfTheGemmPathSamplesPointsThatRun) {

@@ -57,13 +57,16 @@ void expect_module_is_plan(const Space& s, const Point& p, const codegen::Kernel
     std::string what = fmt::format("{}: kernel {}", where, k.name);
     EXPECT_EQ(g.name, k.name) << what;
     // The launch: the plan's thread counts, the work-group size of the point for the main
-    // mapGlb kernel, the runtime's for the others.
+    // mapGlb kernel, the kernel's own parameters' for another computing mapGlb kernel (0:
+    // the runtime's), the runtime's for copies.
     ASSERT_EQ(g.launch.dims, std::max(1, k.threads.dims)) << what;
     for (std::size_t d = 0; d < static_cast<std::size_t>(g.launch.dims); ++d) {
       EXPECT_EQ(codegen::evaluate(g.launch.global[d], m), at(s, p, k.threads.global[d])) << what << " global " << d;
-      std::int64_t local = k.threads.work_groups             ? at(s, p, k.threads.local[d])
-                           : k.tuned                         ? options.global_work_group[d]
-                                                             : 0;
+      int own = s.index(fmt::format("{}_local_{}", k.buffer, d));
+      std::int64_t local = k.threads.work_groups ? at(s, p, k.threads.local[d])
+                           : k.tuned             ? options.global_work_group[d]
+                           : own >= 0            ? p[static_cast<std::size_t>(own)]
+                                                 : 0;
       EXPECT_EQ(codegen::evaluate(g.launch.local[d], m), local) << what << " local " << d;
     }
     // The buffers: the part it computes, the global and local memory it allocates.
@@ -85,8 +88,21 @@ void expect_module_is_plan(const Space& s, const Point& p, const codegen::Kernel
 }
 
 // The space models the plan's kernels: a launch constraint for each work-group kernel and
-// for each main mapGlb kernel, named after the buffer it computes.
+// for each main mapGlb kernel, named after the buffer it computes; each other computing
+// mapGlb kernel has a work-group size parameter per dimension, its own, and no copy has one.
 void expect_space_models_plan(const Space& s, const codegen::KernelPlan& plan, const std::string& where) {
+  for (const auto& k : plan.kernels) {
+    bool own = !k.threads.work_groups && !k.tuned && !k.copy && k.threads.dims >= 1;
+    for (int d = 0; d < std::max(1, k.threads.dims); ++d) {
+      std::string name = fmt::format("{}_local_{}", k.buffer, d);
+      auto it = s.kernel_work_group_params.find(name);
+      EXPECT_EQ(it != s.kernel_work_group_params.end(), own) << where << ": " << name;
+      EXPECT_EQ(s.index(name) >= 0, own) << where << ": " << name;
+      if (own && it != s.kernel_work_group_params.end()) {
+        EXPECT_EQ(it->second, std::make_pair(k.buffer, static_cast<std::size_t>(d))) << where << ": " << name;
+      }
+    }
+  }
   std::set<std::string> modelled;
   for (const auto& c : s.constraints) {
     if (c.why.rfind("kernel ", 0) != 0) continue;
@@ -94,10 +110,12 @@ void expect_space_models_plan(const Space& s, const codegen::KernelPlan& plan, c
   }
   std::set<std::string> planned;
   for (const auto& k : plan.kernels)
-    if (k.threads.work_groups || k.tuned || !k.buffers.empty()) planned.insert(k.buffer);
+    if (k.threads.work_groups || k.tuned || !k.buffers.empty() || s.kernel_work_group_params.count(k.buffer + "_local_0"))
+      planned.insert(k.buffer);
   std::set<std::string> launched;
   for (const auto& k : plan.kernels)
-    if (k.threads.work_groups || k.tuned) launched.insert(k.buffer);
+    if (k.threads.work_groups || k.tuned || s.kernel_work_group_params.count(k.buffer + "_local_0"))
+      launched.insert(k.buffer);
   for (const auto& name : launched) EXPECT_TRUE(modelled.count(name)) << where << ": kernel " << name << " not modelled";
   for (const auto& name : modelled) EXPECT_TRUE(planned.count(name)) << where << ": kernel " << name << " not planned";
 }
@@ -149,6 +167,52 @@ TEST(SpaceMatchesPlan, EveryStrategySampledPointsGenerateThePlannedKernels) {
     EXPECT_TRUE(applies) << strategy << " matches none of the examples: add one it matches";
   }
   EXPECT_GT(points, 500u);
+}
+
+// Winograd's input transform is a computing mapGlb kernel beside the main one (the batched
+// multiplication): it takes a work-group size of its own, conv_part1_local_0 and _1, where
+// 0 in both is the runtime's choice. A size in one dimension only is no point; a chosen
+// size reaches the kernel's launch, and the main kernel keeps local_d.
+TEST(SpaceMatchesPlan, AComputingKernelBesideTheMainOneTakesAWorkGroupSizeOfItsOwn) {
+  std::vector<Space> alternatives = spaces(example("conv/conv_small.sr"), "conv-winograd-gemm", small_target(8, 64));
+  ASSERT_FALSE(alternatives.empty());
+  const Space& s = alternatives[0];
+  int l0 = s.index("conv_part1_local_0"), l1 = s.index("conv_part1_local_1");
+  ASSERT_GE(l0, 0);
+  ASSERT_GE(l1, 0);
+  EXPECT_EQ(s.kernel_work_group_params.at("conv_part1_local_0"), std::make_pair(std::string("conv_part1"), std::size_t{0}));
+  Sampler sampler(s);
+  ASSERT_GT(sampler.count(), 0);
+  std::mt19937_64 rng(7);
+  Point p = sampler.sample(rng);
+  const auto& d0 = s.params[static_cast<std::size_t>(l0)].domain;
+  const auto& d1 = s.params[static_cast<std::size_t>(l1)].domain;
+  ASSERT_EQ(d0.front(), 0);
+  ASSERT_GE(d0.size(), 2u);
+  ASSERT_GE(d1.size(), 2u);
+  auto launch_of_transform = [&](const Point& q) {
+    ir::Program bound = typecheck::typecheck(ir::bind_sizes(s.program, size_values(s, q))).program;
+    codegen::Module m = codegen::generate(bound, codegen_options(s, q));
+    auto k = std::find_if(m.kernels.begin(), m.kernels.end(), [](const codegen::Kernel& x) { return x.name == "conv_part1_kernel"; });
+    EXPECT_NE(k, m.kernels.end());
+    return std::make_pair(codegen::evaluate(k->launch.local[0], m), codegen::evaluate(k->launch.local[1], m));
+  };
+  // The runtime's choice.
+  p[static_cast<std::size_t>(l0)] = 0, p[static_cast<std::size_t>(l1)] = 0;
+  EXPECT_TRUE(violated(s, p).empty()) << format_point(s, p);
+  EXPECT_EQ(launch_of_transform(p), std::make_pair(std::int64_t{0}, std::int64_t{0}));
+  EXPECT_EQ(format_point(s, p).find("conv_part1="), std::string::npos) << format_point(s, p);
+  // A size in both dimensions.
+  p[static_cast<std::size_t>(l0)] = d0[1], p[static_cast<std::size_t>(l1)] = d1[1];
+  EXPECT_TRUE(violated(s, p).empty()) << format_point(s, p);
+  EXPECT_EQ(launch_of_transform(p), std::make_pair(d0[1], d1[1]));
+  EXPECT_NE(format_point(s, p).find(fmt::format("--kernel-local conv_part1={},{}", d0[1], d1[1])), std::string::npos)
+      << format_point(s, p);
+  // In one dimension only; and one that does not divide the global size.
+  p[static_cast<std::size_t>(l1)] = 0;
+  EXPECT_FALSE(violated(s, p).empty());
+  p[static_cast<std::size_t>(l1)] = d1.back() + 1;
+  EXPECT_FALSE(violated(s, p).empty());
 }
 
 // The softmax whose exponentials (a mapGlb over the row, dimension 2 after the rows and

@@ -74,9 +74,15 @@ KernelPlan plan_kernels(const ir::Program& checked);
 Threads fit_to_device(Threads threads, const Options& options);
 
 /// The NDRange of a planned kernel: `threads` (fitted), with the work-group size of
-/// `options` when the kernel is the definition's main mapGlb kernel (`tuned`); a
-/// liftc::Error when that size does not divide the global size or exceeds the device's.
+/// `options`: global_work_group for the definition's main mapGlb kernel (`tuned`), the
+/// kernel's entry of kernel_work_groups for another mapGlb kernel; a liftc::Error when that
+/// size does not divide the global size or exceeds the device's.
 Launch launch_of(const PlannedKernel& k, const Threads& threads, const Options& options);
+
+/// A liftc::Error when Options::kernel_work_groups names a buffer no kernel of `plan`
+/// computes, or one a work-group kernel or the main kernel of its definition computes (its
+/// size is global_work_group).
+void check_kernel_work_groups(const KernelPlan& plan, const Options& options);
 
 /// The plan in words, one kernel a paragraph (`liftc compile --dump-after plan`).
 std::string to_string(const PlannedKernel& k);

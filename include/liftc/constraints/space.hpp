@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "liftc/arith/expr.hpp"
@@ -86,6 +87,9 @@ struct Space {
   /// in global memory (Mali): its local tiles buy nothing there, and explore draws the
   /// alternative less often (kEmulatedLocalShare).
   bool local_memory_emulated = false;
+  /// The parameters that are a kernel's own work-group size (`conv_part1_local_0`:
+  /// codegen::Options::kernel_work_groups), by name: the buffer it computes and the dimension.
+  std::map<std::string, std::pair<std::string, std::size_t>> kernel_work_group_params;
 
   /// The position of parameter `name` in `params`, or -1.
   int index(const std::string& name) const;

@@ -1,7 +1,12 @@
 #pragma once
 // Flags shared by `compile` and `run`: code-generation choices and the target device.
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -12,11 +17,36 @@
 
 namespace liftc::tool {
 
+/// `PART=a[,b[,c]]` of --kernel-local: the buffer a kernel computes and its work-group size (each size
+/// 1..2^20, unnamed dimensions 1); nullopt when malformed.
+inline std::optional<std::pair<std::string, std::array<std::int64_t, 3>>> parse_kernel_local(const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return std::nullopt;
+  std::string name = text.substr(0, eq);
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return std::nullopt;
+  std::array<std::int64_t, 3> sizes{1, 1, 1};
+  std::size_t d = 0, at = eq + 1;
+  for (;; ++d) {
+    std::size_t comma = text.find(',', at);
+    std::string field = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (d == 3 || field.empty() || field.size() > 7 ||
+        !std::all_of(field.begin(), field.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    sizes[d] = std::stoll(field);
+    if (sizes[d] < 1 || sizes[d] > (1 << 20)) return std::nullopt;
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return std::make_pair(name, sizes);
+}
+
 /// The code-generation flags of a command.
 struct CodegenFlags {
   bool unroll = false;
   bool keep_loops = false;
   std::vector<std::int64_t> local;  // --local: work-group size of mapGlb-only kernels
+  std::vector<std::string> kernel_local;  // --kernel-local: PART=a[,b[,c]], another mapGlb kernel's
   bool mad = false;                 // --mad: build with -cl-mad-enable
   std::string build_options;        // --build-options: more OpenCL compiler options
   bool no_hoist = false;            // --no-hoist: keep loop-invariant code in its loop
@@ -32,6 +62,10 @@ struct CodegenFlags {
     o.hoist = !no_hoist;
     o.vector_stores = !no_vector_stores;
     for (std::size_t d = 0; d < local.size() && d < 3; ++d) o.global_work_group[d] = local[d];
+    for (const auto& text : kernel_local) {
+      auto [name, sizes] = *parse_kernel_local(text);  // the option's check accepted it
+      o.kernel_work_groups[name] = sizes;
+    }
     if (device) {
       o.max_work_group_size = static_cast<std::int64_t>(device->max_work_group_size);
       for (std::size_t d = 0; d < 3 && d < device->max_work_item_sizes.size(); ++d)
@@ -41,7 +75,7 @@ struct CodegenFlags {
   }
 };
 
-/// Registers --unroll, --local, --keep-loops, --mad, --build-options, --no-hoist and
+/// Registers --unroll, --local, --kernel-local, --keep-loops, --mad, --build-options, --no-hoist and
 /// --no-vector-stores.
 inline void add_codegen_flags(CLI::App& cmd, CodegenFlags& flags) {
   cmd.add_flag("--unroll", flags.unroll, "unroll the innermost reduceSeq loops with constant trip counts");
@@ -51,6 +85,16 @@ inline void add_codegen_flags(CLI::App& cmd, CodegenFlags& flags) {
       ->delimiter(',')
       ->expected(1, 3)
       ->check(CLI::Range(1, 1 << 20));
+  cmd.add_option("--kernel-local", flags.kernel_local,
+                 "work-group size of another kernel without work-groups, by the buffer it computes: "
+                 "--kernel-local conv_part1=8,16 for conv_part1_kernel; repeat it for more kernels (default: the "
+                 "OpenCL runtime chooses)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->check([](const std::string& text) {
+        return parse_kernel_local(text) ? std::string()
+                                        : "expected PART=a[,b[,c]] (conv_part1=8,16), each size 1..1048576, not '" + text + "'";
+      });
   cmd.add_flag("--keep-loops", flags.keep_loops,
                "keep mapped loops whose trip count equals the thread count (no section 5.1 elision)");
   cmd.add_flag("--mad", flags.mad,

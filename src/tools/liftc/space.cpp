@@ -99,11 +99,13 @@ void print_space(const constraints::Space& space, std::uint64_t samples, std::mt
                       : std::string());
   if (space.params.empty()) fmt::print("parameters: none\n");
   else fmt::print("parameters (in dependency order):\n");
+  std::size_t width = 10;  // the names' column: as wide as the longest (`conv_part1_local_0`)
+  for (const auto& p : space.params) width = std::max(width, p.name.size());
   for (const auto& p : space.params) {
     std::string domain = p.domain.size() <= 12 ? fmt::format("{}", fmt::join(p.domain, ", "))
                                                : fmt::format("{} values, {}..{}", p.domain.size(), p.domain.front(),
                                                              p.domain.back());
-    fmt::print("  {:<10} declared {:<10} domain {{{}}}  [{}: {}]\n", p.name, p.declared, domain,
+    fmt::print("  {:<{}} declared {:<10} domain {{{}}}  [{}: {}]\n", p.name, width, p.declared, domain,
                constraints::to_string(p.source), p.origin);
   }
   fmt::print("constraints:\n");
