@@ -25,15 +25,19 @@ std::string format_point(const Alternative& alt, const Point& p) {
 
 std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng) {
   LIFTC_ASSERT(!space.alternatives.empty(), "a candidate space has at least one alternative");
-  std::map<std::string, double> strategy_total;  // valid points per strategy
-  for (const auto& a : space.alternatives) strategy_total[a->strategy()] += std::max(0.0, a->count());
+  // Alternatives with valid points, per strategy. They are drawn equally, not in
+  // proportion to their counts: a count mostly measures how many tuning parameters an
+  // alternative has (a kernel's own work-group sizes multiply it by hundreds), not what it
+  // is worth, and drawing by counts left alternatives of a strategy undrawn.
+  std::map<std::string, double> strategy_alternatives;
+  for (const auto& a : space.alternatives) strategy_alternatives[a->strategy()] += a->count() > 0 ? 1.0 : 0.0;
   std::size_t strategies = 0;
-  for (const auto& [name, total] : strategy_total) strategies += total > 0;
+  for (const auto& [name, n] : strategy_alternatives) strategies += n > 0;
   std::vector<double> weights;
   for (const auto& a : space.alternatives) {
-    double total = strategy_total[a->strategy()];
+    double n = strategy_alternatives[a->strategy()];
     double share = a->local_memory_emulated() ? kEmulatedLocalShare : 1.0;
-    weights.push_back(total > 0 ? share * std::max(0.0, a->count()) / total / double(strategies) : 0.0);
+    weights.push_back(a->count() > 0 ? share / n / double(strategies) : 0.0);
   }
   if (std::accumulate(weights.begin(), weights.end(), 0.0) <= 0) return 0;
   std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());

@@ -98,17 +98,22 @@ TEST(RandomSearch, DistinctValidPointsUntilTheSpaceIsExhausted) {
   EXPECT_EQ(double(seen.size()), total);
 }
 
-TEST(RandomSearch, StrategiesAreDrawnEquallyAlternativesByTheirCounts) {
+// Alternatives of one strategy are drawn equally whatever their counts: a count mostly
+// measures how many tuning parameters an alternative has.
+TEST(RandomSearch, StrategiesAndTheirAlternativesAreDrawnEqually) {
   CandidateSpace cs = test::toy_candidates();  // strategy "tile": 22 points, "plain": 14
   cs.alternatives.push_back(std::make_unique<ToySpace>("plain #2", std::vector<Parameter>{{"d", {1, 2, 3, 4, 5, 6, 7}}},
                                                        [](const Point&) { return true; }));  // 7 more "plain" points
+  cs.alternatives.push_back(std::make_unique<ToySpace>("plain #3", std::vector<Parameter>{{"d", {1, 2}}},
+                                                       [](const Point&) { return false; }));  // no valid point
   std::mt19937_64 rng(8);
   std::map<std::size_t, int> hits;
-  const int n = 21000;
+  const int n = 20000;
   for (int i = 0; i < n; ++i) ++hits[draw_alternative(cs, rng)];
-  EXPECT_NEAR(hits[0], n / 2, 400);          // "tile", one half
-  EXPECT_NEAR(hits[1], n / 2 * 14 / 21, 400);  // "plain #1": 14 of plain's 21 points
-  EXPECT_NEAR(hits[2], n / 2 * 7 / 21, 400);   // "plain #2": 7 of 21
+  EXPECT_NEAR(hits[0], n / 2, 400);  // "tile", one half
+  EXPECT_NEAR(hits[1], n / 4, 400);  // "plain #1" (14 points) and "plain #2" (7): a quarter each
+  EXPECT_NEAR(hits[2], n / 4, 400);
+  EXPECT_EQ(hits[3], 0);             // never the one without a valid point
 }
 
 // An alternative whose kernels use local memory that the target emulates in global memory.

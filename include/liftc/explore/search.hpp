@@ -92,8 +92,9 @@ std::optional<Point> crossover(Alternative& alt, const Point& a, const Point& b,
 /// domain (or, one time in four, to any value); the result is repaired when invalid.
 std::optional<Point> mutate(Alternative& alt, const Point& p, double rate, std::mt19937_64& rng);
 
-/// Draws a strategy uniformly, then one of its alternatives in proportion to its number of
-/// valid points (alternatives without valid points are never drawn).
+/// Draws a strategy uniformly, then one of its alternatives uniformly (alternatives without
+/// valid points are never drawn); a strategy over emulated local memory gets
+/// kEmulatedLocalShare of a share.
 std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng);
 
 /// What explore's `note:` line says of the strategies of `space` whose alternatives use
