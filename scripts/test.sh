@@ -4,4 +4,5 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/build.sh"
-ctest --test-dir "$root/build" --output-on-failure -j "${LIFTC_JOBS:-$(nproc)}" "$@"
+# A test without a TIMEOUT of its own fails after 15 minutes rather than hanging the run.
+ctest --test-dir "$root/build" --output-on-failure --timeout 900 -j "${LIFTC_JOBS:-$(nproc)}" "$@"

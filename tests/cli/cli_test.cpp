@@ -611,7 +611,7 @@ TEST_F(Cli, OmegaPartialSumsFromTheCommandLine) {
   std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_relu_swapped.sr").string();
   Result r = run("space '" + conv + "' --strategy conv-chw-omega-m0 --samples 3 --seed 5");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line : {"omega_C    declared 2..64      domain {2, 4}", "[type] omega_C divides 4",
+  for (const char* line : {"  omega_C ", " declared 2..64      domain {2, 4}  [rule: ", "[type] omega_C divides 4",
                            "[codegen] local_2 divides omega_C"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
   auto at = r.output.find("\n  --params ");

@@ -47,10 +47,13 @@ std::vector<Space> spaces(const ir::Program& program, const std::string& strateg
   return out;
 }
 
-std::vector<Point> brute_force(const Space& space) {
-  // The declared domains: each parameter's Member or Range constraint.
+std::vector<Point> brute_force(const Space& space, Domains over) {
+  // The declared domains: each parameter's Member or Range constraint; or the pruned ones.
   std::vector<std::vector<std::int64_t>> domains(space.params.size());
+  if (over == Domains::Pruned)
+    for (std::size_t i = 0; i < space.params.size(); ++i) domains[i] = space.params[i].domain;
   for (const auto& c : space.constraints) {
+    if (over == Domains::Pruned) break;
     if (c.kind == Constraint::Kind::Member) domains[static_cast<std::size_t>(space.index(c.vars[0]))] = c.values;
     if (c.kind == Constraint::Kind::Range)
       for (std::int64_t v = c.lo; v <= c.hi; ++v) domains[static_cast<std::size_t>(space.index(c.vars[0]))].push_back(v);

@@ -22,9 +22,15 @@ std::vector<Space> spaces(const ir::Program& program, const std::string& strateg
 ir::Program example(const std::string& file);
 ir::Program program_text(const std::string& text);
 
-/// Every valid point, by enumerating the product of the declared domains and checking
-/// every constraint at each (independent of the sampler's tables and order).
-std::vector<Point> brute_force(const Space& space);
+/// The domains brute_force enumerates: the declared ones (Member and Range constraints), or
+/// those left after the one-variable constraints (Param::domain), for spaces whose
+/// declared ranges multiply past enumeration (the kernels' own work-group sizes: 0..limit
+/// each).
+enum class Domains { Declared, Pruned };
+
+/// Every valid point, by enumerating the product of the domains and checking every
+/// constraint at each (independent of the sampler's tables and order).
+std::vector<Point> brute_force(const Space& space, Domains over = Domains::Declared);
 
 /// Whether the type checker accepts the program at the point's sizes (bind_sizes + typecheck).
 bool type_checker_accepts(const Space& space, const Point& p);
