@@ -39,9 +39,9 @@ struct Options {
   std::array<std::int64_t, 3> global_work_group{0, 0, 0};
   /// The work-group sizes of the program's other kernels without work-groups, by the
   /// buffer each computes (`--kernel-local conv_part1=8,16` for conv_part1_kernel); a kernel
-  /// not named gets the runtime's choice. Also tuning choices (a kernel's `<buffer>_local_<d>` parameters), each dividing
-  /// its kernel's global size; naming the main kernel, a work-group kernel or no kernel of
-  /// the program is a liftc::Error.
+  /// not named gets the runtime's choice. Also tuning choices (a kernel's
+  /// `<buffer>_local_<d>` parameters), each dividing its kernel's global size; naming the
+  /// main kernel, a work-group kernel or no kernel of the program is a liftc::Error.
   std::map<std::string, std::array<std::int64_t, 3>> kernel_work_groups;
   /// Let the OpenCL compiler contract `a*b + c` into a multiply-add (`-cl-mad-enable`):
   /// faster, but it may round differently, so it is a tuning parameter (`mad`) of programs

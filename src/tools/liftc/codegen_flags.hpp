@@ -6,8 +6,8 @@
 #include <cctype>
 #include <cstdint>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -17,8 +17,8 @@
 
 namespace liftc::tool {
 
-/// `PART=a[,b[,c]]` of --kernel-local: the buffer a kernel computes and its work-group size (each size
-/// 1..2^20, unnamed dimensions 1); nullopt when malformed.
+/// `PART=a[,b[,c]]` of --kernel-local: the buffer a kernel computes and its work-group size
+/// (each size 1..2^20, unnamed dimensions 1); nullopt when malformed.
 inline std::optional<std::pair<std::string, std::array<std::int64_t, 3>>> parse_kernel_local(const std::string& text) {
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) return std::nullopt;
