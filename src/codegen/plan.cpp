@@ -304,6 +304,12 @@ Launch launch_of(const PlannedKernel& k, const Threads& t, const Options& option
     chosen = &options.global_work_group;
   } else if (auto it = options.kernel_work_groups.find(k.buffer); it != options.kernel_work_groups.end()) {
     chosen = &it->second;
+    // A kernel's own size names its dimensions only (--local is shared by the main kernels
+    // of every definition, whose dimensions differ, so a size beyond one's is not an error).
+    for (std::size_t d = static_cast<std::size_t>(l.dims); d < 3; ++d)
+      if (it->second[d] > 1)
+        throw Error(fmt::format("work-group size {} in dimension {} for {}: the kernel has {} dimension{}",
+                                it->second[d], d, k.name, l.dims, l.dims == 1 ? "" : "s"));
   }
   if (!chosen || (*chosen)[0] <= 0) return l;
   std::int64_t items = 1;

@@ -239,8 +239,10 @@ bool multiplies_floats(const ir::Expr& e) {
 // codegen's Options::kernel_work_groups): `<buffer>_local_<d>` for each dimension of each,
 // where 0 in every dimension is the runtime's choice, codegen's without one, so the space
 // keeps it. A size in some dimensions and 0 in others means nothing: a size in every
-// dimension or in none. Parallel copies (pads, layout changes) are left to the runtime: a
-// parameter per copy would widen the space where no measurement has asked for it.
+// dimension or in none. Kernels the plan marks as parallel copies (PlannedKernel::copy: a
+// toGlobal of layout primitives) are left to the runtime: a parameter per copy would widen
+// the space where no measurement has asked for it. Pads and rearranged weights computed by
+// a map of their own are not such copies, and take parameters.
 void add_own_work_group_params(Collector& c, const codegen::KernelPlan& plan, const Target& target) {
   for (const auto& k : plan.kernels) {
     const codegen::Threads& t = k.threads;

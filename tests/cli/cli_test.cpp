@@ -661,9 +661,13 @@ TEST_F(Cli, KernelsBesideTheMainOneTakeAWorkGroupSizeOfTheirOwn) {
   expect("run w.sr --kernel-local conv_part3=2,4", 1,
          "a work-group size for conv_part3: its kernel is the main one, whose size --local gives");
   expect("run w.sr --kernel-local conv_part1=3,4", 1, "work-group size 3 does not divide conv_part1_kernel's global size 4");
-  expect("run w.sr --kernel-local conv_part1=0,4", 1, "expected PART=a[,b[,c]] (conv_part1=8,16)");
+  expect("run w.sr --kernel-local conv_part1=0,4", 1,
+         "expected PART=a[,b[,c]] (conv_part1=8,16), each size 1..1048576 (leave a kernel out for the runtime's choice)");
   expect("run w.sr --kernel-local =4", 1, "expected PART=a[,b[,c]]");
   expect("run w.sr --kernel-local conv_part1=1,2,3,4", 1, "expected PART=a[,b[,c]]");
+  expect("run w.sr --kernel-local conv_part1=2,4,2", 1,
+         "work-group size 2 in dimension 2 for conv_part1_kernel: the kernel has 2 dimensions");
+  expect("run w.sr --kernel-local conv_part1=2,4 --kernel-local conv_part1=4,4", 1, "--kernel-local gives conv_part1 twice");
 }
 
 // The GEMM path's space: sigma and kappa with their declared ranges and the divisibility

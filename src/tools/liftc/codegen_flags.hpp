@@ -11,8 +11,10 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "liftc/codegen/module.hpp"
+#include "liftc/support/diagnostic.hpp"
 #include "liftc/runtime/device.hpp"
 
 namespace liftc::tool {
@@ -64,7 +66,8 @@ struct CodegenFlags {
     for (std::size_t d = 0; d < local.size() && d < 3; ++d) o.global_work_group[d] = local[d];
     for (const auto& text : kernel_local) {
       auto [name, sizes] = *parse_kernel_local(text);  // the option's check accepted it
-      o.kernel_work_groups[name] = sizes;
+      if (!o.kernel_work_groups.emplace(name, sizes).second)
+        throw Error(fmt::format("--kernel-local gives {} twice", name));
     }
     if (device) {
       o.max_work_group_size = static_cast<std::int64_t>(device->max_work_group_size);
@@ -93,7 +96,8 @@ inline void add_codegen_flags(CLI::App& cmd, CodegenFlags& flags) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->check([](const std::string& text) {
         return parse_kernel_local(text) ? std::string()
-                                        : "expected PART=a[,b[,c]] (conv_part1=8,16), each size 1..1048576, not '" + text + "'";
+                                        : "expected PART=a[,b[,c]] (conv_part1=8,16), each size 1..1048576 (leave "
+                                          "a kernel out for the runtime's choice), not '" + text + "'";
       });
   cmd.add_flag("--keep-loops", flags.keep_loops,
                "keep mapped loops whose trip count equals the thread count (no section 5.1 elision)");
