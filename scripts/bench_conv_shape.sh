@@ -193,14 +193,14 @@ write_program() {
 # scripts/explore_summary.py --best-flags reads it.
 explore_best() {
   local file="$1" tag="$2" n="$3"
-  local log="$work/explore-$tag.txt" chosen=() s
+  local log="$work/explore-$tag.txt" chosen=() s why
   # Of the strategies asked for, those that apply to this shape (Winograd needs a 3x3
-  # kernel at stride 1; `liftc explore -s` refuses one that applies to nothing).
+  # kernel at stride 1; `liftc explore -s` refuses one that applies to nothing), and why not.
   for s in $strategies; do
-    if "$liftc" rewrite "$file" --strategy "$s" --alternative 1 > /dev/null 2>&1; then
+    if why=$("$liftc" rewrite "$file" --strategy "$s" --alternative 1 2>&1 > /dev/null); then
       chosen+=(-s "$s")
     else
-      echo "$tag: $s does not apply; explored without it" >&2
+      echo "$tag: $s does not apply (${why#error: }); explored without it" >&2
     fi
   done
   [[ -z "$strategies" || ${#chosen[@]} -gt 0 ]] || die "none of the strategies \"$strategies\" applies to $file"

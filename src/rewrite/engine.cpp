@@ -170,7 +170,10 @@ std::vector<ir::Expr> Engine::eval_node(const Strategy& s, const Focus& f) {
           for (auto& r2 : eval(step, f.with(r)))
             if (next.size() < cap) next.push_back(std::move(r2));
         current = std::move(next);
-        if (current.empty()) break;
+        if (current.empty()) {
+          failed_step_ = &step;  // set by inner sequences first, then by this one as it returns
+          break;
+        }
       }
       return current;
     }
@@ -207,16 +210,25 @@ std::vector<ir::Expr> Engine::eval_node(const Strategy& s, const Focus& f) {
     }
     case StrategyKind::Body: return in_body(s.args[0], f);
     case StrategyKind::Fallback: {
+      failed_step_ = nullptr;
       auto r = eval(s.args[0], f);
       if (!r.empty()) {
         primary_applied_ = true;
         return r;
       }
+      const Strategy* why = failed_step_;
       took_fallback_ = true;
-      return eval(s.args[1], f);
+      auto out = eval(s.args[1], f);
+      fallback_failed_step_ = why;  // after t's own fallbacks: the outermost one's stands
+      return out;
     }
   }
   return {};
+}
+
+std::string Engine::why_not_applied() const {
+  const Strategy* step = took_fallback_ && !primary_applied_ ? fallback_failed_step_ : failed_step_;
+  return step ? fmt::format("its step `{}` applies nowhere", to_string(*step)) : std::string();
 }
 
 std::vector<ir::Expr> Engine::repeat(const Strategy& step, bool topdown, const Focus& f) {

@@ -104,18 +104,22 @@ ProgramRewrite rewrite_program(const RuleSet& rules, const std::string& strategy
     engine.set_label(d.name);
     engine.reset_fallbacks();
     auto alts = engine.run(s, d.body, env);
-    if (alts.empty()) {
-      out.unchanged.push_back(d.name);
-      alts = {d.body};
-    } else if (engine.took_fallback() && !engine.primary_applied()) {
-      out.fallen_back.push_back(d.name);
+    const bool fallen_back = !alts.empty() && engine.took_fallback() && !engine.primary_applied();
+    if (alts.empty() || fallen_back) {
+      (fallen_back ? out.fallen_back : out.unchanged).push_back(d.name);
+      if (std::string why = engine.why_not_applied(); !why.empty()) out.why_not[d.name] = why;
     }
+    if (alts.empty()) alts = {d.body};
     per_def.push_back(std::move(alts));
     env[d.name] = d.body.type();
   }
-  if (out.unchanged.size() + out.fallen_back.size() == p.defs.size())
-    throw Error(fmt::format("strategy `{}` does not apply to any definition of {}", strategy,
-                            p.source ? p.source->path : "the program"));
+  if (out.unchanged.size() + out.fallen_back.size() == p.defs.size()) {
+    std::vector<std::string> whys;
+    for (const auto& [def, why] : out.why_not) whys.push_back(p.defs.size() == 1 ? why : def + ": " + why);
+    throw Error(fmt::format("strategy `{}` does not apply to any definition of {}{}", strategy,
+                            p.source ? p.source->path : "the program",
+                            whys.empty() ? std::string() : fmt::format(" ({})", fmt::join(whys, "; "))));
+  }
 
   std::vector<std::vector<ir::Expr>> combos = {{}};
   for (const auto& alts : per_def) {

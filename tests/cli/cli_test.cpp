@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -668,6 +669,24 @@ TEST_F(Cli, KernelsBesideTheMainOneTakeAWorkGroupSizeOfTheirOwn) {
   expect("run w.sr --kernel-local conv_part1=2,4,2", 1,
          "work-group size 2 in dimension 2 for conv_part1_kernel: the kernel has 2 dimensions");
   expect("run w.sr --kernel-local conv_part1=2,4 --kernel-local conv_part1=4,4", 1, "--kernel-local gives conv_part1 twice");
+}
+
+// A strategy that does not apply says which step of it found nothing: Winograd's form
+// needs a 3x3 kernel, so on a 5x5 convolution its step `winograd-gemm-form` applies nowhere.
+TEST_F(Cli, AStrategyThatDoesNotApplySaysWhichStepFoundNothing) {
+  std::ifstream in(fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto k = text.find("K = 3");
+  ASSERT_NE(k, std::string::npos) << text;
+  text.replace(k, 5, "K = 5");
+  auto pad = text.find("pad2D(1, 1, 1, 1,");
+  ASSERT_NE(pad, std::string::npos) << text;
+  text.replace(pad, 17, "pad2D(2, 2, 2, 2,");
+  write("c5.sr", text);
+  ASSERT_EQ(run("check c5.sr").exit_code, 0) << text;
+  for (const char* strategy : {"conv-winograd-gemm", "conv-winograd-local"})
+    expect(std::string("rewrite c5.sr --strategy ") + strategy, 1,
+           "does not apply to any definition of c5.sr (its step `winograd-gemm-form` applies nowhere)");
 }
 
 // The GEMM path's space: sigma and kappa with their declared ranges and the divisibility

@@ -170,7 +170,7 @@ TEST_F(ExploreCli, AStrategyNamedAppliesToTheLayersItFitsTheOthersFallBack) {
   } errors[] = {
       {"-s conv-chw-tile -s matmul-parametric",
        "error: strategy `matmul-parametric` applies to no layer of net.sr (layer 'conv': strategy `matmul-parametric` "
-       "does not apply to any definition of net.sr)"},
+       "does not apply to any definition of net.sr (its step `where(rows-times-columns)` applies nowhere))"},
       {"-s no-such-strategy",
        "error: strategy `no-such-strategy` applies to no layer of net.sr (layer 'conv': unknown rule or strategy "
        "`no-such-strategy`)"},

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -96,6 +97,34 @@ TEST(Strategy, StructuralCombinators) {
     ADD_FAILURE() << "a program rewritten only by the fallback";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("does not apply to any definition"), std::string::npos) << e.what();
+  }
+}
+
+// Why a strategy does not apply: the step of its sequence that found nothing to rewrite,
+// of the outermost fallback whose first strategy failed (not a step of the fallback's
+// second one), or of the strategy itself; per definition, and in the error when no
+// definition is rewritten.
+TEST(Strategy, SaysWhichStepOfItsSequenceAppliedNowhere) {
+  const RuleSet& lib = library();
+  const char* kTwo = "size N, C, P\ninput x : [[float]C]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
+                     "def conv = map(px -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)\n"
+                     "def act = map(r -> map(v -> max(v, 0.0), join(r)), conv)";
+  ProgramRewrite r = rewrite_program(
+      lib, "fallback(id ; topdown(where(kernel-pairs)) ; topdown(map-to-mapSeq), topdown(map-to-mapGlb[0]) ; (fail <+ id))",
+      program(kTwo));
+  EXPECT_EQ(r.fallen_back, std::vector<std::string>{"act"});
+  EXPECT_EQ(r.why_not, (std::map<std::string, std::string>{{"act", "its step `topdown(where(kernel-pairs))` applies nowhere"}}));
+  ProgramRewrite plain = rewrite_program(lib, "topdown(where(kernel-pairs)) ; topdown(map-to-mapSeq)", program(kTwo));
+  EXPECT_EQ(plain.unchanged, std::vector<std::string>{"act"});
+  EXPECT_EQ(plain.why_not.at("act"), "its step `topdown(where(kernel-pairs))` applies nowhere");
+  try {
+    rewrite_program(lib, "fallback(id ; topdown(where(kernel-pairs)), lower-seq)", program(kMaps));
+    ADD_FAILURE() << "a program rewritten only by the fallback";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not apply to any definition of <test> (its step "
+                                         "`topdown(where(kernel-pairs))` applies nowhere)"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -77,8 +78,17 @@ class Engine {
   /// succeeded; rewrite_program reads them per definition.
   bool took_fallback() const { return took_fallback_; }
   bool primary_applied() const { return primary_applied_; }
-  /// Forgets the two above (before the next definition).
-  void reset_fallbacks() { took_fallback_ = primary_applied_ = false; }
+  /// Why the strategy did not apply, in words: the step of the sequence (`s1 ; s2 ; ...`)
+  /// that left nothing to rewrite, of the outermost fallback(s, t) whose s failed, or of the
+  /// strategy itself when it failed ("its step `winograd-gemm-form` applies nowhere");
+  /// empty when that is not a sequence's step.
+  std::string why_not_applied() const;
+  /// Forgets the three above (before the next definition).
+  void reset_fallbacks() {
+    took_fallback_ = primary_applied_ = false;
+    failed_step_ = nullptr;
+    fallback_failed_step_ = nullptr;
+  }
   /// The program's declared size values, at which a step's type must equal the original's
   /// where symbolic comparison does not decide it (same_type).
   void set_sizes(SizeValues sizes) { sizes_ = std::move(sizes); }
@@ -109,6 +119,8 @@ class Engine {
   SizeValues sizes_;
   bool took_fallback_ = false;
   bool primary_applied_ = false;
+  const Strategy* failed_step_ = nullptr;           // the step a sequence stopped at, the outermost last
+  const Strategy* fallback_failed_step_ = nullptr;  // failed_step_ when the outermost fallback's s failed
 };
 
 /// One rewritten program and the tuning parameters it uses.
@@ -122,6 +134,7 @@ struct ProgramRewrite {
   std::vector<RewrittenProgram> programs;  // the alternatives (one for deterministic strategies)
   std::vector<std::string> unchanged;      // definitions the strategy did not apply to
   std::vector<std::string> fallen_back;    // definitions rewritten only by a fallback(s, t)'s t
+  std::map<std::string, std::string> why_not;  // of those two, why (Engine::why_not_applied), where known
   StopReason stop = StopReason::FixedPoint;
   long steps = 0;
 };

@@ -44,8 +44,9 @@ void run_rewrite(const RewriteCommandOptions& o) {
     throw Error(fmt::format("--alternative {}: the strategy gives {} alternative(s)", o.alternative, r.programs.size()));
   fmt::print("// liftc rewrite {} --strategy '{}': {} rule applications, stopped at {}\n", o.file, o.strategy, r.steps,
              rewrite::to_string(r.stop));
-  for (const auto& d : r.unchanged) fmt::print("// the strategy does not apply to definition {}\n", d);
-  for (const auto& d : r.fallen_back) fmt::print("// definition {}: rewritten by the fallback only\n", d);
+  auto why = [&](const std::string& d) { return r.why_not.count(d) ? " (" + r.why_not.at(d) + ")" : std::string(); };
+  for (const auto& d : r.unchanged) fmt::print("// the strategy does not apply to definition {}{}\n", d, why(d));
+  for (const auto& d : r.fallen_back) fmt::print("// definition {}: rewritten by the fallback only{}\n", d, why(d));
   std::size_t first = o.alternative ? o.alternative - 1 : 0;
   std::size_t last = o.all ? r.programs.size() : first + 1;
   for (std::size_t i = first; i < last; ++i) {
