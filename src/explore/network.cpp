@@ -10,8 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "liftc/codegen/plan.hpp"
 #include "liftc/explore/library.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/typecheck/typecheck.hpp"
 
 namespace liftc::explore {
 
@@ -255,6 +257,19 @@ void append(codegen::Module& net, const codegen::Module& m, const std::set<std::
   net.outputs.insert(net.outputs.end(), m.outputs.begin(), m.outputs.end());
 }
 
+// A layer explored under another's name takes that exploration's point: the parameters
+// that are a kernel's own work-group size name the other layer's parts (`conv1_part1`).
+// The renamed program plans the same kernels in the same order, under its own names.
+void rename_kernel_parts(constraints::Space& renamed, const constraints::Space& explored) {
+  if (explored.kernel_work_group_params.empty()) return;
+  auto plan_of = [](const ir::Program& p) { return codegen::plan_kernels(typecheck::typecheck(p).program).kernels; };
+  const auto before = plan_of(explored.program), after = plan_of(renamed.program);
+  LIFTC_ASSERT(before.size() == after.size(), "a renamed layer plans the kernels of the layer it was explored as");
+  std::map<std::string, std::string> part;
+  for (std::size_t k = 0; k < before.size(); ++k) part[before[k].buffer] = after[k].buffer;
+  for (auto& [param, own] : renamed.kernel_work_group_params) own.first = part.at(own.first);
+}
+
 }  // namespace
 
 codegen::Module network_module(const NetworkExploration& net, const NetworkPoint& point, const std::string& build_options) {
@@ -276,6 +291,7 @@ codegen::Module network_module(const NetworkExploration& net, const NetworkPoint
     } else {
       constraints::Space renamed = alt.space();
       renamed.program = rename_layer(renamed.program, net.layers[layer.same_as], layer);
+      rename_kernel_parts(renamed, alt.space());
       g = generate_candidate(renamed, x.candidate.point, build_options);
     }
     if (g.module.build_options != build_options) out.build_options = g.module.build_options;  // the mad parameter's

@@ -98,7 +98,7 @@ TEST_F(SpaceCommand, BadInputIsOneError) {
        false},
       {"space net.sr -s conv-chw --target mali-g72", false,
        "error: strategy `conv-chw` applies to no layer of net.sr (layer 'a': strategy `conv-chw` does not apply to any "
-       "definition of net.sr)",
+       "definition of net.sr (its step `topdown(kernel-map)` applies nowhere))",
        true},
   };
   for (const auto& c : cases) {

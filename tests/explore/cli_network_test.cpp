@@ -30,6 +30,31 @@ Result run_front_point(ExploreCli& cli, const std::string& program) {
                                dir.string(), program));
 }
 
+// conv2 is explored as conv1 (one shape): its kernels take conv1's point, whose kernels'
+// own work-group sizes name conv1's parts (conv1_part1_local_d, conv-chw-tile's pad):
+// conv2's pad kernel launches with them, and the host program validates every layer.
+TEST_F(ExploreCli, ALayerExploredAsAnotherTakesItsKernelsOwnWorkGroupSizes) {
+  Result r = run(fmt::format("explore {} -s conv-chw-tile --pareto --evals 3 --runs 2 --jobs 2 -o out", kVggBlock));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("conv1_part1_local_0="), std::string::npos) << r.output;
+  std::string host = read(dir_ / "out/front/1/main.cpp");
+  auto launch = [&](const std::string& kernel) {  // `{"K", dims, {global}, {local}, has_local`
+    auto at = host.find("{\"" + kernel + "\", ");
+    EXPECT_NE(at, std::string::npos) << kernel << "\n" << host;
+    if (at == std::string::npos) return std::string();
+    auto global = host.find("}, {", at);
+    return host.substr(global + 4, host.find(", {{", global) - global - 4);
+  };
+  std::string conv1 = launch("conv1_part1_kernel"), conv2 = launch("conv2_part1_kernel");
+  EXPECT_EQ(conv1, conv2);
+  EXPECT_NE(conv1.find("}, true"), std::string::npos) << conv1;  // a size of its own (3 points: not all the runtime's)
+  Result run = run_front_point(*this, "vgg_block");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  for (const char* layer : {"conv1: matches the expected values", "conv2: matches the expected values",
+                            "pooled: matches the expected values"})
+    EXPECT_NE(run.output.find(layer), std::string::npos) << layer << "\n" << run.output;
+}
+
 TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
   Result r = run(fmt::format("explore {} --pareto --evals 3 --runs 2 --jobs 2 -o out", kVggBlock));
   ASSERT_EQ(r.exit_code, 0) << r.output;
