@@ -235,6 +235,14 @@ bool multiplies_floats(const ir::Expr& e) {
 }
 
 
+// Kernel `k`'s work-group of `items` work-items (the product of its sizes) fits the target.
+void add_work_group_limit(Collector& c, const codegen::PlannedKernel& k, const arith::Expr& items, const Target& target) {
+  c.add({Constraint::Kind::LessEqual, items, target.max_work_group_size, {}, Source::Target,
+         fmt::format("kernel {}: at most {} work-items per work-group on {}", k.buffer, target.max_work_group_size,
+                     target.name),
+         {}, {}});
+}
+
 // The work-group sizes of the other computing mapGlb kernels (Winograd's transforms, say;
 // codegen's Options::kernel_work_groups): `<buffer>_local_<d>` for each dimension of each,
 // where 0 in every dimension is the runtime's choice, codegen's without one, so the space
@@ -275,18 +283,15 @@ void add_own_work_group_params(Collector& c, const codegen::KernelPlan& plan, co
       }
       items = items * l;
     }
-    c.add({Constraint::Kind::LessEqual, items, target.max_work_group_size, {}, Source::Target,
-           fmt::format("kernel {}: at most {} work-items per work-group on {}", k.buffer, target.max_work_group_size,
-                       target.name),
-           {}, {}});
+    add_work_group_limit(c, k, items, target);
   }
 }
 
 // The launch constraints of the planned kernels, and the code-generation choices they
 // offer: a work-group kernel's work-group (its mapLcl loops) fits the target; the
 // definitions' main mapGlb kernels take the work-group size local_d (codegen's
-// Options::global_work_group), which divides their global size; the other mapGlb kernels
-// (pad, layout, loop-invariant ones) are left to the runtime, as codegen leaves them.
+// Options::global_work_group), which divides their global size; the other computing mapGlb
+// kernels take sizes of their own (add_own_work_group_params); copies are left to the runtime.
 void add_kernel_constraints(Collector& c, const codegen::KernelPlan& plan, const Target& target) {
   int glb_dims = 0;
   for (const auto& k : plan.kernels)
@@ -319,10 +324,7 @@ void add_kernel_constraints(Collector& c, const codegen::KernelPlan& plan, const
                            k.buffer, target.max_work_item_sizes[d], d, target.name),
                {}, {}});
       }
-      c.add({Constraint::Kind::LessEqual, items, target.max_work_group_size, {}, Source::Target,
-             fmt::format("kernel {}: at most {} work-items per work-group on {}", k.buffer, target.max_work_group_size,
-                         target.name),
-             {}, {}});
+      add_work_group_limit(c, k, items, target);
     } else if (k.tuned) {
       arith::Expr items = 1;
       for (int d = 0; d < std::max(t.dims, 1); ++d) {
@@ -331,10 +333,7 @@ void add_kernel_constraints(Collector& c, const codegen::KernelPlan& plan, const
         c.add({Constraint::Kind::Divides, l, c.bind(t.global[static_cast<std::size_t>(d)]), {}, Source::Codegen,
                fmt::format("kernel {}: the work-group size divides the global size in dimension {}", k.buffer, d), {}, {}});
       }
-      c.add({Constraint::Kind::LessEqual, items, target.max_work_group_size, {}, Source::Target,
-             fmt::format("kernel {}: at most {} work-items per work-group on {}", k.buffer, target.max_work_group_size,
-                         target.name),
-             {}, {}});
+      add_work_group_limit(c, k, items, target);
     }
   }
   add_own_work_group_params(c, plan, target);
