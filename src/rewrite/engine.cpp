@@ -165,13 +165,17 @@ std::vector<ir::Expr> Engine::eval_node(const Strategy& s, const Focus& f) {
       // s1 ; s2 ; ... (one n-ary node, so a long sequence is neither deep nor copied).
       std::vector<ir::Expr> current = {f.expr};
       for (const auto& step : s.args) {
+        failed_step_ = nullptr;
         std::vector<ir::Expr> next;
         for (const auto& r : current)
           for (auto& r2 : eval(step, f.with(r)))
             if (next.size() < cap) next.push_back(std::move(r2));
         current = std::move(next);
         if (current.empty()) {
-          failed_step_ = &step;  // set by inner sequences first, then by this one as it returns
+          // The step that found nothing: this one, or, where it is a composite (a choice of
+          // sequences), the step inside it that stopped the last of them, which says more.
+          bool named = step.kind == StrategyKind::Rule || step.kind == StrategyKind::Named;
+          if (named || !failed_step_) failed_step_ = &step;
           break;
         }
       }

@@ -114,6 +114,11 @@ TEST(Strategy, SaysWhichStepOfItsSequenceAppliedNowhere) {
       program(kTwo));
   EXPECT_EQ(r.fallen_back, std::vector<std::string>{"act"});
   EXPECT_EQ(r.why_not, (std::map<std::string, std::string>{{"act", "its step `topdown(where(kernel-pairs))` applies nowhere"}}));
+  // A composite step (a choice of sequences) that found nothing: the step inside it that
+  // stopped its sequence, not the whole choice.
+  ProgramRewrite inner = rewrite_program(
+      lib, "fallback(id ; ((id ; topdown(where(kernel-pairs))) | fail), topdown(map-to-mapGlb[0]))", program(kTwo));
+  EXPECT_EQ(inner.why_not.at("act"), "its step `topdown(where(kernel-pairs))` applies nowhere");
   ProgramRewrite plain = rewrite_program(lib, "topdown(where(kernel-pairs)) ; topdown(map-to-mapSeq)", program(kTwo));
   EXPECT_EQ(plain.unchanged, std::vector<std::string>{"act"});
   EXPECT_EQ(plain.why_not.at("act"), "its step `topdown(where(kernel-pairs))` applies nowhere");
