@@ -481,6 +481,22 @@ inline void prime_library_calls(cl_command_queue queue, const PlanInfo& plan, co
   check(clFinish(queue), "running the library calls once");
 }
 
+// What a launch refused for its resources can say of why: the compiled kernel's own
+// work-group limit on the device (CL_KERNEL_WORK_GROUP_SIZE, lowered by its registers and
+// local memory) beside the work-group asked for; "" for another failure.
+inline std::string work_group_note(cl_command_queue queue, const KernelInfo& k, cl_kernel kernel, cl_int err) {
+  if (!k.has_local || (err != CL_OUT_OF_RESOURCES && err != CL_INVALID_WORK_GROUP_SIZE)) return "";
+  cl_device_id device = nullptr;
+  size_t limit = 0, asked = 1;
+  if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof(device), &device, nullptr) != CL_SUCCESS ||
+      clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(limit), &limit, nullptr) != CL_SUCCESS)
+    return "";
+  for (cl_uint d = 0; d < k.dims; ++d) asked *= k.local[d];
+  return " (work-groups of " + std::to_string(asked) + " work-items; compiled for this device the kernel reports a " +
+         "limit of " + std::to_string(limit) + ", CL_KERNEL_WORK_GROUP_SIZE: its registers and local memory; a " +
+         "smaller work-group may run)";
+}
+
 // Runs every kernel of every stage in order, waiting for each; returns each kernel's time
 // (OpenCL event profiling, ms), in order. A library call may enqueue several kernels and
 // gives the event of its last one only: it is timed from a marker enqueued before it.
@@ -518,9 +534,9 @@ inline std::vector<double> run_plan(cl_command_queue queue, const PlanInfo& plan
         check(err, std::string("setting argument of ") + k.name);
       }
       cl_event event;
-      check(clEnqueueNDRangeKernel(queue, kernel, k.dims, nullptr, k.global, k.has_local ? k.local : nullptr, 0, nullptr,
-                                   &event),
-            std::string("launching ") + k.name);
+      cl_int launched =
+          clEnqueueNDRangeKernel(queue, kernel, k.dims, nullptr, k.global, k.has_local ? k.local : nullptr, 0, nullptr, &event);
+      check(launched, std::string("launching ") + k.name + work_group_note(queue, k, kernel, launched));
       cl_int waited = clWaitForEvents(1, &event);
       cl_ulong start = 0, end = 0;
       clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);

@@ -511,6 +511,27 @@ class Runner {
     }
   }
 
+  // What a launch refused for its resources (CL_OUT_OF_RESOURCES, CL_INVALID_WORK_GROUP_SIZE)
+  // can say of why: the compiled kernel's own work-group limit (CL_KERNEL_WORK_GROUP_SIZE,
+  // lowered by its registers and local memory, which no constraint knows beforehand) beside
+  // the work-group asked for. Not a check before the launch: NVIDIA's driver reports 256 for
+  // kernels it then runs with larger work-groups.
+  std::string work_group_note(const KernelDesc& d, cl_kernel kernel, cl_int err) const {
+    if (d.local[0] == 0 || (err != CL_OUT_OF_RESOURCES && err != CL_INVALID_WORK_GROUP_SIZE)) return "";
+    std::size_t limit = 0;
+    if (clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, nullptr) != CL_SUCCESS)
+      return "";
+    std::size_t asked = 1;
+    std::string shape;
+    for (unsigned i = 0; i < d.dims; ++i) {
+      asked *= d.local[i];
+      shape += (i ? "x" : "") + std::to_string(d.local[i]);
+    }
+    return " (work-groups of " + std::to_string(asked) + " (" + shape + ") work-items; compiled for this device the " +
+           "kernel reports a limit of " + std::to_string(limit) +
+           ", CL_KERNEL_WORK_GROUP_SIZE: its registers and local memory; a smaller work-group may run)";
+  }
+
   // Enqueues every kernel once and waits; `times` (when given) gets each kernel's event time.
   // A library call may enqueue several kernels and gives the event of its last one only, so
   // it is timed from a marker enqueued before it to the end of that last kernel.
@@ -537,7 +558,8 @@ class Runner {
       bool has_local = d.local[0] != 0;
       cl_int err = clEnqueueNDRangeKernel(queue_, kernels_[k], d.dims, nullptr, d.global, has_local ? d.local : nullptr,
                                           0, nullptr, &events[k]);
-      if (err != CL_SUCCESS) throw fail({"run", cl_failure(("clEnqueueNDRangeKernel(" + d.name + ")").c_str(), err)});
+      if (err != CL_SUCCESS)
+        throw fail({"run", cl_failure(("clEnqueueNDRangeKernel(" + d.name + ")").c_str(), err) + work_group_note(d, kernels_[k], err)});
     }
     cl_int err = clFinish(queue_);
     if (err != CL_SUCCESS) throw fail({"run", cl_failure("clFinish", err)});

@@ -90,6 +90,21 @@ std::optional<UnwrittenOutput> find_poison(const HostData& data, const detail::G
   return u;
 }
 
+// What a launch refused for its resources (CL_OUT_OF_RESOURCES, CL_INVALID_WORK_GROUP_SIZE)
+// can say of why: the compiled kernel's own work-group limit on the device
+// (CL_KERNEL_WORK_GROUP_SIZE, lowered by its registers and local memory, which no constraint
+// knows beforehand) beside the work-group asked for. Not a check before the launch: NVIDIA's
+// driver reports 256 for kernels it then runs with larger work-groups.
+std::string work_group_note(Session::Impl& s, const cl::Kernel& kernel, const KernelLaunch& launch, cl_int err) {
+  if (launch.local.empty() || (err != CL_OUT_OF_RESOURCES && err != CL_INVALID_WORK_GROUP_SIZE)) return "";
+  std::size_t limit = 0;
+  if (kernel.getWorkGroupInfo(s.device, CL_KERNEL_WORK_GROUP_SIZE, &limit) != CL_SUCCESS) return "";
+  return fmt::format("kernel '{}' asks for work-groups of {} work-items (local {}); compiled for this device it "
+                     "reports a limit of {} (CL_KERNEL_WORK_GROUP_SIZE: its registers and local memory); a smaller "
+                     "work-group may run",
+                     launch.kernel, launch.local.volume(), launch.local.str(), limit);
+}
+
 }  // namespace
 
 std::string UnwrittenOutput::str() const {
@@ -154,10 +169,13 @@ RunResult run_program(const Session& session, const Program& program, const Laun
   std::vector<cl::Event> events(n);
   auto run_once = [&]() {
     for (std::size_t k = 0; k < n; ++k) {
-      detail::checked(enqueue_actions[k], [&] {
+      try {
         s.queue.enqueueNDRangeKernel(kernels[k], cl::NullRange, to_cl(plan.kernels[k].global),
                                      to_cl(plan.kernels[k].local), nullptr, &events[k]);
-      });
+      } catch (const cl::Error& e) {
+        detail::throw_cl_error(e.err(), e.what(), enqueue_actions[k],
+                               work_group_note(s, kernels[k], plan.kernels[k], e.err()));
+      }
     }
     detail::checked(finish_action, [&] { s.queue.finish(); });
     std::vector<double> ms(n);

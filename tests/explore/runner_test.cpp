@@ -281,6 +281,10 @@ TEST_F(RunnerTest, MalformedBundlesAreAnsweredAndAServingRunnerGoesOn) {
        "buffer 'out' needs 400000000512 bytes with its canaries, more than the device allocates at once"},
       {"more local memory than the device has", replace("arg int 64", "arg local 2147483647"), "run",
        "argument 3 of add asks for 2147483647 bytes of local memory; the device has"},
+      // What the device refuses to launch names the compiled kernel's own work-group limit
+      // (on a GPU its registers may hold it below the device's).
+      {"a work-group larger than the kernel allows", replace("kernel add 1 64 1 1 0 0 0", "kernel add 1 65536 1 1 65536 0 0"),
+       "run", "(work-groups of 65536 (65536) work-items; compiled for this device the kernel reports a limit of "},
   };
   ServeWorker served(LIFTC_RUNNER_PATH);
   int pid = 0;

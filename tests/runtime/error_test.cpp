@@ -1,5 +1,6 @@
 // Inputs that must fail, with the message they must produce (STYLE.md habit 11).
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "liftc/runtime/cl_error.hpp"
@@ -78,6 +79,27 @@ TEST(Errors, WorkGroupLargerThanTheDeviceAllows) {
   EXPECT_TRUE(msg.find("CL_INVALID_WORK_GROUP_SIZE") != std::string::npos ||
               msg.find("CL_INVALID_WORK_ITEM_SIZE") != std::string::npos)
       << msg;
+}
+
+// A launch refused for its work-group size says what the compiled kernel allows: its own
+// limit (CL_KERNEL_WORK_GROUP_SIZE, set by its registers and local memory, which on a GPU is
+// often below the device's) beside what was asked.
+TEST(Errors, AWorkGroupTheKernelRefusesNamesTheKernelsOwnLimit) {
+  const std::size_t most = session().device().max_work_group_size;
+  const std::size_t n = 2 * most;  // one dimension within the device's limits, twice the work-items
+  LaunchPlan plan = copy_plan(n, NDRange(2, n / 2), NDRange(2, most));
+  const std::string msg = error_of([&] {
+    run_source(session(), "kernel void copy(global const float* a, global float* b) { int i = get_global_id(1) * 2 + "
+                          "get_global_id(0); b[i] = a[i]; }",
+               "", plan);
+  });
+  EXPECT_NE(msg.find("CL_INVALID_WORK_GROUP_SIZE"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(fmt::format("kernel 'copy' asks for work-groups of {} work-items (local (2, {})); compiled for "
+                                 "this device it reports a limit of ",
+                                 2 * most, most)),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("(CL_KERNEL_WORK_GROUP_SIZE: its registers and local memory)"), std::string::npos) << msg;
 }
 
 TEST(Errors, LocalSizeNotDividingGlobalSize) {
