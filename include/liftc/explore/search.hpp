@@ -38,9 +38,8 @@ class Search {
 };
 
 /// Random search: distinct valid points; each strategy is drawn equally often and, within
-/// it, each alternative in proportion to its number of valid points (so each strategy's
-/// points are sampled uniformly where they can be counted, and a strategy with a small
-/// space is explored as much as one with millions of points).
+/// it, each alternative with valid points equally often (draw_alternative), so a strategy or
+/// alternative with a small space is explored as much as one with millions of points.
 /// It ends when `max_attempts` draws in a row found no new point (the space is exhausted).
 std::unique_ptr<Search> make_random_search(CandidateSpace& space, std::uint64_t seed, int max_attempts = 1000);
 
