@@ -29,6 +29,20 @@ struct RewriteCommandOptions {
   std::size_t max_alternatives = 256;
 };
 
+// `text` on one line: a strategy expression written over several lines (a shell's quotes
+// keep its line breaks) would end the header's `//` comment and the output would not
+// read back as a program.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+    if (!space) out += c;
+    else if (!out.empty() && out.back() != ' ') out += ' ';
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 void run_rewrite(const RewriteCommandOptions& o) {
   rewrite::RuleSet rules = rewrite::load_rules_dir(o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir);
   ir::Program program = parse::load_program(o.file);
@@ -42,9 +56,9 @@ void run_rewrite(const RewriteCommandOptions& o) {
   rewrite::ProgramRewrite r = rewrite::rewrite_program(rules, o.strategy, program, options);
   if (o.alternative > r.programs.size())
     throw Error(fmt::format("--alternative {}: the strategy gives {} alternative(s)", o.alternative, r.programs.size()));
-  fmt::print("// liftc rewrite {} --strategy '{}': {} rule applications, stopped at {}\n", o.file, o.strategy, r.steps,
-             rewrite::to_string(r.stop));
-  auto why = [&](const std::string& d) { return r.why_not.count(d) ? " (" + r.why_not.at(d) + ")" : std::string(); };
+  fmt::print("// liftc rewrite {} --strategy '{}': {} rule applications, stopped at {}\n", one_line(o.file),
+             one_line(o.strategy), r.steps, rewrite::to_string(r.stop));
+  auto why = [&](const std::string& d) { return r.why_not.count(d) ? " (" + one_line(r.why_not.at(d)) + ")" : std::string(); };
   for (const auto& d : r.unchanged) fmt::print("// the strategy does not apply to definition {}{}\n", d, why(d));
   for (const auto& d : r.fallen_back) fmt::print("// definition {}: rewritten by the fallback only{}\n", d, why(d));
   std::size_t first = o.alternative ? o.alternative - 1 : 0;
