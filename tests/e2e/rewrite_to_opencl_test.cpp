@@ -125,6 +125,8 @@ INSTANTIATE_TEST_SUITE_P(Library, StrategyToOpenCL,
                                            StrategyCase{"conv-chw-tile-split", "conv/conv_k3_stride2_pad0.sr"},
                                            StrategyCase{"conv-chw-tile-split", "conv/conv_relu_swapped.sr"},
                                            StrategyCase{"conv-chw-tile-split", "vgg16/conv_reduced.sr"},
+                                           StrategyCase{"conv-chw-tile-split", "conv/conv_k5_pad2.sr"},
+                                           StrategyCase{"conv-chw-tile-local", "conv/conv_k5_pad2.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_small.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_k3_stride2_pad0.sr"},
                                            StrategyCase{"conv-gemm", "conv/conv_relu_swapped.sr"},
@@ -465,12 +467,13 @@ TEST(TileLocal, TheActivationKeepsOneWorkItemPerRegisterTile) {
     const char* example;
     std::map<std::string, long long> params;
     std::array<std::int64_t, 3> local;
-    std::size_t alternatives;  // without an activation: register-tile-acc and its strided form
+    std::size_t alternatives;  // the pad kernel or the view, times (without an activation)
+                               // register-tile-acc and its strided form
   };
   for (const Case& c :
-       {Case{"conv/conv_small.sr", {{"tau_H", 8}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 2}, {"kappa_C", 2}, {"beta_H", 2}}, {4, 1, 2}, 2},
+       {Case{"conv/conv_small.sr", {{"tau_H", 8}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 2}, {"kappa_C", 2}, {"beta_H", 2}}, {4, 1, 2}, 4},
         Case{"conv/conv_relu_swapped.sr", {{"tau_H", 9}, {"gamma_H", 4}, {"chi_H", 2}, {"sigma_C", 3}, {"kappa_C", 2}, {"beta_H", 2}},
-             {3, 1, 2}, 1}}) {
+             {3, 1, 2}, 2}}) {
     SCOPED_TRACE(c.example);
     ir::Program original = program(example(c.example));
     ProgramRewrite rw = rewrite_program(library(), "conv-chw-tile-local", original, {});
@@ -496,14 +499,15 @@ TEST(TileLocal, EachWorkItemKeepsItsRegisterTilePrivateAcrossTheChunks) {
     long long tau, gamma, chi, sigma, kappa, k, s;
     std::size_t alternatives;
   };
-  for (const Case& c : {Case{"conv/conv_small.sr", 4, 4, 2, 2, 2, 3, 1, 2},
-                        Case{"conv/conv_k3_stride2_pad0.sr", 2, 3, 2, 2, 3, 3, 2, 2},
-                        Case{"conv/conv_relu_swapped.sr", 9, 4, 2, 3, 2, 3, 1, 1}}) {
+  for (const Case& c : {Case{"conv/conv_small.sr", 4, 4, 2, 2, 2, 3, 1, 4},
+                        Case{"conv/conv_k3_stride2_pad0.sr", 2, 3, 2, 2, 3, 3, 2, 4},
+                        Case{"conv/conv_relu_swapped.sr", 9, 4, 2, 3, 2, 3, 1, 2}}) {
     SCOPED_TRACE(c.example);
     ir::Program original = program(example(c.example));
     ProgramRewrite rw = rewrite_program(library(), "conv-chw-tile-local", original, {});
     // register-tile-acc and register-tile-acc-strided (rho = tau/sigma tile rows), or the
-    // activation's rule alone.
+    // activation's rule alone; each with the (padded) CHW image made by a kernel of its own,
+    // or with the HWC image read by the copies into local memory.
     ASSERT_EQ(rw.programs.size(), c.alternatives);
     for (const auto& alternative : rw.programs) {
     std::map<std::string, long long> params = {{"tau_H", c.tau}, {"gamma_H", c.gamma}, {"chi_H", c.chi},
