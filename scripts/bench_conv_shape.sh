@@ -25,7 +25,8 @@
 # so that no exploration runs beside a timing.
 # It prints a Markdown table, one row per shape: times in ms (liftc: OpenCL event times of
 # its kernels, the median of --runs; hand-written and CLBlast: wall-clock time of --runs
-# back-to-back calls, divided by --runs; cuDNN: CUDA events, the median), liftc's GFLOP/s
+# back-to-back calls, divided by --runs; cuDNN: CUDA events, the median, the fastest of three
+# processes, as cuDNN's pick of an algorithm varies between processes: bench_torch_conv.py), liftc's GFLOP/s
 # (direct convolution arithmetic, 2*Ho*Wo*M*C*K*K), the time ratios cuDNN ms / liftc ms,
 # CLBlast ms / liftc ms and hand-written ms / liftc ms (above 1: liftc is faster), and each
 # one's memory footprint in MiB: liftc's memory plan (inputs, output, every
