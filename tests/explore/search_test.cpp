@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "liftc/explore/search.hpp"
@@ -283,6 +284,56 @@ TEST(GeneticSearch, NichesKeepSearchingAStrategyWhoseFirstPointsWereSlow) {
     EXPECT_GE(with, 16) << "of 20 seeds; without niches " << without;
     EXPECT_GT(with, without + 5) << "niches found it " << with << " times, the whole population " << without;
   }
+}
+
+// More alternatives than individuals (VGG-16's layer 2: 28 alternatives, a population of
+// 24): generation 0 still holds a point of each, and generations to come breed from them.
+TEST(GeneticSearch, GenerationZeroHoldsAPointOfEveryAlternative) {
+  CandidateSpace cs;
+  std::vector<std::int64_t> a;
+  for (int i = 1; i <= 8; ++i) a.push_back(i);
+  for (int k = 1; k <= 30; ++k)
+    cs.alternatives.push_back(std::make_unique<test::ToySpace>(fmt::format("s{} #1", k % 7),
+                                                               std::vector<Parameter>{{"a", a}}, [](const Point&) { return true; }));
+  for (bool pareto : {false, true}) {
+    GeneticOptions o;
+    o.population = 8;
+    o.pareto = pareto;
+    auto search = make_genetic_search(cs, o, 5);
+    std::set<std::size_t> first;
+    for (int i = 0; i < 30; ++i) {
+      auto c = search->ask();
+      ASSERT_TRUE(c);
+      first.insert(c->alternative);
+    }
+    EXPECT_EQ(first.size(), 30u) << "alternatives in generation 0";
+  }
+}
+
+// An alternative whose points all fail has no niche to breed from; each generation tries a
+// fresh point of one such alternative, so it is not left with the one point generation 0
+// gave it.
+TEST(GeneticSearch, AnAlternativeWhosePointsFailedIsTriedAgain) {
+  CandidateSpace cs;
+  std::vector<std::int64_t> a;
+  for (int i = 1; i <= 30; ++i) a.push_back(i);
+  for (const char* label : {"good #1", "failing #1"})
+    cs.alternatives.push_back(std::make_unique<test::ToySpace>(label, std::vector<Parameter>{{"a", a}, {"b", a}},
+                                                               [](const Point&) { return true; }));
+  GeneticOptions o;
+  o.population = 6;
+  auto search = make_genetic_search(cs, o, 9);
+  int failing = 0;
+  for (int i = 0; i < 60; ++i) {
+    auto c = search->ask();
+    ASSERT_TRUE(c);
+    Outcome out;
+    out.ok = c->alternative == 0;  // every point of the second alternative fails
+    out.objectives.time_ms = 1.0 + 0.01 * double(c->point[0]);
+    failing += c->alternative == 1;
+    search->tell(*c, out);
+  }
+  EXPECT_GE(failing, 10) << "asks of the failing alternative in 60";
 }
 
 TEST(GeneticSearch, ParetoModeCoversTheFront) {

@@ -58,7 +58,8 @@ struct GeneticOptions {
   double niche_share = 0.25;     // share of children bred within one alternative (below)
 };
 
-/// Genetic search: generation 0 is `population` distinct sampled points; each next one is
+/// Genetic search: generation 0 is a sampled point of every alternative with valid points,
+/// then distinct sampled points (draw_alternative) up to `population`; each next one is
 /// elites + children (selection, one-point crossover in the dependency order, mutation to a
 /// nearby value, invalid children repaired through the space). With `pareto`, survivors
 /// are chosen by NSGA-II (non-dominated rank, then crowding distance) from parents and
@@ -68,7 +69,9 @@ struct GeneticOptions {
 /// among those with a valid point; both parents of it), so that an alternative whose first
 /// random points were slow is still searched near its best instead of dying out once
 /// another alternative leads (a strategy with a large space of mostly poor points, whose
-/// good region is small). 0 breeds every child from the whole population.
+/// good region is small). 0 breeds every child from the whole population. Each generation
+/// also holds a fresh point of one alternative without a validated point yet (in turn), so
+/// that one whose first points failed is tried again.
 /// One generation can be asked at once; it is `waiting()` for the outcomes before the next.
 std::unique_ptr<Search> make_genetic_search(CandidateSpace& space, const GeneticOptions& options, std::uint64_t seed);
 
