@@ -343,6 +343,9 @@ class GeneticSearch : public Search {
       // fastest among them, without a single point, and later generations breed only
       // from what the population holds.
       started_ = true;
+      for (const Candidate& c : o_.seeds)
+        if (c.alternative < space_.alternatives.size() && space_.alternatives[c.alternative]->valid(c.point) && fresh(c))
+          pending_.push_back(c);
       std::vector<std::size_t> order;
       for (std::size_t a = 0; a < space_.alternatives.size(); ++a)
         if (space_.alternatives[a]->count() > 0) order.push_back(a);

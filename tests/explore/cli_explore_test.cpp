@@ -64,10 +64,43 @@ TEST_F(ExploreCli, Errors) {
       {"--atol inf", "error: --atol: expects a finite number >= 0, got 'inf'"},
       {"--rtol 1e400", "error: --rtol: expects a finite number >= 0, got '1e400'"},
       {"--rtol -1", "error: --rtol: expects a finite number >= 0, got '-1'"},
+      {"--warm-start", "--warm-start seeds the genetic search's first generation: give it with --search genetic"},
   };
   for (const auto& c : cases) expect(fmt::format("explore {} {}", sr, c.args), 1, c.message);
   expect("explore", 1, "explore: give the .sr program to explore");
   expect("results missing.db", 1, "no results store at missing.db");
+}
+
+// The fastest point explore printed (the first row of its table under "#    time (ms)").
+std::string fastest_printed(const std::string& output) {
+  std::size_t header = output.find("#    time (ms)");
+  if (header == std::string::npos) return "";
+  std::size_t start = output.find('\n', header) + 1;
+  return output.substr(start, output.find('\n', start) - start);
+}
+
+// --warm-start: a second genetic exploration of the same program into the same store starts
+// from the first's fastest validated points, served from the store (not run again): with 5
+// evaluations and another seed it still has the first run's fastest point.
+TEST_F(ExploreCli, AWarmStartBeginsFromTheFastestPointsOfEarlierRuns) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  std::string common = fmt::format("explore '{}' -s conv-chw-tile --search genetic -q -j 1 --db r.db", conv);
+  Result first = run(common + " --evals 12");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  Result second = run(common + " --evals 5 --seed 7 --warm-start");
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(second.output, m, std::regex(R"(warm start: (\d+) point\(s\) of earlier runs)"))) << second.output;
+  EXPECT_EQ(m[1], "4") << "a population's worth: " << second.output;
+  ASSERT_TRUE(std::regex_search(second.output, m, std::regex(R"((\d+) served from the store)"))) << second.output;
+  EXPECT_EQ(m[1], "4") << second.output;
+  EXPECT_FALSE(fastest_printed(first.output).empty()) << first.output;
+  EXPECT_EQ(fastest_printed(second.output), fastest_printed(first.output)) << second.output;
+  // The same run without --warm-start starts from its own random points.
+  Result cold = run(common + " --evals 5 --seed 7");
+  ASSERT_EQ(cold.exit_code, 0) << cold.output;
+  EXPECT_EQ(cold.output.find("warm start:"), std::string::npos) << cold.output;
+  EXPECT_NE(fastest_printed(cold.output), fastest_printed(first.output)) << cold.output;
 }
 
 // A size without a value: explore says what works (a value in the program: it has no

@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "liftc/explore/pareto.hpp"
 #include "liftc/explore/space.hpp"
 
 namespace liftc::explore::test {

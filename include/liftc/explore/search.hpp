@@ -56,10 +56,12 @@ struct GeneticOptions {
   double mutation_rate = 0.2;    // chance each parameter of a child is mutated
   bool pareto = false;           // NSGA-II on (time, memory) instead of time alone
   double niche_share = 0.25;     // share of children bred within one alternative (below)
+  std::vector<Candidate> seeds;  // valid points generation 0 starts with (warm_start.hpp)
 };
 
-/// Genetic search: generation 0 is a sampled point of every alternative with valid points,
-/// then distinct sampled points (draw_alternative) up to `population`; each next one is
+/// Genetic search: generation 0 is the `seeds` (valid points, earlier runs' fastest), a
+/// sampled point of every alternative with valid points, then distinct sampled points
+/// (draw_alternative) up to `population`; each next one is
 /// elites + children (selection, one-point crossover in the dependency order, mutation to a
 /// nearby value, invalid children repaired through the space). With `pareto`, survivors
 /// are chosen by NSGA-II (non-dominated rank, then crowding distance) from parents and

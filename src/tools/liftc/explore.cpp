@@ -25,6 +25,7 @@
 #include "liftc/explore/output.hpp"
 #include "liftc/explore/session.hpp"
 #include "liftc/explore/stored_target.hpp"
+#include "liftc/explore/warm_start.hpp"
 #include "liftc/explore/worker.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
@@ -50,6 +51,7 @@ struct ExploreOptions {
   double rtol = 1e-3, atol = 1e-3;
   bool pareto = false;
   bool whole_program = false;  // a program of several definitions explored as one, not layer by layer
+  bool warm_start = false;     // generation 0 seeded with the store's fastest points (warm_start.hpp)
   // Not stored: where results go and how. (The rules folder and what identifies the
   // program and the rules are stored besides the options: see run_explore.)
   std::string out_dir, db, replay, rules_dir, jobs;
@@ -62,7 +64,7 @@ json to_json(const ExploreOptions& o) {
           {"input_seed", o.input_seed}, {"runner", o.runner},   {"timeout", o.timeout}, {"runs", o.runs},
           {"warmup", o.warmup},   {"population", o.population}, {"selection", o.selection},
           {"rtol", o.rtol},       {"atol", o.atol},             {"pareto", o.pareto},
-          {"build_options", o.build_options}, {"whole_program", o.whole_program}};
+          {"build_options", o.build_options}, {"whole_program", o.whole_program}, {"warm_start", o.warm_start}};
 }
 
 // Throws nlohmann::json's exceptions on a config that lacks a key or has a wrong type:
@@ -81,6 +83,7 @@ void from_json(const json& j, ExploreOptions& o) {
   o.pareto = j.at("pareto");
   o.build_options = j.value("build_options", "");  // stores written before --build-options lack it
   o.whole_program = j.value("whole_program", false);  // nor before networks were explored by layer
+  o.warm_start = j.value("warm_start", false);        // nor before --warm-start
 }
 
 std::uint64_t whole_number(const std::string& flag, const std::string& text, std::uint64_t min, std::uint64_t max) {
@@ -157,6 +160,8 @@ Settings settle(const ExploreOptions& o) {
                              ? std::clamp<std::size_t>(s.budget.evaluations / 5, 4, 24)
                              : whole_number("--population", o.population, 2, 100000);
   s.genetic.pareto = o.pareto;
+  if (o.warm_start && !s.genetic_search)
+    throw Error("--warm-start seeds the genetic search's first generation: give it with --search genetic");
   if (!o.runner.empty()) check_runner_command(o.runner);
   s.evaluator.runner = o.runner;
   s.evaluator.isolate = o.isolate;
@@ -356,6 +361,10 @@ void run_explore(ExploreOptions o) {
                             "yet; replay a run of --whole-program",
                             o.file, layers.size()));
   if (!o.replay.empty()) return run_replay(o, s, rules, program, strategies, progress);
+  if (o.warm_start && network)
+    throw Error(fmt::format("--warm-start: {} is a network of {} layers, explored layer by layer, which a warm start "
+                            "does not seed yet; warm-start a run of --whole-program or of one layer",
+                            o.file, layers.size()));
 
   // What identifies the program and the rules: a resumed run must explore the same ones.
   std::string rules_identity = explore::rules_hash(rules);
@@ -437,6 +446,11 @@ void run_explore(ExploreOptions o) {
     return report_network(o, s, net, problem, run);
   }
   explore::Evaluator evaluator(problem, space, *store, run, device, s.evaluator);
+  if (o.warm_start) {
+    s.genetic.seeds = explore::stored_seeds(*store, problem.program_hash, device.name, space, s.genetic.population);
+    fmt::print("warm start: {} point(s) of earlier runs of this program on {} in {}\n", s.genetic.seeds.size(),
+               device.name, db);
+  }
   auto search = make_search(s, space);
   std::fflush(stdout);  // the progress line on stderr follows what was printed so far
   explore::StartFn start = [&](const explore::Candidate& c) { return evaluator.start(c); };
@@ -489,6 +503,9 @@ void add_explore_command(CLI::App& app) {
   cmd->add_flag("--whole-program", o->whole_program,
                 "explore a network (two or more definitions that compute) as one program (default: layer by layer, "
                 "each layer with its own space and reference, the network's front composed from theirs)");
+  cmd->add_flag("--warm-start", o->warm_start,
+                "genetic: start the first generation from the fastest validated points that earlier runs stored for "
+                "this program on this device (up to a population of them; the store is --db)");
   cmd->add_option("--population", o->population, "genetic: individuals per generation (default evals/5, 4..24)");
   cmd->add_option("--selection", o->selection, "genetic: tournament or roulette (default tournament)");
   cmd->add_option("-o,--output", o->out_dir, "write the front's kernels and host programs, pareto.csv/json, evaluated.csv");

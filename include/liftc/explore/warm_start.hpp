@@ -1,0 +1,23 @@
+#pragma once
+// Warm start (`liftc explore --warm-start`): the genetic search's first generation seeded
+// with the fastest validated points earlier runs stored for the same program on the same
+// device, so that explorations of one program add up instead of each starting over.
+
+#include <string>
+#include <vector>
+
+#include "liftc/explore/space.hpp"
+#include "liftc/explore/store.hpp"
+
+namespace liftc::explore {
+
+/// The `count` fastest validated evaluations in `store` of program `program_hash` (the
+/// problem's hash: .sr text, sizes, input seed) on device `device`, as candidates of
+/// `space`, fastest first and each once. A row is matched to the alternative of its
+/// strategy and number, its point read back by that alternative's parameter names; a row
+/// whose alternative, parameters or point the space no longer has (other rules, another
+/// target's limits) is left out.
+std::vector<Candidate> stored_seeds(const Store& store, const std::string& program_hash, const std::string& device,
+                                    const CandidateSpace& space, std::size_t count);
+
+}  // namespace liftc::explore
