@@ -98,7 +98,11 @@ std::optional<UnwrittenOutput> find_poison(const HostData& data, const detail::G
 std::string work_group_note(Session::Impl& s, const cl::Kernel& kernel, const KernelLaunch& launch, cl_int err) {
   if (launch.local.empty() || (err != CL_OUT_OF_RESOURCES && err != CL_INVALID_WORK_GROUP_SIZE)) return "";
   std::size_t limit = 0;
-  if (kernel.getWorkGroupInfo(s.device, CL_KERNEL_WORK_GROUP_SIZE, &limit) != CL_SUCCESS) return "";
+  try {  // the bindings throw: a query that fails leaves the launch's own error alone
+    if (kernel.getWorkGroupInfo(s.device, CL_KERNEL_WORK_GROUP_SIZE, &limit) != CL_SUCCESS) return "";
+  } catch (const cl::Error&) {
+    return "";
+  }
   return fmt::format("kernel '{}' asks for work-groups of {} work-items (local {}); compiled for this device it "
                      "reports a limit of {} (CL_KERNEL_WORK_GROUP_SIZE: its registers and local memory); a smaller "
                      "work-group may run",
