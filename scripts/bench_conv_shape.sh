@@ -56,6 +56,12 @@
 #   --check-size N      H = W of the small validation shape (default 8; at least K)
 #   --check-evals N     its exploration budget (default 8; 0 skips the small shape)
 #   -o DIR              keep every program, exploration and the table (table.md) in DIR
+#   --db-dir DIR        keep each shape's results store in DIR (layerTAG-SEARCH.db, kept
+#                       between commands) and start each genetic exploration from the
+#                       fastest points earlier commands stored there (`liftc explore
+#                       --warm-start`): explorations of a shape add up over commands. The
+#                       best point may then be an earlier command's; it is rewritten,
+#                       timed and validated again in this one, beside the references
 #
 # On PoCL (this machine; CLBlast compiles its kernels for about 30 s per process):
 #   scripts/bench/build_refs.sh /tmp/refs
@@ -85,12 +91,13 @@ no_refs=""
 check_size=8
 check_evals=8
 out=""
+db_dir=""
 shapes=()
 is_count() { [[ "$1" =~ ^[0-9]+$ ]]; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --liftc | --device | --evals | --search | --time | --jobs | --explore-gpus | --strategies | --runs | --refs | \
-      --check-size | --check-evals | -o)
+      --check-size | --check-evals | -o | --db-dir)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       case "$1" in
         --liftc) liftc="$2" ;;
@@ -106,6 +113,7 @@ while [[ $# -gt 0 ]]; do
         --check-size) check_size="$2" ;;
         --check-evals) check_evals="$2" ;;
         -o) out="$2" ;;
+        --db-dir) db_dir="$2" ;;
       esac
       shift 2
       ;;
@@ -156,6 +164,13 @@ else
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
 fi
+if [[ -n "$db_dir" ]]; then
+  [[ "$search" == genetic ]] || die "--db-dir starts genetic explorations from the stores' points; it takes --search genetic"
+  [[ ! -e "$db_dir" || -d "$db_dir" ]] || die "--db-dir $db_dir is not a folder"
+  mkdir -p "$db_dir" || die "--db-dir $db_dir: cannot create the folder"
+  db_dir="$(cd "$db_dir" && pwd)"
+fi
+stores="${db_dir:-$work}"  # where each shape's results store is (explore_summary.py reads it there)
 dev=()
 [[ -n "$device" ]] && dev=(--device "$device")
 explore_flags=(--search "$search" --pareto -q)
@@ -205,12 +220,14 @@ explore_best() {
     fi
   done
   [[ -z "$strategies" || ${#chosen[@]} -gt 0 ]] || die "none of the strategies \"$strategies\" applies to $file"
-  if ! "$liftc" explore "$file" "${dev[@]}" "${explore_flags[@]}" "${chosen[@]}" --evals "$n" --db "$work/layer$tag-$search.db" \
-      -o "$work/front-$tag" --force > "$log" 2>&1; then
+  local warm=()
+  [[ -n "$db_dir" ]] && warm=(--warm-start)
+  if ! "$liftc" explore "$file" "${dev[@]}" "${explore_flags[@]}" "${chosen[@]}" "${warm[@]}" --evals "$n" \
+      --db "$stores/layer$tag-$search.db" -o "$work/front-$tag" --force > "$log" 2>&1; then
     cat "$log" >&2
     die "liftc explore $file failed (above)"
   fi
-  python3 "$root/scripts/explore_summary.py" "$work" "$tag" --best-flags > "$work/best-$tag.tsv" ||
+  python3 "$root/scripts/explore_summary.py" "$stores" "$tag" --best-flags > "$work/best-$tag.tsv" ||
     die "no validated point in the exploration of $file ($log)"
 }
 

@@ -433,6 +433,30 @@ TEST_F(ExploreCli, TheShapeBenchmarkExploresOnSeveralLanesThenTimesEachShape) {
   EXPECT_NE(bad.output.find("--explore-gpus takes CUDA device numbers, got 'x'"), std::string::npos) << bad.output;
 }
 
+// bench_conv_shape.sh --db-dir: the shape's results store is kept there, and the next
+// command's exploration starts from the points the first stored (liftc explore --warm-start).
+TEST_F(ExploreCli, TheShapeBenchmarkKeepsItsStoresAndWarmStartsFromThem) {
+  const std::string script = fmt::format("bash '{}/scripts/bench_conv_shape.sh'", LIFTC_SOURCE_DIR);
+  const std::string flags = fmt::format("--liftc '{}' --evals 4 --check-evals 0 --runs 2 --no-refs "
+                                        "--strategies conv-chw-tile --db-dir stores 4 6 6 4 3 1 1", LIFTC_BINARY);
+  Result first = run_shell(fmt::format("{} {} -o out1", script, flags));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_TRUE(fs::exists(dir_ / "stores" / "layer4x6x6x4-k3s1p1-genetic.db"));
+  EXPECT_NE(read(dir_ / "out1" / "explore-4x6x6x4-k3s1p1.txt").find("warm start: 0 point(s)"), std::string::npos);
+  Result second = run_shell(fmt::format("{} {} -o out2", script, flags));
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  std::string log = read(dir_ / "out2" / "explore-4x6x6x4-k3s1p1.txt");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(log, m, std::regex(R"(warm start: (\d+) point\(s\))"))) << log;
+  EXPECT_GE(std::stoi(m[1]), 1) << log;
+  EXPECT_NE(read(dir_ / "out2" / "table.md").find("| 4 6 6 4 3 1 1 | 6x6x4 | "), std::string::npos);
+  Result random = run_shell(fmt::format("{} {} --search random", script, flags));
+  EXPECT_EQ(random.exit_code, 1) << random.output;
+  EXPECT_NE(random.output.find("--db-dir starts genetic explorations from the stores' points; it takes --search genetic"),
+            std::string::npos)
+      << random.output;
+}
+
 TEST_F(ExploreCli, AdbRunnerScriptThroughAStandInAdb) {
   // scripts/adb_runner.sh with a stand-in adb whose "phone" is this machine: the shared
   // inputs and reference go to the phone's shared/ (adb push --sync), each bundle links
