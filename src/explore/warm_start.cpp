@@ -44,10 +44,10 @@ std::optional<Point> read_point(const Alternative& alt, const std::string& text)
 }  // namespace
 
 std::vector<Candidate> stored_seeds(const Store& store, const std::string& program_hash, const std::string& device,
-                                    const CandidateSpace& space, std::size_t count) {
+                                    std::int64_t run, const CandidateSpace& space, std::size_t count) {
   std::vector<Evaluation> rows;
   for (auto& e : store.evaluations())
-    if (e.program == program_hash && e.device == device && valid_result(e)) rows.push_back(std::move(e));
+    if (e.run < run && e.program == program_hash && e.device == device && valid_result(e)) rows.push_back(std::move(e));
   std::stable_sort(rows.begin(), rows.end(), [](const Evaluation& a, const Evaluation& b) { return a.time_ms < b.time_ms; });
   std::vector<Candidate> seeds;
   std::set<Candidate> taken;

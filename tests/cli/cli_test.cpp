@@ -376,16 +376,18 @@ TEST_F(Cli, RewriteAllAndTrace) {
   EXPECT_NE(trace.output.find("[matmul] map-to-mapGlb at root: "), std::string::npos) << trace.output;
 }
 
-// A strategy expression written over several lines (as in a script) is printed on one
-// line in the header comment, so that the output still reads back and runs.
+// A strategy expression written over several lines (as in a script), with a `//` comment, is
+// printed on one line in the header comment, without the comment, so that the output still
+// reads back and runs, and the header's strategy is one that rewrites.
 TEST_F(Cli, AStrategyOverSeveralLinesLeavesAProgramThatReadsBack) {
   std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
-  Result rw = run("rewrite '" + conv + "' --strategy 'id ;\n   conv-chw' > low.sr");
+  Result rw = run("rewrite '" + conv + "' --strategy 'id ; // a comment\n   conv-chw' > low.sr");
   ASSERT_EQ(rw.exit_code, 0) << rw.output;
   std::ifstream in(dir_ / "low.sr");
   std::string first;
   std::getline(in, first);
-  EXPECT_NE(first.find("--strategy 'id ; conv-chw': "), std::string::npos) << first;
+  EXPECT_NE(first.find("--strategy 'id ; conv-chw': "), std::string::npos) << first;  // the comment dropped
+  expect("rewrite '" + conv + "' --strategy 'id ; conv-chw' --alternative 1", 0, "--strategy 'id ; conv-chw'");
   expect("run low.sr --params beta_H=2 --reference '" + conv + "'", 0, "conv: matches the interpreter");
 }
 

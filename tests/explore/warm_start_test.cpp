@@ -1,5 +1,6 @@
-// stored_seeds (--warm-start): the fastest validated rows of one program on one device, read
-// back as points of the current space; rows the space cannot take are left out.
+// stored_seeds (--warm-start): the fastest validated rows of one program on one device by
+// earlier runs, read back as points of the current space; rows the space cannot take, and
+// rows of the run being seeded or of later ones, are left out.
 
 #include <filesystem>
 
@@ -16,8 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 
 Evaluation stored(const std::string& strategy, std::int64_t alternative, const std::string& point, double time_ms,
-                  const std::string& status = "ok", const std::string& device = "dev", const std::string& program = "p1") {
+                  const std::string& status = "ok", const std::string& device = "dev", const std::string& program = "p1",
+                  std::int64_t run = 1) {
   Evaluation e;
+  e.run = run;
   e.key = fmt::format("{} #{} {} {} {}", strategy, alternative, point, device, program);
   e.program = program;
   e.strategy = strategy;
@@ -47,14 +50,17 @@ TEST(WarmStart, TheFastestValidatedRowsOfTheProgramOnTheDeviceAsPointsOfTheSpace
     store.add(stored("plain", 1, "c=5", 0.5, "run"));       // failed
     store.add(stored("plain", 1, "c=7", 0.5, "ok", "other"));       // another device
     store.add(stored("plain", 1, "c=8", 0.5, "ok", "dev", "p2"));   // another program
+    store.add(stored("plain", 1, "c=10", 0.5, "ok", "dev", "p1", 2));  // by the run being seeded
+    store.add(stored("plain", 1, "c=11", 0.5, "ok", "dev", "p1", 3));  // by a later run
     CandidateSpace space = test::toy_candidates();
-    std::vector<Candidate> seeds = stored_seeds(store, "p1", "dev", space, 10);
+    std::vector<Candidate> seeds = stored_seeds(store, "p1", "dev", 2, space, 10);
     ASSERT_EQ(seeds.size(), 3u);
     EXPECT_EQ(seeds[0], (Candidate{1, {4}}));
     EXPECT_EQ(seeds[1], (Candidate{0, {16, 16}}));
     EXPECT_EQ(seeds[2], (Candidate{0, {8, 4}}));
-    EXPECT_EQ(stored_seeds(store, "p1", "dev", space, 1), std::vector<Candidate>{seeds[0]});
-    EXPECT_TRUE(stored_seeds(store, "p3", "dev", space, 10).empty());
+    EXPECT_EQ(stored_seeds(store, "p1", "dev", 2, space, 1), std::vector<Candidate>{seeds[0]});
+    EXPECT_TRUE(stored_seeds(store, "p3", "dev", 2, space, 10).empty());
+    EXPECT_TRUE(stored_seeds(store, "p1", "dev", 1, space, 10).empty()) << "no run before the first";
   }
   fs::remove_all(dir);
 }

@@ -447,7 +447,7 @@ void run_explore(ExploreOptions o) {
   }
   explore::Evaluator evaluator(problem, space, *store, run, device, s.evaluator);
   if (o.warm_start) {
-    s.genetic.seeds = explore::stored_seeds(*store, problem.program_hash, device.name, space, s.genetic.population);
+    s.genetic.seeds = explore::stored_seeds(*store, problem.program_hash, device.name, run, space, s.genetic.population);
     fmt::print("warm start: {} point(s) of earlier runs of this program on {} in {}\n", s.genetic.seeds.size(),
                device.name, db);
   }

@@ -31,11 +31,17 @@ struct RewriteCommandOptions {
 
 // `text` on one line: a strategy expression written over several lines (a shell's quotes
 // keep its line breaks) would end the header's `//` comment and the output would not
-// read back as a program.
+// read back as a program. Its `//` comments go (joined, they would swallow the lines after
+// them); a `/* */` one stays, whole on the line.
 std::string one_line(const std::string& text) {
   std::string out;
-  for (char c : text) {
-    bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n' && text[i + 1] != '\r') ++i;
+      continue;
+    }
+    bool space = c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\v' || c == ' ';
     if (!space) out += c;
     else if (!out.empty() && out.back() != ' ') out += ' ';
   }
