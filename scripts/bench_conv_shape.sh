@@ -20,9 +20,10 @@
 #      Sconvgemm (scripts/bench/conv_refs.cpp, built with scripts/bench/build_refs.sh DIR and
 #      given as --refs DIR; each checks its output against a CPU reference), and cuDNN fp32
 #      with TF32 off (scripts/bench_torch_conv.py) when python3 has PyTorch with CUDA.
-# Every shape's explorations (steps 2 and 3) run first, then one shape after another its two
-# points are timed and validated and its references timed (the rest of steps 2 and 3, and 4),
-# so that no exploration runs beside a timing.
+# Every shape's explorations (steps 2 and 3) run first, then cuDNN times every shape (in the
+# same three processes), then one shape after another its two points are timed and validated
+# and its references timed (the rest of steps 2 and 3, and 4), so that no exploration runs
+# beside a timing.
 # It prints a Markdown table, one row per shape: times in ms (liftc: OpenCL event times of
 # its kernels, the median of --runs; hand-written and CLBlast: wall-clock time of --runs
 # back-to-back calls, divided by --runs; cuDNN: CUDA events, the median, the fastest of three
@@ -42,6 +43,11 @@
 #   --evals N           explore's budget of candidates per shape (default 300)
 #   --search S          genetic (default) or random
 #   --time S            explore's wall-time budget per shape in seconds (default: none)
+#   --time-for TAG=S    this shape's budget in place of --time (repeatable); TAG names the
+#                       shape as the log does, CxHxWxM-kKsSTRIDEpPAD (64x224x224x64-k3s1p1):
+#                       a shape whose search needs longer than the others. On an H100 VGG
+#                       layer 2's Winograd points were found in 150 s by three seeds of three
+#                       and in 70-90 s by none of three (README, Speed)
 #   --jobs N            explore's candidates at once (default: explore's; with --explore-gpus,
 #                       the hardware threads divided among the GPUs)
 #   --explore-gpus "G..." explore the shapes on these NVIDIA GPUs at once (CUDA device numbers,
@@ -82,6 +88,7 @@ device=""
 evals=300
 search=genetic
 budget=""
+shape_budgets=()  # TAG=S of --time-for
 jobs=""
 explore_gpus=""
 strategies=""
@@ -96,7 +103,7 @@ shapes=()
 is_count() { [[ "$1" =~ ^[0-9]+$ ]]; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --liftc | --device | --evals | --search | --time | --jobs | --explore-gpus | --strategies | --runs | --refs | \
+    --liftc | --device | --evals | --search | --time | --time-for | --jobs | --explore-gpus | --strategies | --runs | --refs | \
       --check-size | --check-evals | -o | --db-dir)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       case "$1" in
@@ -105,6 +112,7 @@ while [[ $# -gt 0 ]]; do
         --evals) evals="$2" ;;
         --search) search="$2" ;;
         --time) budget="$2" ;;
+        --time-for) shape_budgets+=("$2") ;;
         --jobs) jobs="$2" ;;
         --explore-gpus) explore_gpus="$2" ;;
         --strategies) strategies="$2" ;;
@@ -145,6 +153,26 @@ for ((i = 0; i < ${#shapes[@]}; i += 7)); do
     die "shape $C $H $W $M $K $S $P: C, H, W, M, K and the stride must be at least 1"
   [[ $((H + 2 * P)) -ge $K && $((W + 2 * P)) -ge $K ]] || die "shape $C $H $W $M $K $S $P: the padded image is smaller than the kernel"
 done
+# shape_tag I: the name of shape I (its index in shapes), as the log and --time-for write it.
+shape_tag() {
+  local C H W M K S P
+  read -r C H W M K S P <<< "${shapes[*]:$1:7}"
+  echo "${C}x${H}x${W}x${M}-k${K}s${S}p${P}"
+}
+all_tags=""
+for ((i = 0; i < ${#shapes[@]}; i += 7)); do all_tags="$all_tags $(shape_tag "$i")"; done
+for tb in "${shape_budgets[@]}"; do
+  [[ "$tb" =~ ^([^=]+)=([0-9]+)$ && ${BASH_REMATCH[2]} -ge 1 ]] ||
+    die "--time-for takes TAG=SECONDS (seconds at least 1), got '$tb'"
+  [[ " $all_tags " == *" ${BASH_REMATCH[1]} "* ]] || die "--time-for $tb: no shape ${BASH_REMATCH[1]}; the shapes are$all_tags"
+done
+# time_budget TAG: --time-for's seconds for the shape TAG (the last given), else --time's.
+time_budget() {
+  local tb seconds="$budget"
+  for tb in "${shape_budgets[@]}"; do [[ "${tb%%=*}" == "$1" ]] && seconds="${tb#*=}"; done
+  echo "$seconds"
+}
+
 if [[ -z "$liftc" ]]; then
   liftc="$root/build/liftc"
   [[ -x "$liftc" || ! -x "$root/.gpu/liftc" ]] || liftc="$root/.gpu/liftc"
@@ -174,7 +202,6 @@ stores="${db_dir:-$work}"  # where each shape's results store is (explore_summar
 dev=()
 [[ -n "$device" ]] && dev=(--device "$device")
 explore_flags=(--search "$search" --pareto -q)
-[[ -n "$budget" ]] && explore_flags+=(--time "$budget")
 if [[ -n "$explore_gpus" && -z "$jobs" ]]; then
   read -r -a gpus <<< "$explore_gpus"
   jobs=$(($(nproc) / ${#gpus[@]}))
@@ -204,11 +231,11 @@ write_program() {
   fi
 }
 
-# explore_best FILE TAG EVALS: explores FILE into $work/layerTAG-SEARCH.db (and its front to
+# explore_best FILE TAG EVALS [SECONDS]: explores FILE (for at most SECONDS) into $work/layerTAG-SEARCH.db (and its front to
 # $work/front-TAG); writes its fastest validated point to $work/best-TAG.tsv, as
 # scripts/explore_summary.py --best-flags reads it.
 explore_best() {
-  local file="$1" tag="$2" n="$3"
+  local file="$1" tag="$2" n="$3" seconds="${4:-}"
   local log="$work/explore-$tag.txt" chosen=() s why
   # Of the strategies asked for, those that apply to this shape (Winograd needs a 3x3
   # kernel at stride 1; `liftc explore -s` refuses one that applies to nothing), and why not.
@@ -220,9 +247,10 @@ explore_best() {
     fi
   done
   [[ -z "$strategies" || ${#chosen[@]} -gt 0 ]] || die "none of the strategies \"$strategies\" applies to $file"
-  local warm=()
+  local warm=() limit=()
   [[ -n "$db_dir" ]] && warm=(--warm-start)
-  if ! "$liftc" explore "$file" "${dev[@]}" "${explore_flags[@]}" "${chosen[@]}" "${warm[@]}" --evals "$n" \
+  [[ -n "$seconds" ]] && limit=(--time "$seconds")
+  if ! "$liftc" explore "$file" "${dev[@]}" "${explore_flags[@]}" "${chosen[@]}" "${warm[@]}" "${limit[@]}" --evals "$n" \
       --db "$stores/layer$tag-$search.db" -o "$work/front-$tag" --force > "$log" 2>&1; then
     cat "$log" >&2
     die "liftc explore $file failed (above)"
@@ -259,13 +287,8 @@ ms() { awk -v t="$1" 'BEGIN { if (t == "") print "n/a"; else printf "%.4f", t }'
 "$liftc" devices > "$work/devices.txt" || die "liftc devices failed"
 head -n 3 "$work/devices.txt" >&2
 
-# shape_tag I / check_shape I: the name of shape I (its index in shapes), and the small
-# shape that validates its exploration path ("C H W M", empty when the shape is that small).
-shape_tag() {
-  local C H W M K S P
-  read -r C H W M K S P <<< "${shapes[*]:$1:7}"
-  echo "${C}x${H}x${W}x${M}-k${K}s${S}p${P}"
-}
+# check_shape I: the small shape that validates shape I's exploration path ("C H W M", empty
+# when the shape is that small).
 check_shape() {
   local C H W M K S P small sc sm
   read -r C H W M K S P <<< "${shapes[*]:$1:7}"
@@ -282,10 +305,10 @@ explore_shape() {
   if [[ -n "$small" ]]; then
     read -r c h w m <<< "$small"
     write_program "$work/check-$tag.sr" "$c" "$h" "$w" "$m" "$K" "$S" "$P"
-    explore_best "$work/check-$tag.sr" "check-$tag" "$check_evals"
+    explore_best "$work/check-$tag.sr" "check-$tag" "$check_evals" "$budget"
   fi
   write_program "$work/conv-$tag.sr" "$C" "$H" "$W" "$M" "$K" "$S" "$P"
-  explore_best "$work/conv-$tag.sr" "$tag" "$evals"
+  explore_best "$work/conv-$tag.sr" "$tag" "$evals" "$(time_budget "$tag")"
 }
 
 # Step 1, every shape's exploration. With --explore-gpus the shapes are dealt out to the
@@ -313,6 +336,19 @@ fi
 
 # Step 2, one shape after another on the device --device names, with nothing else running:
 # each best point timed and validated, then the references.
+# cuDNN, every shape in the same processes (bench_torch_conv.py --batch: PyTorch and CUDA start
+# once per process, not once per shape and process), before the points and references.
+cudnn_lines=()
+if [[ -n "$torch" ]]; then
+  for ((i = 0; i < ${#shapes[@]}; i += 7)); do
+    read -r C H W M K S P <<< "${shapes[*]:i:7}"
+    echo "$C $H $W $M $runs $K $S $P"
+  done > "$work/cudnn-shapes.txt"
+  echo "== cuDNN: timing every shape" >&2
+  mapfile -t cudnn_lines < <(python3 "$root/scripts/bench_torch_conv.py" --batch --memory < "$work/cudnn-shapes.txt")
+  [[ ${#cudnn_lines[@]} -eq $n_shapes ]] || die "bench_torch_conv.py timed ${#cudnn_lines[@]} of $n_shapes shape(s) (above)"
+fi
+
 header="| shape C H W M K stride pad | output | liftc ms (strategy #alternative, point) | liftc GFLOP/s | cuDNN ms | CLBlast ms | hand-written ms |"
 header="$header cuDNN ms / liftc ms | CLBlast ms / liftc ms | hand-written ms / liftc ms | liftc MiB | cuDNN MiB | CLBlast MiB | hand-written MiB |"
 table="$header"$'\n'"| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -341,9 +377,7 @@ for ((i = 0; i < ${#shapes[@]}; i += 7)); do
     read -r _ _ _ _ _ _ _ hand _ blas hand_bytes blas_bytes <<< "$line"
   fi
   cudnn="" cudnn_bytes=""
-  if [[ -n "$torch" ]]; then
-    read -r cudnn cudnn_bytes < <(python3 "$root/scripts/bench_torch_conv.py" "$C" "$H" "$W" "$M" "$runs" "$K" "$S" "$P" --memory)
-  fi
+  if [[ -n "$torch" ]]; then read -r cudnn cudnn_bytes <<< "${cudnn_lines[i / 7]}"; fi
   gflops=$(awk -v t="$best" -v f="$((2 * Ho * Wo * M * C * K * K))" 'BEGIN { printf "%.2f", f / (t * 1e-3) / 1e9 }')
   row="| $C $H $W $M $K $S $P | ${Ho}x${Wo}x$M | $(ms "$best") ($strategy #$alternative $flags) | $gflops |"
   row="$row $(ms "$cudnn") | $(ms "$blas") | $(ms "$hand") | $(ratio "$cudnn" "$best") | $(ratio "$blas" "$best") |"

@@ -12,7 +12,13 @@ in --processes fresh processes (default 3), each picking afresh, and the fastest
 printed (with that process's memory): cuDNN at its best pick, not at a typical one. Every
 process's median goes to stderr.
 
+With --batch the convolutions are read from standard input, one per line (C H W M RUNS
+[K STRIDE PAD]), and each process times all of them, one after another: one line is printed
+per convolution, in their order, each the fastest of the processes. Starting PyTorch and
+CUDA takes seconds per process, so a benchmark of many shapes asks for them all at once.
+
 Usage: bench_torch_conv.py C H W M RUNS [K STRIDE PAD] [--memory] [--processes N]
+       bench_torch_conv.py --batch [--memory] [--processes N] < SHAPES
 K STRIDE PAD default to 3 1 1 (VGG-16's layers).
 """
 import argparse
@@ -21,34 +27,32 @@ import subprocess
 import sys
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("sizes", type=int, nargs="+", metavar="N", help="C H W M RUNS [K STRIDE PAD]")
-    parser.add_argument("--memory", action="store_true", help="also print the peak memory of one call in bytes")
-    parser.add_argument("--processes", type=int, default=3, help="fresh processes to time it in (the fastest is printed)")
-    args = parser.parse_args()
-    if len(args.sizes) not in (5, 8):
-        parser.error("give C H W M RUNS, or C H W M RUNS K STRIDE PAD")
-    if args.processes < 1:
-        parser.error("--processes must be at least 1")
-    if args.processes > 1:
-        best = None
-        for _ in range(args.processes):
-            command = [sys.executable, __file__, *map(str, args.sizes), "--processes", "1"]
-            line = subprocess.run(command + (["--memory"] if args.memory else []), check=True, capture_output=True,
-                                  text=True).stdout.split()
-            print(f"bench_torch_conv.py: one process: {line[0]} ms", file=sys.stderr)
-            if best is None or float(line[0]) < float(best[0]):
-                best = line
-        print(" ".join(best))
-        return
-    import torch  # only in the process that times (the parent only starts them)
+def shape_of(sizes: list[int], where: str) -> tuple[int, ...]:
+    """C H W M RUNS K STRIDE PAD from 5 or 8 numbers (K STRIDE PAD default to 3 1 1)."""
+    if len(sizes) not in (5, 8):
+        sys.exit(f"bench_torch_conv.py: {where}: give C H W M RUNS, or C H W M RUNS K STRIDE PAD; got {len(sizes)} number(s)")
+    if min(sizes) < 0 or min(sizes[:5]) < 1 or (len(sizes) == 8 and min(sizes[5:7]) < 1):
+        sys.exit(f"bench_torch_conv.py: {where}: C H W M RUNS K and STRIDE must be at least 1, PAD at least 0")
+    return tuple(sizes) if len(sizes) == 8 else (*sizes, 3, 1, 1)
 
-    c, h, w, m, runs = args.sizes[:5]
-    k, stride, pad = args.sizes[5:] if len(args.sizes) == 8 else (3, 1, 1)
-    torch.backends.cudnn.allow_tf32 = False
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.benchmark = True  # let cuDNN pick its best algorithm, as a tuned library would
+
+def read_batch() -> list[tuple[int, ...]]:
+    shapes = []
+    for number, line in enumerate(sys.stdin, start=1):
+        if line.strip():
+            try:
+                sizes = [int(word) for word in line.split()]
+            except ValueError:
+                sys.exit(f"bench_torch_conv.py: standard input, line {number}: not a list of integers: {line.strip()!r}")
+            shapes.append(shape_of(sizes, f"standard input, line {number}"))
+    if not shapes:
+        sys.exit("bench_torch_conv.py: --batch: no convolution on standard input")
+    return shapes
+
+
+def time_conv(torch, shape: tuple[int, ...], memory: bool) -> str:
+    """One convolution's median time in ms (and its peak memory in bytes), in this process."""
+    c, h, w, m, runs, k, stride, pad = shape
     x = torch.randn(1, c, h, w, device="cuda")
     weight = torch.randn(m, c, k, k, device="cuda")
     bias = torch.randn(m, device="cuda")
@@ -69,9 +73,50 @@ def main() -> None:
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end))
     line = f"{statistics.median(times):.4f}"
-    if args.memory:
+    if memory:
         line += f" {torch.cuda.max_memory_allocated()}"
-    print(line)
+    return line
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sizes", type=int, nargs="*", metavar="N", help="C H W M RUNS [K STRIDE PAD]")
+    parser.add_argument("--batch", action="store_true", help="read the convolutions from standard input, one per line")
+    parser.add_argument("--memory", action="store_true", help="also print the peak memory of one call in bytes")
+    parser.add_argument("--processes", type=int, default=3, help="fresh processes to time it in (the fastest is printed)")
+    args = parser.parse_args()
+    if args.batch == bool(args.sizes):
+        parser.error("give C H W M RUNS [K STRIDE PAD], or --batch and the convolutions on standard input")
+    if args.processes < 1:
+        parser.error("--processes must be at least 1")
+    shapes = read_batch() if args.batch else [shape_of(args.sizes, "the command line")]
+    shape_lines = "".join(" ".join(map(str, shape)) + "\n" for shape in shapes)
+    if args.processes > 1:
+        best = [None] * len(shapes)
+        command = [sys.executable, __file__, "--batch", "--processes", "1"] + (["--memory"] if args.memory else [])
+        for _ in range(args.processes):
+            process = subprocess.run(command, input=shape_lines, capture_output=True, text=True)
+            if process.returncode != 0:
+                sys.stderr.write(process.stderr)
+                sys.exit(f"bench_torch_conv.py: a timing process failed (exit {process.returncode}; its errors above)")
+            lines = process.stdout.splitlines()
+            if len(lines) != len(shapes):
+                sys.exit(f"bench_torch_conv.py: a process printed {len(lines)} line(s) for {len(shapes)} convolution(s)")
+            for i, line in enumerate(lines):
+                words = line.split()
+                print(f"bench_torch_conv.py: {' '.join(map(str, shapes[i]))}: one process: {words[0]} ms", file=sys.stderr)
+                if best[i] is None or float(words[0]) < float(best[i][0]):
+                    best[i] = words
+        for words in best:
+            print(" ".join(words))
+        return
+    import torch  # only in the process that times (the parent only starts them)
+
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True  # let cuDNN pick its best algorithm, as a tuned library would
+    for shape in shapes:
+        print(time_conv(torch, shape, args.memory), flush=True)
 
 
 if __name__ == "__main__":

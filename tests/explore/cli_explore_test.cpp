@@ -267,7 +267,9 @@ void kill_nine_then_resume(ExploreCli& t, int jobs, int evals, std::vector<std::
   // served from their rows).
   int seeds = std::max(warm_start_points(r.output), 0), served = -1;
   std::smatch m;
-  if (std::find(flags.begin(), flags.end(), "--warm-start") != flags.end()) EXPECT_GE(seeds, 1) << r.output;
+  if (std::find(flags.begin(), flags.end(), "--warm-start") != flags.end()) {
+    EXPECT_GE(seeds, 1) << r.output;
+  }
   if (std::regex_search(r.output, m, std::regex(R"((\d+) served from the store)"))) served = std::stoi(m[1]);
   EXPECT_GE(served, before + seeds) << r.output;
   if (run == 1) {
@@ -474,6 +476,29 @@ TEST_F(ExploreCli, TheShapeBenchmarkExploresOnSeveralLanesThenTimesEachShape) {
   Result bad = run_shell(fmt::format("{} 4 6 6 4 3 1 1 --explore-gpus '0 x'", bench));
   EXPECT_EQ(bad.exit_code, 1) << bad.output;
   EXPECT_NE(bad.output.find("--explore-gpus takes CUDA device numbers, got 'x'"), std::string::npos) << bad.output;
+}
+
+// bench_conv_shape.sh --time-for TAG=S: that shape's exploration stops at S seconds, the
+// other's budget stays --time's (here its evaluations end it first); a tag that names no
+// shape, and a budget that is not a count of seconds, are refused.
+TEST_F(ExploreCli, TheShapeBenchmarkGivesAShapeItsOwnTimeBudget) {
+  const std::string bench = shape_benchmark("--strategies conv-chw-tile --evals 40 --time 600 4 6 6 4 1 1 0 2 6 6 2 1 1 0");
+  Result r = run_shell(bench + " --time-for 4x6x6x4-k1s1p0=3 -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::string timed = read(dir_ / "out" / "explore-4x6x6x4-k1s1p0.txt");
+  EXPECT_NE(timed.find("stopped: time budget of 3 s"), std::string::npos) << timed;
+  std::string counted = read(dir_ / "out" / "explore-2x6x6x2-k1s1p0.txt");
+  EXPECT_NE(counted.find("stopped: budget of 40 evaluations"), std::string::npos) << counted;
+  Result unknown = run_shell(bench + " --time-for 4x6x6x4-k3s1p1=3");
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
+  EXPECT_NE(unknown.output.find("--time-for 4x6x6x4-k3s1p1=3: no shape 4x6x6x4-k3s1p1; the shapes are 4x6x6x4-k1s1p0 "
+                                "2x6x6x2-k1s1p0"),
+            std::string::npos)
+      << unknown.output;
+  Result zero = run_shell(bench + " --time-for 4x6x6x4-k1s1p0=0");
+  EXPECT_EQ(zero.exit_code, 1) << zero.output;
+  EXPECT_NE(zero.output.find("--time-for takes TAG=SECONDS (seconds at least 1), got '4x6x6x4-k1s1p0=0'"), std::string::npos)
+      << zero.output;
 }
 
 // bench_conv_shape.sh --db-dir: the shape's results store is kept there, and the next
