@@ -3,6 +3,7 @@
 #include "liftc/explore/constraint_space.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "liftc/explore/library.hpp"
 
 #include "liftc/explore/layers.hpp"
+#include "liftc/explore/magnitude_form.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/rewrite/load.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -72,7 +74,11 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       continue;  // a default strategy (or a named one, listed) that does not apply to this program
     }
     applied = true;
+    // Per set of constant arrays, the program their magnitude is interpreted on (made when
+    // the first alternative with those arrays is met).
+    std::optional<std::map<std::string, std::shared_ptr<const ir::Program>>> forms;
     for (std::size_t i = 0; i < r.programs.size(); ++i) {
+      std::string constants = constant_arrays_of(r.programs[i].program);
       constraints::Space space = constraints::build_space(r.programs[i].program, r.programs[i].params, target);
       space.strategy = s;
       space.alternative = i + 1;
@@ -83,6 +89,14 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
         if (skipped) skipped->push_back(alt->label());
         if (refusal) refused.push_back(fmt::format("{}: {}", alt->label(), *refusal));
         continue;
+      }
+      if (!constants.empty()) {
+        if (!forms) {
+          forms.emplace();
+          for (auto& [arrays, form] : magnitude_forms(rules, s, program))
+            forms->emplace(arrays, std::make_shared<const ir::Program>(std::move(form)));
+        }
+        if (auto it = forms->find(constants); it != forms->end()) alt->set_magnitude_form(it->second);
       }
       cs.alternatives.push_back(std::move(alt));
     }

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -17,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "liftc/explore/library.hpp"
+#include "liftc/explore/magnitude_form.hpp"
 #include "liftc/explore/search.hpp"
 #include "liftc/explore/worker.hpp"
 #include "liftc/host/execute.hpp"
@@ -270,25 +270,6 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
                               options_.bundle.atol, problem_.program_hash, runner_identity(options_));
 }
 
-namespace {
-
-// The constant arrays of a program's definitions (their values, in order), as text: what
-// tells Winograd F(2x2) from F(4x4) apart.
-std::string constant_arrays_of(const ir::Program& p) {
-  std::string text;
-  std::function<void(const ir::Expr&)> walk = [&](const ir::Expr& e) {
-    if (auto values = ir::constant_array_values(e)) {
-      text += fmt::format("[{}]", fmt::join(*values, ","));
-      return;
-    }
-    for (const ir::Expr& a : e->args) walk(a);
-  };
-  for (const auto& d : p.defs) walk(d.body);
-  return text;
-}
-
-}  // namespace
-
 double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point) {
   if (auto it = magnitude_allowance_.find(index); it != magnitude_allowance_.end()) return it->second;
   double allowance = 0;
@@ -297,23 +278,31 @@ double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlterna
     // Alternatives with the same constant arrays (in the same order: the same Winograd rule,
     // conv-winograd-gemm's or conv-winograd-local's) differ only by rules that regroup and
     // map the same sums (tiles, work-items, local memory, lowering): on absolute values they
-    // compute the same magnitude. It is interpreted once, on the one with the fewest tuning
-    // parameters: the cheapest to interpret (a register tile's accumulator arrays cost the
-    // interpreter 20 times as much: 37 s against 1.9 s for Winograd on VGG layer 5).
+    // compute the same magnitude. It is interpreted once, on the cheapest program to
+    // interpret: the strategy's form where the arrays first appear (magnitude_form.hpp),
+    // else the alternative with the fewest tuning parameters (a register tile's accumulator
+    // arrays cost the interpreter 20 times as much: 37 s against 1.9 s for Winograd on VGG
+    // layer 5; `-s conv-winograd-local` alone on VGG layer 2 spent 80 s of a 90 s
+    // exploration interpreting its own alternatives).
     if (auto it = magnitude_by_constants_.find(key); it != magnitude_by_constants_.end()) {
       allowance = it->second;
     } else {
-      Alternative* cheapest = space_.alternatives[index].get();
-      for (const auto& other : space_.alternatives)
-        if (is_constraint_alternative(*other) && other->count() > 0 &&
-            other->parameters().size() < cheapest->parameters().size() &&
-            constant_arrays_of(constraint_alternative(*other).space().program) == key)
-          cheapest = other.get();
-      std::mt19937_64 rng(0);  // any valid point: the sizes it binds are the program's
-      const constraints::Space& space = constraint_alternative(*cheapest).space();
-      Point at = cheapest == space_.alternatives[index].get() ? point : cheapest->sample(rng);
-      std::map<std::string, long long> sizes = constraints::size_values(space, at);
-      ir::Program checked = typecheck::typecheck(ir::bind_sizes(space.program, sizes)).program;
+      ir::Program checked;
+      if (const ir::Program* form = alt.magnitude_form()) {
+        checked = typecheck::typecheck(ir::bind_sizes(*form, {})).program;
+      } else {
+        Alternative* cheapest = space_.alternatives[index].get();
+        for (const auto& other : space_.alternatives)
+          if (is_constraint_alternative(*other) && other->count() > 0 &&
+              other->parameters().size() < cheapest->parameters().size() &&
+              constant_arrays_of(constraint_alternative(*other).space().program) == key)
+            cheapest = other.get();
+        std::mt19937_64 rng(0);  // any valid point: the sizes it binds are the program's
+        const constraints::Space& space = constraint_alternative(*cheapest).space();
+        Point at = cheapest == space_.alternatives[index].get() ? point : cheapest->sample(rng);
+        std::map<std::string, long long> sizes = constraints::size_values(space, at);
+        checked = typecheck::typecheck(ir::bind_sizes(space.program, sizes)).program;
+      }
       double largest = 0;
       for (const auto& [name, t] : interp::evaluate_magnitude(checked, problem_.inputs))
         for (float v : t.f32) largest = std::max(largest, static_cast<double>(v));

@@ -11,6 +11,7 @@
 #include "liftc/constraints/solve.hpp"
 #include "liftc/constraints/space.hpp"
 #include "liftc/explore/space.hpp"
+#include "liftc/ir/program.hpp"
 #include "liftc/rewrite/load.hpp"
 
 namespace liftc::explore {
@@ -31,9 +32,15 @@ class ConstraintAlternative : public Alternative {
   const constraints::Space& space() const { return *space_; }
   /// Whether counts and samples are exact and uniform.
   bool uniform() const { return sampler_->uniform(); }
+  /// For an alternative computing through constant arrays: the same sums before its
+  /// strategy tiles and maps them (magnitude_form.hpp), shared by the alternatives with the
+  /// same arrays; null when there is none.
+  const ir::Program* magnitude_form() const { return magnitude_form_.get(); }
+  void set_magnitude_form(std::shared_ptr<const ir::Program> form) { magnitude_form_ = std::move(form); }
 
  private:
   std::unique_ptr<constraints::Space> space_;  // the sampler points into it: keep its address
+  std::shared_ptr<const ir::Program> magnitude_form_;
   std::unique_ptr<constraints::Sampler> sampler_;
   std::vector<Parameter> params_;
   double count_ = 0;

@@ -150,8 +150,9 @@ class Evaluator {
   /// far larger than the result), interp::magnitude_tolerance times the largest value of
   /// its computation on absolute values (interp::evaluate_magnitude); 0 for the others. Once per alternative
   /// (tiling reorders the same products: the magnitude does not depend on the point), and
-  /// interpreted once per set of constant arrays, on the alternative with the fewest tuning
-  /// parameters.
+  /// interpreted once per set of constant arrays, on the alternative's untiled form
+  /// (ConstraintAlternative::magnitude_form) or else the alternative with the fewest
+  /// tuning parameters.
   double magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point);
   Evaluation base_row(const Alternative& alt, const Candidate& c) const;
   std::optional<Evaluation> servable_row(const std::string& key) const;
