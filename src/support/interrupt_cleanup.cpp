@@ -1,10 +1,11 @@
 // The handler may run at any instruction, so it uses only async-signal-safe calls
-// (kill, open, getdents64, unlinkat, close, rmdir, sigaction, raise) on paths stored in
+// (kill, open, getdents64, unlinkat, close, rmdir, write, sigaction, raise) on paths stored in
 // fixed buffers and process groups in atomic slots; registering copies the path into a free
 // slot before publishing it.
 
 #include "liftc/support/interrupt_cleanup.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstring>
@@ -38,6 +39,12 @@ Slot slots[kSlots];
 constexpr std::size_t kGroupSlots = 4096;
 std::atomic<int> groups[kGroupSlots];
 std::mutex registry_mutex;  // registering and forgetting (never taken by the handler)
+
+// The line say_on_interrupt registered: its length is published after its text, and set
+// to 0 before the text is replaced.
+constexpr std::size_t kMessageMax = 4096;
+char message[kMessageMax] = {};
+std::atomic<std::size_t> message_length{0};
 
 // Removes everything inside the directory open as `dir`, `depth` levels below the
 // registered path (bounded, so the handler's stack stays small).
@@ -80,6 +87,10 @@ void on_interrupt(int sig) {
     remove_contents(dir, 0);
     ::close(dir);
     ::rmdir(s.path);
+  }
+  if (std::size_t n = message_length.load(std::memory_order_acquire); n > 0) {
+    ssize_t written = ::write(STDERR_FILENO, message, n);
+    (void)written;  // nothing to do about a closed standard error here
   }
   // End the process by the same signal, with its default action.
   struct sigaction dfl {};
@@ -137,6 +148,15 @@ bool kill_group_on_interrupt(int pgid) {
     if (g.compare_exchange_strong(free_slot, pgid, std::memory_order_release)) return true;
   }
   return false;
+}
+
+void say_on_interrupt(const std::string& line) {
+  install_handlers();
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  message_length.store(0, std::memory_order_release);
+  std::size_t n = std::min(line.size(), kMessageMax);
+  std::memcpy(message, line.data(), n);
+  message_length.store(n, std::memory_order_release);
 }
 
 void forget_group_on_interrupt(int pgid) {

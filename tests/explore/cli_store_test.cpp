@@ -272,8 +272,8 @@ bool ended_by(pid_t pid, int signal) {
 }
 
 // Items 13, 16 and 23: while an exploration runs, another one with its -o folder and a
-// --resume of its run are refused; SIGINT or SIGTERM end it without its work folder, and
-// --resume then goes on where it stopped.
+// --resume of its run are refused; SIGINT or SIGTERM end it without its work folder and
+// with a line saying how to resume it, and --resume then goes on where it stopped.
 TEST_F(ExploreCli, OneExplorationPerFolderAndRunAndSignalsLeaveNoWorkFolder) {
   const fs::path db = dir_ / "out/results.db";
   pid_t first = start(fmt::format("explore {} -s stencil-parametric --evals 30 --runs 2 -j 1 -o out -q", kStencil), "first.log");
@@ -285,6 +285,11 @@ TEST_F(ExploreCli, OneExplorationPerFolderAndRunAndSignalsLeaveNoWorkFolder) {
   kill(first, SIGINT);
   EXPECT_TRUE(ended_by(first, SIGINT)) << read(dir_ / "first.log");
   EXPECT_FALSE(fs::exists(dir_ / fmt::format("liftc-explore-{}", first)));
+  // The interrupted run says how to go on.
+  EXPECT_NE(read(dir_ / "first.log")
+                .find("liftc explore: interrupted; `liftc explore --resume --db out/results.db -o out` continues run 1"),
+            std::string::npos)
+      << read(dir_ / "first.log");
 
   const int before = rows(db);
   pid_t second = start("explore --resume --db out/results.db -o out -j 1 -q", "second.log");

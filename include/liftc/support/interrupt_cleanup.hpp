@@ -1,8 +1,8 @@
 #pragma once
 // Temporary files and directories, and child process groups (runners), that must not
 // outlive an interrupted liftc: on SIGINT or SIGTERM, every registered process group is
-// killed, every registered path is removed, and the process then ends by that signal, as
-// it would have without liftc's handler.
+// killed, every registered path is removed, a registered line is written to standard error,
+// and the process then ends by that signal, as it would have without liftc's handler.
 
 #include <string>
 
@@ -24,5 +24,10 @@ bool kill_group_on_interrupt(int pgid);
 /// Stops watching the process group `pgid` (call it before reaping its leader, so the
 /// number is never one the system gave to another process meanwhile).
 void forget_group_on_interrupt(int pgid);
+
+/// Writes `line` (its first 4096 bytes) to standard error if the process is interrupted,
+/// after the cleanup: how to go on from where it stopped. Replaces the line registered
+/// before; an empty one says nothing. Installs the signal handlers on first use.
+void say_on_interrupt(const std::string& line);
 
 }  // namespace liftc

@@ -440,9 +440,13 @@ void run_explore(ExploreOptions o) {
     run = store->begin_run(config["file"].get<std::string>(),
                            config.dump(-1, ' ', false, json::error_handler_t::replace));
   }
+  // Interrupted (Ctrl-C, SIGTERM), the run stays unfinished in the store: say how to go on.
+  say_on_interrupt(fmt::format("liftc explore: interrupted; `liftc explore --resume --db {}{}` continues run {}\n", db,
+                               o.out_dir.empty() ? "" : " -o " + o.out_dir, run));
   if (network) {
     explore::explore_network(net, problem, *store, run, device, network_options);
     store->end_run(run);
+    say_on_interrupt("");
     return report_network(o, s, net, problem, run);
   }
   explore::Evaluator evaluator(problem, space, *store, run, device, s.evaluator);
@@ -456,6 +460,7 @@ void run_explore(ExploreOptions o) {
   explore::StartFn start = [&](const explore::Candidate& c) { return evaluator.start(c); };
   explore::LoopResult r = explore::explore_loop(*search, start, s.budget, s.jobs, progress);
   store->end_run(run);
+  say_on_interrupt("");
 
   print_summary(r, space);
   fmt::print("{} job(s): {:.2f} evaluations/s; per candidate: {}\n", s.jobs,
