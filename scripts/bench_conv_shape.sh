@@ -43,11 +43,12 @@
 #   --evals N           explore's budget of candidates per shape (default 300)
 #   --search S          genetic (default) or random
 #   --time S            explore's wall-time budget per shape in seconds (default: none)
-#   --time-for TAG=S    this shape's budget in place of --time (repeatable); TAG names the
-#                       shape as the log does, CxHxWxM-kKsSTRIDEpPAD (64x224x224x64-k3s1p1):
-#                       a shape whose search needs longer than the others. On an H100 VGG
-#                       layer 2's Winograd points were found in 150 s by three seeds of three
-#                       and in 70-90 s by none of three (README, Speed)
+#   --time-for TAG=S    this shape's budget in place of --time (repeatable; S from 1 to
+#                       999999 seconds); TAG names the shape as the log does,
+#                       CxHxWxM-kKsSTRIDEpPAD (64x224x224x64-k3s1p1): a shape whose search
+#                       needs longer than the others. On an H100 VGG layer 2's Winograd
+#                       points were found in 150 s by three seeds of three and in 70-90 s by
+#                       none of three (README, Speed)
 #   --jobs N            explore's candidates at once (default: explore's; with --explore-gpus,
 #                       the hardware threads divided among the GPUs)
 #   --explore-gpus "G..." explore the shapes on these NVIDIA GPUs at once (CUDA device numbers,
@@ -161,10 +162,13 @@ shape_tag() {
 }
 all_tags=""
 for ((i = 0; i < ${#shapes[@]}; i += 7)); do all_tags="$all_tags $(shape_tag "$i")"; done
-for tb in "${shape_budgets[@]}"; do
-  [[ "$tb" =~ ^([^=]+)=([0-9]+)$ && ${BASH_REMATCH[2]} -ge 1 ]] ||
-    die "--time-for takes TAG=SECONDS (seconds at least 1), got '$tb'"
+for ((b = 0; b < ${#shape_budgets[@]}; b++)); do
+  tb="${shape_budgets[b]}"
+  # Seconds in decimal (10#: 08 is 8, not an octal error), at most six digits (no overflow).
+  [[ "$tb" =~ ^([^=[:space:]]+)=([0-9]{1,6})$ ]] && ((10#${BASH_REMATCH[2]} >= 1)) ||
+    die "--time-for takes TAG=SECONDS (seconds from 1 to 999999), got '$tb'"
   [[ " $all_tags " == *" ${BASH_REMATCH[1]} "* ]] || die "--time-for $tb: no shape ${BASH_REMATCH[1]}; the shapes are$all_tags"
+  shape_budgets[b]="${BASH_REMATCH[1]}=$((10#${BASH_REMATCH[2]}))"
 done
 # time_budget TAG: --time-for's seconds for the shape TAG (the last given), else --time's.
 time_budget() {
@@ -217,6 +221,7 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
 # cropped (pad2D by a negative amount), as PyTorch rounds the output size down.
 write_program() {
   local file="$1" C="$2" H="$3" W="$4" M="$5" K="$6" S="$7" P="$8"
+  [[ -r "$root/examples/vgg16/conv2.sr" ]] || die "no $root/examples/vgg16/conv2.sr to write the programs from"
   local bottom=$((P - (H + 2 * P - K) % S)) right=$((P - (W + 2 * P - K) % S))
   local slide="slide2D(K, K, $S, $S, pad2D($P, $bottom, $P, $right, 0.0, image))"
   {

@@ -85,7 +85,9 @@ def main() -> None:
     parser.add_argument("--memory", action="store_true", help="also print the peak memory of one call in bytes")
     parser.add_argument("--processes", type=int, default=3, help="fresh processes to time it in (the fastest is printed)")
     args = parser.parse_args()
-    if args.batch == bool(args.sizes):
+    if args.batch and args.sizes:
+        parser.error("--batch reads the convolutions from standard input: give no sizes with it")
+    if not args.batch and not args.sizes:
         parser.error("give C H W M RUNS [K STRIDE PAD], or --batch and the convolutions on standard input")
     if args.processes < 1:
         parser.error("--processes must be at least 1")
@@ -110,7 +112,10 @@ def main() -> None:
         for words in best:
             print(" ".join(words))
         return
-    import torch  # only in the process that times (the parent only starts them)
+    try:
+        import torch  # only in the process that times (the parent only starts them)
+    except ImportError:
+        sys.exit("bench_torch_conv.py: PyTorch is not installed for this python3 (import torch fails)")
 
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False

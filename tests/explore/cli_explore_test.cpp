@@ -480,10 +480,11 @@ TEST_F(ExploreCli, TheShapeBenchmarkExploresOnSeveralLanesThenTimesEachShape) {
 
 // bench_conv_shape.sh --time-for TAG=S: that shape's exploration stops at S seconds, the
 // other's budget stays --time's (here its evaluations end it first); a tag that names no
-// shape, and a budget that is not a count of seconds, are refused.
+// shape, and a budget that is not a count of seconds (or one past six digits, which bash
+// arithmetic would overflow), are refused.
 TEST_F(ExploreCli, TheShapeBenchmarkGivesAShapeItsOwnTimeBudget) {
   const std::string bench = shape_benchmark("--strategies conv-chw-tile --evals 40 --time 600 4 6 6 4 1 1 0 2 6 6 2 1 1 0");
-  Result r = run_shell(bench + " --time-for 4x6x6x4-k1s1p0=3 -o out");
+  Result r = run_shell(bench + " --time-for 4x6x6x4-k1s1p0=03 -o out");  // decimal: 08 would be an octal error
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::string timed = read(dir_ / "out" / "explore-4x6x6x4-k1s1p0.txt");
   EXPECT_NE(timed.find("stopped: time budget of 3 s"), std::string::npos) << timed;
@@ -495,10 +496,12 @@ TEST_F(ExploreCli, TheShapeBenchmarkGivesAShapeItsOwnTimeBudget) {
                                 "2x6x6x2-k1s1p0"),
             std::string::npos)
       << unknown.output;
-  Result zero = run_shell(bench + " --time-for 4x6x6x4-k1s1p0=0");
-  EXPECT_EQ(zero.exit_code, 1) << zero.output;
-  EXPECT_NE(zero.output.find("--time-for takes TAG=SECONDS (seconds at least 1), got '4x6x6x4-k1s1p0=0'"), std::string::npos)
-      << zero.output;
+  for (const char* bad : {"4x6x6x4-k1s1p0=0", "4x6x6x4-k1s1p0=99999999999999999999", "'4x6x6x4-k1s1p0 x=3'"}) {
+    Result refused = run_shell(fmt::format("{} --time-for {}", bench, bad));
+    EXPECT_EQ(refused.exit_code, 1) << refused.output;
+    EXPECT_NE(refused.output.find("--time-for takes TAG=SECONDS (seconds from 1 to 999999), got '"), std::string::npos)
+        << refused.output;
+  }
 }
 
 // bench_conv_shape.sh --db-dir: the shape's results store is kept there, and the next
