@@ -79,9 +79,11 @@ Threads fit_to_device(Threads threads, const Options& options);
 /// size does not divide the global size or exceeds the device's.
 Launch launch_of(const PlannedKernel& k, const Threads& threads, const Options& options);
 
-/// A liftc::Error when Options::kernel_work_groups names a buffer no kernel of `plan`
-/// computes, or one a work-group kernel or the main kernel of its definition computes (its
-/// size is global_work_group).
+/// A liftc::Error when Options::global_work_group gives a size above 1 in a dimension no
+/// main mapGlb kernel of `plan` has (`--local 16,1,4` for 2-D kernels), or when
+/// Options::kernel_work_groups names a buffer no kernel of `plan` computes, or one a
+/// work-group kernel or the main kernel of its definition computes (its size is
+/// global_work_group).
 void check_kernel_work_groups(const KernelPlan& plan, const Options& options);
 
 /// The plan in words, one kernel a paragraph (`liftc compile --dump-after plan`).
