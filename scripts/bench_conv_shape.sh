@@ -236,9 +236,9 @@ write_program() {
   fi
 }
 
-# explore_best FILE TAG EVALS [SECONDS]: explores FILE (for at most SECONDS) into $work/layerTAG-SEARCH.db (and its front to
-# $work/front-TAG); writes its fastest validated point to $work/best-TAG.tsv, as
-# scripts/explore_summary.py --best-flags reads it.
+# explore_best FILE TAG EVALS [SECONDS]: explores FILE (for at most SECONDS) into
+# $work/layerTAG-SEARCH.db (and its front to $work/front-TAG); writes its fastest validated
+# point to $work/best-TAG.tsv, as scripts/explore_summary.py --best-flags reads it.
 explore_best() {
   local file="$1" tag="$2" n="$3" seconds="${4:-}"
   local log="$work/explore-$tag.txt" chosen=() s why
