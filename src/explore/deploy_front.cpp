@@ -134,7 +134,7 @@ std::vector<codegen::DeployPoint> regenerate_front(const std::string& db, std::i
   // composed, which only its -o folder keeps.
   if (!config.value("whole_program", false) && config.contains("file") && config.at("file").is_string() &&
       fs::exists(config.at("file").get<std::string>(), ec) &&
-      is_network(parse::load_program(config.at("file").get<std::string>())))
+      explored_by_layer(parse::load_program(config.at("file").get<std::string>())))
     throw Error(fmt::format("{}: run {} explored the network {} layer by layer: deploy its front from the folder its "
                             "exploration wrote (liftc explore {} --pareto -o DIR, then liftc deploy DIR)",
                             db, run, config.at("file").get<std::string>(), config.at("file").get<std::string>()));

@@ -82,6 +82,11 @@ bool is_network(const ir::Program& program) {
   return std::count_if(program.defs.begin(), program.defs.end(), [](const auto& d) { return computes(d.body); }) >= 2;
 }
 
+bool explored_by_layer(const ir::Program& program) {
+  bool tuned = std::any_of(program.sizes.begin(), program.sizes.end(), [](const auto& s) { return !s.value && s.min; });
+  return is_network(program) && !tuned;
+}
+
 std::vector<Layer> split_layers(const ir::Program& network) {
   ir::Program typed = typecheck::typecheck(network).program;
   std::vector<Layer> layers;

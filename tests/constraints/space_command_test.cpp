@@ -160,7 +160,7 @@ TEST_F(SpaceCommand, WideDomainsGiveASpace) {
 }
 
 // A network (two or more definitions that compute): each layer's space, layers of one shape
-// once; --whole-program as one.
+// once; --whole-program as one, and a network already rewritten whole as one.
 TEST_F(SpaceCommand, ANetworkLayerByLayer) {
   Result r = run("space net.sr -s lower-glb1 --target mali-g72 --samples 1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -173,6 +173,17 @@ TEST_F(SpaceCommand, ANetworkLayerByLayer) {
   Result whole = run("space net.sr -s lower-glb1 --target mali-g72 --samples 1 --whole-program");
   EXPECT_EQ(whole.exit_code, 0) << whole.output;
   EXPECT_EQ(whole.output.find("==== layer"), std::string::npos) << whole.output;
+  // A network a strategy rewrote whole has tuning parameters its layers share: the whole
+  // program's space, not layers without values for them.
+  Result rewrite = run("rewrite '" LIFTC_SOURCE_DIR "/examples/networks/resnet_block.sr' --strategy net-chw-kappa > rw.sr");
+  ASSERT_EQ(rewrite.exit_code, 0) << rewrite.output;
+  Result tuned = run("space rw.sr --target mali-g72 --samples 0");
+  EXPECT_EQ(tuned.exit_code, 0) << tuned.output;
+  EXPECT_NE(tuned.output.find("// a rewritten network (its layers share tuning parameters): the whole program's space, "
+                              "as explore searches it"),
+            std::string::npos)
+      << tuned.output;
+  EXPECT_EQ(tuned.output.find("==== layer"), std::string::npos) << tuned.output;
   Result vgg = run("space '" LIFTC_SOURCE_DIR "/examples/networks/vgg_block.sr' --target mali-g72 --samples 0");
   EXPECT_EQ(vgg.exit_code, 0) << vgg.output;
   EXPECT_NE(vgg.output.find("==== layer 2/3 (conv2): the shape of layer 1 (conv1), its space"), std::string::npos)

@@ -35,6 +35,12 @@ std::vector<Layer> split_layers(const ir::Program& network);
 /// `map(join, sums)`) does not make one.
 bool is_network(const ir::Program& program);
 
+/// Whether explore searches `program` layer by layer (and `liftc space` shows it so) unless
+/// --whole-program says otherwise: a network no strategy has rewritten. A network a strategy
+/// rewrote whole (net-chw-kappa) has tuning parameters, sizes with a range and no value,
+/// that its layers share: it is one program's space.
+bool explored_by_layer(const ir::Program& program);
+
 /// `rewritten`, a program rewritten from `from`'s layer program, with `to`'s names: its
 /// inputs and its definition renamed (`from` and `to` of the same shape).
 ir::Program rename_layer(const ir::Program& rewritten, const Layer& from, const Layer& to);

@@ -350,7 +350,7 @@ void run_explore(ExploreOptions o) {
   ir::Program program = parse::load_program(o.file);
   require_size_values(program);  // before a store is made
   // A program of several definitions is a network: explored layer by layer.
-  bool network = !o.whole_program && explore::is_network(program);
+  bool network = !o.whole_program && explore::explored_by_layer(program);
   std::vector<explore::Layer> layers;
   if (network) layers = explore::split_layers(program);
   std::vector<std::string> strategies =

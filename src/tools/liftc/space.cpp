@@ -169,7 +169,7 @@ void run_space(const SpaceOptions& o) {
   // A program of several definitions is a network: the space of each layer, as explore
   // searches it (layers of one shape once).
   std::vector<explore::Layer> layers;
-  if (!o.whole_program && explore::is_network(program)) layers = explore::split_layers(program);
+  if (!o.whole_program && explore::explored_by_layer(program)) layers = explore::split_layers(program);
   std::vector<std::string> strategies =
       !o.strategies.empty() ? o.strategies
                             : explore::default_strategies(rules, layers.empty() ? program : layers.front().program);
@@ -223,6 +223,9 @@ void run_space(const SpaceOptions& o) {
     fmt::print("// a network of {} layers: each layer's space (explore searches them one by one; --whole-program: "
                "the program as one)\n",
                layers.size());
+  else if (!o.whole_program && explore::is_network(program))
+    fmt::print("// a rewritten network (its layers share tuning parameters): the whole program's space, as explore "
+               "searches it\n");
   if (!explore::clblast_available()) fmt::print("// {}\n", explore::kNoClblastNote);
   std::mt19937_64 rng(seed);
   for (const auto& part : parts) {
