@@ -50,32 +50,6 @@ std::string label_of(const json& row) {
                      point.empty() ? "(no parameters)" : point);
 }
 
-// The values of `text` ("name=value,...") in the order of `alt`'s parameters; a
-// liftc::Error naming `where` when a parameter is missing or not a whole number.
-Point parse_point(const Alternative& alt, const std::string& text, const std::string& where) {
-  std::map<std::string, std::int64_t> values;
-  for (const auto& [name, value] : point_items(text)) {
-    try {
-      std::size_t used = 0;
-      if (name.empty()) throw std::invalid_argument(value);
-      std::int64_t v = std::stoll(value, &used);
-      if (used != value.size()) throw std::invalid_argument(value);
-      values[name] = v;
-    } catch (const std::exception&) {
-      throw Error(fmt::format("{}: the point '{}' is not name=value,...", where, text));
-    }
-  }
-  Point p;
-  for (const auto& param : alt.parameters()) {
-    auto it = values.find(param.name);
-    if (it == values.end()) throw Error(fmt::format("{}: the point '{}' has no value of {}", where, text, param.name));
-    p.push_back(it->second);
-  }
-  if (values.size() != alt.parameters().size())
-    throw Error(fmt::format("{}: the point '{}' names parameters {} does not have", where, text, alt.label()));
-  return p;
-}
-
 }  // namespace
 
 std::vector<codegen::DeployPoint> read_front_folder(const std::string& dir_text) {

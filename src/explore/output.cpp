@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -107,6 +108,30 @@ std::string evaluations_csv(const std::vector<Evaluation>& rows) {
                        csv_field(e.device), csv_field(e.driver), csv_field(e.shapes), e.key, e.version, e.created);
   }
   return out;
+}
+
+Point parse_point(const Alternative& alt, const std::string& text, const std::string& where) {
+  std::map<std::string, std::int64_t> values;
+  for (const auto& [name, value] : point_items(text)) {
+    try {
+      std::size_t used = 0;
+      if (name.empty()) throw std::invalid_argument(value);
+      std::int64_t v = std::stoll(value, &used);
+      if (used != value.size()) throw std::invalid_argument(value);
+      values[name] = v;
+    } catch (const std::exception&) {
+      throw Error(fmt::format("{}: the point '{}' is not name=value,...", where, text));
+    }
+  }
+  Point p;
+  for (const auto& param : alt.parameters()) {
+    auto it = values.find(param.name);
+    if (it == values.end()) throw Error(fmt::format("{}: the point '{}' has no value of {}", where, text, param.name));
+    p.push_back(it->second);
+  }
+  if (values.size() != alt.parameters().size())
+    throw Error(fmt::format("{}: the point '{}' names parameters {} does not have", where, text, alt.label()));
+  return p;
 }
 
 std::vector<std::pair<std::string, std::string>> point_items(const std::string& point) {

@@ -23,6 +23,11 @@ std::string evaluations_json(const std::vector<Evaluation>& rows);
 /// value); an item with no '=' is ("", item), for the caller to refuse or pass over.
 std::vector<std::pair<std::string, std::string>> point_items(const std::string& point);
 
+/// A point's text (format_point's, as rows hold it) read back as a point of `alt`, its values
+/// in the order of the alternative's parameters; a liftc::Error naming `where` when an item
+/// is not name=value with a whole number, or a parameter is missing or not the alternative's.
+Point parse_point(const Alternative& alt, const std::string& text, const std::string& where);
+
 /// The front as a table for the terminal: time, spread, memory, strategy, parameters.
 std::string front_table(const std::vector<Evaluation>& front);
 
