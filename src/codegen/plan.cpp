@@ -332,18 +332,18 @@ void check_kernel_work_groups(const KernelPlan& plan, const Options& options) {
   // --local is shared by the main kernels of every definition, so each takes the dimensions
   // it has; a size past the dimensions of all of them sizes nothing.
   int main_dims = 0;
-  std::vector<std::string> mains;
+  std::vector<std::string> mains;  // "name (N-D)"
   for (const auto& k : plan.kernels)
     if (k.tuned && !k.threads.work_groups) {
       main_dims = std::max(main_dims, std::max(1, k.threads.dims));
-      mains.push_back(k.name);
+      mains.push_back(fmt::format("{} {}-D", k.name, std::max(1, k.threads.dims)));
     }
   for (std::size_t d = static_cast<std::size_t>(main_dims); d < 3; ++d)
     if (options.global_work_group[d] > 1)
       throw Error(fmt::format("work-group size {} in dimension {} (--local): {}", options.global_work_group[d], d,
                               mains.empty() ? std::string("no kernel of the program takes --local (each has "
                                                           "work-groups of its own or a --kernel-local size)")
-                                            : fmt::format("the kernels it sizes ({}) have {} dimension{}",
+                                            : fmt::format("the kernels it sizes ({}) have at most {} dimension{}",
                                                           fmt::join(mains, ", "), main_dims, main_dims == 1 ? "" : "s")));
   for (const auto& [buffer, sizes] : options.kernel_work_groups) {
     auto k = std::find_if(plan.kernels.begin(), plan.kernels.end(), [&](const PlannedKernel& p) { return p.buffer == buffer; });

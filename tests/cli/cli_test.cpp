@@ -426,7 +426,7 @@ TEST_F(Cli, ErrorsHaveMessagesAndFail) {
        "work-group size 48 does not divide sum_kernel's global size 1024 in dimension 0"},
       // A size past every main kernel's dimensions sizes nothing: refused, not dropped.
       {"run '" LIFTC_SOURCE_DIR "/examples/lowlevel/vector_add.sr' --local 64,2",
-       "work-group size 2 in dimension 1 (--local): the kernels it sizes (sum_kernel) have 1 dimension"},
+       "work-group size 2 in dimension 1 (--local): the kernels it sizes (sum_kernel 1-D) have at most 1 dimension"},
   };
   for (const auto& c : cases) expect(c.args, 1, c.message);
 }

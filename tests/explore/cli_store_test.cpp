@@ -287,7 +287,7 @@ TEST_F(ExploreCli, OneExplorationPerFolderAndRunAndSignalsLeaveNoWorkFolder) {
   EXPECT_FALSE(fs::exists(dir_ / fmt::format("liftc-explore-{}", first)));
   // The interrupted run says how to go on.
   EXPECT_NE(read(dir_ / "first.log")
-                .find("liftc explore: interrupted; `liftc explore --resume --db out/results.db -o out` continues run 1"),
+                .find("liftc explore: interrupted; `liftc explore --resume --db out/results.db --jobs 1 -o out` continues run 1"),
             std::string::npos)
       << read(dir_ / "first.log");
 

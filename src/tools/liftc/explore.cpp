@@ -441,8 +441,10 @@ void run_explore(ExploreOptions o) {
                            config.dump(-1, ' ', false, json::error_handler_t::replace));
   }
   // Interrupted (Ctrl-C, SIGTERM), the run stays unfinished in the store: say how to go on.
-  say_on_interrupt(fmt::format("liftc explore: interrupted; `liftc explore --resume --db {}{}` continues run {}\n", db,
-                               o.out_dir.empty() ? "" : " -o " + o.out_dir, run));
+  // --jobs and -o are not stored with the run: the command gives them again as given.
+  say_on_interrupt(fmt::format("liftc explore: interrupted; `liftc explore --resume --db {}{}{}` continues run {}\n", db,
+                               o.jobs.empty() ? "" : " --jobs " + o.jobs, o.out_dir.empty() ? "" : " -o " + o.out_dir,
+                               run));
   if (network) {
     explore::explore_network(net, problem, *store, run, device, network_options);
     store->end_run(run);

@@ -224,8 +224,7 @@ void run_space(const SpaceOptions& o) {
                "the program as one)\n",
                layers.size());
   else if (!o.whole_program && explore::is_network(program))
-    fmt::print("// a rewritten network (its layers share tuning parameters): the whole program's space, as explore "
-               "searches it\n");
+    fmt::print("// a rewritten network (its layers share tuning parameters): the whole program's space\n");
   if (!explore::clblast_available()) fmt::print("// {}\n", explore::kNoClblastNote);
   std::mt19937_64 rng(seed);
   for (const auto& part : parts) {
