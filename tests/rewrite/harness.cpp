@@ -134,7 +134,8 @@ bool choose(const std::vector<Unknown>& unknowns, std::size_t i, const Obligatio
 
 }  // namespace
 
-std::vector<Instance> instances(const ir::Program& p, const RewrittenProgram& alt, int count, std::mt19937_64& rng) {
+std::vector<Instance> instances(const ir::Program& p, const RewrittenProgram& alt, int count, std::mt19937_64& rng,
+                                const Pinned& pinned) {
   std::vector<Unknown> unknowns;
   std::map<std::string, std::int64_t> fixed;
   for (const auto& s : p.sizes) {
@@ -156,6 +157,8 @@ std::vector<Instance> instances(const ir::Program& p, const RewrittenProgram& al
     }
     unknowns.push_back(std::move(u));
   }
+  for (auto& u : unknowns)
+    if (auto it = pinned.find(u.name); it != pinned.end()) u.candidates = {it->second};
   Obligations obligations;
   for (const ir::Program* q : {&p, &alt.program}) {
     auto checked = typecheck::typecheck(*q).obligations;
@@ -177,15 +180,45 @@ std::vector<Instance> instances(const ir::Program& p, const RewrittenProgram& al
   return out;
 }
 
-Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed) {
-  Equivalence out;
+ProgramRewrite rewrite_for_equivalence(const ir::Program& p, const std::string& strategy) {
   RewriteOptions options;
   options.budget.max_alternatives = 64;
-  ProgramRewrite rw = rewrite_program(library(), strategy, p, options);
+  return rewrite_program(library(), strategy, p, options);
+}
+
+Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed) {
+  return check_equivalence(p, rewrite_for_equivalence(p, strategy), trials, seed);
+}
+
+namespace {
+
+// The first name of `pinned` that is neither a size of `p` nor a tuning parameter of an
+// alternative of `rw`; empty when there is none.
+std::string unknown_pinned(const ir::Program& p, const ProgramRewrite& rw, const Pinned& pinned) {
+  for (const auto& [name, value] : pinned) {
+    bool size = std::any_of(p.sizes.begin(), p.sizes.end(), [&](const auto& s) { return s.name == name && !s.value; });
+    bool param = std::any_of(rw.programs.begin(), rw.programs.end(), [&](const RewrittenProgram& alt) {
+      return std::any_of(alt.params.begin(), alt.params.end(), [&](const TuningParam& t) { return t.name == name; });
+    });
+    if (!size && !param) return name;
+  }
+  return {};
+}
+
+}  // namespace
+
+Equivalence check_equivalence(const ir::Program& p, const ProgramRewrite& rw, int trials, std::uint64_t seed,
+                              const Pinned& pinned) {
+  Equivalence out;
+  if (std::string name = unknown_pinned(p, rw, pinned); !name.empty()) {
+    out.failure = fmt::format("{} is neither a size of the program without a value nor a tuning parameter of the rewrite",
+                              name);
+    return out;
+  }
   std::mt19937_64 rng(seed);
   for (const auto& alt : rw.programs) {
     ++out.alternatives;
-    std::vector<Instance> found = instances(p, alt, trials, rng);
+    std::vector<Instance> found = instances(p, alt, trials, rng, pinned);
     if (found.empty()) ++out.infeasible;
     for (const auto& inst : found) {
       interp::Tensors inputs = interp::random_inputs(inst.original, rng());

@@ -43,10 +43,15 @@ struct Instance {
   ir::Program original, rewritten;
 };
 
+/// Values fixed for some sizes and tuning parameters of an equivalence check, by name.
+using Pinned = std::map<std::string, long long>;
+
 /// Up to `count` random instances of `alt` (a rewrite of `p`): sizes and tuning parameters
-/// chosen at random from their ranges, backtracking until the obligations of both programs'
-/// types hold. Empty when none exists in the searched ranges.
-std::vector<Instance> instances(const ir::Program& p, const RewrittenProgram& alt, int count, std::mt19937_64& rng);
+/// chosen at random from their ranges (a name of `pinned` takes only its value there),
+/// backtracking until the obligations of both programs' types hold. Empty when none exists
+/// in the searched ranges.
+std::vector<Instance> instances(const ir::Program& p, const RewrittenProgram& alt, int count, std::mt19937_64& rng,
+                                const Pinned& pinned = {});
 
 /// "n_1=3,u_1=5" (the form --params takes).
 std::string params_text(const Instance& inst);
@@ -75,5 +80,14 @@ struct Equivalence {
 /// instances (random data) before and after, comparing every output (within the agreement
 /// above).
 Equivalence check_equivalence(const ir::Program& p, const std::string& strategy, int trials, std::uint64_t seed);
+
+/// The rewrite check_equivalence checks: `strategy` on `p`, at most 64 alternatives.
+ProgramRewrite rewrite_for_equivalence(const ir::Program& p, const std::string& strategy);
+
+/// check_equivalence of a rewrite already made (`rw`, of `p`); the names of `pinned` take
+/// only their value (instances). A name of `pinned` that is neither a size of `p` nor a
+/// tuning parameter of any alternative is a failure.
+Equivalence check_equivalence(const ir::Program& p, const ProgramRewrite& rw, int trials, std::uint64_t seed,
+                              const Pinned& pinned = {});
 
 }  // namespace liftc::rewrite::test
