@@ -1,5 +1,5 @@
-// Strategies: combinators, traversals, budgets, the trace, and the named strategies of
-// rules/ on the example programs (checked against the interpreter).
+// Strategies: combinators, traversals, budgets, the trace, the normal form and the forms of
+// a convolution. Each named strategy's equivalence test is a text file of tests/rules/.
 
 
 #include <algorithm>
@@ -285,62 +285,6 @@ TEST(Strategy, TraceLogsEachRuleAsItFires) {
 TEST(Strategy, FailingEverywhereIsAnError) {
   EXPECT_THROW(rewrite_program(library(), "transpose-transpose", program(kMaps)), Error);
 }
-
-// Each named strategy of rules/ on the example it is written for, checked by interpretation.
-class NamedStrategy : public ::testing::TestWithParam<StrategyCase> {};
-
-TEST_P(NamedStrategy, PreservesMeaningOnItsExample) {
-  const StrategyCase& c = GetParam();
-  ASSERT_NE(library().strategy(c.strategy), nullptr);
-  Equivalence e = check_equivalence(program(example(c.example)), c.strategy, 2, 7);
-  EXPECT_TRUE(e.failure.empty()) << e.failure;
-  EXPECT_GE(e.instances, 1);
-}
-
-INSTANTIATE_TEST_SUITE_P(Library, NamedStrategy,
-                         ::testing::Values(StrategyCase{"fuse", "stencil2d.sr"}, StrategyCase{"lower-seq", "stencil2d.sr"},
-                                           StrategyCase{"lower-glb1", "matmul.sr"}, StrategyCase{"lower-glb2", "matmul.sr"},
-                                           StrategyCase{"matmul-parametric", "matmul.sr"},
-                                           StrategyCase{"stencil-parametric", "stencil2d.sr"},
-                                           StrategyCase{"stencil1d-tiled", "stencil1d.sr"},
-                                           StrategyCase{"conv-tiled", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-parametric", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-parametric", "conv/conv_k5_pad2.sr"},
-                                           StrategyCase{"conv-parametric", "conv/conv_k3_stride2_pad0.sr"},
-                                           StrategyCase{"conv-parametric", "conv/conv_c1_m8.sr"},
-                                           StrategyCase{"conv-naive", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-gpu", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-gpu", "conv/conv_k5_stride2_pad2.sr"},
-                                           StrategyCase{"conv-gpu-k0", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-local", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-local", "conv/conv_k5_pad2.sr"},
-                                           StrategyCase{"conv-local", "conv/conv_k3_stride2_pad0.sr"},
-                                           StrategyCase{"conv-local", "conv/conv_c1_m8.sr"},
-                                           StrategyCase{"conv-chw-omega", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-chw-omega", "conv/conv_relu_swapped.sr"},
-                                           StrategyCase{"conv-chw-omega-m0", "conv/conv_k3_stride2_pad0.sr"},
-                                           StrategyCase{"conv-chw-omega-m0", "conv/conv_relu_swapped.sr"},
-                                           StrategyCase{"conv-chw-omega-kappa", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-chw-omega-kappa", "conv/conv_relu_swapped.sr"},
-                                           StrategyCase{"conv-chw-tile-local", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-chw-tile-local", "conv/conv_k3_stride2_pad0.sr"},
-                                           StrategyCase{"conv-chw-tile-local", "conv/conv_relu_swapped.sr"},
-                                           StrategyCase{"conv-chw-tile-split", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-chw-tile-split", "conv/conv_k3_stride2_pad0.sr"},
-                                           StrategyCase{"conv-chw-tile-split", "conv/conv_relu_swapped.sr"},
-                                           StrategyCase{"conv-gemm", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-gemm", "conv/conv_k5_stride2_pad2.sr"},
-                                           StrategyCase{"conv-gemm", "conv/conv_relu_swapped.sr"},
-                                           StrategyCase{"conv-gemm", "conv/forms/pointwise.sr"},
-                                           StrategyCase{"conv-chw-tile", "conv/forms/pointwise_no_bias.sr"},
-                                           StrategyCase{"conv-chw-tile", "conv/forms/kernel_minor_weights.sr"},
-                                           StrategyCase{"conv-winograd", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-winograd", "conv/forms/leaky_select.sr"},
-                                           StrategyCase{"conv-winograd-gemm", "conv/conv_small.sr"},
-                                           StrategyCase{"conv-winograd-gemm", "conv/forms/leaky_select.sr"},
-                                           StrategyCase{"conv-winograd-local", "conv/conv_small.sr"},
-                                           StrategyCase{"winograd-gemm-form", "conv/conv_small.sr"}),
-                         [](const auto& info) { return case_name(info.param); });
 
 }  // namespace
 }  // namespace liftc::rewrite::test
