@@ -167,7 +167,7 @@ std::vector<Application> apply_rule(const Rule& rule, const ir::Expr& e, const t
   for (const auto& c : choices) {
     ir::Expr r = instantiate(rule, *m, c);
     try {
-      ir::Expr typed = typecheck::typecheck_expr(r, env);
+      ir::Expr typed = typecheck::typecheck_expr(r, env, nullptr, given);
       if (!same_type(e.type(), typed.type(), given)) {
         if (reject)
           reject(fmt::format("its result has type {}, not {} (the type of the expression it would replace); not "

@@ -30,6 +30,15 @@ class Checker {
   /// The variables in scope.
   TypeEnv env;
 
+  /// The declared values of the program's sizes (`size K = 3`), by name: lengths that
+  /// differ symbolically but agree at these values are the same (a --size override is
+  /// checked again when the sizes are bound, with constants).
+  SizeValues declared;
+
+  /// Whether two lengths are equal: symbolically (exact division assumed, as for types),
+  /// or once the declared size values are substituted.
+  bool same_length(const arith::Expr& a, const arith::Expr& b) const;
+
   /// Checks a value expression; returns a copy with every node typed.
   ir::Expr check(const ir::Expr& e);
 

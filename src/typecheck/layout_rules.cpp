@@ -39,7 +39,7 @@ Type zip(Checker& c, CallSite& site) {
     const Type& t = site.args[i].type();
     if (!t.is_array())
       c.fail(site.call, fmt::format("zip: operand {} must be an array, got {}", i + 1, str(t)));
-    if (!arith::equal_assuming_exact_division(t.length(), first.length()))
+    if (!c.same_length(t.length(), first.length()))
       c.fail(site.call, fmt::format("zip: arrays must have the same length, got {} and {}", str(first), str(t)));
     elems.push_back(t.elem());
   }

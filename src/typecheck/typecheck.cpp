@@ -14,6 +14,8 @@ Checked typecheck(const ir::Program& program) {
   out.program = program;
   detail::Checker checker(&out.obligations);
   for (const auto& in : program.inputs) checker.env[in.name] = in.type;
+  for (const auto& size : program.sizes)
+    if (size.value) checker.declared.emplace(size.name, arith::Expr(static_cast<std::int64_t>(*size.value)));
   for (auto& def : out.program.defs) {
     if (def.body.kind() == ir::ExprKind::Lambda)
       throw Error(fmt::format("def {}: a definition is an output and must be a value, but this is a function of {} "
@@ -27,9 +29,11 @@ Checked typecheck(const ir::Program& program) {
   return out;
 }
 
-ir::Expr typecheck_expr(const ir::Expr& e, const TypeEnv& env, std::vector<Obligation>* obligations) {
+ir::Expr typecheck_expr(const ir::Expr& e, const TypeEnv& env, std::vector<Obligation>* obligations,
+                        const SizeValues& declared) {
   detail::Checker checker(obligations);
   checker.env = env;
+  checker.declared = declared;
   return checker.check(e);
 }
 

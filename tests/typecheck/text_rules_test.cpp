@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 #include "../readable_name.hpp"
@@ -281,6 +282,28 @@ TEST(TextPrograms, JoiningASplitHasTheSplitArraysLength) {
   EXPECT_EQ(ir::to_string(check_expr("join(slide(3, 1, xs))").program.defs.back().body.type()), "[float](3*n - 6)");
   auto declared = check_source("size N = 10\ninput x : [[float]4](N/4)\ndef y = join(x)\n");
   EXPECT_EQ(ir::to_string(declared.program.defs.back().body.type()), "[float](4*(N/4))");
+}
+
+// Issue 36, item 25: lengths that agree at the declared size values are the same; a
+// --size override that makes them differ is refused once the sizes are bound.
+TEST(TextPrograms, ZipUsesDeclaredSizeValues) {
+  const std::string text =
+      "size H = 8, W = 8, K = 3\n"
+      "input a : [[float]W]H\n"
+      "input b : [[float](W + 3 - K)](H + K - 3)\n"
+      "def out = zip2D(a, b)\n";
+  auto c = check_source(text);
+  EXPECT_EQ(ir::to_string(c.program.defs.back().body.type()), "[[(float, float)]W]H");
+  auto file = std::make_shared<SourceFile>(SourceFile{"case.sr", text});
+  try {
+    typecheck::typecheck(ir::bind_sizes(parse::parse_program(file), {{"K", 4}}));
+    FAIL() << "expected an error for K = 4";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "zip: arrays must have the same length, got [[float]8]8 and [[float]7]9");
+  }
+  // Without a declared value the lengths still differ.
+  EXPECT_THROW(check_source("size W, K\ninput a : [float]W\ninput b : [float](W + 3 - K)\ndef out = zip(a, b)\n"),
+               Error);
 }
 
 TEST(TextPrograms, DefinitionsSeeEarlierDefinitions) {

@@ -14,6 +14,9 @@ namespace liftc::typecheck {
 /// Types of the variables in scope.
 using TypeEnv = std::map<std::string, ir::Type>;
 
+/// Declared values of sizes, by name (`size K = 3`).
+using SizeValues = std::map<std::string, arith::Expr>;
+
 /// A fact the types assume but cannot check while lengths are symbolic, e.g. that the
 /// split factor divides the length. Constraint inference turns these into constraints.
 struct Obligation {
@@ -35,11 +38,15 @@ struct Checked {
   std::vector<Obligation> obligations;
 };
 
-/// Checks a program. Obligations that are concrete (no variables) are decided on the spot:
+/// Checks a program. Lengths compared for equality (zip's operands) also agree where they
+/// are equal at the program's declared size values (`size K = 3`: `W + 3 - K` is `W`).
+/// Obligations that are concrete (no variables) are decided on the spot:
 /// a false one is a liftc::Error at the primitive that needs it.
 Checked typecheck(const ir::Program& program);
 
-/// Checks one expression under `env`; the same rules and errors.
-ir::Expr typecheck_expr(const ir::Expr& e, const TypeEnv& env, std::vector<Obligation>* obligations = nullptr);
+/// Checks one expression under `env`; the same rules and errors; `declared` as for a
+/// program's declared size values.
+ir::Expr typecheck_expr(const ir::Expr& e, const TypeEnv& env, std::vector<Obligation>* obligations = nullptr,
+                        const SizeValues& declared = {});
 
 }  // namespace liftc::typecheck
