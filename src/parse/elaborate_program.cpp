@@ -148,13 +148,18 @@ void Elaborator::unknown_name(const std::string& name, const SourceLoc& here, co
   std::string best;
   std::size_t best_distance = 3;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: a name of megabytes costs nothing.
+    if (std::max(name.size(), c.size()) - std::min(name.size(), c.size()) >= best_distance) continue;
     std::size_t d = distance(name, c);
     if (d < best_distance && d < std::max<std::size_t>(name.size(), 2)) {
       best = c;
       best_distance = d;
     }
   }
-  throw Error(fmt::format("unknown name `{}`{}", name, best.empty() ? "" : fmt::format("; did you mean `{}`?", best)),
+  // A long name is shown by its start: the caret line shows where it is.
+  constexpr std::size_t kMaxShown = 60;
+  std::string shown = name.size() <= kMaxShown ? name : name.substr(0, kMaxShown) + "...";
+  throw Error(fmt::format("unknown name `{}`{}", shown, best.empty() ? "" : fmt::format("; did you mean `{}`?", best)),
               here);
 }
 
