@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "elaborator.hpp"
+#include "reserved_names.hpp"
 
 namespace liftc::parse {
 
@@ -76,6 +77,11 @@ void Elaborator::declare(const std::string& name, Global global, bool from_prelu
   }
   if (auto it = globals_.find(name); it != globals_.end())
     throw Error(fmt::format("`{}` is already defined{}", name, where(it->second.loc)), global.loc);
+  if (global.kind == Global::Kind::Input || global.kind == Global::Kind::Value)
+    if (std::optional<std::string> why = reserved_in_kernels(name))
+      throw Error(fmt::format("`{}` is {}, and {} names a buffer of the generated kernels: choose another name", name,
+                              *why, global.kind == Global::Kind::Input ? "an input" : "a definition"),
+                  global.loc);
   globals_.emplace(name, std::move(global));
 }
 

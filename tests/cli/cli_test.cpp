@@ -126,6 +126,15 @@ TEST_F(Cli, EvalBindsSymbolicSizes) {
   EXPECT_NE(r.output.find("y [3, 2]"), std::string::npos) << r.output;
 }
 
+// Issue 36, item 10: an input or definition named like a C or OpenCL keyword is refused at
+// check (every kernel failed to build).
+TEST_F(Cli, ReservedNamesAreRefusedAtCheck) {
+  write("global.sr", "size N = 4\ninput global : [float]N\ndef y = map(v -> v, global)\n");
+  expect("check global.sr", 1,
+         "global.sr:2:7: error: `global` is a keyword of C or OpenCL C, and an input names a buffer of the generated "
+         "kernels: choose another name");
+}
+
 TEST_F(Cli, RulesListsRulesAndStrategies) {
   Result r = run("rules");
   EXPECT_EQ(r.exit_code, 0) << r.output;
