@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <bit>
+#include <limits>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -129,8 +131,22 @@ class Compiler {
           c->sizes.push_back(*v);
         }
         if (e->prim == ir::Prim::SizeValue) {
+          // Type checking refused a size value that does not fit in an int where it is one.
+          LIFTC_ASSERT(c->sizes[0] >= std::numeric_limits<std::int32_t>::min() &&
+                           c->sizes[0] <= std::numeric_limits<std::int32_t>::max(),
+                       fmt::format("an int size value fits in 32 bits, but is {}", c->sizes[0]));
           c->op = Op::Literal;
           c->literal = Value::of_int(static_cast<std::int32_t>(c->sizes[0]));
+        }
+        if (e->prim == ir::Prim::ToFloat && e->args[0].kind() == ir::ExprKind::Call &&
+            e->args[0]->prim == ir::Prim::SizeValue) {
+          // float(N * N): the size's exact 64-bit value, rounded once to float, as the
+          // kernels' (float)4294967296 is.
+          std::optional<std::int64_t> v = e->args[0]->sizes[0].constant();
+          LIFTC_ASSERT(v.has_value(), "the interpreter needs bound sizes");
+          c->op = Op::Literal;
+          c->literal = Value::of_float(static_cast<float>(*v));
+          break;
         }
         if (e->prim == ir::Prim::Array) {
           // A constant array: its values are stored once, read like an input's.

@@ -199,11 +199,49 @@ Value Elaborator::elab_name(const ast::Name& n, const EnvPtr& env, const Syntax*
   unknown_name(n.text, here, env);
 }
 
+namespace {
+
+// The size expression of a size value (`N`, `sizeValue(N/4)`) or of an int literal.
+std::optional<arith::Expr> as_size(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Call && e->prim == ir::Prim::SizeValue) return e->sizes[0];
+  if (e.kind() == ir::ExprKind::Literal && e->literal.kind == ir::ScalarKind::Int)
+    return arith::Expr(static_cast<std::int64_t>(e->literal.i));
+  return std::nullopt;
+}
+
+// `a op b` as one size value where it is size arithmetic: + - * of size values and int
+// literals, at least one a size value (`N * N`, `K * K + 1`). Its value is then exact (64
+// bits, as every size expression) rather than int arithmetic that wraps at 32 bits, so
+// float(N * N) is right for N = 65536. `/` and `%` stay int operations: they truncate
+// toward zero on ints, and size division is defined on non-negative operands only.
+std::optional<arith::Expr> size_arithmetic(const std::string& op, const ir::Expr& a, const ir::Expr& b) {
+  if (op != "+" && op != "-" && op != "*") return std::nullopt;
+  auto is_size_value = [](const ir::Expr& e) { return e.kind() == ir::ExprKind::Call && e->prim == ir::Prim::SizeValue; };
+  if (!is_size_value(a) && !is_size_value(b)) return std::nullopt;
+  std::optional<arith::Expr> x = as_size(a), y = as_size(b);
+  if (!x || !y) return std::nullopt;
+  return op == "+" ? *x + *y : op == "-" ? *x - *y : *x * *y;
+}
+
+}  // namespace
+
 Value Elaborator::elab_binary(const ast::Binary& b, const EnvPtr& env, const Syntax* syntax) {
   ir::Expr acc = data(Thunk{&b.first, env, syntax, {}}, fmt::format("the left operand of `{}`", b.rest.front().op));
   for (const auto& op : b.rest) {
     ir::Expr rhs = data(Thunk{&op.operand, env, syntax, {}}, fmt::format("the right operand of `{}`", op.op));
-    acc = count(ir::make_call(ir::operator_prim(op.op, 2), {}, {acc, rhs}, loc(op, syntax)));
+    std::optional<arith::Expr> size;
+    try {
+      size = size_arithmetic(op.op, acc, rhs);
+    } catch (const Error& e) {
+      if (e.loc().known()) throw;
+      throw Error(e.message(), loc(op, syntax));  // an overflow of constant sizes
+    }
+    if (size) {
+      SourceLoc at = acc.loc().known() ? acc.loc() : loc(op, syntax);
+      acc = count(ir::make_call(ir::Prim::SizeValue, {*size}, {}, at));
+    } else {
+      acc = count(ir::make_call(ir::operator_prim(op.op, 2), {}, {acc, rhs}, loc(op, syntax)));
+    }
   }
   return Value{acc, std::nullopt};
 }

@@ -4,6 +4,7 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -216,12 +217,29 @@ Expr Checker::check_function(const Expr& lambda, const std::vector<Type>& arg_ty
   return ir::with_type(typed, std::move(result));
 }
 
+namespace {
+
+bool is_size_value(const Expr& e) { return e.kind() == ExprKind::Call && e->prim == ir::Prim::SizeValue; }
+
+}  // namespace
+
 Expr Checker::check_call(const Expr& call) {
   const ir::PrimSignature& sig = ir::signature(call->prim);
+  // A size used as a value is exact (64 bits) where float(...) converts it, and an int
+  // elsewhere, where it must fit in 32 bits: then the interpreter and the kernels agree.
+  if (is_size_value(call) && call.get() != float_size_value_)
+    if (std::optional<std::int64_t> v = call->sizes[0].constant();
+        v && (*v < std::numeric_limits<std::int32_t>::min() || *v > std::numeric_limits<std::int32_t>::max()))
+      fail(call, fmt::format("the size value {} does not fit in an int (32 bits): a size used as a value is an int, "
+                             "except in float(...), which converts its exact value; write float(...) around the "
+                             "size expression alone",
+                             *v));
   CallSite site{call, {}, call_label(call)};
   for (std::size_t i = 0; i < call->args.size(); ++i) {
     bool is_function = !sig.variadic && sig.operands[i] > 0;
+    if (call->prim == ir::Prim::ToFloat && is_size_value(call->args[i])) float_size_value_ = call->args[i].get();
     site.args.push_back(is_function ? call->args[i] : check(call->args[i]));
+    float_size_value_ = nullptr;
   }
   Type result;
   switch (call->prim) {

@@ -66,6 +66,7 @@ class Checker {
   std::vector<Obligation>* obligations_;
   std::vector<std::pair<arith::Expr, arith::Expr>> required_divisible_;  // (value, divisor) of each Divides required
   std::vector<SourceLoc> known_locs_;  // positions of the enclosing nodes that have one
+  const ir::ExprNode* float_size_value_ = nullptr;  // the size value float(...) is checking: not an int
   int depth_ = 0;                      // expressions being checked, nested
 };
 

@@ -126,6 +126,31 @@ TEST_F(Cli, EvalBindsSymbolicSizes) {
   EXPECT_NE(r.output.find("y [3, 2]"), std::string::npos) << r.output;
 }
 
+// Issue 36, item 1: a size used as a value is exact (64 bits) in the interpreter and in the
+// kernel, from the high-level program through rewriting: x + float(N * N) for N = 65536 was
+// x + 0 in both, float(N) for N = 2^32 was 0 in the interpreter. The kernels are validated
+// against their own interpreter and against a program with the value as a float literal.
+TEST_F(Cli, SizeArithmeticAsValuesIsExactInEvalAndRun) {
+  write("square.sr", "size N = 65536\ninput x : [float]4\ndef y = map(v -> v + float(N * N), x)\n");
+  write("wide.sr", "size N = 4294967296\ninput x : [float]4\ndef y = map(v -> v + float(N), x)\n");
+  write("literal.sr", "input x : [float]4\ndef y = map(v -> v + 4294967296.0, x)\n");
+  for (const char* program : {"square", "wide"}) {
+    SCOPED_TRACE(program);
+    expect(fmt::format("eval {}.sr", program), 0, "y [4]: min 4.29497e+09, max 4.29497e+09, mean 4.29497e+09");
+    ASSERT_EQ(run(fmt::format("rewrite {0}.sr --strategy lower-glb1 > {0}_low.sr", program)).exit_code, 0);
+    expect(fmt::format("run {}_low.sr --rtol 0 --atol 0", program), 0,
+           "y: matches the interpreter (ok: 4 values, max abs error 0");
+    expect(fmt::format("run {}_low.sr --reference literal.sr --rtol 0 --atol 0", program), 0,
+           "y: matches the interpreter (ok: 4 values, max abs error 0");
+  }
+  // Where the size value is an int, one that does not fit in 32 bits is refused at check.
+  write("int.sr", "size N = 65536\ninput x : [float]4\ndef y = map(v -> v + float(N * N / 2), x)\n");
+  expect("check int.sr", 1,
+         "int.sr:3:28: error: the size value 4294967296 does not fit in an int (32 bits): a size used as a value is "
+         "an int, except in float(...), which converts its exact value; write float(...) around the size expression "
+         "alone");
+}
+
 // Issue 36, item 10: an input or definition named like a C or OpenCL keyword is refused at
 // check (every kernel failed to build).
 TEST_F(Cli, ReservedNamesAreRefusedAtCheck) {

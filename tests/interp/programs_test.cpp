@@ -114,5 +114,55 @@ def matmul = map(row -> join(map(col -> reduce(0.0, (acc, p) -> acc + p.0 * p.1,
   }
 }
 
+// Issue 36, item 1: size arithmetic used as a value is exact (64 bits), as the loop nest's
+// int64_t arithmetic, converted to float once; it wrapped at 32 bits (x + float(N * N) was
+// x + 0 for N = 65536, and float(N) was 0 for N = 2^32). One row a program: its sizes, the
+// value expression added to x, and the loop nest's value of it.
+TEST(InterpPrograms, SizeArithmeticAsValuesAgainstLoopNest) {
+  struct Case {
+    const char* sizes;
+    const char* value;
+    std::int64_t expected;
+  };
+  const std::int64_t n16 = 65536, n32 = 4294967296, k = 3;
+  const Case cases[] = {
+      {"N = 65536", "float(N * N)", n16 * n16},
+      {"N = 4294967296", "float(N)", n32},
+      {"N = 65536, K = 3", "float(N * N * K - K + 7)", n16 * n16 * k - k + 7},
+      {"N = 65536", "float(2 * N * N)", 2 * n16 * n16},
+      {"N = 65536", "float(N % 3 + N * 4)", n16 % 3 + n16 * 4},
+      {"N = 4294967296, K = 3", "float(N - N + K)", k},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.value);
+    ir::Program p = check(parse("sizes.sr", fmt::format("size {}\ninput x : [float]4\ndef out = map(v -> v + {}, x)\n",
+                                                        c.sizes, c.value)));
+    Tensors in = random_inputs(p, 1);
+    Tensors out = evaluate(p, in);
+    std::vector<double> expected;
+    for (float v : in.at("x").f32) expected.push_back(static_cast<double>(v + static_cast<float>(c.expected)));
+    expect_close(out.at("out"), {4}, expected, 0.0);
+  }
+}
+
+// Where a size value is an int (not the operand of float(...)), one that does not fit in 32
+// bits is refused once the sizes are bound, at the size expression.
+TEST(InterpPrograms, SizeValuesThatDoNotFitAnIntAreRefused) {
+  const char* const values[] = {"float(N * N / 2)", "float(N * N + i)", "float(let n = N * N in n)"};
+  for (const char* value : values) {
+    SCOPED_TRACE(value);
+    ir::Program p = parse("sizes.sr", fmt::format("size N = 65536\ninput x : [float]4\ninput i : int\n"
+                                                  "def out = map(v -> v + {}, x)\n", value));
+    try {
+      check(p);
+      FAIL() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "the size value 4294967296 does not fit in an int (32 bits): a size used as a value is an "
+                             "int, except in float(...), which converts its exact value; write float(...) around the "
+                             "size expression alone");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace liftc::interp

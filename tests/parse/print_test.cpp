@@ -67,7 +67,10 @@ const PrintCase kCases[] = {
                                             "asScalar(vectorize(4, x -> x * 2.0, asVector(4, xs)))"},
     {"reorder(striddenIndex(4), xs)",       "reorder(striddenIndex(4), xs)"},
     {"map(x -> x * float(N), xs)",          "map(x -> x * float(N), xs)"},
-    {"N * 2",                               "N * 2"},
+    // Size arithmetic in a value position is one exact size value (issue 36, item 1).
+    {"N * 2",                               "sizeValue(2*N)"},
+    {"N * N - 1 + i",                       "sizeValue(N*N - 1) + i"},
+    {"N / 2 + N % 3",                       "N / 2 + N % 3"},
     {"select(a < b, a, b)",                 "select(a < b, a, b)"},
     {"min(exp(a), sqrt(abs(b)))",           "min(exp(a), sqrt(abs(b)))"},
     {"dot(a, b)",                           "dot(a, b)"},
