@@ -93,14 +93,7 @@ ir::Expr Elaborator::count(ir::Expr e) {
 
 Value Elaborator::elab(const Thunk& t) {
   if (t.expr == nullptr) return Value{t.ready, std::nullopt};
-  // A user's argument inside a prelude expansion keeps its own positions.
-  SourceLoc saved = prelude_call_;
-  if (t.syntax != prelude_) prelude_call_ = {};
-  struct Restore {
-    SourceLoc& slot;
-    SourceLoc value;
-    ~Restore() { slot = value; }
-  } restore{prelude_call_, saved};
+  PreludeCallScope scope(prelude_call_, call_site_of(t));
   return elab(*t.expr, t.env, t.syntax);
 }
 
@@ -398,13 +391,7 @@ Value Elaborator::expand(const Closure& f, const std::vector<Thunk>& all, const 
   }
   EnvPtr env;  // a definition's body sees its parameters and the globals only
   for (std::size_t i = 0; i < n; ++i) env = push(env, def.params[i], argument(all[i]));
-  SourceLoc saved = prelude_call_;
-  if (def.from_prelude && !prelude_call_.known()) prelude_call_ = loc;
-  struct Restore {
-    SourceLoc& slot;
-    SourceLoc value;
-    ~Restore() { slot = value; }
-  } restore{prelude_call_, saved};
+  PreludeCallScope scope(prelude_call_, def.from_prelude && !prelude_call_.known() ? loc : prelude_call_);
   DepthGuard guard(*this, [&] { return loc; });
   return elab(def.def->body, env, def.syntax);
 }

@@ -10,13 +10,7 @@ namespace liftc::parse {
 
 arith::Expr Elaborator::size(const Thunk& t, const std::string& what) {
   if (t.expr == nullptr) throw Error(fmt::format("{} must be a size expression", what), loc(t));
-  SourceLoc saved = prelude_call_;
-  if (t.syntax != prelude_) prelude_call_ = {};
-  struct Restore {
-    SourceLoc& slot;
-    SourceLoc value;
-    ~Restore() { slot = value; }
-  } restore{prelude_call_, saved};
+  PreludeCallScope scope(prelude_call_, call_site_of(t));
   return size(*t.expr, t.env, t.syntax, what);
 }
 

@@ -218,6 +218,20 @@ class Elaborator {
   const syntax::Positions* pattern_text_ = nullptr;  // pattern mode: the rule file
   const PatternMode* pattern_mode_ = nullptr;        // pattern mode: what free names are
   SourceLoc prelude_call_;  // while expanding a prelude function: the user's call site
+  /// Sets prelude_call_ to `call_site` for a scope and restores it after.
+  struct PreludeCallScope {
+    PreludeCallScope(SourceLoc& slot, SourceLoc call_site) : slot_(slot), saved_(slot) { slot_ = call_site; }
+    ~PreludeCallScope() { slot_ = saved_; }
+    PreludeCallScope(const PreludeCallScope&) = delete;
+    PreludeCallScope& operator=(const PreludeCallScope&) = delete;
+
+   private:
+    SourceLoc& slot_;
+    SourceLoc saved_;
+  };
+  /// The call site a thunk is elaborated under: none for a user's argument inside a prelude
+  /// expansion (it keeps its own positions), the current one otherwise.
+  SourceLoc call_site_of(const Thunk& t) const { return t.syntax != prelude_ ? SourceLoc{} : prelude_call_; }
   int depth_ = 0;
   long nodes_ = 0;
   long steps_ = 0;  // elaboration steps: arguments are re-elaborated at each use
