@@ -101,7 +101,17 @@ check_evals=8
 out=""
 db_dir=""
 shapes=()
-is_count() { [[ "$1" =~ ^[0-9]+$ ]]; }
+# Every number of the command line is read in base 10, whatever its leading zeros (010 is
+# ten, 08 is eight: bash arithmetic would read them in octal), and has at most nine digits
+# (bash arithmetic would overflow): is_count checks a word, base10 rewrites a variable
+# holding one as its plain decimal digits, before any arithmetic or tag uses it.
+is_count() { [[ "$1" =~ ^[0-9]{1,9}$ ]]; }
+# base10 NAME MESSAGE: the variable NAME, a count, rewritten in base 10; else MESSAGE.
+base10() {
+  local -n number="$1"
+  is_count "$number" || die "$2"
+  number=$((10#$number))
+}
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --liftc | --device | --evals | --search | --time | --time-for | --jobs | --explore-gpus | --strategies | --runs | --refs | \
@@ -136,16 +146,25 @@ while [[ $# -gt 0 ]]; do
       ;;
     -*) die "unknown option $1" ;;
     *)
-      is_count "$1" || die "a shape's sizes are non-negative integers, got '$1'"
-      shapes+=("$1")
+      is_count "$1" || die "a shape's sizes are non-negative integers of at most 9 digits, got '$1'"
+      shapes+=("$((10#$1))")
       shift
       ;;
   esac
 done
 [[ ${#shapes[@]} -gt 0 ]] || die "give a shape: C H W M K STRIDE PAD (see --help)"
 [[ $((${#shapes[@]} % 7)) -eq 0 ]] || die "a shape is 7 numbers, C H W M K STRIDE PAD; got ${#shapes[@]} number(s)"
-for n in "$evals" "$runs" "$check_size" "$check_evals"; do is_count "$n" || die "not a count: '$n'"; done
-for g in $explore_gpus; do is_count "$g" || die "--explore-gpus takes CUDA device numbers, got '$g'"; done
+base10 evals "--evals: not a count: '$evals'"
+base10 runs "--runs: not a count: '$runs'"
+base10 check_size "--check-size: not a count: '$check_size'"
+base10 check_evals "--check-evals: not a count: '$check_evals'"
+[[ -z "$jobs" ]] || base10 jobs "--jobs: not a count: '$jobs'"
+gpu_numbers=""
+for g in $explore_gpus; do
+  base10 g "--explore-gpus takes CUDA device numbers, got '$g'"
+  gpu_numbers="${gpu_numbers:+$gpu_numbers }$g"
+done
+explore_gpus="$gpu_numbers"
 [[ "$evals" -ge 1 && "$runs" -ge 1 ]] || die "--evals and --runs must be at least 1"
 [[ "$search" == genetic || "$search" == random ]] || die "--search is genetic or random, got '$search'"
 for ((i = 0; i < ${#shapes[@]}; i += 7)); do

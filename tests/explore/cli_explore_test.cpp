@@ -481,11 +481,29 @@ TEST_F(ExploreCli, TheShapeBenchmarkExploresOnSeveralLanesThenTimesEachShape) {
 // bench_conv_shape.sh --time-for TAG=S: that shape's exploration stops at S seconds, the
 // other's budget stays --time's (here its evaluations end it first); a tag that names no
 // shape, and a budget that is not a count of seconds (or one past six digits, which bash
-// arithmetic would overflow), are refused.
+// arithmetic would overflow), are refused. Every number is read in base 10, leading zeros
+// or not: the shape 04 06 06 04 is 4x6x6x4 in its tag and its table row alike, 010 is ten
+// and 08 eight (not octal, nor an error), and one past nine digits is refused.
 TEST_F(ExploreCli, TheShapeBenchmarkGivesAShapeItsOwnTimeBudget) {
-  const std::string bench = shape_benchmark("--strategies conv-chw-tile --evals 40 --time 600 4 6 6 4 1 1 0 2 6 6 2 1 1 0");
+  const std::string bench = shape_benchmark("--strategies conv-chw-tile --evals 40 --time 600 04 06 06 04 1 1 0 2 6 6 2 1 1 0");
   Result r = run_shell(bench + " --time-for 4x6x6x4-k1s1p0=03 -o out");  // decimal: 08 would be an octal error
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(read(dir_ / "out" / "table.md").find("| 4 6 6 4 1 1 0 | 6x6x4 | "), std::string::npos);
+  Result decimal = run_shell(shape_benchmark("--evals 08 --runs 09 --check-size 08 --check-evals 010 --jobs 02 "
+                                             "--explore-gpus '00 01' 010 6 6 08 1 1 0 --time-for 1x1x1x1-k1s1p1=3"));
+  EXPECT_EQ(decimal.exit_code, 1) << decimal.output;
+  EXPECT_NE(decimal.output.find("--time-for 1x1x1x1-k1s1p1=3: no shape 1x1x1x1-k1s1p1; the shapes are 10x6x6x8-k1s1p0\n"),
+            std::string::npos)
+      << decimal.output;
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--evals 0x8 4 6 6 4 1 1 0", "--evals: not a count: '0x8'"},
+           {"--runs 1234567890 4 6 6 4 1 1 0", "--runs: not a count: '1234567890'"},
+           {"--jobs -1 4 6 6 4 1 1 0", "--jobs: not a count: '-1'"},
+           {"4 6 6 4 1 1 0000000000", "a shape's sizes are non-negative integers of at most 9 digits, got '0000000000'"}}) {
+    Result refused = run_shell(shape_benchmark(flags));
+    EXPECT_EQ(refused.exit_code, 1) << refused.output;
+    EXPECT_NE(refused.output.find("bench_conv_shape.sh: error: " + message), std::string::npos) << refused.output;
+  }
   std::string timed = read(dir_ / "out" / "explore-4x6x6x4-k1s1p0.txt");
   EXPECT_NE(timed.find("stopped: time budget of 3 s"), std::string::npos) << timed;
   std::string counted = read(dir_ / "out" / "explore-2x6x6x2-k1s1p0.txt");
