@@ -20,6 +20,7 @@
 #include "liftc/explore/stored_target.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
+#include "liftc/runtime/library_call.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/file.hpp"
 
@@ -48,6 +49,26 @@ std::string label_of(const json& row) {
     point += fmt::format("{}{}={}", point.empty() ? "" : ",", name, value.is_string() ? value.get<std::string>() : value.dump());
   return fmt::format("{} #{}: {}", row.at("strategy").get<std::string>(), row.at("alternative").get<std::int64_t>(),
                      point.empty() ? "(no parameters)" : point);
+}
+
+// A plan's library calls stay inside their buffers and give CLBlast parameters of its
+// tuner's domains (liftc/runtime/library_call.hpp, the table liftc-runner checks a bundle
+// against): an edited or damaged plan (WGD = 0 crashes CLBlast, KWID = 0 never ends, sizes
+// past the image read past it) is refused here, not in the deployed library.
+void check_library_calls(const codegen::HostPlan& plan, const std::string& where) {
+  for (const auto& stage : plan.stages)
+    for (const auto& k : stage.kernels) {
+      if (!k.library) continue;
+      std::vector<std::uint64_t> sizes, elements;
+      for (std::int64_t v : k.library->sizes) sizes.push_back(v < 0 ? UINT64_MAX : static_cast<std::uint64_t>(v));
+      for (const auto& a : k.args)
+        elements.push_back(a.buffer >= 0 ? static_cast<std::uint64_t>(plan.buffers[static_cast<std::size_t>(a.buffer)].elements) : 0);
+      std::vector<library_call::Setting> settings;
+      for (const auto& [kernel, name, value] : k.library->parameters) settings.push_back({kernel, name, value});
+      for (const std::string& why : {library_call::check_sizes(k.library->routine, sizes, elements),
+                                     library_call::check_parameters(k.library->routine, settings)})
+        if (!why.empty()) throw Error(fmt::format("{}: library call {}: {}", where, k.library->routine, why));
+    }
 }
 
 }  // namespace
@@ -87,6 +108,7 @@ std::vector<codegen::DeployPoint> read_front_folder(const std::string& dir_text)
                               "or deploy from its store with --db STORE --run N)",
                               plan.string()));
     p.plan = codegen::read_plan_json(read_regular_file(plan.string(), "plan.json", kMaxFile), plan.string());
+    check_library_calls(p.plan, plan.string());
     points.push_back(std::move(p));
   }
   return points;
@@ -166,6 +188,7 @@ std::vector<codegen::DeployPoint> regenerate_front(const std::string& db, std::i
         throw Error(fmt::format("{}: {} #{} is not offered now (liftc was built without CLBlast, or the rules changed)",
                                 where, e.strategy, e.alternative));
       p.plan = library->host_plan(parse_point(*library, e.point, where), build_options);
+      check_library_calls(p.plan, where);
       // The row's memory adds CLBlast's own workspace, which the runner measured, to the plan's.
       if (p.plan.global_bytes() > e.memory_bytes)
         throw Error(fmt::format("{}: its plan generated again uses {} bytes, more than the {} measured (liftc or the "

@@ -17,6 +17,7 @@
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/rewrite/match.hpp"
+#include "liftc/runtime/library_call.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
@@ -259,46 +260,49 @@ std::optional<GemmShape> find_gemm(const ir::Program& nf, const rewrite::RuleSet
   return g;
 }
 
-// The parameters of CLBlast's XgemmDirect kernel (Convgemm's kernel is one, named
-// Xconvgemm), with the domains and constraints of CLBlast's own tuner (its variation 1:
-// MDIMAD = MDIMCD, NDIMBD = NDIMCD; PADA = PADB = 1).
-std::vector<TunedParam> direct_params(const std::string& kernel) {
-  return {{kernel, "WGD", {8, 16, 32, 64}}, {kernel, "MDIMCD", {8, 16, 32}}, {kernel, "NDIMCD", {8, 16, 32}},
-          {kernel, "MDIMAD", {0}},          {kernel, "NDIMBD", {0}},          {kernel, "KWID", {2, 8}},
-          {kernel, "VWMD", {1, 2, 4}},      {kernel, "VWND", {1, 2, 4}},      {kernel, "PADA", {1}},
-          {kernel, "PADB", {1}}};
+// The parameters of one of CLBlast's kernels with the domains of CLBlast's own tuner, from
+// the table the runner and deploy check calls against (liftc/runtime/library_call.hpp): a
+// parameter that takes another's value (MDIMAD = MDIMCD) is a domain of one, set by the
+// validity check. `kernel` names the kernel as CLBlast does (Xconvgemm, XgemmDirect, Xgemm);
+// `table` is the one whose parameters it has.
+std::vector<TunedParam> tuned_params(const std::string& kernel, const std::string& table) {
+  const library_call::Kernel& k = *library_call::find_kernel(table);
+  std::vector<TunedParam> params;
+  for (std::size_t i = 0; i < k.param_count; ++i) {
+    const library_call::Param& p = k.params[i];
+    params.push_back({kernel, p.name, p.equals ? std::vector<std::int64_t>{0}
+                                               : std::vector<std::int64_t>(p.values.begin(), p.values.begin() + p.count)});
+  }
+  return params;
 }
 
+// Whether `v` (one kernel's values, the derived ones set here) meets the table's constraints
+// of kernel `table`.
+bool tuner_valid(const std::string& table, std::map<std::string, std::int64_t>& v) {
+  const library_call::Kernel& k = *library_call::find_kernel(table);
+  for (std::size_t i = 0; i < k.param_count; ++i)
+    if (k.params[i].equals) v[k.params[i].name] = v[k.params[i].equals];
+  return library_call::constraints_hold(k, v);
+}
+
+// CLBlast's XgemmDirect kernel (Convgemm's kernel is one, named Xconvgemm): its tuner's
+// variation 1 (MDIMAD = MDIMCD, NDIMBD = NDIMCD; PADA = PADB = 1).
+std::vector<TunedParam> direct_params(const std::string& kernel) { return tuned_params(kernel, "XgemmDirect"); }
+
 bool direct_valid(std::map<std::string, std::int64_t>& v, const constraints::Target& t) {
-  v["MDIMAD"] = v["MDIMCD"], v["NDIMBD"] = v["NDIMCD"];
-  std::int64_t wgd = v["WGD"];
-  auto divides = [&](std::int64_t d) { return d > 0 && wgd % d == 0; };
-  std::int64_t local = 4 * 2 * wgd * (wgd + 1);
-  return divides(v["KWID"]) && divides(v["MDIMCD"] * v["VWMD"]) && divides(v["NDIMCD"] * v["VWND"]) &&
-         divides(v["MDIMCD"]) && divides(v["NDIMCD"]) &&
+  std::int64_t local = 4 * 2 * v["WGD"] * (v["WGD"] + 1);
+  return tuner_valid("XgemmDirect", v) &&
          (t.max_work_group_size <= 0 || v["MDIMCD"] * v["NDIMCD"] <= t.max_work_group_size) &&
          (t.local_mem_bytes <= 0 || local <= t.local_mem_bytes);
 }
 
-// The parameters of CLBlast's indirect Xgemm kernel (a subset of its tuner's domains; the
-// rest fixed: GEMMK 0, KREG 1, KWI 2, MDIMA = MDIMC, NDIMB = NDIMC, STRM = STRN = 0).
-std::vector<TunedParam> indirect_params() {
-  return {{"Xgemm", "MWG", {16, 32, 64}}, {"Xgemm", "NWG", {16, 32, 64}}, {"Xgemm", "KWG", {16, 32}},
-          {"Xgemm", "MDIMC", {8, 16}},    {"Xgemm", "NDIMC", {8, 16}},    {"Xgemm", "VWM", {1, 2, 4}},
-          {"Xgemm", "VWN", {1, 2, 4}},    {"Xgemm", "SA", {0, 1}},        {"Xgemm", "SB", {0, 1}},
-          {"Xgemm", "MDIMA", {0}},        {"Xgemm", "NDIMB", {0}},        {"Xgemm", "GEMMK", {0}},
-          {"Xgemm", "KREG", {1}},         {"Xgemm", "KWI", {2}},          {"Xgemm", "STRM", {0}},
-          {"Xgemm", "STRN", {0}}};
-}
+// CLBlast's indirect Xgemm kernel (a subset of its tuner's domains; the rest fixed: GEMMK 0,
+// KREG 1, KWI 2, MDIMA = MDIMC, NDIMB = NDIMC, STRM = STRN = 0).
+std::vector<TunedParam> indirect_params() { return tuned_params("Xgemm", "Xgemm"); }
 
 bool indirect_valid(std::map<std::string, std::int64_t>& v, const constraints::Target& t) {
-  v["MDIMA"] = v["MDIMC"], v["NDIMB"] = v["NDIMC"];
-  auto multiple = [](std::int64_t x, std::int64_t d) { return d > 0 && x % d == 0; };
   std::int64_t local = 4 * (v["SA"] * v["KWG"] * v["MWG"] + v["SB"] * v["KWG"] * v["NWG"]);
-  return multiple(v["KWG"], v["KWI"]) && multiple(v["MWG"], v["MDIMC"] * v["VWM"]) &&
-         multiple(v["NWG"], v["NDIMC"] * v["VWN"]) && multiple(v["KWG"], v["MDIMC"] * v["NDIMC"] / v["MDIMA"]) &&
-         multiple(v["KWG"], v["MDIMC"] * v["NDIMC"] / v["NDIMB"]) &&
-         (t.max_work_group_size <= 0 || v["MDIMC"] * v["NDIMC"] <= t.max_work_group_size) &&
+  return tuner_valid("Xgemm", v) && (t.max_work_group_size <= 0 || v["MDIMC"] * v["NDIMC"] <= t.max_work_group_size) &&
          (t.local_mem_bytes <= 0 || local <= t.local_mem_bytes);
 }
 

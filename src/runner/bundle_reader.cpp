@@ -13,7 +13,11 @@
 #include <cstring>
 #include <limits>
 
+#include "liftc/runtime/library_call.hpp"
+
 namespace liftc_runner {
+
+namespace library_call = liftc::library_call;
 
 namespace {
 
@@ -125,6 +129,26 @@ void read_all(int fd, char* into, std::size_t bytes, const std::string& name) {
   }
 }
 
+// A library call's buffers are buffers; its sizes stay inside them and its tuning parameters
+// are CLBlast's, in range: a Failure with status "runner" naming its line otherwise.
+void check_library_call(const Bundle& b, const KernelDesc& k, const std::string& where) {
+  const library_call::Routine& routine = *library_call::find_routine(k.library);
+  if (k.args.size() != routine.buffers)
+    throw Failure{"runner", where + ": library " + k.library + " takes " + std::to_string(routine.buffers) +
+                                " buffer arguments, not " + std::to_string(k.args.size())};
+  std::vector<std::uint64_t> elements;
+  for (const auto& a : k.args) {
+    if (a.kind != ArgDesc::Kind::Buffer)
+      throw Failure{"runner", where + ": library " + k.library + " takes buffer arguments only"};
+    elements.push_back(b.buffers[a.buffer].count);
+  }
+  std::vector<library_call::Setting> settings;
+  for (const auto& p : k.params) settings.push_back({p.kernel, p.name, static_cast<std::int64_t>(p.value)});
+  for (const std::string& why :
+       {library_call::check_sizes(k.library, k.sizes, elements), library_call::check_parameters(k.library, settings)})
+    if (!why.empty()) throw Failure{"runner", where + ":" + std::to_string(k.line) + ": library " + k.library + ": " + why};
+}
+
 }  // namespace
 
 Bundle parse_bundle(const std::string& text, const std::string& where) {
@@ -219,15 +243,14 @@ Bundle parse_bundle(const std::string& text, const std::string& where) {
       b.kernels.push_back(k);
     } else if (word == "library") {
       if (w.size() < 2) throw bad("expected: library ROUTINE SIZE...");
-      const LibraryRoutine* routine = nullptr;
-      for (const auto& r : kLibraryRoutines)
-        if (w[1] == r.name) routine = &r;
+      const library_call::Routine* routine = library_call::find_routine(w[1]);
       if (!routine) throw bad("unknown library routine '" + shown(w[1]) + "' (clblast-convgemm, clblast-gemm)");
       if (w.size() != 2 + routine->sizes)
         throw bad("library " + w[1] + " takes " + std::to_string(routine->sizes) + " sizes, not " +
                   std::to_string(w.size() - 2));
       KernelDesc k;
       k.library = k.name = w[1];
+      k.line = number;
       for (std::size_t i = 2; i < w.size(); ++i) k.sizes.push_back(count(w[i], 0, kMaxWorkSize, "a library size"));
       b.kernels.push_back(k);
     } else if (word == "param") {
@@ -268,16 +291,8 @@ Bundle parse_bundle(const std::string& text, const std::string& where) {
     }
   }
   if (!header) throw Failure{"runner", where + " has no 'liftc-bundle 1' line: not a bundle"};
-  for (const auto& k : b.kernels) {
-    if (k.library.empty()) continue;
-    for (const auto& r : kLibraryRoutines)
-      if (k.library == r.name && k.args.size() != r.buffers)
-        throw Failure{"runner", where + ": library " + k.library + " takes " + std::to_string(r.buffers) +
-                                    " buffer arguments, not " + std::to_string(k.args.size())};
-    for (const auto& a : k.args)
-      if (a.kind != ArgDesc::Kind::Buffer)
-        throw Failure{"runner", where + ": library " + k.library + " takes buffer arguments only"};
-  }
+  for (const auto& k : b.kernels)
+    if (!k.library.empty()) check_library_call(b, k, where);
   return b;
 }
 

@@ -4,7 +4,9 @@
 // folder, a phone), so every number is read whole and range-checked, every line has
 // exactly its words, and sizes are capped here (the device's own limits are checked when
 // the runner allocates), so that a bad bundle is a Failure with status "runner", never a
-// crash, an abort or an allocation that cannot succeed. Standard C++ and POSIX only, like
+// crash, an abort or an allocation that cannot succeed. A library call's sizes are checked
+// against its buffers and its tuning parameters against CLBlast's domains and constraints
+// (liftc/runtime/library_call.hpp, the table explore searches), before CLBlast sees them. Standard C++ and POSIX only, like
 // runner.cpp (it builds with the Android NDK), and free of OpenCL so a fuzzer can call it.
 
 #include <cstddef>
@@ -53,14 +55,6 @@ struct ParamDesc {
   std::uint64_t value = 0;
 };
 
-/// The library routines a `library` line may call, and how many size arguments and
-/// buffers each takes (in the order of README.md's table).
-struct LibraryRoutine {
-  const char* name;
-  std::size_t sizes, buffers;
-};
-inline constexpr LibraryRoutine kLibraryRoutines[] = {{"clblast-convgemm", 13, 3}, {"clblast-gemm", 3, 3}};
-
 /// One kernel launch: its name, dimensions, global and local sizes (local all 0: the
 /// driver's choice) and arguments; or, when `library` is set, a library routine's call
 /// (its sizes, its buffers as `args`, the tuning parameters it sets first).
@@ -68,6 +62,7 @@ struct KernelDesc {
   std::string library;                // "" for a kernel of kernels.cl; else "clblast-convgemm", "clblast-gemm"
   std::vector<std::uint64_t> sizes;   // a library call's size arguments
   std::vector<ParamDesc> params;      // a library call's tuning parameters
+  int line = 0;                       // a library call's line in bundle.txt (for its messages)
   std::string name;
   unsigned dims = 1;
   std::size_t global[3] = {1, 1, 1};

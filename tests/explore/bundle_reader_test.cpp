@@ -189,6 +189,85 @@ TEST(BundleReader, MalformedBundlesAreRunnerFailuresNamingTheLine) {
   }
 }
 
+// A Convgemm call of a 1x4x4 image and one 3x3 kernel, padding 1 (a 4x4 result): its
+// buffers of `image`, `kernels` and `result` elements, then the call's sizes and
+// parameters (line 5 is the library line).
+std::string convgemm(int image, int kernels, int result, const std::string& sizes, const std::string& params) {
+  return kHead + "buffer i f32 " + std::to_string(image) + " input\nbuffer k f32 " + std::to_string(kernels) +
+         " input\nbuffer r f32 " + std::to_string(result) + " output\nlibrary clblast-convgemm " + sizes +
+         "\narg buffer 0\narg buffer 1\narg buffer 2\n" + params;
+}
+const std::string kConv = "1 4 4 3 3 1 1 1 1 1 1 1 1";
+// Xconvgemm's parameters at a valid point, then `extra` lines.
+std::string direct_params(const std::string& wgd = "8", const std::string& kwid = "2", const std::string& extra = "") {
+  return "param Xconvgemm WGD " + wgd + "\nparam Xconvgemm MDIMCD 8\nparam Xconvgemm NDIMCD 8\nparam Xconvgemm MDIMAD 8\n"
+         "param Xconvgemm NDIMBD 8\nparam Xconvgemm KWID " + kwid + "\nparam Xconvgemm VWMD 1\nparam Xconvgemm VWND 1\n"
+         "param Xconvgemm PADA 1\nparam Xconvgemm PADB 1\n" + extra;
+}
+
+// A library call whose sizes reach past its buffers (CLBlast reads past the image: the
+// runner segfaulted, and --serve died) or whose tuning parameters CLBlast cannot run
+// (WGD = 0 segfaulted, KWID = 0 never ended) is refused as it is read, naming the library
+// line: one runner failure, before CLBlast sees it (liftc/runtime/library_call.hpp).
+TEST(BundleReader, LibraryCallsOutsideTheirBuffersOrParameterDomainsAreRefused) {
+  ASSERT_NO_THROW(parse_bundle(convgemm(16, 9, 16, kConv, direct_params()), kWhere));
+  const MalformedCase cases[] = {
+      {"image past its buffer", convgemm(15, 9, 16, kConv, ""),
+       "b/bundle.txt:5: library clblast-convgemm: its image needs 16 elements, the buffer has 15"},
+      {"kernels past their buffer", convgemm(16, 8, 16, kConv, ""),
+       "b/bundle.txt:5: library clblast-convgemm: its kernels needs 9 elements, the buffer has 8"},
+      {"result past its buffer", convgemm(16, 9, 15, kConv, ""),
+       "b/bundle.txt:5: library clblast-convgemm: its result needs 16 elements, the buffer has 15"},
+      {"a batch of two", convgemm(16, 9, 16, "1 4 4 3 3 1 1 1 1 1 1 1 2", ""),
+       "b/bundle.txt:5: library clblast-convgemm: its image needs 32 elements, the buffer has 16"},
+      {"sizes near 2^32", convgemm(16, 9, 16, "4294967295 4294967295 4294967295 3 3 1 1 1 1 1 1 1 1", ""),
+       "b/bundle.txt:5: library clblast-convgemm: its image needs 2^64 or more elements, the buffer has 16"},
+      {"stride 0", convgemm(16, 9, 16, "1 4 4 3 3 1 1 0 1 1 1 1 1", ""),
+       "b/bundle.txt:5: library clblast-convgemm: the strides and dilations must be at least 1"},
+      {"no channels", convgemm(16, 9, 16, "0 4 4 3 3 1 1 1 1 1 1 1 1", ""),
+       "b/bundle.txt:5: library clblast-convgemm: C, H, W, KH, KW, M and BATCH must be at least 1"},
+      {"kernel past the padded image", convgemm(16, 49, 16, "1 4 4 7 7 1 1 1 1 1 1 1 1", ""),
+       "b/bundle.txt:5: library clblast-convgemm: the kernel is larger than the padded image"},
+      {"gemm B past its buffer",
+       kHead + "buffer a f32 6 input\nbuffer b f32 11 input\nbuffer c f32 8 output\nlibrary clblast-gemm 2 4 3\n"
+               "arg buffer 0\narg buffer 1\narg buffer 2\n",
+       "b/bundle.txt:5: library clblast-gemm: its B needs 12 elements, the buffer has 11"},
+      {"gemm of 2^32-1 cubed",
+       kHead + "buffer a f32 6 input\nbuffer b f32 12 input\nbuffer c f32 8 output\n"
+               "library clblast-gemm 4294967295 4294967295 4294967295\narg buffer 0\narg buffer 1\narg buffer 2\n",
+       "b/bundle.txt:5: library clblast-gemm: its A needs 18446744065119617025 elements, the buffer has 6"},
+      {"WGD 0 (segfaulted)", convgemm(16, 9, 16, kConv, direct_params("0")),
+       "b/bundle.txt:5: library clblast-convgemm: Xconvgemm.WGD = 0 is not one of 8, 16, 32, 64"},
+      {"KWID 0 (never ended)", convgemm(16, 9, 16, kConv, direct_params("8", "0")),
+       "b/bundle.txt:5: library clblast-convgemm: Xconvgemm.KWID = 0 is not one of 2, 8"},
+      {"WGD 7", convgemm(16, 9, 16, kConv, "param Xconvgemm WGD 7\n"),
+       "b/bundle.txt:5: library clblast-convgemm: Xconvgemm.WGD = 7 is not one of 8, 16, 32, 64"},
+      {"a parameter given twice", convgemm(16, 9, 16, kConv, direct_params("8", "8", "param Xconvgemm KWID 8\n")),
+       "b/bundle.txt:5: library clblast-convgemm: Xconvgemm.KWID is given twice"},
+      {"a broken constraint", convgemm(16, 9, 16, kConv, "param Xconvgemm WGD 8\nparam Xconvgemm MDIMCD 8\nparam Xconvgemm VWMD 2\n"),
+       "b/bundle.txt:5: library clblast-convgemm: Xconvgemm: WGD % (MDIMCD * VWMD) == 0 does not hold"},
+      {"MDIMAD other than MDIMCD", convgemm(16, 9, 16, kConv, "param Xconvgemm MDIMCD 8\nparam Xconvgemm MDIMAD 16\n"),
+       "b/bundle.txt:5: library clblast-convgemm: Xconvgemm.MDIMAD = 16 must equal MDIMCD"},
+      {"a kernel convgemm does not tune", convgemm(16, 9, 16, kConv, "param Xgemm MWG 16\n"),
+       "b/bundle.txt:5: library clblast-convgemm: clblast-convgemm tunes no kernel Xgemm"},
+      {"an unknown parameter", convgemm(16, 9, 16, kConv, "param Xconvgemm WGDX 8\n"),
+       "b/bundle.txt:5: library clblast-convgemm: Xconvgemm has no parameter WGDX"},
+      {"gemm's routine choice out of range",
+       kHead + "buffer a f32 6 input\nbuffer b f32 12 input\nbuffer c f32 8 output\nlibrary clblast-gemm 2 4 3\n"
+               "arg buffer 0\narg buffer 1\narg buffer 2\nparam GemmRoutine XGEMM_MIN_INDIRECT_SIZE 5\n",
+       "b/bundle.txt:5: library clblast-gemm: GemmRoutine.XGEMM_MIN_INDIRECT_SIZE = 5 is not one of 0, 1048576"},
+  };
+  for (const auto& c : cases) {
+    try {
+      parse_bundle(c.text, kWhere);
+      ADD_FAILURE() << c.what << ": read";
+    } catch (const Failure& f) {
+      EXPECT_EQ(f.status, "runner") << c.what;
+      EXPECT_EQ(f.reason, c.reason) << c.what;
+    }
+  }
+}
+
 struct FileCase {
   const char* what;
   std::function<void(const fs::path&)> make;  // makes bundle.txt

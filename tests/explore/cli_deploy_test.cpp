@@ -243,6 +243,25 @@ TEST_F(DeployCli, BadInputIsOneErrorLine) {
   fs::create_directories(dir_ / "badrow");
   std::ofstream(dir_ / "badrow/pareto.json") << R"([{"time_ms": "fast"}])";
   fs::create_directories(dir_ / "existing");
+  // A front point whose plan calls CLBlast's Gemm (2x3 times 3x4) with `sizes` and one tuning
+  // parameter `param`, as an edited or damaged plan.json may: WGD = 0 crashed CLBlast in the
+  // deployed library, KWID = 0 never ended, sizes past A read past it.
+  auto library_front = [&](const std::string& name, const std::string& sizes, const std::string& param) {
+    fs::create_directories(dir_ / name / "front/1");
+    std::ofstream(dir_ / name / "pareto.json") << R"([{"time_ms": 1.5, "spread_ms": 0.1, "memory_bytes": 104, )"
+                                                  R"("strategy": "clblast-gemm", "alternative": 1, "point": {"WGD": 8}}])";
+    std::ofstream(dir_ / name / "front/1/plan.json")
+        << R"({"format": "liftc-host-plan", "version": 1, "buffers": [)"
+           R"({"name": "a", "type": "float", "role": "input", "elements": 6, "shape": [2, 3]},)"
+           R"({"name": "b", "type": "float", "role": "input", "elements": 12, "shape": [3, 4]},)"
+           R"({"name": "c", "type": "float", "role": "output", "elements": 8, "shape": [2, 4]}],)"
+           R"("stages": [{"source": "", "build_options": "", "kernels": [{"name": "clblast-gemm", "library": )"
+           R"({"routine": "clblast-gemm", "sizes": )" + sizes + R"(, "parameters": [)" + param + R"(]},)"
+           R"("args": [{"buffer": "a"}, {"buffer": "b"}, {"buffer": "c"}]}]}]})";
+  };
+  library_front("wgd0", "[2, 4, 3]", R"({"kernel": "XgemmDirect", "name": "WGD", "value": 0})");
+  library_front("kwid0", "[2, 4, 3]", R"({"kernel": "XgemmDirect", "name": "KWID", "value": 0})");
+  library_front("pastA", "[2, 4, 30]", R"({"kernel": "XgemmDirect", "name": "WGD", "value": 8})");
 
   struct Case {
     std::string args, error;
@@ -257,6 +276,9 @@ TEST_F(DeployCli, BadInputIsOneErrorLine) {
        "noplan/front/1/plan.json is missing (an exploration by an earlier liftc, which kept no plans: explore again, "
        "or deploy from its store with --db STORE --run N)"},
       {"deploy badplan -o out", "badplan/front/1/plan.json: not a host plan (its \"format\" is not \"liftc-host-plan\")"},
+      {"deploy wgd0 -o out", "wgd0/front/1/plan.json: library call clblast-gemm: XgemmDirect.WGD = 0 is not one of 8, 16, 32, 64"},
+      {"deploy kwid0 -o out", "kwid0/front/1/plan.json: library call clblast-gemm: XgemmDirect.KWID = 0 is not one of 2, 8"},
+      {"deploy pastA -o out", "pastA/front/1/plan.json: library call clblast-gemm: its A needs 60 elements, the buffer has 6"},
       {"deploy noplan -o existing", "-o existing: exists; pass --force to replace its files"},
       {"deploy -o out", "deploy: give the exploration's folder (liftc explore F.sr --pareto -o DIR) or --db STORE --run N"},
       {"deploy noplan --db x.db --run 1 -o out", "deploy: give the exploration's folder or --db STORE, not both"},

@@ -256,6 +256,21 @@ TEST_F(RunnerTest, MalformedBundlesAreAnsweredAndAServingRunnerGoesOn) {
        replace("buffer out f32 64 output\n", "buffer out f32 64 output\nlibrary clblast-gemm 8 8 1\n"
                                              "arg buffer 0\narg buffer 1\narg buffer 2\nparam Xgemm MWG -1\n"),
        "runner", "a param value must be a whole number from 0 to 4294967295, not '-1'"},
+      // Issue 36: a call whose sizes reach past its buffers (CLBlast read past the image, the
+      // runner segfaulted and --serve died), and parameters CLBlast cannot run (WGD = 0
+      // segfaulted, KWID = 0 never ended), are refused as the bundle is read.
+      {"a library call past its image",
+       replace("buffer out f32 64 output\n", "buffer out f32 64 output\nlibrary clblast-convgemm 1 16 16 3 3 1 1 1 1 1 1 1 1\n"
+                                             "arg buffer 0\narg buffer 1\narg buffer 2\n"),
+       "runner", "bundle.txt:11: library clblast-convgemm: its image needs 256 elements, the buffer has 64"},
+      {"a library call with WGD 0",
+       replace("buffer out f32 64 output\n", "buffer out f32 64 output\nlibrary clblast-convgemm 1 8 8 1 1 0 0 1 1 1 1 1 1\n"
+                                             "arg buffer 0\narg buffer 1\narg buffer 2\nparam Xconvgemm WGD 0\n"),
+       "runner", "bundle.txt:11: library clblast-convgemm: Xconvgemm.WGD = 0 is not one of 8, 16, 32, 64"},
+      {"a library call with KWID 0",
+       replace("buffer out f32 64 output\n", "buffer out f32 64 output\nlibrary clblast-convgemm 1 8 8 1 1 0 0 1 1 1 1 1 1\n"
+                                             "arg buffer 0\narg buffer 1\narg buffer 2\nparam Xconvgemm KWID 0\n"),
+       "runner", "bundle.txt:11: library clblast-convgemm: Xconvgemm.KWID = 0 is not one of 2, 8"},
       {"bundle.txt is /dev/zero",
        [](const fs::path& dir) {
          fs::remove(dir / "bundle.txt");

@@ -11,10 +11,44 @@
 #include <string>
 
 #include "bundle_reader.hpp"
+#include "liftc/runtime/library_call.hpp"
 
 namespace {
 
 using namespace liftc_runner;
+using u128 = unsigned __int128;
+
+// a * b, saturated at 2^127 (sizes of four or five 32-bit factors, compared with a count).
+u128 times(u128 a, u128 b) {
+  const u128 most = u128(1) << 127;
+  return a != 0 && b > most / a ? most : a * b;
+}
+
+// Issue 36, worked out here independently of liftc/runtime/library_call.hpp: a call reads and
+// writes inside its buffers (CLBlast checks nothing: the runner read past an image and died),
+// and no parameter CLBlast divides by or loops by is 0 (WGD = 0 segfaulted, KWID = 0 never ended).
+void check_library_call(const Bundle& b, const KernelDesc& k) {
+  const auto& s = k.sizes;
+  auto has = [&](std::size_t i) { return u128(b.buffers[k.args[i].buffer].count); };
+  if (k.library == "clblast-gemm") {
+    if (times(s[0], s[2]) > has(0) || times(s[2], s[1]) > has(1) || times(s[0], s[1]) > has(2))
+      fail("a gemm call past its buffers");
+  } else {
+    if (s[3] == 0 || s[4] == 0 || s[7] == 0 || s[8] == 0 || s[9] == 0 || s[10] == 0)
+      fail("a convgemm kernel, stride or dilation of 0");
+    const u128 span_h = times(s[9], s[3] - 1) + 1, span_w = times(s[10], s[4] - 1) + 1;
+    const u128 padded_h = u128(s[1]) + 2 * u128(s[5]), padded_w = u128(s[2]) + 2 * u128(s[6]);
+    if (padded_h < span_h || padded_w < span_w) fail("a convgemm kernel larger than the padded image");
+    const u128 oh = (padded_h - span_h) / s[7] + 1, ow = (padded_w - span_w) / s[8] + 1;
+    if (times(times(s[12], s[0]), times(s[1], s[2])) > has(0) || times(times(s[11], s[0]), times(s[3], s[4])) > has(1) ||
+        times(times(s[12], s[11]), times(oh, ow)) > has(2))
+      fail("a convgemm call past its buffers");
+  }
+  for (const auto& p : k.params)
+    for (const char* divisor : {"WGD", "KWID", "MDIMCD", "NDIMCD", "MDIMAD", "NDIMBD", "VWMD", "VWND", "MWG", "NWG", "KWG",
+                                "MDIMC", "NDIMC", "MDIMA", "NDIMB", "VWM", "VWN", "KWI"})
+      if (p.name == divisor && p.value == 0) fail("a library parameter CLBlast divides or steps by is 0");
+}
 
 [[noreturn]] void fail(const std::string& why) {
   std::fprintf(stderr, "fuzz_bundle: %s\n", why.c_str());
@@ -37,9 +71,7 @@ void check(const Bundle& b) {
   for (const auto& k : b.kernels) {
     if (!k.library.empty()) {
       // A library call (issue 21): a known routine with its number of sizes and buffers.
-      const LibraryRoutine* routine = nullptr;
-      for (const auto& r : kLibraryRoutines)
-        if (k.library == r.name) routine = &r;
+      const liftc::library_call::Routine* routine = liftc::library_call::find_routine(k.library);
       if (!routine) fail("an unknown library routine");
       if (k.sizes.size() != routine->sizes) fail("a library call with another number of sizes");
       for (std::uint64_t s : k.sizes)
@@ -49,6 +81,7 @@ void check(const Bundle& b) {
         if (a.kind != ArgDesc::Kind::Buffer || a.buffer >= b.buffers.size()) fail("a library argument that is no buffer");
       for (const auto& p : k.params)
         if (p.kernel.empty() || p.name.empty() || p.value > kMaxWorkSize) fail("a library parameter out of range");
+      check_library_call(b, k);
       continue;
     }
     if (!k.sizes.empty() || !k.params.empty()) fail("sizes or parameters on a kernel that is no library call");
