@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "bundle_reader.hpp"
+#include "liftc/runtime/guard.hpp"
 #ifdef LIFTC_RUNNER_CLBLAST
 #include <clblast_c.h>
 #endif
@@ -47,9 +48,7 @@
 namespace {
 
 using namespace liftc_runner;
-
-const std::uint32_t kCanary = 0x7FC1CA7Du;  // a quiet NaN no kernel computes
-const std::uint32_t kPoison = 0x7FC0DEADu;  // what outputs and scratch hold before the first run
+namespace guard = liftc::guard;  // canaries and poison, the runtime's (liftc/runtime/guard.hpp)
 
 std::string json_string(const std::string& s) {
   std::string out = "\"";
@@ -168,10 +167,9 @@ struct Session {
   ~Session() { close(); }
 };
 
-// One device buffer with its canary regions: [before][data][after] in one allocation.
-struct Guarded {
+// One device buffer with its canary regions: [before][data][after] in one allocation (guard.hpp).
+struct Guarded : guard::Layout {
   cl_mem whole = nullptr, data = nullptr;
-  std::size_t before = 0, bytes = 0, after = 0;
 };
 
 // Milliseconds on the monotonic clock (CLOCK_MONOTONIC: the same for every process of a machine).
@@ -434,7 +432,8 @@ class Runner {
     if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clFinish", err)};
     for (std::size_t i = 0; i < b_.buffers.size(); ++i) {
       if (b_.buffers[i].role == "input") continue;
-      err = clEnqueueFillBuffer(queue_, buffers_[i].data, &kPoison, sizeof kPoison, 0, buffers_[i].bytes, 0, nullptr, nullptr);
+      err = clEnqueueFillBuffer(queue_, buffers_[i].data, &guard::kPoison, sizeof guard::kPoison, 0, buffers_[i].bytes, 0,
+                                nullptr, nullptr);
       if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clEnqueueFillBuffer", err)};
     }
     err = clFinish(queue_);
@@ -443,29 +442,26 @@ class Runner {
   }
 
   void allocate() {
-    cl_uint align_bits = device_value<cl_uint>(device_, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
-    // The reader caps the canary at 1 MiB; a base-address alignment is a few KiB at most.
-    std::size_t align = std::min<std::size_t>(std::max<std::size_t>(align_bits / 8, 4), 1u << 20);
+    // The reader caps the canary at 1 MiB, guard::layout the alignment.
+    std::size_t align = device_value<cl_uint>(device_, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
     cl_ulong max_alloc = device_value<cl_ulong>(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     for (const auto& d : b_.buffers) {
       Guarded g;
-      g.bytes = 4 * d.count;  // at most 2^40: the reader caps the count
-      g.after = b_.canary;
-      g.before = b_.canary ? (b_.canary + align - 1) / align * align : 0;
-      std::size_t total = g.before + g.bytes + g.after;
+      static_cast<guard::Layout&>(g) = guard::layout(4 * d.count, b_.canary, align);  // at most 2^40: the reader caps the count
+      std::size_t total = g.total();
       // Asked before any host memory is: a bundle asking for more than the device can
       // allocate is the device's refusal (as clCreateBuffer's would be), not an exhausted host.
       if (total > max_alloc)
         throw Failure{"run", "buffer '" + d.name + "' needs " + std::to_string(total) +
                                  " bytes with its canaries, more than the device allocates at once (" +
                                  std::to_string(max_alloc) + ")"};
-      std::vector<std::uint32_t> host(total / 4 + 1, kCanary);
-      std::uint32_t* data = host.data() + g.before / 4;
+      std::vector<std::uint32_t> host(total / 4 + 1);
+      guard::fill_canaries(host.data(), g);
+      char* data = reinterpret_cast<char*>(host.data()) + g.before;
       if (d.role == "input") {
-        read_exact_file(b_.dir + "/inputs/" + d.name + ".bin", reinterpret_cast<char*>(data), g.bytes,
-                        "inputs/" + d.name + ".bin");
+        read_exact_file(b_.dir + "/inputs/" + d.name + ".bin", data, g.bytes, "inputs/" + d.name + ".bin");
       } else {
-        std::fill(data, data + d.count, kPoison);
+        guard::fill(data, g.bytes, guard::kPoison);
       }
       cl_int err = CL_SUCCESS;
       g.whole = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, total, host.data(), &err);
@@ -589,14 +585,12 @@ class Runner {
       const BufferDesc& d = b_.buffers[i];
       if (d.role != "output") continue;
       std::vector<std::uint32_t> whole = read_whole(i);
-      const std::uint32_t* got = whole.data() + buffers_[i].before / 4;
-      std::size_t unwritten = 0, first = 0;
-      for (std::size_t e = 0; e < d.count; ++e)
-        if (got[e] == kPoison && unwritten++ == 0) first = e;
-      if (unwritten) {
+      const char* got = reinterpret_cast<const char*>(whole.data()) + buffers_[i].before;
+      guard::Unwritten unwritten = guard::unwritten(got, d.count);
+      if (unwritten.count) {
         r.status = "unwritten";
-        r.reason = std::to_string(unwritten) + " of " + std::to_string(d.count) + " elements of output '" + d.name +
-                   "' were never written (the first at [" + std::to_string(first) + "])";
+        r.reason = std::to_string(unwritten.count) + " of " + std::to_string(d.count) + " elements of output '" +
+                   d.name + "' were never written (the first at [" + std::to_string(unwritten.first) + "])";
         return;
       }
       std::string path = b_.dir + "/expected/" + d.name + ".bin", shown = "expected/" + d.name + ".bin";
@@ -609,12 +603,12 @@ class Runner {
         double a, w;
         if (d.is_float) {
           float fa, fw;
-          std::memcpy(&fa, got + e, 4);
+          std::memcpy(&fa, got + 4 * e, 4);
           std::memcpy(&fw, raw.data() + 4 * e, 4);
           a = fa, w = fw;
         } else {
           std::int32_t ia, iw;
-          std::memcpy(&ia, got + e, 4);
+          std::memcpy(&ia, got + 4 * e, 4);
           std::memcpy(&iw, raw.data() + 4 * e, 4);
           a = ia, w = iw;
         }
@@ -643,14 +637,13 @@ class Runner {
     for (std::size_t i = 0; i < b_.buffers.size(); ++i) {
       const Guarded& g = buffers_[i];
       std::vector<std::uint32_t> whole = read_whole(i);
-      std::size_t changed_before = 0, changed_after = 0;
-      for (std::size_t w = 0; w < g.before / 4; ++w) changed_before += whole[w] != kCanary;
-      for (std::size_t w = (g.before + g.bytes) / 4; w < (g.before + g.bytes + g.after) / 4; ++w)
-        changed_after += whole[w] != kCanary;
-      if (changed_before || changed_after) {
+      const char* bytes = reinterpret_cast<const char*>(whole.data());
+      guard::Damage before = guard::damage(bytes, g.before), after = guard::damage(bytes + g.before + g.bytes, g.after);
+      if (before.changed_bytes || after.changed_bytes) {
         r.status = "canary";
-        r.reason = "out-of-bounds write " + std::string(changed_before ? "before" : "after") + " buffer '" +
-                   b_.buffers[i].name + "' (" + std::to_string(changed_before + changed_after) + " words changed)";
+        r.reason = "out-of-bounds write " + std::string(before.changed_bytes ? "before" : "after") + " buffer '" +
+                   b_.buffers[i].name + "' (" + std::to_string(before.changed_bytes + after.changed_bytes) +
+                   " canary bytes changed)";
         return;
       }
     }

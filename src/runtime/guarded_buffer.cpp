@@ -9,26 +9,16 @@
 namespace liftc::runtime::detail {
 namespace {
 
-// Repeats the little-endian 32-bit `word` over `bytes` bytes.
-void fill_pattern(std::byte* dst, std::size_t bytes, std::uint32_t word = kCanaryPattern) {
-  for (std::size_t i = 0; i < bytes; ++i) {
-    dst[i] = static_cast<std::byte>((word >> (8 * (i % 4))) & 0xFFu);
-  }
-}
-
-// Compares one canary region against the pattern; appends a violation if it changed.
+// Compares one canary region against the pattern (guard.hpp, as liftc-runner does);
+// appends a violation if it changed.
 void check_region(const std::vector<std::byte>& got, const GuardedBuffer& buf, CanarySide side,
                   std::vector<CanaryViolation>& out) {
-  std::vector<std::byte> expected(got.size());
-  fill_pattern(expected.data(), expected.size());
+  guard::Damage d = guard::damage(got.data(), got.size());
+  if (d.changed_bytes == 0) return;
   CanaryViolation v{buf.index, buf.spec->name, side, 0, 0};
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (got[i] != expected[i]) {
-      if (v.changed_bytes == 0) v.first_offset = i;
-      ++v.changed_bytes;
-    }
-  }
-  if (v.changed_bytes > 0) out.push_back(std::move(v));
+  v.first_offset = d.first_offset;
+  v.changed_bytes = d.changed_bytes;
+  out.push_back(std::move(v));
 }
 
 std::string describe(const GuardedBuffer& buf) {
@@ -41,7 +31,6 @@ std::string describe(const GuardedBuffer& buf) {
 std::vector<GuardedBuffer> allocate_guarded(const cl::Context& context, const cl::CommandQueue& queue,
                                             const DeviceInfo& device, const LaunchPlan& plan,
                                             std::size_t canary_bytes) {
-  const std::size_t align = device.mem_base_addr_align_bytes > 0 ? device.mem_base_addr_align_bytes : 1;
   std::vector<GuardedBuffer> buffers;
   buffers.reserve(plan.buffers.size());
   for (std::size_t b = 0; b < plan.buffers.size(); ++b) {
@@ -49,9 +38,10 @@ std::vector<GuardedBuffer> allocate_guarded(const cl::Context& context, const cl
     GuardedBuffer buf;
     buf.spec = &spec;
     buf.index = b;
-    buf.after = canary_bytes;
-    buf.before = (canary_bytes + align - 1) / align * align;
-    const std::size_t total = buf.before + spec.bytes + buf.after;
+    const guard::Layout layout = guard::layout(spec.bytes, canary_bytes, device.mem_base_addr_align_bytes);
+    buf.after = layout.after;
+    buf.before = layout.before;
+    const std::size_t total = layout.total();
 
     buf.whole = checked("allocating " + describe(buf), [&] { return cl::Buffer(context, CL_MEM_READ_WRITE, total); });
     if (buf.before > 0) {
@@ -64,15 +54,14 @@ std::vector<GuardedBuffer> allocate_guarded(const cl::Context& context, const cl
     }
 
     std::vector<std::byte> staging(total);
-    fill_pattern(staging.data(), buf.before);
-    fill_pattern(staging.data() + buf.before + spec.bytes, buf.after);
+    guard::fill_canaries(staging.data(), layout);
     std::byte* payload = staging.data() + buf.before;
     if (auto* f = std::get_if<std::vector<float>>(&spec.host)) {
       std::memcpy(payload, f->data(), spec.bytes);
     } else if (auto* i = std::get_if<std::vector<std::int32_t>>(&spec.host)) {
       std::memcpy(payload, i->data(), spec.bytes);
     } else {
-      fill_pattern(payload, spec.bytes, kPoisonPattern);
+      guard::fill(payload, spec.bytes, guard::kPoison);
     }
     checked("uploading " + describe(buf),
             [&] { queue.enqueueWriteBuffer(buf.whole, CL_TRUE, 0, total, staging.data()); });

@@ -8,6 +8,8 @@
 //    kernels receive that sub-buffer, whose index 0 is the first data byte, so a write to
 //    index -1 lands in the before-canary and a write past the end in the after-canary.
 // Both regions hold kCanaryPattern; the data region holds the host data or kPoisonPattern.
+// The layout, the patterns and their checks are liftc/runtime/guard.hpp's, which
+// liftc-runner uses too.
 
 #include <cstddef>
 #include <vector>

@@ -75,14 +75,10 @@ cl::Kernel make_kernel(const Program::Impl& program, const KernelLaunch& launch,
 // The elements of a read-back buffer that still hold the poison value, if any.
 std::optional<UnwrittenOutput> find_poison(const HostData& data, const detail::GuardedBuffer& buf) {
   UnwrittenOutput u{buf.index, buf.spec->name, 0, 0, 0};
-  auto scan = [&](const auto& values) {
+  auto scan = [&](const auto& values) {  // guard.hpp, as liftc-runner does
     u.total = values.size();
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      std::uint32_t bits;
-      std::memcpy(&bits, &values[i], sizeof bits);
-      if (bits != kPoisonPattern) continue;
-      if (u.count++ == 0) u.first_index = i;
-    }
+    guard::Unwritten found = guard::unwritten(values.data(), values.size());
+    u.count = found.count, u.first_index = found.first;
   };
   if (auto* f = std::get_if<std::vector<float>>(&data)) scan(*f);
   if (auto* i = std::get_if<std::vector<std::int32_t>>(&data)) scan(*i);

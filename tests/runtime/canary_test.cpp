@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <vector>
+
+#include "liftc/runtime/guard.hpp"
 #include "liftc/runtime/run.hpp"
 #include "test_session.hpp"
 
@@ -55,6 +59,42 @@ TEST(Canary, DisabledCanariesReportNothing) {
   // With no guard space the kernel receives the bare buffer; a small in-bounds run is clean.
   const RunResult r = run_shifted(64, 0, 0);
   EXPECT_TRUE(r.ok());
+}
+
+// The layout and checks the runtime and liftc-runner share (liftc/runtime/guard.hpp): the
+// leading canary rounded up to the device's alignment (taken as 1 to 1 MiB), none without
+// a canary; the bytes changed and the first of them; the poisoned elements and the first.
+TEST(Guard, TheSharedLayoutRoundsTheLeadingCanaryToTheAlignment) {
+  struct Case {
+    std::size_t bytes, canary, align, before, after;
+  };
+  const Case cases[] = {{64, 256, 128, 256, 256},   {64, 256, 4096, 4096, 256},           {64, 0, 4096, 0, 0},
+                        {64, 8, 0, 8, 8},           {64, 256, std::size_t(1) << 30, std::size_t(1) << 20, 256},
+                        {4, 100, 64, 128, 100}};
+  for (const Case& c : cases) {
+    guard::Layout l = guard::layout(c.bytes, c.canary, c.align);
+    EXPECT_EQ(l.before, c.before) << c.canary << " " << c.align;
+    EXPECT_EQ(l.after, c.after) << c.canary << " " << c.align;
+    EXPECT_EQ(l.total(), c.before + c.bytes + c.after);
+  }
+}
+
+TEST(Guard, TheSharedChecksCountWhatChangedAndNameTheFirst) {
+  guard::Layout l = guard::layout(16, 8, 4);
+  std::vector<std::uint32_t> whole(l.total() / 4);
+  guard::fill_canaries(whole.data(), l);
+  guard::fill(whole.data() + 2, 16, guard::kPoison);
+  EXPECT_EQ(whole[0], kCanaryPattern);
+  EXPECT_EQ(whole[2], kPoisonPattern);
+  EXPECT_EQ(guard::damage(whole.data(), 8).changed_bytes, 0u);
+  reinterpret_cast<unsigned char*>(whole.data())[6] ^= 1;
+  guard::Damage d = guard::damage(whole.data(), 8);
+  EXPECT_EQ(d.changed_bytes, 1u);
+  EXPECT_EQ(d.first_offset, 6u);
+  whole[3] = 0, whole[5] = 0;
+  guard::Unwritten u = guard::unwritten(whole.data() + 2, 4);
+  EXPECT_EQ(u.count, 2u);
+  EXPECT_EQ(u.first, 0u);
 }
 
 }  // namespace

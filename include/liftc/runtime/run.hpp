@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "liftc/runtime/guard.hpp"
 #include "liftc/runtime/plan.hpp"
 #include "liftc/runtime/session.hpp"
 
@@ -25,13 +26,14 @@ struct RunOptions {
   std::size_t canary_bytes = 256;
 };
 
-/// The 32-bit word repeated in canary regions (a quiet NaN payload no kernel computes).
-inline constexpr std::uint32_t kCanaryPattern = 0x7FC1CA7Du;
+/// The 32-bit word repeated in canary regions (a quiet NaN payload no kernel computes);
+/// liftc-runner's too (guard.hpp).
+inline constexpr std::uint32_t kCanaryPattern = guard::kCanary;
 
 /// The 32-bit word every output and scratch buffer holds before the first run (a quiet NaN
 /// payload no kernel computes): a value a kernel reads before anyone wrote it is NaN, and an
-/// output element still holding it was never written.
-inline constexpr std::uint32_t kPoisonPattern = 0x7FC0DEADu;
+/// output element still holding it was never written; liftc-runner's too (guard.hpp).
+inline constexpr std::uint32_t kPoisonPattern = guard::kPoison;
 
 /// Output elements the first run left holding kPoisonPattern (never written).
 struct UnwrittenOutput {
