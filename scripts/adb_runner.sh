@@ -20,33 +20,42 @@
 #
 # The inputs and expected outputs of an exploration are the same for every candidate:
 # liftc explore writes them once into its work folder's shared/ (beside the bundle) and
-# hard-links them into each bundle. This script pushes shared/ to the phone once (adb push
-# --sync skips files the phone has already, under a host-side flock so parallel --jobs
-# scripts do not push at once) and gives each bundle on the phone links to it; a bundle
-# file that is not one of the shared files (a buffer holding other values) is pushed itself.
+# hard-links them into each bundle. This script pushes shared/ to the phone once, into a
+# folder of that exploration's own, shared-KEY with KEY a hash of its contents
+# (scripts/lib/shared_key.sh: another exploration's files of the same names are never
+# read; adb push --sync skips files the phone has already, under a host-side flock so
+# parallel --jobs scripts and explorations do not push at once), and gives each bundle on
+# the phone links to it; a bundle file that is not one of the shared files (a buffer
+# holding other values) is pushed itself. The shared-KEY folders of past explorations stay
+# on the phone: `adb shell rm -rf /data/local/tmp/liftc/shared-*` between explorations
+# removes them.
 # The bundle's device lock becomes a file on the phone, so parallel runners there still
 # take turns on the GPU. A bundle not written by explore (no shared/ beside it) is pushed whole.
 set -euo pipefail
+# shellcheck source=scripts/lib/shared_key.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/shared_key.sh"
 bundle="${1:?usage: adb_runner.sh BUNDLE_DIR}"
 bundle="${bundle%/}"
 adb="${ADB:-adb}"
 phone_dir="${LIFTC_PHONE_DIR:-/data/local/tmp/liftc}"
 remote="$phone_dir/$(basename "$bundle")-$$"
 shared="$(dirname "$bundle")/shared"
-"$adb" shell "rm -rf '$remote' && mkdir -p '$remote/inputs' '$remote/expected' '$phone_dir/shared'" >&2
+phone_shared=""
+if [[ -d "$shared" ]]; then phone_shared="$phone_dir/shared-$(shared_key "$shared")"; fi
+"$adb" shell "rm -rf '$remote' && mkdir -p '$remote/inputs' '$remote/expected' '${phone_shared:-$remote}'" >&2
 sed "s|^lock .*|lock $phone_dir/device.lock|" "$bundle/bundle.txt" > "$bundle/bundle.phone.txt"
 "$adb" push "$bundle/bundle.phone.txt" "$remote/bundle.txt" >&2
 "$adb" push "$bundle/kernels.cl" "$remote/kernels.cl" >&2
 links=""
-if [[ -d "$shared" ]]; then
-  flock "$shared/../adb-push.lock" "$adb" push --sync "$shared/." "$phone_dir/shared" >&2
+if [[ -n "$phone_shared" ]]; then
+  flock "${TMPDIR:-/tmp}/liftc-adb-push.lock" "$adb" push --sync "$shared/." "$phone_shared" >&2
 fi
 for sub in inputs expected; do
   for f in "$bundle/$sub"/*.bin; do
     [[ -e "$f" ]] || continue
     name="$(basename "$f")"
     if [[ -e "$shared/$sub/$name" && "$f" -ef "$shared/$sub/$name" ]]; then
-      links="$links ln -s '$phone_dir/shared/$sub/$name' '$remote/$sub/$name' &&"
+      links="$links ln -s '$phone_shared/$sub/$name' '$remote/$sub/$name' &&"
     else
       "$adb" push "$f" "$remote/$sub/$name" >&2
     fi

@@ -4,9 +4,10 @@
 # Debian's arm64 PoCL as the OpenCL device, and prints that runner's JSON answer; its
 # "machine" is aarch64. Towards liftc it behaves as scripts/adb_runner.sh does: the bundle
 # is copied into a separate device folder (the phone's /data/local/tmp/liftc), the inputs
-# and expected outputs shared by every candidate are copied there once and linked, the
-# device lock is a file of the device folder, the runner's exit status is passed on, and
-# the bundle's copy is removed afterwards.
+# and expected outputs shared by every candidate are copied there once, into a folder of
+# the exploration's own (shared-KEY, KEY a hash of their contents: scripts/lib/shared_key.sh),
+# and linked, the device lock is a file of the device folder, the runner's exit status is
+# passed on, and the bundle's copy is removed afterwards.
 #
 # It installs what it needs itself, once, under a lock (so parallel --jobs wait for one
 # another): qemu-user-static, the aarch64 runner (scripts/build_aarch64_runner.sh, rebuilt
@@ -24,9 +25,11 @@ bundle="${bundle%/}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=scripts/lib/debian_packages.sh
 source "$root/scripts/lib/debian_packages.sh"
+# shellcheck source=scripts/lib/shared_key.sh
+source "$root/scripts/lib/shared_key.sh"
 device_dir="${LIFTC_QEMU_DEVICE_DIR:-${TMPDIR:-/tmp}/liftc-qemu-device}"
 sysroot="${LIFTC_ARM64_SYSROOT:-$root/build-aarch64/sysroot}"
-mkdir -p "$device_dir/shared"
+mkdir -p "$device_dir"
 
 # The arm64 packages PoCL and the ICD loader need, with their dependencies (every
 # alternative of one, a virtual one's first provider). clang-15 is left out: PoCL compiles
@@ -83,10 +86,17 @@ setup() {
     mv -f "$device_dir/liftc-runner.new" "$device_dir/liftc-runner"
   fi
   [[ -f "$sysroot/liftc/complete" ]] || make_sysroot
-  if [[ -d "$shared" ]]; then cp -r --update "$shared/." "$device_dir/shared"; fi
+  # Copied whole once, then never touched: a folder of that name holds those very files.
+  if [[ -n "$device_shared" && ! -d "$device_shared" ]]; then
+    rm -rf "$device_shared.new"
+    cp -r "$shared" "$device_shared.new"
+    mv "$device_shared.new" "$device_shared"
+  fi
 }
 
 shared="$(dirname "$bundle")/shared"
+device_shared=""
+if [[ -d "$shared" ]]; then device_shared="$device_dir/shared-$(shared_key "$shared")"; fi
 exec 9> "$device_dir/setup.lock"
 flock 9
 setup
@@ -104,7 +114,7 @@ for sub in inputs expected; do
     [[ -e "$f" ]] || continue
     name="$(basename "$f")"
     if [[ -e "$shared/$sub/$name" && "$f" -ef "$shared/$sub/$name" ]]; then
-      ln -s "$device_dir/shared/$sub/$name" "$remote/$sub/$name"
+      ln -s "$device_shared/$sub/$name" "$remote/$sub/$name"
     else
       cp "$f" "$remote/$sub/$name"
     fi

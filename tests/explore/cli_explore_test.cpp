@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -542,35 +543,61 @@ TEST_F(ExploreCli, TheShapeBenchmarkKeepsItsStoresAndWarmStartsFromThem) {
       << random.output;
 }
 
-TEST_F(ExploreCli, AdbRunnerScriptThroughAStandInAdb) {
-  // scripts/adb_runner.sh with a stand-in adb whose "phone" is this machine: the shared
-  // inputs and reference go to the phone's shared/ (adb push --sync), each bundle links
-  // them there instead of pushing its own copies, and parallel runners take turns.
-  fs::create_directories(dir_ / "phone");
-  fs::create_symlink(LIFTC_RUNNER_PATH, dir_ / "phone/liftc-runner");
-  std::ofstream(dir_ / "adb") << "#!/bin/sh\n"
-                                  "cmd=\"$1\"; shift\n"
-                                  "case \"$cmd\" in\n"
-                                  "  shell) exec sh -c \"$*\" ;;\n"
-                                  "  push) echo \"push $*\" >> \"$ADB_LOG\"; [ \"$1\" = --sync ] && shift\n"
-                                  "        if [ -d \"$1\" ]; then mkdir -p \"$2\" && cp -R \"$1\"/. \"$2\"/; else cp \"$1\" \"$2\"; fi ;;\n"
-                                  "esac\n";
-  fs::permissions(dir_ / "adb", fs::perms::owner_all);
-  setenv("ADB", (dir_ / "adb").c_str(), 1);
-  setenv("ADB_LOG", (dir_ / "adb.log").c_str(), 1);
-  setenv("LIFTC_PHONE_DIR", (dir_ / "phone").c_str(), 1);
-  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 --jobs 2 --runner '{}/scripts/adb_runner.sh' -q",
-                             kStencil, LIFTC_SOURCE_DIR));
+// A stand-in adb in DIR whose "phone" is this machine (DIR/phone, the runner linked there):
+// `shell` runs its command here, `push` copies and logs to $ADB_LOG, and `push --sync`
+// copies only the files newer than the phone's, as adb does. `adb_explore` runs explore's
+// three candidates of kStencil (then `flags`) through scripts/adb_runner.sh with it.
+void make_stand_in_adb(const fs::path& dir) {
+  fs::create_directories(dir / "phone");
+  fs::create_symlink(LIFTC_RUNNER_PATH, dir / "phone/liftc-runner");
+  std::ofstream(dir / "adb") << "#!/bin/sh\n"
+                                 "cmd=\"$1\"; shift\n"
+                                 "case \"$cmd\" in\n"
+                                 "  shell) exec sh -c \"$*\" ;;\n"
+                                 "  push) echo \"push $*\" >> \"$ADB_LOG\"; newer=\"\"; [ \"$1\" = --sync ] && newer=-u && shift\n"
+                                 "        if [ -d \"$1\" ]; then mkdir -p \"$2\" && cp -R $newer \"$1\"/. \"$2\"/; else cp \"$1\" \"$2\"; fi ;;\n"
+                                 "esac\n";
+  fs::permissions(dir / "adb", fs::perms::owner_all);
+}
+
+Result adb_explore(ExploreCli& cli, const fs::path& dir, const std::string& flags) {
+  setenv("ADB", (dir / "adb").c_str(), 1);
+  setenv("ADB_LOG", (dir / "adb.log").c_str(), 1);
+  setenv("LIFTC_PHONE_DIR", (dir / "phone").c_str(), 1);
+  Result r = cli.run(fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 --runner '{}/scripts/adb_runner.sh' -q {}",
+                                             kStencil, LIFTC_SOURCE_DIR, flags));
   unsetenv("ADB");
   unsetenv("LIFTC_PHONE_DIR");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("3 candidates in"), std::string::npos) << r.output;
-  // All three validated: ok, or cut (timed once) when a loaded machine made one 5x slower
-  // than the best.
+  return r;
+}
+
+// All three of an exploration's candidates validated: ok, or cut (timed once) when a loaded
+// machine made one 5x slower than the best.
+bool all_three_valid(const std::string& output) {
   bool all_valid = false;
   for (const char* counts : {"(3 ok)", "(1 cut, 2 ok)", "(2 cut, 1 ok)", "(3 cut)"})
-    all_valid = all_valid || r.output.find(counts) != std::string::npos;
-  EXPECT_TRUE(all_valid) << r.output;
+    all_valid = all_valid || output.find(counts) != std::string::npos;
+  return all_valid;
+}
+
+// The phone's shared-KEY folders (scripts/lib/shared_key.sh), by name.
+std::vector<std::string> phone_shared_folders(const fs::path& phone) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(phone))
+    if (entry.path().filename().string().rfind("shared", 0) == 0) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_F(ExploreCli, AdbRunnerScriptThroughAStandInAdb) {
+  // scripts/adb_runner.sh with a stand-in adb whose "phone" is this machine: the shared
+  // inputs and reference go to the phone's shared-KEY/ (adb push --sync), each bundle links
+  // them there instead of pushing its own copies, and parallel runners take turns.
+  make_stand_in_adb(dir_);
+  Result r = adb_explore(*this, dir_, "--jobs 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("3 candidates in"), std::string::npos) << r.output;
+  EXPECT_TRUE(all_three_valid(r.output)) << r.output;
   std::string log = read(dir_ / "adb.log");
   EXPECT_NE(log.find("push --sync "), std::string::npos) << log;
   std::istringstream lines(log);
@@ -579,10 +606,37 @@ TEST_F(ExploreCli, AdbRunnerScriptThroughAStandInAdb) {
       EXPECT_TRUE(line.find("/bundle.phone.txt ") != std::string::npos || line.find("/kernels.cl ") != std::string::npos)
           << line;
     }
-  EXPECT_TRUE(fs::exists(dir_ / "phone/shared/inputs/grid.bin"));
+  std::vector<std::string> shared = phone_shared_folders(dir_ / "phone");
+  ASSERT_EQ(shared.size(), 1u);
+  EXPECT_TRUE(std::regex_match(shared[0], std::regex("shared-[0-9a-f]{16}"))) << shared[0];
+  EXPECT_TRUE(fs::exists(dir_ / "phone" / shared[0] / "inputs/grid.bin"));
   EXPECT_TRUE(fs::exists(dir_ / "phone/device.lock"));
   for (const auto& entry : fs::directory_iterator(dir_ / "phone"))  // the bundles on the phone were removed
     EXPECT_EQ(entry.path().filename().string().rfind("candidate-", 0), std::string::npos) << entry.path();
+}
+
+// Two explorations of one program with other input values (--input-seed) on one phone, the
+// first's inputs on the phone newer than the second's on the host (as when the two run at
+// once): each validates against its own inputs and expected outputs, in a folder of its own
+// (shared-KEY, KEY a hash of the contents), and a third with the first's values uses the
+// first's folder. (One shared/ refreshed newest-wins by push --sync gave the second the
+// first's inputs beside its own expected outputs: its correct kernels were all `wrong`.)
+TEST_F(ExploreCli, AdbRunnerScriptGivesEachExplorationsInputsTheirOwnPhoneFolder) {
+  make_stand_in_adb(dir_);
+  Result first = adb_explore(*this, dir_, "--input-seed 1 --db first.db");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_TRUE(all_three_valid(first.output)) << first.output;
+  auto later = fs::file_time_type::clock::now() + std::chrono::hours(1);
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ / "phone"))
+    if (entry.is_regular_file() && entry.path().parent_path().filename() == "inputs") fs::last_write_time(entry.path(), later);
+  Result second = adb_explore(*this, dir_, "--input-seed 2 --db second.db");
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_TRUE(all_three_valid(second.output)) << second.output;
+  EXPECT_EQ(phone_shared_folders(dir_ / "phone").size(), 2u);
+  Result third = adb_explore(*this, dir_, "--input-seed 1 --db third.db");
+  ASSERT_EQ(third.exit_code, 0) << third.output;
+  EXPECT_TRUE(all_three_valid(third.output)) << third.output;
+  EXPECT_EQ(phone_shared_folders(dir_ / "phone").size(), 2u);
 }
 
 }  // namespace
