@@ -18,6 +18,11 @@ namespace {
 using namespace liftc_runner;
 using u128 = unsigned __int128;
 
+[[noreturn]] void fail(const std::string& why) {
+  std::fprintf(stderr, "fuzz_bundle: %s\n", why.c_str());
+  std::abort();
+}
+
 // a * b, saturated at 2^127 (sizes of four or five 32-bit factors, compared with a count).
 u128 times(u128 a, u128 b) {
   const u128 most = u128(1) << 127;
@@ -48,11 +53,6 @@ void check_library_call(const Bundle& b, const KernelDesc& k) {
     for (const char* divisor : {"WGD", "KWID", "MDIMCD", "NDIMCD", "MDIMAD", "NDIMBD", "VWMD", "VWND", "MWG", "NWG", "KWG",
                                 "MDIMC", "NDIMC", "MDIMA", "NDIMB", "VWM", "VWN", "KWI"})
       if (p.name == divisor && p.value == 0) fail("a library parameter CLBlast divides or steps by is 0");
-}
-
-[[noreturn]] void fail(const std::string& why) {
-  std::fprintf(stderr, "fuzz_bundle: %s\n", why.c_str());
-  std::abort();
 }
 
 // What the runner relies on when it allocates and launches.
