@@ -10,14 +10,15 @@
 
 #include <gtest/gtest.h>
 
-#include "liftc/codegen/host.hpp"
+#include "liftc/emit/host.hpp"
 #include "liftc/io/tensor.hpp"
-#include "run_helpers.hpp"
+#include "../codegen/run_helpers.hpp"
 
-namespace liftc::codegen {
+namespace liftc::emit {
 namespace {
 
 using namespace ir;
+using namespace codegen;
 
 TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
   Expr body = make_call(Prim::MapGlb, {0}, {make_lambda({"x", "z"}, make_call(Prim::Add, {}, {make_var("x"), make_var("z")})),
@@ -118,4 +119,4 @@ TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
 }
 
 }  // namespace
-}  // namespace liftc::codegen
+}  // namespace liftc::emit

@@ -1,12 +1,4 @@
-// The text of liftc_host: what the standalone host program and a deployed front share.
-
-#include "host_support.hpp"
-
-namespace liftc::codegen {
-
-namespace {
-
-constexpr const char* kSupport = R"HOST(#define CL_TARGET_OPENCL_VERSION 120
+#define CL_TARGET_OPENCL_VERSION 120
 #ifdef __APPLE__
 #include <OpenCL/opencl.h>
 #else
@@ -572,10 +564,3 @@ inline int host_main(int (*run)(int, char**), int argc, char** argv) {
 }
 
 }  // namespace liftc_host
-)HOST";
-
-}  // namespace
-
-std::string host_support_text() { return kSupport; }
-
-}  // namespace liftc::codegen
