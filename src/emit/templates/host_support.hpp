@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -145,8 +146,26 @@ inline std::string shape_text(const std::vector<long>& shape) {
   return text + (shape.size() == 1 ? ",)" : ")");
 }
 
+// What a path that is not a regular file is, for an error.
+inline std::string file_kind(std::filesystem::file_type type) {
+  switch (type) {
+    case std::filesystem::file_type::directory: return "a directory";
+    case std::filesystem::file_type::fifo: return "a pipe";
+    case std::filesystem::file_type::character: return "a character device";
+    case std::filesystem::file_type::block: return "a block device";
+    case std::filesystem::file_type::socket: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
 // Reads a little-endian float32/int32 C-order .npy file (format 1.0-3.0) of b's shape.
+// Only a regular file is read, as liftc eval --input reads: opening a pipe would wait
+// for a writer forever.
 inline std::vector<char> read_npy(const std::string& path, const BufferInfo& b) {
+  std::error_code ec;
+  std::filesystem::file_type type = std::filesystem::status(path, ec).type();
+  if (type != std::filesystem::file_type::regular && type != std::filesystem::file_type::not_found && !ec)
+    fail(path + " is " + file_kind(type) + ", not a .npy file (give a regular file)");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("cannot open " + path);
   char magic[8];
