@@ -142,15 +142,15 @@ int run_demo(int argc, char** argv) {
     if (c.cost.from == c.cost.to)
       std::printf("switch: none (point %d is current)\n", c.point);
     else
-      std::printf("switch: from %s to %d in %.3f ms (%s; buffers %.3f ms)\n",
+      std::printf("switch: from %s to %d in %.3f ms (%s)\n",
                   c.cost.from == 0 ? "none" : std::to_string(c.cost.from).c_str(), c.cost.to, c.cost.total_ms,
                   c.cost.built ? ("built its programs in " + number_text(c.cost.build_ms) + " ms").c_str()
-                               : "programs cached",
-                  c.cost.buffers_ms);
+                               : "programs cached");
     std::map<std::string, liftc_deploy::Tensor> outputs;
     for (int i = 0; i < runs; ++i) {
       liftc_deploy::RunReport run = front.run(inputs, outputs);
-      std::printf("run: point %d, kernels %.4f ms, wall %.3f ms\n", run.point, run.kernels_ms, run.wall_ms);
+      std::printf("run: point %d, kernels %.4f ms, wall %.3f ms, device memory %lld bytes at most\n", run.point,
+                  run.kernels_ms, run.wall_ms, run.peak_bytes);
     }
     for (const liftc_deploy::TensorSpec& s : front.outputs()) {
       liftc_host::BufferInfo b = info_of(s);

@@ -39,11 +39,9 @@ struct Front::Impl {
   std::vector<Point> points;
   std::map<int, liftc_host::BuiltPlan> built;  // every point built so far, by number
   int current = 0;
-  std::vector<cl_mem> buffers;  // the current point's
-  mutable std::mutex mutex;     // one switch or run at a time
+  mutable std::mutex mutex;  // one switch or run at a time
 
   ~Impl() {
-    liftc_host::release(buffers);
     for (auto& [number, b] : built) liftc_host::release(b);
 #ifdef LIFTC_HOST_CLBLAST
     CLBlastClearCache();  // CLBlast's compiled programs hold the context
@@ -131,20 +129,15 @@ SwitchCost Front::use(int number) {
     // after a change).
     bool compiles = liftc_host::set_library_parameters(impl_->device, plan);
     cost.build_ms = cost.built ? liftc_host::ms_since(start) : 0;
-    // The old point's buffers go before the new one's are made: the device never holds both.
-    // Should the new ones not fit, no point is current (current() is 0) and run() refuses
-    // until a choose() or use() succeeds; the caller's outputs are untouched either way.
-    auto buffers_start = std::chrono::steady_clock::now();
-    liftc_host::release(impl_->buffers);
+    // No device buffer is held between runs (run() makes each one when it needs it), so a
+    // switch allocates none. Should the new point's library calls not compile, no point is
+    // current (current() is 0) and run() refuses until a choose() or use() succeeds.
     impl_->current = 0;
-    impl_->buffers = liftc_host::allocate_buffers(impl_->context, plan);
-    cost.buffers_ms = liftc_host::ms_since(buffers_start);
     if (compiles) {
-      // CLBlast compiles at its call: each library call is made once here, on the new
-      // buffers, so the switch pays for it and not the first run (every run poisons its
-      // outputs first). A kernel CLBlast cannot compile leaves no point current.
+      // CLBlast compiles at its call: each library call is made once here, on buffers of
+      // its own, so the switch pays for it and not the first run.
       auto compile_start = std::chrono::steady_clock::now();
-      liftc_host::prime_library_calls(impl_->queue, plan, impl_->buffers);
+      liftc_host::prime_library_calls(impl_->context, impl_->queue, plan);
       cost.built = true;
       cost.build_ms += liftc_host::ms_since(compile_start);
     }
@@ -181,12 +174,12 @@ RunReport Front::run(const std::map<std::string, Tensor>& inputs, std::map<std::
   report.point = impl_->current;
   std::map<std::string, Tensor> results;  // the caller's outputs are written once all is read back
   guarded([&] {
-    liftc_host::upload_and_poison(impl_->queue, plan, impl_->buffers, data);
-    for (double ms : liftc_host::run_plan(impl_->queue, plan, impl_->built.at(impl_->current), impl_->buffers))
-      report.kernels_ms += ms;
+    liftc_host::RunResult run = liftc_host::run_plan(impl_->context, impl_->queue, plan, impl_->built.at(impl_->current), data);
+    for (double ms : run.times) report.kernels_ms += ms;
+    report.peak_bytes = static_cast<long long>(run.peak_bytes);
     for (size_t i = 0; i < plan.buffers.size(); ++i) {
       const liftc_host::BufferInfo& b = plan.buffers[i];
-      if (b.role == 1) results[b.name] = {b.shape, b.is_float, liftc_host::read_buffer(impl_->queue, impl_->buffers[i], b)};
+      if (b.role == 1) results[b.name] = {b.shape, b.is_float, std::move(run.outputs[i])};
     }
   });
   for (auto& [name, t] : results) outputs[name] = std::move(t);

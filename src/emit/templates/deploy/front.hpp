@@ -45,7 +45,6 @@ struct SwitchCost {
   int from = 0, to = 0;   ///< point numbers (0: none chosen before)
   bool built = false;     ///< its programs were built now (false: built before and cached, or no switch)
   double build_ms = 0;    ///< building its OpenCL programs and kernels
-  double buffers_ms = 0;  ///< releasing the old point's buffers and allocating the new one's
   double total_ms = 0;    ///< the whole switch, wall time
 };
 
@@ -61,6 +60,7 @@ struct RunReport {
   int point = 0;          ///< the point that ran
   double kernels_ms = 0;  ///< the kernels' time (OpenCL event profiling)
   double wall_ms = 0;     ///< upload, kernels and read-back, wall time
+  long long peak_bytes = 0;  ///< the most bytes of device buffers held at once (at most the point's memory)
 };
 
 /// No memory budget.
@@ -68,9 +68,10 @@ constexpr long long kNoBudget = std::numeric_limits<long long>::max();
 /// No latency target.
 constexpr double kNoTarget = 0;
 
-/// The front's points on one OpenCL device. One point is current at a time: its device
-/// buffers are allocated; every point's built programs are kept once built, so switching
-/// back costs no build. choose(), use() and run() may be called from several threads: a
+/// The front's points on one OpenCL device. One point is current at a time; every point's
+/// built programs are kept once built, so switching back costs no build. A run holds each
+/// device buffer only from the first kernel that uses it to the last (an output is read
+/// back, then released), so the device never holds more than the point's memory. choose(), use() and run() may be called from several threads: a
 /// switch waits for a run in progress, and a run writes its outputs only once it has
 /// completed, so no output is ever half-written or mixed from two points.
 class Front {
@@ -101,9 +102,8 @@ class Front {
 
   /// Picks a point by the rule above and switches to it.
   Choice choose(long long memory_budget_bytes, double latency_target_ms = kNoTarget);
-  /// Switches to point `number`: builds its programs unless built before, releases the
-  /// current point's buffers, allocates the new one's. A point whose programs do not build
-  /// leaves the current point as it was.
+  /// Switches to point `number`: builds its programs unless built before. A point whose
+  /// programs do not build leaves the current point as it was.
   SwitchCost use(int number);
   /// The current point's number (0: none yet).
   int current() const;

@@ -72,28 +72,25 @@ int run_host(int argc, char** argv) {
   cl_command_queue queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &err);
   check(err, "clCreateCommandQueue");
   BuiltPlan built = build_plan(context, device, plan);
-  std::vector<cl_mem> mems = allocate_buffers(context, plan);
-  upload_and_poison(queue, plan, mems, inputs);
-
-  std::vector<double> times = run_plan(queue, plan, built, mems);
+  RunResult run = run_plan(context, queue, plan, built, inputs);
   double total_ms = 0;
   size_t t = 0;
   for (const StageInfo& stage : plan.stages)
     for (const KernelInfo& k : stage.kernels) {
-      std::printf("kernel %s: %.3f ms\n", k.name, times[t]);
-      total_ms += times[t++];
+      std::printf("kernel %s: %.3f ms\n", k.name, run.times[t]);
+      total_ms += run.times[t++];
     }
   std::printf("total: %.3f ms\n", total_ms);
+  // Each buffer is held from its first kernel to its last: the most held at once.
+  std::printf("device memory: %zu bytes at most\n", run.peak_bytes);
 
   bool all_ok = true;
-  for (size_t i = 0; i < mems.size(); ++i) {
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
     const BufferInfo& b = plan.buffers[i];
     if (b.role != 1) continue;
-    std::vector<char> data = read_buffer(queue, mems[i], b);
-    write_npy(out_dir + "/" + b.name + ".npy", b, data);
-    all_ok = check_output(b, data, expected_dir.empty() ? nullptr : &expected[i], rtol, atol) && all_ok;
+    write_npy(out_dir + "/" + b.name + ".npy", b, run.outputs[i]);
+    all_ok = check_output(b, run.outputs[i], expected_dir.empty() ? nullptr : &expected[i], rtol, atol) && all_ok;
   }
-  release(mems);
   release(built);
   clReleaseCommandQueue(queue);
   clReleaseContext(context);
