@@ -1,5 +1,5 @@
-// Host plans: a Module evaluated into plain numbers, its JSON form (plan.json, read back
-// checked), and its C++ tables for generated host code.
+// Host plans: a Module evaluated into plain numbers, and its JSON form (plan.json, read back
+// checked). Its C++ tables for generated host code are emit's (emit/tables.hpp).
 
 #include "liftc/codegen/host_plan.hpp"
 
@@ -354,49 +354,6 @@ HostPlan read_plan_json(const std::string& text, const std::string& where) {
   if (plan.stages.empty()) throw bad("no stages");
   if (plan.buffers_of(HostRole::Output).empty()) throw bad("no output buffer");
   return plan;
-}
-
-std::string cpp_string(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') out += {'\\', static_cast<char>(c)};
-    else if (c == '\n') out += "\\n";
-    else if (c < 0x20 || c >= 0x7f) out += fmt::format("\\{:03o}", c);  // octal: never runs into the next character
-    else if (c == '?') out += "\\?";                                       // no trigraphs
-    else out += static_cast<char>(c);
-  }
-  return out + "\"";
-}
-
-std::string plan_tables(const HostPlan& plan, const std::string& name) {
-  std::string out = fmt::format("const liftc_host::PlanInfo {} = {{\n    // buffers: name, elements, float, role (0 input, 1 output, 2 scratch), shape\n    {{\n", name);
-  for (const auto& b : plan.buffers)
-    out += fmt::format("        {{{}, {}, {}, {}, {{{}}}}},  // {}, {} bytes\n", cpp_string(b.name), b.elements,
-                       b.is_float ? "true" : "false", static_cast<int>(b.role), fmt::join(b.shape, ", "),
-                       role_name(b.role), b.elements * 4);
-  out += "    },\n    // stages: an OpenCL program each (source, build options) and its kernels in order\n    {\n";
-  for (const auto& s : plan.stages) {
-    if (s.source.find(kRawEnd) != std::string::npos) throw Error("kernel source contains the raw-string delimiter");
-    out += fmt::format("        {{R\"LIFTC(\n{})LIFTC\",\n         {},  // build options\n         {{\n", s.source,
-                       cpp_string(s.build_options));
-    for (const auto& k : s.kernels) {
-      std::vector<std::string> args, parameters;
-      for (const auto& a : k.args) args.push_back(fmt::format("{{{}, {}}}", a.buffer, a.value));
-      std::string library = "nullptr, {}, {}";  // a kernel: no library call
-      if (k.library) {
-        for (const auto& [kernel, name, value] : k.library->parameters)
-          parameters.push_back(fmt::format("{{{}, {}, {}}}", cpp_string(kernel), cpp_string(name), value));
-        library = fmt::format("{}, {{{}}}, {{{}}}", cpp_string(k.library->routine), fmt::join(k.library->sizes, ", "),
-                              fmt::join(parameters, ", "));
-      }
-      out += fmt::format("             {{{}, {}, {{{}}}, {{{}}}, {}, {{{}}}, {}}},\n", cpp_string(k.name), k.dims,
-                         fmt::join(k.global, ", "), fmt::join(k.local, ", "), k.has_local() ? "true" : "false",
-                         fmt::join(args, ", "), library);
-    }
-    out += "         }},\n";
-  }
-  out += "    },\n};\n";
-  return out;
 }
 
 }  // namespace liftc::codegen

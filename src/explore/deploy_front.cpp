@@ -73,7 +73,7 @@ void check_library_calls(const codegen::HostPlan& plan, const std::string& where
 
 }  // namespace
 
-std::vector<codegen::DeployPoint> read_front_folder(const std::string& dir_text) {
+std::vector<emit::DeployPoint> read_front_folder(const std::string& dir_text) {
   fs::path dir(dir_text);
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw Error(fmt::format("{}: no such folder", dir_text));
@@ -87,11 +87,11 @@ std::vector<codegen::DeployPoint> read_front_folder(const std::string& dir_text)
   if (rows.is_discarded() || !rows.is_array())
     throw Error(fmt::format("{}: not a JSON array of front points", pareto.string()));
   if (rows.empty()) throw Error(fmt::format("{}: the front has no point (no candidate validated)", pareto.string()));
-  std::vector<codegen::DeployPoint> points;
+  std::vector<emit::DeployPoint> points;
   for (std::size_t rank = 1; rank <= rows.size(); ++rank) {
     const json& row = rows[rank - 1];
     std::string where = fmt::format("{} (point {})", pareto.string(), rank);
-    codegen::DeployPoint p;
+    emit::DeployPoint p;
     try {
       if (!row.at("time_ms").is_number() || !row.at("memory_bytes").is_number_integer())
         throw Error(fmt::format("{}: no measured time or memory", where));
@@ -114,7 +114,7 @@ std::vector<codegen::DeployPoint> read_front_folder(const std::string& dir_text)
   return points;
 }
 
-std::vector<codegen::DeployPoint> regenerate_front(const std::string& db, std::int64_t run) {
+std::vector<emit::DeployPoint> regenerate_front(const std::string& db, std::int64_t run) {
   auto store = Store::open_existing(db);
   std::error_code ec;
   std::optional<RunRecord> record;
@@ -170,11 +170,11 @@ std::vector<codegen::DeployPoint> regenerate_front(const std::string& db, std::i
       build_candidate_space(parse::load_program(file), rules, as_written ? std::vector<std::string>{} : strategies,
                             !as_written, target);
 
-  std::vector<codegen::DeployPoint> points;
+  std::vector<emit::DeployPoint> points;
   for (std::size_t i : front) {
     const Evaluation& e = rows[i].evaluation;
     std::string where = fmt::format("{}: run {}, evaluation {}", db, run, e.id);
-    codegen::DeployPoint p;
+    emit::DeployPoint p;
     p.label = label_of(json::parse(evaluations_json({e})).at(0));
     p.time_ms = e.time_ms;
     p.spread_ms = e.spread_ms;

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "liftc/codegen/host.hpp"
+#include "liftc/emit/host.hpp"
 #include "liftc/explore/network.hpp"
 #include "liftc/explore/output.hpp"
 #include "liftc/io/tensor.hpp"
@@ -78,7 +78,7 @@ void write_network_front(const std::string& dir_text, const NetworkExploration& 
     codegen::Module m = network_module(net, net.front[rank], build_options);
     fs::path project = dir / "front" / std::to_string(rank + 1);
     create_folder(project);
-    codegen::write_host_project(m, project.string(), program_name);
+    emit::write_host_project(m, project.string(), program_name);
     std::vector<Evaluation> chosen_rows;
     for (std::size_t i = 0; i < net.layers.size(); ++i) chosen_rows.push_back(chosen(net, net.front[rank], i).evaluation);
     nlohmann::json layers = nlohmann::json::parse(evaluations_json(chosen_rows));

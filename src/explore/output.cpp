@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "liftc/codegen/host.hpp"
+#include "liftc/emit/host.hpp"
 #include "liftc/explore/evaluate.hpp"
 #include "liftc/explore/library.hpp"
 #include "liftc/support/file.hpp"
@@ -87,7 +87,7 @@ void write_front(const std::string& dir_text, const CandidateSpace& space, const
     }
     Generated g = generate_candidate(constraint_alternative(alt), x.candidate.point, build_options);
     // Each file written whole or an error (write_host_project writes through write_file).
-    codegen::write_host_project(g.module, project.string(), program_name);
+    emit::write_host_project(g.module, project.string(), program_name);
   }
   write_file((dir / "pareto.csv").string(), evaluations_csv(front_rows));
   write_file((dir / "pareto.json").string(), evaluations_json(front_rows));

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "liftc/codegen/host_plan.hpp"
+#include "liftc/emit/tables.hpp"
+#include "liftc/emit/template.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "run_helpers.hpp"
 
@@ -11,6 +13,8 @@ namespace liftc::codegen {
 namespace {
 
 using namespace ir;
+using emit::cpp_string;
+using emit::plan_tables;
 
 // y = a + b over 32 elements, then a padded copy of y: two kernels, three roles of buffer.
 Module two_kernels() {

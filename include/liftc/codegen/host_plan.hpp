@@ -4,7 +4,7 @@
 // program (source and build options) with the kernels enqueued from it in order (name,
 // NDRange, arguments). One Module is one stage; a network point (a kernel choice per
 // layer) is a stage per layer over one buffer table. The standalone host program
-// (host.hpp) and the deployed front (deploy.hpp) are both generated from host plans, and
+// (emit/host.hpp) and the deployed front (emit/deploy.hpp) are both generated from host plans, and
 // `liftc explore -o` keeps each front point's plan as plan.json beside its host program.
 
 #include <array>
@@ -106,12 +106,5 @@ std::string plan_json(const HostPlan& plan);
 /// NDRange divisible by its work-group size, shapes that hold their elements); a liftc::Error
 /// "WHERE: ..." naming the first problem.
 HostPlan read_plan_json(const std::string& text, const std::string& where);
-
-/// A C++ definition `const liftc_host::PlanInfo NAME = {...};` of the plan, for the
-/// generated host code (the types are in host_support.hpp's text).
-std::string plan_tables(const HostPlan& plan, const std::string& name);
-
-/// `text` as a C++ string literal ("..." with escapes), for generated code.
-std::string cpp_string(const std::string& text);
 
 }  // namespace liftc::codegen

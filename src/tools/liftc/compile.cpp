@@ -6,7 +6,8 @@
 
 #include "codegen_flags.hpp"
 #include "commands.hpp"
-#include "liftc/codegen/host.hpp"
+#include "liftc/emit/host.hpp"
+#include "liftc/emit/template.hpp"
 #include "liftc/codegen/module.hpp"
 #include "liftc/io/staged_directory.hpp"
 #include "pipeline.hpp"
@@ -42,13 +43,13 @@ void run_compile(const CompileOptions& o) {
   codegen::Module module = codegen::generate(checked, options);
 
   std::string name = std::filesystem::path(o.file).stem().string();
-  codegen::write_host_project(module, out.staging().string(), name);
+  emit::write_host_project(module, out.staging().string(), name);
   out.commit();
 
   print_module_summary(module);
   fmt::print("wrote {}/kernels.cl, main.cpp, CMakeLists.txt (build: cmake -S {} -B {}/build && cmake --build {}/build;"
              " run: {}/build/{} INPUT_DIR OUTPUT_DIR [--expected DIR])\n",
-             dir.string(), dir.string(), dir.string(), dir.string(), dir.string(), name);
+             dir.string(), dir.string(), dir.string(), dir.string(), dir.string(), emit::cmake_name(name));
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "liftc/codegen/deploy.hpp"
+#include "liftc/emit/deploy.hpp"
+#include "liftc/emit/template.hpp"
 #include "liftc/explore/deploy_front.hpp"
 #include "liftc/io/staged_directory.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -25,15 +26,6 @@ struct DeployOptions {
   bool force = false;
 };
 
-// `text` with every character that is not a letter, digit or underscore as '_' (a CMake
-// target and C++ name); "front" when nothing is left.
-std::string identifier(const std::string& text) {
-  std::string out;
-  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "front_" + out;
-  return out;
-}
-
 void run_deploy(const DeployOptions& o) {
   if (o.db.empty() && o.run >= 0) throw Error("--run N needs --db STORE");
   if (o.dir.empty() && o.db.empty())
@@ -46,10 +38,10 @@ void run_deploy(const DeployOptions& o) {
     throw Error(fmt::format("-o {}: exists; pass --force to replace its files", o.out_dir));
   io::StagedDirectory staged(o.out_dir, "-o");
 
-  std::vector<codegen::DeployPoint> points =
+  std::vector<emit::DeployPoint> points =
       o.db.empty() ? explore::read_front_folder(o.dir) : explore::regenerate_front(o.db, o.run);
-  std::string name = identifier(o.name.empty() ? fs::absolute(out).lexically_normal().filename().string() : o.name);
-  for (const auto& [file, text] : codegen::deploy_project(points, name)) write_file(staged.file(file).string(), text);
+  std::string name = emit::cmake_name(o.name.empty() ? fs::absolute(out).lexically_normal().filename().string() : o.name);
+  for (const auto& [file, text] : emit::deploy_project(points, name)) write_file(staged.file(file).string(), text);
   staged.commit();
 
   for (std::size_t i = 0; i < points.size(); ++i)

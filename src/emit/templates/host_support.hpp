@@ -1,12 +1,4 @@
-// The text of liftc_host: what the standalone host program and a deployed front share.
-
-#include "host_support.hpp"
-
-namespace liftc::codegen {
-
-namespace {
-
-constexpr const char* kSupport = R"HOST(#define CL_TARGET_OPENCL_VERSION 120
+#define CL_TARGET_OPENCL_VERSION 120
 #ifdef __APPLE__
 #include <OpenCL/opencl.h>
 #else
@@ -25,6 +17,7 @@ constexpr const char* kSupport = R"HOST(#define CL_TARGET_OPENCL_VERSION 120
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -153,8 +146,26 @@ inline std::string shape_text(const std::vector<long>& shape) {
   return text + (shape.size() == 1 ? ",)" : ")");
 }
 
+// What a path that is not a regular file is, for an error.
+inline std::string file_kind(std::filesystem::file_type type) {
+  switch (type) {
+    case std::filesystem::file_type::directory: return "a directory";
+    case std::filesystem::file_type::fifo: return "a pipe";
+    case std::filesystem::file_type::character: return "a character device";
+    case std::filesystem::file_type::block: return "a block device";
+    case std::filesystem::file_type::socket: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
 // Reads a little-endian float32/int32 C-order .npy file (format 1.0-3.0) of b's shape.
+// Only a regular file is read, as liftc eval --input reads: opening a pipe would wait
+// for a writer forever.
 inline std::vector<char> read_npy(const std::string& path, const BufferInfo& b) {
+  std::error_code ec;
+  std::filesystem::file_type type = std::filesystem::status(path, ec).type();
+  if (type != std::filesystem::file_type::regular && type != std::filesystem::file_type::not_found && !ec)
+    fail(path + " is " + file_kind(type) + ", not a .npy file (give a regular file)");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("cannot open " + path);
   char magic[8];
@@ -372,35 +383,44 @@ inline void release(std::vector<cl_mem>& mems) {
   mems.clear();
 }
 
-// One device buffer per plan buffer (contents undefined until upload_and_poison).
-inline std::vector<cl_mem> allocate_buffers(cl_context context, const PlanInfo& plan) {
-  std::vector<cl_mem> mems;
-  for (const BufferInfo& b : plan.buffers) {
-    cl_int err;
-    cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE, b.elements * 4, nullptr, &err);
-    if (err != CL_SUCCESS) {
-      release(mems);
-      check(err, std::string("allocating buffer ") + b.name);
-    }
-    mems.push_back(m);
+// A device buffer for `b`: an input holding `data`, any other buffer the poison, so an
+// element a run never writes shows.
+inline cl_mem make_buffer(cl_context context, cl_command_queue queue, const BufferInfo& b, const std::vector<char>& data) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE, b.elements * 4, nullptr, &err);
+  check(err, std::string("allocating buffer ") + b.name);
+  err = b.role == 0 ? clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, b.elements * 4, data.data(), 0, nullptr, nullptr)
+                    : clEnqueueFillBuffer(queue, m, &kPoison, 4, 0, b.elements * 4, 0, nullptr, nullptr);
+  if (err == CL_SUCCESS) err = clFinish(queue);
+  if (err != CL_SUCCESS) {
+    clReleaseMemObject(m);
+    check(err, std::string(b.role == 0 ? "writing " : "poisoning ") + b.name);
   }
-  return mems;
+  return m;
 }
 
-// Writes each input buffer's data (`inputs` by buffer index) and fills every output and
-// scratch buffer with the poison, so an element a run never writes shows.
-inline void upload_and_poison(cl_command_queue queue, const PlanInfo& plan, const std::vector<cl_mem>& mems,
-                              const std::vector<std::vector<char>>& inputs) {
-  for (size_t i = 0; i < plan.buffers.size(); ++i) {
-    const BufferInfo& b = plan.buffers[i];
-    if (b.role == 0)
-      check(clEnqueueWriteBuffer(queue, mems[i], CL_FALSE, 0, b.elements * 4, inputs[i].data(), 0, nullptr, nullptr),
-            std::string("writing ") + b.name);
-    else
-      check(clEnqueueFillBuffer(queue, mems[i], &kPoison, 4, 0, b.elements * 4, 0, nullptr, nullptr),
-            std::string("poisoning ") + b.name);
-  }
-  check(clFinish(queue), "uploading the inputs");
+// When a run needs each buffer: the first and the last step (a kernel or a library call,
+// counted over every stage in order) whose arguments name it. A buffer no step names is
+// needed by the first step only.
+struct Span {
+  size_t first = 0, last = 0;
+};
+
+inline std::vector<Span> buffer_spans(const PlanInfo& plan) {
+  std::vector<Span> spans(plan.buffers.size());
+  std::vector<bool> named(plan.buffers.size(), false);
+  size_t step = 0;
+  for (const StageInfo& stage : plan.stages)
+    for (const KernelInfo& k : stage.kernels) {
+      for (const ArgInfo& a : k.args) {
+        if (a.buffer < 0) continue;
+        size_t b = static_cast<size_t>(a.buffer);
+        if (!named[b]) spans[b].first = step, named[b] = true;
+        spans[b].last = step;
+      }
+      ++step;
+    }
+  return spans;
 }
 
 #ifdef LIFTC_HOST_CLBLAST
@@ -468,17 +488,35 @@ inline void call_library(cl_command_queue queue, const KernelInfo& k, const std:
 #endif
 }
 
-// Makes every library call of `plan` once on `mems` and waits: CLBlast compiles a routine's
-// kernels at its first call after its parameters change, which this pays for.
-inline void prime_library_calls(cl_command_queue queue, const PlanInfo& plan, const std::vector<cl_mem>& mems) {
+// Makes every library call of `plan` once and waits, each on buffers of its own made for
+// it and released after it (no more than that step holds in a run): CLBlast compiles a
+// routine's kernels at its first call after its parameters change, which this pays for.
+inline void prime_library_calls(cl_context context, cl_command_queue queue, const PlanInfo& plan) {
   for (const StageInfo& stage : plan.stages)
     for (const KernelInfo& k : stage.kernels) {
       if (!k.library) continue;
-      cl_event event = nullptr;
-      call_library(queue, k, mems, &event);
-      if (event) clReleaseEvent(event);
+      std::vector<cl_mem> mems(plan.buffers.size(), nullptr);
+      cl_int err = CL_SUCCESS;
+      try {
+        for (const ArgInfo& a : k.args) {
+          size_t b = static_cast<size_t>(a.buffer);
+          if (a.buffer < 0 || mems[b]) continue;
+          mems[b] = clCreateBuffer(context, CL_MEM_READ_WRITE, plan.buffers[b].elements * 4, nullptr, &err);
+          check(err, std::string("allocating buffer ") + plan.buffers[b].name);
+        }
+        cl_event event = nullptr;
+        call_library(queue, k, mems, &event);
+        if (event) clReleaseEvent(event);
+        err = clFinish(queue);
+      } catch (...) {
+        for (cl_mem m : mems)
+          if (m) clReleaseMemObject(m);
+        throw;
+      }
+      for (cl_mem m : mems)
+        if (m) clReleaseMemObject(m);
+      check(err, "running the library calls once");
     }
-  check(clFinish(queue), "running the library calls once");
 }
 
 // What a launch refused for its resources can say of why: the compiled kernel's own
@@ -497,56 +535,46 @@ inline std::string work_group_note(cl_command_queue queue, const KernelInfo& k, 
          "smaller work-group may run)";
 }
 
-// Runs every kernel of every stage in order, waiting for each; returns each kernel's time
-// (OpenCL event profiling, ms), in order. A library call may enqueue several kernels and
+// Runs one step (kernel `kernel`, or a library call) on `mems` and waits for it; returns
+// its time (OpenCL event profiling, ms). A library call may enqueue several kernels and
 // gives the event of its last one only: it is timed from a marker enqueued before it.
-inline std::vector<double> run_plan(cl_command_queue queue, const PlanInfo& plan, const BuiltPlan& built,
-                                    const std::vector<cl_mem>& mems) {
-  std::vector<double> times;
-  for (size_t s = 0; s < plan.stages.size(); ++s) {
-    for (size_t i = 0; i < plan.stages[s].kernels.size(); ++i) {
-      const KernelInfo& k = plan.stages[s].kernels[i];
-      if (k.library) {
-        cl_event before, event = nullptr;
-        check(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &before), "enqueueing a marker");
-        try {
-          call_library(queue, k, mems, &event);
-        } catch (...) {
-          clReleaseEvent(before);
-          throw;
-        }
-        cl_int waited = clFinish(queue);
-        cl_ulong start = 0, end = 0;
-        clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END, sizeof(start), &start, nullptr);
-        if (event) clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
-        clReleaseEvent(before);
-        if (event) clReleaseEvent(event);
-        check(waited, std::string("running ") + k.library);
-        times.push_back(end > start ? double(end - start) * 1e-6 : 0.0);
-        continue;
-      }
-      cl_kernel kernel = built.kernels[s][i];
-      for (size_t a = 0; a < k.args.size(); ++a) {
-        const ArgInfo& arg = k.args[a];
-        cl_int err = arg.buffer >= 0
-                         ? clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(cl_mem), &mems[static_cast<size_t>(arg.buffer)])
-                         : clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(int), &arg.value);
-        check(err, std::string("setting argument of ") + k.name);
-      }
-      cl_event event;
-      cl_int launched =
-          clEnqueueNDRangeKernel(queue, kernel, k.dims, nullptr, k.global, k.has_local ? k.local : nullptr, 0, nullptr, &event);
-      check(launched, std::string("launching ") + k.name + work_group_note(queue, k, kernel, launched));
-      cl_int waited = clWaitForEvents(1, &event);
-      cl_ulong start = 0, end = 0;
-      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
-      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
-      clReleaseEvent(event);
-      check(waited, std::string("running ") + k.name);
-      times.push_back(double(end - start) * 1e-6);
+inline double run_step(cl_command_queue queue, const KernelInfo& k, cl_kernel kernel, const std::vector<cl_mem>& mems) {
+  if (k.library) {
+    cl_event before, event = nullptr;
+    check(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &before), "enqueueing a marker");
+    try {
+      call_library(queue, k, mems, &event);
+    } catch (...) {
+      clReleaseEvent(before);
+      throw;
     }
+    cl_int waited = clFinish(queue);
+    cl_ulong start = 0, end = 0;
+    clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END, sizeof(start), &start, nullptr);
+    if (event) clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+    clReleaseEvent(before);
+    if (event) clReleaseEvent(event);
+    check(waited, std::string("running ") + k.library);
+    return end > start ? double(end - start) * 1e-6 : 0.0;
   }
-  return times;
+  for (size_t a = 0; a < k.args.size(); ++a) {
+    const ArgInfo& arg = k.args[a];
+    cl_int err = arg.buffer >= 0
+                     ? clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(cl_mem), &mems[static_cast<size_t>(arg.buffer)])
+                     : clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(int), &arg.value);
+    check(err, std::string("setting argument of ") + k.name);
+  }
+  cl_event event;
+  cl_int launched =
+      clEnqueueNDRangeKernel(queue, kernel, k.dims, nullptr, k.global, k.has_local ? k.local : nullptr, 0, nullptr, &event);
+  check(launched, std::string("launching ") + k.name + work_group_note(queue, k, kernel, launched));
+  cl_int waited = clWaitForEvents(1, &event);
+  cl_ulong start = 0, end = 0;
+  clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
+  clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+  clReleaseEvent(event);
+  check(waited, std::string("running ") + k.name);
+  return double(end - start) * 1e-6;
 }
 
 // Reads a whole buffer back.
@@ -555,6 +583,59 @@ inline std::vector<char> read_buffer(cl_command_queue queue, cl_mem mem, const B
   check(clEnqueueReadBuffer(queue, mem, CL_TRUE, 0, data.size(), data.data(), 0, nullptr, nullptr),
         std::string("reading ") + b.name);
   return data;
+}
+
+// What a run gives: each output's data (by buffer index; empty for the other buffers), each
+// step's time in order (ms), and the most bytes of device buffers it held at once.
+struct RunResult {
+  std::vector<std::vector<char>> outputs;
+  std::vector<double> times;
+  size_t peak_bytes = 0;
+};
+
+// Runs every step of every stage in order, holding each buffer only while the run needs it
+// (buffer_spans): it is made before its first step (an input holding `inputs[i]`, any other
+// buffer the poison), and after its last step an output is read back, then it is released.
+// The device then holds at once the buffers of the step that runs and those alive across
+// it, as liftc's memory objective counts them (a network: each buffer freed after its last
+// reader), and the most it held is RunResult::peak_bytes.
+inline RunResult run_plan(cl_context context, cl_command_queue queue, const PlanInfo& plan, const BuiltPlan& built,
+                          const std::vector<std::vector<char>>& inputs) {
+  std::vector<Span> spans = buffer_spans(plan);
+  std::vector<cl_mem> mems(plan.buffers.size(), nullptr);
+  RunResult result;
+  result.outputs.resize(plan.buffers.size());
+  size_t held = 0, step = 0;
+  try {
+    for (size_t s = 0; s < plan.stages.size(); ++s)
+      for (size_t i = 0; i < plan.stages[s].kernels.size(); ++i, ++step) {
+        for (size_t b = 0; b < plan.buffers.size(); ++b) {
+          if (spans[b].first != step) continue;
+          mems[b] = make_buffer(context, queue, plan.buffers[b], inputs[b]);
+          held += plan.buffers[b].elements * 4;
+        }
+        result.peak_bytes = std::max(result.peak_bytes, held);
+        result.times.push_back(run_step(queue, plan.stages[s].kernels[i], built.kernels[s][i], mems));
+        for (size_t b = 0; b < plan.buffers.size(); ++b) {
+          if (spans[b].last != step) continue;
+          if (plan.buffers[b].role == 1) result.outputs[b] = read_buffer(queue, mems[b], plan.buffers[b]);
+          clReleaseMemObject(mems[b]);
+          mems[b] = nullptr;
+          held -= plan.buffers[b].elements * 4;
+        }
+      }
+  } catch (...) {
+    for (cl_mem m : mems)
+      if (m) clReleaseMemObject(m);
+    throw;
+  }
+  // A plan without steps writes nothing: its outputs hold the poison.
+  for (size_t b = 0; b < plan.buffers.size(); ++b)
+    if (plan.buffers[b].role == 1 && step == 0)
+      for (size_t e = 0; e < plan.buffers[b].elements; ++e)
+        result.outputs[b].insert(result.outputs[b].end(), reinterpret_cast<const char*>(&kPoison),
+                                 reinterpret_cast<const char*>(&kPoison) + 4);
+  return result;
 }
 
 // A host's main: runs `run` with SIGXFSZ ignored (a write over a file-size limit then fails
@@ -572,10 +653,3 @@ inline int host_main(int (*run)(int, char**), int argc, char** argv) {
 }
 
 }  // namespace liftc_host
-)HOST";
-
-}  // namespace
-
-std::string host_support_text() { return kSupport; }
-
-}  // namespace liftc::codegen

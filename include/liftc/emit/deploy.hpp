@@ -5,7 +5,8 @@
 // (DySR's point: an app's budget changes while it runs), and a `demo` executable. The
 // library and demo are fixed text over the shared host text; what differs from front to
 // front (kernels, launches, buffers, measured times and memory) is generated from the
-// points. A point may hold several stages (a network: a kernel choice per layer).
+// points. A point may hold several stages (a network: a kernel choice per layer). The fixed
+// text is templates/deploy/*; the shared host text templates/host_support.hpp.
 
 #include <cstdint>
 #include <string>
@@ -14,7 +15,7 @@
 
 #include "liftc/codegen/host_plan.hpp"
 
-namespace liftc::codegen {
+namespace liftc::emit {
 
 /// One point of a front to deploy.
 struct DeployPoint {
@@ -22,7 +23,7 @@ struct DeployPoint {
   double time_ms = 0;             // measured median of one run (all kernels)
   double spread_ms = 0;           // half the range of the timed runs
   std::int64_t memory_bytes = 0;  // the front's memory objective (the plan's global bytes)
-  HostPlan plan;
+  codegen::HostPlan plan;
 };
 
 /// Checks that `points` can stand for each other: at least one, every one with the inputs
@@ -32,8 +33,10 @@ void check_deployable(const std::vector<DeployPoint>& points);
 
 /// The files of the deployed project (relative path, text): CMakeLists.txt, front.hpp,
 /// front.cpp, front_data.hpp, points.cpp, liftc_host.hpp, demo.cpp, README.md.
-/// `name` names the library (lib<name>_front) and the README's title.
+/// `name` names the library (lib<cmake_name(name)>_front) and the README's title. Every
+/// label goes into points.cpp as a comment's text and a string literal, into README.md as
+/// Markdown text (template.hpp escapes each).
 std::vector<std::pair<std::string, std::string>> deploy_project(const std::vector<DeployPoint>& points,
                                                                 const std::string& name);
 
-}  // namespace liftc::codegen
+}  // namespace liftc::emit

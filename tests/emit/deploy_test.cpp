@@ -13,15 +13,16 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "liftc/codegen/deploy.hpp"
+#include "liftc/emit/deploy.hpp"
 #include "liftc/io/tensor.hpp"
 #include "liftc/support/file.hpp"
-#include "run_helpers.hpp"
+#include "../codegen/run_helpers.hpp"
 
-namespace liftc::codegen {
+namespace liftc::emit {
 namespace {
 
 using namespace ir;
+using namespace codegen;
 
 Expr add(Expr a, Expr b) { return make_call(Prim::Add, {}, {std::move(a), std::move(b)}); }
 Expr twice(Expr a) { return make_call(Prim::Mul, {}, {std::move(a), make_float(2.0)}); }
@@ -89,4 +90,4 @@ TEST(HostProgram, DeployedFrontChoosesOneAndTwoStagePoints) {
 }
 
 }  // namespace
-}  // namespace liftc::codegen
+}  // namespace liftc::emit
