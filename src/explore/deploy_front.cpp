@@ -56,29 +56,29 @@ std::string label_of(const json& row, const std::string& where) {
                      point.empty() ? "(no parameters)" : point);
 }
 
-// The bytes of the buffers that the stage using the most of them uses: a point holds at
-// least these at once, however its buffers are freed between stages.
-std::int64_t largest_stage_bytes(const codegen::HostPlan& plan) {
+// The bytes of the buffers that the kernel (or library call) using the most of them uses:
+// a point holds at least these at once, however its buffers are freed between kernels.
+std::int64_t largest_kernel_bytes(const codegen::HostPlan& plan) {
   std::int64_t most = 0;
-  for (const auto& stage : plan.stages) {
-    std::set<int> used;
-    for (const auto& k : stage.kernels)
+  for (const auto& stage : plan.stages)
+    for (const auto& k : stage.kernels) {
+      std::set<int> used;
       for (const auto& a : k.args)
         if (a.buffer >= 0) used.insert(a.buffer);
-    std::int64_t bytes = 0;
-    for (int b : used) bytes += plan.buffers[static_cast<std::size_t>(b)].elements * 4;
-    most = std::max(most, bytes);
-  }
+      std::int64_t bytes = 0;
+      for (int b : used) bytes += plan.buffers[static_cast<std::size_t>(b)].elements * 4;
+      most = std::max(most, bytes);
+    }
   return most;
 }
 
 // A point's memory is what a budget is checked against: it must be what its plan allocates.
 // A single program's point allocates every buffer of its plan (a CLBlast call adds its own
-// workspace, which the runner measured); a network's holds at least its largest stage's
-// buffers and at most all of them.
-void check_memory(const codegen::DeployPoint& p, const std::string& where, const std::string& plan_path) {
+// workspace, which the runner measured); a `network`'s point (its peak, each buffer freed
+// after its last reader) holds at least its largest kernel's buffers and at most all of them.
+void check_memory(const codegen::DeployPoint& p, bool network, const std::string& where, const std::string& plan_path) {
   std::int64_t all = p.plan.global_bytes();
-  std::int64_t least = p.plan.stages.size() == 1 ? all : largest_stage_bytes(p.plan);
+  std::int64_t least = network ? largest_kernel_bytes(p.plan) : all;
   std::int64_t most = p.plan.calls_library() ? INT64_MAX : all;
   if (p.memory_bytes >= least && p.memory_bytes <= most) return;
   std::string allocated = most == INT64_MAX ? fmt::format("at least {}", least)
@@ -125,7 +125,7 @@ std::vector<codegen::DeployPoint> read_front_folder(const std::string& dir_text)
                               "or deploy from its store with --db STORE --run N)",
                               plan.string()));
     p.plan = codegen::read_plan_json(read_regular_file(plan.string(), "plan.json", kMaxFile), plan.string());
-    check_memory(p, where, plan.string());
+    check_memory(p, row.contains("layers"), where, plan.string());
     points.push_back(std::move(p));
   }
   return points;
