@@ -340,7 +340,13 @@ HostPlan read_plan_json(const std::string& text, const std::string& where) {
             if (it == index.end()) throw bad(fmt::format("kernel {}: an argument names no buffer of the plan ({})", k.name, name));
             k.args.push_back({it->second, 0});
           } else {
-            k.args.push_back({-1, ja.at("int").get<std::int32_t>()});
+            // Checked before it is narrowed: 4294967297 is not an int (it would become 1).
+            const json& v = ja.at("int");
+            bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= INT32_MAX
+                        : v.is_number_integer() ? v.get<std::int64_t>() >= INT32_MIN && v.get<std::int64_t>() <= INT32_MAX
+                                                : false;
+            if (!fits) throw bad(fmt::format("kernel {}: the int argument {} is not a whole number of 32 bits", k.name, v.dump()));
+            k.args.push_back({-1, static_cast<std::int32_t>(v.get<std::int64_t>())});
           }
         }
         s.kernels.push_back(std::move(k));

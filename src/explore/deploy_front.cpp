@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -37,11 +38,16 @@ constexpr std::uint64_t kMaxFile = std::uint64_t(256) << 20;
 // so a point read from a folder and one generated from its store have the same label.
 // A network's row (pareto.json of a network, one row per layer under "layers") is labelled
 // by its layers' choices: "conv1: conv-chw #1: ...; pooled: lower-glb2 #1: ...".
-std::string label_of(const json& row) {
+// A layer's row is a single program's (no layers of its own: a folder edited to nest them,
+// however deep, is refused here, not followed).
+std::string label_of(const json& row, const std::string& where) {
   if (row.contains("layers")) {
     std::string label;
-    for (const json& layer : row.at("layers"))
-      label += fmt::format("{}{}: {}", label.empty() ? "" : "; ", layer.at("layer").get<std::string>(), label_of(layer));
+    for (const json& layer : row.at("layers")) {
+      if (layer.contains("layers")) throw Error(fmt::format("{}: a layer's row holds layers of its own", where));
+      label += fmt::format("{}{}: {}", label.empty() ? "" : "; ", layer.at("layer").get<std::string>(),
+                           label_of(layer, where));
+    }
     return label;
   }
   std::string point;
@@ -71,6 +77,38 @@ void check_library_calls(const codegen::HostPlan& plan, const std::string& where
     }
 }
 
+// The bytes of the buffers that the kernel (or library call) using the most of them uses:
+// a point holds at least these at once, however its buffers are freed between kernels.
+std::int64_t largest_kernel_bytes(const codegen::HostPlan& plan) {
+  std::int64_t most = 0;
+  for (const auto& stage : plan.stages)
+    for (const auto& k : stage.kernels) {
+      std::set<int> used;
+      for (const auto& a : k.args)
+        if (a.buffer >= 0) used.insert(a.buffer);
+      std::int64_t bytes = 0;
+      for (int b : used) bytes += plan.buffers[static_cast<std::size_t>(b)].elements * 4;
+      most = std::max(most, bytes);
+    }
+  return most;
+}
+
+// A point's memory is what a budget is checked against: it must be what its plan allocates.
+// A single program's point allocates every buffer of its plan (a CLBlast call adds its own
+// workspace, which the runner measured); a `network`'s point (its peak, each buffer freed
+// after its last reader) holds at least its largest kernel's buffers and at most all of them.
+void check_memory(const emit::DeployPoint& p, bool network, const std::string& where, const std::string& plan_path) {
+  std::int64_t all = p.plan.global_bytes();
+  std::int64_t least = network ? largest_kernel_bytes(p.plan) : all;
+  std::int64_t most = p.plan.calls_library() ? INT64_MAX : all;
+  if (p.memory_bytes >= least && p.memory_bytes <= most) return;
+  std::string allocated = most == INT64_MAX ? fmt::format("at least {}", least)
+                          : least == most   ? fmt::format("{}", least)
+                                            : fmt::format("{} to {}", least, most);
+  throw Error(fmt::format("{}: its memory_bytes {} is not what its plan {} allocates ({} bytes)", where, p.memory_bytes,
+                          plan_path, allocated));
+}
+
 }  // namespace
 
 std::vector<emit::DeployPoint> read_front_folder(const std::string& dir_text) {
@@ -98,7 +136,7 @@ std::vector<emit::DeployPoint> read_front_folder(const std::string& dir_text) {
       p.time_ms = row.at("time_ms").get<double>();
       p.spread_ms = row.at("spread_ms").is_number() ? row.at("spread_ms").get<double>() : 0.0;
       p.memory_bytes = row.at("memory_bytes").get<std::int64_t>();
-      p.label = label_of(row);
+      p.label = label_of(row, where);
     } catch (const json::exception& e) {
       throw Error(fmt::format("{}: malformed ({})", where, e.what()));
     }
@@ -109,6 +147,7 @@ std::vector<emit::DeployPoint> read_front_folder(const std::string& dir_text) {
                               plan.string()));
     p.plan = codegen::read_plan_json(read_regular_file(plan.string(), "plan.json", kMaxFile), plan.string());
     check_library_calls(p.plan, plan.string());
+    check_memory(p, row.contains("layers"), where, plan.string());
     points.push_back(std::move(p));
   }
   return points;
@@ -175,7 +214,7 @@ std::vector<emit::DeployPoint> regenerate_front(const std::string& db, std::int6
     const Evaluation& e = rows[i].evaluation;
     std::string where = fmt::format("{}: run {}, evaluation {}", db, run, e.id);
     emit::DeployPoint p;
-    p.label = label_of(json::parse(evaluations_json({e})).at(0));
+    p.label = label_of(json::parse(evaluations_json({e})).at(0), where);
     p.time_ms = e.time_ms;
     p.spread_ms = e.spread_ms;
     p.memory_bytes = e.memory_bytes;

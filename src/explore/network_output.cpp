@@ -8,7 +8,6 @@
 #include "liftc/emit/host.hpp"
 #include "liftc/explore/network.hpp"
 #include "liftc/explore/output.hpp"
-#include "liftc/io/tensor.hpp"
 #include "liftc/support/file.hpp"
 
 namespace liftc::explore {
@@ -46,12 +45,15 @@ std::vector<Evaluation> network_rows(const NetworkExploration& net, const Proble
     e.spread_ms = p.objectives.spread_ms;
     e.memory_bytes = static_cast<std::int64_t>(p.objectives.memory);
     e.shapes = network.shapes;
+    e.version = kLiftcVersion;  // composed by this liftc, now
+    e.created = utc_now();
     std::vector<std::string> layers;
     for (std::size_t i = 0; i < net.layers.size(); ++i) {
       const Evaluation& chosen_row = chosen(net, p, i).evaluation;
       if (chosen_row.status == status::Cut) e.status = status::Cut;  // a layer timed once
       e.device = chosen_row.device;
       e.driver = chosen_row.driver;
+      e.machine = chosen_row.machine;
       layers.push_back(fmt::format("{}: {}", net.layers[i].name, choice_text(chosen_row)));
     }
     e.point = fmt::format("{}", fmt::join(layers, "; "));
@@ -68,9 +70,8 @@ namespace {
 void write_network_front(const std::string& dir_text, const NetworkExploration& net, const Problem& network,
                          std::int64_t run, const std::string& program_name, const std::string& build_options) {
   fs::path dir(dir_text);
-  for (const char* sub : {"front", "inputs", "expected"}) create_folder(dir / sub);
-  for (const auto& [name, t] : network.inputs) io::write_npy((dir / "inputs" / (name + ".npy")).string(), t);
-  for (const auto& [name, t] : network.reference) io::write_npy((dir / "expected" / (name + ".npy")).string(), t);
+  create_folder(dir / "front");
+  write_inputs_and_expected(dir_text, network);
 
   std::vector<Evaluation> front = network_rows(net, network, run);
   nlohmann::json points = nlohmann::json::array();
@@ -91,21 +92,27 @@ void write_network_front(const std::string& dir_text, const NetworkExploration& 
     points.push_back({{"rank", rank + 1}, {"status", e.status}, {"time_ms", e.time_ms}, {"spread_ms", e.spread_ms},
                       {"memory_bytes", e.memory_bytes}, {"layers", layers}});
   }
+  // Every layer's rows, each with its layer (a layer of the shape of an earlier one has
+  // none: it took that layer's, pareto.json's explored_as says which).
   std::vector<Evaluation> rows;
+  std::vector<std::string> row_layers;
   for (std::size_t i = 0; i < net.layers.size(); ++i)
     if (net.layers[i].same_as == i)
-      for (const auto& x : net.results[i]->loop.explored) rows.push_back(x.evaluation);
+      for (const auto& x : net.results[i]->loop.explored) {
+        rows.push_back(x.evaluation);
+        row_layers.push_back(net.layers[i].name);
+      }
   write_file((dir / "pareto.csv").string(), evaluations_csv(front));
   write_file((dir / "pareto.json").string(),
              points.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  write_file((dir / "evaluated.csv").string(), evaluations_csv(rows));
+  write_file((dir / "evaluated.csv").string(), evaluations_csv(rows, row_layers));
 }
 
 }  // namespace
 
 void write_network_outputs(const std::string& dir_text, const NetworkExploration& net, const Problem& network,
                            std::int64_t run, const std::string& program_name, const std::string& build_options) {
-  replace_outputs(dir_text, output_names(true),
+  replace_outputs(dir_text, output_names(),
                   [&] { write_network_front(dir_text, net, network, run, program_name, build_options); });
 }
 

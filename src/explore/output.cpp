@@ -20,6 +20,8 @@
 #include "liftc/emit/host.hpp"
 #include "liftc/explore/evaluate.hpp"
 #include "liftc/explore/library.hpp"
+#include "liftc/io/tensor.hpp"
+#include "liftc/support/diagnostic.hpp"
 #include "liftc/support/file.hpp"
 
 namespace liftc::explore {
@@ -54,8 +56,8 @@ nlohmann::json row_json(const Evaluation& e) {
           {"time_ms", status_valid(e.status) ? real(e.time_ms) : nlohmann::json()},
           {"spread_ms", status_valid(e.status) ? real(e.spread_ms) : nlohmann::json()},
           {"samples_ms", e.samples_ms}, {"memory_bytes", e.memory_bytes}, {"device", e.device},
-          {"driver", e.driver}, {"shapes", e.shapes},     {"liftc_version", e.version},
-          {"created", e.created}};
+          {"driver", e.driver}, {"machine", e.machine},   {"shapes", e.shapes},
+          {"liftc_version", e.version}, {"created", e.created}};
 }
 
 void create_folder(const fs::path& dir) {
@@ -64,11 +66,14 @@ void create_folder(const fs::path& dir) {
   if (ec) throw Error(fmt::format("cannot create the folder {}: {}", dir.string(), ec.message()));
 }
 
-// The front's host programs (front/<rank>/) and the three tables, into `dir_text`.
+// The front's host programs (front/<rank>/), the program's inputs and expected outputs, and
+// the three tables, into `dir_text`.
 void write_front(const std::string& dir_text, const CandidateSpace& space, const std::vector<Explored>& explored,
-                 const std::vector<std::size_t>& front, const std::string& program_name, const std::string& build_options) {
+                 const std::vector<std::size_t>& front, const Problem& problem, const std::string& program_name,
+                 const std::string& build_options) {
   fs::path dir(dir_text);
   create_folder(dir / "front");
+  write_inputs_and_expected(dir_text, problem);
   std::vector<Evaluation> rows, front_rows;
   for (const auto& x : explored) rows.push_back(x.evaluation);
   for (std::size_t rank = 0; rank < front.size(); ++rank) {
@@ -96,18 +101,30 @@ void write_front(const std::string& dir_text, const CandidateSpace& space, const
 
 }  // namespace
 
-std::string evaluations_csv(const std::vector<Evaluation>& rows) {
-  std::string out =
-      "id,run,status,time_ms,spread_ms,memory_bytes,strategy,alternative,point,reason,device,driver,shapes,key,"
-      "liftc_version,created\n";
-  for (const auto& e : rows) {
+std::string evaluations_csv(const std::vector<Evaluation>& rows, const std::vector<std::string>& layers) {
+  LIFTC_ASSERT(layers.empty() || layers.size() == rows.size(), "a layer name for every row, or none");
+  std::string out = fmt::format(
+      "{}id,run,status,time_ms,spread_ms,memory_bytes,strategy,alternative,point,reason,device,driver,machine,shapes,"
+      "key,liftc_version,created\n",
+      layers.empty() ? "" : "layer,");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Evaluation& e = rows[i];
     bool valid = status_valid(e.status);
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", e.id, e.run, e.status,
+    out += fmt::format("{}{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                       layers.empty() ? "" : csv_field(layers[i]) + ",", e.id, e.run, e.status,
                        valid ? number(e.time_ms) : "", valid ? number(e.spread_ms) : "", e.memory_bytes,
                        csv_field(e.strategy), e.alternative, csv_field(e.point), csv_field(e.reason),
-                       csv_field(e.device), csv_field(e.driver), csv_field(e.shapes), e.key, e.version, e.created);
+                       csv_field(e.device), csv_field(e.driver), csv_field(e.machine), csv_field(e.shapes), e.key,
+                       csv_field(e.version), csv_field(e.created));
   }
   return out;
+}
+
+void write_inputs_and_expected(const std::string& dir_text, const Problem& problem) {
+  fs::path dir(dir_text);
+  for (const char* sub : {"inputs", "expected"}) create_folder(dir / sub);
+  for (const auto& [name, t] : problem.inputs) io::write_npy((dir / "inputs" / (name + ".npy")).string(), t);
+  for (const auto& [name, t] : problem.reference) io::write_npy((dir / "expected" / (name + ".npy")).string(), t);
 }
 
 Point parse_point(const Alternative& alt, const std::string& text, const std::string& where) {
@@ -177,24 +194,32 @@ OutputLock::~OutputLock() {
   if (fd_ >= 0) ::close(fd_);  // the flock goes with the descriptor
 }
 
-OutputLock check_output_dir(const std::string& dir_text, bool force, bool network) {
+OutputLock lock_output_dir(const std::string& dir_text, const std::string& flag) {
   fs::path dir(dir_text);
   std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw Error(fmt::format("-o {}: exists and is not a folder", dir_text));
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw Error(fmt::format("{} {}: exists and is not a folder", flag, dir_text));
   fs::create_directories(dir, ec);
-  if (ec) throw Error(fmt::format("-o {}: cannot create the folder: {}", dir_text, ec.message()));
+  if (ec) throw Error(fmt::format("{} {}: cannot create the folder: {}", flag, dir_text, ec.message()));
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw Error(fmt::format("-o {}: cannot open the folder: {}", dir_text, std::strerror(errno)));
+  if (fd < 0) throw Error(fmt::format("{} {}: cannot open the folder: {}", flag, dir_text, std::strerror(errno)));
   OutputLock held(fd);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK)
-      throw Error(fmt::format("-o {}: another liftc explore is writing into this folder; wait for it to end, or give "
-                              "another folder",
-                              dir_text));
-    throw Error(fmt::format("-o {}: cannot lock the folder: {}", dir_text, std::strerror(errno)));
+      throw Error(fmt::format("{} {}: another liftc explore or deploy is writing into this folder; wait for it to end, "
+                              "or give another folder",
+                              flag, dir_text));
+    throw Error(fmt::format("{} {}: cannot lock the folder: {}", flag, dir_text, std::strerror(errno)));
   }
+  return held;
+}
+
+OutputLock check_output_dir(const std::string& dir_text, bool force) {
+  fs::path dir(dir_text);
+  std::error_code ec;
+  OutputLock held = lock_output_dir(dir_text, "-o");
   if (!force)
-    for (const auto& name : output_names(network))
+    for (const auto& name : output_names())
       if (fs::exists(dir / name, ec))
         throw Error(fmt::format("-o {}: {} exists; pass --force to overwrite the exploration's files", dir_text,
                                 (dir / name).string()));
@@ -208,10 +233,8 @@ OutputLock check_output_dir(const std::string& dir_text, bool force, bool networ
   return held;
 }
 
-std::vector<std::string> output_names(bool network) {
-  std::vector<std::string> names = {"pareto.csv", "pareto.json", "evaluated.csv", "front"};
-  if (network) names.insert(names.end(), {"inputs", "expected"});
-  return names;
+std::vector<std::string> output_names() {
+  return {"pareto.csv", "pareto.json", "evaluated.csv", "front", "inputs", "expected"};
 }
 
 void replace_outputs(const std::string& dir_text, const std::vector<std::string>& names, const std::function<void()>& write) {
@@ -230,10 +253,10 @@ void replace_outputs(const std::string& dir_text, const std::vector<std::string>
 }
 
 void write_outputs(const std::string& dir_text, const CandidateSpace& space, const std::vector<Explored>& explored,
-                   const std::vector<std::size_t>& front, const std::string& program_name,
+                   const std::vector<std::size_t>& front, const Problem& problem, const std::string& program_name,
                    const std::string& build_options) {
-  replace_outputs(dir_text, output_names(false),
-                  [&] { write_front(dir_text, space, explored, front, program_name, build_options); });
+  replace_outputs(dir_text, output_names(),
+                  [&] { write_front(dir_text, space, explored, front, problem, program_name, build_options); });
 }
 
 }  // namespace liftc::explore

@@ -4,18 +4,100 @@
 #include "liftc/explore/library.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <optional>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "liftc/explore/constraint_space.hpp"
 #include "liftc/explore/stored_target.hpp"
 #include "liftc/support/file.hpp"
+#include "liftc/support/interrupt_cleanup.hpp"
 
 namespace liftc::explore {
+
+namespace {
+
+constexpr const char* kWorkPrefix = "liftc-explore-";
+
+// The store's path as work folders name it: absolute, without . or .. or links.
+std::string store_identity(const std::string& db) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(db, ec), ec);
+  return ec ? std::filesystem::absolute(db, ec).lexically_normal().string() : p.string();
+}
+
+// Removes `folder` when it is a work folder of the store `identity` whose process is gone:
+// a folder (not a link) of this user, named liftc-explore-<digits>, whose `owner` file is not
+// locked and names the store.
+void remove_if_abandoned(const std::filesystem::path& folder, const std::string& identity) {
+  std::string name = folder.filename().string();
+  if (name.rfind(kWorkPrefix, 0) != 0 || name.size() == std::strlen(kWorkPrefix) ||
+      name.find_first_not_of("0123456789", std::strlen(kWorkPrefix)) != std::string::npos)
+    return;
+  struct stat st {};
+  if (::lstat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) return;
+  int fd = ::open((folder / "owner").c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;  // not liftc's, or one being made
+  bool abandoned = false;
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    // Locked here: its process is gone (or has not locked it yet, and then it names no store).
+    char buffer[4096];
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    abandoned = n > 0 && std::string(buffer, static_cast<std::size_t>(n)) == identity + "\n";
+  }
+  if (abandoned) {
+    std::error_code ec;
+    std::filesystem::remove_all(folder, ec);
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
+WorkFolder::WorkFolder(const std::string& db) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path tmp = fs::temp_directory_path(ec);
+  if (ec) throw Error(fmt::format("no temporary folder for the candidates' bundles: {}", ec.message()));
+  fs::path path = tmp / fmt::format("{}{}", kWorkPrefix, ::getpid());
+  path_ = path.string();
+  fs::remove_all(path, ec);  // left by a process killed with -9 that had this process id
+  fs::create_directories(path, ec);
+  if (ec) throw Error(fmt::format("cannot create the work folder {}: {}", path_, ec.message()));
+  remove_on_interrupt(path_);
+  std::string identity = store_identity(db);
+  // Locked before it names the store: a folder that names one is its live owner's.
+  owner_fd_ = ::open((path / "owner").c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  std::string line = identity + "\n";
+  if (owner_fd_ < 0 || ::flock(owner_fd_, LOCK_EX) != 0 ||
+      ::write(owner_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+    std::string why = std::strerror(errno);
+    if (owner_fd_ >= 0) ::close(owner_fd_);
+    forget_on_interrupt(path_);
+    fs::remove_all(path, ec);
+    throw Error(fmt::format("cannot create the work folder {}: {}", path_, why));
+  }
+  for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path() != path) remove_if_abandoned(it->path(), identity);
+}
+
+WorkFolder::~WorkFolder() {
+  forget_on_interrupt(path_);
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+  if (owner_fd_ >= 0) ::close(owner_fd_);
+  owner_fd_ = -1;
+}
 
 std::string json_reason(const nlohmann::json::exception& e) {
   std::string_view what = e.what();

@@ -123,6 +123,8 @@ struct Connection {
     return out;
   }
   void check_schema();
+  int user_version();
+  void check_format();
 };
 
 // A prepared statement that finalizes itself.
@@ -204,6 +206,22 @@ void Connection::check_schema() {
   }
 }
 
+int Connection::user_version() {
+  Statement s(*this, "PRAGMA user_version");
+  return s.step() ? static_cast<int>(s.integer(0).value_or(0)) : 0;
+}
+
+// A store of a later format than this liftc's is refused before anything reads its tables
+// or writes to it (0: a store made before the format was kept, which is format 1).
+void Connection::check_format() {
+  int format = user_version();
+  if (format > kStoreFormat)
+    throw Error(fmt::format("{} is a results store of format {}, later than this liftc's ({}, liftc {}): open it with "
+                            "the liftc that wrote it, or a later one",
+                            path, format, kStoreFormat, kLiftcVersion));
+  if (format < 0) throw Error(fmt::format("{} is not a liftc results store (its format is {})", path, format));
+}
+
 // A row of the evaluations table, checked: every number column holds a number.
 Evaluation read_evaluation(const Statement& s, const std::string& path) {
   Evaluation e;
@@ -283,6 +301,7 @@ Store::Store(const std::string& path, bool read_only) : impl_(std::make_unique<I
   if (read_only) {
     open(path, SQLITE_OPEN_READONLY);
     try {
+      impl_->check_format();
       impl_->check_schema();
     } catch (const Error&) {
       // A WAL store in a folder this process cannot write: SQLite cannot make the -shm file
@@ -299,14 +318,30 @@ Store::Store(const std::string& path, bool read_only) : impl_(std::make_unique<I
                                 "copy of {0} and {0}-wal in a folder you can write",
                                 path));
       open(immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+      impl_->check_format();
       impl_->check_schema();
     }
     return;
   }
   std::error_code ec;
-  bool existed = fs::exists(path, ec);
+  // Whatever is at the path (a symbolic link to nothing too) is the user's: it is never
+  // removed below, and a link to nothing is refused rather than followed.
+  fs::file_status at = fs::symlink_status(path, ec);
+  bool existed = fs::exists(at);
+  if (fs::is_symlink(at)) {
+    fs::file_status target = fs::status(path, ec);
+    if (ec == std::errc::too_many_symbolic_link_levels)
+      throw Error(fmt::format("results store {}: a symbolic link that loops (it leads back to itself); give the "
+                              "store's own path",
+                              path));
+    if (ec || !fs::exists(target))
+      throw Error(fmt::format("results store {}: a symbolic link to {}, which does not exist; give the store's own "
+                              "path, or make the link point at one",
+                              path, fs::read_symlink(path, ec).string()));
+  }
   try {
     open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    impl_->check_format();  // before anything is written to a store of a later format
     // WAL: a row is durable once add() returns, and a kill -9 cannot corrupt the file.
     impl_->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
     impl_->exec(kSchema);
@@ -314,6 +349,8 @@ Store::Store(const std::string& path, bool read_only) : impl_(std::make_unique<I
     for (const auto& c : kAddedEvaluationColumns)
       if (impl_->added.insert(c.name).second)
         impl_->exec(fmt::format("ALTER TABLE evaluations ADD COLUMN {} {}", c.name, c.type).c_str());
+    // A new store, or one from before the format was kept (format 1, as this one), says so.
+    if (impl_->user_version() == 0) impl_->exec(fmt::format("PRAGMA user_version = {}", kStoreFormat).c_str());
   } catch (const Error&) {
     if (!existed) {
       // What this call created (an empty or half-made file) is no store: leave nothing.
@@ -388,7 +425,9 @@ nlohmann::json Store::run_config(const RunRecord& run) const {
   return config;
 }
 
-std::int64_t Store::add(Evaluation e) {
+std::int64_t Store::add(Evaluation& e) {
+  e.version = kLiftcVersion;
+  e.created = utc_now();
   Statement s(*impl_,
               "INSERT INTO evaluations(run, key, program, file, strategy, alternative, point, status, reason, time_ms, "
               "spread_ms, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, timeout_s, machine) "
@@ -396,10 +435,11 @@ std::int64_t Store::add(Evaluation e) {
   s.bind(1, e.run).bind(2, e.key).bind(3, e.program).bind(4, e.file).bind(5, e.strategy).bind(6, e.alternative);
   s.bind(7, e.point).bind(8, e.status).bind(9, e.reason).bind(10, e.time_ms).bind(11, e.spread_ms);
   s.bind(12, nlohmann::json(e.samples_ms).dump()).bind(13, e.memory_bytes).bind(14, e.device).bind(15, e.driver);
-  s.bind(16, e.shapes).bind(17, std::string(kLiftcVersion)).bind(18, utc_now()).bind(19, e.timeout_s);
+  s.bind(16, e.shapes).bind(17, e.version).bind(18, e.created).bind(19, e.timeout_s);
   s.bind(20, e.machine);
   s.step();
-  return sqlite3_last_insert_rowid(impl_->db);
+  e.id = sqlite3_last_insert_rowid(impl_->db);
+  return e.id;
 }
 
 std::optional<Evaluation> Store::find(const std::string& key) const {

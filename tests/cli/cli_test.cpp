@@ -528,6 +528,11 @@ TEST_F(Cli, BadPathsSizesAndFlagsAreOneLineErrors) {
        "error: --max-alternatives: expects an integer in 1..1000000, got '0'", true},
       {"rewrite double.sr -s fuse --max-nodes 0", "error: --max-nodes: expects an integer of at least 1, got '0'", true},
       {"eval double.sr --no-such-flag", "error: The following argument was not expected: --no-such-flag", true},
+      // Item 22 of issue 36: a folder after --save-inputs is a clear error.
+      {"eval double.sr -o out --save-inputs ref",
+       "error: --save-inputs takes no folder (ref): it writes the inputs into the -o folder's inputs/ (liftc eval F.sr "
+       "-o DIR --save-inputs)",
+       true},
   };
   for (const auto& c : cases) {
     Result r = run(c.args);

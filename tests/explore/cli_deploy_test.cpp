@@ -2,7 +2,10 @@
 // point by memory budget and latency target; its demo is built with cmake and run on PoCL.
 // Bad input to `liftc deploy` is one error line and exit 1, with nothing written.
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -226,6 +229,128 @@ TEST_F(DeployCli, FrontWithAClblastPointDeploysAndValidates) {
   Result from_store = liftc("deploy --db ex/results.db --run 1 -o proj2");
   ASSERT_EQ(from_store.exit_code, 0) << from_store.err;
   EXPECT_EQ(read(dir_ / "proj2/points.cpp"), read(dir_ / "proj/points.cpp"));
+}
+
+// A hand-made front of one point (conv-gpu #1, v=4) in `dir`: y = x copied, two buffers of
+// 4 floats (32 bytes). `memory` is the row's memory_bytes; `arg` the plan's int argument;
+// `time` the row's time.
+void write_front(const fs::path& dir, std::int64_t memory = 32, const std::string& arg = "4", double time = 1.5) {
+  fs::create_directories(dir / "front/1");
+  std::ofstream(dir / "pareto.json") << fmt::format(
+      R"([{{"time_ms": {}, "spread_ms": 0.1, "memory_bytes": {}, "strategy": "conv-gpu", "alternative": 1,
+            "point": {{"v": 4}}}}])",
+      time, memory);
+  std::ofstream(dir / "front/1/plan.json") << fmt::format(
+      R"({{"format": "liftc-host-plan", "version": 1,
+  "buffers": [{{"name": "x", "type": "float", "role": "input", "elements": 4, "shape": [4]}},
+              {{"name": "y", "type": "float", "role": "output", "elements": 4, "shape": [4]}}],
+  "stages": [{{"source": "kernel void copy(global const float* x, global float* y, int n) {{ y[get_global_id(0)] = x[get_global_id(0)]; }}",
+              "build_options": "", "kernels": [{{"name": "copy", "global": [4], "local": [],
+              "args": [{{"buffer": "x"}}, {{"buffer": "y"}}, {{"int": {}}}]}}]}}]}})",
+      arg);
+}
+
+// Item 11 of issue 36: a front folder is checked before it is trusted: a network row whose
+// layers nest (as deep as a stack allows no recursion), a memory that is not the plan's, an
+// int argument that does not fit 32 bits (4294967297 read as 1).
+TEST_F(DeployCli, AFolderIsCheckedBeforeItIsTrusted) {
+  write_front(dir_ / "good");
+  write_front(dir_ / "less", 16);
+  write_front(dir_ / "more", 64);
+  write_front(dir_ / "wide", 32, "4294967297");
+  write_front(dir_ / "negative", 32, "-2147483649");
+  write_front(dir_ / "fraction", 32, "1.5");
+  write_front(dir_ / "deep");
+  write_front(dir_ / "network", 8);  // a network's row: at least its largest kernel's buffers
+  std::ofstream(dir_ / "network/pareto.json") << R"([{"time_ms": 1.5, "spread_ms": 0.1, "memory_bytes": 8, "layers":
+      [{"layer": "a", "strategy": "conv-gpu", "alternative": 1, "point": {"v": 4}}]}])";
+  {
+    std::ofstream deep(dir_ / "deep/pareto.json");
+    deep << R"([{"time_ms": 1.5, "spread_ms": 0.1, "memory_bytes": 32, "layers": [)";
+    for (int i = 0; i < 200000; ++i) deep << R"({"layer": "a", "layers": [)";
+    deep << R"({"layer": "a", "strategy": "s", "alternative": 1, "point": {}})";
+    for (int i = 0; i < 200000; ++i) deep << "]}";
+    deep << "]}]";
+  }
+  Result good = liftc("deploy good -o out");
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_NE(good.out.find("point 1: 1.5000 ms, 32 bytes, conv-gpu #1: v=4"), std::string::npos) << good.out;
+  fs::remove_all(dir_ / "out");
+
+  struct Case {
+    std::string args, error;
+  };
+  const Case cases[] = {
+      {"deploy less -o out", "less/pareto.json (point 1): its memory_bytes 16 is not what its plan "
+                             "less/front/1/plan.json allocates (32 bytes)"},
+      {"deploy more -o out", "more/pareto.json (point 1): its memory_bytes 64 is not what its plan "
+                             "more/front/1/plan.json allocates (32 bytes)"},
+      {"deploy wide -o out",
+       "wide/front/1/plan.json: kernel copy: the int argument 4294967297 is not a whole number of 32 bits"},
+      {"deploy negative -o out",
+       "negative/front/1/plan.json: kernel copy: the int argument -2147483649 is not a whole number of 32 bits"},
+      {"deploy fraction -o out",
+       "fraction/front/1/plan.json: kernel copy: the int argument 1.5 is not a whole number of 32 bits"},
+      {"deploy deep -o out", "deep/pareto.json (point 1): a layer's row holds layers of its own"},
+      {"deploy network -o out", "network/pareto.json (point 1): its memory_bytes 8 is not what its plan "
+                                "network/front/1/plan.json allocates (32 bytes)"},
+  };
+  for (const Case& c : cases) {
+    Result r = liftc(c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_EQ(r.err, "error: " + c.error + "\n") << c.args;
+    EXPECT_FALSE(fs::exists(dir_ / "out")) << c.args;
+  }
+}
+
+// Item 7 of issue 36: a deploy locks its -o folder while it writes it: a second one (or an
+// explore) into it is refused, never mixed with the first one's files.
+TEST_F(DeployCli, OneDeployPerFolder) {
+  write_front(dir_ / "a", 32, "4", 1.5);
+  write_front(dir_ / "b", 32, "8", 2.5);
+  ASSERT_EQ(liftc("deploy a --name one -o ref_a").exit_code, 0);
+  ASSERT_EQ(liftc("deploy b --name two -o ref_b").exit_code, 0);
+
+  // The folder held by another process (as while a deploy writes it).
+  fs::create_directories(dir_ / "held");
+  int fd = ::open((dir_ / "held").c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  auto refused = [](const std::string& folder) {
+    return fmt::format("error: -o {}: another liftc explore or deploy is writing into this folder; wait for it to end, "
+                       "or give another folder\n",
+                       folder);
+  };
+  Result r = liftc("deploy a -o held --force");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, refused("held"));
+  ::close(fd);
+  EXPECT_TRUE(fs::is_empty(dir_ / "held"));
+  EXPECT_EQ(liftc("deploy a -o held --force").exit_code, 0);
+
+  // Two at once, many times: each writes the whole project or is refused, and the folder
+  // holds one project's files, never a mix.
+  auto files_of = [&](const fs::path& d) {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& e : fs::directory_iterator(d)) files.emplace_back(e.path().filename().string(), read(e.path()));
+    std::sort(files.begin(), files.end());
+    return files;
+  };
+  const auto a = files_of(dir_ / "ref_a"), b = files_of(dir_ / "ref_b");
+  for (int round = 0; round < 20; ++round) {
+    Result both = shell(fmt::format(
+        "( ('{0}' deploy a --name one -o shared --force > a.out 2>&1; echo $? > a.rc) & "
+        "('{0}' deploy b --name two -o shared --force > b.out 2>&1; echo $? > b.rc) & wait )",
+        LIFTC_BINARY));
+    ASSERT_EQ(both.exit_code, 0);
+    for (const char* who : {"a", "b"}) {
+      std::string rc = read(dir_ / fmt::format("{}.rc", who)), out = read(dir_ / fmt::format("{}.out", who));
+      if (rc == "0\n") EXPECT_NE(out.find("wrote shared:"), std::string::npos) << out;
+      else EXPECT_EQ(out, refused("shared")) << rc << out;
+    }
+    auto got = files_of(dir_ / "shared");
+    EXPECT_TRUE(got == a || got == b) << "round " << round << ": the folder holds a mix of the two projects";
+  }
 }
 
 // Bad input: each row one error line and exit 1, and no -o folder made.

@@ -4,6 +4,7 @@
 // the interpreter. Small sizes, few evaluations: a CI test on PoCL.
 
 #include <fstream>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -71,6 +72,14 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
     EXPECT_TRUE(fs::exists(dir_ / f)) << f;
   std::string evaluated = read(dir_ / "out/evaluated.csv");
   EXPECT_EQ(std::count(evaluated.begin(), evaluated.end(), '\n'), 7) << evaluated;  // header + 3 rows of 2 layers
+  // Each row names its layer (item 26 of issue 36); conv2's are conv1's (pareto.json's explored_as).
+  EXPECT_EQ(evaluated.substr(0, evaluated.find('\n')),
+            "layer,id,run,status,time_ms,spread_ms,memory_bytes,strategy,alternative,point,reason,device,driver,"
+            "machine,shapes,key,liftc_version,created");
+  std::map<std::string, int> per_layer;
+  for (std::size_t at = evaluated.find('\n') + 1; at < evaluated.size(); at = evaluated.find('\n', at) + 1)
+    ++per_layer[evaluated.substr(at, evaluated.find(',', at) - at)];
+  EXPECT_EQ(per_layer, (std::map<std::string, int>{{"conv1", 3}, {"pooled", 3}})) << evaluated;
   std::string json = read(dir_ / "out/pareto.json");
   EXPECT_NE(json.find("\"layer\": \"conv2\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"explored_as\": \"conv1\""), std::string::npos) << json;

@@ -5,15 +5,19 @@
 // store (14), --resume of another program or other rules (15), a store in a read-only
 // folder (21), SIGINT and SIGTERM (23). Each ends with a right result or one error line.
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include "explore_cli.hpp"
@@ -279,7 +283,8 @@ TEST_F(ExploreCli, OneExplorationPerFolderAndRunAndSignalsLeaveNoWorkFolder) {
   pid_t first = start(fmt::format("explore {} -s stencil-parametric --evals 30 --runs 2 -j 1 -o out -q", kStencil), "first.log");
   ASSERT_TRUE(wait_for_rows(db, 1)) << read(dir_ / "first.log");
   expect(fmt::format("explore {} -s stencil-parametric --evals 1 -o out", kStencil), 1,
-         "error: -o out: another liftc explore is writing into this folder; wait for it to end, or give another folder");
+         "error: -o out: another liftc explore or deploy is writing into this folder; wait for it to end, or give "
+         "another folder");
   expect("explore --resume --db out/results.db", 1,
          "error: --resume: run 1 of out/results.db is being explored by another liftc process right now");
   kill(first, SIGINT);
@@ -351,5 +356,135 @@ TEST_F(ExploreCli, ResumeExploresTheRunsOwnProgramAndRules) {
          "error: --resume: run 1 of r.db was started by an earlier liftc, which did not record what identifies its "
          "program and rules; start a new run");
 }
+
+namespace issue36 {
+
+// The names in a folder, sorted.
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Items 14, 22 and 26 of issue 36: a single program's -o folder has its inputs/ and
+// expected/ (as a network's), with which its front's host program validates a point; its
+// tables carry the liftc version, the time and the machine of every row.
+TEST_F(ExploreCli, ASingleProgramsFrontHasItsInputsAndExpectedValues) {
+  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 --pareto -o out -q", kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("inputs/ and expected/ (the program's inputs and the interpreter's outputs: PROGRAM "
+                          "out/inputs OUT --expected out/expected validates a point)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(names_in(dir_ / "out/inputs"), std::vector<std::string>{"grid.npy"});
+  EXPECT_EQ(names_in(dir_ / "out/expected"), (std::vector<std::string>{"stencil.npy", "sums.npy"}));
+
+  nlohmann::json front = nlohmann::json::parse(read(dir_ / "out/pareto.json"));
+  ASSERT_FALSE(front.empty());
+  for (const auto& row : front) {
+    EXPECT_EQ(row.at("liftc_version").get<std::string>().rfind("0.1", 0), 0u) << row.dump();
+    EXPECT_EQ(row.at("created").get<std::string>().size(), std::string("2026-01-01T00:00:00Z").size()) << row.dump();
+    EXPECT_FALSE(row.at("machine").get<std::string>().empty()) << row.dump();
+  }
+  std::string evaluated = read(dir_ / "out/evaluated.csv");
+  EXPECT_EQ(evaluated.substr(0, evaluated.find('\n')),
+            "id,run,status,time_ms,spread_ms,memory_bytes,strategy,alternative,point,reason,device,driver,machine,"
+            "shapes,key,liftc_version,created");
+  EXPECT_EQ(evaluated.find(",,,\n"), std::string::npos) << evaluated;  // never an empty version and time
+
+  // The front's first point, built and run on those inputs, matches the expected values.
+  std::string project = (dir_ / "out/front/1").string();
+  Result built = run_shell(fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build "
+                                       "'{0}/build' >> '{0}/log.txt' 2>&1",
+                                       project));
+  ASSERT_EQ(built.exit_code, 0) << read(project + "/log.txt");
+  fs::create_directories(dir_ / "values");
+  Result host = run_shell(fmt::format("'{}/build/stencil2d' out/inputs values --expected out/expected", project));
+  EXPECT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("stencil: matches the expected values (1536 values)"), std::string::npos) << host.output;
+}
+
+// Item 17 of issue 36: --force over an earlier network's folder leaves none of its files
+// (its inputs/ and expected/ beside the new front); without --force they are refused.
+TEST_F(ExploreCli, ForceOverANetworksFolderLeavesNoneOfItsFiles) {
+  for (const char* f : {"out/inputs/image.npy", "out/inputs/w2.npy", "out/expected/conv1.npy", "out/expected/pooled.npy"}) {
+    fs::create_directories((dir_ / f).parent_path());
+    std::ofstream(dir_ / f) << "an earlier network's";
+  }
+  expect(fmt::format("explore {} -s stencil-parametric --evals 2 --runs 2 -o out -q", kStencil), 1,
+         "error: -o out: out/inputs exists; pass --force to overwrite the exploration's files");
+  Result r = run(fmt::format("explore {} -s stencil-parametric --evals 2 --runs 2 -o out --force -q", kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(names_in(dir_ / "out/inputs"), std::vector<std::string>{"grid.npy"});
+  EXPECT_EQ(names_in(dir_ / "out/expected"), (std::vector<std::string>{"stencil.npy", "sums.npy"}));
+}
+
+// Item 14 of issue 36: a store of today's format written before the format was kept
+// (user_version 0) opens and its run resumes; a store of a later format is refused by
+// every command with one message, and left as it was.
+TEST_F(ExploreCli, AStoreWithoutAFormatResumesAndALaterOneIsRefused) {
+  ASSERT_EQ(run(explore3("old.db")).exit_code, 0);
+  sql(dir_ / "old.db", "PRAGMA user_version = 0; DELETE FROM run_ends");
+  Result r = run("explore --resume --db old.db -q");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("resuming run 1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("3 served from the store"), std::string::npos) << r.output;
+
+  ASSERT_EQ(run(explore3("later.db")).exit_code, 0);
+  sql(dir_ / "later.db", "PRAGMA user_version = 99; CREATE TABLE future(x); DELETE FROM run_ends");
+  const int before = rows(dir_ / "later.db");
+  for (const std::string& command : {explore3("later.db"), std::string("explore --resume --db later.db"),
+                                     std::string("results later.db"), std::string("deploy --db later.db --run 1 -o d")}) {
+    Result refused = run(command);
+    EXPECT_EQ(refused.exit_code, 1) << command << "\n" << refused.output;
+    EXPECT_NE(refused.output.find("error: later.db is a results store of format 99, later than this liftc's (1, "
+                                  "liftc 0.1"),
+              std::string::npos)
+        << command << "\n" << refused.output;
+  }
+  EXPECT_EQ(rows(dir_ / "later.db"), before);
+  EXPECT_FALSE(fs::exists(dir_ / "d"));
+}
+
+// Item 13 of issue 36: a --db that is a symbolic link to nothing is refused, and the link
+// is the user's: it is kept.
+TEST_F(ExploreCli, ADbLinkToNothingIsRefusedAndKept) {
+  fs::create_symlink("gone/results.db", dir_ / "link.db");
+  expect(explore3("link.db"), 1,
+         "error: results store link.db: a symbolic link to gone/results.db, which does not exist; give the store's "
+         "own path, or make the link point at one");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "link.db")));
+}
+
+// Item 19 of issue 36: work folders of a run killed with -9 (their owner file unlocked,
+// naming this store) are removed when an exploration of the store starts; a live one's,
+// another store's and a folder that is not liftc's are kept.
+TEST_F(ExploreCli, AKilledRunsWorkFolderIsRemovedByTheNextRunOfItsStore) {
+  setenv("TMPDIR", dir_.c_str(), 1);
+  std::string store = (fs::canonical(dir_) / "w.db").string();
+  auto work_folder = [&](const std::string& name, const std::string& owner) {
+    fs::create_directories(dir_ / name / "candidate-1");
+    if (!owner.empty()) std::ofstream(dir_ / name / "owner") << owner << "\n";
+  };
+  work_folder("liftc-explore-999991", store);             // killed: removed
+  work_folder("liftc-explore-999992", store);             // alive (its owner locked): kept
+  work_folder("liftc-explore-999993", store + "-other");  // another store's: kept
+  work_folder("liftc-explore-999994", "");                // no owner file (not liftc's, or an older one's): kept
+  work_folder("liftc-explore-x", store);                  // not a process id: kept
+  int alive = ::open((dir_ / "liftc-explore-999992/owner").c_str(), O_RDONLY);
+  ASSERT_GE(alive, 0);
+  ASSERT_EQ(::flock(alive, LOCK_EX), 0);
+  Result r = run(explore3("w.db"));
+  ::close(alive);
+  unsetenv("TMPDIR");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "liftc-explore-999991"));
+  for (const char* kept : {"liftc-explore-999992", "liftc-explore-999993", "liftc-explore-999994", "liftc-explore-x"})
+    EXPECT_TRUE(fs::exists(dir_ / kept / "candidate-1")) << kept;
+}
+
+}  // namespace issue36
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <functional>
 #include <limits>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "liftc/explore/evaluate.hpp"
@@ -427,6 +428,92 @@ TEST_F(StoreTest, AStoreFromBeforeMachinesWereKeptGetsTheColumn) {
   EXPECT_EQ(rows[0].machine, "");
   EXPECT_EQ(rows[0].timeout_s, 10);
   EXPECT_EQ(rows[1].machine, "aarch64");
+}
+
+// The store's format, PRAGMA user_version, as the file holds it.
+int user_version(const std::string& db) {
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &s, nullptr);
+  int v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : -1;
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  return v;
+}
+
+// Item 14 of issue 36: a new store records its format; a store from before the format was
+// kept (user_version 0) is format 1, opens, is read and written, and then records it.
+TEST_F(StoreTest, AStoreRecordsItsFormatAndOneWithoutItIsFormatOne) {
+  { Store s(db()); }
+  EXPECT_EQ(user_version(db()), kStoreFormat);
+  small_store(db());
+  tamper(db(), "PRAGMA user_version = 0");
+  EXPECT_EQ(Store::open_existing(db())->evaluations().size(), 1u);
+  EXPECT_EQ(user_version(db()), 0);  // reading changes nothing
+  {
+    Store s(db());
+    EXPECT_EQ(s.runs().size(), 1u);
+    s.add(row("new", status::Ok, 1));
+    EXPECT_EQ(s.evaluations().size(), 2u);
+  }
+  EXPECT_EQ(user_version(db()), 1);
+}
+
+// Item 14 of issue 36: a store of a later format (new tables, statuses this liftc does not
+// know) is refused with one message, and neither read nor written.
+TEST_F(StoreTest, AStoreOfALaterFormatIsRefused) {
+  small_store(db());
+  tamper(db(), "PRAGMA user_version = 99; CREATE TABLE future(x); "
+               "INSERT INTO evaluations SELECT NULL, run, 'k2', program, file, strategy, alternative, point, "
+               "'someday', reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, shapes, liftc_version, "
+               "created, timeout_s, machine FROM evaluations");
+  auto size = fs::file_size(db());
+  std::string message = fmt::format("{} is a results store of format 99, later than this liftc's (1, liftc {}): open "
+                                    "it with the liftc that wrote it, or a later one",
+                                    db(), kLiftcVersion);
+  EXPECT_TRUE(fails_with([&] { Store s(db()); }, message));
+  EXPECT_TRUE(fails_with([&] { Store::open_existing(db()); }, message));
+  EXPECT_EQ(user_version(db()), 99);
+  EXPECT_EQ(fs::file_size(db()), size);
+  EXPECT_TRUE(fs::exists(db()));
+}
+
+// Item 14 of issue 36: rows keep the version of the liftc that made them (the build's,
+// not a fixed "0.1"), and the row added is given its id, version and time.
+TEST_F(StoreTest, RowsAreStampedWithTheBuildsVersion) {
+  EXPECT_EQ(std::string(kLiftcVersion), build_version());
+  EXPECT_EQ(std::string(kLiftcVersion).rfind("0.1", 0), 0u) << kLiftcVersion;
+  Store s(db());
+  Evaluation e = row("k", status::Ok, 1);
+  std::int64_t id = s.add(e);
+  EXPECT_EQ(e.id, id);
+  EXPECT_EQ(e.version, kLiftcVersion);
+  EXPECT_EQ(e.created.size(), std::string("2026-01-01T00:00:00Z").size()) << e.created;
+  EXPECT_EQ(s.find("k")->created, e.created);
+}
+
+// Item 13 of issue 36: a store path that is a symbolic link to nothing, or a loop of links,
+// is refused, and the user's link is left as it was.
+TEST_F(StoreTest, ALinkToNothingIsRefusedAndKept) {
+  struct Case {
+    const char* link;
+    const char* target;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"dangling.db", "nowhere/x.db", "a symbolic link to nowhere/x.db, which does not exist; give the store's own "
+                                      "path, or make the link point at one"},
+      {"loop.db", "loop.db", "a symbolic link that loops (it leads back to itself); give the store's own path"},
+  };
+  for (const auto& c : cases) {
+    fs::path link = dir_ / c.link;
+    fs::create_symlink(c.target, link);
+    EXPECT_TRUE(fails_with([&] { Store s(link.string()); }, fmt::format("results store {}: {}", link.string(), c.message)))
+        << c.link;
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link))) << c.link;
+    EXPECT_EQ(fs::read_symlink(link), c.target) << c.link;
+  }
 }
 
 // Runs `child` in a forked process; its exit code (or -1 when it did not exit).

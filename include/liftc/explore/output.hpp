@@ -8,13 +8,20 @@
 #include <utility>
 #include <vector>
 
+#include "liftc/explore/evaluate.hpp"
 #include "liftc/explore/explore.hpp"
 #include "liftc/explore/store.hpp"
 
 namespace liftc::explore {
 
-/// CSV of evaluations: one header line, one row each (quoted where needed).
-std::string evaluations_csv(const std::vector<Evaluation>& rows);
+/// CSV of evaluations: one header line, one row each (quoted where needed). With `layers`
+/// (a network's rows: the layer each row explored, one per row), a first column `layer`.
+std::string evaluations_csv(const std::vector<Evaluation>& rows, const std::vector<std::string>& layers = {});
+
+/// The program's inputs (DIR/inputs/<name>.npy) and the interpreter's outputs on them
+/// (DIR/expected/<name>.npy): what a front point's host program runs and is checked
+/// against (`PROGRAM DIR/inputs OUT --expected DIR/expected`).
+void write_inputs_and_expected(const std::string& dir, const Problem& problem);
 
 /// JSON array of evaluations.
 std::string evaluations_json(const std::vector<Evaluation>& rows);
@@ -47,15 +54,20 @@ class OutputLock {
   int fd_;  // the folder, open and flock'ed
 };
 
-/// Creates `dir` when missing and locks it against other explorations (until the lock
-/// goes); a liftc::Error when another exploration holds it, when it cannot be written, or
-/// (without `force`) when it already holds a file explore would write: checked before the
-/// exploration starts. A `network`'s folder also gets inputs/ and expected/.
-OutputLock check_output_dir(const std::string& dir, bool force, bool network = false);
+/// Creates the output folder `dir` when missing and locks it (until the lock goes) against
+/// every other liftc explore -o or deploy -o of it: a liftc::Error, naming `flag` ("-o"),
+/// when another holds it or it cannot be made or opened.
+OutputLock lock_output_dir(const std::string& dir, const std::string& flag);
 
-/// What an exploration writes into its -o folder (files and folders, relative to it); a
-/// `network`'s folder also gets inputs/ and expected/.
-std::vector<std::string> output_names(bool network);
+/// lock_output_dir of explore's -o folder, then a liftc::Error when it cannot be written, or
+/// (without `force`) when it already holds a file explore would write: checked before the
+/// exploration starts.
+OutputLock check_output_dir(const std::string& dir, bool force);
+
+/// What an exploration writes into its -o folder (files and folders, relative to it), a
+/// single program's as a network's: every one is removed before an exploration's outputs
+/// are written (`--force` over an earlier run of another program leaves none of its files).
+std::vector<std::string> output_names();
 
 /// Runs `write`, which writes the outputs `names` into `dir`: the earlier exploration's are
 /// removed first, and what `write` made is removed again when it fails (a full disk), so
@@ -63,12 +75,12 @@ std::vector<std::string> output_names(bool network);
 /// beside the tables of another).
 void replace_outputs(const std::string& dir, const std::vector<std::string>& names, const std::function<void()>& write);
 
-/// Writes the front's kernels and host programs (front/<rank>/), pareto.csv, pareto.json
-/// and evaluated.csv into `dir`, every byte or a liftc::Error (a full disk, a file-size
-/// limit). `space` generates each front point's code again, with the exploration's
-/// `build_options`.
+/// Writes the front's kernels and host programs (front/<rank>/), the problem's inputs/ and
+/// expected/ (write_inputs_and_expected), pareto.csv, pareto.json and evaluated.csv into
+/// `dir`, every byte or a liftc::Error (a full disk, a file-size limit). `space` generates
+/// each front point's code again, with the exploration's `build_options`.
 void write_outputs(const std::string& dir, const CandidateSpace& space, const std::vector<Explored>& explored,
-                   const std::vector<std::size_t>& front, const std::string& program_name,
+                   const std::vector<std::size_t>& front, const Problem& problem, const std::string& program_name,
                    const std::string& build_options);
 
 }  // namespace liftc::explore

@@ -19,6 +19,29 @@
 
 namespace liftc::explore {
 
+/// The folder a run's bundles are written to, $TMPDIR/liftc-explore-<pid>, removed when the
+/// run ends (normally, by an error, or by SIGINT or SIGTERM). A run killed with -9 cannot
+/// remove its own: each folder holds a file `owner`, locked while its process lives and
+/// naming its store, and making one removes the folders of the same store whose owner is
+/// gone (never a folder another liftc is using, of another store, or not liftc's: without
+/// an `owner` file). The lock goes with the process however it ends, so a process id used
+/// again is no confusion.
+class WorkFolder {
+ public:
+  /// Makes the folder of this process for runs of the store `db`, after removing the
+  /// folders of `db` whose process is gone; a liftc::Error when it cannot be made.
+  explicit WorkFolder(const std::string& db);
+  ~WorkFolder();
+  WorkFolder(const WorkFolder&) = delete;
+  WorkFolder& operator=(const WorkFolder&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int owner_fd_ = -1;  // `owner`, open and flock'ed
+};
+
 /// A hash of the rule files `rules` was loaded from (names and text, in load order): what
 /// a strategy means, so --resume can refuse rules that changed.
 std::string rules_hash(const rewrite::RuleSet& rules);

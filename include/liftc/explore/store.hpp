@@ -17,11 +17,18 @@
 #include <nlohmann/json.hpp>
 
 #include "liftc/interp/interp.hpp"
+#include "liftc/support/version.hpp"
 
 namespace liftc::explore {
 
-/// The liftc version recorded with every row.
-inline constexpr const char* kLiftcVersion = "0.1";
+/// The liftc version recorded with every run and row: the build's (liftc::build_version(),
+/// `git describe` at configure time).
+inline const char* const kLiftcVersion = build_version();
+
+/// The format of the stores this liftc writes, kept in the store file as SQLite's
+/// `PRAGMA user_version` (set when a store is made; a store from before it was kept has 0
+/// there, which is format 1). A store of a later format is refused, never read or written.
+inline constexpr int kStoreFormat = 1;
 
 /// How an evaluation ended.
 namespace status {
@@ -85,14 +92,15 @@ struct RunRecord {
 class Store {
  public:
   /// Opens (creating when missing) the store at `path` for writing; a liftc::Error when it
-  /// is not a store, is damaged or cannot be written (a file it created is then removed).
+  /// is not a store, is of a later format (kStoreFormat), is damaged, cannot be written (a
+  /// file it created is then removed), or is a symbolic link to nothing (never removed).
   explicit Store(const std::string& path);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
   /// Opens an existing store read-only (also in a folder this process cannot write); a
-  /// liftc::Error when it is missing or not a store.
+  /// liftc::Error when it is missing, not a store or of a later format.
   static std::unique_ptr<Store> open_existing(const std::string& path);
 
   /// Records the start of a run and locks it (see try_lock_run); returns its id.
@@ -112,8 +120,12 @@ class Store {
   /// not an object).
   nlohmann::json run_config(const RunRecord& run) const;
 
-  /// Appends one evaluation (its id, version and time are filled in); returns its id.
-  std::int64_t add(Evaluation e);
+  /// Appends one evaluation, stamped with this liftc's version and the time; `e`'s id,
+  /// version and created are set to the stored row's (what pareto.json and evaluated.csv of
+  /// this run then write). Returns its id.
+  std::int64_t add(Evaluation& e);
+  /// The same for a row the caller does not keep.
+  std::int64_t add(Evaluation&& e) { return add(e); }
   /// The first evaluation with `key`, if any.
   std::optional<Evaluation> find(const std::string& key) const;
   /// Every evaluation with `key`, oldest first.

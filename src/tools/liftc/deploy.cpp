@@ -10,6 +10,7 @@
 #include "liftc/emit/deploy.hpp"
 #include "liftc/emit/template.hpp"
 #include "liftc/explore/deploy_front.hpp"
+#include "liftc/explore/output.hpp"
 #include "liftc/io/staged_directory.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/file.hpp"
@@ -34,15 +35,33 @@ void run_deploy(const DeployOptions& o) {
   if (!o.db.empty() && o.run < 0) throw Error(fmt::format("--db {} needs --run N (liftc results {} lists the runs)", o.db, o.db));
   fs::path out(o.out_dir);
   std::error_code ec;
-  if (fs::exists(out, ec) && !o.force)
-    throw Error(fmt::format("-o {}: exists; pass --force to replace its files", o.out_dir));
+  bool existed = fs::exists(fs::symlink_status(out, ec));
+  if (existed && !o.force) throw Error(fmt::format("-o {}: exists; pass --force to replace its files", o.out_dir));
   io::StagedDirectory staged(o.out_dir, "-o");
+  // The folder is locked while this deploy writes it: a second deploy (or explore) into it
+  // is refused, never mixed with this one's files. Made here when missing, it is removed
+  // again (when still empty) if the deploy fails.
+  explore::OutputLock lock = explore::lock_output_dir(o.out_dir, "-o");
+  struct RemoveIfMade {
+    fs::path dir;
+    bool made, done = false;
+    ~RemoveIfMade() {
+      std::error_code ignored;
+      if (made && !done) fs::remove(dir, ignored);  // only an empty folder
+    }
+  } made{out, !existed};  // after the lock: a folder another deploy holds is not removed
+  // Another deploy may have written the folder between the check above and the lock.
+  if (!existed && !o.force && !fs::is_empty(out, ec)) {
+    made.made = false;
+    throw Error(fmt::format("-o {}: exists; pass --force to replace its files", o.out_dir));
+  }
 
   std::vector<emit::DeployPoint> points =
       o.db.empty() ? explore::read_front_folder(o.dir) : explore::regenerate_front(o.db, o.run);
   std::string name = emit::cmake_name(o.name.empty() ? fs::absolute(out).lexically_normal().filename().string() : o.name);
   for (const auto& [file, text] : emit::deploy_project(points, name)) write_file(staged.file(file).string(), text);
   staged.commit();
+  made.done = true;
 
   for (std::size_t i = 0; i < points.size(); ++i)
     fmt::print("point {}: {:.4f} ms, {} bytes, {}\n", i + 1, points[i].time_ms, points[i].memory_bytes, points[i].label);

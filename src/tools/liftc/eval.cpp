@@ -101,9 +101,18 @@ void add_eval_command(CLI::App& app) {
   CLI::Option* output = cmd->add_option("-o,--output", options->out_dir,
                                         "write each output as DIR/<name>.npy (a tuple-valued one as one file per "
                                         "component: DIR/<name>.0.npy, DIR/<name>.1.npy, ...)");
-  cmd->add_flag("--save-inputs", options->save_inputs, "also write the inputs used to DIR/inputs/");
+  // A folder after it is a user's guess (`--save-inputs DIR`): one clear error, not CLI11's
+  // "argument was not expected".
+  auto save_folder = std::make_shared<std::string>();
+  CLI::Option* save = cmd->add_option("--save-inputs", *save_folder, "also write the inputs used to DIR/inputs/ (of -o DIR)")
+                          ->expected(0, 1);
   cmd->add_flag("--force", options->force, "overwrite existing files in DIR");
-  cmd->callback([options, output] {
+  cmd->callback([options, output, save, save_folder] {
+    if (!save_folder->empty())
+      throw Error(fmt::format("--save-inputs takes no folder ({}): it writes the inputs into the -o folder's inputs/ "
+                              "(liftc eval F.sr -o DIR --save-inputs)",
+                              *save_folder));
+    options->save_inputs = save->count() > 0;
     options->output_given = output->count() > 0;
     run_eval(*options);
   });

@@ -192,29 +192,6 @@ std::unique_ptr<explore::Search> make_search(const Settings& s, explore::Candida
   return explore::make_random_search(space, s.seed);
 }
 
-// A temporary folder for bundles, removed when the run ends: normally, by an error, or by
-// SIGINT or SIGTERM.
-struct WorkDir {
-  fs::path path;
-  WorkDir() {
-    std::error_code ec;
-    fs::path tmp = fs::temp_directory_path(ec);
-    if (ec) throw Error(fmt::format("no temporary folder for the candidates' bundles: {}", ec.message()));
-    path = tmp / fmt::format("liftc-explore-{}", getpid());
-    fs::remove_all(path, ec);  // left by a process killed with -9 that had this process id
-    fs::create_directories(path, ec);
-    if (ec) throw Error(fmt::format("cannot create the work folder {}: {}", path.string(), ec.message()));
-    remove_on_interrupt(path.string());
-  }
-  ~WorkDir() {
-    forget_on_interrupt(path.string());
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  WorkDir(const WorkDir&) = delete;
-  WorkDir& operator=(const WorkDir&) = delete;
-};
-
 // The last unfinished run of `store`, locked (explore::resume_last_run); its options are
 // read into `o` (all but those of this command that are not stored). A liftc::Error also
 // when the program the user names is another one.
@@ -371,9 +348,9 @@ void run_explore(ExploreOptions o) {
   if (resumed)
     explore::check_resumed(*resumed, db, o.file, explore::problem_hash(o.file, s.input_seed), rules_dir, rules_identity);
   std::optional<explore::OutputLock> output_lock;
-  if (!o.out_dir.empty()) output_lock.emplace(explore::check_output_dir(o.out_dir, o.force, network));
-  WorkDir work;
-  s.evaluator.work_dir = work.path.string();
+  if (!o.out_dir.empty()) output_lock.emplace(explore::check_output_dir(o.out_dir, o.force));
+  explore::WorkFolder work(db);
+  s.evaluator.work_dir = work.path();
 
 // Device, target and space first: a runner that does not answer or a strategy that does
   // not apply is reported before anything is written.
@@ -480,14 +457,16 @@ void run_explore(ExploreOptions o) {
     std::sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) {
       return r.explored[a].evaluation.time_ms < r.explored[b].evaluation.time_ms;
     });
-    explore::write_outputs(o.out_dir, space, r.explored, front, fs::path(o.file).stem().string(), o.build_options);
+    explore::write_outputs(o.out_dir, space, r.explored, front, problem, fs::path(o.file).stem().string(),
+                           o.build_options);
     std::size_t library = 0;
     for (std::size_t i : front) library += explore::is_library_strategy(r.explored[i].evaluation.strategy);
-    fmt::print("wrote {}: front/1..{} (kernels.cl and a host program each{}), pareto.csv, pareto.json, evaluated.csv "
-               "(plot: python3 scripts/plot_pareto.py {})\n",
+    fmt::print("wrote {}: front/1..{} (kernels.cl and a host program each{}), inputs/ and expected/ (the program's "
+               "inputs and the interpreter's outputs: PROGRAM {}/inputs OUT --expected {}/expected validates a point), "
+               "pareto.csv, pareto.json, evaluated.csv (plot: python3 scripts/plot_pareto.py {})\n",
                o.out_dir, front.size(),
                library ? fmt::format("; README.txt and plan.json instead for the {} CLBlast point(s)", library) : std::string(),
-               o.out_dir);
+               o.out_dir, o.out_dir, o.out_dir);
   }
 }
 
