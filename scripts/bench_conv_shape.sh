@@ -48,7 +48,7 @@
 #                       CxHxWxM-kKsSTRIDEpPAD (64x224x224x64-k3s1p1): a shape whose search
 #                       needs longer than the others. On an H100 VGG layer 2's Winograd
 #                       points were found in 150 s by three seeds of three and in 70-90 s by
-#                       none of three (README, Speed)
+#                       none of three (docs/results.md, "Layer 2's search time")
 #   --jobs N            explore's candidates at once (default: explore's; with --explore-gpus,
 #                       the hardware threads divided among the GPUs)
 #   --explore-gpus "G..." explore the shapes on these NVIDIA GPUs at once (CUDA device numbers,

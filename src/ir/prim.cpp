@@ -1,6 +1,6 @@
 #include "liftc/ir/prim.hpp"
 
-#include <algorithm>
+#include <cstddef>
 
 #include "liftc/support/diagnostic.hpp"
 
@@ -8,75 +8,18 @@ namespace liftc::ir {
 
 namespace {
 
-// Operand codes: 0 = data, k > 0 = function of k parameters.
-std::vector<PrimSignature> make_table() {
-  return {
-      {Prim::Map, "map", 0, {1, 0}},
-      {Prim::Reduce, "reduce", 0, {0, 2, 0}},
-      {Prim::Zip, "zip", 0, {0, 0}, true},
-      {Prim::Split, "split", 1, {0}},
-      {Prim::Join, "join", 0, {0}},
-      {Prim::Slide, "slide", 2, {0}},
-      {Prim::Pad, "pad", 2, {0, 0}},
-      {Prim::Transpose, "transpose", 0, {0}},
-      {Prim::Reorder, "reorder", 1, {0}, false, true},
-      {Prim::Id, "id", 0, {0}},
-      {Prim::Array, "array", 0, {0, 0}, true},
-      {Prim::MapWrg, "mapWrg", 1, {1, 0}},
-      {Prim::MapLcl, "mapLcl", 1, {1, 0}},
-      {Prim::MapGlb, "mapGlb", 1, {1, 0}},
-      {Prim::MapSeq, "mapSeq", 0, {1, 0}},
-      {Prim::ReduceSeq, "reduceSeq", 0, {0, 2, 0}},
-      {Prim::ToGlobal, "toGlobal", 0, {1, 0}},
-      {Prim::ToLocal, "toLocal", 0, {1, 0}},
-      {Prim::ToPrivate, "toPrivate", 0, {1, 0}},
-      {Prim::AsVector, "asVector", 1, {0}},
-      {Prim::AsScalar, "asScalar", 0, {0}},
-      {Prim::Vectorize, "vectorize", 1, {1, 0}},
-      {Prim::Dot, "dot", 0, {0, 0}},
-      {Prim::Add, "add", 0, {0, 0}},
-      {Prim::Sub, "sub", 0, {0, 0}},
-      {Prim::Mul, "mul", 0, {0, 0}},
-      {Prim::Div, "div", 0, {0, 0}},
-      {Prim::Mod, "mod", 0, {0, 0}},
-      {Prim::Neg, "neg", 0, {0}},
-      {Prim::Lt, "lt", 0, {0, 0}},
-      {Prim::Le, "le", 0, {0, 0}},
-      {Prim::Gt, "gt", 0, {0, 0}},
-      {Prim::Ge, "ge", 0, {0, 0}},
-      {Prim::Eq, "eq", 0, {0, 0}},
-      {Prim::Ne, "ne", 0, {0, 0}},
-      {Prim::And, "and", 0, {0, 0}},
-      {Prim::Or, "or", 0, {0, 0}},
-      {Prim::Not, "not", 0, {0}},
-      {Prim::Select, "select", 0, {0, 0, 0}},
-      {Prim::Min, "min", 0, {0, 0}},
-      {Prim::Max, "max", 0, {0, 0}},
-      {Prim::Exp, "exp", 0, {0}},
-      {Prim::Sqrt, "sqrt", 0, {0}},
-      {Prim::Abs, "abs", 0, {0}},
-      {Prim::Exp2, "exp2", 0, {0}},
-      {Prim::Log, "log", 0, {0}},
-      {Prim::Log2, "log2", 0, {0}},
-      {Prim::Log10, "log10", 0, {0}},
-      {Prim::Rsqrt, "rsqrt", 0, {0}},
-      {Prim::Sin, "sin", 0, {0}},
-      {Prim::Cos, "cos", 0, {0}},
-      {Prim::Tan, "tan", 0, {0}},
-      {Prim::Asin, "asin", 0, {0}},
-      {Prim::Acos, "acos", 0, {0}},
-      {Prim::Atan, "atan", 0, {0}},
-      {Prim::Sinh, "sinh", 0, {0}},
-      {Prim::Cosh, "cosh", 0, {0}},
-      {Prim::Tanh, "tanh", 0, {0}},
-      {Prim::Floor, "floor", 0, {0}},
-      {Prim::Ceil, "ceil", 0, {0}},
-      {Prim::Round, "round", 0, {0}},
-      {Prim::Trunc, "trunc", 0, {0}},
-      {Prim::ToFloat, "float", 0, {0}},
-      {Prim::SizeValue, "sizeValue", 1, {}},
-  };
-}
+// The forms of LIFTC_PRIMS's rows.
+enum Form { plain, variadic, index_function };
+
+// One row of the signature table, from one row of LIFTC_PRIMS (operand codes: 0 = data,
+// k > 0 = function of k parameters).
+#define LIFTC_SIGNATURE_ROW(name, spelling, sizes, form, ...) \
+  {Prim::name, spelling, sizes, {__VA_ARGS__}, (form) == variadic, (form) == index_function},
+
+// In the enum's order, so that a primitive's row is at its enumerator's index.
+std::vector<PrimSignature> make_table() { return {LIFTC_PRIMS(LIFTC_SIGNATURE_ROW)}; }
+
+#undef LIFTC_SIGNATURE_ROW
 
 }  // namespace
 
@@ -87,9 +30,9 @@ const std::vector<PrimSignature>& all_signatures() {
 
 const PrimSignature& signature(Prim p) {
   const auto& table = all_signatures();
-  auto it = std::find_if(table.begin(), table.end(), [p](const PrimSignature& s) { return s.prim == p; });
-  LIFTC_ASSERT(it != table.end(), "every primitive has a signature");
-  return *it;
+  auto index = static_cast<std::size_t>(p);
+  LIFTC_ASSERT(index < table.size() && table[index].prim == p, "every primitive has its signature at its index");
+  return table[index];
 }
 
 std::optional<Prim> prim_from_name(std::string_view name) {

@@ -1,8 +1,10 @@
 // The IR stage on its own, built with its make functions (no parser): one case a line where
 // the facts are a table.
 
+#include <cstddef>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -33,6 +35,48 @@ TEST(Prims, EveryPrimitiveHasOneNameThatLooksItUp) {
     EXPECT_EQ(&signature(s.prim), &s);
   }
   EXPECT_FALSE(prim_from_name("no-such-primitive").has_value());
+}
+
+// LIFTC_PRIMS makes both the enum and the signature table: one row per enumerator, in the
+// enum's order, so signature(p) is the row at p's index.
+TEST(Prims, TheTableHasOneRowPerEnumeratorInItsOrder) {
+  ASSERT_EQ(all_signatures().size(), static_cast<std::size_t>(kPrimCount));
+  for (int i = 0; i < kPrimCount; ++i) {
+    const PrimSignature& s = all_signatures()[static_cast<std::size_t>(i)];
+    SCOPED_TRACE(std::string(s.name));
+    EXPECT_EQ(static_cast<int>(s.prim), i);
+    EXPECT_EQ(&signature(s.prim), &s);
+  }
+  // Rows spot-checked against the signatures the table held before it was generated.
+  struct Case {
+    Prim p;
+    const char* name;
+    int sizes;
+    std::vector<int> operands;
+    bool variadic, index_function;
+  };
+  const Case cases[] = {
+      {Prim::Map, "map", 0, {1, 0}, false, false},
+      {Prim::Reduce, "reduce", 0, {0, 2, 0}, false, false},
+      {Prim::Zip, "zip", 0, {0, 0}, true, false},
+      {Prim::Slide, "slide", 2, {0}, false, false},
+      {Prim::Reorder, "reorder", 1, {0}, false, true},
+      {Prim::Array, "array", 0, {0, 0}, true, false},
+      {Prim::MapGlb, "mapGlb", 1, {1, 0}, false, false},
+      {Prim::Vectorize, "vectorize", 1, {1, 0}, false, false},
+      {Prim::Select, "select", 0, {0, 0, 0}, false, false},
+      {Prim::ToFloat, "float", 0, {0}, false, false},
+      {Prim::SizeValue, "sizeValue", 1, {}, false, false},
+  };
+  for (const Case& c : cases) {
+    const PrimSignature& s = signature(c.p);
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(s.name, c.name);
+    EXPECT_EQ(s.num_sizes, c.sizes);
+    EXPECT_EQ(s.operands, c.operands);
+    EXPECT_EQ(s.variadic, c.variadic);
+    EXPECT_EQ(s.index_function, c.index_function);
+  }
 }
 
 // The operator table read both ways: each operator's spelling and operand count give its

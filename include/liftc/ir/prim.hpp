@@ -13,45 +13,94 @@
 
 namespace liftc::ir {
 
-/// Every primitive: algorithmic, OpenCL, and scalar builtins.
+/// Every primitive, declared once: X(Enumerator, "spelling", sizes, form, operands...), with
+/// `sizes` the number of static size arguments (written first); `form` one of `plain`,
+/// `variadic` (zip, array: any number >= 2 of data operands) or `index_function` (its size
+/// argument is written as an index function, striddenIndex(s), as reorder's is); and per
+/// operand 0 for data or k > 0 for a function of k parameters. Both the enum below and the
+/// signature table of prim.cpp are made from this list, so there is no row to forget.
+#define LIFTC_PRIMS(X) \
+  /* Algorithmic (what to compute). */ \
+  X(Map, "map", 0, plain, 1, 0)                /* map(f, x) */ \
+  X(Reduce, "reduce", 0, plain, 0, 2, 0)       /* reduce(init, f, x); f: (acc, elem) -> acc; result [U]1 */ \
+  X(Zip, "zip", 0, variadic, 0, 0)             /* zip(x1, ..., xn), n >= 2 */ \
+  X(Split, "split", 1, plain, 0)               /* split(n, x) */ \
+  X(Join, "join", 0, plain, 0)                 /* join(x) */ \
+  X(Slide, "slide", 2, plain, 0)               /* slide(size, step, x) */ \
+  X(Pad, "pad", 2, plain, 0, 0)                /* pad(left, right, value, x); negative amounts crop */ \
+  X(Transpose, "transpose", 0, plain, 0)       /* transpose(x) */ \
+  X(Reorder, "reorder", 1, index_function, 0)  /* reorder(striddenIndex(s), x) */ \
+  X(Id, "id", 0, plain, 0)                     /* id(x) */ \
+  X(Array, "array", 0, variadic, 0, 0)         /* array(e1, ..., en): n >= 2 literals, or arrays of them */ \
+  /* OpenCL (how). */ \
+  X(MapWrg, "mapWrg", 1, plain, 1, 0)          /* mapWrg(d, f, x) */ \
+  X(MapLcl, "mapLcl", 1, plain, 1, 0)          /* mapLcl(d, f, x) */ \
+  X(MapGlb, "mapGlb", 1, plain, 1, 0)          /* mapGlb(d, f, x) */ \
+  X(MapSeq, "mapSeq", 0, plain, 1, 0)          /* mapSeq(f, x) */ \
+  X(ReduceSeq, "reduceSeq", 0, plain, 0, 2, 0) /* reduceSeq(init, f, x) */ \
+  X(ToGlobal, "toGlobal", 0, plain, 1, 0)      /* toGlobal(f, x) */ \
+  X(ToLocal, "toLocal", 0, plain, 1, 0)        /* toLocal(f, x) */ \
+  X(ToPrivate, "toPrivate", 0, plain, 1, 0)    /* toPrivate(f, x) */ \
+  X(AsVector, "asVector", 1, plain, 0)         /* asVector(v, x) */ \
+  X(AsScalar, "asScalar", 0, plain, 0)         /* asScalar(x) */ \
+  X(Vectorize, "vectorize", 1, plain, 1, 0)    /* vectorize(v, f, x): scalar f lane-wise on vector x */ \
+  X(Dot, "dot", 0, plain, 0, 0)                /* dot(a, b) */ \
+  /* Scalar builtins (element-wise on vectors, scalars broadcast). */ \
+  X(Add, "add", 0, plain, 0, 0) \
+  X(Sub, "sub", 0, plain, 0, 0) \
+  X(Mul, "mul", 0, plain, 0, 0) \
+  X(Div, "div", 0, plain, 0, 0) \
+  X(Mod, "mod", 0, plain, 0, 0) \
+  X(Neg, "neg", 0, plain, 0) \
+  X(Lt, "lt", 0, plain, 0, 0) \
+  X(Le, "le", 0, plain, 0, 0) \
+  X(Gt, "gt", 0, plain, 0, 0) \
+  X(Ge, "ge", 0, plain, 0, 0) \
+  X(Eq, "eq", 0, plain, 0, 0) \
+  X(Ne, "ne", 0, plain, 0, 0) \
+  X(And, "and", 0, plain, 0, 0) \
+  X(Or, "or", 0, plain, 0, 0) \
+  X(Not, "not", 0, plain, 0) \
+  X(Select, "select", 0, plain, 0, 0, 0)       /* select(cond, a, b) */ \
+  X(Min, "min", 0, plain, 0, 0) \
+  X(Max, "max", 0, plain, 0, 0) \
+  X(Exp, "exp", 0, plain, 0) \
+  X(Sqrt, "sqrt", 0, plain, 0) \
+  X(Abs, "abs", 0, plain, 0) \
+  /* Unary math functions of OpenCL C on floats and float vectors, spelled as in OpenCL */ \
+  /* (is_float_math lists them with exp and sqrt). */ \
+  X(Exp2, "exp2", 0, plain, 0) \
+  X(Log, "log", 0, plain, 0) \
+  X(Log2, "log2", 0, plain, 0) \
+  X(Log10, "log10", 0, plain, 0) \
+  X(Rsqrt, "rsqrt", 0, plain, 0) \
+  X(Sin, "sin", 0, plain, 0) \
+  X(Cos, "cos", 0, plain, 0) \
+  X(Tan, "tan", 0, plain, 0) \
+  X(Asin, "asin", 0, plain, 0) \
+  X(Acos, "acos", 0, plain, 0) \
+  X(Atan, "atan", 0, plain, 0) \
+  X(Sinh, "sinh", 0, plain, 0) \
+  X(Cosh, "cosh", 0, plain, 0) \
+  X(Tanh, "tanh", 0, plain, 0) \
+  X(Floor, "floor", 0, plain, 0) \
+  X(Ceil, "ceil", 0, plain, 0) \
+  X(Round, "round", 0, plain, 0) \
+  X(Trunc, "trunc", 0, plain, 0) \
+  X(ToFloat, "float", 0, plain, 0)             /* float(x): int to float */ \
+  X(SizeValue, "sizeValue", 1, plain)          /* a size used as an int value (one size argument, no operands) */
+
+/// Every primitive: algorithmic, OpenCL, and scalar builtins (LIFTC_PRIMS, in its order).
 enum class Prim {
-  // Algorithmic (what to compute).
-  Map,        // map(f, x)
-  Reduce,     // reduce(init, f, x)                 f: (acc, elem) -> acc; result [U]1
-  Zip,        // zip(x1, ..., xn)                   n >= 2
-  Split,      // split(n, x)
-  Join,       // join(x)
-  Slide,      // slide(size, step, x)
-  Pad,        // pad(left, right, value, x)         negative amounts crop
-  Transpose,  // transpose(x)
-  Reorder,    // reorder(striddenIndex(s), x)
-  Id,         // id(x)
-  Array,      // array(e1, ..., en)                 n >= 2 literals, or arrays of them: a constant array
-  // OpenCL (how).
-  MapWrg,     // mapWrg(d, f, x)
-  MapLcl,     // mapLcl(d, f, x)
-  MapGlb,     // mapGlb(d, f, x)
-  MapSeq,     // mapSeq(f, x)
-  ReduceSeq,  // reduceSeq(init, f, x)
-  ToGlobal,   // toGlobal(f, x)
-  ToLocal,    // toLocal(f, x)
-  ToPrivate,  // toPrivate(f, x)
-  AsVector,   // asVector(v, x)
-  AsScalar,   // asScalar(x)
-  Vectorize,  // vectorize(v, f, x)                 applies scalar f lane-wise to vector x
-  Dot,        // dot(a, b)
-  // Scalar builtins (element-wise on vectors, scalars broadcast).
-  Add, Sub, Mul, Div, Mod, Neg,
-  Lt, Le, Gt, Ge, Eq, Ne, And, Or, Not,
-  Select,     // select(cond, a, b)
-  Min, Max, Exp, Sqrt, Abs,
-  // Unary math functions of OpenCL C on floats and float vectors (spelled as in OpenCL;
-  // is_float_math lists them with exp and sqrt).
-  Exp2, Log, Log2, Log10, Rsqrt, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh,
-  Floor, Ceil, Round, Trunc,
-  ToFloat,    // float(x): int to float
-  SizeValue,  // a size expression used as an int value (one size argument, no operands)
+#define LIFTC_PRIM_ENUMERATOR(name, ...) name,
+  LIFTC_PRIMS(LIFTC_PRIM_ENUMERATOR)
+#undef LIFTC_PRIM_ENUMERATOR
 };
+
+/// How many primitives there are (the rows of LIFTC_PRIMS).
+#define LIFTC_PRIM_ONE(...) +1
+inline constexpr int kPrimCount = 0 LIFTC_PRIMS(LIFTC_PRIM_ONE);
+#undef LIFTC_PRIM_ONE
 
 /// The case labels of every scalar builtin (Add .. SizeValue), for a switch over Prim that
 /// treats them alike. Switches over Prim list every primitive and have no `default:`, so
