@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "liftc/explore/answer.hpp"
+#include "liftc/explore/evaluation/answer.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::explore {

@@ -1,4 +1,4 @@
-// clblast- candidates (src/explore/library.hpp) from the command line: CLBlast's Convgemm
+// clblast- candidates (src/explore/candidates/library.hpp) from the command line: CLBlast's Convgemm
 // and Gemm explored, validated and stored like liftc's own candidates; the errors of a
 // library strategy that does not apply; the note a liftc built without CLBlast prints.
 

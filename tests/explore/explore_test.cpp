@@ -20,9 +20,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "liftc/explore/constraint_space.hpp"
-#include "liftc/explore/evaluate.hpp"
-#include "liftc/explore/explore.hpp"
+#include "liftc/explore/candidates/constraint_space.hpp"
+#include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/explore/search/loop.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
 #include "test_folder.hpp"

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "liftc/constraints/target.hpp"
-#include "liftc/explore/constraint_space.hpp"
-#include "liftc/explore/magnitude_form.hpp"
+#include "liftc/explore/candidates/constraint_space.hpp"
+#include "liftc/explore/candidates/magnitude_form.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"

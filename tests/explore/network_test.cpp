@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "liftc/explore/compose.hpp"
-#include "liftc/explore/layers.hpp"
+#include "liftc/explore/products/compose.hpp"
+#include "liftc/explore/products/layers.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/parse/parse.hpp"
 #include "../readable_name.hpp"

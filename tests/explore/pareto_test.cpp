@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "liftc/explore/pareto.hpp"
+#include "liftc/explore/search/pareto.hpp"
 
 namespace liftc::explore {
 namespace {

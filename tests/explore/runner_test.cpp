@@ -17,8 +17,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "liftc/explore/bundle.hpp"
-#include "liftc/explore/worker.hpp"
+#include "liftc/explore/evaluation/bundle.hpp"
+#include "liftc/explore/evaluation/worker.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "add_bundle.hpp"
 #include "test_folder.hpp"

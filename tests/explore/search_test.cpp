@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "liftc/explore/search.hpp"
+#include "liftc/explore/search/searches.hpp"
 #include "toy_space.hpp"
 
 namespace liftc::explore {

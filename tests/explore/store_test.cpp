@@ -21,8 +21,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "liftc/explore/evaluate.hpp"
-#include "liftc/explore/store.hpp"
+#include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/explore/store/store.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "test_folder.hpp"
 

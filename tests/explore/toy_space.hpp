@@ -10,8 +10,8 @@
 #include <random>
 #include <string>
 
-#include "liftc/explore/pareto.hpp"
-#include "liftc/explore/space.hpp"
+#include "liftc/explore/search/pareto.hpp"
+#include "liftc/explore/search/space.hpp"
 
 namespace liftc::explore::test {
 

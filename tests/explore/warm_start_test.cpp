@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "liftc/explore/warm_start.hpp"
+#include "liftc/explore/search/warm_start.hpp"
 #include "test_folder.hpp"
 #include "toy_space.hpp"
 

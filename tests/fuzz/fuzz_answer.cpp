@@ -1,4 +1,4 @@
-// libFuzzer target for parse_runner_answer (src/explore/answer.cpp): any text a runner
+// libFuzzer target for parse_runner_answer (src/explore/evaluation/answer.cpp): any text a runner
 // prints must give a checked answer or a one-line liftc::Error (never a crash or another
 // exception: issue 20's nlohmann type_error ended the whole exploration), and what it
 // gives must be what the evaluator may trust: a machine name, the protocol's statuses,
@@ -13,7 +13,7 @@
 #include <exception>
 #include <string>
 
-#include "liftc/explore/answer.hpp"
+#include "liftc/explore/evaluation/answer.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace {

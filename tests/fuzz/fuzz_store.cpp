@@ -24,7 +24,7 @@
 
 #include <fmt/format.h>
 
-#include "liftc/explore/store.hpp"
+#include "liftc/explore/store/store.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace {

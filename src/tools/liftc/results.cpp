@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "liftc/explore/output.hpp"
-#include "liftc/explore/pareto.hpp"
-#include "liftc/explore/store.hpp"
+#include "liftc/explore/products/output.hpp"
+#include "liftc/explore/search/pareto.hpp"
+#include "liftc/explore/store/store.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/file.hpp"
 

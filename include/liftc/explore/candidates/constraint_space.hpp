@@ -1,0 +1,92 @@
+#pragma once
+// The search's view (space.hpp) of the constraints stage: one Alternative per rewritten
+// program, backed by its constraints::Space and Sampler (Z3-checked domains, exact counts,
+// uniform samples, repair to the nearest valid point).
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "liftc/constraints/solve.hpp"
+#include "liftc/constraints/space.hpp"
+#include "liftc/explore/search/space.hpp"
+#include "liftc/ir/program.hpp"
+#include "liftc/rewrite/load.hpp"
+
+namespace liftc::explore {
+
+/// An Alternative backed by the constraints stage.
+class ConstraintAlternative : public Alternative {
+ public:
+  /// Takes the space; builds its sampler (counting tables).
+  explicit ConstraintAlternative(constraints::Space space);
+  std::string label() const override;
+  const std::vector<Parameter>& parameters() const override { return params_; }
+  double count() const override { return count_; }
+  Point sample(std::mt19937_64& rng) override { return sampler_->sample(rng); }
+  bool valid(const Point& p) const override { return sampler_->valid(p); }
+  std::optional<Point> repair(const Point& p) override { return sampler_->repair(p); }
+  bool local_memory_emulated() const override { return space_->local_memory_emulated; }
+  /// The constraints stage's space (program, parameters, constraints, target).
+  const constraints::Space& space() const { return *space_; }
+  /// Whether counts and samples are exact and uniform.
+  bool uniform() const { return sampler_->uniform(); }
+  /// For an alternative computing through constant arrays: the same sums before its
+  /// strategy tiles and maps them (magnitude_form.hpp), shared by the alternatives with the
+  /// same arrays; null when there is none.
+  const ir::Program* magnitude_form() const { return magnitude_form_.get(); }
+  void set_magnitude_form(std::shared_ptr<const ir::Program> form) { magnitude_form_ = std::move(form); }
+
+ private:
+  std::unique_ptr<constraints::Space> space_;  // the sampler points into it: keep its address
+  std::shared_ptr<const ir::Program> magnitude_form_;
+  std::unique_ptr<constraints::Sampler> sampler_;
+  std::vector<Parameter> params_;
+  double count_ = 0;
+};
+
+/// Strategies added to the defaults of a network (layers.hpp) explored whole:
+/// every convolution of a network rewritten, the other definitions lowered.
+inline constexpr const char* kNetworkStrategies[] = {"net-chw-kappa"};
+
+/// The lowerings tried, in order, when no default strategy applies to a program (a
+/// definition that is no convolution or stencil: a 1x1 layer written per pixel, a
+/// depth-to-space, a reduction of a whole array): its two outer maps, or its outer map,
+/// over global work-items, else everything sequential (one work-item).
+inline constexpr const char* kFallbackStrategies[] = {"lower-glb2", "lower-glb1", "lower-seq"};
+
+/// The first of kFallbackStrategies that applies to `program` and changes it; nothing
+/// when none does (the program is then taken as written, strategy `id`).
+std::optional<std::string> fallback_strategy(const ir::Program& program, const rewrite::RuleSet& rules);
+
+/// The default strategies of explore and space: those of rules/strategies.rules, in file
+/// order, and for a network (is_network) kNetworkStrategies (those present).
+std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const ir::Program& program);
+
+/// A strategy the user named that does not apply to a program (a network's layer), and why.
+struct NotApplied {
+  std::string strategy;
+  std::string why;  // the rewriter's message
+};
+
+/// The candidate space of `program` on `target` (library alternatives, library.hpp,
+/// included: `clblast-` strategies named, or by default those that apply): every alternative of every strategy in
+/// `strategies` (when `strategies` was not given by the user, those that do not apply are
+/// skipped, and when none applies the first of kFallbackStrategies that applies, else the
+/// program as written, as strategy `id`;
+/// otherwise a strategy that does not apply is a liftc::Error, unless `not_applied` is
+/// given: then it is listed there and skipped, and when none applies the fallback is taken
+/// as for defaults). Alternatives with no valid point are left out and listed in `skipped`.
+CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,
+                                     const std::vector<std::string>& strategies, bool strategies_given,
+                                     const constraints::Target& target, std::vector<std::string>* skipped = nullptr,
+                                     std::vector<NotApplied>* not_applied = nullptr);
+
+/// The constraints-stage alternative behind `alt` (a library alternative, library.hpp, is not one).
+const ConstraintAlternative& constraint_alternative(const Alternative& alt);
+
+/// Whether `alt` is a constraints-stage alternative (not a library one).
+bool is_constraint_alternative(const Alternative& alt);
+
+}  // namespace liftc::explore

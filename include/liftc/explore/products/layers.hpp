@@ -1,0 +1,53 @@
+#pragma once
+// A network is a program of several value definitions (layers) that compute, each
+// reading program inputs and earlier definitions. `liftc explore` explores it layer by layer: each layer
+// is a program of its own (the sizes, the values it reads as inputs, its one definition),
+// with its own space, its own reference (the network interpreter's value of the
+// definition, from the network interpreter's values of what it reads) and its own rows in
+// the store. Layers of the same shape (the same body up to the names of what it reads and
+// of its bound variables, at the same size values, reading values of the same types) are
+// explored once; the others take that exploration's points, their code generated from
+// the same rewritten program with their own names.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/ir/expr.hpp"
+
+namespace liftc::explore {
+
+/// One definition of a network as a program of its own.
+struct Layer {
+  std::string name;                // the definition
+  ir::Program program;             // the network's sizes; inputs: what it reads, in first-use order; its definition
+  std::vector<std::string> reads;  // the names of those inputs (network inputs and earlier definitions)
+  std::size_t same_as = 0;         // the first layer of its shape (its own index when it is the first)
+};
+
+/// The layers of `network` (a parsed program), in definition order; a liftc::Error when
+/// it does not type check.
+std::vector<Layer> split_layers(const ir::Program& network);
+
+/// Whether `program` is a network: two or more of its definitions compute (reduce, do
+/// arithmetic); a definition that only rearranges an earlier one (stencil2d.sr's
+/// `map(join, sums)`) does not make one.
+bool is_network(const ir::Program& program);
+
+/// Whether explore searches `program` layer by layer (and `liftc space` shows it so) unless
+/// --whole-program says otherwise: a network no strategy has rewritten. A network a strategy
+/// rewrote whole (net-chw-kappa) has tuning parameters, sizes with a range and no value,
+/// that its layers share: it is one program's space.
+bool explored_by_layer(const ir::Program& program);
+
+/// `rewritten`, a program rewritten from `from`'s layer program, with `to`'s names: its
+/// inputs and its definition renamed (`from` and `to` of the same shape).
+ir::Program rename_layer(const ir::Program& rewritten, const Layer& from, const Layer& to);
+
+/// The problem of one layer: the network's values of what it reads as inputs, the
+/// network's value of its definition as reference; its hash is the network's and the
+/// layer's name (so its store rows are its own), its file `FILE:NAME`.
+Problem layer_problem(const Problem& network, const Layer& layer);
+
+}  // namespace liftc::explore

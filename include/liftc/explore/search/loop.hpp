@@ -1,0 +1,68 @@
+#pragma once
+// The exploration loop every search shares: ask a candidate, evaluate it (on a device, or
+// from a store when replaying), tell the outcome; until the budget (evaluations or time)
+// is spent or the search has nothing left. A progress line goes to stderr. With several
+// jobs, candidates run at once on threads of their own while the loop's thread proposes
+// and prepares the next ones; the search is told in proposal order.
+
+#include <cstdio>
+#include <functional>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "liftc/explore/search/searches.hpp"
+#include "liftc/explore/store/store.hpp"
+
+namespace liftc::explore {
+
+/// When to stop.
+struct Budget {
+  std::size_t evaluations = 100;  // distinct candidates (served from the store or not)
+  double seconds = 0;             // wall time; 0 = no limit
+};
+
+/// One evaluated candidate of a run.
+struct Explored {
+  Candidate candidate;
+  Evaluation evaluation;
+  bool served = false;  // from the store, not run again
+};
+
+/// Evaluates one candidate; sets `served` when the answer came from a store.
+using EvaluateFn = std::function<Evaluation(const Candidate&, bool& served)>;
+
+/// A candidate on its way through the parallel loop, as `StartFn` prepared it (on the
+/// loop's thread, in proposal order).
+struct Pending {
+  std::function<void()> run;     // on a thread of its own; empty: nothing to run
+  std::function<void()> record;  // on the loop's thread as soon as `run` returned (completion order); may be empty
+  std::function<Evaluation(bool& served)> result;  // on the loop's thread, in proposal order: what the search is told
+};
+
+/// Prepares one candidate for the parallel loop.
+using StartFn = std::function<Pending(const Candidate&)>;
+
+/// What the loop did.
+struct LoopResult {
+  std::vector<Explored> explored;  // in evaluation order
+  std::string stop;                // "budget of 200 evaluations", "time budget", "the search ended"
+  double seconds = 0;
+};
+
+/// Indices into `explored` of the noise-tolerant Pareto front of the valid points (of
+/// points that generate the same kernels, the first stands for all).
+std::vector<std::size_t> front_of(const std::vector<Explored>& explored);
+
+/// Runs `search` until `budget` is spent; prints progress to `progress` (null: silent),
+/// after `label` when it has one (`explore layer 2/5 (shrunk): ...`).
+LoopResult explore_loop(Search& search, const EvaluateFn& evaluate, const Budget& budget, std::FILE* progress,
+                        const std::string& label = {});
+
+/// The same with at most `jobs` candidates running at once and at most 2 x `jobs` not yet
+/// told; the candidates asked do not depend on `jobs` (the search is told in proposal
+/// order and asked nothing while it is `waiting()`).
+LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budget, std::size_t jobs, std::FILE* progress,
+                        const std::string& label = {});
+
+}  // namespace liftc::explore

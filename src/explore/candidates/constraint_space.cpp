@@ -1,0 +1,145 @@
+// The constraints stage's spaces as search alternatives.
+
+#include "liftc/explore/candidates/constraint_space.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "liftc/explore/candidates/library.hpp"
+
+#include "liftc/explore/products/layers.hpp"
+#include "liftc/explore/candidates/magnitude_form.hpp"
+#include "liftc/rewrite/engine.hpp"
+#include "liftc/rewrite/load.hpp"
+#include "liftc/support/diagnostic.hpp"
+
+namespace liftc::explore {
+
+ConstraintAlternative::ConstraintAlternative(constraints::Space space)
+    : space_(std::make_unique<constraints::Space>(std::move(space))) {
+  sampler_ = std::make_unique<constraints::Sampler>(*space_);
+  for (const auto& p : space_->params) params_.push_back({p.name, p.domain});
+  count_ = static_cast<double>(sampler_->count());
+}
+
+std::string ConstraintAlternative::label() const { return fmt::format("{} #{}", space_->strategy, space_->alternative); }
+
+std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const ir::Program& program) {
+  std::vector<std::string> out = rewrite::default_strategies(rules);
+  // A program of several definitions explored whole: the strategies that rewrite every
+  // convolution of a network and lower the other definitions.
+  if (is_network(program))
+    for (const char* name : kNetworkStrategies)
+      if (rules.strategy(name) && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  return out;
+}
+
+std::optional<std::string> fallback_strategy(const ir::Program& program, const rewrite::RuleSet& rules) {
+  for (const char* fallback : kFallbackStrategies) {
+    if (!rules.strategy(fallback)) continue;
+    rewrite::ProgramRewrite r;
+    try {
+      r = rewrite::rewrite_program(rules, fallback, program, {});
+    } catch (const Error&) {
+      continue;
+    }
+    // A lowering that changes nothing (lower-seq on a program already low-level) is no
+    // fallback: the program is explored as written.
+    for (const auto& alt : r.programs)
+      for (std::size_t d = 0; d < alt.program.defs.size() && d < program.defs.size(); ++d)
+        if (!ir::alpha_equal(alt.program.defs[d].body, program.defs[d].body)) return fallback;
+  }
+  return std::nullopt;
+}
+
+CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,
+                                     const std::vector<std::string>& strategies, bool strategies_given,
+                                     const constraints::Target& target, std::vector<std::string>* skipped,
+                                     std::vector<NotApplied>* not_applied) {
+  CandidateSpace cs;
+  bool applied = false;
+  std::vector<std::string> refused;  // alternatives whose program code generation refuses, with why
+  bool only_library = strategies_given && std::all_of(strategies.begin(), strategies.end(), is_library_strategy);
+  for (const auto& s : strategies) {
+    if (is_library_strategy(s)) continue;  // library_alternatives below
+    rewrite::ProgramRewrite r;
+    try {
+      r = rewrite::rewrite_program(rules, s, program, {});
+    } catch (const Error& e) {
+      if (strategies_given && !not_applied) throw;
+      if (strategies_given) not_applied->push_back({s, e.message()});
+      continue;  // a default strategy (or a named one, listed) that does not apply to this program
+    }
+    applied = true;
+    // Per set of constant arrays, the program their magnitude is interpreted on (made when
+    // the first alternative with those arrays is met).
+    std::optional<std::map<std::string, std::shared_ptr<const ir::Program>>> forms;
+    for (std::size_t i = 0; i < r.programs.size(); ++i) {
+      std::string constants = constant_arrays_of(r.programs[i].program);
+      constraints::Space space = constraints::build_space(r.programs[i].program, r.programs[i].params, target);
+      space.strategy = s;
+      space.alternative = i + 1;
+      space.alternatives = r.programs.size();
+      std::optional<std::string> refusal = constraints::codegen_refusal(space);
+      auto alt = std::make_unique<ConstraintAlternative>(std::move(space));
+      if (alt->count() <= 0) {
+        if (skipped) skipped->push_back(alt->label());
+        if (refusal) refused.push_back(fmt::format("{}: {}", alt->label(), *refusal));
+        continue;
+      }
+      if (!constants.empty()) {
+        if (!forms) {
+          forms.emplace();
+          for (auto& [arrays, form] : magnitude_forms(rules, s, program))
+            forms->emplace(arrays, std::make_shared<const ir::Program>(std::move(form)));
+        }
+        if (auto it = forms->find(constants); it != forms->end()) alt->set_magnitude_form(it->second);
+      }
+      cs.alternatives.push_back(std::move(alt));
+    }
+  }
+  // No strategy applies: a definition no convolution or stencil strategy matches is
+  // lowered by the first fallback that applies (its outer maps over global work-items, or
+  // sequentially);
+  // an already low-level program is explored as written (strategy id).
+  if (!applied && (!strategies_given || not_applied)) {
+    CandidateSpace fallback =
+        build_candidate_space(program, rules, {fallback_strategy(program, rules).value_or("id")}, true, target, skipped);
+    cs.alternatives.insert(cs.alternatives.begin(), std::make_move_iterator(fallback.alternatives.begin()),
+                           std::make_move_iterator(fallback.alternatives.end()));
+  }
+  // CLBlast's routines, where one computes a definition (library.hpp): named with -s, or
+  // by default when liftc was built with CLBlast.
+  if (only_library || !strategies_given || std::any_of(strategies.begin(), strategies.end(), is_library_strategy))
+    for (auto& alt : library_alternatives(program, rules, strategies, strategies_given, target)) {
+      if (alt->count() <= 0) {
+        if (skipped) skipped->push_back(alt->label());
+        continue;
+      }
+      cs.alternatives.push_back(std::move(alt));
+    }
+  if (cs.alternatives.empty()) {
+    std::string what = strategies_given ? "the strategies given have no valid point on this target"
+                                        : "no strategy of rules/strategies.rules applies to this program with a valid point";
+    // Where code generation refused an alternative's program, its reason is the answer (a
+    // computation around the convolution in the same definition, say); the first one said.
+    if (!refused.empty())
+      what += fmt::format(" ({}{})", refused.front(),
+                          refused.size() > 1 ? fmt::format("; and {} more alternative(s) refused", refused.size() - 1) : "");
+    throw Error(what);
+  }
+  return cs;
+}
+
+const ConstraintAlternative& constraint_alternative(const Alternative& alt) {
+  auto* c = dynamic_cast<const ConstraintAlternative*>(&alt);
+  LIFTC_ASSERT(c, "only alternatives of the constraints stage reach here (library ones are handled before)");
+  return *c;
+}
+
+bool is_constraint_alternative(const Alternative& alt) { return dynamic_cast<const ConstraintAlternative*>(&alt) != nullptr; }
+
+}  // namespace liftc::explore

@@ -1,0 +1,303 @@
+// A network explored layer by layer, its composed front, and one point's code as one Module.
+
+#include "liftc/explore/products/network.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "liftc/codegen/plan.hpp"
+#include "liftc/explore/candidates/library.hpp"
+#include "liftc/support/diagnostic.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+
+namespace liftc::explore {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The strategies of `space`'s alternatives, each once, in order.
+std::vector<std::string> strategies_of(const CandidateSpace& space) {
+  std::vector<std::string> out;
+  for (const auto& a : space.alternatives)
+    if (std::find(out.begin(), out.end(), a->strategy()) == out.end()) out.push_back(a->strategy());
+  return out;
+}
+
+// The layer's space: every strategy of `o` that applies, or a fallback. Named strategies
+// that do not apply are listed in the result's not_applied (`named`: those of liftc's own).
+std::shared_ptr<LayerResult> layer_space(const Layer& layer, const std::string& label, const rewrite::RuleSet& rules,
+                                         const constraints::Target& target, const NetworkOptions& o,
+                                         const std::vector<std::string>& named) {
+  auto r = std::make_shared<LayerResult>();
+  auto begin = std::chrono::steady_clock::now();
+  try {
+    r->space = o.strategies_given ? build_candidate_space(layer.program, rules, named, true, target, &r->skipped,
+                                                          &r->not_applied)
+                                  : build_candidate_space(layer.program, rules, o.strategies, false, target, &r->skipped);
+    // A network point's code is one Module of every layer's kernels (network_module):
+    // library candidates are not composed into it yet, so a layer does not offer them.
+    auto& alts = r->space.alternatives;
+    alts.erase(std::remove_if(alts.begin(), alts.end(), [](const auto& a) { return !is_constraint_alternative(*a); }),
+               alts.end());
+    if (alts.empty()) throw Error("only clblast- strategies apply, and a network's layers do not offer them yet");
+  } catch (const Error& e) {
+    throw Error(fmt::format("layer '{}': {}", layer.name, e.message()));
+  }
+  r->space_seconds = seconds_since(begin);
+  if (o.report) {
+    double total = 0;
+    for (const auto& a : r->space.alternatives) total += a->count();
+    std::vector<std::string> strategies = strategies_of(r->space);
+    o.report(fmt::format("{}: {} alternative(s) of {} ({}), about {:.4g} valid points, built in {:.1f} s{}", label,
+                         r->space.alternatives.size(),
+                         strategies.size() == 1 ? "1 strategy" : fmt::format("{} strategies", strategies.size()),
+                         fmt::join(strategies, ", "), total, r->space_seconds,
+                         r->skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", r->skipped.size())));
+  }
+  return r;
+}
+
+// Searches the layer's space with its own Evaluator, in a work folder of its own.
+void explore_layer(LayerResult& r, const std::string& label, Store& store, std::int64_t run, const DeviceReport& device,
+                   const NetworkOptions& o, const std::string& work_dir) {
+  EvaluatorOptions eo = o.evaluator;
+  eo.work_dir = work_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(work_dir, ec);
+  if (ec) throw Error(fmt::format("cannot create the work folder {}: {}", work_dir, ec.message()));
+  Evaluator evaluator(r.problem, r.space, store, run, device, eo);
+  std::unique_ptr<Search> search = o.make_search(r.space);
+  StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
+  if (o.progress) std::fflush(stdout);
+  r.loop = explore_loop(*search, start, o.budget, o.jobs, o.progress, label);
+  r.front = front_of(r.loop.explored);
+  std::stable_sort(r.front.begin(), r.front.end(), [&](std::size_t a, std::size_t b) {
+    return r.loop.explored[a].evaluation.time_ms < r.loop.explored[b].evaluation.time_ms;
+  });
+  r.times = evaluator.times();
+}
+
+}  // namespace
+
+std::string layer_label(const NetworkExploration& net, std::size_t i) {
+  return fmt::format("layer {}/{} ({})", i + 1, net.layers.size(), net.layers[i].name);
+}
+
+NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::RuleSet& rules,
+                                  const constraints::Target& target, const NetworkOptions& o) {
+  NetworkExploration net;
+  net.layers = std::move(layers);
+  net.results.resize(net.layers.size());
+  // The layers do not offer library candidates (layer_space says why).
+  std::vector<std::string> named = o.strategies;
+  std::erase_if(named, is_library_strategy);
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const Layer& layer = net.layers[i];
+    if (layer.same_as != i) {
+      net.results[i] = net.results[layer.same_as];
+      if (o.report)
+        o.report(fmt::format("{}: the shape of layer {} ({}): explored once, its results taken", layer_label(net, i),
+                             layer.same_as + 1, net.layers[layer.same_as].name));
+      continue;
+    }
+    net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
+  }
+  if (o.strategies_given) {
+    std::vector<std::vector<NotApplied>> not_applied;
+    for (const auto& r : net.results) not_applied.push_back(r->not_applied);
+    check_named_strategies_apply(net.layers, not_applied, o.strategies);
+  }
+  // Which strategies named each layer of a new shape goes without.
+  for (std::size_t i = 0; i < net.layers.size() && o.report; ++i) {
+    const LayerResult& r = *net.results[i];
+    if (net.layers[i].same_as != i || r.not_applied.empty()) continue;
+    std::vector<std::string> names;
+    for (const auto& n : r.not_applied) names.push_back(n.strategy);
+    o.report(fmt::format("note: {}: {} {} not apply to it{}", layer_label(net, i), fmt::join(names, ", "),
+                         names.size() == 1 ? "does" : "do",
+                         names.size() == named.size()
+                             ? fmt::format(": lowered by {}, as a layer no strategy applies to",
+                                           fmt::join(strategies_of(r.space), ", "))
+                             : std::string()));
+  }
+  return net;
+}
+
+void check_named_strategies_apply(const std::vector<Layer>& layers,
+                                  const std::vector<std::vector<NotApplied>>& not_applied,
+                                  const std::vector<std::string>& strategies) {
+  const auto& source = layers.front().program.source;
+  std::string file = source ? source->path : "the network";
+  for (const std::string& s : strategies)
+    if (is_library_strategy(s))
+      throw Error(fmt::format("strategy `{}` applies to no layer of {} (a network's layers do not offer clblast- "
+                              "candidates yet)",
+                              s, file));
+  for (const std::string& s : strategies) {
+    std::string why;  // why the first layer refused it
+    bool applies = false;
+    for (std::size_t i = 0; i < layers.size() && !applies; ++i) {
+      auto it = std::find_if(not_applied[i].begin(), not_applied[i].end(),
+                             [&](const NotApplied& n) { return n.strategy == s; });
+      applies = it == not_applied[i].end();
+      if (!applies && why.empty()) why = fmt::format("layer '{}': {}", layers[i].name, it->why);
+    }
+    if (!applies) throw Error(fmt::format("strategy `{}` applies to no layer of {} ({})", s, file, why));
+  }
+}
+
+void explore_network(NetworkExploration& net, const Problem& network, Store& store, std::int64_t run,
+                     const DeviceReport& device, const NetworkOptions& o) {
+  const std::size_t n = net.layers.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (net.layers[i].same_as != i) continue;
+    LayerResult& r = *net.results[i];
+    r.problem = layer_problem(network, net.layers[i]);
+    std::string dir = (std::filesystem::path(o.evaluator.work_dir) / fmt::format("layer-{}", i + 1)).string();
+    explore_layer(r, layer_label(net, i), store, run, device, o, dir);
+  }
+
+  // What each layer reads and writes, and the bytes of each of those values.
+  std::map<std::string, double> bytes;
+  for (const auto* values : {&network.inputs, &network.reference})
+    for (const auto& [name, t] : *values) bytes[name] = 4.0 * static_cast<double>(t.element_count());
+  std::vector<LayerFront> fronts;
+  for (const auto& layer : net.layers) net.buffers.push_back({layer.reads, layer.name});
+  net.resident = resident_bytes(net.buffers, bytes);
+  for (std::size_t i = 0; i < n; ++i) {
+    LayerFront f;
+    f.resident_bytes = net.resident[i];
+    for (std::size_t k : net.results[i]->front) f.points.push_back(outcome_of(net.results[i]->loop.explored[k].evaluation).objectives);
+    fronts.push_back(std::move(f));
+  }
+  net.front = compose_fronts(fronts);
+}
+
+const Explored& chosen(const NetworkExploration& net, const NetworkPoint& point, std::size_t layer) {
+  const LayerResult& r = *net.results[layer];
+  return r.loop.explored[r.front[point.choice[layer]]];
+}
+
+namespace {
+
+// `m`'s symbolic sizes evaluated with its own size values: merged modules need none.
+std::array<arith::Expr, 3> constants(const std::array<arith::Expr, 3>& r, const codegen::Module& m) {
+  return {arith::Expr(codegen::evaluate(r[0], m)), arith::Expr(codegen::evaluate(r[1], m)),
+          arith::Expr(codegen::evaluate(r[2], m))};
+}
+
+// A name no buffer of `net` has and that is not `reserved` (the network's inputs and
+// definitions, which later layers add): `name`, else `name_2`, `name_3`, ...
+std::string fresh_buffer_name(const codegen::Module& net, const std::set<std::string>& reserved,
+                              const std::string& name) {
+  auto taken = [&](const std::string& n) {
+    return reserved.count(n) != 0 || std::any_of(net.memory.buffers.begin(), net.memory.buffers.end(),
+                                                 [&](const codegen::Buffer& x) { return x.name == n; });
+  };
+  std::string out = name;
+  for (int k = 2; taken(out); ++k) out = fmt::format("{}_{}", name, k);
+  return out;
+}
+
+// Appends layer module `m` to `net`. A buffer the layer reads that an earlier layer wrote
+// (or another layer read: a network input) is that buffer; the layer's own intermediate
+// buffers are its own, renamed where an earlier layer's have the same name (two layers'
+// strategies name their scratch alike) or a network value has it (a split kernel's
+// `a_part1` beside a definition `a_part1`), and its kernels' arguments with them.
+void append(codegen::Module& net, const codegen::Module& m, const std::set<std::string>& reserved) {
+  std::map<std::string, std::string> renamed;
+  for (const auto& b : m.memory.buffers) {
+    if (b.space != codegen::AddressSpace::Global) continue;
+    codegen::Buffer c = b;
+    c.elements = arith::Expr(codegen::evaluate(b.elements, m));
+    c.bytes = arith::Expr(codegen::evaluate(b.bytes, m));
+    auto same = std::find_if(net.memory.buffers.begin(), net.memory.buffers.end(),
+                             [&](const codegen::Buffer& x) { return x.name == b.name; });
+    if (same != net.memory.buffers.end() && b.role == codegen::BufferRole::Input) {
+      // An earlier layer's output (or a network input another layer read) read again.
+      LIFTC_ASSERT(codegen::evaluate(same->bytes, net) == codegen::evaluate(c.bytes, net),
+                   "a buffer two layers share is an earlier layer's output or a network input, of one size");
+      continue;
+    }
+    bool clashes = same != net.memory.buffers.end() ||
+                   (b.role == codegen::BufferRole::Intermediate && reserved.count(b.name) != 0);
+    LIFTC_ASSERT(!clashes || b.role == codegen::BufferRole::Intermediate,
+                 "a layer's output is its definition, which no other layer computes");
+    if (clashes) c.name = renamed[b.name] = fresh_buffer_name(net, reserved, b.name);
+    net.memory.buffers.push_back(std::move(c));
+    if (b.role == codegen::BufferRole::Input) net.inputs.push_back(b.name);
+  }
+  for (const auto& k : m.kernels) {
+    codegen::Kernel c = k;
+    c.launch.global = constants(k.launch.global, m);
+    c.launch.local = constants(k.launch.local, m);
+    // Each layer keeps the contraction it was measured with.
+    c.source = fmt::format("#pragma OPENCL FP_CONTRACT {}\n{}", m.contract ? "ON" : "OFF", k.source);
+    for (auto& a : c.args)
+      if (auto it = renamed.find(a.name); a.kind == codegen::KernelArg::Kind::Buffer && it != renamed.end())
+        a.name = it->second;
+    for (const auto& a : k.args) {
+      if (a.kind != codegen::KernelArg::Kind::Size) continue;
+      std::int64_t v = codegen::evaluate(arith::var(a.name), m);
+      auto [it, fresh] = net.sizes.emplace(a.name, v);
+      if (!fresh && it->second != v)
+        throw Error(fmt::format("kernel {} takes size {} = {}, which an earlier layer's kernel takes as {}", k.name,
+                                a.name, v, it->second));
+    }
+    net.kernels.push_back(std::move(c));
+  }
+  net.outputs.insert(net.outputs.end(), m.outputs.begin(), m.outputs.end());
+}
+
+// A layer explored under another's name takes that exploration's point: the parameters
+// that are a kernel's own work-group size name the other layer's parts (`conv1_part1`).
+// The renamed program plans the same kernels in the same order, under its own names.
+void rename_kernel_parts(constraints::Space& renamed, const constraints::Space& explored) {
+  if (explored.kernel_work_group_params.empty()) return;
+  auto plan_of = [](const ir::Program& p) { return codegen::plan_kernels(typecheck::typecheck(p).program).kernels; };
+  const auto before = plan_of(explored.program), after = plan_of(renamed.program);
+  LIFTC_ASSERT(before.size() == after.size(), "a renamed layer plans the kernels of the layer it was explored as");
+  std::map<std::string, std::string> part;
+  for (std::size_t k = 0; k < before.size(); ++k) part[before[k].buffer] = after[k].buffer;
+  for (auto& [param, own] : renamed.kernel_work_group_params) own.first = part.at(own.first);
+}
+
+}  // namespace
+
+codegen::Module network_module(const NetworkExploration& net, const NetworkPoint& point, const std::string& build_options) {
+  codegen::Module out;
+  out.contract = true;  // no pragma for the whole source: each kernel has its own
+  out.build_options = build_options;
+  std::set<std::string> reserved;
+  for (const Layer& layer : net.layers) {
+    reserved.insert(layer.name);
+    reserved.insert(layer.reads.begin(), layer.reads.end());
+  }
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const Layer& layer = net.layers[i];
+    const Explored& x = chosen(net, point, i);
+    const ConstraintAlternative& alt = constraint_alternative(*net.results[i]->space.alternatives[x.candidate.alternative]);
+    Generated g;
+    if (layer.same_as == i) {
+      g = generate_candidate(alt, x.candidate.point, build_options);
+    } else {
+      constraints::Space renamed = alt.space();
+      renamed.program = rename_layer(renamed.program, net.layers[layer.same_as], layer);
+      rename_kernel_parts(renamed, alt.space());
+      g = generate_candidate(renamed, x.candidate.point, build_options);
+    }
+    if (g.module.build_options != build_options) out.build_options = g.module.build_options;  // the mad parameter's
+    append(out, g.module, reserved);
+  }
+  return out;
+}
+
+}  // namespace liftc::explore

@@ -1,0 +1,119 @@
+// What an exploration of a network leaves in its -o folder.
+
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "liftc/emit/host.hpp"
+#include "liftc/explore/products/network.hpp"
+#include "liftc/explore/products/output.hpp"
+#include "liftc/support/file.hpp"
+
+namespace liftc::explore {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void create_folder(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("cannot create the folder {}: {}", dir.string(), ec.message()));
+}
+
+// "conv-chw #1 (kappa=4,local_0=2)".
+std::string choice_text(const Evaluation& e) {
+  return fmt::format("{} #{} ({})", e.strategy, e.alternative, e.point.empty() ? "no parameters" : e.point);
+}
+
+}  // namespace
+
+std::vector<Evaluation> network_rows(const NetworkExploration& net, const Problem& network, std::int64_t run) {
+  std::vector<Evaluation> rows;
+  for (std::size_t rank = 0; rank < net.front.size(); ++rank) {
+    const NetworkPoint& p = net.front[rank];
+    Evaluation e;
+    e.id = static_cast<std::int64_t>(rank + 1);
+    e.run = run;
+    e.file = network.file;
+    e.program = network.program_hash;
+    e.strategy = "network";
+    e.alternative = e.id;
+    e.status = status::Ok;
+    e.time_ms = p.objectives.time_ms;
+    e.spread_ms = p.objectives.spread_ms;
+    e.memory_bytes = static_cast<std::int64_t>(p.objectives.memory);
+    e.shapes = network.shapes;
+    e.version = kLiftcVersion;  // composed by this liftc, now
+    e.created = utc_now();
+    std::vector<std::string> layers;
+    for (std::size_t i = 0; i < net.layers.size(); ++i) {
+      const Evaluation& chosen_row = chosen(net, p, i).evaluation;
+      if (chosen_row.status == status::Cut) e.status = status::Cut;  // a layer timed once
+      e.device = chosen_row.device;
+      e.driver = chosen_row.driver;
+      e.machine = chosen_row.machine;
+      layers.push_back(fmt::format("{}: {}", net.layers[i].name, choice_text(chosen_row)));
+    }
+    e.point = fmt::format("{}", fmt::join(layers, "; "));
+    e.reason = "composed: the layers' times summed, the peak memory with each buffer freed after its last reader";
+    rows.push_back(std::move(e));
+  }
+  return rows;
+}
+
+namespace {
+
+// The network front's host programs (front/<rank>/), its inputs and expected outputs, and
+// the three tables, into `dir_text`.
+void write_network_front(const std::string& dir_text, const NetworkExploration& net, const Problem& network,
+                         std::int64_t run, const std::string& program_name, const std::string& build_options) {
+  fs::path dir(dir_text);
+  create_folder(dir / "front");
+  write_inputs_and_expected(dir_text, network);
+
+  std::vector<Evaluation> front = network_rows(net, network, run);
+  nlohmann::json points = nlohmann::json::array();
+  for (std::size_t rank = 0; rank < net.front.size(); ++rank) {
+    codegen::Module m = network_module(net, net.front[rank], build_options);
+    fs::path project = dir / "front" / std::to_string(rank + 1);
+    create_folder(project);
+    emit::write_host_project(m, project.string(), program_name);
+    std::vector<Evaluation> chosen_rows;
+    for (std::size_t i = 0; i < net.layers.size(); ++i) chosen_rows.push_back(chosen(net, net.front[rank], i).evaluation);
+    nlohmann::json layers = nlohmann::json::parse(evaluations_json(chosen_rows));
+    for (std::size_t i = 0; i < net.layers.size(); ++i) {
+      layers[i]["layer"] = net.layers[i].name;
+      layers[i]["explored_as"] = net.layers[net.layers[i].same_as].name;
+      layers[i]["resident_bytes"] = net.resident[i];
+    }
+    const Evaluation& e = front[rank];
+    points.push_back({{"rank", rank + 1}, {"status", e.status}, {"time_ms", e.time_ms}, {"spread_ms", e.spread_ms},
+                      {"memory_bytes", e.memory_bytes}, {"layers", layers}});
+  }
+  // Every layer's rows, each with its layer (a layer of the shape of an earlier one has
+  // none: it took that layer's, pareto.json's explored_as says which).
+  std::vector<Evaluation> rows;
+  std::vector<std::string> row_layers;
+  for (std::size_t i = 0; i < net.layers.size(); ++i)
+    if (net.layers[i].same_as == i)
+      for (const auto& x : net.results[i]->loop.explored) {
+        rows.push_back(x.evaluation);
+        row_layers.push_back(net.layers[i].name);
+      }
+  write_file((dir / "pareto.csv").string(), evaluations_csv(front));
+  write_file((dir / "pareto.json").string(),
+             points.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_file((dir / "evaluated.csv").string(), evaluations_csv(rows, row_layers));
+}
+
+}  // namespace
+
+void write_network_outputs(const std::string& dir_text, const NetworkExploration& net, const Problem& network,
+                           std::int64_t run, const std::string& program_name, const std::string& build_options) {
+  replace_outputs(dir_text, output_names(),
+                  [&] { write_network_front(dir_text, net, network, run, program_name, build_options); });
+}
+
+}  // namespace liftc::explore

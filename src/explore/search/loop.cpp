@@ -1,0 +1,205 @@
+// The ask/evaluate/tell loop (sequential or with several candidates running at once) and its progress line.
+
+#include "liftc/explore/search/loop.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "liftc/explore/evaluation/evaluate.hpp"
+
+namespace liftc::explore {
+
+namespace {
+
+std::string clock_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--:--";
+  auto s = static_cast<long>(seconds + 0.5);
+  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60) : fmt::format("{:02}:{:02}", s / 60, s % 60);
+}
+
+}  // namespace
+
+std::vector<std::size_t> front_of(const std::vector<Explored>& explored) {
+  std::vector<Objectives> points;
+  std::vector<std::size_t> index;
+  std::set<std::string> keys;  // points that generate the same kernels are one point of the front
+  for (std::size_t i = 0; i < explored.size(); ++i) {
+    Outcome o = outcome_of(explored[i].evaluation);
+    if (!o.ok || explored[i].evaluation.status != status::Ok) continue;  // cut points were timed once: no spread
+    if (!keys.insert(explored[i].evaluation.key).second) continue;
+    points.push_back(o.objectives);
+    index.push_back(i);
+  }
+  std::vector<std::size_t> out;
+  for (std::size_t f : pareto_front(points)) out.push_back(index[f]);
+  return out;
+}
+
+LoopResult explore_loop(Search& search, const EvaluateFn& evaluate, const Budget& budget, std::FILE* progress,
+                        const std::string& label) {
+  StartFn start = [&](const Candidate& c) {
+    Pending p;
+    p.result = [&evaluate, c](bool& served) { return evaluate(c, served); };
+    return p;
+  };
+  return explore_loop(search, start, budget, 1, progress, label);
+}
+
+namespace {
+
+// A candidate asked and not told yet.
+struct Slot {
+  Candidate candidate;
+  Pending pending;
+  std::thread thread;
+  std::exception_ptr error;  // what `run` threw, thrown again on the loop's thread
+  bool done = false;         // `run` returned (or there was none) and `record` ran
+};
+
+// Runner threads report their end here; the loop's thread waits on it.
+struct Ends {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<Slot*> ended;
+};
+
+}  // namespace
+
+LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budget, std::size_t jobs, std::FILE* progress,
+                        const std::string& label) {
+  jobs = std::max<std::size_t>(jobs, 1);
+  LoopResult r;
+  auto begin = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(); };
+  bool tty = progress && isatty(fileno(progress));
+  std::size_t valid = 0, failed = 0, served = 0, running = 0;
+  double best = std::numeric_limits<double>::infinity();
+  r.stop = fmt::format("budget of {} evaluations", budget.evaluations);
+  bool asking = true;
+  std::deque<std::unique_ptr<Slot>> window;  // in proposal order
+  Ends ends;
+
+  auto tell_front = [&] {
+    Slot& slot = *window.front();
+    if (slot.thread.joinable()) slot.thread.join();
+    Explored x;
+    x.candidate = slot.candidate;
+    x.evaluation = slot.pending.result(x.served);
+    search.tell(x.candidate, outcome_of(x.evaluation));
+    window.pop_front();
+    if (valid_result(x.evaluation)) {
+      ++valid;
+      best = std::min(best, x.evaluation.time_ms);
+    } else {
+      ++failed;
+    }
+    served += x.served;
+    r.explored.push_back(std::move(x));
+    if (progress) {
+      double t = elapsed();
+      std::size_t n = r.explored.size();
+      double eta = t / double(n) * double(budget.evaluations - std::min(n, budget.evaluations));
+      if (budget.seconds > 0) eta = std::min(eta, budget.seconds - t);
+      fmt::print(progress, "{}explore{}: {}/{} evaluated, {} valid, {} failed, {} from the store, best {}, front {}, {} elapsed, ETA {}{}",
+                 tty ? "\r" : "", label.empty() ? "" : " " + label, n, budget.evaluations, valid, failed, served,
+                 std::isfinite(best) ? fmt::format("{:.4g} ms", best) : "-", front_of(r.explored).size(),
+                 clock_text(t), clock_text(eta), tty ? "\x1b[K" : "\n");
+      std::fflush(progress);
+    }
+  };
+
+  // On an error, the runner threads still running are waited for before it goes on.
+  auto join_all = [&] {
+    for (auto& slot : window)
+      if (slot->thread.joinable()) slot->thread.join();
+  };
+  try {
+    while (true) {
+      // Record what ended (the store gets rows as soon as they exist), then tell in order.
+      {
+        std::vector<Slot*> ended;
+        {
+          std::lock_guard<std::mutex> lock(ends.mutex);
+          ended.swap(ends.ended);
+        }
+        for (Slot* slot : ended) {
+          slot->thread.join();
+          if (slot->error) std::rethrow_exception(slot->error);
+          if (slot->pending.record) slot->pending.record();
+          slot->done = true;
+          --running;
+        }
+      }
+      while (!window.empty() && window.front()->done) tell_front();
+      // Ask while a runner is free, the window has room and the search can answer now.
+      bool asked = false;
+      while (asking && running < jobs && window.size() < 2 * jobs && !search.waiting()) {
+        if (r.explored.size() + window.size() >= budget.evaluations) {
+          asking = false;
+          break;
+        }
+        if (budget.seconds > 0 && elapsed() >= budget.seconds) {
+          r.stop = fmt::format("time budget of {:g} s", budget.seconds);
+          asking = false;
+          break;
+        }
+        std::optional<Candidate> c = search.ask();
+        if (!c) {
+          r.stop = "the search has no new candidate (the space is exhausted)";
+          asking = false;
+          break;
+        }
+        auto slot = std::make_unique<Slot>();
+        slot->candidate = *c;
+        slot->pending = start(*c);
+        asked = true;
+        if (slot->pending.run) {
+          ++running;
+          Slot* raw = slot.get();
+          raw->thread = std::thread([raw, &ends] {
+            try {
+              raw->pending.run();
+            } catch (...) {
+              raw->error = std::current_exception();
+            }
+            std::lock_guard<std::mutex> lock(ends.mutex);
+            ends.ended.push_back(raw);
+            ends.changed.notify_one();
+          });
+        } else {
+          slot->done = true;
+        }
+        window.push_back(std::move(slot));
+        while (!window.empty() && window.front()->done) tell_front();  // a served candidate is told at once
+      }
+      if (window.empty()) {
+        if (!asking || search.waiting()) break;
+        continue;
+      }
+      if (asked) continue;
+      // Nothing to do until a runner ends.
+      std::unique_lock<std::mutex> lock(ends.mutex);
+      ends.changed.wait(lock, [&] { return !ends.ended.empty(); });
+    }
+  } catch (...) {
+    join_all();
+    throw;
+  }
+  if (progress && tty) fmt::print(progress, "\n");
+  r.seconds = elapsed();
+  return r;
+}
+
+}  // namespace liftc::explore
