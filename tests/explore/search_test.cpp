@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "liftc/explore/search/registry.hpp"
 #include "liftc/explore/search/searches.hpp"
+#include "liftc/support/diagnostic.hpp"
 #include "toy_space.hpp"
 
 namespace liftc::explore {
@@ -169,6 +171,47 @@ TEST(RandomSearch, TheEmulatedLocalNoteComparesOnlyWithStrategiesOffered) {
     for (const auto& make : c.alternatives) cs.alternatives.push_back(make());
     EXPECT_EQ(emulated_local_note(cs, "PoCL"), c.note);
   }
+}
+
+// The registry (registry.hpp): one row a search, each made by name and proposing the same
+// candidates as its own factory with the same seed.
+TEST(SearchRegistry, EachSearchIsMadeByName) {
+  struct Case {
+    const char* name;
+    bool population;
+  };
+  for (const Case& c : {Case{"random", false}, Case{"genetic", true}}) {
+    SCOPED_TRACE(c.name);
+    const SearchKind& kind = search_kind(c.name);
+    EXPECT_EQ(kind.name, c.name);
+    EXPECT_EQ(kind.population, c.population);
+    CandidateSpace cs = test::toy_candidates();
+    SearchSettings settings;
+    settings.seed = 42;
+    settings.genetic.population = 4;
+    auto made = kind.make(cs, settings);
+    auto direct = c.population ? make_genetic_search(cs, settings.genetic, 42) : make_random_search(cs, 42);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(made->ask(), direct->ask());
+  }
+  EXPECT_EQ(search_kinds().size(), 2u);
+  EXPECT_EQ(search_kinds().front().name, "random");  // the default
+}
+
+TEST(SearchRegistry, AnUnknownNameIsAnErrorListingTheSearches) {
+  try {
+    search_kind("annealing");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "--search annealing: expected 'random' or 'genetic'");
+  }
+}
+
+TEST(SearchRegistry, NamesAndHelpComeFromTheTable) {
+  EXPECT_EQ(search_names([](const SearchKind&) { return true; }, true), "'random' or 'genetic'");
+  EXPECT_EQ(search_names([](const SearchKind& k) { return k.population; }, false), "genetic");
+  EXPECT_EQ(search_help(),
+            "random (distinct sampled points), genetic (generations of crossover and mutation; NSGA-II with --pareto) "
+            "(default random)");
 }
 
 TEST(RandomSearch, TheSameSeedGivesTheSameCandidates) {

@@ -20,6 +20,7 @@
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/explore/search/loop.hpp"
+#include "liftc/explore/search/registry.hpp"
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/products/network.hpp"
 #include "liftc/explore/products/output.hpp"
@@ -139,16 +140,14 @@ struct Settings {
   explore::Budget budget;
   std::uint64_t seed = 1, input_seed = 0;
   explore::GeneticOptions genetic;
-  bool genetic_search = false;
+  const explore::SearchKind* search = nullptr;  // from the registry (registry.hpp)
   explore::EvaluatorOptions evaluator;
   std::size_t jobs = 1;  // candidates evaluated at once
 };
 
 Settings settle(const ExploreOptions& o) {
   Settings s;
-  if (o.search != "random" && o.search != "genetic")
-    throw Error(fmt::format("--search {}: expected 'random' or 'genetic'", o.search));
-  s.genetic_search = o.search == "genetic";
+  s.search = &explore::search_kind(o.search);
   s.budget.evaluations = whole_number("--evals", o.evals, 1, 10'000'000);
   if (!o.time.empty()) s.budget.seconds = positive_number("--time", o.time);
   s.seed = whole_number("--seed", o.seed, 0, UINT64_MAX);
@@ -160,8 +159,10 @@ Settings settle(const ExploreOptions& o) {
                              ? std::clamp<std::size_t>(s.budget.evaluations / 5, 4, 24)
                              : whole_number("--population", o.population, 2, 100000);
   s.genetic.pareto = o.pareto;
-  if (o.warm_start && !s.genetic_search)
-    throw Error("--warm-start seeds the genetic search's first generation: give it with --search genetic");
+  if (o.warm_start && !s.search->population) {
+    std::string names = explore::search_names([](const explore::SearchKind& k) { return k.population; }, false);
+    throw Error(fmt::format("--warm-start seeds the {0} search's first generation: give it with --search {0}", names));
+  }
   if (!o.runner.empty()) check_runner_command(o.runner);
   s.evaluator.runner = o.runner;
   s.evaluator.isolate = o.isolate;
@@ -188,8 +189,7 @@ Settings settle(const ExploreOptions& o) {
 }
 
 std::unique_ptr<explore::Search> make_search(const Settings& s, explore::CandidateSpace& space) {
-  if (s.genetic_search) return explore::make_genetic_search(space, s.genetic, s.seed);
-  return explore::make_random_search(space, s.seed);
+  return s.search->make(space, {s.seed, s.genetic});
 }
 
 // The last unfinished run of `store`, locked (explore::resume_last_run); its options are
@@ -480,7 +480,7 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--strategy,-s", o->strategies, "a strategy (repeatable); default: those of rules/strategies.rules that apply");
   cmd->add_option("--target,-t", o->target, "a target profile for the constraints (default: the device's own limits)");
   cmd->add_option("--device", o->device, "the device the runner uses (index or part of its name; default: the first)");
-  cmd->add_option("--search", o->search, "random (distinct sampled points) or genetic (default random)");
+  cmd->add_option("--search", o->search, explore::search_help());
   cmd->add_option("--evals", o->evals, "budget: candidates to evaluate (default 100)");
   cmd->add_option("--time", o->time, "budget: seconds of wall time (default: no limit)");
   cmd->add_option("--seed", o->seed, "seed of the search: the same seed gives the same candidates (default 1)");

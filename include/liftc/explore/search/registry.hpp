@@ -1,0 +1,42 @@
+#pragma once
+// The searches by name: one table from which `liftc explore --search NAME` is checked,
+// its help text written and the search made. A new search is a row here (and its factory).
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "liftc/explore/search/searches.hpp"
+
+namespace liftc::explore {
+
+/// What a search may be made from; each takes what it needs.
+struct SearchSettings {
+  std::uint64_t seed = 1;
+  GeneticOptions genetic;  // population, selection, pareto, warm-start seeds
+};
+
+/// One search the command line offers.
+struct SearchKind {
+  std::string_view name;     // --search NAME
+  std::string_view summary;  // what it does, in --search's help
+  bool population = false;   // works in generations: takes --population, --selection, --warm-start
+  std::unique_ptr<Search> (*make)(CandidateSpace& space, const SearchSettings& settings);
+};
+
+/// Every search, the default (random) first.
+std::span<const SearchKind> search_kinds();
+
+/// The search named `name`; an Error (`--search NAME: expected 'random' or 'genetic'`) when none is.
+const SearchKind& search_kind(std::string_view name);
+
+/// The names of the searches for which `pred` holds, quoted or not, joined as a sentence:
+/// `'random' or 'genetic'`.
+std::string search_names(bool (*pred)(const SearchKind&), bool quoted);
+
+/// --search's help: each search's name and summary, and the default.
+std::string search_help();
+
+}  // namespace liftc::explore
