@@ -8,7 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "liftc/emit/host.hpp"
 #include "liftc/explore/candidates/library.hpp"
+#include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/host/execute.hpp"
 
 #include "liftc/explore/products/layers.hpp"
 #include "liftc/explore/candidates/magnitude_form.hpp"
@@ -26,6 +29,27 @@ ConstraintAlternative::ConstraintAlternative(constraints::Space space)
 }
 
 std::string ConstraintAlternative::label() const { return fmt::format("{} #{}", space_->strategy, space_->alternative); }
+
+Artefacts ConstraintAlternative::generate(const Point& p, const interp::Tensors& inputs,
+                                          const std::string& build_options) const {
+  Generated g = generate_candidate(*this, p, build_options);
+  Artefacts a;
+  a.memory_bytes = g.memory_bytes;
+  a.plan = host::launch_plan(g.module, inputs);
+  a.kernels = g.module.source();
+  a.module = std::move(g.module);
+  return a;
+}
+
+codegen::HostPlan ConstraintAlternative::host_plan(const Point& p, const std::string& build_options) const {
+  return codegen::host_plan(generate_candidate(*this, p, build_options).module);
+}
+
+void ConstraintAlternative::write_front_files(const Point& p, const std::string& dir, const std::string& program_name,
+                                              const std::string& build_options) const {
+  // Each file written whole or an error (write_host_project writes through write_file).
+  emit::write_host_project(generate_candidate(*this, p, build_options).module, dir, program_name);
+}
 
 std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const ir::Program& program) {
   std::vector<std::string> out = rewrite::default_strategies(rules);
@@ -135,11 +159,11 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
 }
 
 const ConstraintAlternative& constraint_alternative(const Alternative& alt) {
-  auto* c = dynamic_cast<const ConstraintAlternative*>(&alt);
+  const ConstraintAlternative* c = candidate_of(alt).constraint_space();
   LIFTC_ASSERT(c, "only alternatives of the constraints stage reach here (library ones are handled before)");
   return *c;
 }
 
-bool is_constraint_alternative(const Alternative& alt) { return dynamic_cast<const ConstraintAlternative*>(&alt) != nullptr; }
+bool is_constraint_alternative(const Alternative& alt) { return candidate_of(alt).constraint_space() != nullptr; }
 
 }  // namespace liftc::explore

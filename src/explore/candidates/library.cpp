@@ -4,6 +4,7 @@
 #include "liftc/explore/candidates/library.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -19,6 +20,7 @@
 #include "liftc/rewrite/match.hpp"
 #include "liftc/runtime/library_call.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/support/file.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
 namespace liftc::explore {
@@ -514,6 +516,13 @@ std::vector<std::string> LibraryAlternative::constraint_lines() const {
   return lines;
 }
 
+void LibraryAlternative::write_front_files(const Point& p, const std::string& dir, const std::string&,
+                                           const std::string& build_options) const {
+  std::filesystem::path project(dir);
+  write_file((project / "README.txt").string(), describe(p));
+  write_file((project / "plan.json").string(), codegen::plan_json(host_plan(p, build_options)));
+}
+
 std::string LibraryAlternative::describe(const Point& p) const {
   std::map<std::string, std::int64_t> values = filled_values(*impl_, p);
   std::string out = fmt::format("{} ({})\n{}", label(), format_point(*this, p), summary());
@@ -524,10 +533,10 @@ std::string LibraryAlternative::describe(const Point& p) const {
   return out;
 }
 
-std::vector<std::unique_ptr<Alternative>> library_alternatives(const ir::Program& program, const rewrite::RuleSet& rules,
+std::vector<std::unique_ptr<LibraryAlternative>> library_alternatives(const ir::Program& program, const rewrite::RuleSet& rules,
                                                                const std::vector<std::string>& strategies,
                                                                bool strategies_given, const constraints::Target& target) {
-  std::vector<std::unique_ptr<Alternative>> out;
+  std::vector<std::unique_ptr<LibraryAlternative>> out;
   std::vector<std::string> wanted;
   std::vector<std::string> all(std::begin(kLibraryStrategies), std::end(kLibraryStrategies));
   for (const auto& s : strategies_given ? strategies : all)

@@ -374,7 +374,7 @@ Evaluation Evaluator::serve(const Evaluation& old, const Evaluation& e, bool* se
 
 Pending Evaluator::start(const Candidate& c) {
   const Alternative& alt = *space_.alternatives[c.alternative];
-  auto* library = dynamic_cast<const LibraryAlternative*>(&alt);
+  const CandidateAlternative& candidate = candidate_of(alt);
   auto job = std::make_shared<Job>();
   Evaluation& e = job->e;
   e = base_row(alt, c);
@@ -392,20 +392,12 @@ Pending Evaluator::start(const Candidate& c) {
   auto begin = std::chrono::steady_clock::now();
   auto seconds_since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
   try {
-    if (library) {
-      // CLBlast's call between liftc's kernels; its own workspace is added from the answer.
-      LibraryCandidate l = library->generate(c.point, problem_.inputs, options_.build_options);
-      e.memory_bytes = l.memory_bytes;
-      if (l.module) codegen::check_limits(*l.module, device_.codegen_limits());
-      plan = std::move(l.plan);
-      kernels = std::move(l.kernels);
-    } else {
-      Generated g = generate_candidate(constraint_alternative(alt), c.point, options_.build_options);
-      e.memory_bytes = g.memory_bytes;
-      codegen::check_limits(g.module, device_.codegen_limits());
-      plan = host::launch_plan(g.module, problem_.inputs);
-      kernels = g.module.source();
-    }
+    // liftc's kernels, or CLBlast's call between them (its own workspace is added from the answer).
+    Artefacts a = candidate.generate(c.point, problem_.inputs, options_.build_options);
+    e.memory_bytes = a.memory_bytes;
+    if (a.module) codegen::check_limits(*a.module, device_.codegen_limits());
+    plan = std::move(a.plan);
+    kernels = std::move(a.kernels);
   } catch (const Error& err) {
     times_.generate_s += seconds_since(begin);
     ++times_.generated;
@@ -445,7 +437,8 @@ Pending Evaluator::start(const Candidate& c) {
     shared_ = write_shared_files(dir, problem_.inputs, problem_.reference);
   }
   BundleSettings settings = options_.bundle;
-  if (!library) settings.atol += magnitude_allowance(c.alternative, constraint_alternative(alt), c.point);
+  if (const ConstraintAlternative* generated = candidate.constraint_space())
+    settings.atol += magnitude_allowance(c.alternative, *generated, c.point);
   settings.cutoff_ms = cutoff_for(e.memory_bytes);
   settings.lock = (std::filesystem::path(options_.work_dir) / "device.lock").string();
   job->dir = (std::filesystem::path(options_.work_dir) / fmt::format("candidate-{}", count_)).string();

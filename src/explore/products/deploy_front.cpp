@@ -219,10 +219,9 @@ std::vector<emit::DeployPoint> regenerate_front(const std::string& db, std::int6
     p.spread_ms = e.spread_ms;
     p.memory_bytes = e.memory_bytes;
     if (is_library_strategy(e.strategy)) {
-      const LibraryAlternative* library = nullptr;
+      const CandidateAlternative* library = nullptr;
       for (const auto& a : space.alternatives)
-        if (auto* l = dynamic_cast<const LibraryAlternative*>(a.get()); l && l->label() == fmt::format("{} #{}", e.strategy, e.alternative))
-          library = l;
+        if (a->label() == fmt::format("{} #{}", e.strategy, e.alternative)) library = &candidate_of(*a);
       if (!library)
         throw Error(fmt::format("{}: {} #{} is not offered now (liftc was built without CLBlast, or the rules changed)",
                                 where, e.strategy, e.alternative));

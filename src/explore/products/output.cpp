@@ -81,18 +81,9 @@ void write_front(const std::string& dir_text, const CandidateSpace& space, const
     front_rows.push_back(x.evaluation);
     fs::path project = dir / "front" / std::to_string(rank + 1);
     create_folder(project);
-    const Alternative& alt = *space.alternatives[x.candidate.alternative];
-    if (!is_constraint_alternative(alt)) {
-      // A CLBlast point: no host program is generated for it (the host program runs
-      // generated kernels only); its steps are described, and kept as its plan for liftc deploy.
-      const auto& library = dynamic_cast<const LibraryAlternative&>(alt);
-      write_file((project / "README.txt").string(), library.describe(x.candidate.point));
-      write_file((project / "plan.json").string(), codegen::plan_json(library.host_plan(x.candidate.point, build_options)));
-      continue;
-    }
-    Generated g = generate_candidate(constraint_alternative(alt), x.candidate.point, build_options);
-    // Each file written whole or an error (write_host_project writes through write_file).
-    emit::write_host_project(g.module, project.string(), program_name);
+    // A host project, or a CLBlast point's plan and description; each file whole or an error.
+    candidate_of(*space.alternatives[x.candidate.alternative])
+        .write_front_files(x.candidate.point, project.string(), program_name, build_options);
   }
   write_file((dir / "pareto.csv").string(), evaluations_csv(front_rows));
   write_file((dir / "pareto.json").string(), evaluations_json(front_rows));

@@ -186,7 +186,7 @@ void run_space(const SpaceOptions& o) {
     std::vector<constraints::Space> spaces;
   };
   std::vector<Part> parts;
-  std::vector<std::unique_ptr<explore::Alternative>> library;
+  std::vector<std::unique_ptr<explore::LibraryAlternative>> library;
   if (layers.empty()) {
     Part& part = parts.emplace_back();
     if (!only_library)
@@ -233,7 +233,7 @@ void run_space(const SpaceOptions& o) {
                   std::any_of(library.begin(), library.end(), [](const auto& a) { return !a->local_memory_emulated(); });
     for (const auto& space : part.spaces) print_space(space, samples, rng, others);
   }
-  for (const auto& alt : library) print_library_space(dynamic_cast<explore::LibraryAlternative&>(*alt), samples, rng);
+  for (const auto& alt : library) print_library_space(*alt, samples, rng);
 }
 
 }  // namespace

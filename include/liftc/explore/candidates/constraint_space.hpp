@@ -10,6 +10,7 @@
 
 #include "liftc/constraints/solve.hpp"
 #include "liftc/constraints/space.hpp"
+#include "liftc/explore/evaluation/candidate.hpp"
 #include "liftc/explore/search/space.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/rewrite/load.hpp"
@@ -17,7 +18,7 @@
 namespace liftc::explore {
 
 /// An Alternative backed by the constraints stage.
-class ConstraintAlternative : public Alternative {
+class ConstraintAlternative : public CandidateAlternative {
  public:
   /// Takes the space; builds its sampler (counting tables).
   explicit ConstraintAlternative(constraints::Space space);
@@ -28,6 +29,13 @@ class ConstraintAlternative : public Alternative {
   bool valid(const Point& p) const override { return sampler_->valid(p); }
   std::optional<Point> repair(const Point& p) override { return sampler_->repair(p); }
   bool local_memory_emulated() const override { return space_->local_memory_emulated; }
+  /// liftc's kernels at `p` (generate_candidate) and their launch plan.
+  Artefacts generate(const Point& p, const interp::Tensors& inputs, const std::string& build_options) const override;
+  codegen::HostPlan host_plan(const Point& p, const std::string& build_options) const override;
+  /// The point's host project (emit::write_host_project).
+  void write_front_files(const Point& p, const std::string& dir, const std::string& program_name,
+                         const std::string& build_options) const override;
+  const ConstraintAlternative* constraint_space() const override { return this; }
   /// The constraints stage's space (program, parameters, constraints, target).
   const constraints::Space& space() const { return *space_; }
   /// Whether counts and samples are exact and uniform.

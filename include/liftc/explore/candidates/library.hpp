@@ -38,16 +38,11 @@ bool is_library_strategy(const std::string& strategy);
 /// A library candidate generated at a point: its steps as a launch plan (buffers from the
 /// problem's inputs), the OpenCL C of its liftc-generated kernels, the module they come
 /// from (for limits) and its memory without the library's own workspace.
-struct LibraryCandidate {
-  runtime::LaunchPlan plan;
-  std::string kernels;
-  std::optional<codegen::Module> module;  // the generated kernels around the call; none for a bare call
-  std::int64_t memory_bytes = 0;
-};
+using LibraryCandidate = Artefacts;
 
 /// The space of one library candidate: CLBlast's tuning parameters (explicit domains and
 /// the constraints CLBlast's own tuner puts on them), enumerated, so counts are exact.
-class LibraryAlternative : public Alternative {
+class LibraryAlternative : public CandidateAlternative {
  public:
   struct Impl;
   explicit LibraryAlternative(std::unique_ptr<Impl> impl);
@@ -62,10 +57,14 @@ class LibraryAlternative : public Alternative {
   /// point: true for them when the target emulates it; the indirect Xgemm only at some points.
   bool local_memory_emulated() const override;
   /// The candidate at `p` with the problem's `inputs`; a liftc::Error when it cannot be made.
-  LibraryCandidate generate(const Point& p, const interp::Tensors& inputs, const std::string& build_options) const;
+  LibraryCandidate generate(const Point& p, const interp::Tensors& inputs, const std::string& build_options) const override;
   /// The candidate at `p` as a host plan (plan.json, a deployed front's point): its steps as
   /// generate makes them, the library call among liftc's kernels, for inputs of the program's shapes.
-  codegen::HostPlan host_plan(const Point& p, const std::string& build_options) const;
+  codegen::HostPlan host_plan(const Point& p, const std::string& build_options) const override;
+  /// A CLBlast point has no host program (the host program runs generated kernels only):
+  /// README.txt (describe) and plan.json (host_plan), kept for liftc deploy.
+  void write_front_files(const Point& p, const std::string& dir, const std::string& program_name,
+                         const std::string& build_options) const override;
   /// What explore -o writes for the point (front/RANK/README.txt): the routine, its sizes and
   /// every parameter CLBlast is given, and why there is no host program.
   std::string describe(const Point& p) const;
@@ -81,7 +80,7 @@ class LibraryAlternative : public Alternative {
 /// The library alternatives of `program` on `target`: with `strategies` given, those of
 /// them that start with "clblast-" (one that does not apply is a liftc::Error naming why);
 /// otherwise every one that applies. Nothing without CLBlast (clblast_available).
-std::vector<std::unique_ptr<Alternative>> library_alternatives(const ir::Program& program, const rewrite::RuleSet& rules,
+std::vector<std::unique_ptr<LibraryAlternative>> library_alternatives(const ir::Program& program, const rewrite::RuleSet& rules,
                                                                const std::vector<std::string>& strategies,
                                                                bool strategies_given, const constraints::Target& target);
 

@@ -16,6 +16,8 @@
 
 namespace liftc::explore {
 
+class CandidateAlternative;  // what evaluation asks of an alternative (evaluation/candidate.hpp)
+
 /// A value for every parameter of one alternative, in its dependency order.
 using Point = std::vector<std::int64_t>;
 
@@ -49,6 +51,8 @@ class Alternative {
   virtual std::optional<Point> repair(const Point& p) = 0;
   /// Whether its kernels use local memory that the target emulates in global memory.
   virtual bool local_memory_emulated() const { return false; }
+  /// Its artefacts' interface (evaluation/candidate.hpp); null for a space only a search sees.
+  virtual const CandidateAlternative* as_candidate() const { return nullptr; }
 };
 
 /// The share of random draws a strategy whose alternatives use local memory emulated in
