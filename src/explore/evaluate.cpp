@@ -21,6 +21,7 @@
 #include "liftc/explore/worker.hpp"
 #include "liftc/host/execute.hpp"
 #include "liftc/interp/interp.hpp"
+#include "liftc/interp/magnitude.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/support/file.hpp"
@@ -270,9 +271,9 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
                               options_.bundle.atol, problem_.program_hash, runner_identity(options_));
 }
 
-double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point) {
+const Evaluator::Allowance* Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point) {
   if (auto it = magnitude_allowance_.find(index); it != magnitude_allowance_.end()) return it->second;
-  double allowance = 0;
+  const Allowance* allowance = nullptr;
   std::string key = constant_arrays_of(alt.space().program);
   if (!key.empty()) {
     // Alternatives with the same constant arrays (in the same order: the same Winograd rule,
@@ -285,7 +286,7 @@ double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlterna
     // layer 5; `-s conv-winograd-local` alone on VGG layer 2 spent 80 s of a 90 s
     // exploration interpreting its own alternatives).
     if (auto it = magnitude_by_constants_.find(key); it != magnitude_by_constants_.end()) {
-      allowance = it->second;
+      allowance = &it->second;
     } else {
       ir::Program checked;
       if (const ir::Program* form = alt.magnitude_form()) {
@@ -303,11 +304,13 @@ double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlterna
         std::map<std::string, long long> sizes = constraints::size_values(space, at);
         checked = typecheck::typecheck(ir::bind_sizes(space.program, sizes)).program;
       }
-      double largest = 0;
-      for (const auto& [name, t] : interp::evaluate_magnitude(checked, problem_.inputs))
-        for (float v : t.f32) largest = std::max(largest, static_cast<double>(v));
-      allowance = interp::magnitude_tolerance * largest;
-      magnitude_by_constants_.emplace(key, allowance);
+      Allowance a;
+      a.tensors = interp::rounding_allowance(checked, problem_.inputs);
+      a.dir = (std::filesystem::path(options_.work_dir) /
+               fmt::format("allowance-{}", magnitude_by_constants_.size()))
+                  .string();
+      write_allowance_files(a.dir, a.tensors);
+      allowance = &magnitude_by_constants_.emplace(key, std::move(a)).first->second;
     }
   }
   magnitude_allowance_.emplace(index, allowance);
@@ -421,8 +424,11 @@ Pending Evaluator::start(const Candidate& c) {
   }
   times_.generate_s += seconds_since(begin);
   ++times_.generated;
-  e.key = hash_text(fmt::format("{}\n{}\n{}\n{}\n{}\n{}", kernels, describe_plan(plan), device_.name, device_.driver,
-                                problem_.shapes, checked_with_));
+  // A program through constant arrays is checked with an allowance per element (rows
+  // checked under the one allowance of the whole output that came before are not served).
+  bool per_element = !library && !constant_arrays_of(constraint_alternative(alt).space().program).empty();
+  e.key = hash_text(fmt::format("{}\n{}\n{}\n{}\n{}\n{}{}", kernels, describe_plan(plan), device_.name, device_.driver,
+                                problem_.shapes, checked_with_, per_element ? "allowance per element\n" : ""));
   if (auto old = servable_row(e.key)) {
     bool served = false;
     Evaluation row = serve(*old, e, &served);
@@ -445,7 +451,11 @@ Pending Evaluator::start(const Candidate& c) {
     shared_ = write_shared_files(dir, problem_.inputs, problem_.reference);
   }
   BundleSettings settings = options_.bundle;
-  if (!library) settings.atol += magnitude_allowance(c.alternative, constraint_alternative(alt), c.point);
+  if (!library)
+    if (const Allowance* a = magnitude_allowance(c.alternative, constraint_alternative(alt), c.point)) {
+      settings.allowance = &a->tensors;
+      settings.allowance_dir = a->dir;
+    }
   settings.cutoff_ms = cutoff_for(e.memory_bytes);
   settings.lock = (std::filesystem::path(options_.work_dir) / "device.lock").string();
   job->dir = (std::filesystem::path(options_.work_dir) / fmt::format("candidate-{}", count_)).string();
