@@ -318,9 +318,18 @@ const Evaluator::Allowance* Evaluator::magnitude_allowance(std::size_t index, co
 }
 
 std::optional<Evaluation> Evaluator::servable_row(const std::string& key) const {
-  for (Evaluation& row : store_.find_all(key))
-    if (servable(row, options_.timeout_s)) return std::move(row);
-  return std::nullopt;
+  // A cut row was timed once because an earlier run had a point that dominates it; this
+  // run may not have that point, and a front holds no cut point. It is served only when
+  // this run's own results would cut it again; else the kernels are timed in full (a run
+  // served only cut rows had no front at all). Any other servable row comes first.
+  std::optional<Evaluation> cut;
+  for (Evaluation& row : store_.find_all(key)) {
+    if (!servable(row, options_.timeout_s)) continue;
+    if (row.status != status::Cut) return std::move(row);
+    double cutoff = cutoff_for(row.memory_bytes);
+    if (!cut && cutoff > 0 && row.time_ms > cutoff) cut = std::move(row);
+  }
+  return cut;
 }
 
 double Evaluator::cutoff_for(std::int64_t memory_bytes) const {
@@ -486,7 +495,9 @@ void Evaluator::record(Job& job) {
     e.reason = describe_end(w, options_.timeout_s);
   } else if (w.end == WorkerResult::End::Signaled) {
     e.status = status::Crash;
-    e.reason = fmt::format("the runner was {}", describe_end(w, options_.timeout_s));
+    std::string tail = stderr_tail(w.err);
+    e.reason = fmt::format("the runner was {}{}", describe_end(w, options_.timeout_s),
+                           tail.empty() ? "" : "; its stderr ends: " + tail);
   } else if (w.end == WorkerResult::End::Flooded) {
     e.status = status::Runner;
     e.reason = fmt::format("the runner {}", describe_end(w, options_.timeout_s));
@@ -531,9 +542,9 @@ void Evaluator::record(Job& job) {
       }
     } catch (const Error& err) {
       e.status = w.code == 0 ? status::Runner : status::Crash;
-      std::string tail = w.err.size() > 400 ? w.err.substr(w.err.size() - 400) : w.err;
+      std::string tail = stderr_tail(w.err);
       e.reason = fmt::format("the runner {}: {}{}", describe_end(w, options_.timeout_s), err.message(),
-                             tail.empty() ? "" : "; stderr: " + tail);
+                             tail.empty() ? "" : "; its stderr ends: " + tail);
     }
   }
   if (valid_result(e)) valid_.emplace_back(e.memory_bytes, e.time_ms);
