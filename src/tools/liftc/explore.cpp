@@ -554,7 +554,7 @@ void add_explore_command(CLI::App& app) {
                   "parameter's -cl-mad-enable; the front's host programs use them too)");
   cmd->add_option("--rtol", o->rtol, "relative tolerance of the validation (default 1e-3)")->check(finite_non_negative());
   cmd->add_option("--atol", o->atol, "absolute tolerance of the validation (default 1e-3)")->check(finite_non_negative());
-  cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
+  cmd->add_option("--rules", o->rules_dir, kRulesFlagHelp);
   cmd->add_flag("--quiet,-q", o->quiet, "no progress line");
   cmd->callback([o] { run_explore(*o); });
 }

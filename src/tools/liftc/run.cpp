@@ -109,7 +109,7 @@ ir::Program load_reference(const RunOptions& o, const ir::Program& checked, cons
 void run_run(const RunOptions& o) {
   ir::Program checked = load_bound_program(o.file, o.sizes);
   runtime::Session session(o.device);
-  codegen::Module module = codegen::generate(checked, o.codegen.options(&session.device()));
+  codegen::Module module = generate_kernels(o.file, checked, o.codegen.options(&session.device()));
   interp::Tensors inputs = load_inputs(checked, o.inputs, o.seed);
   std::optional<ir::Program> reference;
   if (!o.reference.empty()) reference = load_reference(o, checked, inputs);
