@@ -678,8 +678,8 @@ TEST_F(Cli, EvalRefusesAnExistingOutputBeforeEvaluating) {
 
 // Issue 36 item 24: a high-level program given to run or compile is pointed to rewrite.
 TEST_F(Cli, RunOnAHighLevelProgramSaysToRewriteItFirst) {
-  for (const char* command : {"run", "compile"}) {
-    Result r = run(fmt::format("{} double.sr", command));
+  for (const char* command : {"run double.sr", "compile double.sr -o out"}) {
+    Result r = run(command);
     EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.output;
     EXPECT_NE(r.output.find("map computes values but is not mapped onto OpenCL: use mapGlb, mapWrg/mapLcl or mapSeq; "
                             "double.sr is a high-level program: rewrite it first: liftc rewrite double.sr --strategy S "

@@ -34,16 +34,22 @@ TEST_F(ExploreCli, ARunnerAbortingEveryCandidateSaysWhyAndNoFrontIsAnError) {
   fs::permissions(dir_ / "runner.sh", fs::perms::owner_all);
   Result r = run(fmt::format("explore {} -s stencil-parametric --evals 2 --jobs 1 --runner ./runner.sh --db results.db -q",
                              kStencil));
+  // The last lines (the shell in between may add "Aborted" and end with code 134 rather
+  // than the signal): one line in the row, in the summary and in the error.
   const std::string tail =
-      "its stderr ends: compiling kernels | error: unable to execute command: Executable \"ld\" doesn't exist! | pocl: "
-      "kernel build failed";
+      "error: unable to execute command: Executable \"ld\" doesn't exist! | pocl: kernel build failed";
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("first failure: stencil-parametric #1"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("[crash]: the runner was killed by signal 6 (Aborted); " + tail), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[crash]: the runner "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("; its stderr ends: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(tail), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("error: no front: no candidate validated (2 crash); the first failure: stencil-parametric #1"),
             std::string::npos)
       << r.output;
-  EXPECT_EQ(rows(dir_ / "results.db", ("status = 'crash' AND instr(reason, '" + tail + "') > 0").c_str()), 2);
+  EXPECT_EQ(rows(dir_ / "results.db",
+                 "status = 'crash' AND instr(reason, 'its stderr ends: ') > 0 AND "
+                 "instr(reason, 'pocl: kernel build failed') > 0"),
+            2);
   Result listed = run("results results.db");
   EXPECT_EQ(listed.exit_code, 0) << listed.output;
   EXPECT_NE(listed.output.find(tail), std::string::npos) << listed.output;

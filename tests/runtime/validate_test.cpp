@@ -61,14 +61,15 @@ TEST(Validate, StatisticsAndFirstMismatch) {
 TEST(Validate, AnAllowanceIsPerElement) {
   const std::vector<float> expected = {1e6f, 1.0f, 2.0f};
   const std::vector<float> allowance = {387.0f, 1e-4f, 0.0f};
-  EXPECT_TRUE(compare({1e6f + 100.0f, 1.0f, 2.0f}, expected, {}, allowance).ok);
-  const Comparison c = compare({1e6f + 100.0f, 101.0f, 102.0f}, expected, {}, allowance);
+  const Tolerance tight{1e-6, 1e-4};  // 1 at 1e6: 100 off is past the tolerance alone
+  EXPECT_TRUE(compare({1e6f + 100.0f, 1.0f, 2.0f}, expected, tight, allowance).ok);
+  const Comparison c = compare({1e6f + 100.0f, 101.0f, 102.0f}, expected, tight, allowance);
   EXPECT_EQ(c.mismatches, 2u);
   ASSERT_TRUE(c.first_mismatch.has_value());
   EXPECT_EQ(*c.first_mismatch, 1u);
-  EXPECT_FALSE(compare({1e6f + 100.0f, 1.0f, 2.0f}, expected).ok);  // without it, the tolerance alone
+  EXPECT_FALSE(compare({1e6f + 100.0f, 1.0f, 2.0f}, expected, tight).ok);  // without it, the tolerance alone
   try {
-    compare({1.0f}, {1.0f}, {}, allowance);
+    compare({1.0f}, {1.0f}, tight, allowance);
     ADD_FAILURE() << "an allowance of 3 values for 1 was taken";
   } catch (const Error& e) {
     EXPECT_EQ(e.message(), "the validation's allowance has 3 values for 1 expected ones");
