@@ -6,11 +6,13 @@
 // what a tolerance for a rewrite that changes the arithmetic (Winograd's transforms, whose
 // intermediate sums can be far larger than the result) scales with.
 
+#include <cfloat>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
 
 #include "liftc/interp/interp.hpp"
+#include "liftc/interp/magnitude.hpp"
 
 namespace liftc::interp {
 
@@ -55,6 +57,22 @@ Tensors evaluate_magnitude(const ir::Program& checked, const Tensors& inputs) {
   ir::Program p = checked;
   for (auto& d : p.defs) d.body = absolute_constants(d.body);
   return evaluate(p, absolute);
+}
+
+Tensors rounding_allowance(const ir::Program& checked, const Tensors& inputs) {
+  Tensors allowance = evaluate_magnitude(checked, inputs);
+  for (auto it = allowance.begin(); it != allowance.end();) {
+    if (it->second.dtype != io::DType::Float32) {
+      it = allowance.erase(it);  // an int output is compared exactly
+      continue;
+    }
+    for (float& v : it->second.f32) {
+      double a = magnitude_tolerance * std::fabs(v);  // a magnitude beyond float allows any value
+      v = std::isfinite(a) && a < FLT_MAX ? static_cast<float>(a) : FLT_MAX;
+    }
+    ++it;
+  }
+  return allowance;
 }
 
 }  // namespace liftc::interp

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cfloat>
 #include <cmath>
@@ -223,6 +224,13 @@ Bundle parse_bundle(const std::string& text, const std::string& where) {
       d.is_float = w[2] == "f32";
       d.count = static_cast<std::size_t>(count(w[3], 1, kMaxBufferElements, "a buffer's element count"));
       b.buffers.push_back(d);
+    } else if (word == "allowance") {
+      arity(2, "allowance NAME");
+      auto it = std::find_if(b.buffers.begin(), b.buffers.end(), [&](const BufferDesc& d) { return d.name == w[1]; });
+      if (it == b.buffers.end() || it->role != "output" || !it->is_float)
+        throw bad("an allowance names an f32 output buffer declared before it, not '" + shown(w[1]) + "'");
+      if (it->allowance) throw bad("a second allowance for '" + w[1] + "'");
+      it->allowance = true;
     } else if (word == "kernel") {
       arity(9, "kernel NAME DIMS G0 G1 G2 L0 L1 L2");
       KernelDesc k;

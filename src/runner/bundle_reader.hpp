@@ -38,6 +38,7 @@ struct BufferDesc {
   bool is_float = true;
   std::size_t count = 0;
   std::string role;
+  bool allowance = false;  // an f32 output with allowance/NAME.bin: per element, what it may differ by beyond the tolerance
 };
 
 /// One kernel argument, in order.

@@ -597,6 +597,7 @@ class Runner {
       if (!regular_file_exists(path, shown)) continue;  // nothing to compare with
       std::string raw(4 * d.count, '\0');
       read_exact_file(path, raw.data(), raw.size(), shown);
+      std::vector<float> allowance = read_allowance(d);
       std::size_t bad = 0, first_bad = 0;
       double got_first = 0, want_first = 0;
       for (std::size_t e = 0; e < d.count; ++e) {
@@ -618,7 +619,8 @@ class Runner {
         else {
           double err = std::fabs(a - w);
           r.max_abs_error = std::max(r.max_abs_error, err);
-          match = d.is_float ? err <= b_.atol + b_.rtol * std::fabs(w) : a == w;
+          double allowed = b_.atol + b_.rtol * std::fabs(w) + (allowance.empty() ? 0.0 : allowance[e]);
+          match = d.is_float ? err <= allowed : a == w;
         }
         if (!match && bad++ == 0) first_bad = e, got_first = a, want_first = w;
       }
@@ -631,6 +633,24 @@ class Runner {
         return;
       }
     }
+  }
+
+  // The per-element allowance of output `d` (allowance/NAME.bin: one finite f32 >= 0 per
+  // element), empty when it has none.
+  std::vector<float> read_allowance(const BufferDesc& d) {
+    std::vector<float> allowance;
+    if (!d.allowance) return allowance;
+    allowance.resize(d.count);
+    std::string shown = "allowance/" + d.name + ".bin";
+    read_exact_file(b_.dir + "/" + shown, reinterpret_cast<char*>(allowance.data()), 4 * d.count, shown);
+    for (std::size_t e = 0; e < d.count; ++e)
+      if (!(std::isfinite(allowance[e]) && allowance[e] >= 0))
+        throw Failure{"runner", shown + ": element [" + std::to_string(e) + "] is " +
+                                    (std::isnan(allowance[e]) ? std::string("nan")
+                                     : std::isinf(allowance[e]) ? std::string(allowance[e] > 0 ? "inf" : "-inf")
+                                                                 : json_number(allowance[e])) +
+                                    ", not a finite number >= 0"};
+    return allowance;
   }
 
   void check_canaries(Result& r) {

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "liftc/support/diagnostic.hpp"
+
 namespace liftc::runtime {
 
 Tolerance Tolerance::for_reduction(std::size_t reduction_length) {
@@ -17,15 +19,19 @@ Tolerance Tolerance::for_reduction(std::size_t reduction_length) {
 namespace {
 
 // Whether one pair is acceptable, by the rules in validate.hpp.
-bool close(double a, double b, const Tolerance& tol) {
+bool close(double a, double b, const Tolerance& tol, double allowance) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   if (std::isinf(a) || std::isinf(b)) return a == b;
-  return std::fabs(a - b) <= tol.atol + tol.rtol * std::fabs(b);
+  return std::fabs(a - b) <= tol.atol + tol.rtol * std::fabs(b) + allowance;
 }
 
 }  // namespace
 
-Comparison compare(const std::vector<float>& actual, const std::vector<float>& expected, const Tolerance& tol) {
+Comparison compare(const std::vector<float>& actual, const std::vector<float>& expected, const Tolerance& tol,
+                   std::span<const float> allowance) {
+  if (!allowance.empty() && allowance.size() != expected.size())
+    throw Error(fmt::format("the validation's allowance has {} values for {} expected ones", allowance.size(),
+                            expected.size()));
   Comparison c;
   c.size_actual = actual.size();
   c.size_expected = expected.size();
@@ -38,7 +44,7 @@ Comparison compare(const std::vector<float>& actual, const std::vector<float>& e
       c.max_abs_error = std::max(c.max_abs_error, abs_err);
       if (b != 0.0) c.max_rel_error = std::max(c.max_rel_error, abs_err / std::fabs(b));
     }
-    if (!close(a, b, tol)) {
+    if (!close(a, b, tol, allowance.empty() ? 0.0 : static_cast<double>(allowance[i]))) {
       if (!c.first_mismatch) {
         c.first_mismatch = i;
         c.first_actual = actual[i];

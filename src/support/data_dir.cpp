@@ -34,6 +34,15 @@ std::string default_rules_dir() {
                           fmt::join(looked, " and ")));
 }
 
+std::string plot_script() {
+  if (std::string bin = executable_dir(); !bin.empty()) {
+    fs::path installed = fs::path(bin).parent_path() / "share" / "liftc" / "scripts" / "plot_pareto.py";
+    std::error_code ec;
+    if (fs::is_regular_file(installed, ec)) return installed.string();
+  }
+  return (fs::path(LIFTC_SOURCE_RULES_DIR).parent_path() / "scripts" / "plot_pareto.py").string();
+}
+
 std::string default_targets_dir() {
   if (const char* env = std::getenv("LIFTC_TARGETS"); env && *env) return env;
   return (fs::path(default_rules_dir()) / "targets").string();

@@ -391,6 +391,11 @@ TEST_F(Cli, AnInstalledLiftcRunsFromAnEmptyFolderWithNoEnvironment) {
   Result explore = installed("explore conv.sr --strategy conv-chw --evals 2 --pareto -o front");
   EXPECT_EQ(explore.exit_code, 0) << explore.output;
   EXPECT_TRUE(fs::exists(dir_ / "empty" / "front" / "pareto.csv")) << explore.output;
+  // Issue 36 item 21: the plotting hint names the installed script, which is there.
+  fs::path plot = prefix / "share" / "liftc" / "scripts" / "plot_pareto.py";
+  EXPECT_TRUE(fs::exists(plot));
+  EXPECT_NE(explore.output.find(fmt::format("(plot: python3 {} front)", plot.string())), std::string::npos)
+      << explore.output;
 }
 
 TEST_F(Cli, RewriteAllAndTrace) {
@@ -644,6 +649,49 @@ TEST_F(Cli, HelpListsEveryCommand) {
   EXPECT_EQ(r.exit_code, 0);
   for (const char* command : {"check", "eval", "rewrite", "rules", "compile", "run", "devices", "space", "deploy"})
     EXPECT_NE(r.output.find(command), std::string::npos) << command;
+  // Issue 36 item 21: the commands' flags are in their own help, and it says so.
+  EXPECT_NE(r.output.find("Each command's arguments and flags: liftc COMMAND --help"), std::string::npos) << r.output;
+}
+
+// Issue 36 item 21: every --rules flag says where the rules of an installed liftc are.
+TEST_F(Cli, RulesFlagsNameTheInstalledRulesFolder) {
+  for (const char* command : {"explore", "space", "rewrite", "rules"}) {
+    Result r = run(fmt::format("{} --help", command));
+    EXPECT_EQ(r.exit_code, 0) << command;
+    EXPECT_NE(r.output.find("else <prefix>/share/liftc/rules of an installed liftc"), std::string::npos)
+        << command << "\n" << r.output;
+  }
+}
+
+// Issue 36 item 23: an output file that exists is refused before the evaluation, not
+// after it.
+TEST_F(Cli, EvalRefusesAnExistingOutputBeforeEvaluating) {
+  ASSERT_EQ(run("eval double.sr -o taken --save-inputs").exit_code, 0);
+  for (const char* args : {"eval double.sr -o taken", "eval double.sr -o taken/"}) {
+    Result r = run(args);
+    EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("taken/y.npy exists; pass --force to overwrite it"), std::string::npos) << args << "\n" << r.output;
+    EXPECT_EQ(r.output.find("evaluated in"), std::string::npos) << args << ": evaluated first\n" << r.output;
+  }
+  fs::remove(dir_ / "taken" / "y.npy");
+  Result inputs = run("eval double.sr -o taken --save-inputs");
+  EXPECT_EQ(inputs.exit_code, 1) << inputs.output;
+  EXPECT_NE(inputs.output.find("taken/inputs/x.npy exists; pass --force to overwrite it"), std::string::npos) << inputs.output;
+  EXPECT_EQ(inputs.output.find("evaluated in"), std::string::npos) << inputs.output;
+  EXPECT_EQ(run("eval double.sr -o taken --save-inputs --force").exit_code, 0);
+}
+
+// Issue 36 item 24: a high-level program given to run or compile is pointed to rewrite.
+TEST_F(Cli, RunOnAHighLevelProgramSaysToRewriteItFirst) {
+  for (const char* command : {"run double.sr", "compile double.sr -o out"}) {
+    Result r = run(command);
+    EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("map computes values but is not mapped onto OpenCL: use mapGlb, mapWrg/mapLcl or mapSeq; "
+                            "double.sr is a high-level program: rewrite it first: liftc rewrite double.sr --strategy S "
+                            "(liftc rules lists them)"),
+              std::string::npos)
+        << command << "\n" << r.output;
+  }
 }
 
 // liftc space: constraints with their sources, the order, the count, and samples that

@@ -20,6 +20,7 @@
 #include "liftc/codegen/module.hpp"
 #include "liftc/host/execute.hpp"
 #include "liftc/interp/interp.hpp"
+#include "liftc/interp/magnitude.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
@@ -53,19 +54,18 @@ void run_and_compare(const ir::Program& low, const ir::Program& reference, std::
   host::Execution ex = host::execute(m, inputs, session(), ro);
   ASSERT_TRUE(ex.run.ok()) << ex.run.failure() << "\n" << m.source();
   // A program that computes through constant arrays (Winograd's transforms) rounds in sums
-  // far larger than its results: magnitude_tolerance of its computation's largest
+  // far larger than its results: each element magnitude_tolerance of its own computation's
   // magnitude more, as `liftc explore` allows (Evaluator::magnitude_allowance).
   runtime::Tolerance tolerance = runtime::Tolerance::for_reduction(1024);
-  double largest = 0;
-  if (interp::has_constant_arrays(low))
-    for (const auto& [name, t] : interp::evaluate_magnitude(low, inputs))
-      for (float v : t.f32) largest = std::max(largest, static_cast<double>(v));
-  tolerance.atol += interp::magnitude_tolerance * largest;
+  interp::Tensors allowance;
+  if (interp::has_constant_arrays(low)) allowance = interp::rounding_allowance(low, inputs);
   for (const auto& [name, want] : expected) {
     ASSERT_TRUE(ex.outputs.count(name)) << "no output " << name;
     const io::Tensor& got = ex.outputs.at(name);
     EXPECT_EQ(got.shape, want.shape) << name;
-    runtime::Comparison cmp = runtime::compare(got.f32, want.f32, tolerance);
+    runtime::Comparison cmp = runtime::compare(got.f32, want.f32, tolerance,
+                                               allowance.count(name) ? std::span<const float>(allowance.at(name).f32)
+                                                                     : std::span<const float>());
     EXPECT_TRUE(cmp.ok) << name << ": " << cmp.str() << "\n" << m.source();
   }
 }

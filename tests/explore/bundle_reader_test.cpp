@@ -62,6 +62,15 @@ TEST(BundleReader, AWellFormedBundleReadsAsWritten) {
   EXPECT_EQ(k.args[2].float_value, -1500.0f);
   EXPECT_EQ(k.args[3].local_bytes, 4096u);
   EXPECT_EQ(b.kernels[1].local[0], 0u);
+  EXPECT_FALSE(b.buffers[1].allowance);
+}
+
+// Issue 36 item 2: an `allowance` line marks its output as compared with allowance/NAME.bin.
+TEST(BundleReader, AnAllowanceLineMarksItsOutput) {
+  Bundle b = parse_bundle("liftc-bundle 1\nbuffer in f32 4 input\nbuffer out f32 4 output\nallowance out\n", kWhere);
+  ASSERT_EQ(b.buffers.size(), 2u);
+  EXPECT_FALSE(b.buffers[0].allowance);
+  EXPECT_TRUE(b.buffers[1].allowance);
 }
 
 TEST(BundleReader, ALibraryCallReadsWithItsSizesParametersAndBuffers) {
@@ -177,6 +186,16 @@ TEST(BundleReader, MalformedBundlesAreRunnerFailuresNamingTheLine) {
        "b/bundle.txt: library clblast-gemm takes 3 buffer arguments, not 2"},
       {"library with an int", kKernel + "library clblast-gemm 1 2 3\narg buffer 0\narg buffer 0\narg int 1\n",
        "b/bundle.txt: library clblast-gemm takes buffer arguments only"},
+      // Issue 36 item 2: a per-element allowance names an f32 output declared before it, once.
+      {"allowance before its buffer", kHead + "allowance out\nbuffer out f32 4 output\n",
+       "b/bundle.txt:2: an allowance names an f32 output buffer declared before it, not 'out'"},
+      {"allowance of an input", kHead + "buffer a f32 4 input\nallowance a\n",
+       "b/bundle.txt:3: an allowance names an f32 output buffer declared before it, not 'a'"},
+      {"allowance of an i32 output", kHead + "buffer n i32 4 output\nallowance n\n",
+       "b/bundle.txt:3: an allowance names an f32 output buffer declared before it, not 'n'"},
+      {"allowance twice", kHead + "buffer out f32 4 output\nallowance out\nallowance out\n",
+       "b/bundle.txt:4: a second allowance for 'out'"},
+      {"allowance without a name", kHead + "buffer out f32 4 output\nallowance\n", "b/bundle.txt:3: expected: allowance NAME"},
   };
   for (const auto& c : cases) {
     try {

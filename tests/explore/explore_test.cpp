@@ -10,9 +10,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -259,6 +261,78 @@ TEST(ParallelLoop, TheCandidatesAskedDoNotDependOnJobs) {
     EXPECT_EQ(asked[1], asked[0]) << c.what;
     EXPECT_EQ(asked[2], asked[0]) << c.what;
     EXPECT_TRUE(out_of_order) << c.what << ": the runs all ended in order; the test shows nothing";
+  }
+}
+
+// Issue 36 item 2: a convolution whose pad value is 1e6 (edges near 1e6, the interior near
+// 1), explored as Winograd. Its allowance was 1e-4 times the largest magnitude anywhere
+// (`tolerance 0.001 3873.175`), so a kernel 100 off everywhere validated ok; now each
+// element's allowance is its own magnitude's, and the interior tiles (no pad in their
+// input tile) are held to values near 1.
+const char* const kPaddedConvolution = R"(size C = 4, H = 16, W = 16, M = 4, K = 3
+input weights : [[[[float]C]K]K]M
+input biases  : [float]M
+input image   : [[[float]C]W]H
+def conv = map2D(window ->
+             map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1,
+                                  zip(join(join(window)), join(join(w)))),
+                 zip(weights, biases)),
+             slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 1000000.0, image)))
+)";
+
+// Makes the bundle's expected values 100 less than the interpreter's: what a kernel whose
+// every output is 100 too large is checked against. (expected/ is a hard link to the
+// exploration's shared file: replaced, not written through.)
+void lower_expected_by_100(const std::string& bundle) {
+  for (const auto& entry : fs::directory_iterator(fs::path(bundle) / "expected")) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::vector<float> values(fs::file_size(entry.path()) / 4);
+    in.read(reinterpret_cast<char*>(values.data()), std::streamsize(4 * values.size()));
+    in.close();
+    for (float& v : values) v -= 100.0f;
+    fs::remove(entry.path());
+    std::ofstream(entry.path(), std::ios::binary)
+        .write(reinterpret_cast<const char*>(values.data()), std::streamsize(4 * values.size()));
+  }
+}
+
+TEST_F(ExploreLoop, AWinogradKernel100OffOnValuesNear1BesideValuesNear1e6IsWrong) {
+  const std::string file = (dir_ / "conv_pad.sr").string();
+  std::ofstream(file) << kPaddedConvolution;
+  rewrite::RuleSet rules = rewrite::load_rules_dir(std::string(LIFTC_SOURCE_DIR) + "/rules");
+  ir::Program program = parse::load_program(file);
+  EvaluatorOptions eo;
+  eo.work_dir = (dir_ / "work").string();
+  eo.timeout_s = 120;
+  eo.bundle.runs = 1;
+  eo.isolate = true;
+  DeviceReport device = probe_device(eo);
+  CandidateSpace space = build_candidate_space(program, rules, {"conv-winograd"}, true, device.target());
+  ASSERT_FALSE(space.alternatives.empty());
+  std::mt19937_64 rng(3);
+  // The first two alternatives: F(2x2) and F(2x2) computing kappa kernels per work-item.
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 0; i < space.alternatives.size() && candidates.size() < 2; ++i)
+    if (space.alternatives[i]->count() > 0) candidates.push_back({i, space.alternatives[i]->sample(rng)});
+  ASSERT_EQ(candidates.size(), 2u);
+  for (bool off_by_100 : {false, true}) {
+    Store store((dir_ / fmt::format("results-{}.db", off_by_100)).string());
+    Problem problem = load_problem(file, 0, store);
+    std::int64_t run = store.begin_run(file, "{}");
+    EvaluatorOptions options = eo;
+    if (off_by_100) options.bundle_hook = [](const std::string& bundle, std::size_t) { lower_expected_by_100(bundle); };
+    Evaluator evaluator(problem, space, store, run, device, options);
+    for (const Candidate& c : candidates) {
+      bool served = false;
+      Evaluation e = evaluator.evaluate(c, &served);
+      std::string what = fmt::format("{} {}{}", e.strategy, e.alternative, off_by_100 ? ", 100 off" : "");
+      if (off_by_100) {
+        EXPECT_EQ(e.status, "wrong") << what << ": " << e.reason;
+        EXPECT_NE(e.reason.find("differ from the interpreter"), std::string::npos) << what << ": " << e.reason;
+      } else {
+        EXPECT_TRUE(status_valid(e.status)) << what << ": " << e.status << ": " << e.reason;
+      }
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -326,6 +327,60 @@ TEST_F(RunnerTest, MalformedBundlesAreAnsweredAndAServingRunnerGoesOn) {
   RunnerAnswer a = parse_runner_answer(served.run(good.string(), 60).out);
   EXPECT_EQ(a.status, "ok") << a.reason;
   EXPECT_EQ(a.pid, pid);
+}
+
+struct AllowanceCase {
+  const char* what;
+  const char* body;                                  // the kernel's line
+  std::function<void(const fs::path&)> spoil;         // changes allowance/out.bin
+  const char* status;
+  const char* reason;  // part of the reason ("" when ok)
+};
+
+// Issue 36 item 2: an output's allowance is per element. Elements 0-31 may differ by 200,
+// elements 32-63 by the tolerance alone: 100 more on the first half is ok, on the second
+// wrong; an allowance file of the wrong size or with a NaN or negative value is status
+// runner, one line.
+TEST_F(RunnerTest, AnAllowanceIsPerElement) {
+  interp::Tensors allowance;
+  allowance["out"].shape = {std::int64_t(kN)};
+  for (std::size_t i = 0; i < kN; ++i) allowance["out"].f32.push_back(i < kN / 2 ? 200.0f : 0.0f);
+  auto set = [](std::size_t at, float v) {
+    return [=](const fs::path& dir) {
+      std::fstream f(dir / "allowance/out.bin", std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(std::streamoff(4 * at));
+      f.write(reinterpret_cast<const char*>(&v), 4);
+    };
+  };
+  auto nothing = [](const fs::path&) {};
+  const AllowanceCase cases[] = {
+      {"right values", "if (i < n) out[i] = a[i] + b[i];", nothing, "ok", ""},
+      {"100 more where 200 is allowed", "if (i < n) out[i] = a[i] + b[i] + (i < n / 2 ? 100.0f : 0.0f);", nothing, "ok", ""},
+      {"100 more everywhere", "if (i < n) out[i] = a[i] + b[i] + 100.0f;", nothing, "wrong",
+       "32 of 64 values of 'out' differ from the interpreter, first at [32]: got 148 expected 48"},
+      {"a short allowance", "if (i < n) out[i] = a[i] + b[i];",
+       [](const fs::path& dir) { fs::resize_file(dir / "allowance/out.bin", 12); }, "runner",
+       "allowance/out.bin has 12 bytes, expected 256"},
+      {"a missing allowance", "if (i < n) out[i] = a[i] + b[i];",
+       [](const fs::path& dir) { fs::remove(dir / "allowance/out.bin"); }, "runner",
+       "cannot read allowance/out.bin: No such file or directory"},
+      {"a NaN allowance", "if (i < n) out[i] = a[i] + b[i];", set(5, std::nanf("")), "runner",
+       "allowance/out.bin: element [5] is nan, not a finite number >= 0"},
+      {"a negative allowance", "if (i < n) out[i] = a[i] + b[i];", set(7, -1.0f), "runner",
+       "allowance/out.bin: element [7] is -1, not a finite number >= 0"},
+  };
+  for (const auto& c : cases) {
+    fs::path dir = dir_ / fmt::format("case-{}", &c - cases);
+    BundleSettings s;
+    s.allowance = &allowance;
+    write_bundle(dir.string(), add_kernel(c.body), add_plan(), expected_sum(), s);
+    c.spoil(dir);
+    WorkerResult w = run_worker(LIFTC_RUNNER_PATH, false, dir.string(), 60);
+    ASSERT_EQ(w.end, WorkerResult::End::Exited) << c.what << ": " << w.err;
+    RunnerAnswer a = parse_runner_answer(w.out);
+    EXPECT_EQ(a.status, c.status) << c.what << ": " << a.reason;
+    EXPECT_NE(a.reason.find(c.reason), std::string::npos) << c.what << ": " << a.reason;
+  }
 }
 
 // A host that cannot hold a buffer the device would take (issue 20: std::bad_alloc aborted

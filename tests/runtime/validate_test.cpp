@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "liftc/runtime/validate.hpp"
+#include "liftc/support/diagnostic.hpp"
 
 namespace liftc::runtime {
 namespace {
@@ -53,6 +54,26 @@ TEST(Validate, StatisticsAndFirstMismatch) {
   EXPECT_NEAR(c.max_abs_error, 0.5, 1e-6);
   EXPECT_NEAR(c.max_rel_error, 0.25, 1e-6);
   EXPECT_NE(c.str().find("2 of 5 values differ, first at [1]: got 2.5 expected 2"), std::string::npos) << c.str();
+}
+
+// Issue 36 item 2: a per-element allowance (a Winograd program's rounding) adds to element
+// i's tolerance alone: 100 off is allowed where the allowance is 387, not beside it.
+TEST(Validate, AnAllowanceIsPerElement) {
+  const std::vector<float> expected = {1e6f, 1.0f, 2.0f};
+  const std::vector<float> allowance = {387.0f, 1e-4f, 0.0f};
+  const Tolerance tight{1e-6, 1e-4};  // 1 at 1e6: 100 off is past the tolerance alone
+  EXPECT_TRUE(compare({1e6f + 100.0f, 1.0f, 2.0f}, expected, tight, allowance).ok);
+  const Comparison c = compare({1e6f + 100.0f, 101.0f, 102.0f}, expected, tight, allowance);
+  EXPECT_EQ(c.mismatches, 2u);
+  ASSERT_TRUE(c.first_mismatch.has_value());
+  EXPECT_EQ(*c.first_mismatch, 1u);
+  EXPECT_FALSE(compare({1e6f + 100.0f, 1.0f, 2.0f}, expected, tight).ok);  // without it, the tolerance alone
+  try {
+    compare({1.0f}, {1.0f}, tight, allowance);
+    ADD_FAILURE() << "an allowance of 3 values for 1 was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "the validation's allowance has 3 values for 1 expected ones");
+  }
 }
 
 TEST(Validate, SizeMismatchIsAFailure) {

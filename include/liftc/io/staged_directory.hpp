@@ -23,6 +23,8 @@ class StagedDirectory {
   StagedDirectory(const StagedDirectory&) = delete;
   StagedDirectory& operator=(const StagedDirectory&) = delete;
 
+  /// The destination directory, as given (without trailing separators).
+  const std::filesystem::path& destination() const { return destination_; }
   /// The temporary directory: write there, with the layout the destination should get.
   const std::filesystem::path& staging() const { return staging_; }
   /// Where to write `relative` (e.g. "out.npy", "inputs/x.npy"): creates its folder in the

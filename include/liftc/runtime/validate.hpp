@@ -2,7 +2,8 @@
 // Comparing a device result against the reference interpreter's values.
 //
 // Element i matches when |a - b| <= atol + rtol * |b| (a = actual, b = expected), the
-// numpy.isclose rule. NaN matches only NaN (a kernel that should produce NaN and does is
+// numpy.isclose rule, plus a per-element allowance where one is given (a Winograd
+// program's rounding, which grows with that element's own magnitude). NaN matches only NaN (a kernel that should produce NaN and does is
 // right; a NaN where a number is expected, or the reverse, is a mismatch); an infinity
 // matches only the same infinity.
 //
@@ -14,6 +15,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,7 +47,11 @@ struct Comparison {
   std::string str() const;
 };
 
-/// Compares `actual` against `expected` element by element under `tol`.
-Comparison compare(const std::vector<float>& actual, const std::vector<float>& expected, const Tolerance& tol = {});
+/// Compares `actual` against `expected` element by element under `tol`. With `allowance`
+/// (one value >= 0 per expected element, e.g. interp::rounding_allowance), element i may
+/// also differ by allowance[i]: |a - b| <= atol + rtol * |b| + allowance[i]. An allowance of
+/// another length than `expected` is a liftc::Error.
+Comparison compare(const std::vector<float>& actual, const std::vector<float>& expected, const Tolerance& tol = {},
+                   std::span<const float> allowance = {});
 
 }  // namespace liftc::runtime

@@ -82,8 +82,9 @@ std::optional<std::string> fallback_strategy(const ir::Program& program, const r
 CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,
                                      const std::vector<std::string>& strategies, bool strategies_given,
                                      const constraints::Target& target, std::vector<std::string>* skipped,
-                                     std::vector<NotApplied>* not_applied) {
+                                     std::vector<NotApplied>* not_applied, std::size_t max_program_alternatives) {
   CandidateSpace cs;
+  std::size_t program_alternatives = 0;  // of a program of several definitions, over its strategies
   bool applied = false;
   std::vector<std::string> refused;  // alternatives whose program code generation refuses, with why
   bool only_library = strategies_given && std::all_of(strategies.begin(), strategies.end(), is_library_strategy);
@@ -98,6 +99,17 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       continue;  // a default strategy (or a named one, listed) that does not apply to this program
     }
     applied = true;
+    if (program.defs.size() > 1) {
+      program_alternatives += r.programs.size();
+      if (program_alternatives > max_program_alternatives)
+        throw Error(fmt::format(
+            "the {} definitions explored as one program have more than {} alternatives ({} with strategy {}{}; "
+            "each definition's alternatives combine): each takes a constraint space of its own, and their memory "
+            "and time grow past any budget; give --max-program-alternatives N for more, fewer strategies with -s, "
+            "or explore a network layer by layer (without --whole-program)",
+            program.defs.size(), max_program_alternatives, program_alternatives, s,
+            program_alternatives > r.programs.size() ? " and those before it" : ""));
+    }
     // Per set of constant arrays, the program their magnitude is interpreted on (made when
     // the first alternative with those arrays is met).
     std::optional<std::map<std::string, std::shared_ptr<const ir::Program>>> forms;

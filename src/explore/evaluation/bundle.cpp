@@ -25,7 +25,7 @@ void write_file(const fs::path& path, const char* data, std::size_t bytes) {
 
 void fresh_dir(const fs::path& dir) {
   std::error_code ec;
-  for (const char* sub : {"inputs", "expected"}) fs::remove_all(dir / sub, ec);
+  for (const char* sub : {"inputs", "expected", "allowance"}) fs::remove_all(dir / sub, ec);
   fs::create_directories(dir / "inputs", ec);
   fs::create_directories(dir / "expected", ec);
   if (ec || !fs::is_directory(dir)) throw Error(fmt::format("cannot create the bundle folder {}", dir.string()));
@@ -73,6 +73,14 @@ SharedFiles write_shared_files(const std::string& dir_text, const interp::Tensor
   return SharedFiles{dir_text, &inputs};
 }
 
+void write_allowance_files(const std::string& dir_text, const interp::Tensors& allowance) {
+  fs::path dir(dir_text);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("cannot create the folder {}: {}", dir.string(), ec.message()));
+  for (const auto& [name, t] : allowance) write_file(dir / (name + ".bin"), tensor_data(t), 4 * t.element_count());
+}
+
 void write_bundle(const std::string& dir_text, const std::string& kernels, const runtime::LaunchPlan& plan,
                   const interp::Tensors& expected, const BundleSettings& s, const SharedFiles* shared) {
   fs::path dir(dir_text);
@@ -113,6 +121,20 @@ void write_bundle(const std::string& dir_text, const std::string& kernels, const
                                 t.element_count()));
       fs::path source = shared ? fs::path(shared->dir) / "expected" / (b.name + ".bin") : fs::path();
       link_or_write(dir / "expected" / (b.name + ".bin"), shared ? &source : nullptr, tensor_data(t), 4 * count);
+      const io::Tensor* allowed = nullptr;
+      if (s.allowance)
+        if (auto a = s.allowance->find(b.name); a != s.allowance->end()) allowed = &a->second;
+      if (allowed) {
+        if (!is_float || allowed->dtype != io::DType::Float32 || static_cast<std::size_t>(allowed->element_count()) != count)
+          throw Error(fmt::format("output '{}' has {} elements; its rounding allowance has {}", b.name, count,
+                                  allowed->element_count()));
+        std::error_code ec;
+        fs::create_directories(dir / "allowance", ec);
+        fs::path source = fs::path(s.allowance_dir) / (b.name + ".bin");
+        link_or_write(dir / "allowance" / (b.name + ".bin"), s.allowance_dir.empty() ? nullptr : &source,
+                      tensor_data(*allowed), 4 * count);
+        text += fmt::format("allowance {}\n", b.name);
+      }
     }
   }
   for (const auto& k : plan.kernels) {

@@ -21,6 +21,7 @@
 #include "liftc/explore/evaluation/worker.hpp"
 #include "liftc/host/execute.hpp"
 #include "liftc/interp/interp.hpp"
+#include "liftc/interp/magnitude.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/support/file.hpp"
@@ -270,9 +271,9 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
                               options_.bundle.atol, problem_.program_hash, runner_identity(options_));
 }
 
-double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point) {
+const Evaluator::Allowance* Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point) {
   if (auto it = magnitude_allowance_.find(index); it != magnitude_allowance_.end()) return it->second;
-  double allowance = 0;
+  const Allowance* allowance = nullptr;
   std::string key = constant_arrays_of(alt.space().program);
   if (!key.empty()) {
     // Alternatives with the same constant arrays (in the same order: the same Winograd rule,
@@ -285,7 +286,7 @@ double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlterna
     // layer 5; `-s conv-winograd-local` alone on VGG layer 2 spent 80 s of a 90 s
     // exploration interpreting its own alternatives).
     if (auto it = magnitude_by_constants_.find(key); it != magnitude_by_constants_.end()) {
-      allowance = it->second;
+      allowance = &it->second;
     } else {
       ir::Program checked;
       if (const ir::Program* form = alt.magnitude_form()) {
@@ -303,11 +304,13 @@ double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlterna
         std::map<std::string, long long> sizes = constraints::size_values(space, at);
         checked = typecheck::typecheck(ir::bind_sizes(space.program, sizes)).program;
       }
-      double largest = 0;
-      for (const auto& [name, t] : interp::evaluate_magnitude(checked, problem_.inputs))
-        for (float v : t.f32) largest = std::max(largest, static_cast<double>(v));
-      allowance = interp::magnitude_tolerance * largest;
-      magnitude_by_constants_.emplace(key, allowance);
+      Allowance a;
+      a.tensors = interp::rounding_allowance(checked, problem_.inputs);
+      a.dir = (std::filesystem::path(options_.work_dir) /
+               fmt::format("allowance-{}", magnitude_by_constants_.size()))
+                  .string();
+      write_allowance_files(a.dir, a.tensors);
+      allowance = &magnitude_by_constants_.emplace(key, std::move(a)).first->second;
     }
   }
   magnitude_allowance_.emplace(index, allowance);
@@ -315,9 +318,18 @@ double Evaluator::magnitude_allowance(std::size_t index, const ConstraintAlterna
 }
 
 std::optional<Evaluation> Evaluator::servable_row(const std::string& key) const {
-  for (Evaluation& row : store_.find_all(key))
-    if (servable(row, options_.timeout_s)) return std::move(row);
-  return std::nullopt;
+  // A cut row was timed once because an earlier run had a point that dominates it; this
+  // run may not have that point, and a front holds no cut point. It is served only when
+  // this run's own results would cut it again; else the kernels are timed in full (a run
+  // served only cut rows had no front at all). Any other servable row comes first.
+  std::optional<Evaluation> cut;
+  for (Evaluation& row : store_.find_all(key)) {
+    if (!servable(row, options_.timeout_s)) continue;
+    if (row.status != status::Cut) return std::move(row);
+    double cutoff = cutoff_for(row.memory_bytes);
+    if (!cut && cutoff > 0 && row.time_ms > cutoff) cut = std::move(row);
+  }
+  return cut;
 }
 
 double Evaluator::cutoff_for(std::int64_t memory_bytes) const {
@@ -413,8 +425,11 @@ Pending Evaluator::start(const Candidate& c) {
   }
   times_.generate_s += seconds_since(begin);
   ++times_.generated;
-  e.key = hash_text(fmt::format("{}\n{}\n{}\n{}\n{}\n{}", kernels, describe_plan(plan), device_.name, device_.driver,
-                                problem_.shapes, checked_with_));
+  // A program through constant arrays is checked with an allowance per element (rows
+  // checked under the one allowance of the whole output that came before are not served).
+  bool per_element = !library && !constant_arrays_of(constraint_alternative(alt).space().program).empty();
+  e.key = hash_text(fmt::format("{}\n{}\n{}\n{}\n{}\n{}{}", kernels, describe_plan(plan), device_.name, device_.driver,
+                                problem_.shapes, checked_with_, per_element ? "allowance per element\n" : ""));
   if (auto old = servable_row(e.key)) {
     bool served = false;
     Evaluation row = serve(*old, e, &served);
@@ -438,7 +453,10 @@ Pending Evaluator::start(const Candidate& c) {
   }
   BundleSettings settings = options_.bundle;
   if (const ConstraintAlternative* generated = candidate.constraint_space())
-    settings.atol += magnitude_allowance(c.alternative, *generated, c.point);
+    if (const Allowance* a = magnitude_allowance(c.alternative, *generated, c.point)) {
+      settings.allowance = &a->tensors;
+      settings.allowance_dir = a->dir;
+    }
   settings.cutoff_ms = cutoff_for(e.memory_bytes);
   settings.lock = (std::filesystem::path(options_.work_dir) / "device.lock").string();
   job->dir = (std::filesystem::path(options_.work_dir) / fmt::format("candidate-{}", count_)).string();
@@ -469,7 +487,9 @@ void Evaluator::record(Job& job) {
     e.reason = describe_end(w, options_.timeout_s);
   } else if (w.end == WorkerResult::End::Signaled) {
     e.status = status::Crash;
-    e.reason = fmt::format("the runner was {}", describe_end(w, options_.timeout_s));
+    std::string tail = stderr_tail(w.err);
+    e.reason = fmt::format("the runner was {}{}", describe_end(w, options_.timeout_s),
+                           tail.empty() ? "" : "; its stderr ends: " + tail);
   } else if (w.end == WorkerResult::End::Flooded) {
     e.status = status::Runner;
     e.reason = fmt::format("the runner {}", describe_end(w, options_.timeout_s));
@@ -514,9 +534,9 @@ void Evaluator::record(Job& job) {
       }
     } catch (const Error& err) {
       e.status = w.code == 0 ? status::Runner : status::Crash;
-      std::string tail = w.err.size() > 400 ? w.err.substr(w.err.size() - 400) : w.err;
+      std::string tail = stderr_tail(w.err);
       e.reason = fmt::format("the runner {}: {}{}", describe_end(w, options_.timeout_s), err.message(),
-                             tail.empty() ? "" : "; stderr: " + tail);
+                             tail.empty() ? "" : "; its stderr ends: " + tail);
     }
   }
   if (valid_result(e)) valid_.emplace_back(e.memory_bytes, e.time_ms);

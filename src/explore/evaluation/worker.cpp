@@ -19,8 +19,10 @@
 #include <future>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/interrupt_cleanup.hpp"
@@ -458,6 +460,29 @@ WorkerResult ServePool::run(const std::string& bundle_dir, double timeout_s) {
     }
   } give_back{*this, worker};
   return worker->run(bundle_dir, timeout_s);
+}
+
+std::string stderr_tail(const std::string& err) {
+  std::vector<std::string> lines;
+  for (std::size_t end = err.size(); end > 0 && lines.size() < kStderrTailLines;) {
+    std::size_t start = err.rfind('\n', end - 1);
+    start = start == std::string::npos ? 0 : start + 1;
+    std::string line = err.substr(start, end - start);
+    end = start > 0 ? start - 1 : 0;
+    for (char& c : line)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = c == '\t' || c == '\r' ? ' ' : '?';
+    line.erase(0, line.find_first_not_of(' '));
+    line.erase(line.find_last_not_of(' ') + 1);
+    if (line.empty() || line == kLockWaitLine || line == kLockHeldLine) continue;
+    lines.insert(lines.begin(), std::move(line));
+  }
+  std::string tail = fmt::format("{}", fmt::join(lines, " | "));
+  if (tail.size() > kStderrTailBytes) {
+    std::size_t from = tail.size() - (kStderrTailBytes - 3);
+    while (from < tail.size() && (static_cast<unsigned char>(tail[from]) & 0xC0) == 0x80) ++from;  // not mid-character
+    tail = "..." + tail.substr(from);
+  }
+  return tail;
 }
 
 std::string describe_end(const WorkerResult& r, double timeout_s) {

@@ -10,6 +10,7 @@
 #include <deque>
 #include <exception>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -45,6 +46,32 @@ std::vector<std::size_t> front_of(const std::vector<Explored>& explored) {
   std::vector<std::size_t> out;
   for (std::size_t f : pareto_front(points)) out.push_back(index[f]);
   return out;
+}
+
+std::string no_front_reason(const LoopResult& r, const CandidateSpace& space) {
+  if (r.explored.empty()) return fmt::format("no candidate was evaluated (stopped: {})", r.stop);
+  std::map<std::string, std::size_t> by_status;
+  std::size_t served = 0, cut = 0;
+  const Explored* first_failure = nullptr;
+  for (const auto& x : r.explored) {
+    ++by_status[x.evaluation.status];
+    served += x.served;
+    cut += valid_result(x.evaluation) && x.evaluation.status == status::Cut;
+    if (!first_failure && !status_valid(x.evaluation.status) && x.evaluation.status != "missing") first_failure = &x;
+  }
+  std::string statuses;
+  for (const auto& [s, n] : by_status) statuses += fmt::format("{}{} {}", statuses.empty() ? "" : ", ", n, s);
+  if (served) statuses += fmt::format("; {} served from the store", served);
+  if (cut)
+    return fmt::format("the {} validated candidate(s) were each cut ({}): timed once, slower than a point that "
+                       "dominates them, which a front does not hold",
+                       cut, statuses);
+  std::string first;
+  if (first_failure)
+    first = fmt::format("; the first failure: {} {} [{}]: {}", space.alternatives[first_failure->candidate.alternative]->label(),
+                        first_failure->evaluation.point, first_failure->evaluation.status,
+                        first_failure->evaluation.reason.substr(0, 500));
+  return fmt::format("no candidate validated ({}){}", statuses, first);
 }
 
 LoopResult explore_loop(Search& search, const EvaluateFn& evaluate, const Budget& budget, std::FILE* progress,

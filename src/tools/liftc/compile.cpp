@@ -40,7 +40,7 @@ void run_compile(const CompileOptions& o) {
     options.dump = [&o](const std::string& pass, const std::string& kernel, const std::string& text) {
       o.dump.print(pass, kernel, text);
     };
-  codegen::Module module = codegen::generate(checked, options);
+  codegen::Module module = generate_kernels(o.file, checked, options);
 
   std::string name = std::filesystem::path(o.file).stem().string();
   emit::write_host_project(module, out.staging().string(), name);

@@ -53,6 +53,17 @@ Summary summarize(const io::Tensor& t) {
   return s;
 }
 
+// The files -o writes for a definition `name` of type `t`: NAME.npy, or one per tuple
+// component, NAME.PATH.npy (interp::evaluate's TupleOutputs::Components).
+void output_files(const std::string& name, ir::Type t, std::vector<std::string>& files) {
+  while (t.is_array()) t = t.elem();
+  if (!t.is_tuple()) {
+    files.push_back(name + ".npy");
+    return;
+  }
+  for (std::size_t i = 0; i < t.elems().size(); ++i) output_files(fmt::format("{}.{}", name, i), t.elems()[i], files);
+}
+
 void run_eval(const EvalOptions& o) {
   // The output folder is checked (and its staging folder made) before the work, so a bad
   // -o fails at once; everything is written there first and moved into place at the end.
@@ -66,6 +77,18 @@ void run_eval(const EvalOptions& o) {
                                 "bytes before .npy); rename it",
                                 d.name.substr(0, 32), d.name.size()),
                     d.loc);
+  if (out && !o.force) {
+    // Refused before the work (an evaluation may take minutes), and checked again before
+    // the files are moved into place.
+    std::vector<std::string> files;
+    for (const auto& d : checked.defs) output_files(d.name, d.body.type(), files);
+    if (o.save_inputs)
+      for (const auto& in : checked.inputs) files.push_back((std::filesystem::path("inputs") / (in.name + ".npy")).string());
+    std::error_code ec;
+    for (const auto& f : files)
+      if (std::filesystem::path p = out->destination() / f; std::filesystem::exists(std::filesystem::symlink_status(p, ec)))
+        throw Error(fmt::format("{} exists; pass --force to overwrite it", p.string()));
+  }
   interp::Tensors inputs = load_inputs(checked, o.inputs, o.seed);
 
   auto start = std::chrono::steady_clock::now();

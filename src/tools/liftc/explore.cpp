@@ -30,6 +30,7 @@
 #include "liftc/explore/evaluation/worker.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
+#include "liftc/support/data_dir.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/file.hpp"
 #include "liftc/support/interrupt_cleanup.hpp"
@@ -49,6 +50,7 @@ struct ExploreOptions {
   std::string target, device, search = "random", evals = "100", time, seed = "1", input_seed = "0";
   std::string runner, timeout = "60", runs = "5", warmup = "1", population, selection = "tournament";
   std::string build_options;
+  std::string max_program_alternatives;  // --whole-program: the bound on its alternatives ("" = the default)
   double rtol = 1e-3, atol = 1e-3;
   bool pareto = false;
   bool whole_program = false;  // a program of several definitions explored as one, not layer by layer
@@ -65,7 +67,8 @@ json to_json(const ExploreOptions& o) {
           {"input_seed", o.input_seed}, {"runner", o.runner},   {"timeout", o.timeout}, {"runs", o.runs},
           {"warmup", o.warmup},   {"population", o.population}, {"selection", o.selection},
           {"rtol", o.rtol},       {"atol", o.atol},             {"pareto", o.pareto},
-          {"build_options", o.build_options}, {"whole_program", o.whole_program}, {"warm_start", o.warm_start}};
+          {"build_options", o.build_options}, {"whole_program", o.whole_program}, {"warm_start", o.warm_start},
+          {"max_program_alternatives", o.max_program_alternatives}};
 }
 
 // Throws nlohmann::json's exceptions on a config that lacks a key or has a wrong type:
@@ -85,6 +88,7 @@ void from_json(const json& j, ExploreOptions& o) {
   o.build_options = j.value("build_options", "");  // stores written before --build-options lack it
   o.whole_program = j.value("whole_program", false);  // nor before networks were explored by layer
   o.warm_start = j.value("warm_start", false);        // nor before --warm-start
+  o.max_program_alternatives = j.value("max_program_alternatives", "");  // nor before --max-program-alternatives
 }
 
 std::uint64_t whole_number(const std::string& flag, const std::string& text, std::uint64_t min, std::uint64_t max) {
@@ -143,6 +147,7 @@ struct Settings {
   const explore::SearchKind* search = nullptr;  // from the registry (registry.hpp)
   explore::EvaluatorOptions evaluator;
   std::size_t jobs = 1;  // candidates evaluated at once
+  std::size_t max_program_alternatives = explore::kDefaultMaxProgramAlternatives;
 };
 
 Settings settle(const ExploreOptions& o) {
@@ -152,6 +157,8 @@ Settings settle(const ExploreOptions& o) {
   if (!o.time.empty()) s.budget.seconds = positive_number("--time", o.time);
   s.seed = whole_number("--seed", o.seed, 0, UINT64_MAX);
   s.input_seed = whole_number("--input-seed", o.input_seed, 0, UINT64_MAX);
+  if (!o.max_program_alternatives.empty())
+    s.max_program_alternatives = whole_number("--max-program-alternatives", o.max_program_alternatives, 1, 1'000'000);
   if (o.selection != "tournament" && o.selection != "roulette")
     throw Error(fmt::format("--selection {}: expected 'tournament' or 'roulette'", o.selection));
   s.genetic.selection = o.selection == "roulette" ? explore::Selection::Roulette : explore::Selection::Tournament;
@@ -229,19 +236,19 @@ void print_summary(const explore::LoopResult& r, const explore::CandidateSpace& 
   for (const auto& x : r.explored)
     if (!explore::status_valid(x.evaluation.status) && x.evaluation.status != "missing") {
       fmt::print("first failure: {} {} [{}]: {}\n", space.alternatives[x.candidate.alternative]->label(),
-                 x.evaluation.point, x.evaluation.status, x.evaluation.reason.substr(0, 300));
+                 x.evaluation.point, x.evaluation.status, x.evaluation.reason.substr(0, 500));
       break;
     }
 }
 
-void print_front(const explore::LoopResult& r, const std::vector<std::size_t>& front, bool pareto) {
+// Prints the front; without one, a liftc::Error saying why (nothing validated is no
+// success: the command exits non-zero).
+void print_front(const explore::LoopResult& r, const explore::CandidateSpace& space, const std::vector<std::size_t>& front,
+                 bool pareto) {
   std::vector<explore::Evaluation> rows;
   for (std::size_t i : front) rows.push_back(r.explored[i].evaluation);
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.time_ms < b.time_ms; });
-  if (rows.empty()) {
-    fmt::print("no candidate validated: no front\n");
-    return;
-  }
+  if (rows.empty()) throw Error(fmt::format("no front: {}", explore::no_front_reason(r, space)));
   if (pareto) {
     fmt::print("Pareto front (time against memory; a point is dominated only beyond the measured spread), {} point(s):\n",
                rows.size());
@@ -259,7 +266,8 @@ void run_replay(const ExploreOptions& o, const Settings& s, const rewrite::RuleS
   std::string hash = explore::problem_hash(o.file, s.input_seed);
   constraints::Target target =
       explore::replayed_run(*replay, hash, fmt::format("{} (input seed {})", o.file, s.input_seed)).second;
-  explore::CandidateSpace space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target);
+  explore::CandidateSpace space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target,
+                                                                 nullptr, nullptr, s.max_program_alternatives);
   auto search = make_search(s, space);
   std::fflush(stdout);
   std::size_t missing = 0;
@@ -270,7 +278,7 @@ void run_replay(const ExploreOptions& o, const Settings& s, const rewrite::RuleS
              r.explored.size(), o.replay, missing);
   if (std::string verdict = explore::replay_verdict(r, explore::best_stored_time(*replay, hash)); !verdict.empty())
     fmt::print("{}\n", verdict);
-  print_front(r, explore::front_of(r.explored), o.pareto);
+  print_front(r, space, explore::front_of(r.explored), o.pareto);
 }
 
 // The outcome of a network's exploration: each layer's, the composed front, the -o folder.
@@ -285,13 +293,18 @@ void report_network(const ExploreOptions& o, const Settings& s, const explore::N
                r.loop.seconds > 0 ? double(r.loop.explored.size()) / r.loop.seconds : 0.0, r.times.text());
     std::vector<explore::Evaluation> rows;
     for (std::size_t k : r.front) rows.push_back(r.loop.explored[k].evaluation);
-    if (rows.empty()) fmt::print("  no candidate validated: no front\n");
+    if (rows.empty()) fmt::print("  no front: {}\n", explore::no_front_reason(r.loop, r.space));
     else fmt::print("{}", explore::front_table(rows));
   }
   std::vector<explore::Evaluation> rows = explore::network_rows(net, problem, run);
   if (rows.empty()) {
-    fmt::print("no network point: a layer has no validated candidate\n");
-    return;
+    for (std::size_t i = 0; i < net.layers.size(); ++i) {
+      const explore::LayerResult& r = *net.results[net.layers[i].same_as];
+      if (r.front.empty())
+        throw Error(fmt::format("no network point: layer {} ({}) has no front: {}", i + 1, net.layers[i].name,
+                                explore::no_front_reason(r.loop, r.space)));
+    }
+    throw Error("no network point: the layers' fronts compose to none");
   }
   if (!o.pareto) rows.resize(1);
   fmt::print("{} (time: the layers' times summed; memory: the peak, each buffer freed after its last reader), {} "
@@ -389,7 +402,8 @@ void run_explore(ExploreOptions o) {
     };
     net = explore::network_spaces(std::move(layers), rules, target, n);
   } else {
-    space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target, &skipped);
+    space = explore::build_candidate_space(program, rules, strategies, !o.strategies.empty(), target, &skipped, nullptr,
+                                           s.max_program_alternatives);
     if (!explore::clblast_available()) fmt::print("{}\n", explore::kNoClblastNote);
     double total = 0;
     for (const auto& a : space.alternatives) total += a->count();
@@ -445,7 +459,7 @@ void run_explore(ExploreOptions o) {
   fmt::print("{} job(s): {:.2f} evaluations/s; per candidate: {}\n", s.jobs,
              r.seconds > 0 ? double(r.explored.size()) / r.seconds : 0.0, evaluator.times().text());
   std::vector<std::size_t> front = explore::front_of(r.explored);
-  print_front(r, front, o.pareto);
+  if (!front.empty()) print_front(r, space, front, o.pareto);
   if (!o.out_dir.empty()) {
     if (!o.pareto && !front.empty()) {
       // Without --pareto the output is the fastest point alone.
@@ -463,11 +477,12 @@ void run_explore(ExploreOptions o) {
     for (std::size_t i : front) library += explore::is_library_strategy(r.explored[i].evaluation.strategy);
     fmt::print("wrote {}: front/1..{} (kernels.cl and a host program each{}), inputs/ and expected/ (the program's "
                "inputs and the interpreter's outputs: PROGRAM {}/inputs OUT --expected {}/expected validates a point), "
-               "pareto.csv, pareto.json, evaluated.csv (plot: python3 scripts/plot_pareto.py {})\n",
+               "pareto.csv, pareto.json, evaluated.csv (plot: python3 {} {})\n",
                o.out_dir, front.size(),
                library ? fmt::format("; README.txt and plan.json instead for the {} CLBlast point(s)", library) : std::string(),
-               o.out_dir, o.out_dir, o.out_dir);
+               o.out_dir, o.out_dir, plot_script(), o.out_dir);
   }
+  if (front.empty()) throw Error(fmt::format("no front: {}", explore::no_front_reason(r, space)));
 }
 
 }  // namespace
@@ -492,6 +507,10 @@ void add_explore_command(CLI::App& app) {
   cmd->add_flag("--warm-start", o->warm_start,
                 "genetic: start the first generation from the fastest validated points that earlier runs stored for "
                 "this program on this device (up to a population of them; the store is --db)");
+  cmd->add_option("--max-program-alternatives", o->max_program_alternatives,
+                  fmt::format("--whole-program: the most alternatives of the whole program, over its strategies "
+                              "(default {}; each definition's alternatives combine)",
+                              explore::kDefaultMaxProgramAlternatives));
   cmd->add_option("--population", o->population, "genetic: individuals per generation (default evals/5, 4..24)");
   cmd->add_option("--selection", o->selection, "genetic: tournament or roulette (default tournament)");
   cmd->add_option("-o,--output", o->out_dir, "write the front's kernels and host programs, pareto.csv/json, evaluated.csv");
@@ -514,7 +533,7 @@ void add_explore_command(CLI::App& app) {
                   "parameter's -cl-mad-enable; the front's host programs use them too)");
   cmd->add_option("--rtol", o->rtol, "relative tolerance of the validation (default 1e-3)")->check(finite_non_negative());
   cmd->add_option("--atol", o->atol, "absolute tolerance of the validation (default 1e-3)")->check(finite_non_negative());
-  cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
+  cmd->add_option("--rules", o->rules_dir, kRulesFlagHelp);
   cmd->add_flag("--quiet,-q", o->quiet, "no progress line");
   cmd->callback([o] { run_explore(*o); });
 }

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
       "from a functional data-parallel program (.sr), in the style of the Lift project.",
       "liftc"};
   app.require_subcommand(1);
+  // This help lists the commands; each command's own lists its flags.
+  app.footer("Each command's arguments and flags: liftc COMMAND --help (e.g. liftc explore --help).");
   app.set_version_flag("--version", "liftc 0.1");
   liftc::tool::add_check_command(app);
   liftc::tool::add_eval_command(app);

@@ -28,4 +28,10 @@ CLI::Validator unsigned_integer();
 /// A flag that takes a finite number >= 0 (a tolerance, a time limit): not nan, inf or negative.
 CLI::Validator finite_non_negative();
 
+/// The help text of every command's --rules flag: where the rules come from without it
+/// (liftc::default_rules_dir's order).
+inline constexpr const char* kRulesFlagHelp =
+    "folder of .rules files (default: $LIFTC_RULES, else <prefix>/share/liftc/rules of an installed liftc, else "
+    "the source tree's rules/)";
+
 }  // namespace liftc::tool

@@ -1,8 +1,11 @@
 #include "pipeline.hpp"
 
+#include <functional>
+
 #include <fmt/format.h>
 
 #include "liftc/codegen/passes.hpp"
+#include "liftc/support/diagnostic.hpp"
 #include "liftc/io/tensor.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/ir/program.hpp"
@@ -11,6 +14,37 @@
 #include "options.hpp"
 
 namespace liftc::tool {
+
+namespace {
+
+// Whether `p` maps any computation onto OpenCL's work-items (mapGlb, mapWrg, mapLcl).
+bool mapped_onto_opencl(const ir::Program& p) {
+  std::function<bool(const ir::Expr&)> any = [&](const ir::Expr& e) {
+    if (e.kind() == ir::ExprKind::Call &&
+        (e->prim == ir::Prim::MapGlb || e->prim == ir::Prim::MapWrg || e->prim == ir::Prim::MapLcl))
+      return true;
+    for (const ir::Expr& a : e->args)
+      if (any(a)) return true;
+    return false;
+  };
+  for (const auto& d : p.defs)
+    if (any(d.body)) return true;
+  return false;
+}
+
+}  // namespace
+
+codegen::Module generate_kernels(const std::string& file, const ir::Program& checked, const codegen::Options& options) {
+  try {
+    return codegen::generate(checked, options);
+  } catch (const Error& e) {
+    if (mapped_onto_opencl(checked)) throw;
+    throw Error(fmt::format("{}; {} is a high-level program: rewrite it first: liftc rewrite {} --strategy S "
+                            "(liftc rules lists them)",
+                            e.message(), file, file),
+                e.loc());
+  }
+}
 
 std::map<std::string, long long> SizeFlags::param_values() const {
   std::vector<std::string> assignments;

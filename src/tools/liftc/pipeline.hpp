@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "liftc/codegen/module.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/ir/expr.hpp"
 
@@ -44,6 +45,10 @@ void add_dump_flag(CLI::App& cmd, DumpFlag& flag);
 /// and checks it again with concrete lengths: the passes parse, typecheck and bind-sizes,
 /// each printed after it ran when `dump` asks.
 ir::Program load_bound_program(const std::string& file, const SizeFlags& sizes, const DumpFlag& dump = {});
+
+/// codegen::generate(checked, options); where it fails on a high-level program (one with
+/// no mapGlb, mapWrg or mapLcl: not rewritten yet), the error says to rewrite `file` first.
+codegen::Module generate_kernels(const std::string& file, const ir::Program& checked, const codegen::Options& options);
 
 /// Random inputs from `seed`, replaced by `--input name=file.npy` ones.
 interp::Tensors load_inputs(const ir::Program& checked, const std::vector<std::string>& input_flags,

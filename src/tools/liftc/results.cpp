@@ -88,7 +88,7 @@ void run_results(const ResultsOptions& o) {
                e.status,
                valid ? fmt::format("{:.4f}", e.time_ms) : "-", e.memory_bytes,
                fmt::format("{} #{}", e.strategy, e.alternative), e.point,
-               valid ? "" : fmt::format("  [{}]", e.reason.substr(0, 160)));
+               valid ? "" : fmt::format("  [{}]", e.reason.substr(0, 400)));
   }
   fmt::print("{} evaluation(s)\n", rows.size());
 }

@@ -85,7 +85,7 @@ void add_rewrite_command(CLI::App& app) {
   cmd->add_option("file", o->file, "the .sr program")->required();
   cmd->add_option("--strategy,-s", o->strategy, "a strategy or rule name, or a strategy expression such as 'normalize(map-fusion)'")
       ->required();
-  cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
+  cmd->add_option("--rules", o->rules_dir, kRulesFlagHelp);
   cmd->add_flag("--all", o->all, "print every alternative an exhaustive strategy produces");
   cmd->add_option("--alternative", o->alternative, "print only alternative N (1-based, in the order --all lists them)")
       ->check(integer_in(1, 1000000))

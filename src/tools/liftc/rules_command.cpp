@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "liftc/rewrite/load.hpp"
+#include "options.hpp"
 
 namespace liftc::tool {
 
@@ -44,7 +45,7 @@ void run_rules(const RulesCommandOptions& o) {
 void add_rules_command(CLI::App& app) {
   auto o = std::make_shared<RulesCommandOptions>();
   CLI::App* cmd = app.add_subcommand("rules", "List the rewrite rules and strategies with a one-line description each");
-  cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
+  cmd->add_option("--rules", o->rules_dir, kRulesFlagHelp);
   cmd->callback([o] { run_rules(*o); });
 }
 

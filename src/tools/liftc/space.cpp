@@ -250,7 +250,7 @@ void add_space_command(CLI::App& app) {
       ->each([o](const std::string&) { o->device_given = true; });
   cmd->add_option("--samples", o->samples, "valid points to sample per alternative (default 10)");
   cmd->add_option("--seed", o->seed, "seed of the sampler (default 1)");
-  cmd->add_option("--rules", o->rules_dir, "folder of .rules files (default: $LIFTC_RULES, else the source tree's rules/)");
+  cmd->add_option("--rules", o->rules_dir, kRulesFlagHelp);
   cmd->add_option("--max-alternatives", o->max_alternatives, "alternatives kept per strategy (default 256)")
       ->check(integer_in(1, 1000000));
   cmd->add_flag("--whole-program", o->whole_program,

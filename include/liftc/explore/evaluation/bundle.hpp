@@ -21,6 +21,11 @@ struct BundleSettings {
   double rtol = 1e-3, atol = 1e-3;  // the validation's tolerance (numpy.isclose)
   std::size_t canary_bytes = 256;   // guard bytes around every buffer
   std::string lock;       // file the runner flocks around its kernel executions ("" = none)
+  // Per element of an output, what it may differ by beyond rtol and atol (a Winograd
+  // program's rounding: interp::rounding_allowance), by output name; nullptr = none. Its
+  // files are linked from `allowance_dir` when that holds them (write_allowance_files).
+  const interp::Tensors* allowance = nullptr;
+  std::string allowance_dir;
 };
 
 /// The inputs and expected outputs of an exploration, written once (`write_shared_files`);
@@ -34,7 +39,11 @@ struct SharedFiles {
 /// outlive the result).
 SharedFiles write_shared_files(const std::string& dir, const interp::Tensors& inputs, const interp::Tensors& expected);
 
-/// Writes bundle.txt, kernels.cl, inputs/*.bin and expected/*.bin into `dir` (created;
+/// Writes each tensor of `allowance` as `dir`/NAME.bin (the folder created), for bundles to link.
+void write_allowance_files(const std::string& dir, const interp::Tensors& allowance);
+
+/// Writes bundle.txt, kernels.cl, inputs/*.bin, expected/*.bin and, with an allowance,
+/// allowance/*.bin of the outputs it names into `dir` (created;
 /// existing bundle files are replaced). `expected` holds the interpreter's value of every
 /// output buffer of `plan` (by buffer name); a missing one is a liftc::Error. With `shared`
 /// (written from the same `expected`), its files are hard-linked where they fit (copied

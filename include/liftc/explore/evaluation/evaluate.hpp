@@ -145,16 +145,24 @@ class Evaluator {
  private:
   struct Job;
   double cutoff_for(std::int64_t memory_bytes) const;
-  /// The absolute tolerance a point of alternative `index` adds to the validation's: for a
-  /// program that computes through constant arrays (Winograd's transforms, whose sums are
-  /// far larger than the result), interp::magnitude_tolerance times the largest value of
-  /// its computation on absolute values (interp::evaluate_magnitude); 0 for the others. Once per alternative
-  /// (tiling reorders the same products: the magnitude does not depend on the point), and
-  /// interpreted once per set of constant arrays, on the alternative's untiled form
+  /// Per output element, what a point of alternative `index` may differ by beyond the
+  /// validation's tolerance: for a program that computes through constant arrays
+  /// (Winograd's transforms, whose sums are far larger than the result),
+  /// interp::rounding_allowance, each element's own magnitude times magnitude_tolerance
+  /// (one number for the whole output let an error of 100 on values near 1 pass beside
+  /// values near 1e6); nullptr for the others. Once per alternative (tiling reorders the
+  /// same products: the magnitude does not depend on the point), and interpreted once per
+  /// set of constant arrays, on the alternative's untiled form
   /// (ConstraintAlternative::magnitude_form) or else the alternative with the fewest
-  /// tuning parameters.
-  double magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point);
+  /// tuning parameters; its files are written once for the bundles to link.
+  struct Allowance {
+    interp::Tensors tensors;  // by output name
+    std::string dir;          // where write_allowance_files put them
+  };
+  const Allowance* magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point);
   Evaluation base_row(const Alternative& alt, const Candidate& c) const;
+  /// The stored row that stands for `key` (servable), a cut one only where this run's
+  /// own results would cut it again (a front holds no cut point).
   std::optional<Evaluation> servable_row(const std::string& key) const;
   Evaluation serve(const Evaluation& old, const Evaluation& e, bool* served);
   void record(Job& job);
@@ -173,8 +181,8 @@ class Evaluator {
   std::vector<std::pair<std::int64_t, double>> valid_;  // (memory, time) of valid evaluations
   std::optional<SharedFiles> shared_;                   // the inputs and reference, written once
   std::set<std::string> running_;                       // keys of candidates whose runner has not been recorded
-  std::map<std::size_t, double> magnitude_allowance_;   // by alternative index (magnitude_allowance)
-  std::map<std::string, double> magnitude_by_constants_;  // by constant arrays (magnitude_allowance)
+  std::map<std::size_t, const Allowance*> magnitude_allowance_;  // by alternative index (magnitude_allowance)
+  std::map<std::string, Allowance> magnitude_by_constants_;        // by constant arrays (magnitude_allowance)
   EvaluatorTimes times_;
 };
 

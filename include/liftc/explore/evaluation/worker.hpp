@@ -98,4 +98,12 @@ class ServePool {
 /// (killed by the watchdog)", "printed more than 1 MiB on stdout (killed)".
 std::string describe_end(const WorkerResult& r, double timeout_s);
 
+/// The last lines a runner printed on stderr, as one line for a row's reason: at most
+/// kStderrTailLines non-blank lines and kStderrTailBytes bytes (the end kept), the lock
+/// lines left out, lines joined by " | ", control characters shown as '?'; "" when none.
+/// (A runner the driver aborts, as PoCL without `ld` on PATH, says why only there.)
+std::string stderr_tail(const std::string& err);
+inline constexpr std::size_t kStderrTailLines = 3;
+inline constexpr std::size_t kStderrTailBytes = 300;
+
 }  // namespace liftc::explore

@@ -54,6 +54,11 @@ struct LoopResult {
 /// points that generate the same kernels, the first stands for all).
 std::vector<std::size_t> front_of(const std::vector<Explored>& explored);
 
+/// Why `r` has no front (front_of is empty), as one line: the candidates' statuses (and
+/// how many were served from the store) and the first failure's reason, or that every
+/// validated candidate was cut (timed once), or that none was evaluated.
+std::string no_front_reason(const LoopResult& r, const CandidateSpace& space);
+
 /// Runs `search` until `budget` is spent; prints progress to `progress` (null: silent),
 /// after `label` when it has one (`explore layer 2/5 (shrunk): ...`).
 LoopResult explore_loop(Search& search, const EvaluateFn& evaluate, const Budget& budget, std::FILE* progress,
