@@ -427,7 +427,8 @@ Pending Evaluator::start(const Candidate& c) {
   ++times_.generated;
   // A program through constant arrays is checked with an allowance per element (rows
   // checked under the one allowance of the whole output that came before are not served).
-  bool per_element = !library && !constant_arrays_of(constraint_alternative(alt).space().program).empty();
+  const ConstraintAlternative* generated = candidate.constraint_space();  // null for a library call
+  bool per_element = generated && !constant_arrays_of(generated->space().program).empty();
   e.key = hash_text(fmt::format("{}\n{}\n{}\n{}\n{}\n{}{}", kernels, describe_plan(plan), device_.name, device_.driver,
                                 problem_.shapes, checked_with_, per_element ? "allowance per element\n" : ""));
   if (auto old = servable_row(e.key)) {
@@ -452,7 +453,7 @@ Pending Evaluator::start(const Candidate& c) {
     shared_ = write_shared_files(dir, problem_.inputs, problem_.reference);
   }
   BundleSettings settings = options_.bundle;
-  if (const ConstraintAlternative* generated = candidate.constraint_space())
+  if (generated)
     if (const Allowance* a = magnitude_allowance(c.alternative, *generated, c.point)) {
       settings.allowance = &a->tensors;
       settings.allowance_dir = a->dir;
