@@ -426,7 +426,9 @@ TEST_F(ExploreCli, BuildOptionsReachEveryCandidateAndTheFront) {
   Result bad = run(fmt::format("explore {} -s stencil-parametric --evals 2 --runs 2 --build-options -cl-no-such-option "
                                "--db bad.db -q",
                                kStencil));
-  EXPECT_EQ(bad.exit_code, 0) << bad.output;  // the run finishes; its candidates are failures
+  // The run finishes, its candidates failures, and no front is an error (exit 1).
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("no front: no candidate validated (2 build)"), std::string::npos) << bad.output;
   Result failures = run("results bad.db --json -");
   EXPECT_NE(failures.output.find("with options '-cl-no-such-option'"), std::string::npos) << failures.output;
   EXPECT_EQ(failures.output.find("\"ok\""), std::string::npos) << failures.output;
