@@ -97,6 +97,7 @@ TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
   ASSERT_EQ(::mkfifo((dir / "fifo" / "a.npy").c_str(), 0600), 0);
   ASSERT_EQ(::mkfifo((dir / "fifo" / "y.npy").c_str(), 0600), 0);
   io::write_npy((dir / "fifo" / "b.npy").string(), inputs.at("b"));
+  std::ofstream(dir / "file.npy") << "a file where the output folder should be";
   const Bad bad[] = {
       {d + "/fifo " + d + "/out", "error: " + d + "/fifo/a.npy is a pipe, not a .npy file (give a regular file)"},
       {d + "/in " + d + "/out --expected " + d + "/fifo", "error: " + d + "/fifo/y.npy is a pipe"},
@@ -105,7 +106,8 @@ TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
       {d + "/in " + d + "/out --expected " + d + "/wrong", "y: DIFFERS: 1 of 32 values differ, the first at [3]"},
       {d + "/badshape " + d + "/out", "a.npy: shape (4, 8), expected (32,) for a"},
       {d + "/in " + d + "/out --device gpu", "--device takes a device index (0, 1, ...), not 'gpu'"},
-      {d + "/in " + d + "/missing", "the output directory " + d + "/missing does not exist"},
+      {d + "/in " + d + "/file.npy", "the output path " + d + "/file.npy is not a directory"},
+      {d + "/badshape " + d + "/missing", "a.npy: shape (4, 8), expected (32,) for a"},
       {d + "/in " + d + "/out --rtol nan", "--rtol takes a non-negative number, not 'nan'"},
   };
   for (const Bad& b : bad) {
@@ -113,7 +115,11 @@ TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
     EXPECT_NE(bad_status, 0) << b.args;
     EXPECT_NE(bad_printed.find(b.message), std::string::npos) << b.args << ":\n" << bad_printed;
   }
-  EXPECT_FALSE(std::filesystem::exists(dir / "missing"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "missing"));  // a refused run creates no output folder
+  // A missing output folder is created with its parents, as liftc eval -o creates its own.
+  auto [made_status, made_printed] = host(d + "/in " + d + "/made/deeper --expected " + d + "/want");
+  EXPECT_EQ(made_status, 0) << made_printed;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "made" / "deeper" / "y.npy")) << made_printed;
 
   // A full disk: y.npy is /dev/full, where every write fails with ENOSPC. An error and exit
   // status 1, not a short file left as if written.

@@ -2,7 +2,7 @@
 // What a library call of a launch plan may ask for (CLBlast's Sconvgemm and Sgemm): its
 // size arguments against the buffers it is given, and the tuning parameters liftc gives
 // CLBlast's kernels against their domains and CLBlast's tuner's constraints. One table for
-// the three that read such calls: explore's search (src/explore/library.cpp enumerates its
+// the three that read such calls: explore's search (src/explore/candidates/library.cpp enumerates its
 // points from it), deploy's check of the plans it reads, and liftc-runner's check of a
 // bundle (src/runner/bundle_reader.cpp). CLBlast checks neither: Convgemm reads past an
 // image smaller than its sizes say (the runner segfaulted), WGD = 0 divides by zero and

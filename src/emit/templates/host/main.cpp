@@ -48,20 +48,27 @@ int run_host(int argc, char** argv) {
   // Everything the run needs from the file system is checked before it starts.
   std::error_code ec;
   if (!std::filesystem::is_directory(in_dir, ec)) fail("the input directory " + in_dir + " does not exist");
-  if (!std::filesystem::is_directory(out_dir, ec)) fail("the output directory " + out_dir + " does not exist");
-  {
-    std::string probe = out_dir + "/.liftc_write_test";
-    std::ofstream test(probe);
-    if (!test) fail("cannot write into the output directory " + out_dir);
-    test.close();
-    std::remove(probe.c_str());
-  }
+  if (std::filesystem::exists(out_dir, ec) && !std::filesystem::is_directory(out_dir, ec))
+    fail("the output path " + out_dir + " is not a directory");
   const PlanInfo& plan = kPlan;
   std::vector<std::vector<char>> expected(plan.buffers.size()), inputs(plan.buffers.size());
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     const BufferInfo& b = plan.buffers[i];
     if (b.role == 0) inputs[i] = read_npy(in_dir + "/" + b.name + ".npy", b);
     if (b.role == 1 && !expected_dir.empty()) expected[i] = read_npy(expected_dir + "/" + b.name + ".npy", b);
+  }
+  // As liftc eval -o does, a missing output directory is created (with its parents), once
+  // the inputs are known to be good, so a refused run leaves nothing behind.
+  if (!std::filesystem::is_directory(out_dir, ec)) {
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) fail("cannot create the output directory " + out_dir + ": " + ec.message());
+  }
+  {
+    std::string probe = out_dir + "/.liftc_write_test";
+    std::ofstream test(probe);
+    if (!test) fail("cannot write into the output directory " + out_dir);
+    test.close();
+    std::remove(probe.c_str());
   }
 
   cl_device_id device = choose_device(wanted);
