@@ -5,6 +5,8 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
+#include <pthread.h>
 
 #include <unistd.h>
 
@@ -54,10 +56,27 @@ StagedDirectory::StagedDirectory(const std::string& destination, const std::stri
     throw Error(fmt::format("{} {}: {} is not a directory", flag, destination, ancestor.string()));
   // mkdtemp's template: it replaces the XXXXXX with a unique suffix.
   std::string pattern = (ancestor / ".liftc-tmp-XXXXXX").string();
+  // SIGINT and SIGTERM wait while the folder is made and registered: one arriving in
+  // between would otherwise end the process with the folder left behind. A pending one is
+  // delivered when the mask is restored, and its handler removes the folder.
+  sigset_t interrupts, before;
+  ::sigemptyset(&interrupts);
+  ::sigaddset(&interrupts, SIGINT);
+  ::sigaddset(&interrupts, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &interrupts, &before);
+  struct RestoreMask {
+    const sigset_t& mask;
+    ~RestoreMask() { ::pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
+  } restore{before};
   if (::mkdtemp(pattern.data()) == nullptr)
     throw Error(fmt::format("{} {}: cannot write in {}: {}", flag, destination, ancestor.string(), std::strerror(errno)));
   staging_ = fs::path(pattern);
-  remove_on_interrupt(fs::absolute(staging_, ec).string());
+  try {
+    remove_on_interrupt(fs::absolute(staging_, ec).string());
+  } catch (...) {
+    fs::remove_all(staging_, ec);
+    throw;
+  }
 }
 
 StagedDirectory::~StagedDirectory() {
