@@ -20,14 +20,6 @@ using nlohmann::json;
 
 constexpr std::int64_t kMaxElements = (std::int64_t(1) << 31) - 1;  // kernels index with int
 
-const char* role_name(HostRole r) {
-  switch (r) {
-    case HostRole::Input: return "input";
-    case HostRole::Output: return "output";
-    case HostRole::Scratch: return "scratch";
-  }
-  return "?";
-}
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || s.size() > 200 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
@@ -360,6 +352,15 @@ HostPlan read_plan_json(const std::string& text, const std::string& where) {
   if (plan.stages.empty()) throw bad("no stages");
   if (plan.buffers_of(HostRole::Output).empty()) throw bad("no output buffer");
   return plan;
+}
+
+const char* role_name(HostRole r) {
+  switch (r) {
+    case HostRole::Input: return "input";
+    case HostRole::Output: return "output";
+    case HostRole::Scratch: return "scratch";
+  }
+  return "?";
 }
 
 }  // namespace liftc::codegen

@@ -13,18 +13,9 @@ namespace liftc::emit {
 namespace {
 
 using codegen::HostPlan;
-using codegen::HostRole;
 
 constexpr const char* kRawEnd = ")LIFTC\"";
 
-const char* role_name(HostRole r) {
-  switch (r) {
-    case HostRole::Input: return "input";
-    case HostRole::Output: return "output";
-    case HostRole::Scratch: return "scratch";
-  }
-  return "?";
-}
 
 }  // namespace
 
@@ -33,7 +24,7 @@ std::string plan_tables(const HostPlan& plan, const std::string& name) {
   for (const auto& b : plan.buffers)
     out += fmt::format("        {{{}, {}, {}, {}, {{{}}}}},  // {}, {} bytes\n", cpp_string(b.name), b.elements,
                        b.is_float ? "true" : "false", static_cast<int>(b.role), fmt::join(b.shape, ", "),
-                       role_name(b.role), b.elements * 4);
+                       codegen::role_name(b.role), b.elements * 4);
   out += "    },\n    // stages: an OpenCL program each (source, build options) and its kernels in order\n    {\n";
   for (const auto& s : plan.stages) {
     if (s.source.find(kRawEnd) != std::string::npos) throw Error("kernel source contains the raw-string delimiter");

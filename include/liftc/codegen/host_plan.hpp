@@ -21,6 +21,8 @@ namespace liftc::codegen {
 
 /// What a host does with a buffer: fills it (input), reads it back (output), or neither.
 enum class HostRole { Input, Output, Scratch };
+/// "input", "output" or "scratch": a role as plan.json and the generated tables name it.
+const char* role_name(HostRole r);
 
 /// One global buffer of a host plan.
 struct HostBuffer {

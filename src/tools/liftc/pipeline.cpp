@@ -1,12 +1,12 @@
 #include "pipeline.hpp"
 
-#include <functional>
 
 #include <fmt/format.h>
 
 #include "liftc/codegen/passes.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/io/tensor.hpp"
+#include "liftc/ir/expr.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
@@ -19,16 +19,8 @@ namespace {
 
 // Whether `p` maps any computation onto OpenCL's work-items (mapGlb, mapWrg, mapLcl).
 bool mapped_onto_opencl(const ir::Program& p) {
-  std::function<bool(const ir::Expr&)> any = [&](const ir::Expr& e) {
-    if (e.kind() == ir::ExprKind::Call &&
-        (e->prim == ir::Prim::MapGlb || e->prim == ir::Prim::MapWrg || e->prim == ir::Prim::MapLcl))
-      return true;
-    for (const ir::Expr& a : e->args)
-      if (any(a)) return true;
-    return false;
-  };
   for (const auto& d : p.defs)
-    if (any(d.body)) return true;
+    if (ir::contains_parallel_maps(d.body)) return true;
   return false;
 }
 
