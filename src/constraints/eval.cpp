@@ -1,5 +1,5 @@
 // Exact evaluation of constraints at a point: arith expressions compiled to postfix code
-// over parameter indices, int64 with overflow checks, arith's floor division (as z3.cpp
+// over parameter indices, int64 with overflow checks, arith's floor division (as solve.cpp
 // gives Z3 and arith folds).
 
 #include <algorithm>

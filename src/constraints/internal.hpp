@@ -25,7 +25,7 @@ struct Compiled {
 /// Compiles `e`; every variable must be a parameter of `space`.
 Compiled compile(const arith::Expr& e, const Space& space);
 
-/// Evaluates with floor division and modulo (arith::floor_div, as arith folds and as z3.cpp
+/// Evaluates with floor division and modulo (arith::floor_div, as arith folds and as solve.cpp
 /// encodes them); nullopt on overflow or a division by zero.
 std::optional<std::int64_t> run(const Compiled& c, const std::int64_t* values);
 
@@ -85,7 +85,7 @@ class Z3Prefix {
   /// as a wall-clock net. On Yes, when
   /// `model` is given, it receives such a point (Z3's model; empty if beyond int64).
   Verdict extendable(const std::vector<std::pair<int, std::int64_t>>& fixed, std::uint64_t effort,
-                     Point* model = nullptr);
+                     Assignment* model = nullptr);
   /// Which limit the last GaveUp reached: "its resource limit of 8000000 steps", or "its
   /// time net of 20 s" (kZ3QuestionNetMs).
   const std::string& why_gave_up() const;

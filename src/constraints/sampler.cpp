@@ -189,8 +189,8 @@ struct Sampler::Impl {
   // `near` first), backtracking from dead ends, spending at most its budget of constraint
   // evaluations (search_checks); nullopt past them (or when the candidates looked at
   // lead nowhere).
-  std::optional<Point> search(std::mt19937_64& rng, const Point* near) const {
-    if (k == 0) return Point{};
+  std::optional<Assignment> search(std::mt19937_64& rng, const Assignment* near) const {
+    if (k == 0) return Assignment{};
     const std::uint64_t start = checks;
     std::vector<std::int64_t> values(k, 0);
     std::vector<std::vector<std::int64_t>> options(k);
@@ -260,7 +260,7 @@ struct Sampler::Impl {
       fixed.pop_back();  // No, or Z3 gave up on this value: another may do
     }
     // Unknown is not unsat: the deciding question gets more effort before liftc says so.
-    Point model;
+    Assignment model;
     detail::Verdict verdict = detail::Verdict::GaveUp;
     for (std::uint64_t effort : {budget.z3_effort, budget.z3_effort * 4}) {
       verdict = z3->extendable(fixed, effort, &model);
@@ -299,14 +299,14 @@ std::string Sampler::count_text() const {
                      impl_->spent);
 }
 
-bool Sampler::valid(const Point& p) const {
+bool Sampler::valid(const Assignment& p) const {
   if (p.size() != impl_->k) return false;
   for (const auto& c : impl_->all)
     if (!detail::check(c, p.data())) return false;
   return true;
 }
 
-Point Sampler::sample(std::mt19937_64& rng) {
+Assignment Sampler::sample(std::mt19937_64& rng) {
   Impl& m = *impl_;
   if (count() == 0 && (m.exact || !m.constant_ok)) throw Error("the space has no valid point");
   std::vector<std::int64_t> values(m.k, 0);
@@ -338,7 +338,7 @@ Point Sampler::sample(std::mt19937_64& rng) {
   return values;
 }
 
-std::optional<Point> Sampler::repair(const Point& p) {
+std::optional<Assignment> Sampler::repair(const Assignment& p) {
   Impl& m = *impl_;
   if (!m.constant_ok) return std::nullopt;
   if (m.exact) {
@@ -392,7 +392,7 @@ std::optional<Point> Sampler::repair(const Point& p) {
   std::mt19937_64 rng(1);  // unused by a search nearest-first
   if (auto r = m.search(rng, &p)) return r;
   std::vector<std::pair<int, std::int64_t>> fixed;
-  Point out(m.k, 0);
+  Assignment out(m.k, 0);
   for (std::size_t i = 0; i < m.k; ++i) {
     std::size_t looked = 0;
     std::vector<std::int64_t> candidates = m.candidates(i, out, rng, p[i], looked);

@@ -2,7 +2,7 @@
 // host text, and what is generated from the points: their tables (points.cpp, from the
 // same plan_tables as the standalone host program), CMakeLists.txt and README.md.
 
-#include "liftc/emit/deploy.hpp"
+#include "liftc/emit/deploy_project.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The standalone host program: templates/host/main.cpp filled with the shared host text
 // (templates/host_support.hpp) and the tables of one host plan; its CMakeLists.txt.
 
-#include "liftc/emit/host.hpp"
+#include "liftc/emit/host_program.hpp"
 
 #include <filesystem>
 

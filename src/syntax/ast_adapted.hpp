@@ -1,6 +1,6 @@
 #pragma once
 // Boost.Fusion adaptation of the AST structs (.sr and rule files), so X3 can fill them
-// field by field. Included only by grammar.cpp.
+// field by field. Included only by read.cpp.
 
 #include <boost/fusion/include/adapt_struct.hpp>
 

@@ -5,7 +5,7 @@
 // Rules whose ID derives from `annotated` record where their AST node starts and ends
 // (x3::annotate_on_success into the x3::error_handler's position cache, which
 // syntax::Positions reads). Syntax errors are x3::expectation_failure (from `>`) or
-// TooDeep (from depth_guard); grammar.cpp turns both into liftc::Error.
+// TooDeep (from depth_guard); read.cpp turns both into liftc::Error.
 
 #include <boost/spirit/home/x3.hpp>
 #include <boost/spirit/home/x3/support/utility/annotate_on_success.hpp>

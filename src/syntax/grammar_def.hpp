@@ -1,5 +1,5 @@
 #pragma once
-// The .sr grammar (Boost.Spirit X3). Included only by grammar.cpp (its expression rules
+// The .sr grammar (Boost.Spirit X3). Included only by read.cpp (its expression rules
 // are also the rule-file grammar's patterns and guards: rule_grammar_def.hpp).
 //
 // Precedence, lowest first: lambda / let, ||, &&, == !=, < <= > >=, + -, * / %,

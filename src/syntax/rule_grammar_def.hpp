@@ -1,5 +1,5 @@
 #pragma once
-// The rule-file grammar (Boost.Spirit X3). Included only by grammar.cpp.
+// The rule-file grammar (Boost.Spirit X3). Included only by read.cpp.
 //
 //   file      := (rule | strategy)* end
 //   rule      := `rule` name [ `(` param, ... `)` ] [ "description" ] `:` expr `=>` expr [ `if` expr ]

@@ -64,7 +64,7 @@ TEST(Division, IsFloorDivisionInArithTheEvaluatorAndZ3) {
     // The constraint evaluator and Z3 accept exactly the point with floor's q and r.
     const std::pair<std::int64_t, std::int64_t> offsets[] = {{0, 0}, {-1, 0}, {1, 0}, {0, -1}, {0, 1}};
     for (auto [dq, dr] : offsets) {
-      Point p{row.quotient + dq, row.remainder + dr, row.a, row.b};
+      Assignment p{row.quotient + dq, row.remainder + dr, row.a, row.b};
       bool expected = dq == 0 && dr == 0;
       EXPECT_EQ(violated(space, p).empty(), expected) << at << " with q, r off by " << dq << ", " << dr;
       EXPECT_EQ(z3_accepts(space, p), expected) << at << " with q, r off by " << dq << ", " << dr << " (Z3)";

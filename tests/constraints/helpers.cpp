@@ -47,7 +47,7 @@ std::vector<Space> spaces(const ir::Program& program, const std::string& strateg
   return out;
 }
 
-std::vector<Point> brute_force(const Space& space, Domains over) {
+std::vector<Assignment> brute_force(const Space& space, Domains over) {
   // The declared domains: each parameter's Member or Range constraint; or the pruned ones.
   std::vector<std::vector<std::int64_t>> domains(space.params.size());
   if (over == Domains::Pruned)
@@ -58,8 +58,8 @@ std::vector<Point> brute_force(const Space& space, Domains over) {
     if (c.kind == Constraint::Kind::Range)
       for (std::int64_t v = c.lo; v <= c.hi; ++v) domains[static_cast<std::size_t>(space.index(c.vars[0]))].push_back(v);
   }
-  std::vector<Point> out;
-  Point p(space.params.size(), 0);
+  std::vector<Assignment> out;
+  Assignment p(space.params.size(), 0);
   Sampler checker(space, SamplerBudget{1});  // only its compiled constraints are used (Sampler::valid)
   std::function<void(std::size_t)> go = [&](std::size_t i) {
     if (i == p.size()) {
@@ -75,7 +75,7 @@ std::vector<Point> brute_force(const Space& space, Domains over) {
   return out;
 }
 
-bool type_checker_accepts(const Space& space, const Point& p) {
+bool type_checker_accepts(const Space& space, const Assignment& p) {
   try {
     typecheck::typecheck(ir::bind_sizes(space.program, size_values(space, p)));
     return true;

@@ -30,9 +30,9 @@ enum class Domains { Declared, Pruned };
 
 /// Every valid point, by enumerating the product of the domains and checking every
 /// constraint at each (independent of the sampler's tables and order).
-std::vector<Point> brute_force(const Space& space, Domains over = Domains::Declared);
+std::vector<Assignment> brute_force(const Space& space, Domains over = Domains::Declared);
 
 /// Whether the type checker accepts the program at the point's sizes (bind_sizes + typecheck).
-bool type_checker_accepts(const Space& space, const Point& p);
+bool type_checker_accepts(const Space& space, const Assignment& p);
 
 }  // namespace liftc::constraints::test

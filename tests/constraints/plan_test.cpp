@@ -29,7 +29,7 @@ constexpr std::size_t kAlternativesPerStrategy = 6;
 
 
 // The value of a symbolic size of the space's program at point `p`.
-std::int64_t at(const Space& s, const Point& p, const arith::Expr& e) {
+std::int64_t at(const Space& s, const Assignment& p, const arith::Expr& e) {
   std::map<std::string, std::int64_t> values;
   for (const auto& sz : s.program.sizes)
     if (sz.value) values[sz.name] = static_cast<std::int64_t>(*sz.value);
@@ -39,7 +39,7 @@ std::int64_t at(const Space& s, const Point& p, const arith::Expr& e) {
   return v.value_or(-1);
 }
 
-std::int64_t sum_at(const Space& s, const Point& p, const codegen::PlannedKernel& k, codegen::AddressSpace space) {
+std::int64_t sum_at(const Space& s, const Assignment& p, const codegen::PlannedKernel& k, codegen::AddressSpace space) {
   std::int64_t sum = 0;
   for (const auto& b : k.buffers)
     if (b.space == space) sum += at(s, p, b.bytes);
@@ -47,7 +47,7 @@ std::int64_t sum_at(const Space& s, const Point& p, const codegen::PlannedKernel
 }
 
 // Generated module `m` at point `p` is the plan the space was built from, evaluated there.
-void expect_module_is_plan(const Space& s, const Point& p, const codegen::KernelPlan& plan, const codegen::Module& m,
+void expect_module_is_plan(const Space& s, const Assignment& p, const codegen::KernelPlan& plan, const codegen::Module& m,
                            const std::string& where) {
   ASSERT_EQ(m.kernels.size(), plan.kernels.size()) << where;
   codegen::Options options = codegen_options(s, p);
@@ -149,8 +149,8 @@ TEST(SpaceMatchesPlan, EveryStrategySampledPointsGenerateThePlannedKernels) {
         Sampler sampler(s);
         if (sampler.count() == 0) continue;  // e.g. float16 vectors of a 36-element window
         for (int i = 0; i < kSamplesPerAlternative; ++i) {
-          Point p = sampler.sample(rng);
-          std::string point = where + " " + format_point(s, p);
+          Assignment p = sampler.sample(rng);
+          std::string point = where + " " + format_assignment(s, p);
           ir::Program bound = typecheck::typecheck(ir::bind_sizes(s.program, size_values(s, p))).program;
           codegen::Module m;
           try {
@@ -184,13 +184,13 @@ TEST(SpaceMatchesPlan, AComputingKernelBesideTheMainOneTakesAWorkGroupSizeOfItsO
   Sampler sampler(s);
   ASSERT_GT(sampler.count(), 0);
   std::mt19937_64 rng(7);
-  Point p = sampler.sample(rng);
+  Assignment p = sampler.sample(rng);
   const auto& d0 = s.params[static_cast<std::size_t>(l0)].domain;
   const auto& d1 = s.params[static_cast<std::size_t>(l1)].domain;
   ASSERT_EQ(d0.front(), 0);
   ASSERT_GE(d0.size(), 2u);
   ASSERT_GE(d1.size(), 2u);
-  auto launch_of_transform = [&](const Point& q) {
+  auto launch_of_transform = [&](const Assignment& q) {
     ir::Program bound = typecheck::typecheck(ir::bind_sizes(s.program, size_values(s, q))).program;
     codegen::Module m = codegen::generate(bound, codegen_options(s, q));
     auto k = std::find_if(m.kernels.begin(), m.kernels.end(), [](const codegen::Kernel& x) { return x.name == "conv_part1_kernel"; });
@@ -199,15 +199,15 @@ TEST(SpaceMatchesPlan, AComputingKernelBesideTheMainOneTakesAWorkGroupSizeOfItsO
   };
   // The runtime's choice.
   p[static_cast<std::size_t>(l0)] = 0, p[static_cast<std::size_t>(l1)] = 0;
-  EXPECT_TRUE(violated(s, p).empty()) << format_point(s, p);
+  EXPECT_TRUE(violated(s, p).empty()) << format_assignment(s, p);
   EXPECT_EQ(launch_of_transform(p), std::make_pair(std::int64_t{0}, std::int64_t{0}));
-  EXPECT_EQ(format_point(s, p).find("conv_part1="), std::string::npos) << format_point(s, p);
+  EXPECT_EQ(format_assignment(s, p).find("conv_part1="), std::string::npos) << format_assignment(s, p);
   // A size in both dimensions.
   p[static_cast<std::size_t>(l0)] = d0[1], p[static_cast<std::size_t>(l1)] = d1[1];
-  EXPECT_TRUE(violated(s, p).empty()) << format_point(s, p);
+  EXPECT_TRUE(violated(s, p).empty()) << format_assignment(s, p);
   EXPECT_EQ(launch_of_transform(p), std::make_pair(d0[1], d1[1]));
-  EXPECT_NE(format_point(s, p).find(fmt::format("--kernel-local conv_part1={},{}", d0[1], d1[1])), std::string::npos)
-      << format_point(s, p);
+  EXPECT_NE(format_assignment(s, p).find(fmt::format("--kernel-local conv_part1={},{}", d0[1], d1[1])), std::string::npos)
+      << format_assignment(s, p);
   // In one dimension only; and one that does not divide the global size.
   p[static_cast<std::size_t>(l1)] = 0;
   EXPECT_FALSE(violated(s, p).empty());

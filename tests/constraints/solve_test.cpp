@@ -27,7 +27,7 @@ const std::vector<Small> kSmall = {
     {"matmul.sr", "matmul-parametric", 2, 4},
 };
 
-std::int64_t l1(const Point& a, const Point& b) {
+std::int64_t l1(const Assignment& a, const Assignment& b) {
   std::int64_t d = 0;
   for (std::size_t i = 0; i < a.size(); ++i) d += std::llabs(a[i] - b[i]);
   return d;
@@ -45,7 +45,7 @@ TEST(Count, SamplerAndZ3AgreeWithBruteForce) {
       if (i == 0) {
         EXPECT_EQ(z3_count(s, 1000), valid.size()) << c.example << " " << c.strategy;
       }
-      for (const auto& p : valid) ASSERT_TRUE(type_checker_accepts(s, p)) << format_point(s, p);
+      for (const auto& p : valid) ASSERT_TRUE(type_checker_accepts(s, p)) << format_assignment(s, p);
     }
   }
 }
@@ -67,16 +67,16 @@ void samples_type_check(const char* file, const char* strategy, std::vector<std:
     ++feasible;
     std::map<std::map<std::string, long long>, bool> decided;  // the type checker's answer per size values
     for (int i = 0; i < 2000; ++i) {
-      Point p = sampler.sample(rng);
+      Assignment p = sampler.sample(rng);
       ASSERT_TRUE(sampler.valid(p));
       auto sizes = size_values(s, p);
       auto it = decided.find(sizes);
       if (it == decided.end()) it = decided.emplace(sizes, type_checker_accepts(s, p)).first;
       ASSERT_TRUE(it->second) << file << " " << strategy << " alternative " << s.alternative << ": "
-                              << format_point(s, p);
+                              << format_assignment(s, p);
     }
-    Point p = sampler.sample(rng);
-    EXPECT_TRUE(z3_accepts(s, p)) << format_point(s, p);
+    Assignment p = sampler.sample(rng);
+    EXPECT_TRUE(z3_accepts(s, p)) << format_assignment(s, p);
   }
   EXPECT_GT(feasible, 0u) << file << " " << strategy;
 }
@@ -103,7 +103,7 @@ TEST(Sample, IsUniform) {
   Sampler sampler(s);
   std::mt19937_64 rng(5);
   const std::size_t per_point = 100, n = per_point * valid.size();
-  std::map<Point, std::size_t> seen;
+  std::map<Assignment, std::size_t> seen;
   for (std::size_t i = 0; i < n; ++i) ++seen[sampler.sample(rng)];
   EXPECT_EQ(seen.size(), valid.size());
   double chi2 = 0;
@@ -124,12 +124,12 @@ TEST(Repair, GivesANearestValidPoint) {
     auto valid = brute_force(s);
     Sampler sampler(s);
     for (int i = 0; i < 20; ++i) {
-      Point p(s.params.size());
+      Assignment p(s.params.size());
       for (std::size_t j = 0; j < p.size(); ++j)  // anywhere in 0..70, valid or not
         p[j] = std::uniform_int_distribution<std::int64_t>(0, 70)(rng);
       auto r = sampler.repair(p);
       ASSERT_TRUE(r.has_value());
-      EXPECT_TRUE(violated(s, *r).empty()) << format_point(s, *r);
+      EXPECT_TRUE(violated(s, *r).empty()) << format_assignment(s, *r);
       std::int64_t best = INT64_MAX;
       for (const auto& v : valid) best = std::min(best, l1(v, p));
       EXPECT_EQ(l1(*r, p), best) << c.example << " " << c.strategy;
@@ -175,7 +175,7 @@ TEST(Sample, LargeSpacesAreEstimatedAndSaySo) {
   EXPECT_LT(ratio, 2.0);
   std::mt19937_64 rng(2);
   for (int i = 0; i < 20; ++i) EXPECT_TRUE(exact.valid(budget.sample(rng)));
-  Point far(s.params.size(), 50);
+  Assignment far(s.params.size(), 50);
   auto r = budget.repair(far);
   ASSERT_TRUE(r.has_value());
   EXPECT_TRUE(exact.valid(*r));
@@ -201,7 +201,7 @@ TEST(Sample, Z3GivingUpIsSaidSo) {
     EXPECT_EQ(e.message(), message);
   }
   try {
-    gives_up.repair(Point(s.params.size(), 50));
+    gives_up.repair(Assignment(s.params.size(), 50));
     ADD_FAILURE() << "a point without Z3";
   } catch (const Error& e) {
     EXPECT_EQ(e.message(), message);
@@ -210,7 +210,7 @@ TEST(Sample, Z3GivingUpIsSaidSo) {
 
   Sampler decides(s, SamplerBudget{.max_states = 3, .search_checks = 0});
   for (int i = 0; i < 5; ++i) EXPECT_TRUE(decides.valid(decides.sample(rng)));
-  auto r = decides.repair(Point(s.params.size(), 50));
+  auto r = decides.repair(Assignment(s.params.size(), 50));
   ASSERT_TRUE(r.has_value());
   EXPECT_TRUE(decides.valid(*r));
   EXPECT_TRUE(check_feasibility(s).decided);
@@ -231,7 +231,7 @@ TEST(Sample, WideDomainsAreEstimatedAndSampled) {
   EXPECT_LT(ratio, 2.0);
   std::mt19937_64 rng(6);
   for (int i = 0; i < 20; ++i) EXPECT_TRUE(exact.valid(estimate.sample(rng)));
-  Point far(s.params.size(), 77777);
+  Assignment far(s.params.size(), 77777);
   auto r = estimate.repair(far);
   ASSERT_TRUE(r.has_value());
   EXPECT_TRUE(exact.valid(*r));

@@ -164,8 +164,8 @@ TEST(Collect, NestedRemaindersInSizes) {
   ASSERT_GT(sampler.count(), 0u);
   std::mt19937_64 rng(8);
   for (int i = 0; i < 20; ++i) {
-    Point p = sampler.sample(rng);
-    EXPECT_TRUE(type_checker_accepts(s, p)) << format_point(s, p);
+    Assignment p = sampler.sample(rng);
+    EXPECT_TRUE(type_checker_accepts(s, p)) << format_assignment(s, p);
   }
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
 }
@@ -255,24 +255,24 @@ TEST(RegisterBudget, TilesBeyondAPhonesRegistersAreExcluded) {
     ASSERT_GE(sigma, 0);
     ASSERT_GE(kappa, 0);
     // sigma = 8, kappa = 16, every other parameter at its smallest value (local sizes 1).
-    Point big(s.params.size());
+    Assignment big(s.params.size());
     for (std::size_t i = 0; i < s.params.size(); ++i) big[i] = s.params[i].domain.front();
     big[static_cast<std::size_t>(sigma)] = 8;
     big[static_cast<std::size_t>(kappa)] = 16;
     std::vector<std::size_t> broken = violated(s, big);
-    ASSERT_EQ(broken.size(), 1u) << format_point(s, big);
+    ASSERT_EQ(broken.size(), 1u) << format_assignment(s, big);
     EXPECT_NE(s.constraints[broken[0]].why.find("private arrays of a work-item fit the 256 bytes of mali-g72"),
               std::string::npos)
         << s.constraints[broken[0]].why;
-    EXPECT_TRUE(violated(on_live[a], big).empty()) << format_point(on_live[a], big);
+    EXPECT_TRUE(violated(on_live[a], big).empty()) << format_assignment(on_live[a], big);
     Sampler sampler(s);
     ASSERT_GT(sampler.count(), 0);
     EXPECT_LT(sampler.count(), Sampler(on_live[a]).count());
     for (int i = 0; i < 200; ++i) {
-      Point p = sampler.sample(rng);
+      Assignment p = sampler.sample(rng);
       std::int64_t floats = p[static_cast<std::size_t>(sigma)] * p[static_cast<std::size_t>(kappa)] +
                             (a == 0 ? 0 : p[static_cast<std::size_t>(kappa)]);
-      EXPECT_LE(4 * floats, 256) << format_point(s, p);
+      EXPECT_LE(4 * floats, 256) << format_assignment(s, p);
     }
   }
 }
@@ -297,7 +297,7 @@ TEST(Collect, KernelExpressionsMatchTheGeneratedPlan) {
       Sampler sampler(s);
       if (sampler.count() == 0) continue;  // e.g. float16 vectors of a 36-element window
       for (int i = 0; i < 8; ++i) {
-        Point p = sampler.sample(rng);
+        Assignment p = sampler.sample(rng);
         ir::Program bound = typecheck::typecheck(ir::bind_sizes(s.program, size_values(s, p))).program;
         codegen::Module m = codegen::generate(bound, codegen_options(s, p));
         // The local-memory and global-memory constraints' left sides are the plan's bytes.
@@ -307,12 +307,12 @@ TEST(Collect, KernelExpressionsMatchTheGeneratedPlan) {
             Constraint probe = c;
             probe.rhs = codegen::evaluate(local ? m.memory.local_bytes() : m.memory.global_bytes(), m);
             probe.kind = Constraint::Kind::LessEqual;
-            EXPECT_TRUE(holds(s, probe, p)) << file << " " << strategy << " " << format_point(s, p) << ": " << c.why
+            EXPECT_TRUE(holds(s, probe, p)) << file << " " << strategy << " " << format_assignment(s, p) << ": " << c.why
                                             << ": plan " << arith::to_string(probe.rhs) << ", derived "
                                             << arith::to_string(c.lhs);
             probe.lhs = probe.rhs;
             probe.rhs = c.lhs;
-            EXPECT_TRUE(holds(s, probe, p)) << file << " " << strategy << " " << format_point(s, p) << ": " << c.why
+            EXPECT_TRUE(holds(s, probe, p)) << file << " " << strategy << " " << format_assignment(s, p) << ": " << c.why
                                             << ": plan " << arith::to_string(probe.lhs) << ", derived "
                                             << arith::to_string(c.lhs);
           }

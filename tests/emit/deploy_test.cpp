@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "liftc/emit/deploy.hpp"
+#include "liftc/emit/deploy_project.hpp"
 #include "liftc/io/tensor.hpp"
 #include "liftc/support/file.hpp"
 #include "../codegen/run_helpers.hpp"

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "liftc/emit/host.hpp"
+#include "liftc/emit/host_program.hpp"
 #include "liftc/io/tensor.hpp"
 #include "../codegen/run_helpers.hpp"
 

@@ -17,8 +17,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "liftc/emit/deploy.hpp"
-#include "liftc/emit/host.hpp"
+#include "liftc/emit/deploy_project.hpp"
+#include "liftc/emit/host_program.hpp"
 #include "liftc/emit/template.hpp"
 #include "liftc/io/tensor.hpp"
 #include "liftc/support/file.hpp"

@@ -4,7 +4,7 @@
 // program (source and build options) with the kernels enqueued from it in order (name,
 // NDRange, arguments). One Module is one stage; a network point (a kernel choice per
 // layer) is a stage per layer over one buffer table. The standalone host program
-// (emit/host.hpp) and the deployed front (emit/deploy.hpp) are both generated from host plans, and
+// (emit/host_program.hpp) and the deployed front (emit/deploy_project.hpp) are both generated from host plans, and
 // `liftc explore -o` keeps each front point's plan as plan.json beside its host program.
 
 #include <array>

@@ -58,7 +58,7 @@ struct Feasibility {
 Feasibility check_feasibility(const Space& space, std::uint64_t effort = kZ3FeasibilityEffort);
 
 /// Whether Z3 accepts `p` (every constraint, exact integers).
-bool z3_accepts(const Space& space, const Point& p);
+bool z3_accepts(const Space& space, const Assignment& p);
 
 /// Counts the valid points by enumerating Z3's models (each blocked after it is found), up
 /// to `limit`; for small spaces and tests.
@@ -89,13 +89,13 @@ class Sampler {
   std::string count_text() const;
   /// A valid point; a liftc::Error when there is none, or when Z3 gave up looking for
   /// one (the error says which, and on which parameter).
-  Point sample(std::mt19937_64& rng);
+  Assignment sample(std::mt19937_64& rng);
   /// A valid point at the least L1 distance from `p` (when uniform(); else a valid point
   /// near `p`, found by a Z3-guided descent); nullopt when the space is empty; a
   /// liftc::Error when Z3 gave up.
-  std::optional<Point> repair(const Point& p);
+  std::optional<Assignment> repair(const Assignment& p);
   /// Whether `p` is valid (every constraint; exact int64 arithmetic).
-  bool valid(const Point& p) const;
+  bool valid(const Assignment& p) const;
 
  private:
   struct Impl;

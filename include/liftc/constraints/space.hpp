@@ -3,7 +3,7 @@
 // target: its parameters with their domains, every constraint with where it came from,
 // and the parameters' dependency order (Boost.Graph, the paper's section 5.3).
 //
-// A point gives every parameter a value (Point, in the order of Space::params). Sizes of
+// An assignment gives every parameter a value (`Assignment`, in the order of Space::params). Sizes of
 // the program are substituted by their declared values, so constraints only mention
 // parameters. Arithmetic is exact: Z3 integers, and int64 with overflow checks in C++.
 
@@ -96,7 +96,7 @@ struct Space {
 };
 
 /// A value for every parameter, in the order of Space::params.
-using Point = std::vector<std::int64_t>;
+using Assignment = std::vector<std::int64_t>;
 
 /// Builds the space of a rewritten program on a target: collects the constraints of every
 /// source, prunes one-variable constraints into the domains, orders the parameters.
@@ -108,19 +108,19 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
 std::optional<std::string> codegen_refusal(const Space& space);
 
 /// The sizes `liftc run --params` takes for a point (the program's tuning parameters).
-std::map<std::string, long long> size_values(const Space& space, const Point& p);
+std::map<std::string, long long> size_values(const Space& space, const Assignment& p);
 
 /// Code-generation options at a point (work-group size, unrolling, mad) with the target's limits.
-codegen::Options codegen_options(const Space& space, const Point& p);
+codegen::Options codegen_options(const Space& space, const Assignment& p);
 
 /// `--params a=1,b=2 --local 8,4,1 --unroll`, the flags `liftc run` and `compile` take.
-std::string format_point(const Space& space, const Point& p);
+std::string format_assignment(const Space& space, const Assignment& p);
 
 /// Whether `c` holds at `p` (exact int64 arithmetic; an overflow counts as a violation).
-bool holds(const Space& space, const Constraint& c, const Point& p);
+bool holds(const Space& space, const Constraint& c, const Assignment& p);
 
 /// Indices of the constraints `p` violates (a value outside its domain is reported by the
 /// constraint that declared the domain).
-std::vector<std::size_t> violated(const Space& space, const Point& p);
+std::vector<std::size_t> violated(const Space& space, const Assignment& p);
 
 }  // namespace liftc::constraints

@@ -1,6 +1,6 @@
 #pragma once
 // The readers: text -> syntax tree (Boost.Spirit X3), with every node's source range kept.
-// The grammars are compiled once, in src/syntax/grammar.cpp. A syntax error is a
+// The grammars are compiled once, in src/syntax/read.cpp. A syntax error is a
 // liftc::Error "expected <what>" at the token that broke it (file:line:col).
 
 #include <memory>

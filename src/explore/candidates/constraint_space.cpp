@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "liftc/emit/host.hpp"
+#include "liftc/emit/host_program.hpp"
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/host/execute.hpp"

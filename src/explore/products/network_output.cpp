@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "liftc/emit/host.hpp"
+#include "liftc/emit/host_program.hpp"
 #include "liftc/explore/products/network.hpp"
 #include "liftc/explore/products/output.hpp"
 #include "liftc/support/file.hpp"

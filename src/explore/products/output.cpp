@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "liftc/emit/host.hpp"
+#include "liftc/emit/host_program.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/io/tensor.hpp"

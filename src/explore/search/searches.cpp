@@ -15,14 +15,6 @@
 
 namespace liftc::explore {
 
-std::string format_point(const Alternative& alt, const Point& p) {
-  std::string out;
-  const auto& params = alt.parameters();
-  for (std::size_t i = 0; i < params.size() && i < p.size(); ++i)
-    out += fmt::format("{}{}={}", out.empty() ? "" : ",", params[i].name, p[i]);
-  return out;
-}
-
 std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng) {
   LIFTC_ASSERT(!space.alternatives.empty(), "a candidate space has at least one alternative");
   // Alternatives with valid points, per strategy. They are drawn equally, not in

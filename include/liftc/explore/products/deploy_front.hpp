@@ -1,5 +1,5 @@
 #pragma once
-// The front of an exploration as points to deploy (emit/deploy.hpp): read back from the
+// The front of an exploration as points to deploy (emit/deploy_project.hpp): read back from the
 // folder `liftc explore --pareto -o DIR` wrote (pareto.json and front/<rank>/plan.json), or
 // regenerated from a results store's run (its rows, its program, rules and target).
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "liftc/emit/deploy.hpp"
+#include "liftc/emit/deploy_project.hpp"
 
 namespace liftc::explore {
 

@@ -151,7 +151,7 @@ std::optional<detail::Interval> value_range(const Space& space, const arith::Exp
     return detail::interval_of(code, box);
   }
   // Every combination, as an odometer over the domains.
-  Point values(space.params.size(), 0);
+  Assignment values(space.params.size(), 0);
   std::vector<std::size_t> at(vars.size(), 0);
   std::optional<detail::Interval> out;
   for (;;) {
@@ -194,13 +194,13 @@ std::vector<std::int64_t> prune_domain(const Space& space, std::size_t i, const 
                     });
     if (positive) hi = std::min(hi, e->hi);
   }
-  auto allowed = [&](std::int64_t v, Point& probe) {
+  auto allowed = [&](std::int64_t v, Assignment& probe) {
     probe[i] = v;
     for (const auto& k : one_var)
       if (!detail::check(k, probe.data())) return false;
     return true;
   };
-  Point probe(space.params.size(), 0);
+  Assignment probe(space.params.size(), 0);
   std::vector<std::int64_t> kept;
   auto keep = [&](std::int64_t v) {
     if (!allowed(v, probe)) return;
@@ -530,14 +530,14 @@ Space build_space(const ir::Program& program, const std::vector<rewrite::TuningP
   return space;
 }
 
-std::map<std::string, long long> size_values(const Space& space, const Point& p) {
+std::map<std::string, long long> size_values(const Space& space, const Assignment& p) {
   std::map<std::string, long long> out;
   for (std::size_t i = 0; i < space.params.size(); ++i)
     if (space.params[i].source == Source::Rule) out[space.params[i].name] = p[i];
   return out;
 }
 
-codegen::Options codegen_options(const Space& space, const Point& p) {
+codegen::Options codegen_options(const Space& space, const Assignment& p) {
   codegen::Options o;
   o.max_work_group_size = space.target.max_work_group_size;
   o.max_work_item_sizes = space.target.max_work_item_sizes;
@@ -556,7 +556,7 @@ codegen::Options codegen_options(const Space& space, const Point& p) {
   return o;
 }
 
-std::string format_point(const Space& space, const Point& p) {
+std::string format_assignment(const Space& space, const Assignment& p) {
   std::string params, local;
   bool unroll = false;
   for (std::size_t i = 0; i < space.params.size(); ++i) {
@@ -581,12 +581,12 @@ std::string format_point(const Space& space, const Point& p) {
   return out;
 }
 
-bool holds(const Space& space, const Constraint& c, const Point& p) {
+bool holds(const Space& space, const Constraint& c, const Assignment& p) {
   detail::CompiledConstraint k = detail::compile(c, space);
   return detail::check(k, p.data());
 }
 
-std::vector<std::size_t> violated(const Space& space, const Point& p) {
+std::vector<std::size_t> violated(const Space& space, const Assignment& p) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < space.constraints.size(); ++i)
     if (!holds(space, space.constraints[i], p)) out.push_back(i);

@@ -184,7 +184,7 @@ Feasibility check_feasibility(const Space& space, std::uint64_t effort) {
   return f;
 }
 
-bool z3_accepts(const Space& space, const Point& p) {
+bool z3_accepts(const Space& space, const Assignment& p) {
   z3::context ctx;
   z3::solver s(ctx);
   Encoder enc(ctx, space);
@@ -234,7 +234,7 @@ Z3Prefix::Z3Prefix(const Space& space) : impl_(std::make_unique<Impl>()) {
 
 Z3Prefix::~Z3Prefix() = default;
 
-Verdict Z3Prefix::extendable(const std::vector<std::pair<int, std::int64_t>>& fixed, std::uint64_t effort, Point* model) {
+Verdict Z3Prefix::extendable(const std::vector<std::pair<int, std::int64_t>>& fixed, std::uint64_t effort, Assignment* model) {
   impl_->solver.push();
   for (const auto& [i, v] : fixed)
     impl_->solver.add(impl_->vars[static_cast<std::size_t>(i)] == impl_->ctx.int_val(static_cast<int64_t>(v)));

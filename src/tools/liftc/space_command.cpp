@@ -137,8 +137,8 @@ void print_space(const constraints::Space& space, std::uint64_t samples, std::mt
                                : "NOT uniform: valid points from a random search, Z3-guided where it fails; the space is "
                                  "too large to count");
   for (std::uint64_t i = 0; i < samples; ++i) {
-    constraints::Point p = sampler.sample(rng);
-    fmt::print("  {}\n", constraints::format_point(space, p).empty() ? "(no parameters)" : constraints::format_point(space, p));
+    constraints::Assignment p = sampler.sample(rng);
+    fmt::print("  {}\n", constraints::format_assignment(space, p).empty() ? "(no parameters)" : constraints::format_assignment(space, p));
   }
 }
 

@@ -6,7 +6,7 @@
 
 #include "codegen_flags.hpp"
 #include "commands.hpp"
-#include "liftc/emit/host.hpp"
+#include "liftc/emit/host_program.hpp"
 #include "liftc/emit/template.hpp"
 #include "liftc/codegen/module.hpp"
 #include "liftc/io/staged_directory.hpp"

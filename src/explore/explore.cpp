@@ -1,0 +1,331 @@
+// explore::run, the facade (explore.hpp): one exploration from its Request to the front.
+// The order matters to a user: options, program and rules are checked before a device is
+// asked; device, target and space before a store is written; the run is stored before its
+// first candidate, so an interrupted run can be resumed.
+
+#include "liftc/explore/explore.hpp"
+
+#include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "liftc/constraints/target.hpp"
+#include "liftc/explore/candidates/constraint_space.hpp"
+#include "liftc/explore/candidates/library.hpp"
+#include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/explore/products/network.hpp"
+#include "liftc/explore/products/output.hpp"
+#include "liftc/explore/search/warm_start.hpp"
+#include "liftc/explore/store/session.hpp"
+#include "liftc/explore/store/stored_target.hpp"
+#include "liftc/parse/parse.hpp"
+#include "liftc/rewrite/load.hpp"
+#include "liftc/support/data_dir.hpp"
+#include "liftc/support/diagnostic.hpp"
+#include "liftc/support/interrupt_cleanup.hpp"
+#include "report.hpp"
+#include "settings.hpp"
+
+namespace liftc::explore {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// One exploration under way: what run() has settled so far.
+struct Exploration {
+  Exploration(Request request, Reporter& reporter) : o(std::move(request)), out(reporter) {}
+
+  Request o;
+  Reporter& out;
+  std::string db;
+  // The store of a resumed run is opened first (its options are in it) and kept open, with
+  // the run locked, until the run ends.
+  std::unique_ptr<Store> store;
+  std::optional<ResumedRun> resumed;
+  Settings s;
+  std::string rules_dir;
+  rewrite::RuleSet rules;
+  ir::Program program;
+  bool network = false;  // a program of several definitions, explored layer by layer
+  std::vector<Layer> layers;
+  std::vector<std::string> strategies;
+  std::FILE* progress = nullptr;
+
+  void say(const std::string& text) { out.print(text); }
+};
+
+// --db, else DIR/results.db with -o, else ./liftc-results.db.
+std::string store_path(const Request& o) {
+  if (!o.db.empty()) return o.db;
+  return o.out_dir.empty() ? "liftc-results.db" : (fs::path(o.out_dir) / "results.db").string();
+}
+
+fs::path canonical(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? fs::path(path) : p;
+}
+
+// The last unfinished run of the store, locked (resume_last_run); its options are read
+// into x.o (all but those of this command that are not stored). A liftc::Error also when
+// the program the user names is another one.
+void resume(Exploration& x) {
+  if (!fs::exists(x.db)) throw Error(fmt::format("--resume: no results store at {} (give --db FILE)", x.db));
+  x.store = std::make_unique<Store>(x.db);
+  ResumedRun last = resume_last_run(*x.store);
+  Request stored = x.o;
+  read_stored(x.db, last.id, [&] { request_from_json(last.config, stored); });
+  if (!x.o.file.empty() && canonical(x.o.file) != canonical(stored.file))
+    throw Error(fmt::format("--resume: the run in {} explores {}, not {}", x.db, stored.file, x.o.file));
+  stored.rules_dir = x.o.rules_dir.empty()
+                         ? read_stored(x.db, last.id, [&] { return last.config.at("rules_dir").get<std::string>(); })
+                         : x.o.rules_dir;
+  // Not stored: where results go and how.
+  stored.out_dir = x.o.out_dir, stored.db = x.o.db, stored.force = x.o.force, stored.quiet = x.o.quiet;
+  stored.jobs = x.o.jobs, stored.isolate = x.o.isolate, stored.resume = true;
+  x.o = stored;
+  x.say(fmt::format("resuming run {} of {} (started {})\n", last.id, x.db, last.started));
+  x.resumed = last;
+}
+
+// Options, rules and program, checked; strategies chosen. Nothing is asked of a device.
+void load(Exploration& x) {
+  if (x.o.file.empty()) throw Error("explore: give the .sr program to explore");
+  x.s = settle(x.o);
+  x.rules_dir = x.o.rules_dir.empty() ? rewrite::default_rules_dir() : x.o.rules_dir;
+  x.rules = rewrite::load_rules_dir(x.rules_dir);
+  x.program = parse::load_program(x.o.file);
+  require_size_values(x.program);  // before a store is made
+  x.network = !x.o.whole_program && explored_by_layer(x.program);
+  if (x.network) x.layers = split_layers(x.program);
+  x.strategies = x.o.strategies.empty() ? default_strategies(x.rules, x.network ? x.layers.front().program : x.program)
+                                        : x.o.strategies;
+  x.progress = x.o.quiet ? nullptr : x.out.progress();
+}
+
+// Replay: the search against a store's results instead of a device; the space is the
+// recorded run's (its target).
+void replay(Exploration& x) {
+  if (x.network)
+    throw Error(fmt::format("--replay: {} is a network of {} layers, explored layer by layer, which replay does not do "
+                            "yet; replay a run of --whole-program",
+                            x.o.file, x.layers.size()));
+  auto recorded = Store::open_existing(x.o.replay);
+  std::string hash = problem_hash(x.o.file, x.s.input_seed);
+  constraints::Target target =
+      replayed_run(*recorded, hash, fmt::format("{} (input seed {})", x.o.file, x.s.input_seed)).second;
+  CandidateSpace space = build_candidate_space(x.program, x.rules, x.strategies, !x.o.strategies.empty(), target,
+                                               nullptr, nullptr, x.s.max_program_alternatives);
+  auto search = x.s.make_search(space);
+  std::size_t missing = 0;
+  LoopResult r = explore_loop(*search, replay_rows(*recorded, hash, space, missing), x.s.budget, x.progress);
+  x.say(summary_text(r, space));
+  x.say(fmt::format("replayed {} candidate(s) from {}; {} not in the store (told to the search as failures)\n",
+                    r.explored.size(), x.o.replay, missing));
+  if (std::string verdict = replay_verdict(r, best_stored_time(*recorded, hash)); !verdict.empty())
+    x.say(verdict + "\n");
+  x.say(front_text(r, space, front_of(r.explored), x.o.pareto));
+}
+
+// A runner that answers, and the target of the constraints: asked before anything is written.
+struct Device {
+  DeviceReport report;
+  constraints::Target target;
+};
+
+Device probe(Exploration& x) {
+  Device d{probe_device(x.s.evaluator), {}};
+  d.target = x.o.target.empty() ? d.report.target()
+                                : constraints::find_target(x.o.target, constraints::default_targets_dir());
+  x.say(fmt::format("device: {} (driver {}){}\n", d.report.name, d.report.driver,
+                    x.o.runner.empty() ? "" : fmt::format(", through --runner {}", x.o.runner)));
+  x.say(fmt::format("constraints target: {}\n", constraints::format_target(d.target)));
+  return d;
+}
+
+CandidateSpace program_space(Exploration& x, const constraints::Target& target) {
+  std::vector<std::string> skipped;
+  CandidateSpace space = build_candidate_space(x.program, x.rules, x.strategies, !x.o.strategies.empty(), target,
+                                               &skipped, nullptr, x.s.max_program_alternatives);
+  if (!clblast_available()) x.say(fmt::format("{}\n", kNoClblastNote));
+  double total = 0;
+  for (const auto& a : space.alternatives) total += a->count();
+  x.say(fmt::format("space: {} alternative(s), about {:.4g} valid points{}\n", space.alternatives.size(), total,
+                    skipped.empty() ? "" : fmt::format(" ({} without a valid point left out)", skipped.size())));
+  if (std::string note = emulated_local_note(space, target.name); !note.empty()) x.say(fmt::format("note: {}\n", note));
+  return space;
+}
+
+NetworkOptions network_options(Exploration& x) {
+  NetworkOptions n;
+  n.strategies = x.strategies;
+  n.strategies_given = !x.o.strategies.empty();
+  n.budget = x.s.budget;
+  n.jobs = x.s.jobs;
+  n.evaluator = x.s.evaluator;
+  n.make_search = [&x](CandidateSpace& sp) { return x.s.make_search(sp); };
+  n.progress = x.progress;
+  n.report = [&x](const std::string& line) { x.say(line + "\n"); };
+  return n;
+}
+
+NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const constraints::Target& target) {
+  std::size_t shapes = 0;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < x.layers.size(); ++i) {
+    shapes += x.layers[i].same_as == i;
+    names.push_back(x.layers[i].same_as == i
+                        ? x.layers[i].name
+                        : fmt::format("{} (as {})", x.layers[i].name, x.layers[x.layers[i].same_as].name));
+  }
+  x.say(fmt::format("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
+                    "({} evaluations each): {}\n",
+                    x.layers.size(), shapes, x.s.budget.evaluations, fmt::join(names, ", ")));
+  return network_spaces(std::move(x.layers), x.rules, target, n);
+}
+
+// The run in the store: the resumed one, or a new one with every option that redoes it.
+std::int64_t begin_run(Exploration& x, const Problem& problem, const constraints::Target& target,
+                       const std::string& rules_identity) {
+  if (x.resumed) return x.resumed->id;
+  json config = request_to_json(x.o);
+  config["file"] = fs::absolute(x.o.file).lexically_normal().string();  // --resume from any folder finds it
+  config["program"] = problem.program_hash;
+  config["rules_dir"] = fs::absolute(x.rules_dir).lexically_normal().string();
+  config["rules"] = rules_identity;
+  config["target_profile"] = target_to_json(target);
+  return x.store->begin_run(config["file"].get<std::string>(), config.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+// The outcome of a network's exploration: each layer's, the composed front, the -o folder.
+void report_network(Exploration& x, const NetworkExploration& net, const Problem& problem, std::int64_t run) {
+  x.say(layers_text(net, x.s.jobs));
+  std::vector<Evaluation> rows = network_rows(net, problem, run);
+  if (rows.empty()) {
+    for (std::size_t i = 0; i < net.layers.size(); ++i) {
+      const LayerResult& r = *net.results[net.layers[i].same_as];
+      if (r.front.empty())
+        throw Error(fmt::format("no network point: layer {} ({}) has no front: {}", i + 1, net.layers[i].name,
+                                no_front_reason(r.loop, r.space)));
+    }
+    throw Error("no network point: the layers' fronts compose to none");
+  }
+  if (!x.o.pareto) rows.resize(1);
+  x.say(fmt::format("{} (time: the layers' times summed; memory: the peak, each buffer freed after its last reader), {} "
+                    "point(s):\n{}",
+                    x.o.pareto ? "network Pareto front" : "fastest network point", rows.size(), front_table(rows)));
+  if (x.o.out_dir.empty()) return;
+  NetworkExploration written = net;
+  written.front.resize(rows.size());
+  write_network_outputs(x.o.out_dir, written, problem, run, fs::path(x.o.file).stem().string(), x.o.build_options);
+  x.say(fmt::format("wrote {}: front/1..{} (kernels.cl and a host program running every layer each), inputs/ and "
+                    "expected/ (the network's inputs and every layer's interpreter values: PROGRAM {}/inputs OUT "
+                    "--expected {}/expected validates every layer), pareto.csv, pareto.json, evaluated.csv\n",
+                    x.o.out_dir, rows.size(), x.o.out_dir, x.o.out_dir));
+}
+
+// The -o folder of a whole program's exploration: the front (or its fastest point alone
+// without --pareto), fastest first.
+void write_front(Exploration& x, const CandidateSpace& space, const LoopResult& r, std::vector<std::size_t> front,
+                 const Problem& problem) {
+  auto faster = [&](std::size_t a, std::size_t b) { return r.explored[a].evaluation.time_ms < r.explored[b].evaluation.time_ms; };
+  if (!x.o.pareto && !front.empty()) front = {*std::min_element(front.begin(), front.end(), faster)};
+  std::sort(front.begin(), front.end(), faster);
+  write_outputs(x.o.out_dir, space, r.explored, front, problem, fs::path(x.o.file).stem().string(), x.o.build_options);
+  std::size_t library = 0;
+  for (std::size_t i : front) library += is_library_strategy(r.explored[i].evaluation.strategy);
+  x.say(fmt::format(
+      "wrote {}: front/1..{} (kernels.cl and a host program each{}), inputs/ and expected/ (the program's inputs and "
+      "the interpreter's outputs: PROGRAM {}/inputs OUT --expected {}/expected validates a point), pareto.csv, "
+      "pareto.json, evaluated.csv (plot: python3 {} {})\n",
+      x.o.out_dir, front.size(),
+      library ? fmt::format("; README.txt and plan.json instead for the {} CLBlast point(s)", library) : std::string(),
+      x.o.out_dir, x.o.out_dir, plot_script(), x.o.out_dir));
+}
+
+// A whole program's exploration: the loop over its space, then its front and -o folder.
+void explore_program(Exploration& x, CandidateSpace& space, const Problem& problem, const DeviceReport& device,
+                     std::int64_t run) {
+  Evaluator evaluator(problem, space, *x.store, run, device, x.s.evaluator);
+  if (x.o.warm_start) {
+    x.s.genetic.seeds = stored_seeds(*x.store, problem.program_hash, device.name, run, space, x.s.genetic.population);
+    x.say(fmt::format("warm start: {} point(s) of earlier runs of this program on {} in {}\n",
+                      x.s.genetic.seeds.size(), device.name, x.db));
+  }
+  auto search = x.s.make_search(space);
+  StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
+  LoopResult r = explore_loop(*search, start, x.s.budget, x.s.jobs, x.progress);
+  x.store->end_run(run);
+  say_on_interrupt("");
+
+  x.say(summary_text(r, space));
+  x.say(fmt::format("{} job(s): {:.2f} evaluations/s; per candidate: {}\n", x.s.jobs,
+                    r.seconds > 0 ? double(r.explored.size()) / r.seconds : 0.0, evaluator.times().text()));
+  std::vector<std::size_t> front = front_of(r.explored);
+  if (!front.empty()) x.say(front_text(r, space, front, x.o.pareto));
+  if (!x.o.out_dir.empty()) write_front(x, space, r, front, problem);
+  if (front.empty()) throw Error(fmt::format("no front: {}", no_front_reason(r, space)));
+}
+
+void explore_on_device(Exploration& x) {
+  if (x.o.warm_start && x.network)
+    throw Error(fmt::format("--warm-start: {} is a network of {} layers, explored layer by layer, which a warm start "
+                            "does not seed yet; warm-start a run of --whole-program or of one layer",
+                            x.o.file, x.layers.size()));
+  // What identifies the program and the rules: a resumed run must explore the same ones.
+  std::string rules_identity = rules_hash(x.rules);
+  if (x.resumed)
+    check_resumed(*x.resumed, x.db, x.o.file, problem_hash(x.o.file, x.s.input_seed), x.rules_dir, rules_identity);
+  std::optional<OutputLock> output_lock;
+  if (!x.o.out_dir.empty()) output_lock.emplace(check_output_dir(x.o.out_dir, x.o.force));
+  WorkFolder work(x.db);
+  x.s.evaluator.work_dir = work.path();
+
+  // Device, target and space first: a runner that does not answer or a strategy that does
+  // not apply is reported before anything is written.
+  Device device = probe(x);
+  CandidateSpace space;
+  NetworkOptions options;
+  NetworkExploration net;
+  if (x.network) {
+    options = network_options(x);
+    net = layer_spaces(x, options, device.target);
+  } else {
+    space = program_space(x, device.target);
+  }
+
+  if (!x.store) x.store = std::make_unique<Store>(x.db);
+  x.say(fmt::format("results store: {}\n", x.db));
+  Problem problem = load_problem(x.o.file, x.s.input_seed, *x.store);
+  x.say(fmt::format("reference: {}\n", problem.reference_from_store
+                                           ? std::string("from the store")
+                                           : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds)));
+  std::int64_t run = begin_run(x, problem, device.target, rules_identity);
+  // Interrupted (Ctrl-C, SIGTERM), the run stays unfinished in the store: say how to go on.
+  // --jobs and -o are not stored with the run: the command gives them again as given.
+  say_on_interrupt(fmt::format("liftc explore: interrupted; `liftc explore --resume --db {}{}{}` continues run {}\n",
+                               x.db, x.o.jobs.empty() ? "" : " --jobs " + x.o.jobs,
+                               x.o.out_dir.empty() ? "" : " -o " + x.o.out_dir, run));
+  if (!x.network) return explore_program(x, space, problem, device.report, run);
+  explore_network(net, problem, *x.store, run, device.report, options);
+  x.store->end_run(run);
+  say_on_interrupt("");
+  report_network(x, net, problem, run);
+}
+
+}  // namespace
+
+void run(Request request, Reporter& report) {
+  if (request.resume && !request.replay.empty()) throw Error("--resume and --replay exclude each other");
+  Exploration x(std::move(request), report);
+  x.db = store_path(x.o);
+  if (x.o.resume) resume(x);
+  load(x);
+  if (!x.o.replay.empty()) return replay(x);
+  explore_on_device(x);
+}
+
+}  // namespace liftc::explore

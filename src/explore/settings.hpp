@@ -1,0 +1,38 @@
+#pragma once
+// A Request's options checked and settled into the values the search, the loop and the
+// evaluator take (settings.cpp). Private to the facade (explore.cpp).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/explore/candidates/constraint_space.hpp"
+#include "liftc/explore/request.hpp"
+#include "liftc/explore/search/loop.hpp"
+#include "liftc/explore/search/registry.hpp"
+#include "liftc/ir/program.hpp"
+
+namespace liftc::explore {
+
+struct Settings {
+  Budget budget;
+  std::uint64_t seed = 1, input_seed = 0;
+  GeneticOptions genetic;
+  const SearchKind* search = nullptr;  // from the registry (registry.hpp)
+  EvaluatorOptions evaluator;
+  std::size_t jobs = 1;  // candidates evaluated at once
+  std::size_t max_program_alternatives = kDefaultMaxProgramAlternatives;
+
+  std::unique_ptr<Search> make_search(CandidateSpace& space) const { return search->make(space, {seed, genetic}); }
+};
+
+/// Checks every option of `r` and settles its values; a liftc::Error names the flag.
+Settings settle(const Request& r);
+
+/// explore runs the program on inputs of its sizes, and has no --size flag (its runs are
+/// stored and resumed by the program file's text): every size needs its value in the
+/// program. A liftc::Error at the first size without one.
+void require_size_values(const ir::Program& program);
+
+}  // namespace liftc::explore
