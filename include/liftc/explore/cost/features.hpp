@@ -1,0 +1,70 @@
+#pragma once
+// Features of a candidate, computed without running it: what a cost model sees of an
+// alternative at a point. The candidate is generated exactly as the evaluator generates it
+// (generate_candidate: the kernel plan, lowered), and the features are read from what that
+// gives: each kernel's NDRange, the memory the plan gives it, and its C syntax tree (every
+// load, store, operation, loop and barrier, weighted by the trip counts of the loops around
+// it), per kernel and summed; never from the OpenCL text. src/explore/cost/README.md lists
+// every feature and how it is computed.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "liftc/constraints/target.hpp"
+#include "liftc/explore/search/space.hpp"
+#include "liftc/rewrite/load.hpp"
+
+namespace liftc::explore::cost {
+
+/// A candidate's features: one value per name, in a fixed order. The first `common` names
+/// are the same for every candidate of every alternative and program under one
+/// FeatureContext's strategies (the strategy one-hot, the alternative's number, sums over its
+/// kernels); the rest are the alternative's own (each kernel's `k<i>.` features, then its
+/// tuning parameters `param.<name>`), fixed for a given alternative.
+struct FeatureVector {
+  std::vector<std::string> names;
+  std::vector<float> values;
+  std::size_t common = 0;            // names[0..common) do not depend on the alternative
+  std::vector<std::string> kernels;  // the kernel behind `k<i>.`: its OpenCL name (a library step: its routine)
+
+  /// The value of feature `name`, if the vector has it.
+  std::optional<float> find(const std::string& name) const;
+};
+
+/// What features need besides the candidate: its space, the strategies the one-hot encodes
+/// and the device's resources.
+struct FeatureContext {
+  const CandidateSpace* space = nullptr;  // Candidate::alternative indexes its alternatives
+  std::vector<std::string> strategies;    // the one-hot columns `strategy.<name>`, in order
+  std::int64_t compute_units = 0;         // of the device; 0: unknown (work_groups_per_cu is then 0)
+  std::int64_t local_mem_bytes = 0;       // local memory per work-group; 0: unknown (local_share is then 0)
+  std::string build_options;              // the user's OpenCL build options, as the evaluator generates with
+};
+
+/// The strategies the one-hot encodes for `rules`: every named strategy of the rule set (in
+/// file order), then the library strategies and `id`. The same columns for every program
+/// explored with one rules folder, so that rows of other programs can train one model.
+std::vector<std::string> feature_strategies(const rewrite::RuleSet& rules);
+
+/// The context of `space` on `target`: feature_strategies(rules), with any strategy of the
+/// space that they lack appended (a rule expression named with -s), and the target's compute
+/// units and local memory.
+FeatureContext feature_context(const CandidateSpace& space, const rewrite::RuleSet& rules,
+                               const constraints::Target& target, std::string build_options = {});
+
+/// Features of one candidate: its alternative (strategy and number) and point, from the kernel
+/// plan and generated code, per kernel and summed. Throws liftc::Error on a candidate that
+/// cannot be generated.
+FeatureVector candidate_features(const Candidate& candidate, const FeatureContext& ctx);
+
+/// The features as a table for the terminal: one line each, name, value and what it means.
+std::string features_table(const FeatureVector& features);
+
+/// The features as a JSON object: `kernels` (k<i>'s names), `common`, and `features` (name to
+/// value, in order).
+std::string features_json(const FeatureVector& features);
+
+}  // namespace liftc::explore::cost
