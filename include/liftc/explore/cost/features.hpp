@@ -15,6 +15,7 @@
 
 #include "liftc/constraints/target.hpp"
 #include "liftc/explore/search/space.hpp"
+#include "liftc/ir/program.hpp"
 #include "liftc/rewrite/load.hpp"
 
 namespace liftc::explore::cost {
@@ -29,6 +30,8 @@ struct FeatureVector {
   std::vector<float> values;
   std::size_t common = 0;            // names[0..common) do not depend on the alternative
   std::vector<std::string> kernels;  // the kernel behind `k<i>.`: its OpenCL name (a library step: its routine)
+  std::string alternative;           // its label: "conv-chw #1"
+  std::string point;                 // its point as explore prints it: "mad=0,unroll=1,local_0=8"
 
   /// The value of feature `name`, if the vector has it.
   std::optional<float> find(const std::string& name) const;
@@ -60,11 +63,29 @@ FeatureContext feature_context(const CandidateSpace& space, const rewrite::RuleS
 /// cannot be generated.
 FeatureVector candidate_features(const Candidate& candidate, const FeatureContext& ctx);
 
+/// One candidate named by a user (`liftc features`): a program, a strategy and the number of
+/// one of its alternatives, a point as explore prints it ("mad=0,local_0=8,..."), a target.
+struct FeatureRequest {
+  ir::Program program;
+  std::string strategy;
+  std::size_t alternative = 1;  // 1-based, as `liftc rewrite --alternative` counts
+  std::string point;
+  constraints::Target target;
+  std::string build_options;
+};
+
+/// The features of the candidate `request` names, in the context explore would give it with
+/// `rules` (feature_context). A liftc::Error, one line, when the strategy is unknown or does
+/// not apply, the alternative does not exist or has no valid point on the target, the point
+/// lacks a parameter, names one the alternative does not have or violates a constraint (each
+/// violated constraint listed), or the candidate cannot be generated.
+FeatureVector requested_features(const FeatureRequest& request, const rewrite::RuleSet& rules);
+
 /// The features as a table for the terminal: one line each, name, value and what it means.
 std::string features_table(const FeatureVector& features);
 
-/// The features as a JSON object: `kernels` (k<i>'s names), `common`, and `features` (name to
-/// value, in order).
+/// The features as a JSON object: `alternative`, `point`, `kernels` (k<i>'s names), `common`,
+/// and `features` (name to value, in order).
 std::string features_json(const FeatureVector& features);
 
 }  // namespace liftc::explore::cost
