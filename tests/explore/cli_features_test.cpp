@@ -86,6 +86,16 @@ TEST_F(FeaturesCli, BadInputIsOneErrorLine) {
   }
 }
 
+TEST_F(FeaturesCli, IsListedWithItsFlags) {
+  Result top = run("--help");
+  EXPECT_NE(top.output.find("features "), std::string::npos) << top.output;
+  Result r = run("features --help");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* flag : {"--strategy", "--alternative", "--params", "--target", "--device", "--rules", "--json",
+                           "else <prefix>/share/liftc/rules of an installed liftc"})
+    EXPECT_NE(r.output.find(flag), std::string::npos) << flag << "\n" << r.output;
+}
+
 TEST_F(FeaturesCli, AnUnknownStrategyPointsAtIt) {
   Result r = run(fmt::format("features '{}' -s nope --params {} --target mali-g72", kMatmul, kPoint));
   EXPECT_EQ(r.exit_code, 1) << r.output;

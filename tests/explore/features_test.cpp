@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <ctime>
+#include <cstdlib>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -13,7 +15,9 @@
 
 #include "liftc/constraints/target.hpp"
 #include "liftc/explore/candidates/constraint_space.hpp"
+#include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/cost/features.hpp"
+#include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -177,8 +181,7 @@ TEST(Features, LocalTilesAndBarriersOfAWorkGroupStrategy) {
 }
 
 // Every candidate of an alternative has the same names in the same order, and every
-// alternative the same first `common` ones; computing them again gives the same values. The
-// time a candidate's features take is printed (a measurement, not a requirement).
+// alternative the same first `common` ones; computing them again gives the same values.
 TEST(Features, NamesAreFixedPerAlternativeAndCommonOnesForAll) {
   ir::Program program = parse::load_program(source("examples/conv/conv_small.sr"));
   CandidateSpace space = build_candidate_space(
@@ -187,17 +190,12 @@ TEST(Features, NamesAreFixedPerAlternativeAndCommonOnesForAll) {
   FeatureContext ctx = feature_context(space, rules(), mali());
   std::mt19937_64 rng(1);
   std::vector<std::string> common;
-  std::size_t computed = 0;
-  double seconds = 0;
   for (std::size_t a = 0; a < space.alternatives.size(); ++a) {
     SCOPED_TRACE(space.alternatives[a]->label());
     std::vector<std::string> names;
     for (int i = 0; i < 4; ++i) {
       Candidate c{a, space.alternatives[a]->sample(rng)};
-      auto start = std::chrono::steady_clock::now();
       FeatureVector f = candidate_features(c, ctx);
-      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      ++computed;
       ASSERT_EQ(f.names.size(), f.values.size());
       if (names.empty()) names = f.names;
       EXPECT_EQ(f.names, names);
@@ -207,8 +205,51 @@ TEST(Features, NamesAreFixedPerAlternativeAndCommonOnesForAll) {
       EXPECT_EQ(candidate_features(c, ctx).values, f.values);
     }
   }
-  std::printf("features of %zu candidates of %zu alternatives: %.2f ms a candidate\n", computed,
-              space.alternatives.size(), 1000 * seconds / static_cast<double>(computed));
+}
+
+// A library candidate (CLBlast's): its steps' NDRanges, its call, CLBlast's parameters.
+TEST(Features, ALibraryCandidateCountsItsCall) {
+  if (!clblast_available()) GTEST_SKIP() << "liftc was built without CLBlast";
+  FeatureVector f = features("examples/matmul.sr", "clblast-gemm", "MWG=16,NWG=64,KWG=16,MDIMC=8,NDIMC=8,VWM=2,VWN=4,SA=0,SB=1", 2);
+  EXPECT_EQ(f.kernels, std::vector<std::string>{"clblast-gemm"});
+  expect_features(f, {{"strategy.clblast-gemm", 1},
+                      {"alternative", 2},
+                      {"kernels", 1},
+                      {"library_calls", 1},
+                      {"memory_bytes", 26624},
+                      {"param.MWG", 16},
+                      {"param.SB", 1}});
+}
+
+// How long a candidate's features take against generating it as the evaluator does (the
+// difference is the walk over the kernels), over sampled candidates of a program's default
+// strategies. A measurement, not a test: run it with --gtest_also_run_disabled_tests, and
+// LIFTC_FEATURES_PROGRAM=examples/vgg16/conv5.sr for another program.
+TEST(Features, DISABLED_TimeACandidatesFeatures) {
+  const char* chosen = std::getenv("LIFTC_FEATURES_PROGRAM");
+  ir::Program program = parse::load_program(source(chosen ? chosen : "examples/conv/conv_small.sr"));
+  auto space_start = std::chrono::steady_clock::now();
+  CandidateSpace space = build_candidate_space(program, rules(), default_strategies(rules(), program), false, mali());
+  double space_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - space_start).count();
+  FeatureContext ctx = feature_context(space, rules(), mali());
+  std::mt19937_64 rng(1);
+  std::vector<Candidate> candidates;
+  for (std::size_t a = 0; a < space.alternatives.size(); ++a)
+    for (int i = 0; i < 10; ++i) candidates.push_back({a, space.alternatives[a]->sample(rng)});
+  // Processor time, not wall time: what a shared machine's load does not change.
+  auto time = [&](const auto& f) {
+    std::clock_t start = std::clock();
+    for (const auto& c : candidates) f(c);
+    return 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC / static_cast<double>(candidates.size());
+  };
+  double generate_ms = time([&](const Candidate& c) {
+    const Alternative& alt = *space.alternatives[c.alternative];
+    if (is_constraint_alternative(alt)) generate_candidate(constraint_alternative(alt), c.point, "");
+  });
+  double features_ms = time([&](const Candidate& c) { candidate_features(c, ctx); });
+  std::printf("%zu candidates of %zu alternatives (space built in %.1f s): features %.2f ms a candidate, of which "
+              "generation %.2f ms (processor time)\n",
+              candidates.size(), space.alternatives.size(), space_s, features_ms, generate_ms);
 }
 
 // What a user can get wrong, one row each: the message is the whole error.
