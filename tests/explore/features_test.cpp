@@ -290,6 +290,15 @@ TEST(Features, BadRequestsAreOneClearError) {
   }
 }
 
+TEST(Features, AnAlternativeWithoutAValidPointIsNamed) {
+  try {
+    features("examples/conv/conv_small.sr", "conv-gpu", "mad=0", 3);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "--alternative 3: conv-gpu #3 has no valid point on mali-g72 (liftc space shows its constraints)");
+  }
+}
+
 TEST(Features, AnUnknownStrategyIsTheRewritersError) {
   try {
     features("examples/matmul.sr", "nope", "mad=0");
