@@ -221,6 +221,40 @@ TEST(Features, ALibraryCandidateCountsItsCall) {
                       {"param.SB", 1}});
 }
 
+// CLBlast's parameters go to its call alone: a library alternative's steps and memory are the
+// same at every point, so a context keeps them from the first candidate (library_steps). Made
+// again for each point, they agree.
+TEST(Features, ALibraryAlternativesStepsAreTheSameAtEveryPoint) {
+  if (!clblast_available()) GTEST_SKIP() << "liftc was built without CLBlast";
+  ir::Program program = parse::load_program(source("examples/conv/conv_small.sr"));
+  CandidateSpace space = build_candidate_space(program, rules(), {"clblast-convgemm"}, true, mali());
+  ASSERT_EQ(space.alternatives.size(), 1u);
+  FeatureContext kept = feature_context(space, rules(), mali());
+  FeatureContext fresh = kept;
+  fresh.library_steps = nullptr;
+  std::mt19937_64 rng(2);
+  std::vector<float> first;
+  for (int i = 0; i < 4; ++i) {
+    Candidate c{0, space.alternatives[0]->sample(rng)};
+    FeatureVector f = candidate_features(c, fresh);
+    EXPECT_EQ(candidate_features(c, kept).values, f.values);
+    EXPECT_EQ(f.kernels, (std::vector<std::string>{"clblast_image_kernel", "clblast_weights_kernel", "clblast-convgemm",
+                                                   "conv_kernel"}));
+    std::vector<float> steps;
+    for (std::size_t n = 0; n < f.names.size(); ++n)
+      if (f.names[n].rfind("param.", 0) != 0) steps.push_back(f.values[n]);
+    if (first.empty()) first = steps;
+    EXPECT_EQ(steps, first);
+  }
+  Candidate invalid{0, Point(space.alternatives[0]->parameters().size(), 3)};
+  try {
+    candidate_features(invalid, kept);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "clblast-convgemm #1: (WGD=3,MDIMCD=3,NDIMCD=3,KWID=3,VWMD=3,VWND=3) is not a valid point");
+  }
+}
+
 // How long a candidate's features take against generating it as the evaluator does (the
 // difference is the walk over the kernels), over sampled candidates of a program's default
 // strategies. A measurement, not a test: run it with --gtest_also_run_disabled_tests, and

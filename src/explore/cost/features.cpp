@@ -310,7 +310,32 @@ std::string meaning(const std::string& name) {
   return "";
 }
 
+// A library alternative's steps: their facts, names and calls, and its memory.
+struct StepsOf {
+  std::vector<KernelFacts> kernels;
+  std::vector<std::string> names;
+  double library_calls = 0;
+  double memory_bytes = 0;
+};
+
+StepsOf library_steps_of(const CandidateAlternative& generator, const Point& p, const FeatureContext& ctx) {
+  StepsOf out;
+  codegen::HostPlan plan = generator.host_plan(p, ctx.build_options);
+  out.memory_bytes = static_cast<double>(plan.global_bytes());
+  for (const auto& stage : plan.stages)
+    for (const auto& k : stage.kernels) {
+      out.kernels.push_back(step_facts(k, ctx));
+      out.names.push_back(k.name);
+      if (k.library) out.library_calls += 1;
+    }
+  return out;
+}
+
 }  // namespace
+
+struct LibrarySteps {
+  std::map<std::size_t, StepsOf> by_alternative;  // by index into the context's space
+};
 
 std::optional<float> FeatureVector::find(const std::string& name) const {
   for (std::size_t i = 0; i < names.size(); ++i)
@@ -337,6 +362,7 @@ FeatureContext feature_context(const CandidateSpace& space, const rewrite::RuleS
   ctx.compute_units = target.compute_units;
   ctx.local_mem_bytes = target.local_mem_bytes;
   ctx.build_options = std::move(build_options);
+  ctx.library_steps = std::make_shared<LibrarySteps>();
   return ctx;
 }
 
@@ -361,14 +387,22 @@ FeatureVector candidate_features(const Candidate& candidate, const FeatureContex
       out.kernels.push_back(k.name);
     }
   } else {
-    codegen::HostPlan plan = generator.host_plan(candidate.point, ctx.build_options);
-    memory_bytes = static_cast<double>(plan.global_bytes());
-    for (const auto& stage : plan.stages)
-      for (const auto& k : stage.kernels) {
-        kernels.push_back(step_facts(k, ctx));
-        out.kernels.push_back(k.name);
-        if (k.library) library_calls += 1;
-      }
+    if (!alt.valid(candidate.point))
+      throw Error(fmt::format("{}: ({}) is not a valid point", alt.label(), format_point(alt, candidate.point)));
+    StepsOf fresh;
+    const StepsOf* steps = &fresh;
+    if (ctx.library_steps) {
+      auto& kept = ctx.library_steps->by_alternative;
+      auto it = kept.find(candidate.alternative);
+      if (it == kept.end()) it = kept.emplace(candidate.alternative, library_steps_of(generator, candidate.point, ctx)).first;
+      steps = &it->second;
+    } else {
+      fresh = library_steps_of(generator, candidate.point, ctx);
+    }
+    kernels = steps->kernels;
+    out.kernels = steps->names;
+    library_calls = steps->library_calls;
+    memory_bytes = steps->memory_bytes;
   }
 
   auto add = [&out](std::string name, double value) {

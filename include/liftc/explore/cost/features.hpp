@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ struct FeatureVector {
   std::optional<float> find(const std::string& name) const;
 };
 
+/// The steps of library alternatives, kept by a FeatureContext (features.cpp).
+struct LibrarySteps;
+
 /// What features need besides the candidate: its space, the strategies the one-hot encodes
 /// and the device's resources.
 struct FeatureContext {
@@ -45,6 +49,11 @@ struct FeatureContext {
   std::int64_t compute_units = 0;         // of the device; 0: unknown (work_groups_per_cu is then 0)
   std::int64_t local_mem_bytes = 0;       // local memory per work-group; 0: unknown (local_share is then 0)
   std::string build_options;              // the user's OpenCL build options, as the evaluator generates with
+  /// A library alternative's steps, kept from its first candidate (feature_context makes it;
+  /// null: each candidate's are made again). CLBlast's parameters go to its call alone, so its
+  /// steps, their NDRanges and its memory are the same at every point, and making its host
+  /// plan copies inputs of the program's shapes: 100 ms and more for a VGG layer.
+  std::shared_ptr<LibrarySteps> library_steps;
 };
 
 /// The strategies the one-hot encodes for `rules`: every named strategy of the rule set (in
