@@ -4,7 +4,6 @@
 #include "liftc/explore/cost/features.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -310,21 +309,35 @@ std::string meaning(const std::string& name) {
   return "";
 }
 
-// A library alternative's steps: their facts, names and calls, and its memory.
-struct StepsOf {
-  std::vector<KernelFacts> kernels;
+// A candidate's kernels (a library candidate's steps): their facts and names, its library
+// calls and its memory.
+struct Kernels {
+  std::vector<KernelFacts> facts;
   std::vector<std::string> names;
   double library_calls = 0;
   double memory_bytes = 0;
 };
 
-StepsOf library_steps_of(const CandidateAlternative& generator, const Point& p, const FeatureContext& ctx) {
-  StepsOf out;
-  codegen::HostPlan plan = generator.host_plan(p, ctx.build_options);
+// liftc's kernels at `p`, generated as the evaluator generates them.
+Kernels generated_kernels(const ConstraintAlternative& alt, const Point& p, const FeatureContext& ctx) {
+  Generated g = generate_candidate(alt, p, ctx.build_options);
+  Kernels out;
+  out.memory_bytes = static_cast<double>(g.memory_bytes);
+  for (const auto& k : g.module.kernels) {
+    out.facts.push_back(kernel_facts(g.module, k, ctx));
+    out.names.push_back(k.name);
+  }
+  return out;
+}
+
+// A library candidate's steps, from its host plan.
+Kernels library_steps(const CandidateAlternative& alt, const Point& p, const FeatureContext& ctx) {
+  Kernels out;
+  codegen::HostPlan plan = alt.host_plan(p, ctx.build_options);
   out.memory_bytes = static_cast<double>(plan.global_bytes());
   for (const auto& stage : plan.stages)
     for (const auto& k : stage.kernels) {
-      out.kernels.push_back(step_facts(k, ctx));
+      out.facts.push_back(step_facts(k, ctx));
       out.names.push_back(k.name);
       if (k.library) out.library_calls += 1;
     }
@@ -334,8 +347,27 @@ StepsOf library_steps_of(const CandidateAlternative& generator, const Point& p, 
 }  // namespace
 
 struct LibrarySteps {
-  std::map<std::size_t, StepsOf> by_alternative;  // by index into the context's space
+  std::map<std::size_t, Kernels> by_alternative;  // by index into the context's space
 };
+
+namespace {
+
+// The kernels of `candidate`, of alternative `alt` of the context's space; a library
+// alternative's steps kept by the context from its first candidate (FeatureContext::library_steps).
+Kernels kernels_of(const Candidate& candidate, const Alternative& alt, const FeatureContext& ctx) {
+  const CandidateAlternative& generator = candidate_of(alt);
+  if (const ConstraintAlternative* constraint = generator.constraint_space())
+    return generated_kernels(*constraint, candidate.point, ctx);
+  if (!alt.valid(candidate.point))
+    throw Error(fmt::format("{}: ({}) is not a valid point", alt.label(), format_point(alt, candidate.point)));
+  if (!ctx.library_steps) return library_steps(generator, candidate.point, ctx);
+  auto& kept = ctx.library_steps->by_alternative;
+  auto it = kept.find(candidate.alternative);
+  if (it == kept.end()) it = kept.emplace(candidate.alternative, library_steps(generator, candidate.point, ctx)).first;
+  return it->second;
+}
+
+}  // namespace
 
 std::optional<float> FeatureVector::find(const std::string& name) const {
   for (std::size_t i = 0; i < names.size(); ++i)
@@ -372,38 +404,11 @@ FeatureVector candidate_features(const Candidate& candidate, const FeatureContex
   const Alternative& alt = *ctx.space->alternatives[candidate.alternative];
   LIFTC_ASSERT(candidate.point.size() == alt.parameters().size(), "a candidate's point has a value of every parameter");
 
-  // The kernels, generated as the evaluator generates them.
-  std::vector<KernelFacts> kernels;
+  Kernels kernels = kernels_of(candidate, alt, ctx);
   FeatureVector out;
   out.alternative = alt.label();
   out.point = format_point(alt, candidate.point);
-  double memory_bytes = 0, library_calls = 0;
-  const CandidateAlternative& generator = candidate_of(alt);
-  if (const ConstraintAlternative* constraint = generator.constraint_space()) {
-    Generated g = generate_candidate(*constraint, candidate.point, ctx.build_options);
-    memory_bytes = static_cast<double>(g.memory_bytes);
-    for (const auto& k : g.module.kernels) {
-      kernels.push_back(kernel_facts(g.module, k, ctx));
-      out.kernels.push_back(k.name);
-    }
-  } else {
-    if (!alt.valid(candidate.point))
-      throw Error(fmt::format("{}: ({}) is not a valid point", alt.label(), format_point(alt, candidate.point)));
-    StepsOf fresh;
-    const StepsOf* steps = &fresh;
-    if (ctx.library_steps) {
-      auto& kept = ctx.library_steps->by_alternative;
-      auto it = kept.find(candidate.alternative);
-      if (it == kept.end()) it = kept.emplace(candidate.alternative, library_steps_of(generator, candidate.point, ctx)).first;
-      steps = &it->second;
-    } else {
-      fresh = library_steps_of(generator, candidate.point, ctx);
-    }
-    kernels = steps->kernels;
-    out.kernels = steps->names;
-    library_calls = steps->library_calls;
-    memory_bytes = steps->memory_bytes;
-  }
+  out.kernels = kernels.names;
 
   auto add = [&out](std::string name, double value) {
     out.names.push_back(std::move(name));
@@ -414,16 +419,16 @@ FeatureVector candidate_features(const Candidate& candidate, const FeatureContex
   for (const auto& s : ctx.strategies) add("strategy." + s, s == strategy ? 1 : 0);
   add("alternative", static_cast<double>(alternative_number(alt)));
   add("local_emulated", alt.local_memory_emulated() ? 1 : 0);
-  add("kernels", static_cast<double>(kernels.size()));
-  add("library_calls", library_calls);
-  add("memory_bytes", memory_bytes);
+  add("kernels", static_cast<double>(kernels.facts.size()));
+  add("library_calls", kernels.library_calls);
+  add("memory_bytes", kernels.memory_bytes);
   for (const auto& kf : kKernelFeatures) {
     double total = 0;
-    for (const auto& k : kernels) total = kf.total == Total::Sum ? total + k.*kf.value : std::max(total, k.*kf.value);
+    for (const auto& k : kernels.facts) total = kf.total == Total::Sum ? total + k.*kf.value : std::max(total, k.*kf.value);
     add(fmt::format("{}.{}", kf.total == Total::Sum ? "sum" : "max", kf.name), total);
   }
   double global_bytes = 0, local_bytes = 0, float_ops = 0, int_ops = 0, barriers = 0, most_local = 0;
-  for (const auto& k : kernels) {
+  for (const auto& k : kernels.facts) {
     global_bytes += k.global_size * (k.global_read_bytes + k.global_write_bytes);
     local_bytes += k.global_size * (k.local_read_bytes + k.local_write_bytes);
     float_ops += k.global_size * k.float_ops;
@@ -441,8 +446,8 @@ FeatureVector candidate_features(const Candidate& candidate, const FeatureContex
   out.common = out.names.size();
 
   // The alternative's own: each kernel's features, then the tuning parameters.
-  for (std::size_t i = 0; i < kernels.size(); ++i)
-    for (const auto& kf : kKernelFeatures) add(fmt::format("k{}.{}", i, kf.name), kernels[i].*kf.value);
+  for (std::size_t i = 0; i < kernels.facts.size(); ++i)
+    for (const auto& kf : kKernelFeatures) add(fmt::format("k{}.{}", i, kf.name), kernels.facts[i].*kf.value);
   for (std::size_t i = 0; i < alt.parameters().size(); ++i)
     add("param." + alt.parameters()[i].name, static_cast<double>(candidate.point[i]));
   return out;
