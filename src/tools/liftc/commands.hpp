@@ -23,6 +23,8 @@ void add_run_command(CLI::App& app);
 /// `liftc space F.sr`: the tuning-parameter space of the rewritten alternatives on a target.
 void add_space_command(CLI::App& app);
 
+/// `liftc features F.sr -s S --params P`: what explore's cost model sees of one candidate.
+void add_features_command(CLI::App& app);
 /// `liftc explore F.sr`: search the tuning space on a device; the Pareto front.
 void add_explore_command(CLI::App& app);
 /// `liftc results DB`: list or export a results store.

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   liftc::tool::add_rules_command(app);
   liftc::tool::add_devices_command(app);
   liftc::tool::add_space_command(app);
+  liftc::tool::add_features_command(app);
   liftc::tool::add_explore_command(app);
   liftc::tool::add_results_command(app);
   liftc::tool::add_deploy_command(app);
