@@ -74,16 +74,6 @@ std::optional<bool> decided_divisible(const arith::Expr& value, const arith::Exp
 
 }  // namespace
 
-bool Checker::same_length(const arith::Expr& a, const arith::Expr& b) const {
-  if (arith::equal_assuming_exact_division(a, b)) return true;
-  if (declared.empty()) return false;
-  try {
-    return arith::equal_assuming_exact_division(arith::substitute(a, declared), arith::substitute(b, declared));
-  } catch (const Error&) {
-    return false;  // a division by zero or an overflow at the declared values: not equal
-  }
-}
-
 bool Checker::divides(const arith::Expr& value, const arith::Expr& divisor) const {
   if (auto decided = decided_divisible(value, divisor)) return *decided;
   return std::any_of(required_divisible_.begin(), required_divisible_.end(),
