@@ -78,4 +78,14 @@ bool equal_assuming_exact_division(const Expr& a, const Expr& b) {
   }
 }
 
+bool equal_assuming_exact_division(const Expr& a, const Expr& b, const std::map<std::string, Expr>& values) {
+  if (equal_assuming_exact_division(a, b)) return true;
+  if (values.empty()) return false;
+  try {
+    return equal_assuming_exact_division(substitute(a, values), substitute(b, values));
+  } catch (const Error&) {
+    return false;  // a division by zero or an overflow at these values: not equal
+  }
+}
+
 }  // namespace liftc::arith

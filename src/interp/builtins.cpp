@@ -23,6 +23,26 @@ bool is_comparison(Prim p) {
   return p == Prim::Lt || p == Prim::Le || p == Prim::Gt || p == Prim::Ge || p == Prim::Eq || p == Prim::Ne;
 }
 
+// Comparison `p` (LIFTC_COMPARISON_CASES) of two lanes read as one C type (float, int32 or
+// bool), as a bool word: one encoding of a comparison's result for every operand kind.
+template <class T>
+Word compare(Prim p, T x, T y) {
+  switch (p) {
+    case Prim::Lt: return of_bool(x < y);
+    case Prim::Le: return of_bool(x <= y);
+    case Prim::Gt: return of_bool(x > y);
+    case Prim::Ge: return of_bool(x >= y);
+    case Prim::Eq: return of_bool(x == y);
+    case Prim::Ne: return of_bool(x != y);
+    LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_FLOAT_MATH_CASES case Prim::Add: case Prim::Sub: case Prim::Mul:
+    case Prim::Div: case Prim::Mod: case Prim::Neg: case Prim::And: case Prim::Or: case Prim::Not:
+    case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Abs: case Prim::ToFloat: case Prim::SizeValue:
+      break;
+  }
+  LIFTC_ASSERT(false, fmt::format("compare() of '{}', a comparison", ir::signature(p).name));
+  return 0;
+}
+
 // Binary operations on one lane of operand kind `k`.
 Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
   if (k == ScalarKind::Float) {
@@ -35,12 +55,7 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
       case Prim::Mod: return of_f32(std::fmod(x, y));
       case Prim::Min: return of_f32(std::fmin(x, y));
       case Prim::Max: return of_f32(std::fmax(x, y));
-      case Prim::Lt: return of_bool(x < y);
-      case Prim::Le: return of_bool(x <= y);
-      case Prim::Gt: return of_bool(x > y);
-      case Prim::Ge: return of_bool(x >= y);
-      case Prim::Eq: return of_bool(x == y);
-      case Prim::Ne: return of_bool(x != y);
+      LIFTC_COMPARISON_CASES return compare(p, x, y);
       LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_FLOAT_MATH_CASES case Prim::Neg: case Prim::And: case Prim::Or:
       case Prim::Not: case Prim::Select: case Prim::Abs: case Prim::ToFloat: case Prim::SizeValue:
         break;
@@ -59,12 +74,7 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
         return of_i32(p == Prim::Div ? x / y : x % y);
       case Prim::Min: return of_i32(std::min(x, y));
       case Prim::Max: return of_i32(std::max(x, y));
-      case Prim::Lt: return of_bool(x < y);
-      case Prim::Le: return of_bool(x <= y);
-      case Prim::Gt: return of_bool(x > y);
-      case Prim::Ge: return of_bool(x >= y);
-      case Prim::Eq: return of_bool(x == y);
-      case Prim::Ne: return of_bool(x != y);
+      LIFTC_COMPARISON_CASES return compare(p, x, y);
       LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_FLOAT_MATH_CASES case Prim::Neg: case Prim::And: case Prim::Or:
       case Prim::Not: case Prim::Select: case Prim::Abs: case Prim::ToFloat: case Prim::SizeValue:
         break;
@@ -74,8 +84,7 @@ Word binary_lane(Prim p, ScalarKind k, Word a, Word b) {
     switch (p) {
       case Prim::And: return of_bool(x && y);
       case Prim::Or: return of_bool(x || y);
-      case Prim::Eq: return of_bool(x == y);
-      case Prim::Ne: return of_bool(x != y);
+      case Prim::Eq: case Prim::Ne: return compare(p, x, y);
       LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_FLOAT_MATH_CASES case Prim::Add: case Prim::Sub: case Prim::Mul:
       case Prim::Div: case Prim::Mod: case Prim::Neg: case Prim::Lt: case Prim::Le: case Prim::Gt:
       case Prim::Ge: case Prim::Not: case Prim::Select: case Prim::Min: case Prim::Max: case Prim::Abs:

@@ -128,10 +128,10 @@ const Layout* descend(const Layout* l, const Path& path) {
   return l;
 }
 
-}  // namespace
-
-Value DenseView::load(Path& path) const {
-  const Layout* l = root_;
+// Walks a constant path (consumed) down dense storage laid out by `l`: the word offset of the
+// part it addresses, with `l` left at that part's layout. load, contiguous and offset_of
+// all read dense storage through it.
+std::int64_t dense_offset(const Layout*& l, Path& path) {
   std::int64_t offset = 0;
   while (!path.empty()) {
     std::int64_t step = path.pop();
@@ -147,8 +147,15 @@ Value DenseView::load(Path& path) const {
       l = l->comps[k];
     }
   }
+  return offset;
+}
+
+}  // namespace
+
+Value DenseView::load(Path& path) const {
+  const Layout* l = root_;
+  const Word* w = data() + dense_offset(l, path);
   LIFTC_ASSERT(l->is_leaf(), "a dense load ends at a scalar or vector");
-  const Word* w = words_->data() + offset;
   if (l->kind == ir::TypeKind::Scalar) return Value::scalar(l->scalar, w[0]);
   Value v = Value::vector(l->scalar, l->width);
   for (int i = 0; i < l->width; ++i) v.set_lane(i, w[i]);
@@ -156,20 +163,9 @@ Value DenseView::load(Path& path) const {
 }
 
 std::int64_t DenseView::offset_of(const Value& r) const {
-  const Layout* l = root_;
-  std::int64_t offset = 0;
-  for (int i = 0; i < r.prefix_size(); ++i) {
-    std::int64_t step = r.prefix(i);
-    if (step >= 0) {
-      l = l->elem;
-      offset += step * l->words;
-    } else {
-      int k = tuple_component(step);
-      offset += l->comp_offsets[k];
-      l = l->comps[k];
-    }
-  }
-  return offset;
+  LIFTC_ASSERT(r.view().get() == this, "offset_of() of a reference into this view");
+  Path whole;
+  return contiguous_in(r, whole) - data();  // r's prefix walked down this storage
 }
 
 Value TupleView::load(Path& path) const {
@@ -281,23 +277,6 @@ bool dense_strided(const Word* base, const Layout* l, AffinePath& path, Strided&
   return true;
 }
 
-// The start of the part that a constant path addresses in dense storage laid out by `l`.
-const Word* dense_contiguous(const Word* base, const Layout* l, Path& path) {
-  std::int64_t offset = 0;
-  while (!path.empty()) {
-    std::int64_t step = path.pop();
-    if (l->is_array()) {
-      l = l->elem;
-      offset += step * l->words;
-    } else {
-      int k = tuple_component(step);
-      offset += l->comp_offsets[k];
-      l = l->comps[k];
-    }
-  }
-  return base + offset;
-}
-
 // The start of the whole of `v` when it is stored contiguously, else nullptr.
 const Word* contiguous_whole(const Value& v) {
   Path p;
@@ -325,7 +304,10 @@ bool pad_within(AffinePath& path, std::int64_t left, std::int64_t n) {
 }
 
 bool DenseView::strided(AffinePath& path, Strided& out) const { return dense_strided(data(), root_, path, out); }
-const Word* DenseView::contiguous(Path& path) const { return dense_contiguous(data(), root_, path); }
+const Word* DenseView::contiguous(Path& path) const {
+  const Layout* l = root_;
+  return data() + dense_offset(l, path);
+}
 
 bool TupleView::strided(AffinePath& path, Strided& out) const {
   if (path.empty()) return false;

@@ -96,20 +96,6 @@ std::string FreshNames::make(const std::string& base) {
   }
 }
 
-namespace {
-
-bool same_length(const arith::Expr& a, const arith::Expr& b, const SizeValues& given) {
-  if (arith::equal_assuming_exact_division(a, b)) return true;
-  if (given.empty()) return false;
-  try {
-    return arith::equal_assuming_exact_division(arith::substitute(a, given), arith::substitute(b, given));
-  } catch (const Error&) {
-    return false;  // a division by zero or an overflow at the given sizes: not equal
-  }
-}
-
-}  // namespace
-
 bool same_type(const ir::Type& a, const ir::Type& b, const SizeValues& given) {
   if (a.defined() != b.defined()) return false;
   if (!a.defined()) return true;
@@ -123,7 +109,7 @@ bool same_type(const ir::Type& a, const ir::Type& b, const SizeValues& given) {
         if (!same_type(a.elems()[i], b.elems()[i], given)) return false;
       return true;
     case ir::TypeKind::Array:
-      return same_type(a.elem(), b.elem(), given) && same_length(a.length(), b.length(), given);
+      return same_type(a.elem(), b.elem(), given) && arith::equal_assuming_exact_division(a.length(), b.length(), given);
   }
   return false;
 }

@@ -72,17 +72,26 @@ std::optional<bool> decided_divisible(const arith::Expr& value, const arith::Exp
   return std::nullopt;
 }
 
-}  // namespace
-
-bool Checker::same_length(const arith::Expr& a, const arith::Expr& b) const {
-  if (arith::equal_assuming_exact_division(a, b)) return true;
-  if (declared.empty()) return false;
-  try {
-    return arith::equal_assuming_exact_division(arith::substitute(a, declared), arith::substitute(b, declared));
-  } catch (const Error&) {
-    return false;  // a division by zero or an overflow at the declared values: not equal
-  }
+// Whether `value` >= `least` as far as the expressions decide it: for a constant, and true
+// where `proves` (arith's provably_positive or provably_nonnegative) says so; else nullopt.
+std::optional<bool> decided_at_least(const arith::Expr& value, std::int64_t least, bool (*proves)(const arith::Expr&)) {
+  if (std::optional<std::int64_t> v = value.constant()) return *v >= least;
+  if (proves(value)) return true;
+  return std::nullopt;
 }
+
+// Whether an obligation holds as far as the expressions decide it (nullopt: it is recorded
+// for constraint inference).
+std::optional<bool> decided(Obligation::Kind kind, const arith::Expr& value, const arith::Expr& divisor) {
+  switch (kind) {
+    case Obligation::Kind::Divides: return decided_divisible(value, divisor);
+    case Obligation::Kind::Positive: return decided_at_least(value, 1, arith::provably_positive);
+    case Obligation::Kind::NonNegative: return decided_at_least(value, 0, arith::provably_nonnegative);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 bool Checker::divides(const arith::Expr& value, const arith::Expr& divisor) const {
   if (auto decided = decided_divisible(value, divisor)) return *decided;
@@ -92,30 +101,10 @@ bool Checker::divides(const arith::Expr& value, const arith::Expr& divisor) cons
 
 void Checker::require(Obligation::Kind kind, const arith::Expr& value, const arith::Expr& divisor, std::string what,
                       const Expr& at, const std::function<std::string()>& failure) {
-  std::optional<std::int64_t> v = value.constant();
-  switch (kind) {
-    case Obligation::Kind::Divides: {
-      required_divisible_.emplace_back(value, divisor);
-      if (auto decided = decided_divisible(value, divisor)) {
-        if (!*decided) fail(at, failure());
-        return;
-      }
-      break;
-    }
-    case Obligation::Kind::Positive:
-      if (v) {
-        if (*v < 1) fail(at, failure());
-        return;
-      }
-      if (arith::provably_positive(value)) return;
-      break;
-    case Obligation::Kind::NonNegative:
-      if (v) {
-        if (*v < 0) fail(at, failure());
-        return;
-      }
-      if (arith::provably_nonnegative(value)) return;
-      break;
+  if (kind == Obligation::Kind::Divides) required_divisible_.emplace_back(value, divisor);
+  if (std::optional<bool> holds = decided(kind, value, divisor)) {
+    if (!*holds) fail(at, failure());
+    return;
   }
   if (obligations_ == nullptr) return;
   // One record per fact: constraint inference needs the set, not every place it arose.

@@ -37,7 +37,9 @@ class Checker {
 
   /// Whether two lengths are equal: symbolically (exact division assumed, as for types),
   /// or once the declared size values are substituted.
-  bool same_length(const arith::Expr& a, const arith::Expr& b) const;
+  bool same_length(const arith::Expr& a, const arith::Expr& b) const {
+    return arith::equal_assuming_exact_division(a, b, declared);
+  }
 
   /// Checks a value expression; returns a copy with every node typed.
   ir::Expr check(const ir::Expr& e);

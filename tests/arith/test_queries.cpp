@@ -1,4 +1,4 @@
-// equal_assuming_exact_division, substitute, evaluate, free_vars and transform.
+// equal_assuming_exact_division (symbolic, and at size values), substitute, evaluate, free_vars and transform.
 
 #include <gtest/gtest.h>
 
@@ -34,6 +34,28 @@ TEST(Queries, EqualAssumingExactDivision) {
   for (const auto& c : cases) {
     EXPECT_EQ(equal_assuming_exact_division(c.a, c.b), c.equal) << "line " << c.line;
     EXPECT_EQ(equal_assuming_exact_division(c.b, c.a), c.equal) << "line " << c.line << " (swapped)";
+  }
+}
+
+TEST(Queries, EqualAssumingExactDivisionAtValues) {
+  const Expr w = size_var("W"), k = size_var("K");
+  struct Case {
+    int line;
+    Expr a, b;
+    std::map<std::string, Expr> values;
+    bool equal;
+  };
+  const std::vector<Case> cases = {
+      {__LINE__, w + 3 - k, w, {{"K", Expr(3)}}, true},
+      {__LINE__, w + 3 - k, w, {{"K", Expr(4)}}, false},
+      {__LINE__, w + 3 - k, w, {}, false},
+      {__LINE__, (n / m) * m, n, {}, true},  // symbolically equal: the values are not needed
+      {__LINE__, n / m, n, {{"m", Expr(1)}}, true},
+      {__LINE__, n / m, n, {{"m", Expr(0)}}, false},  // a division by zero at the values
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(equal_assuming_exact_division(c.a, c.b, c.values), c.equal) << "line " << c.line;
+    EXPECT_EQ(equal_assuming_exact_division(c.b, c.a, c.values), c.equal) << "line " << c.line << " (swapped)";
   }
 }
 

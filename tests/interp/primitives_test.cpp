@@ -213,6 +213,13 @@ TEST(InterpPrimitives, ScalarBuiltins) {
       {"1 >= 1 || 3 > 4", bin(Prim::Or, bin(Prim::Ge, num(1), num(1)), bin(Prim::Gt, num(3), num(4))), {}, {1}},
       {"2.0 == 2.0", bin(Prim::Eq, flt(2), flt(2)), {}, {1}},
       {"2 != 2", bin(Prim::Ne, num(2), num(2)), {}, {0}},
+      {"-1.5 < 2.5", bin(Prim::Lt, un(Prim::Neg, flt(1.5)), flt(2.5)), {}, {1}},
+      {"-1 > 2", bin(Prim::Gt, un(Prim::Neg, num(1)), num(2)), {}, {0}},
+      {"(1 < 2) == (3 > 4)", bin(Prim::Eq, bin(Prim::Lt, num(1), num(2)), bin(Prim::Gt, num(3), num(4))), {}, {0}},
+      {"(1 < 2) != (3 > 4)", bin(Prim::Ne, bin(Prim::Lt, num(1), num(2)), bin(Prim::Gt, num(3), num(4))), {}, {1}},
+      {"NaN != NaN", bin(Prim::Ne, bin(Prim::Div, flt(0), flt(0)), bin(Prim::Div, flt(0), flt(0))), {}, {1}},
+      {"NaN <= 1.0", bin(Prim::Le, bin(Prim::Div, flt(0), flt(0)), flt(1)), {}, {0}},
+      {"NaN >= 1.0", bin(Prim::Ge, bin(Prim::Div, flt(0), flt(0)), flt(1)), {}, {0}},
   };
   for (const Case& c : cases) check_case(c);
 }

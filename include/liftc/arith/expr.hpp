@@ -101,6 +101,10 @@ bool provably_divisible(const Expr& a, const Expr& b);
 /// (n/m)*m == n. Type checking uses it for lengths: the divisibility it assumes is a
 /// constraint that split/asVector record and that constraint inference checks later.
 bool equal_assuming_exact_division(const Expr& a, const Expr& b);
+/// The same equality, or once `values` (sizes by name) are substituted into both sides: lengths
+/// that differ symbolically but agree at a program's size values (`W + 3 - K` and `W` with
+/// K = 3). A substitution that divides by zero or overflows is not equal.
+bool equal_assuming_exact_division(const Expr& a, const Expr& b, const std::map<std::string, Expr>& values);
 
 /// Replaces variables by expressions (by name), re-simplifying the result.
 Expr substitute(const Expr& e, const std::map<std::string, Expr>& bindings);
