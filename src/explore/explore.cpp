@@ -260,6 +260,7 @@ void explore_program(Exploration& x, CandidateSpace& space, const Problem& probl
   LoopResult r = explore_loop(*search, start, x.s.budget, x.s.jobs, x.progress);
   x.store->end_run(run);
   say_on_interrupt("");
+  if (std::string line = search->report(); !line.empty()) x.say(line + "\n");
 
   x.say(summary_text(r, space));
   x.say(fmt::format("{} job(s): {:.2f} evaluations/s; per candidate: {}\n", x.s.jobs,

@@ -24,7 +24,7 @@ struct Settings {
   std::size_t jobs = 1;  // candidates evaluated at once
   std::size_t max_program_alternatives = kDefaultMaxProgramAlternatives;
 
-  std::unique_ptr<Search> make_search(CandidateSpace& space) const { return search->make(space, {seed, genetic}); }
+  std::unique_ptr<Search> make_search(CandidateSpace& space) const { return search->make(space, {seed, genetic, {}}); }
 };
 
 /// Checks every option of `r` and settles its values; a liftc::Error names the flag.
