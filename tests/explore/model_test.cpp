@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <set>
 
@@ -294,6 +295,8 @@ TEST(ModelSearch, FindsTheOptimumOfAKnownCostInFewerAsksThanRandom) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
+  std::printf("asks to the optimum over seeds 1-10: model %s, random %s (1001: not within 1000)\n",
+              ::testing::PrintToString(model).c_str(), ::testing::PrintToString(random).c_str());
   EXPECT_LE(median(model), 300u) << ::testing::PrintToString(model);
   EXPECT_LT(median(model), median(random)) << ::testing::PrintToString(model) << " against "
                                            << ::testing::PrintToString(random);

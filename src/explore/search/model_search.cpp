@@ -190,7 +190,8 @@ class ModelSearch : public Search {
       }
       if (auto m = mutate(alt, p, kMutationRate, rng_)) add({a.alternative, *m});
     }
-    for (std::size_t attempt = 0; pool.size() < o_.pool && attempt < o_.pool; ++attempt)
+    std::size_t draws = pool.size() + std::max<std::size_t>(o_.pool / 4, o_.pool - std::min(o_.pool, bred));
+    for (std::size_t attempt = 0; pool.size() < draws && attempt < o_.pool; ++attempt)
       if (auto c = random_candidate()) add(*c);
     stats_.propose_seconds += seconds_since(t0);
     return pool;

@@ -16,9 +16,9 @@ namespace liftc::explore::cost {
 /// Settings of the ranking model.
 struct ModelOptions {
   std::string objective = "rank:pairwise";  // or "rank:ndcg"
-  int rounds = 30;                          // boosting rounds per training
-  int max_depth = 6;
-  double eta = 0.3;                         // learning rate
+  int rounds = 50;                          // boosting rounds per training
+  int max_depth = 3;
+  double eta = 0.1;                         // learning rate
   double min_child_weight = 0;              // pairwise hessians are small: no lower bound
   std::uint64_t seed = 0;                   // XGBoost's seed
   int threads = 1;                          // XGBoost's nthread: 1 makes a training reproducible
