@@ -61,6 +61,10 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--db", o->db, "the results store (default DIR/results.db with -o, else ./liftc-results.db)");
   cmd->add_flag("--resume", o->resume, "continue the store's last unfinished run (its options are read back)");
   cmd->add_option("--replay", o->replay, "run the search against a store's results instead of a device");
+  cmd->add_option("--seeds", o->seeds,
+                  "with --replay: replay the search with N seeds (--seed, --seed + 1, ...) and print the median best "
+                  "found against the number of measurements and the median measurements to within 5% and 10% of the "
+                  "store's best");
   cmd->add_option("--runner", o->runner, "run each bundle with `CMD BUNDLE_DIR` (e.g. scripts/adb_runner.sh) instead of liftc-runner");
   cmd->add_option("--jobs,-j", o->jobs,
                   "candidates evaluated at once: generated and built in parallel, timed one at a time (default: "
