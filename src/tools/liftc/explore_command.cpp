@@ -48,13 +48,13 @@ void add_explore_command(CLI::App& app) {
                 "explore a network (two or more definitions that compute) as one program (default: layer by layer, "
                 "each layer with its own space and reference, the network's front composed from theirs)");
   cmd->add_flag("--warm-start", o->warm_start,
-                "genetic: start the first generation from the fastest validated points that earlier runs stored for "
+                "genetic, model: start the first generation from the fastest validated points that earlier runs stored for "
                 "this program on this device (up to a population of them; the store is --db)");
   cmd->add_option("--max-program-alternatives", o->max_program_alternatives,
                   fmt::format("--whole-program: the most alternatives of the whole program, over its strategies "
                               "(default {}; each definition's alternatives combine)",
                               explore::kDefaultMaxProgramAlternatives));
-  cmd->add_option("--population", o->population, "genetic: individuals per generation (default evals/5, 4..24)");
+  cmd->add_option("--population", o->population, "genetic: individuals per generation; model: its first round, before the model ranks (default evals/5, 4..24)");
   cmd->add_option("--selection", o->selection, "genetic: tournament or roulette (default tournament)");
   cmd->add_option("-o,--output", o->out_dir, "write the front's kernels and host programs, pareto.csv/json, evaluated.csv");
   cmd->add_flag("--force", o->force, "overwrite an earlier exploration's files in the -o folder");
