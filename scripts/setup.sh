@@ -10,6 +10,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libgtest-dev
+  libxgboost-dev                           # XGBoost's C API: the model-guided search's ranking model
   libclblast-dev                           # CLBlast 1.5.3: clblast- candidates (optional; CMake finds it)
   python3-matplotlib                       # scripts/plot_pareto.py (the demo's plot)
 )

@@ -17,6 +17,7 @@
 #include "liftc/explore/products/network.hpp"
 #include "liftc/explore/products/output.hpp"
 #include "liftc/explore/search/warm_start.hpp"
+#include "liftc/explore/store/replay_benchmark.hpp"
 #include "liftc/explore/store/session.hpp"
 #include "liftc/explore/store/stored_target.hpp"
 #include "liftc/parse/parse.hpp"
@@ -119,6 +120,16 @@ void replay(Exploration& x) {
       replayed_run(*recorded, hash, fmt::format("{} (input seed {})", x.o.file, x.s.input_seed)).second;
   CandidateSpace space = build_candidate_space(x.program, x.rules, x.strategies, !x.o.strategies.empty(), target,
                                                nullptr, nullptr, x.s.max_program_alternatives);
+  if (x.s.replay_seeds > 0) {
+    MakeSearch seeded = [&x](CandidateSpace& sp, std::uint64_t seed) {
+      Settings t = x.s;
+      t.seed = seed;
+      return t.make_search(sp);
+    };
+    x.say(format_replay_benchmark(replay_benchmark(*recorded, hash, space, x.o.search, seeded, x.s.seed,
+                                                   x.s.replay_seeds, x.s.budget.evaluations)));
+    return;
+  }
   auto search = x.s.make_search(space);
   std::size_t missing = 0;
   LoopResult r = explore_loop(*search, replay_rows(*recorded, hash, space, missing), x.s.budget, x.progress);
@@ -260,6 +271,7 @@ void explore_program(Exploration& x, CandidateSpace& space, const Problem& probl
   LoopResult r = explore_loop(*search, start, x.s.budget, x.s.jobs, x.progress);
   x.store->end_run(run);
   say_on_interrupt("");
+  if (std::string line = search->report(); !line.empty()) x.say(line + "\n");
 
   x.say(summary_text(r, space));
   x.say(fmt::format("{} job(s): {:.2f} evaluations/s; per candidate: {}\n", x.s.jobs,

@@ -48,6 +48,9 @@ void settle_search(const Request& o, Settings& s) {
   if (!o.time.empty()) s.budget.seconds = positive_number("--time", o.time);
   s.seed = whole_number("--seed", o.seed, 0, UINT64_MAX);
   s.input_seed = whole_number("--input-seed", o.input_seed, 0, UINT64_MAX);
+  if (!o.seeds.empty() && o.replay.empty())
+    throw Error("--seeds replays the search with that many seeds against a store: give it with --replay DB");
+  if (!o.seeds.empty()) s.replay_seeds = whole_number("--seeds", o.seeds, 1, 100'000);
   if (!o.max_program_alternatives.empty())
     s.max_program_alternatives = whole_number("--max-program-alternatives", o.max_program_alternatives, 1, 1'000'000);
   if (o.selection != "tournament" && o.selection != "roulette")

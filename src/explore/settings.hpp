@@ -23,8 +23,9 @@ struct Settings {
   EvaluatorOptions evaluator;
   std::size_t jobs = 1;  // candidates evaluated at once
   std::size_t max_program_alternatives = kDefaultMaxProgramAlternatives;
+  std::size_t replay_seeds = 0;  // --seeds: the replay benchmark over that many seeds; 0 = one replay
 
-  std::unique_ptr<Search> make_search(CandidateSpace& space) const { return search->make(space, {seed, genetic}); }
+  std::unique_ptr<Search> make_search(CandidateSpace& space) const { return search->make(space, {seed, genetic, {}}); }
 };
 
 /// Checks every option of `r` and settles its values; a liftc::Error names the flag.

@@ -41,7 +41,7 @@ TEST_F(ExploreCli, Errors) {
   std::ofstream(dir_ / "a-file") << "x";
   std::string sr = kStencil;
   const ErrorCase cases[] = {
-      {"--search annealing", "--search annealing: expected 'random' or 'genetic'"},
+      {"--search annealing", "--search annealing: expected 'random', 'genetic' or 'model'"},
       {"--evals 0", "--evals 0: expected a whole number from 1 to 10000000"},
       {"--evals ten", "--evals ten: expected a whole number from 1 to"},
       {"--time -5", "--time -5: expected a number of seconds greater than 0"},
@@ -66,7 +66,7 @@ TEST_F(ExploreCli, Errors) {
       {"--atol inf", "error: --atol: expects a finite number >= 0, got 'inf'"},
       {"--rtol 1e400", "error: --rtol: expects a finite number >= 0, got '1e400'"},
       {"--rtol -1", "error: --rtol: expects a finite number >= 0, got '-1'"},
-      {"--warm-start", "--warm-start seeds the genetic search's first generation: give it with --search genetic"},
+      {"--warm-start", "--warm-start seeds the genetic or model search's first generation: give it with --search genetic or model"},
   };
   for (const auto& c : cases) expect(fmt::format("explore {} {}", sr, c.args), 1, c.message);
   expect("explore", 1, "explore: give the .sr program to explore");

@@ -193,7 +193,7 @@ TEST(SearchRegistry, EachSearchIsMadeByName) {
     auto direct = c.population ? make_genetic_search(cs, settings.genetic, 42) : make_random_search(cs, 42);
     for (int i = 0; i < 4; ++i) EXPECT_EQ(made->ask(), direct->ask());
   }
-  EXPECT_EQ(search_kinds().size(), 2u);
+  EXPECT_EQ(search_kinds().size(), 3u);  // and model (model_test.cpp)
   EXPECT_EQ(search_kinds().front().name, "random");  // the default
 }
 
@@ -202,15 +202,16 @@ TEST(SearchRegistry, AnUnknownNameIsAnErrorListingTheSearches) {
     search_kind("annealing");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.message(), "--search annealing: expected 'random' or 'genetic'");
+    EXPECT_EQ(e.message(), "--search annealing: expected 'random', 'genetic' or 'model'");
   }
 }
 
 TEST(SearchRegistry, NamesAndHelpComeFromTheTable) {
-  EXPECT_EQ(search_names([](const SearchKind&) { return true; }, true), "'random' or 'genetic'");
-  EXPECT_EQ(search_names([](const SearchKind& k) { return k.population; }, false), "genetic");
+  EXPECT_EQ(search_names([](const SearchKind&) { return true; }, true), "'random', 'genetic' or 'model'");
+  EXPECT_EQ(search_names([](const SearchKind& k) { return k.population; }, false), "genetic or model");
   EXPECT_EQ(search_help(),
-            "random (distinct sampled points), genetic (generations of crossover and mutation; NSGA-II with --pareto) "
+            "random (distinct sampled points), genetic (generations of crossover and mutation; NSGA-II with --pareto), "
+            "model (a cost model (XGBoost's ranking trees) trained on the run's measurements chooses what to measure) "
             "(default random)");
 }
 

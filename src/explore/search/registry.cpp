@@ -21,9 +21,22 @@ std::unique_ptr<Search> make_genetic(CandidateSpace& space, const SearchSettings
   return make_genetic_search(space, s.genetic, s.seed);
 }
 
+// The model-guided search's first round is --population candidates (its warm-up before the
+// model ranks), started with --warm-start's seeds; XGBoost's seed is the search's.
+std::unique_ptr<Search> make_model(CandidateSpace& space, const SearchSettings& s) {
+  ModelSearchOptions o;
+  o.warmup = s.genetic.population;
+  o.seeds = s.genetic.seeds;
+  o.features = s.features;
+  o.model.seed = s.seed;
+  return make_model_search(space, o, s.seed);
+}
+
 constexpr std::array kSearches{
     SearchKind{"random", "distinct sampled points", false, make_random},
     SearchKind{"genetic", "generations of crossover and mutation; NSGA-II with --pareto", true, make_genetic},
+    SearchKind{"model", "a cost model (XGBoost's ranking trees) trained on the run's measurements chooses what to measure",
+               true, make_model},
 };
 
 bool any(const SearchKind&) { return true; }

@@ -48,19 +48,23 @@ void add_explore_command(CLI::App& app) {
                 "explore a network (two or more definitions that compute) as one program (default: layer by layer, "
                 "each layer with its own space and reference, the network's front composed from theirs)");
   cmd->add_flag("--warm-start", o->warm_start,
-                "genetic: start the first generation from the fastest validated points that earlier runs stored for "
+                "genetic, model: start the first generation from the fastest validated points that earlier runs stored for "
                 "this program on this device (up to a population of them; the store is --db)");
   cmd->add_option("--max-program-alternatives", o->max_program_alternatives,
                   fmt::format("--whole-program: the most alternatives of the whole program, over its strategies "
                               "(default {}; each definition's alternatives combine)",
                               explore::kDefaultMaxProgramAlternatives));
-  cmd->add_option("--population", o->population, "genetic: individuals per generation (default evals/5, 4..24)");
+  cmd->add_option("--population", o->population, "genetic: individuals per generation; model: its first round, before the model ranks (default evals/5, 4..24)");
   cmd->add_option("--selection", o->selection, "genetic: tournament or roulette (default tournament)");
   cmd->add_option("-o,--output", o->out_dir, "write the front's kernels and host programs, pareto.csv/json, evaluated.csv");
   cmd->add_flag("--force", o->force, "overwrite an earlier exploration's files in the -o folder");
   cmd->add_option("--db", o->db, "the results store (default DIR/results.db with -o, else ./liftc-results.db)");
   cmd->add_flag("--resume", o->resume, "continue the store's last unfinished run (its options are read back)");
   cmd->add_option("--replay", o->replay, "run the search against a store's results instead of a device");
+  cmd->add_option("--seeds", o->seeds,
+                  "with --replay: replay the search with N seeds (--seed, --seed + 1, ...) and print the median best "
+                  "found against the number of measurements and the median measurements to within 5% and 10% of the "
+                  "store's best");
   cmd->add_option("--runner", o->runner, "run each bundle with `CMD BUNDLE_DIR` (e.g. scripts/adb_runner.sh) instead of liftc-runner");
   cmd->add_option("--jobs,-j", o->jobs,
                   "candidates evaluated at once: generated and built in parallel, timed one at a time (default: "

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "liftc/explore/search/model_search.hpp"
 #include "liftc/explore/search/searches.hpp"
 
 namespace liftc::explore {
@@ -16,20 +17,21 @@ namespace liftc::explore {
 struct SearchSettings {
   std::uint64_t seed = 1;
   GeneticOptions genetic;  // population, selection, pareto, warm-start seeds
+  Featurizer features;     // what the model-guided search's model sees; empty: parameter_features
 };
 
 /// One search the command line offers.
 struct SearchKind {
   std::string_view name;     // --search NAME
   std::string_view summary;  // what it does, in --search's help
-  bool population = false;   // works in generations: takes --population, --selection, --warm-start
+  bool population = false;   // works in generations or rounds: takes --population, --warm-start (genetic: --selection)
   std::unique_ptr<Search> (*make)(CandidateSpace& space, const SearchSettings& settings);
 };
 
 /// Every search, the default (random) first.
 std::span<const SearchKind> search_kinds();
 
-/// The search named `name`; an Error (`--search NAME: expected 'random' or 'genetic'`) when none is.
+/// The search named `name`; an Error (`--search NAME: expected 'random', 'genetic' or 'model'`) when none is.
 const SearchKind& search_kind(std::string_view name);
 
 /// The names of the searches for which `pred` holds, quoted or not, joined as a sentence:

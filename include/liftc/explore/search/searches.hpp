@@ -35,6 +35,9 @@ class Search {
   /// next generation): a parallel loop then waits for them, so the candidates proposed do
   /// not depend on how many evaluations run at once.
   virtual bool waiting() const { return false; }
+  /// A line on what the search itself cost, printed at the end of a run (the model-guided
+  /// search's training and scoring time); empty when there is nothing to say.
+  virtual std::string report() const { return {}; }
 };
 
 /// Random search: distinct valid points; each strategy is drawn equally often and, within

@@ -1,0 +1,71 @@
+#pragma once
+// The model-guided search (Ansor, MetaSchedule): each round it proposes many candidates
+// cheaply (the genetic operators on the best points measured so far, and random draws),
+// ranks them with a cost model trained on the run's measurements (cost/model.hpp), and
+// hands out the best-ranked few plus a share of random ones, so that the model keeps
+// learning where it is wrong. Before it has enough measurements it draws as the genetic
+// search's generation 0 does (a point of every alternative, then random draws).
+//
+// It is an ask/tell Search like random and genetic: with the same seed and the same
+// outcomes it proposes the same candidates (XGBoost on one thread with a set seed, and
+// retrained on a schedule of rows, not of time), so --resume and --replay work unchanged.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "liftc/explore/cost/model.hpp"
+#include "liftc/explore/search/searches.hpp"
+
+namespace liftc::explore {
+
+/// A candidate's features by name: a name one candidate has and another lacks is missing
+/// (NaN) in the other's row.
+struct NamedFeatures {
+  std::vector<std::string> names;
+  std::vector<float> values;  // one a name
+};
+
+/// What the model sees of a candidate, computed without running it.
+using Featurizer = std::function<NamedFeatures(const Candidate&)>;
+
+/// The features every candidate has without its kernels: its strategy and alternative (as
+/// numbers, in the space's order) and each tuning parameter's value, log2-scaled
+/// (sign(v)·log2(1+|v|)), named by the parameter (parameters of one name in several
+/// alternatives share a column: `local_0` is a work-group size in each).
+Featurizer parameter_features(const CandidateSpace& space);
+
+/// Settings of the model-guided search.
+struct ModelSearchOptions {
+  std::size_t batch = 8;        // candidates handed out a round; the next round waits for their outcomes
+  std::size_t warmup = 24;      // outcomes before the model ranks (until then: draws as generation 0)
+  std::size_t pool = 256;       // candidates proposed and scored a round
+  double epsilon = 0.25;        // share of a round drawn at random instead of ranked
+  double retrain_growth = 0.2;  // retrained once the rows grew by this share (and a batch) since the last training
+  cost::ModelOptions model;
+  Featurizer features;          // empty: parameter_features(space)
+  std::vector<Candidate> seeds; // valid points the first round starts with (warm_start.hpp)
+};
+
+/// What the search's model cost, for the report at the end of a run.
+struct ModelSearchStats {
+  std::size_t trainings = 0;
+  std::size_t rows = 0;        // rows of the last training
+  std::size_t scored = 0;      // candidates scored, over all rounds
+  double train_seconds = 0;    // training
+  double score_seconds = 0;    // features and scoring of the proposals
+  double propose_seconds = 0;  // proposing (mutation, crossover, repair, draws)
+  double loop_seconds = 0;     // from the first ask to the last tell
+};
+
+/// The model-guided search over `space`.
+std::unique_ptr<Search> make_model_search(CandidateSpace& space, const ModelSearchOptions& options, std::uint64_t seed);
+
+/// "model: 12 trainings (up to 340 rows), training 0.41 s, scoring 0.12 s of 2,048
+/// candidates: 3.1% of the loop's 17.2 s; proposing 0.20 s".
+std::string format_model_stats(const ModelSearchStats& s);
+
+}  // namespace liftc::explore
