@@ -8,7 +8,9 @@
 #   tests/e2e/fast_strategies_table.sh BUILD_DIR [RULES_DIR] FORM.sr...
 #   tests/e2e/fast_strategies_table.sh build rules examples/conv/forms/batch_of_one.sr
 #
-# EVALS (default 3) candidates per pair; the store and scratch files go to a temporary folder.
+# EVALS (default 3) candidates per pair; STRATEGIES (a blank-separated list) replaces the eight
+# (e.g. STRATEGIES="conv-depthwise-kappa conv-chw"); the store and scratch files go to a
+# temporary folder.
 set -euo pipefail
 build=$1; shift
 rules=rules
@@ -16,9 +18,13 @@ if [[ $# -gt 0 && -d $1 ]]; then rules=$1; shift; fi
 evals=${EVALS:-3}
 strategies=(conv-chw-tile conv-chw-tile-m0 conv-chw-tile-local conv-chw-tile-split conv-chw-omega-kappa conv-gemm
             conv-winograd-gemm conv-winograd-local)
+short=(tile tile-m0 tile-local tile-split omega-kappa gemm winograd-gemm winograd-local)
+if [[ -n ${STRATEGIES:-} ]]; then
+  read -r -a strategies <<<"$STRATEGIES"
+  short=("${strategies[@]}")
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-short=(tile tile-m0 tile-local tile-split omega-kappa gemm winograd-gemm winograd-local)
 printf '| form |'; printf ' %s |' "${short[@]}"; printf '\n| --- |'; printf ' --- |%.0s' "${short[@]}"; printf '\n'
 for form in "$@"; do
   printf '| `%s` |' "$(basename "$form")"
