@@ -215,6 +215,40 @@ TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
                               normal("chw_let_transposed.sr")));
 }
 
+// A named step's description says what a convolution needs for it (Engine::why_not_applied):
+// the Winograd strategies on a form that cannot take them say why in a user's terms, with
+// the step that found nothing. One row a (form, strategy, step).
+TEST(Strategy, ANamedStepThatAppliesNowhereSaysWhatItNeeds) {
+  const std::string needs =
+      "which needs a convolution over 3x3 windows with stride 1 whose output sides 2 (F(2x2)) or 4 (F(4x4)) divides, "
+      "and one map over (kernel, bias) pairs whose kernels read all the channels (a depthwise or grouped convolution "
+      "has none; a dilated window is not a 3x3 window)";
+  const std::string direct =
+      "its step `winograd-form` applies nowhere: Winograd F(2x2, 3x3) or F(4x4, 3x3) with the transformed products "
+      "summed per tile and kernel (the four rules winograd-f2x2, -f4x4 and their -activation variants), " + needs;
+  const std::string gemm =
+      "its step `winograd-gemm-form` applies nowhere: Winograd F(2x2, 3x3) or F(4x4, 3x3) as a batched matrix "
+      "multiplication (the four rules winograd-f2x2-gemm, -f4x4-gemm and their -activation variants), " + needs;
+  struct Case {
+    const char* form;
+    const char* strategy;
+    const std::string& why;
+  };
+  for (const Case& c : {Case{"stride2.sr", "conv-winograd", direct}, Case{"stride2.sr", "conv-winograd-gemm", gemm},
+                        Case{"k5_odd.sr", "conv-winograd-local", gemm}, Case{"depthwise.sr", "conv-winograd", direct},
+                        Case{"depthwise_chw.sr", "conv-winograd-gemm", gemm}, Case{"grouped.sr", "conv-winograd-local", gemm},
+                        Case{"dilated.sr", "conv-winograd", direct}, Case{"dilated.sr", "conv-winograd-gemm", gemm}}) {
+    SCOPED_TRACE(std::string(c.form) + " " + c.strategy);
+    try {
+      rewrite_program(library(), c.strategy, program(example(std::string("conv/forms/") + c.form)));
+      ADD_FAILURE() << "the strategy applied";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "strategy `" + std::string(c.strategy) + "` does not apply to any definition of <test> (" +
+                                 c.why + ")");
+    }
+  }
+}
+
 // Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
 // the pairs forms_not_offered() lists with their reason (rules/README.md's table), and is
 // offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa
