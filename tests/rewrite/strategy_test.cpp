@@ -249,6 +249,52 @@ TEST(Strategy, ANamedStepThatAppliesNowhereSaysWhatItNeeds) {
   }
 }
 
+// The same for the register tile, the kernel-minor copy, the kernel groups, the local-memory
+// blocks and the im2col matrix on a depthwise convolution (its kernels read one channel each)
+// and a dilated one (its windows a view of wider ones): each strategy stops at its named
+// step, which says what it needs and which strategy a depthwise convolution takes.
+TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) {
+  const std::string pairs =
+      "which needs a map over (kernel, bias) pairs whose kernels read all the channels of a window (a depthwise "
+      "convolution's kernels read one channel each: its strategy is conv-depthwise-kappa; a grouped convolution's pairs "
+      "sit in a map over the groups)";
+  const std::string windows = pairs + ", directly in the 2D map over slide2D's windows themselves (a dilated window is a "
+                                      "view of wider ones)";
+  struct Case {
+    const char* form;
+    const char* strategy;
+    std::string why;
+  };
+  const std::vector<Case> cases = {
+      {"depthwise.sr", "conv-chw-tile",
+       "its step `register-tile-form` applies nowhere: sigma windows x kappa kernels per reduction (register-tile, "
+       "register-tile-activation), " + pairs},
+      {"depthwise_chw.sr", "conv-chw-omega-kappa",
+       "its step `kernel-groups-form` applies nowhere: kappa kernels per reduction (kernel-groups-into-reduction), " + pairs},
+      {"depthwise.sr", "conv-gemm",
+       "its step `im2col-form` applies nowhere: the windows read as rows of the im2col matrix (window-flatten, "
+       "window-flatten-activation), " + pairs},
+      {"dilated.sr", "conv-chw-tile-m0",
+       "its step `kernel-minor-weights` applies nowhere: the weights of the map over (kernel, bias) pairs read from a "
+       "kernel-minor copy (weights-kernel-minor), " + windows},
+      {"dilated.sr", "conv-chw-tile-local",
+       "its step `block-chunks-form` applies nowhere: a work-group per block of windows x kernels, the channels in chunks "
+       "(conv-block-chunks, -activation), " + windows},
+      {"depthwise.sr", "conv-chw-tile-split",
+       "its step `block-rows-split-form` applies nowhere: a work-group per block of output rows x kernels x group of "
+       "channels (conv-block-rows-split, -activation), " + windows}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.form) + " " + c.strategy);
+    try {
+      rewrite_program(library(), c.strategy, program(example(std::string("conv/forms/") + c.form)));
+      ADD_FAILURE() << "the strategy applied";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "strategy `" + std::string(c.strategy) + "` does not apply to any definition of <test> (" +
+                                 c.why + ")");
+    }
+  }
+}
+
 // Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
 // the pairs forms_not_offered() lists with their reason (rules/README.md's table), and is
 // offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa
