@@ -232,7 +232,14 @@ std::vector<ir::Expr> Engine::eval_node(const Strategy& s, const Focus& f) {
 
 std::string Engine::why_not_applied() const {
   const Strategy* step = took_fallback_ && !primary_applied_ ? fallback_failed_step_ : failed_step_;
-  return step ? fmt::format("its step `{}` applies nowhere", to_string(*step)) : std::string();
+  if (!step) return std::string();
+  std::string why = fmt::format("its step `{}` applies nowhere", to_string(*step));
+  // A named strategy's description says what it needs in a user's terms (winograd-gemm-form:
+  // "... which needs a convolution over 3x3 windows with stride 1, ..."): said with it.
+  if (step->kind == StrategyKind::Named)
+    if (const NamedStrategy* n = rules_.strategy(step->name); n != nullptr && !n->description.empty())
+      why += ": " + n->description;
+  return why;
 }
 
 std::vector<ir::Expr> Engine::repeat(const Strategy& step, bool topdown, const Focus& f) {

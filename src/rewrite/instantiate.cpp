@@ -164,6 +164,25 @@ std::string tuning_param_name(const Rule& rule, const RuleParam& p, const Match&
   return p.name + "_" + place;
 }
 
+namespace {
+
+// `(a, b).i` as its element i, everywhere in `e`: what beta-reducing a function variable
+// applied to a tuple built on the right side leaves (`map(p -> g(p), zip(x, y)) =>
+// map((u, v) -> g((u, v)), zip(x, y))`, g reading `p.0` and `p.1`). The language has no
+// side effects, so the other elements are dropped.
+ir::Expr fold_tuple_projections(const ir::Expr& e) {
+  std::vector<ir::Expr> args;
+  args.reserve(e->args.size());
+  for (const auto& a : e->args) args.push_back(fold_tuple_projections(a));
+  ir::Expr r = ir::with_args(e, std::move(args));
+  if (r.kind() != ir::ExprKind::Get) return r;
+  const ir::Expr& tuple = ir::get_tuple(r);
+  if (tuple.kind() != ir::ExprKind::Tuple || r->index < 0 || r->index >= static_cast<int>(tuple->args.size())) return r;
+  return tuple->args[static_cast<std::size_t>(r->index)];
+}
+
+}  // namespace
+
 ir::Expr instantiate(const Rule& rule, const Match& m, const std::map<std::string, arith::Expr>& params) {
   std::map<std::string, arith::Expr> sizes = matched_sizes(m);
   for (const auto& [k, v] : params) sizes[k] = v;
@@ -172,7 +191,7 @@ ir::Expr instantiate(const Rule& rule, const Match& m, const std::map<std::strin
     for (const auto& [name, e] : *group)
       if (!loc.known() && e.loc().known()) loc = e.loc();
   Builder b(m, std::move(sizes), loc);
-  return ir::beta_reduce(b.data(rule.rhs));
+  return fold_tuple_projections(ir::beta_reduce(b.data(rule.rhs)));
 }
 
 }  // namespace liftc::rewrite

@@ -776,8 +776,9 @@ TEST_F(Cli, KernelsBesideTheMainOneTakeAWorkGroupSizeOfTheirOwn) {
   expect("run w.sr --kernel-local conv_part1=2,4 --kernel-local conv_part1=4,4", 1, "--kernel-local gives conv_part1 twice");
 }
 
-// A strategy that does not apply says which step of it found nothing: Winograd's form
-// needs a 3x3 kernel, so on a 5x5 convolution its step `winograd-gemm-form` applies nowhere.
+// A strategy that does not apply says which step of it found nothing and, where that step is
+// a named strategy, what it needs (its description): Winograd's form needs a 3x3 kernel, so
+// on a 5x5 convolution its step `winograd-gemm-form` applies nowhere, and says so.
 TEST_F(Cli, AStrategyThatDoesNotApplySaysWhichStepFoundNothing) {
   std::ifstream in(fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -791,7 +792,9 @@ TEST_F(Cli, AStrategyThatDoesNotApplySaysWhichStepFoundNothing) {
   ASSERT_EQ(run("check c5.sr").exit_code, 0) << text;
   for (const char* strategy : {"conv-winograd-gemm", "conv-winograd-local"})
     expect(std::string("rewrite c5.sr --strategy ") + strategy, 1,
-           "does not apply to any definition of c5.sr (its step `winograd-gemm-form` applies nowhere)");
+           "does not apply to any definition of c5.sr (its step `winograd-gemm-form` applies nowhere: Winograd F(2x2, "
+           "3x3) or F(4x4, 3x3) as a batched matrix multiplication (the four rules winograd-f2x2-gemm, -f4x4-gemm and "
+           "their -activation variants), which needs a convolution over 3x3 windows with stride 1");
 }
 
 // The GEMM path's space: sigma and kappa with their declared ranges and the divisibility

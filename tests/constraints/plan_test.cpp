@@ -23,7 +23,8 @@ namespace {
 // Small programs between them matched by every strategy of strategies.rules.
 const std::vector<const char*> kExamples = {
     "conv/conv_small.sr", "conv/conv_relu_swapped.sr", "stencil1d.sr",         "stencil2d.sr",
-    "matmul.sr",          "logsumexp.sr",              "softmax/softmax.sr", "maxpool_floor.sr"};
+    "matmul.sr",          "logsumexp.sr",              "softmax/softmax.sr", "maxpool_floor.sr",
+    "conv/forms/depthwise.sr"};
 constexpr int kSamplesPerAlternative = 8;
 constexpr std::size_t kAlternativesPerStrategy = 6;
 

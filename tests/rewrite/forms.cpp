@@ -20,6 +20,16 @@ const char* const kWinogradShape =
 const char* const kWinogradPairs =
     "Winograd needs the map over (kernel, bias) pairs over all channels directly in the map over windows";
 
+const char* const kPerChannelWindows =
+    "depthwise, channel-first: the windows are each channel's, not slide2D's windows of one HWC image (the windows-2D "
+    "shape that split-join on a row's windows, pad-for-tiling and slide-tiling look for)";
+
+const char* const kDilatedWindows =
+    "dilated: the windows are a view of slide2D's wider windows (every d-th row and column), not slide2D's windows "
+    "themselves (the windows-2D shape in which conv-parametric and conv-tiled tile the rows by their slides, the "
+    "kernel-minor copy and conv-local find their places, and the tiles with halos of the local-memory strategies)";
+const char* const kDilatedWinograd = "Winograd F(m x m, 3 x 3) needs slide2D's 3x3 windows with stride 1, not dilated ones";
+
 const char* const kSquareTiling =
     "slide2D-tiling tiles square windows with one stride, slide2D(k, k, s, s, x)";
 
@@ -35,18 +45,31 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* f : {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
                           "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
-    for (const char* f : {"depthwise.sr", "grouped.sr"})
+    for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "grouped.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
+    for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0",
+                          "conv-chw-tile-local", "conv-chw-tile-split"})
+      t.push_back({"dilated.sr", s, kDilatedWindows});
+    for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({"dilated.sr", s, kDilatedWinograd});
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
-                          "conv-gemm"})
+                          "conv-gemm"}) {
       t.push_back({"depthwise.sr", s, kDepthwise});
+      t.push_back({"depthwise_chw.sr", s, kDepthwise});
+    }
+    for (const char* s : {"conv-parametric", "conv-tiled"}) t.push_back({"depthwise_chw.sr", s, kPerChannelWindows});
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local",
                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
       t.push_back({"grouped.sr", s, kGrouped});
     return t;
   }();
+  return table;
+}
+
+const std::vector<OnlyOffered>& forms_only_offered() {
+  static const std::vector<OnlyOffered> table = {{"depthwise.sr", "conv-depthwise-kappa"},
+                                                 {"depthwise_chw.sr", "conv-depthwise-kappa"}};
   return table;
 }
 

@@ -18,6 +18,16 @@ struct NotOffered {
 /// Every (form, strategy) pair that is not offered although conv/conv_small.sr is.
 const std::vector<NotOffered>& forms_not_offered();
 
+/// A strategy offered to a form although conv/conv_small.sr is not offered it (a strategy
+/// of the form's own kind: conv-depthwise-kappa for the depthwise forms).
+struct OnlyOffered {
+  const char* form;
+  const char* strategy;
+};
+
+/// Every (form, strategy) pair offered beyond conv/conv_small.sr's strategies.
+const std::vector<OnlyOffered>& forms_only_offered();
+
 /// The file names of examples/conv/forms/*.sr, sorted.
 std::vector<std::string> conv_forms();
 
