@@ -31,6 +31,7 @@
 #                       both commands number alternatives alike); slower
 #   --timeout S         seconds each liftc may take (default 600)
 #   --nice N            niceness of every liftc run (default 10)
+#   --table             only the table of what an earlier run (--work, maybe stopped) compared
 #   --prepare           only OLD_LIFTC's side (points, lowered programs, kernels) into the
 #                       work folder; NEW_LIFTC is not run (give '-'); a later run with the
 #                       same --work reuses it and makes only NEW_LIFTC's side
@@ -64,6 +65,7 @@ jobs=2
 work=""
 verify=0
 prepare=0
+table_only=0
 niceness=10
 limit=600
 positional=()
@@ -79,6 +81,7 @@ while [[ $# -gt 0 ]]; do
     --work) work="$2"; shift 2 ;;
     --verify-numbering) verify=1; shift ;;
     --prepare) prepare=1; shift ;;
+    --table) table_only=1; shift ;;
     --nice) niceness="$2"; shift 2 ;;
     --timeout) limit="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -403,7 +406,8 @@ compare_program() {
   done
 }
 
-echo "compare_kernels.sh: OLD $old (rules $old_rules), NEW $new (rules $new_rules); work folder $work" >&2
+((table_only)) && programs=()
+((table_only)) || echo "compare_kernels.sh: OLD $old (rules $old_rules), NEW $new (rules $new_rules); work folder $work" >&2
 for program in "${programs[@]}"; do
   [[ -f "$program" ]] || { echo "compare_kernels.sh: no program $program" >&2; exit 2; }
   label="$(absolute "$program")"
