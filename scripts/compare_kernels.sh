@@ -31,7 +31,8 @@
 #                       both commands number alternatives alike); slower
 #   --timeout S         seconds each liftc may take (default 600)
 #   --nice N            niceness of every liftc run (default 10)
-#   --table             only the table of what an earlier run (--work, maybe stopped) compared
+#   --table             only the table of what an earlier run (--work, maybe stopped)
+#                       compared; OLD_LIFTC and NEW_LIFTC may be left out
 #   --prepare           only OLD_LIFTC's side (points, lowered programs, kernels) into the
 #                       work folder; NEW_LIFTC is not run (give '-'); a later run with the
 #                       same --work reuses it and makes only NEW_LIFTC's side
@@ -48,7 +49,8 @@
 # compared, points, identical, differing (the first differing file kept under the work
 # folder, beside OLD's: .../pN/new/kernels.cl against .../pN/old/kernels.cl), failed by
 # both alike, alternatives whose lowered programs differ, points whose host program
-# differs; then the totals. Exits 1 when a point's kernels differ.
+# differs; then the totals. Exits 1 when a point's kernels differ or a strategy could not
+# be compared in full (a rewrite failed, NEW lacks an alternative, the run stopped).
 #
 # Example (OLD's side first, while NEW is being built; then NEW's):
 #   scripts/compare_kernels.sh --prepare --work /tmp/kc old/build/liftc -
@@ -89,6 +91,7 @@ while [[ $# -gt 0 ]]; do
     *) positional+=("$1"); shift ;;
   esac
 done
+((table_only)) && positional+=(- -)
 [[ ${#positional[@]} -ge 2 ]] || { echo "usage: scripts/compare_kernels.sh [options] OLD_LIFTC NEW_LIFTC [EXAMPLE...] (--help)" >&2; exit 2; }
 [[ "$niceness" =~ ^[0-9]+$ ]] || { echo "compare_kernels.sh: --nice takes a whole number, not '$niceness'" >&2; exit 2; }
 for n in samples alternatives jobs limit; do
@@ -110,13 +113,16 @@ old="$(absolute "${positional[0]}")"
 new="$(absolute "${positional[1]}")"
 sides=(old new)
 if ((prepare)); then sides=(old); new="(not run: --prepare)"; new_rules="-"; fi
-[[ -x "$old" ]] || { echo "compare_kernels.sh: no liftc at $old" >&2; exit 2; }
-old_rules="$(absolute "${old_rules:-$(rules_beside "$old")}")"
-if ((!prepare)); then
+if ((table_only)); then sides=(); old_rules="-"; new_rules="-"; fi
+if ((!table_only)); then
+  [[ -x "$old" ]] || { echo "compare_kernels.sh: no liftc at $old" >&2; exit 2; }
+  old_rules="$(absolute "${old_rules:-$(rules_beside "$old")}")"
+fi
+if ((!prepare && !table_only)); then
   [[ -x "$new" ]] || { echo "compare_kernels.sh: no liftc at $new" >&2; exit 2; }
   new_rules="$(absolute "${new_rules:-$(rules_beside "$new")}")"
 fi
-for dir in "$old_rules" "${new_rules/#-/$old_rules}"; do [[ -d "$dir" ]] || { echo "compare_kernels.sh: no rules folder $dir" >&2; exit 2; }; done
+((table_only)) || for dir in "$old_rules" "${new_rules/#-/$old_rules}"; do [[ -d "$dir" ]] || { echo "compare_kernels.sh: no rules folder $dir" >&2; exit 2; }; done
 
 programs=("${positional[@]:2}")
 if [[ ${#programs[@]} -eq 0 ]]; then
@@ -286,6 +292,8 @@ compare_strategy() {
   local -A lowered=() count=()
   local -a lines=()
   mkdir -p "$dir"
+  # until the strategy's results replace it (a run stopped, or an unexpected error here)
+  ((prepare)) || echo "$label	$strategy	-	-	incomplete $dir" > "$dir/results.tsv"
   for side in "${sides[@]}"; do
     if ! rewrite_side "$side" "$file" "$strategy" "$dir"; then
       echo "$label	$strategy	-	-	rewrite-failed $side $dir/$side.rewrite.err" > "$dir/results.tsv"
@@ -430,7 +438,7 @@ awk -F'\t' '
   !(key() in seen) { seen[key()] = 1; keys[++count] = key() }
   $5 == "no-valid-point" { empty[key()]++; next }
   $5 == "library" { library[key()]++; next }
-  $5 ~ /^(rewrite-failed|space-failed|missing-alternative)/ { note[key()] = $5 " (alternative " $3 ")"; next }
+  $5 ~ /^(rewrite-failed|space-failed|missing-alternative|incomplete)/ { note[key()] = $5 ($3 == "-" ? "" : " (alternative " $3 ")"); notes++; next }
   {
     alts[key(), $3] = 1; points[key()]++
     if ($5 == "same") same[key()]++
@@ -455,6 +463,7 @@ awk -F'\t' '
     }
     printf "| **total** | %d rows | %d | %d | %d | %d | %d | | %d | %d |\n", count, ta, tp, ts, td, tf, tl, th
     if (th) printf "\nhost program (main.cpp, CMakeLists.txt) differs at %d points, e.g. %s\n", th, example_host
-    exit td > 0
+    if (notes) printf "\n%d row(s) not compared in full: see their alternatives column\n", notes
+    exit td + notes > 0
   }
 ' "$work/all.tsv"
