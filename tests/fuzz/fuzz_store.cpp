@@ -125,7 +125,7 @@ void fill_rows(sqlite3* db, std::string_view data) {
 // does), and reads everything.
 void open_and_read(const std::string& path) {
   try {
-    read_all(*Store::open_existing(path));
+    read_all(*SqliteStore::open_existing(path));
   } catch (const liftc::Error&) {
   }
   try {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/explore/store/postgres_store.hpp"
 #include "liftc/explore/store/sqlite_store.hpp"
 #include "liftc/support/diagnostic.hpp"
 
@@ -23,8 +24,8 @@ struct UrlBackend {
 
 const UrlBackend kUrlBackends[] = {
     {{"postgresql://", "postgres://"},
-     [](const std::string& url) -> std::unique_ptr<Store> { throw Error(fmt::format("--db {}: PostgreSQL is not built in yet", url)); },
-     [](const std::string& url) -> std::unique_ptr<Store> { throw Error(fmt::format("--db {}: PostgreSQL is not built in yet", url)); }},
+     [](const std::string& url) -> std::unique_ptr<Store> { return std::make_unique<PostgresStore>(url); },
+     [](const std::string& url) -> std::unique_ptr<Store> { return PostgresStore::open_existing(url); }},
 };
 
 const UrlBackend* url_backend(const std::string& db) {

@@ -10,10 +10,6 @@ std::string select_evaluations(const std::string& columns, const std::string& wh
   return fmt::format("SELECT {} FROM evaluations {} {}", columns, where, order);
 }
 
-std::string select_reference_keys(const schema::Dialect& dialect) {
-  return fmt::format("SELECT key FROM refs ORDER BY {}", dialect.refs_order);
-}
-
 Condition evaluation_filter(const EvaluationFilter& filter, const schema::Dialect& dialect) {
   std::vector<std::string> tests;
   Condition out;

@@ -41,14 +41,13 @@ inline constexpr const char* kEvaluationColumns =
 inline constexpr const char* kByKey = "WHERE key = ?";
 inline constexpr const char* kByCandidate = "WHERE program = ? AND strategy = ? AND alternative = ? AND point = ?";
 inline constexpr const char* kSelectReference = "SELECT meta, data FROM refs WHERE key = ?";
+inline constexpr const char* kSelectReferenceKeys = "SELECT key FROM refs ORDER BY key";
 inline constexpr const char* kInsertReference =
     "INSERT INTO refs(key, what, meta, data, created) VALUES(?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING";
 
 /// The SELECT of evaluations: `columns` (the SELECT list), `where`, then `order` ("ORDER BY id").
 std::string select_evaluations(const std::string& columns, const std::string& where, const std::string& order);
 
-/// SELECT key FROM refs, oldest first.
-std::string select_reference_keys(const schema::Dialect& dialect);
 
 /// The condition that keeps the evaluations `filter` keeps.
 Condition evaluation_filter(const EvaluationFilter& filter, const schema::Dialect& dialect);

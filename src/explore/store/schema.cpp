@@ -10,9 +10,9 @@
 
 namespace liftc::explore::schema {
 
-const Dialect kSqlite{"SQLite", "INTEGER PRIMARY KEY", "INTEGER", "REAL", "BLOB", "instr({0}, {1}) > 0", "rowid"};
+const Dialect kSqlite{"SQLite", "INTEGER PRIMARY KEY", "INTEGER", "REAL", "BLOB", "instr({0}, {1}) > 0"};
 const Dialect kPostgres{"PostgreSQL",       "BIGSERIAL PRIMARY KEY", "BIGINT", "DOUBLE PRECISION", "BYTEA",
-                        "strpos({0}, {1}) > 0", "created, key"};
+                        "strpos({0}, {1}) > 0"};
 
 const std::vector<TableColumns> kTables = {
     {"runs", {"id", "started", "file", "config", "liftc_version"}},

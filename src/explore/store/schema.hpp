@@ -16,7 +16,6 @@ struct Dialect {
   const char* real;       // a double column
   const char* bytes;      // a byte-string column
   const char* contains;   // a test that text column {0} contains the text of parameter {1}
-  const char* refs_order; // what orders the refs table oldest first
 };
 
 extern const Dialect kSqlite;

@@ -425,7 +425,7 @@ std::optional<interp::Tensors> SqliteStore::reference(const std::string& key) co
 }
 
 std::vector<std::string> SqliteStore::reference_keys() const {
-  Statement s(*c_, queries::select_reference_keys(schema::kSqlite));
+  Statement s(*c_, queries::kSelectReferenceKeys);
   std::vector<std::string> out;
   while (s.step()) out.push_back(s.text(0));
   return out;

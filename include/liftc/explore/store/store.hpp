@@ -157,7 +157,7 @@ class Store {
 
   /// The stored interpreter reference under `key`, if any.
   virtual std::optional<interp::Tensors> reference(const std::string& key) const = 0;
-  /// The keys of every stored reference, oldest first.
+  /// The keys of every stored reference, in order (of their text).
   virtual std::vector<std::string> reference_keys() const = 0;
   /// Stores a reference (kept if one is already there under `key`).
   virtual void put_reference(const std::string& key, const std::string& what, const interp::Tensors& outputs) = 0;
