@@ -74,8 +74,9 @@ fs::path canonical(const std::string& path) {
 // into x.o (all but those of this command that are not stored). A liftc::Error also when
 // the program the user names is another one.
 void resume(Exploration& x) {
-  if (!fs::exists(x.db)) throw Error(fmt::format("--resume: no results store at {} (give --db FILE)", x.db));
-  x.store = std::make_unique<Store>(x.db);
+  if (!is_database_url(x.db) && !fs::exists(x.db))
+    throw Error(fmt::format("--resume: no results store at {} (give --db FILE)", x.db));
+  x.store = Store::open(x.db);
   ResumedRun last = resume_last_run(*x.store);
   Request stored = x.o;
   read_stored(x.db, last.id, [&] { request_from_json(last.config, stored); });
@@ -309,7 +310,7 @@ void explore_on_device(Exploration& x) {
     space = program_space(x, device.target);
   }
 
-  if (!x.store) x.store = std::make_unique<Store>(x.db);
+  if (!x.store) x.store = Store::open(x.db);
   x.say(fmt::format("results store: {}\n", x.db));
   Problem problem = load_problem(x.o.file, x.s.input_seed, *x.store);
   x.say(fmt::format("reference: {}\n", problem.reference_from_store

@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "liftc/explore/store/sqlite_store.hpp"
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/explore/search/loop.hpp"
@@ -80,7 +81,7 @@ TEST_P(ExploreJobs, HangAndCrashAreRecordedTheRunFinishesAndReplayAgrees) {
   eo.isolate = isolate;
   DeviceReport device = probe_device(eo);
   CandidateSpace space = build_candidate_space(program, rules, {"stencil-parametric"}, true, device.target());
-  Store store((dir_ / "results.db").string());
+  SqliteStore store((dir_ / "results.db").string());
   Problem problem = load_problem(file, 0, store);
   EXPECT_FALSE(problem.reference_from_store);
   std::int64_t run = store.begin_run(file, "{}");
@@ -182,7 +183,7 @@ TEST_F(ExploreLoop, ParallelRunsProposeTheSameCandidatesWithTheSameKeysAndNeverT
   std::vector<std::set<std::string>> stored_keys;
   std::vector<std::pair<double, double>> locked;
   for (std::size_t jobs : {1, 3}) {
-    Store store((dir_ / fmt::format("jobs{}.db", jobs)).string());
+    SqliteStore store((dir_ / fmt::format("jobs{}.db", jobs)).string());
     Problem problem = load_problem(file, 0, store);
     Evaluator evaluator(problem, space, store, store.begin_run(file, "{}"), device, eo);
     auto search = make_random_search(space, 11);
@@ -316,7 +317,7 @@ TEST_F(ExploreLoop, AWinogradKernel100OffOnValuesNear1BesideValuesNear1e6IsWrong
     if (space.alternatives[i]->count() > 0) candidates.push_back({i, space.alternatives[i]->sample(rng)});
   ASSERT_EQ(candidates.size(), 2u);
   for (bool off_by_100 : {false, true}) {
-    Store store((dir_ / fmt::format("results-{}.db", off_by_100)).string());
+    SqliteStore store((dir_ / fmt::format("results-{}.db", off_by_100)).string());
     Problem problem = load_problem(file, 0, store);
     std::int64_t run = store.begin_run(file, "{}");
     EvaluatorOptions options = eo;

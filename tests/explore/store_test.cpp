@@ -22,7 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "liftc/explore/evaluation/evaluate.hpp"
-#include "liftc/explore/store/store.hpp"
+#include "liftc/explore/store/sqlite_store.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "test_folder.hpp"
 
@@ -63,7 +63,7 @@ Evaluation row(const std::string& key, const std::string& status, double time, c
 }
 
 TEST_F(StoreTest, RowsAreFoundByKeyAndKeepEveryField) {
-  Store s(db());
+  SqliteStore s(db());
   std::int64_t run = s.begin_run("conv.sr", "{}");
   Evaluation e = row("k1", status::Ok, 1.5);
   e.run = run;
@@ -83,7 +83,7 @@ TEST_F(StoreTest, RowsAreFoundByKeyAndKeepEveryField) {
 }
 
 TEST_F(StoreTest, FailuresAreRowsWithTheirReason) {
-  Store s(db());
+  SqliteStore s(db());
   s.add(row("t", status::Timeout, 0, "timed out after 2 s (killed by the watchdog)"));
   s.add(row("c", status::Crash, 0, "the runner was killed by signal 11"));
   auto t = s.find("t");
@@ -96,10 +96,10 @@ TEST_F(StoreTest, FailuresAreRowsWithTheirReason) {
 
 TEST_F(StoreTest, ReopeningAppendsAndKeepsEarlierRows) {
   {
-    Store s(db());
+    SqliteStore s(db());
     s.add(row("a", status::Ok, 1));
   }
-  Store s(db());
+  SqliteStore s(db());
   s.add(row("b", status::Ok, 2));
   auto all = s.evaluations();
   ASSERT_EQ(all.size(), 2u);
@@ -108,7 +108,7 @@ TEST_F(StoreTest, ReopeningAppendsAndKeepsEarlierRows) {
 }
 
 TEST_F(StoreTest, RunsRecordConfigAndWhetherTheyFinished) {
-  Store s(db());
+  SqliteStore s(db());
   auto r1 = s.begin_run("a.sr", R"({"evals":"10"})");
   auto r2 = s.begin_run("b.sr", "{}");
   s.end_run(r1);
@@ -126,7 +126,7 @@ TEST_F(StoreTest, RunsRecordConfigAndWhetherTheyFinished) {
 }
 
 TEST_F(StoreTest, CandidatesAreFoundForReplay) {
-  Store s(db());
+  SqliteStore s(db());
   s.add(row("k", status::Ok, 3));
   EXPECT_TRUE(s.find_candidate("p1", "conv-gpu", 2, "v=4,kappa=2"));
   EXPECT_FALSE(s.find_candidate("p1", "conv-gpu", 1, "v=4,kappa=2"));
@@ -134,7 +134,7 @@ TEST_F(StoreTest, CandidatesAreFoundForReplay) {
 }
 
 TEST_F(StoreTest, ReferencesRoundTripAndAreKeptOnce) {
-  Store s(db());
+  SqliteStore s(db());
   interp::Tensors t;
   t["y"].dtype = io::DType::Float32;
   t["y"].shape = {2, 3};
@@ -208,7 +208,7 @@ void tamper(const std::string& db, const std::string& sql) {
 
 // A store with run 1 (config {"a": 1}), evaluation 1 (ok) and reference "r" (y: 2x3 floats).
 void small_store(const std::string& db) {
-  Store s(db);
+  SqliteStore s(db);
   Evaluation e = row("k", status::Ok, 1.5);
   e.run = s.begin_run("conv.sr", R"({"a": 1})");
   e.timeout_s = 10;
@@ -287,7 +287,7 @@ TEST_F(StoreTest, DamagedRowsAreClearErrors) {
     small_store(db());
     tamper(db(), c.sql);
     for (bool writable : {false, true}) {  // what results reads, and what explore reads
-      std::unique_ptr<Store> s = writable ? std::make_unique<Store>(db()) : Store::open_existing(db());
+      std::unique_ptr<Store> s = writable ? std::make_unique<SqliteStore>(db()) : Store::open_existing(db());
       std::function<void()> read = [&] {
         if (c.read == Read::Evaluations) s->evaluations();
         if (c.read == Read::RunConfig) s->run_config(s->runs().at(0));
@@ -302,7 +302,7 @@ TEST_F(StoreTest, DamagedRowsAreClearErrors) {
 TEST_F(StoreTest, OverwrittenBytesAreAClearError) {
   small_store(db());
   {
-    Store s(db());
+    SqliteStore s(db());
     for (int i = 0; i < 200; ++i) s.add(row(fmt::format("k{}", i), status::Ok, i, std::string(100, 'x')));
   }
   ASSERT_FALSE(fs::exists(db() + "-wal"));  // everything is in the file
@@ -364,7 +364,7 @@ TEST(StoredRows, WhichAreValidAndWhichAreServed) {
 
 // A failed row's time is NULL in the store: read back as no time (NaN), never as 0 ms.
 TEST_F(StoreTest, NoTimeIsReadBackAsNoTime) {
-  Store s(db());
+  SqliteStore s(db());
   s.add(row("k", status::Crash, std::numeric_limits<double>::quiet_NaN()));
   tamper(db(), "INSERT INTO evaluations SELECT NULL, run, 'k2', program, file, strategy, alternative, point, 'ok', "
                "reason, NULL, NULL, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, NULL, machine "
@@ -403,7 +403,7 @@ INSERT INTO evaluations VALUES(2, 1, 'old2', 'p1', 'conv.sr', 's', 1, 'v=2', 'ok
     EXPECT_FALSE(servable(rows[0], 1));  // a timeout whose watchdog is unknown is tried again
     EXPECT_TRUE(valid_result(rows[1]));
   }
-  Store s(db());
+  SqliteStore s(db());
   Evaluation e = row("new", status::Timeout, 0);
   e.timeout_s = 5;
   s.add(e);
@@ -421,7 +421,7 @@ TEST_F(StoreTest, AStoreFromBeforeMachinesWereKeptGetsTheColumn) {
   small_store(db());
   tamper(db(), "ALTER TABLE evaluations DROP COLUMN machine");
   EXPECT_EQ(Store::open_existing(db())->evaluations().at(0).machine, "");
-  Store s(db());
+  SqliteStore s(db());
   s.add(row("new", status::Ok, 1));
   auto rows = s.evaluations();
   ASSERT_EQ(rows.size(), 2u);
@@ -445,14 +445,14 @@ int user_version(const std::string& db) {
 // Item 14 of issue 36: a new store records its format; a store from before the format was
 // kept (user_version 0) is format 1, opens, is read and written, and then records it.
 TEST_F(StoreTest, AStoreRecordsItsFormatAndOneWithoutItIsFormatOne) {
-  { Store s(db()); }
+  { SqliteStore s(db()); }
   EXPECT_EQ(user_version(db()), kStoreFormat);
   small_store(db());
   tamper(db(), "PRAGMA user_version = 0");
   EXPECT_EQ(Store::open_existing(db())->evaluations().size(), 1u);
   EXPECT_EQ(user_version(db()), 0);  // reading changes nothing
   {
-    Store s(db());
+    SqliteStore s(db());
     EXPECT_EQ(s.runs().size(), 1u);
     s.add(row("new", status::Ok, 1));
     EXPECT_EQ(s.evaluations().size(), 2u);
@@ -472,7 +472,7 @@ TEST_F(StoreTest, AStoreOfALaterFormatIsRefused) {
   std::string message = fmt::format("{} is a results store of format 99, later than this liftc's (1, liftc {}): open "
                                     "it with the liftc that wrote it, or a later one",
                                     db(), kLiftcVersion);
-  EXPECT_TRUE(fails_with([&] { Store s(db()); }, message));
+  EXPECT_TRUE(fails_with([&] { SqliteStore s(db()); }, message));
   EXPECT_TRUE(fails_with([&] { Store::open_existing(db()); }, message));
   EXPECT_EQ(user_version(db()), 99);
   EXPECT_EQ(fs::file_size(db()), size);
@@ -484,7 +484,7 @@ TEST_F(StoreTest, AStoreOfALaterFormatIsRefused) {
 TEST_F(StoreTest, RowsAreStampedWithTheBuildsVersion) {
   EXPECT_EQ(std::string(kLiftcVersion), build_version());
   EXPECT_EQ(std::string(kLiftcVersion).rfind("0.1", 0), 0u) << kLiftcVersion;
-  Store s(db());
+  SqliteStore s(db());
   Evaluation e = row("k", status::Ok, 1);
   std::int64_t id = s.add(e);
   EXPECT_EQ(e.id, id);
@@ -509,7 +509,7 @@ TEST_F(StoreTest, ALinkToNothingIsRefusedAndKept) {
   for (const auto& c : cases) {
     fs::path link = dir_ / c.link;
     fs::create_symlink(c.target, link);
-    EXPECT_TRUE(fails_with([&] { Store s(link.string()); }, fmt::format("results store {}: {}", link.string(), c.message)))
+    EXPECT_TRUE(fails_with([&] { SqliteStore s(link.string()); }, fmt::format("results store {}: {}", link.string(), c.message)))
         << c.link;
     EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link))) << c.link;
     EXPECT_EQ(fs::read_symlink(link), c.target) << c.link;
@@ -580,7 +580,7 @@ TEST_F(StoreTest, AFileSizeLimitIsAnErrorAndLeavesAStoreThatOpens) {
     rlimit limit{4096, 4096};
     setrlimit(RLIMIT_FSIZE, &limit);
     try {
-      Store s(db());
+      SqliteStore s(db());
       return 7;
     } catch (const Error& e) {
       std::string m = e.what();
@@ -597,7 +597,7 @@ TEST_F(StoreTest, AFileSizeLimitIsAnErrorAndLeavesAStoreThatOpens) {
     std::signal(SIGXFSZ, SIG_IGN);
     rlimit limit{128 * 1024, 128 * 1024};
     setrlimit(RLIMIT_FSIZE, &limit);
-    Store s(db());
+    SqliteStore s(db());
     for (int i = 0; i < 1000; ++i) {
       try {
         s.add(row(fmt::format("k{}", i), status::Ok, 1, std::string(2000, 'x')));
@@ -618,14 +618,14 @@ TEST_F(StoreTest, AFileSizeLimitIsAnErrorAndLeavesAStoreThatOpens) {
 TEST_F(StoreTest, RunsAreLockedWhileTheirStoreIsOpen) {
   std::int64_t run = 0;
   {
-    Store s(db());
+    SqliteStore s(db());
     run = s.begin_run("conv.sr", "{}");
     EXPECT_TRUE(s.try_lock_run(run));  // its own lock again
-    EXPECT_EQ(in_child([&] { return Store(db()).try_lock_run(run) ? 1 : 0; }), 0);
-    EXPECT_EQ(in_child([&] { return Store(db()).try_lock_run(run + 1) ? 0 : 1; }), 0);  // other runs are free
+    EXPECT_EQ(in_child([&] { return SqliteStore(db()).try_lock_run(run) ? 1 : 0; }), 0);
+    EXPECT_EQ(in_child([&] { return SqliteStore(db()).try_lock_run(run + 1) ? 0 : 1; }), 0);  // other runs are free
   }
-  EXPECT_EQ(in_child([&] { return Store(db()).try_lock_run(run) ? 0 : 1; }), 0);  // closed: free again
-  EXPECT_TRUE(fails_with([&] { Store(db()).try_lock_run(-1); }, "run -1 cannot be locked"));
+  EXPECT_EQ(in_child([&] { return SqliteStore(db()).try_lock_run(run) ? 0 : 1; }), 0);  // closed: free again
+  EXPECT_TRUE(fails_with([&] { SqliteStore(db()).try_lock_run(-1); }, "run -1 cannot be locked"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "liftc/explore/search/warm_start.hpp"
+#include "liftc/explore/store/sqlite_store.hpp"
 #include "test_folder.hpp"
 #include "toy_space.hpp"
 
@@ -36,7 +37,7 @@ Evaluation stored(const std::string& strategy, std::int64_t alternative, const s
 TEST(WarmStart, TheFastestValidatedRowsOfTheProgramOnTheDeviceAsPointsOfTheSpace) {
   fs::path dir = test::fresh_test_folder("liftc_warm_start");
   {
-    Store store((dir / "r.db").string());
+    SqliteStore store((dir / "r.db").string());
     // toy_candidates: "tile #1" (a, b in powers of two, a % b == 0, a * b <= 256), "plain #1" (c, not a multiple of 3).
     store.add(stored("tile", 1, "a=16,b=16", 2.0));
     store.add(stored("plain", 1, "c=4", 1.0));

@@ -24,12 +24,13 @@
 
 #include <fmt/format.h>
 
-#include "liftc/explore/store/store.hpp"
+#include "liftc/explore/store/sqlite_store.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using liftc::explore::SqliteStore;
 using liftc::explore::Store;
 
 const std::string& scratch_path() {
@@ -88,7 +89,7 @@ sqlite3* field_store(const std::string& path) {
   static sqlite3* db = [&] {
     remove_store(path);
     std::atexit([] { remove_store(scratch_path() + "-fields.db"); });
-    { Store make(path); }  // the schema, as explore makes it
+    { SqliteStore make(path); }  // the schema, as explore makes it
     sqlite3* h = nullptr;
     sqlite3_open(path.c_str(), &h);
     return h;
@@ -124,11 +125,11 @@ void fill_rows(sqlite3* db, std::string_view data) {
 // does), and reads everything.
 void open_and_read(const std::string& path) {
   try {
-    read_all(*Store::open_existing(path));
+    read_all(*SqliteStore::open_existing(path));
   } catch (const liftc::Error&) {
   }
   try {
-    Store writable(path);  // the schema made or checked, an earlier version's store given the new column
+    SqliteStore writable(path);  // the schema made or checked, an earlier version's store given the new column
     read_all(writable);
   } catch (const liftc::Error&) {
   }

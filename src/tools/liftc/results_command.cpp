@@ -1,4 +1,5 @@
-// `liftc results DB`: list a results store's runs and evaluations, export them as CSV or
+// `liftc results DB` (or --db DB, a file or a PostgreSQL URL): list a results store's runs and
+// evaluations (all, or those of a run, device, program or shapes), export them as CSV or
 // JSON, or print the Pareto front of its validated points.
 
 #include <algorithm>
@@ -21,7 +22,7 @@ namespace {
 struct ResultsOptions {
   std::string db;
   std::string csv, json;
-  std::int64_t run = -1;
+  explore::EvaluationFilter filter;  // --run, --device, --program, --shape
   bool force = false;
   bool pareto = false;
 };
@@ -69,7 +70,7 @@ void run_results(const ResultsOptions& o) {
   if (!o.csv.empty() && o.csv != "-" && o.csv == o.json)
     throw Error(fmt::format("--csv and --json both name {}; give two files", o.csv));
   auto store = explore::Store::open_existing(o.db);
-  std::vector<explore::Evaluation> rows = store->evaluations(o.run);
+  std::vector<explore::Evaluation> rows = store->evaluations(o.filter);
   if (o.pareto) {
     print_store_front(rows);
     return;
@@ -98,13 +99,21 @@ void run_results(const ResultsOptions& o) {
 void add_results_command(CLI::App& app) {
   auto o = std::make_shared<ResultsOptions>();
   CLI::App* cmd = app.add_subcommand("results", "List a results store of liftc explore, or export it as CSV or JSON");
-  cmd->add_option("db", o->db, "the results store (a .db file written by liftc explore)")->required();
+  auto* file = cmd->add_option("db", o->db, "the results store (a .db file written by liftc explore)");
+  auto* url = cmd->add_option("--db", o->db, "the results store: a .db file, or a PostgreSQL URL (postgresql://USER@HOST/DATABASE)");
+  file->excludes(url);
+  cmd->callback([o, file, url] {
+    if (file->count() + url->count() == 0) throw Error("results: give the results store (DB or --db DB)");
+    run_results(*o);
+  });
   cmd->add_option("--csv", o->csv, "export the evaluations as CSV to FILE (- for stdout)");
   cmd->add_option("--json", o->json, "export the evaluations as JSON to FILE (- for stdout)");
-  cmd->add_option("--run", o->run, "only the evaluations of this run");
+  cmd->add_option("--run", o->filter.run, "only the evaluations of this run");
+  cmd->add_option("--device", o->filter.device, "only the evaluations on this device (its name as stored)");
+  cmd->add_option("--program", o->filter.program, "only the evaluations of this program (its .sr file, its file name, or its hash)");
+  cmd->add_option("--shape", o->filter.shapes, "only the evaluations whose input shapes contain this text (image=28x28x32)");
   cmd->add_flag("--force", o->force, "overwrite an existing export file");
   cmd->add_flag("--pareto", o->pareto, "print the Pareto front of the validated evaluations (of --run, else all)");
-  cmd->callback([o] { run_results(*o); });
 }
 
 }  // namespace liftc::tool

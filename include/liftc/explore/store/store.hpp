@@ -1,11 +1,14 @@
 #pragma once
-// The results store: one SQLite file, append-only (rows are inserted, never changed or
-// deleted). Every evaluation is one row, failures included with their reason, keyed by a
-// hash of what was run (kernel source, launch plan, device, driver, input shapes) and
-// stamped with the liftc version and the time. A candidate whose key is already there is
-// served from the store; a run's configuration is stored so `--resume` can continue it;
-// interpreter references are stored so each is computed once per program, shape and seed.
+// The results store, append-only (rows are inserted, never changed or deleted). Every
+// evaluation is one row, failures included with their reason, keyed by a hash of what was
+// run (kernel source, launch plan, device, driver, input shapes) and stamped with the liftc
+// version and the time. A candidate whose key is already there is served from the store; a
+// run's configuration is stored so `--resume` can continue it; interpreter references are
+// stored so each is computed once per program, shape and seed.
 // Tables: runs, run_ends, evaluations, refs (see src/explore/README.md for the columns).
+// `Store` is the interface the rest of liftc uses; its backends are a SQLite file
+// (sqlite_store.hpp, the embedded default: `--db FILE`) and a PostgreSQL database
+// (postgres_store.hpp: `--db postgresql://...`), chosen by Store::open from the name.
 
 #include <cstdint>
 #include <functional>
@@ -25,9 +28,10 @@ namespace liftc::explore {
 /// `git describe` at configure time).
 inline const char* const kLiftcVersion = build_version();
 
-/// The format of the stores this liftc writes, kept in the store file as SQLite's
-/// `PRAGMA user_version` (set when a store is made; a store from before it was kept has 0
-/// there, which is format 1). A store of a later format is refused, never read or written.
+/// The format (schema version) of the stores this liftc writes. A SQLite store keeps it as
+/// `PRAGMA user_version` (a store from before it was kept has 0 there, which is format 1), a
+/// PostgreSQL store in its table liftc_schema. A store of a later format is refused, never
+/// read or written; schema.cpp lists the formats and the steps from one to the next.
 inline constexpr int kStoreFormat = 1;
 
 /// How an evaluation ended.
@@ -88,34 +92,42 @@ struct RunRecord {
   bool finished = false;
 };
 
-/// An open results store.
+/// Which evaluations `Store::evaluations` returns: every one, or only those of a run, a
+/// device, a program or input shapes (each given one must match).
+struct EvaluationFilter {
+  std::int64_t run = -1;  // the run's id; < 0: every run
+  std::string device;     // the device name exactly as stored; empty: any
+  std::string program;    // the .sr file as given, its file name ("conv.sr"), or the program hash; empty: any
+  std::string shapes;     // text the input shapes contain ("image=28x28x32"); empty: any
+};
+
+/// An open results store: the interface every backend implements and every user of a store
+/// (explore, `liftc results`, deploy) sees.
 class Store {
  public:
-  /// Opens (creating when missing) the store at `path` for writing; a liftc::Error when it
-  /// is not a store, is of a later format (kStoreFormat), is damaged, cannot be written (a
-  /// file it created is then removed), or is a symbolic link to nothing (never removed).
-  explicit Store(const std::string& path);
-  ~Store();
+  /// Opens (creating when missing) the store named `db` for writing: a PostgreSQL URL
+  /// (postgresql://... or postgres://...) or else the path of a SQLite file. A liftc::Error
+  /// when it is not a store, is of a later format (kStoreFormat), is damaged, or cannot be
+  /// reached or written.
+  static std::unique_ptr<Store> open(const std::string& db);
+  /// Opens an existing store named `db` read-only; a liftc::Error when it is missing, not a
+  /// store or of a later format.
+  static std::unique_ptr<Store> open_existing(const std::string& db);
+
+  virtual ~Store() = default;
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  /// Opens an existing store read-only (also in a folder this process cannot write); a
-  /// liftc::Error when it is missing, not a store or of a later format.
-  static std::unique_ptr<Store> open_existing(const std::string& path);
-
   /// Records the start of a run and locks it (see try_lock_run); returns its id.
-  std::int64_t begin_run(const std::string& file, const std::string& config_json);
+  virtual std::int64_t begin_run(const std::string& file, const std::string& config_json) = 0;
   /// Locks run `id` for as long as this Store is open, so that no other process explores it
-  /// at once (an advisory lock on the store file that the system drops when the process
-  /// ends, even by kill -9); false when another open store, in any process, holds it.
-  /// Closing a Store that holds a lock closes a descriptor of the file, which drops every
-  /// POSIX lock of this process on it, SQLite's too: no other Store of the same file may be
-  /// open in this process when it closes.
-  bool try_lock_run(std::int64_t id);
+  /// at once; a lock the system drops when the process ends, even by kill -9. False when
+  /// another open store, in any process, holds it.
+  virtual bool try_lock_run(std::int64_t id) = 0;
   /// Records that run `id` finished.
-  void end_run(std::int64_t id);
+  virtual void end_run(std::int64_t id) = 0;
   /// Every run, oldest first.
-  std::vector<RunRecord> runs() const;
+  virtual std::vector<RunRecord> runs() const = 0;
   /// The config of `run` as a JSON object; a liftc::Error when it is damaged (not JSON, or
   /// not an object).
   nlohmann::json run_config(const RunRecord& run) const;
@@ -123,36 +135,46 @@ class Store {
   /// Appends one evaluation, stamped with this liftc's version and the time; `e`'s id,
   /// version and created are set to the stored row's (what pareto.json and evaluated.csv of
   /// this run then write). Returns its id.
-  std::int64_t add(Evaluation& e);
+  virtual std::int64_t add(Evaluation& e) = 0;
   /// The same for a row the caller does not keep.
   std::int64_t add(Evaluation&& e) { return add(e); }
   /// The first evaluation with `key`, if any.
-  std::optional<Evaluation> find(const std::string& key) const;
+  virtual std::optional<Evaluation> find(const std::string& key) const = 0;
   /// Every evaluation with `key`, oldest first.
-  std::vector<Evaluation> find_all(const std::string& key) const;
+  virtual std::vector<Evaluation> find_all(const std::string& key) const = 0;
   /// The latest evaluation of `candidate` ("strategy #alt: point") of `program`, for replay
   /// (a candidate tried again after a crash has the outcome of its last try).
-  std::optional<Evaluation> find_candidate(const std::string& program, const std::string& strategy,
-                                           std::int64_t alternative, const std::string& point) const;
+  virtual std::optional<Evaluation> find_candidate(const std::string& program, const std::string& strategy,
+                                                   std::int64_t alternative, const std::string& point) const = 0;
+  /// The evaluations `filter` keeps, in insertion order.
+  virtual std::vector<Evaluation> evaluations(const EvaluationFilter& filter) const = 0;
   /// Every evaluation (of run `run` when >= 0), in insertion order.
-  std::vector<Evaluation> evaluations(std::int64_t run = -1) const;
+  std::vector<Evaluation> evaluations(std::int64_t run = -1) const {
+    EvaluationFilter filter;
+    filter.run = run;
+    return evaluations(filter);
+  }
 
   /// The stored interpreter reference under `key`, if any.
-  std::optional<interp::Tensors> reference(const std::string& key) const;
-  /// The keys of every stored reference, oldest first.
-  std::vector<std::string> reference_keys() const;
+  virtual std::optional<interp::Tensors> reference(const std::string& key) const = 0;
+  /// The keys of every stored reference, in order (of their text).
+  virtual std::vector<std::string> reference_keys() const = 0;
   /// Stores a reference (kept if one is already there under `key`).
-  void put_reference(const std::string& key, const std::string& what, const interp::Tensors& outputs);
+  virtual void put_reference(const std::string& key, const std::string& what, const interp::Tensors& outputs) = 0;
 
-  /// The store's file.
+  /// The store's name in messages: its file, or its URL with any password hidden.
   const std::string& path() const { return path_; }
 
+ protected:
+  explicit Store(std::string path) : path_(std::move(path)) {}
+
  private:
-  Store(const std::string& path, bool read_only);
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
   std::string path_;
 };
+
+/// Whether `db` names a PostgreSQL database (postgresql://... or postgres://...) rather than
+/// a SQLite file.
+bool is_database_url(const std::string& db);
 
 /// A 128-bit hash of `text` as 32 hex digits (two FNV-1a 64 lanes; not cryptographic, it
 /// only tells runs apart).

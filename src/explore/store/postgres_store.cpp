@@ -1,0 +1,354 @@
+// The PostgreSQL backend of the results store, through libpqxx.
+
+#include "liftc/explore/store/postgres_store.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+#include <pqxx/pqxx>
+
+#include "liftc/support/diagnostic.hpp"
+#include "queries.hpp"
+#include "schema.hpp"
+#include "stored_rows.hpp"
+
+namespace liftc::explore {
+
+namespace {
+
+// The first key of liftc's advisory locks ("lift"): a run's lock is (kLockClass, run id),
+// making a store's tables is (kLockClass, 0).
+constexpr std::int64_t kLockClass = 0x6c696674;
+constexpr std::int64_t kMaxLockedRun = std::numeric_limits<std::int32_t>::max();
+
+// A parameter as libpq takes it: text, or NULL.
+using Param = std::optional<std::string>;
+
+Param param(std::int64_t v) { return std::to_string(v); }
+Param param(const std::string& v) { return v; }
+Param param(double v) {
+  if (std::isnan(v)) return std::nullopt;  // as SQLite keeps NaN: NULL
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  return fmt::format("{}", v);  // the shortest text that reads back as the same double
+}
+// Bytes as bytea's hex input form.
+Param bytes_param(const std::string& bytes) {
+  std::string out = "\\x";
+  out.reserve(2 + 2 * bytes.size());
+  for (unsigned char c : bytes) out += fmt::format("{:02x}", c);
+  return out;
+}
+
+// `sql` with its `?` numbered as PostgreSQL's $1, $2, ... (the shared statements hold no `?`
+// in a quoted string).
+std::string numbered(const std::string& sql) {
+  std::string out;
+  int n = 0;
+  for (char c : sql) out += c == '?' ? fmt::format("${}", ++n) : std::string(1, c);
+  return out;
+}
+
+// A message of libpq or the server on one line.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+// Runs `sql` (with `?` parameters) with `values`.
+pqxx::result exec(pqxx::transaction_base& t, const std::string& sql, const std::vector<Param>& values) {
+  std::vector<const char*> pointers;
+  for (const Param& v : values) pointers.push_back(v ? v->c_str() : nullptr);
+  return t.exec_params(numbered(sql), pqxx::prepare::make_dynamic_params(pointers));
+}
+
+std::vector<Param> params(const std::vector<queries::Value>& values) {
+  std::vector<Param> out;
+  for (const auto& v : values) out.push_back(std::visit([](const auto& x) { return param(x); }, v));
+  return out;
+}
+
+std::int64_t integer(const pqxx::field& f) { return f.is_null() ? 0 : f.as<std::int64_t>(); }
+double real(const pqxx::field& f) {
+  return f.is_null() ? std::numeric_limits<double>::quiet_NaN() : std::strtod(f.c_str(), nullptr);
+}
+std::string text(const pqxx::field& f) { return f.is_null() ? std::string() : f.as<std::string>(); }
+
+// A row of the evaluations table (the columns are typed: a number is a number).
+Evaluation read_evaluation(const pqxx::row& r, const std::string& store) {
+  Evaluation e;
+  e.id = integer(r[0]);
+  e.run = integer(r[1]);
+  e.key = text(r[2]);
+  e.program = text(r[3]);
+  e.file = text(r[4]);
+  e.strategy = text(r[5]);
+  e.alternative = integer(r[6]);
+  e.point = text(r[7]);
+  e.status = text(r[8]);
+  e.reason = text(r[9]);
+  e.time_ms = real(r[10]);
+  e.spread_ms = real(r[11]);
+  e.samples_ms = stored::samples_from_json(text(r[12]), store, fmt::format("evaluation {}", e.id));
+  e.memory_bytes = integer(r[13]);
+  e.device = text(r[14]);
+  e.driver = text(r[15]);
+  e.shapes = text(r[16]);
+  e.version = text(r[17]);
+  e.created = text(r[18]);
+  e.timeout_s = real(r[19]);
+  e.machine = text(r[20]);
+  return e;
+}
+
+std::string evaluation_columns() {
+  std::string out = queries::kEvaluationColumns;
+  for (const auto& c : schema::kAddedEvaluationColumns) out += fmt::format(", {}", c.name);
+  return out;
+}
+
+}  // namespace
+
+std::string hide_password(const std::string& url) {
+  std::string out = url;
+  std::size_t start = out.find("://");
+  if (start != std::string::npos) {
+    start += 3;
+    std::size_t end = out.find_first_of("/?", start);
+    std::size_t at = out.rfind('@', end == std::string::npos ? out.size() : end);
+    if (at != std::string::npos && at >= start) {
+      std::size_t colon = out.find(':', start);
+      if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
+    }
+  }
+  for (std::size_t p = out.find("password="); p != std::string::npos; p = out.find("password=", p + 1)) {
+    std::size_t value = p + 9, end = out.find('&', value);
+    out.replace(value, (end == std::string::npos ? out.size() : end) - value, "***");
+  }
+  return out;
+}
+
+// One connection (used by one thread at a time) and the store's name in messages.
+struct PostgresStore::Connection {
+  std::unique_ptr<pqxx::connection> db;
+  std::string name;
+  mutable std::mutex mutex;
+
+  Error failure(const std::exception& e) const {
+    return Error(fmt::format("results store {}: {}", name, one_line(e.what())));
+  }
+  // Runs `body` on a transaction of kind T and commits it; a database's error is a liftc::Error.
+  template <class T, class F>
+  auto in(F body) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    try {
+      T t(*db);
+      auto out = body(t);
+      t.commit();
+      return out;
+    } catch (const pqxx::failure& e) {
+      throw failure(e);
+    }
+  }
+  template <class F> auto write(F body) const { return in<pqxx::work>(body); }
+  template <class F> auto read(F body) const { return in<pqxx::read_transaction>(body); }
+  std::vector<Evaluation> select(const std::string& where, const std::vector<queries::Value>& values,
+                                 const std::string& order) const {
+    return read([&](pqxx::transaction_base& t) {
+      std::vector<Evaluation> out;
+      for (const auto& r : exec(t, queries::select_evaluations(evaluation_columns(), where, order), params(values)))
+        out.push_back(read_evaluation(r, name));
+      return out;
+    });
+  }
+};
+
+namespace {
+
+using Connection = PostgresStore::Connection;
+
+// The store's format: 0 when the database has no table liftc_schema.
+int stored_format(pqxx::transaction_base& t, const std::string& store) {
+  if (t.exec("SELECT to_regclass('liftc_schema')")[0][0].is_null()) return 0;
+  pqxx::result r = t.exec("SELECT version FROM liftc_schema");
+  if (r.size() != 1 || r[0][0].is_null())
+    throw Error(fmt::format("{} is not a liftc results store (its table liftc_schema does not hold one version)", store));
+  int format = r[0][0].as<int>();
+  if (format < 1) throw Error(fmt::format("{} is not a liftc results store (its format is {})", store, format));
+  return format;
+}
+
+void check_schema(pqxx::transaction_base& t, const std::string& store) {
+  for (const auto& table : schema::kTables) {
+    std::set<std::string> have;
+    for (const auto& r : exec(t,
+                              "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+                              "AND table_name = ?",
+                              {std::string(table.table)}))
+      have.insert(r[0].as<std::string>());
+    auto not_a_store = [&](const std::string& why) {
+      return Error(fmt::format("{} is not a liftc results store ({})", store, why));
+    };
+    if (have.empty()) throw not_a_store(fmt::format("it has no table {}", table.table));
+    for (const char* c : table.columns)
+      if (!have.count(c)) throw not_a_store(fmt::format("its table {} has no column {}", table.table, c));
+  }
+}
+
+// Brings the database's store to this liftc's format, in one transaction (one liftc at a
+// time: a transaction-level advisory lock).
+void migrate(pqxx::transaction_base& t, const std::string& store) {
+  exec(t, "SELECT pg_advisory_xact_lock(?, 0)", {param(kLockClass)});
+  int format = stored_format(t, store);
+  schema::check_format(format, store);
+  if (format < kStoreFormat) {
+    for (const std::string& step : schema::migration(format, schema::kPostgres)) t.exec(step);
+    t.exec("CREATE TABLE IF NOT EXISTS liftc_schema(version INTEGER NOT NULL)");
+    t.exec("DELETE FROM liftc_schema");
+    exec(t, "INSERT INTO liftc_schema(version) VALUES(?)", {param(std::int64_t{kStoreFormat})});
+  }
+  check_schema(t, store);
+}
+
+}  // namespace
+
+PostgresStore::PostgresStore(const std::string& url) : PostgresStore(url, false) {}
+
+PostgresStore::PostgresStore(const std::string& url, bool read_only)
+    : Store(hide_password(url)), c_(std::make_unique<Connection>()) {
+  c_->name = path();
+  try {
+    c_->db = std::make_unique<pqxx::connection>(url);
+    pqxx::nontransaction t(*c_->db);
+    t.exec("SET client_min_messages TO warning");  // no NOTICE on stderr
+  } catch (const pqxx::broken_connection& e) {
+    throw Error(fmt::format("cannot open the results store {}: {}", path(), one_line(e.what())));
+  } catch (const pqxx::failure& e) {
+    throw c_->failure(e);
+  }
+  if (!read_only) {
+    c_->write([&](pqxx::transaction_base& t) { return migrate(t, path()), 0; });
+    return;
+  }
+  c_->read([&](pqxx::transaction_base& t) {
+    int format = stored_format(t, path());
+    if (format == 0) throw Error(fmt::format("no results store at {} (its database has no table liftc_schema)", path()));
+    schema::check_format(format, path());
+    check_schema(t, path());
+    return 0;
+  });
+}
+
+PostgresStore::~PostgresStore() = default;
+
+std::unique_ptr<PostgresStore> PostgresStore::open_existing(const std::string& url) {
+  return std::unique_ptr<PostgresStore>(new PostgresStore(url, true));
+}
+
+std::int64_t PostgresStore::begin_run(const std::string& file, const std::string& config_json) {
+  // The run is locked before its row is visible to other processes (a --resume elsewhere
+  // cannot take it in between).
+  return c_->write([&](pqxx::transaction_base& t) {
+    std::int64_t id = integer(
+        exec(t, queries::kInsertRun, {param(utc_now()), param(file), param(config_json), param(std::string(kLiftcVersion))})
+            [0][0]);
+    if (id > kMaxLockedRun) throw Error(fmt::format("{}: run {} cannot be locked (no such run id)", path(), id));
+    if (!exec(t, "SELECT pg_try_advisory_lock(?, ?)", {param(kLockClass), param(id)})[0][0].as<bool>())
+      throw Error(fmt::format("{}: run {} is locked by another process", path(), id));
+    return id;
+  });
+}
+
+bool PostgresStore::try_lock_run(std::int64_t id) {
+  if (id < 0 || id > kMaxLockedRun) throw Error(fmt::format("{}: run {} cannot be locked (no such run id)", path(), id));
+  return c_->in<pqxx::nontransaction>([&](pqxx::transaction_base& t) {
+    return exec(t, "SELECT pg_try_advisory_lock(?, ?)", {param(kLockClass), param(id)})[0][0].as<bool>();
+  });
+}
+
+void PostgresStore::end_run(std::int64_t id) {
+  c_->write([&](pqxx::transaction_base& t) { return exec(t, queries::kInsertRunEnd, {param(id), param(utc_now())}); });
+}
+
+std::vector<RunRecord> PostgresStore::runs() const {
+  return c_->read([&](pqxx::transaction_base& t) {
+    std::vector<RunRecord> out;
+    for (const auto& r : t.exec(queries::kSelectRuns))
+      out.push_back({integer(r[0]), text(r[1]), text(r[2]), text(r[3]), integer(r[4]) != 0});
+    return out;
+  });
+}
+
+std::int64_t PostgresStore::add(Evaluation& e) {
+  e.version = kLiftcVersion;
+  e.created = utc_now();
+  std::vector<Param> values = {param(e.run),     param(e.key),       param(e.program),
+                               param(e.file),    param(e.strategy),  param(e.alternative),
+                               param(e.point),   param(e.status),    param(e.reason),
+                               param(e.time_ms), param(e.spread_ms), param(stored::samples_to_json(e.samples_ms)),
+                               param(e.memory_bytes), param(e.device), param(e.driver),
+                               param(e.shapes),  param(e.version),   param(e.created),
+                               param(e.timeout_s), param(e.machine)};
+  e.id = c_->write([&](pqxx::transaction_base& t) { return integer(exec(t, queries::kInsertEvaluation, values)[0][0]); });
+  return e.id;
+}
+
+std::optional<Evaluation> PostgresStore::find(const std::string& key) const {
+  auto rows = c_->select(queries::kByKey, {key}, "ORDER BY id LIMIT 1");
+  if (rows.empty()) return std::nullopt;
+  return rows.front();
+}
+
+std::vector<Evaluation> PostgresStore::find_all(const std::string& key) const {
+  return c_->select(queries::kByKey, {key}, "ORDER BY id");
+}
+
+std::optional<Evaluation> PostgresStore::find_candidate(const std::string& program, const std::string& strategy,
+                                                        std::int64_t alternative, const std::string& point) const {
+  auto rows = c_->select(queries::kByCandidate, {program, strategy, alternative, point}, "ORDER BY id DESC LIMIT 1");
+  if (rows.empty()) return std::nullopt;
+  return rows.front();
+}
+
+std::vector<Evaluation> PostgresStore::evaluations(const EvaluationFilter& filter) const {
+  queries::Condition condition = queries::evaluation_filter(filter, schema::kPostgres);
+  return c_->select(condition.where, condition.values, "ORDER BY id");
+}
+
+std::optional<interp::Tensors> PostgresStore::reference(const std::string& key) const {
+  auto row = c_->read([&](pqxx::transaction_base& t) -> std::optional<std::pair<std::string, std::string>> {
+    pqxx::result r = exec(t, queries::kSelectReference, {param(key)});
+    if (r.empty()) return std::nullopt;
+    return std::make_pair(text(r[0][0]), pqxx::binarystring(r[0][1]).str());
+  });
+  if (!row) return std::nullopt;
+  return stored::decode_reference(row->first, row->second, path(), key);
+}
+
+std::vector<std::string> PostgresStore::reference_keys() const {
+  return c_->read([&](pqxx::transaction_base& t) {
+    std::vector<std::string> out;
+    for (const auto& r : t.exec(queries::kSelectReferenceKeys)) out.push_back(text(r[0]));
+    return out;
+  });
+}
+
+void PostgresStore::put_reference(const std::string& key, const std::string& what, const interp::Tensors& outputs) {
+  stored::EncodedReference r = stored::encode_reference(outputs);
+  c_->write([&](pqxx::transaction_base& t) {
+    return exec(t, queries::kInsertReference,
+                {param(key), param(what), param(r.meta), bytes_param(r.data), param(utc_now())});
+  });
+}
+
+}  // namespace liftc::explore
