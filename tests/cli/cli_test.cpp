@@ -223,7 +223,7 @@ TEST_F(Cli, HalfStorageValidatesAndHalvesTheMemory) {
   EXPECT_NE(kernels.find("vload_half("), std::string::npos) << kernels;
   EXPECT_NE(kernels.find("vstore_half("), std::string::npos) << kernels;
   EXPECT_EQ(kernels.find("cl_khr_fp16"), std::string::npos) << kernels;
-  write("ints.sr", "size N = 4\ninput n : [int]N\ninput x : [float]N\ndef y = mapGlb(v -> v * 2.0, x)\n");
+  write("ints.sr", "size N = 4\ninput n : [int]N\ninput x : [float]N\ndef y = mapGlb(0, v -> v * 2.0, x)\n");
   expect("run ints.sr --storage half=n", 1, "error: --storage half=n: 'n' holds int; only float buffers can be stored as half\n");
   expect("compile ints.sr --storage half=m -o bad", 1,
          "error: --storage half=m: the program has no input or definition 'm' holding scalars or vectors\n");
