@@ -59,11 +59,15 @@ int precedence(const c::ExprNode& e) {
 std::string CPrinter::print(const c::Function& f) {
   out_.str("");
   indent_ = 0;
+  half_.clear();
   std::vector<std::string> params;
   for (const auto& p : f.params) {
     std::string q = p.pointer ? space_qualifier(p.space) : "";
+    LIFTC_ASSERT(!p.half || (p.pointer && p.type.scalar_kind() == ir::ScalarKind::Float),
+                 "only float buffers are stored as half");
+    if (p.half) half_.insert(p.name);
     params.push_back(fmt::format("{}{}{}{} {}", q.empty() ? "" : q + " ", p.is_const ? "const " : "",
-                                 type_name(p.type), p.pointer ? "* restrict" : "", p.name));
+                                 p.half ? "half" : type_name(p.type), p.pointer ? "* restrict" : "", p.name));
   }
   std::string fq = function_qualifier(f);
   line(fmt::format("{}void {}({}) {{", fq.empty() ? "" : fq + " ", f.name, fmt::join(params, ", ")));
@@ -101,11 +105,13 @@ std::string CPrinter::float_literal(double v) {
 }
 
 std::string CPrinter::load(const c::ExprNode& e) {
+  LIFTC_ASSERT(!half_.count(e.text), "half storage is printed as OpenCL C (vload_half) only");
   if (e.width == 1) return fmt::format("{}[{}]", e.text, arith::to_string(e.index));
   return fmt::format("*(({}*)&{}[{}])", type_name(e.type), e.text, arith::to_string(e.index));
 }
 
 void CPrinter::store(const c::StmtNode& s) {
+  LIFTC_ASSERT(!half_.count(s.name), "half storage is printed as OpenCL C (vstore_half) only");
   if (s.width == 1) return line(fmt::format("{}[{}] = {};", s.name, arith::to_string(s.offset), expr(s.value)));
   line(fmt::format("*(({}*)&{}[{}]) = {};", type_name(ir::Type::vector(s.type.scalar_kind(), s.width)), s.name,
                    arith::to_string(s.offset), expr(s.value)));

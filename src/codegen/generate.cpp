@@ -1,15 +1,19 @@
 // generate(): the planned kernels (plan_kernels), each lowered once, the memory plan and the
 // launch plan.
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "liftc/codegen/limits.hpp"
 #include "liftc/codegen/passes.hpp"
 #include "liftc/codegen/plan.hpp"
 #include "liftc/codegen/printer.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/support/half.hpp"
 #include "lower.hpp"
 
 namespace liftc::codegen {
@@ -21,7 +25,8 @@ bool holds_tuple(const ir::Type& t) {
   return t.is_array() && holds_tuple(t.elem());
 }
 
-Buffer global_buffer(const std::string& name, const ir::Type& t, BufferRole role, const SourceLoc& loc) {
+Buffer global_buffer(const std::string& name, const ir::Type& t, BufferRole role, const SourceLoc& loc,
+                     Storage storage = Storage::Native) {
   if (holds_tuple(t))
     throw Error(fmt::format("'{}' has type {}: inputs and definitions hold scalars or vectors, not tuples", name,
                             ir::to_string(t)),
@@ -31,10 +36,21 @@ Buffer global_buffer(const std::string& name, const ir::Type& t, BufferRole role
   b.space = AddressSpace::Global;
   b.role = role;
   b.scalar = element_type(t).scalar_kind();
+  b.storage = storage;
   b.elements = scalar_count(t);
-  b.bytes = b.elements * 4;
+  b.bytes = b.elements * (storage == Storage::Half ? 2 : 4);
   b.shape = shape_of(t);
   return b;
+}
+
+// Whether every float literal under `e` is a half exactly (a pad value such as 0.0): a copy
+// kernel that reads halves and writes only such values stores them exactly as halves.
+bool literals_are_halves(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Literal && e->literal.kind == ir::ScalarKind::Float) {
+    const auto f = static_cast<float>(e->literal.f);
+    return static_cast<double>(f) == e->literal.f && half::round(f) == f;
+  }
+  return std::all_of(e->args.begin(), e->args.end(), literals_are_halves);
 }
 
 // Names of the buffers a kernel body loads from or stores to.
@@ -95,12 +111,12 @@ namespace {
 // Builds a Module kernel by kernel, as the kernel plan says.
 class ModuleBuilder {
  public:
-  ModuleBuilder(Module& m, const Options& options, std::set<std::string> size_names)
-      : m_(m), options_(options), size_names_(std::move(size_names)) {}
+  ModuleBuilder(Module& m, const Options& options, std::set<std::string> size_names, std::set<std::string> half)
+      : m_(m), options_(options), size_names_(std::move(size_names)), half_(std::move(half)) {}
 
   // An input buffer, visible to every later kernel.
   void input(const std::string& name, const ir::Type& t, const SourceLoc& loc) {
-    m_.memory.buffers.push_back(global_buffer(name, t, BufferRole::Input, loc));
+    m_.memory.buffers.push_back(global_buffer(name, t, BufferRole::Input, loc, storage_of(name)));
     scope_.env[name] = mem_view(std::make_shared<Memory>(Memory{name, AddressSpace::Global, t, false}));
     globals_.push_back(name);
   }
@@ -109,7 +125,7 @@ class ModuleBuilder {
   void kernel(const PlannedKernel& p) {
     const std::string& name = p.buffer;
     const ir::Type& t = p.body.type();
-    Buffer result = global_buffer(name, t, p.role, p.loc);
+    Buffer result = global_buffer(name, t, p.role, p.loc, p.role == BufferRole::Output ? storage_of(name) : Storage::Native);
     auto out = std::make_shared<Memory>(Memory{name, AddressSpace::Global, t, false});
 
     Threads threads = fit_to_device(p.threads, options_);
@@ -123,16 +139,32 @@ class ModuleBuilder {
     k.definition = name;
     k.launch = launch_of(p, threads, options_);
     if (p.role == BufferRole::Intermediate) result.kernel = p.name;
-    m_.memory.buffers.push_back(result);
     std::set<std::string> used;
     for (const auto& s : fn.body) used_buffers(s, used);
+    // An intermediate (`<definition>_part<k>`) is stored as half only where that rounds
+    // nothing: a kernel that only moves data (a pad, a layout: a copy kernel, or maps of
+    // `v -> v`) of half buffers, writing only halves. One that computes stays float, as the
+    // interpreter, which knows no kernel plan, computes it.
+    if (p.role == BufferRole::Intermediate && (p.copy || detail::only_moves_data(p.body)) &&
+        literals_are_halves(p.body)) {
+      bool reads = false, all_half = true;
+      for (const auto& g : globals_)
+        if (used.count(g)) reads = true, all_half = all_half && m_.memory.buffer(g).storage == Storage::Half;
+      if (reads && all_half && result.scalar == ir::ScalarKind::Float) {
+        result.storage = Storage::Half;
+        result.bytes = result.elements * 2;
+      }
+    }
+    m_.memory.buffers.push_back(result);
     for (const auto& g : globals_) {
       if (!used.count(g)) continue;
       const Buffer& b = m_.memory.buffer(g);
-      fn.params.push_back(c::Param{g, ir::Type::scalar(b.scalar), true, true, AddressSpace::Global});
+      fn.params.push_back(
+          c::Param{g, ir::Type::scalar(b.scalar), true, true, AddressSpace::Global, b.storage == Storage::Half});
       k.args.push_back({KernelArg::Kind::Buffer, g});
     }
-    fn.params.push_back(c::Param{name, ir::Type::scalar(element_type(t).scalar_kind()), true, false, AddressSpace::Global});
+    fn.params.push_back(c::Param{name, ir::Type::scalar(element_type(t).scalar_kind()), true, false,
+                                 AddressSpace::Global, result.storage == Storage::Half});
     k.args.push_back({KernelArg::Kind::Buffer, name});
     for (const auto& b : builder.allocations()) {
       m_.memory.buffers.push_back(b);
@@ -168,14 +200,81 @@ class ModuleBuilder {
   }
 
  private:
+  Storage storage_of(const std::string& name) const { return half_.count(name) ? Storage::Half : Storage::Native; }
+
   Module& m_;
   const Options& options_;
   std::set<std::string> size_names_;
+  std::set<std::string> half_;  // inputs and definitions stored as half
   detail::Scope scope_;
   std::vector<std::string> globals_;  // buffer names kernels may take, in declaration order
 };
 
 }  // namespace
+
+StorageChoice parse_storage(const std::string& text) {
+  StorageChoice choice;
+  if (text == "float") return choice;
+  if (text == "half") {
+    choice.all_half = true;
+    return choice;
+  }
+  const std::string prefix = "half=";
+  auto bad = [&] {
+    return Error(fmt::format("--storage: expected 'float', 'half' or 'half=NAME[,NAME...]' (inputs and definitions "
+                             "of the program), not '{}'",
+                             text));
+  };
+  if (text.rfind(prefix, 0) != 0 || text.size() == prefix.size()) throw bad();
+  std::size_t at = prefix.size();
+  for (;;) {
+    std::size_t comma = text.find(',', at);
+    std::string name = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char ch) {
+          return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+        }))
+      throw bad();
+    if (std::find(choice.half.begin(), choice.half.end(), name) == choice.half.end()) choice.half.push_back(name);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return choice;
+}
+
+std::string to_string(const StorageChoice& choice) {
+  if (choice.all_half) return "half";
+  if (choice.half.empty()) return "float";
+  return fmt::format("half={}", fmt::join(choice.half, ","));
+}
+
+std::set<std::string> half_buffers(const ir::Program& checked, const StorageChoice& choice) {
+  std::set<std::string> half;
+  if (!choice.any()) return half;
+  std::map<std::string, ir::ScalarKind> scalars;  // every input and definition, by name
+  auto note = [&](const std::string& name, const ir::Type& t) {
+    if (!holds_tuple(t)) scalars[name] = element_type(t).scalar_kind();
+  };
+  for (const auto& in : checked.inputs) note(in.name, in.type);
+  for (const auto& def : checked.defs) note(def.name, def.body.type());
+  if (choice.all_half) {
+    for (const auto& [name, scalar] : scalars)
+      if (scalar == ir::ScalarKind::Float) half.insert(name);
+    if (half.empty()) throw Error("--storage half: the program has no float input or definition to store as half");
+    return half;
+  }
+  for (const auto& name : choice.half) {
+    auto it = scalars.find(name);
+    if (it == scalars.end())
+      throw Error(fmt::format("--storage half={}: the program has no input or definition '{}' holding scalars or "
+                              "vectors",
+                              name, name));
+    if (it->second != ir::ScalarKind::Float)
+      throw Error(fmt::format("--storage half={}: '{}' holds int; only float buffers can be stored as half", name,
+                              name));
+    half.insert(name);
+  }
+  return half;
+}
 
 std::string build_options(const Options& options) {
   for (std::size_t i = 0; i < options.build_options.size(); ++i) {
@@ -213,7 +312,9 @@ Module generate(const ir::Program& checked, const Options& options) {
   check_kernel_work_groups(plan, options);
   if (options.dump)
     for (const auto& k : plan.kernels) options.dump("plan", k.name, to_string(k));
-  ModuleBuilder builder(m, options, size_names);
+  StorageChoice stored_half;  // the program's own choice, checked again: a name it lost is a bug
+  stored_half.half.assign(checked.half.begin(), checked.half.end());
+  ModuleBuilder builder(m, options, size_names, half_buffers(checked, stored_half));
   for (const auto& in : checked.inputs) {
     builder.input(in.name, in.type, in.loc);
     m.inputs.push_back(in.name);

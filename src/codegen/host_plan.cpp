@@ -62,7 +62,7 @@ constexpr const char* kRawEnd = ")LIFTC\"";
 
 std::int64_t HostPlan::global_bytes() const {
   std::int64_t total = 0;
-  for (const auto& b : buffers) total += b.elements * 4;
+  for (const auto& b : buffers) total += b.elements * b.element_bytes();
   return total;
 }
 
@@ -86,11 +86,12 @@ HostPlan host_plan(const runtime::LaunchPlan& launch, const std::string& source,
   for (const auto& b : launch.buffers) {
     HostBuffer hb;
     hb.name = b.name;
-    hb.is_float = b.elem == runtime::ElemType::Float;
+    hb.is_float = b.elem != runtime::ElemType::Int32;
+    hb.half = b.elem == runtime::ElemType::Half;
     hb.role = !std::holds_alternative<std::monostate>(b.host) ? HostRole::Input
               : b.read_back                                     ? HostRole::Output
                                                                 : HostRole::Scratch;
-    hb.elements = static_cast<std::int64_t>(b.bytes / 4);  // float32 and int32: 4 bytes an element
+    hb.elements = static_cast<std::int64_t>(b.bytes / runtime::elem_bytes(b.elem));
     auto shape = shapes.find(b.name);
     if (shape != shapes.end()) hb.shape = shape->second;
     else if (hb.role != HostRole::Scratch) throw Error(fmt::format("the plan's {} {} has no shape", role_name(hb.role), b.name));
@@ -130,6 +131,7 @@ HostPlan host_plan(const Module& m) {
     HostBuffer hb;
     hb.name = b.name;
     hb.is_float = b.scalar == ir::ScalarKind::Float;
+    hb.half = b.storage == Storage::Half;
     hb.role = b.role == BufferRole::Input ? HostRole::Input : b.role == BufferRole::Output ? HostRole::Output : HostRole::Scratch;
     hb.elements = evaluate(b.elements, m);
     hb.shape = b.shape;
@@ -186,7 +188,7 @@ HostPlan chain_plans(const std::vector<HostPlan>& layers) {
         continue;
       }
       HostBuffer& same = chained.buffers[static_cast<std::size_t>(it->second)];
-      if (same.is_float != b.is_float || same.elements != b.elements)
+      if (same.is_float != b.is_float || same.half != b.half || same.elements != b.elements)
         throw Error(fmt::format("layer {}'s buffer {} ({} {}) is not the earlier layers' ({} {})", l + 1, b.name,
                                 b.is_float ? "float" : "int", b.elements, same.is_float ? "float" : "int", same.elements));
       // Read after an earlier layer wrote it: no input; written again: an output of this layer.
@@ -215,7 +217,7 @@ std::string plan_json(const HostPlan& plan) {
   json buffers = json::array();
   for (const auto& b : plan.buffers)
     buffers.push_back({{"name", b.name},
-                       {"type", b.is_float ? "float" : "int"},
+                       {"type", b.half ? "half" : b.is_float ? "float" : "int"},
                        {"role", role_name(b.role)},
                        {"elements", b.elements},
                        {"shape", b.shape}});
@@ -262,8 +264,10 @@ HostPlan read_plan_json(const std::string& text, const std::string& where) {
       if (!is_identifier(b.name)) throw bad(fmt::format("buffer name '{}' is not a C identifier", b.name));
       if (index.count(b.name)) throw bad(fmt::format("two buffers are called {}", b.name));
       std::string type = jb.at("type").get<std::string>(), role = jb.at("role").get<std::string>();
-      if (type != "float" && type != "int") throw bad(fmt::format("buffer {}: type '{}' is not float or int", b.name, type));
-      b.is_float = type == "float";
+      if (type != "float" && type != "int" && type != "half")
+        throw bad(fmt::format("buffer {}: type '{}' is not float, int or half", b.name, type));
+      b.is_float = type != "int";
+      b.half = type == "half";
       if (role == "input") b.role = HostRole::Input;
       else if (role == "output") b.role = HostRole::Output;
       else if (role == "scratch") b.role = HostRole::Scratch;

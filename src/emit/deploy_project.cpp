@@ -105,7 +105,7 @@ std::vector<std::pair<std::string, std::string>> deploy_project(const std::vecto
           {"front.cpp", template_text("deploy/front.cpp")},
           {"front_data.hpp", template_text("deploy/front_data.hpp")},
           {"points.cpp", points_cpp(points)},
-          {"liftc_host.hpp", fill("deploy/liftc_host.hpp", {{"support", Code{template_text("host_support.hpp")}}})},
+          {"liftc_host.hpp", fill("deploy/liftc_host.hpp", {{"support", Code{host_support_text()}}})},
           {"demo.cpp", template_text("deploy/demo.cpp")}};
 }
 

@@ -16,6 +16,20 @@ foreach(name IN LISTS TEMPLATES)
   string(REGEX REPLACE "//@default [^\n]*\n" "" text "${text}")
   string(APPEND entries "    {\"${name}\", R\"${delimiter}(${text})${delimiter}\"},\n")
 endforeach()
+# -DEXTRA=<name=path;...>: files outside DIR embedded under a name of their own (liftc's
+# header-only sources the host text carries, such as half.hpp).
+foreach(entry IN LISTS EXTRA)
+  string(FIND "${entry}" "=" eq)
+  string(SUBSTRING "${entry}" 0 ${eq} name)
+  math(EXPR path_at "${eq} + 1")
+  string(SUBSTRING "${entry}" ${path_at} -1 path)
+  file(READ "${path}" text)
+  string(FIND "${text}" ")${delimiter}\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${path} contains the raw-string delimiter )${delimiter}\"")
+  endif()
+  string(APPEND entries "    {\"${name}\", R\"${delimiter}(${text})${delimiter}\"},\n")
+endforeach()
 file(WRITE "${OUTPUT}.tmp"
   "// Generated from src/emit/templates by src/emit/embed_templates.cmake. Do not edit.\n"
   "#include \"template_table.hpp\"\n\n"

@@ -13,7 +13,7 @@
 namespace liftc::emit {
 
 std::string host_program(const codegen::Module& m, const std::string& program_name) {
-  return fill("host/main.cpp", {{"support", Code{template_text("host_support.hpp")}},
+  return fill("host/main.cpp", {{"support", Code{host_support_text()}},
                                 {"program", program_name},
                                 {"tables", Code{plan_tables(codegen::host_plan(m), "kPlan")}}});
 }

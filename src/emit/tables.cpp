@@ -20,11 +20,12 @@ constexpr const char* kRawEnd = ")LIFTC\"";
 }  // namespace
 
 std::string plan_tables(const HostPlan& plan, const std::string& name) {
-  std::string out = fmt::format("const liftc_host::PlanInfo {} = {{\n    // buffers: name, elements, float, role (0 input, 1 output, 2 scratch), shape\n    {{\n", name);
+  std::string out = fmt::format("const liftc_host::PlanInfo {} = {{\n    // buffers: name, elements, float, role (0 input, 1 output, 2 scratch), shape, half\n    {{\n", name);
   for (const auto& b : plan.buffers)
-    out += fmt::format("        {{{}, {}, {}, {}, {{{}}}}},  // {}, {} bytes\n", cpp_string(b.name), b.elements,
+    out += fmt::format("        {{{}, {}, {}, {}, {{{}}}, {}}},  // {}, {} bytes{}\n", cpp_string(b.name), b.elements,
                        b.is_float ? "true" : "false", static_cast<int>(b.role), fmt::join(b.shape, ", "),
-                       codegen::role_name(b.role), b.elements * 4);
+                       b.half ? "true" : "false", codegen::role_name(b.role), b.elements * b.element_bytes(),
+                       b.half ? " (stored as halves)" : "");
   out += "    },\n    // stages: an OpenCL program each (source, build options) and its kernels in order\n    {\n";
   for (const auto& s : plan.stages) {
     if (s.source.find(kRawEnd) != std::string::npos) throw Error("kernel source contains the raw-string delimiter");

@@ -111,4 +111,11 @@ std::string markdown_text(const std::string& text) {
   return out;
 }
 
+std::string host_support_text() {
+  std::string half = template_text("half.hpp");
+  const std::string once = "#pragma once\n";  // pasted into a main file, where GCC warns of it
+  if (auto at = half.find(once); at != std::string::npos) half.erase(at, once.size());
+  return fill("host_support.hpp", {{"half", Code{half}}});
+}
+
 }  // namespace liftc::emit

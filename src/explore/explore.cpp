@@ -19,6 +19,7 @@
 #include "liftc/explore/search/warm_start.hpp"
 #include "liftc/explore/store/replay_benchmark.hpp"
 #include "liftc/explore/store/session.hpp"
+#include "liftc/typecheck/typecheck.hpp"
 #include "liftc/explore/store/stored_target.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
@@ -102,9 +103,22 @@ void load(Exploration& x) {
   x.program = parse::load_program(x.o.file);
   require_size_values(x.program);  // before a store is made
   x.network = !x.o.whole_program && explored_by_layer(x.program);
+  if (x.s.storage.any() && x.network)
+    throw Error(fmt::format("--storage {}: {} is a network, explored layer by layer, which half storage does not do "
+                            "yet; explore it with --whole-program",
+                            x.o.storage, x.o.file));
+  x.program.half = codegen::half_buffers(typecheck::typecheck(x.program).program, x.s.storage);
   if (x.network) x.layers = split_layers(x.program);
   x.strategies = x.o.strategies.empty() ? default_strategies(x.rules, x.network ? x.layers.front().program : x.program)
                                         : x.o.strategies;
+  if (x.s.storage.any()) {  // CLBlast's routines take float buffers: no library candidate stores halves
+    for (const std::string& given : x.o.strategies)
+      if (given.rfind("clblast-", 0) == 0)
+        throw Error(fmt::format("--storage {}: strategy {} calls CLBlast, whose routines take float buffers, not "
+                                "halves; leave it out or explore with --storage float",
+                                x.o.storage, given));
+    std::erase_if(x.strategies, [](const std::string& name) { return name.rfind("clblast-", 0) == 0; });
+  }
   x.progress = x.o.quiet ? nullptr : x.out.progress();
 }
 
@@ -116,7 +130,7 @@ void replay(Exploration& x) {
                             "yet; replay a run of --whole-program",
                             x.o.file, x.layers.size()));
   auto recorded = Store::open_existing(x.o.replay);
-  std::string hash = problem_hash(x.o.file, x.s.input_seed);
+  std::string hash = problem_hash(x.o.file, x.s.input_seed, x.s.storage);
   constraints::Target target =
       replayed_run(*recorded, hash, fmt::format("{} (input seed {})", x.o.file, x.s.input_seed)).second;
   CandidateSpace space = build_candidate_space(x.program, x.rules, x.strategies, !x.o.strategies.empty(), target,
@@ -291,7 +305,7 @@ void explore_on_device(Exploration& x) {
   // What identifies the program and the rules: a resumed run must explore the same ones.
   std::string rules_identity = rules_hash(x.rules);
   if (x.resumed)
-    check_resumed(*x.resumed, x.db, x.o.file, problem_hash(x.o.file, x.s.input_seed), x.rules_dir, rules_identity);
+    check_resumed(*x.resumed, x.db, x.o.file, problem_hash(x.o.file, x.s.input_seed, x.s.storage), x.rules_dir, rules_identity);
   std::optional<OutputLock> output_lock;
   if (!x.o.out_dir.empty()) output_lock.emplace(check_output_dir(x.o.out_dir, x.o.force));
   WorkFolder work(x.db);
@@ -312,7 +326,7 @@ void explore_on_device(Exploration& x) {
 
   if (!x.store) x.store = Store::open(x.db);
   x.say(fmt::format("results store: {}\n", x.db));
-  Problem problem = load_problem(x.o.file, x.s.input_seed, *x.store);
+  Problem problem = load_problem(x.o.file, x.s.input_seed, *x.store, x.s.storage);
   x.say(fmt::format("reference: {}\n", problem.reference_from_store
                                            ? std::string("from the store")
                                            : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds)));

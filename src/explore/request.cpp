@@ -16,7 +16,7 @@ json request_to_json(const Request& o) {
           {"warmup", o.warmup},   {"population", o.population}, {"selection", o.selection},
           {"rtol", o.rtol},       {"atol", o.atol},             {"pareto", o.pareto},
           {"build_options", o.build_options}, {"whole_program", o.whole_program}, {"warm_start", o.warm_start},
-          {"max_program_alternatives", o.max_program_alternatives}};
+          {"max_program_alternatives", o.max_program_alternatives}, {"storage", o.storage}};
 }
 
 void request_from_json(const json& j, Request& o) {
@@ -35,6 +35,7 @@ void request_from_json(const json& j, Request& o) {
   o.whole_program = j.value("whole_program", false);  // nor before networks were explored by layer
   o.warm_start = j.value("warm_start", false);        // nor before --warm-start
   o.max_program_alternatives = j.value("max_program_alternatives", "");  // nor before --max-program-alternatives
+  o.storage = j.value("storage", "float");                                // nor before --storage
 }
 
 }  // namespace liftc::explore

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "liftc/codegen/module.hpp"
+#include "liftc/runtime/validate.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::explore {
@@ -44,6 +45,7 @@ void check_runner_command(const std::string& command) {
 
 void settle_search(const Request& o, Settings& s) {
   s.search = &search_kind(o.search);
+  s.storage = codegen::parse_storage(o.storage);
   s.budget.evaluations = whole_number("--evals", o.evals, 1, 10'000'000);
   if (!o.time.empty()) s.budget.seconds = positive_number("--time", o.time);
   s.seed = whole_number("--seed", o.seed, 0, UINT64_MAX);
@@ -76,7 +78,8 @@ void settle_evaluator(const Request& o, Settings& s) {
   // As the flags' validators say; checked again for the options a --resume reads back.
   if (!(o.rtol >= 0) || !(o.atol >= 0) || !std::isfinite(o.rtol) || !std::isfinite(o.atol))
     throw Error(fmt::format("--rtol {} --atol {}: the tolerances must be finite numbers >= 0", o.rtol, o.atol));
-  s.evaluator.bundle.rtol = o.rtol;
+  // Half storage: one half ulp more (runtime::Tolerance::for_half), for every output.
+  s.evaluator.bundle.rtol = s.storage.any() ? runtime::Tolerance{o.rtol, o.atol}.for_half().rtol : o.rtol;
   s.evaluator.bundle.atol = o.atol;
   try {
     codegen::Options checked;

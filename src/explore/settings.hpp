@@ -23,6 +23,7 @@ struct Settings {
   EvaluatorOptions evaluator;
   std::size_t jobs = 1;  // candidates evaluated at once
   std::size_t max_program_alternatives = kDefaultMaxProgramAlternatives;
+  codegen::StorageChoice storage;  // --storage
   std::size_t replay_seeds = 0;  // --seeds: the replay benchmark over that many seeds; 0 = one replay
 
   std::unique_ptr<Search> make_search(CandidateSpace& space) const { return search->make(space, {seed, genetic, {}}); }

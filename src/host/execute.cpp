@@ -16,7 +16,8 @@ using codegen::Module;
 namespace {
 
 runtime::ElemType elem_of(const Buffer& b) {
-  return b.scalar == ir::ScalarKind::Float ? runtime::ElemType::Float : runtime::ElemType::Int32;
+  if (b.scalar != ir::ScalarKind::Float) return runtime::ElemType::Int32;
+  return b.storage == codegen::Storage::Half ? runtime::ElemType::Half : runtime::ElemType::Float;
 }
 
 runtime::NDRange range(const std::array<arith::Expr, 3>& r, int dims, const Module& m) {
@@ -46,7 +47,7 @@ runtime::LaunchPlan launch_plan(const Module& m, const io::Tensors& inputs) {
         if (static_cast<std::size_t>(t.element_count()) != count)
           throw Error(fmt::format("input '{}' has {} elements; the program expects {}", b.name, t.element_count(), count));
         if (t.dtype == io::DType::Float32 && b.scalar == ir::ScalarKind::Float)
-          spec = runtime::BufferSpec::input(b.name, t.f32);
+          spec = runtime::BufferSpec::input(b.name, t.f32, elem_of(b));  // a half buffer's rounded on upload
         else if (t.dtype == io::DType::Int32 && b.scalar != ir::ScalarKind::Float)
           spec = runtime::BufferSpec::input(b.name, t.i32);
         else

@@ -16,6 +16,7 @@
 #include "liftc/io/tensor.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/file.hpp"
+#include "liftc/support/half.hpp"
 #include "liftc/support/interrupt_cleanup.hpp"
 #include "npy_header.hpp"
 
@@ -36,11 +37,12 @@ FileDType file_dtype(const std::string& descr, const std::string& path) {
   if (descr == "<f4") return {DType::Float32, 4};
   if (descr == "<i4") return {DType::Int32, 4};
   if (descr == "<f8") return {DType::Float32, 8};
+  if (descr == "<f2") return {DType::Float32, 2};  // numpy's float16: exact as float32
   if (descr == "<i8") return {DType::Int32, 8};
   std::string why;
   if (!descr.empty() && descr[0] == '>') why = " (big-endian data is not supported)";
   else if (descr == "|b1" || descr == "<b1") why = " (booleans are not supported; convert to int32)";
-  throw Error(fmt::format("{}: unsupported dtype '{}'{}; liftc reads '<f4', '<i4', '<f8' and '<i8'", path, descr, why));
+  throw Error(fmt::format("{}: unsupported dtype '{}'{}; liftc reads '<f4', '<i4', '<f2', '<f8' and '<i8'", path, descr, why));
 }
 
 std::uint32_t read_le32(const unsigned char* p) {
@@ -108,6 +110,10 @@ Tensor parse_npy(std::string_view bytes, const std::string& path) {
     for (std::size_t i = 0; i < n; ++i) {
       if (ft.item_size == 4) {
         t.f32[i] = load<float>(data + 4 * i);
+        continue;
+      }
+      if (ft.item_size == 2) {
+        t.f32[i] = half::to_float(load<std::uint16_t>(data + 2 * i));
         continue;
       }
       double v = load<double>(data + 8 * i);

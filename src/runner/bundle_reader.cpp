@@ -141,6 +141,9 @@ void check_library_call(const Bundle& b, const KernelDesc& k, const std::string&
   for (const auto& a : k.args) {
     if (a.kind != ArgDesc::Kind::Buffer)
       throw Failure{"runner", where + ": library " + k.library + " takes buffer arguments only"};
+    if (b.buffers[a.buffer].half)
+      throw Failure{"runner", where + ": library " + k.library + " takes f32 or i32 buffers, not the f16 buffer '" +
+                                  b.buffers[a.buffer].name + "'"};
     elements.push_back(b.buffers[a.buffer].count);
   }
   std::vector<library_call::Setting> settings;
@@ -213,15 +216,17 @@ Bundle parse_bundle(const std::string& text, const std::string& where) {
       b.canary = static_cast<std::size_t>(count(w[1], 0, kMaxCanaryBytes, "canary"));
       if (b.canary % 4) throw bad("canary must be a multiple of 4 bytes, not " + w[1]);
     } else if (word == "buffer") {
-      const char* usage = "buffer NAME f32|i32 COUNT input|output|scratch";
+      const char* usage = "buffer NAME f32|i32|f16 COUNT input|output|scratch";
       arity(5, usage);
       BufferDesc d;
       d.name = w[1];
       d.role = w[4];
       if (!buffer_name_ok(d.name)) throw bad("a buffer name is letters, digits, '_', '-' and '.', not '" + shown(d.name) + "'");
-      if ((w[2] != "f32" && w[2] != "i32") || (d.role != "input" && d.role != "output" && d.role != "scratch"))
+      if ((w[2] != "f32" && w[2] != "i32" && w[2] != "f16") ||
+          (d.role != "input" && d.role != "output" && d.role != "scratch"))
         throw bad(std::string("expected: ") + usage);
-      d.is_float = w[2] == "f32";
+      d.is_float = w[2] != "i32";
+      d.half = w[2] == "f16";
       d.count = static_cast<std::size_t>(count(w[3], 1, kMaxBufferElements, "a buffer's element count"));
       b.buffers.push_back(d);
     } else if (word == "allowance") {

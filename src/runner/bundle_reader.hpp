@@ -32,13 +32,18 @@ inline constexpr std::uint64_t kMaxRuns = 1000000;                    // warmup 
 inline constexpr std::uint64_t kMaxWorkSize = 0xFFFFFFFFu;            // a global or local size per dimension
 inline constexpr std::uint64_t kMaxLocalArgBytes = 0x7FFFFFFFu;       // arg local (the device's limit is checked too)
 
-/// One buffer: `count` 4-byte elements (f32 or i32) in the role input, output or scratch.
+/// One buffer: `count` elements (f32 or i32, 4 bytes; f16, floats stored as 2-byte halves,
+/// whose input and expected files still hold f32) in the role input, output or scratch.
 struct BufferDesc {
   std::string name;
   bool is_float = true;
+  bool half = false;  // f16: on the device 2 bytes an element, converted from and to f32 (liftc/support/half.hpp)
   std::size_t count = 0;
   std::string role;
   bool allowance = false;  // an f32 output with allowance/NAME.bin: per element, what it may differ by beyond the tolerance
+
+  /// The bytes of one element on the device.
+  std::size_t element_bytes() const { return half ? 2 : 4; }
 };
 
 /// One kernel argument, in order.

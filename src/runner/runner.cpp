@@ -41,6 +41,7 @@
 
 #include "bundle_reader.hpp"
 #include "liftc/runtime/guard.hpp"
+#include "liftc/support/half.hpp"
 #ifdef LIFTC_RUNNER_CLBLAST
 #include <clblast_c.h>
 #endif
@@ -432,8 +433,10 @@ class Runner {
     if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clFinish", err)};
     for (std::size_t i = 0; i < b_.buffers.size(); ++i) {
       if (b_.buffers[i].role == "input") continue;
-      err = clEnqueueFillBuffer(queue_, buffers_[i].data, &guard::kPoison, sizeof guard::kPoison, 0, buffers_[i].bytes, 0,
-                                nullptr, nullptr);
+      err = b_.buffers[i].half ? clEnqueueFillBuffer(queue_, buffers_[i].data, &guard::kPoisonHalf,
+                                                     sizeof guard::kPoisonHalf, 0, buffers_[i].bytes, 0, nullptr, nullptr)
+                               : clEnqueueFillBuffer(queue_, buffers_[i].data, &guard::kPoison, sizeof guard::kPoison, 0,
+                                                     buffers_[i].bytes, 0, nullptr, nullptr);
       if (err != CL_SUCCESS) throw Failure{"run", cl_failure("clEnqueueFillBuffer", err)};
     }
     err = clFinish(queue_);
@@ -447,7 +450,7 @@ class Runner {
     cl_ulong max_alloc = device_value<cl_ulong>(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     for (const auto& d : b_.buffers) {
       Guarded g;
-      static_cast<guard::Layout&>(g) = guard::layout(4 * d.count, b_.canary, align);  // at most 2^40: the reader caps the count
+      static_cast<guard::Layout&>(g) = guard::layout(d.element_bytes() * d.count, b_.canary, align);  // at most 2^40: the reader caps the count
       std::size_t total = g.total();
       // Asked before any host memory is: a bundle asking for more than the device can
       // allocate is the device's refusal (as clCreateBuffer's would be), not an exhausted host.
@@ -458,10 +461,18 @@ class Runner {
       std::vector<std::uint32_t> host(total / 4 + 1);
       guard::fill_canaries(host.data(), g);
       char* data = reinterpret_cast<char*>(host.data()) + g.before;
-      if (d.role == "input") {
+      if (d.role == "input" && d.half) {  // the file holds f32: each rounded to its nearest half
+        std::vector<float> values(d.count);
+        read_exact_file(b_.dir + "/inputs/" + d.name + ".bin", reinterpret_cast<char*>(values.data()), 4 * d.count,
+                        "inputs/" + d.name + ".bin");
+        for (std::size_t e = 0; e < d.count; ++e) {
+          std::uint16_t h = liftc::half::from_float(values[e]);
+          std::memcpy(data + 2 * e, &h, 2);
+        }
+      } else if (d.role == "input") {
         read_exact_file(b_.dir + "/inputs/" + d.name + ".bin", data, g.bytes, "inputs/" + d.name + ".bin");
       } else {
-        guard::fill(data, g.bytes, guard::kPoison);
+        guard::fill(data, g.bytes, d.half ? guard::kPoisonHalfWord : guard::kPoison);
       }
       cl_int err = CL_SUCCESS;
       g.whole = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, total, host.data(), &err);
@@ -586,7 +597,7 @@ class Runner {
       if (d.role != "output") continue;
       std::vector<std::uint32_t> whole = read_whole(i);
       const char* got = reinterpret_cast<const char*>(whole.data()) + buffers_[i].before;
-      guard::Unwritten unwritten = guard::unwritten(got, d.count);
+      guard::Unwritten unwritten = d.half ? guard::unwritten_half(got, d.count) : guard::unwritten(got, d.count);
       if (unwritten.count) {
         r.status = "unwritten";
         r.reason = std::to_string(unwritten.count) + " of " + std::to_string(d.count) + " elements of output '" +
@@ -602,7 +613,13 @@ class Runner {
       double got_first = 0, want_first = 0;
       for (std::size_t e = 0; e < d.count; ++e) {
         double a, w;
-        if (d.is_float) {
+        if (d.half) {  // the half read back exactly as a float; expected/ holds f32
+          std::uint16_t ha;
+          float fw;
+          std::memcpy(&ha, got + 2 * e, 2);
+          std::memcpy(&fw, raw.data() + 4 * e, 4);
+          a = liftc::half::to_float(ha), w = fw;
+        } else if (d.is_float) {
           float fa, fw;
           std::memcpy(&fa, got + 4 * e, 4);
           std::memcpy(&fw, raw.data() + 4 * e, 4);

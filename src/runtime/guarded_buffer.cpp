@@ -2,9 +2,12 @@
 
 #include "guarded_buffer.hpp"
 
+#include <cstdint>
 #include <cstring>
 
 #include <fmt/format.h>
+
+#include "liftc/support/half.hpp"
 
 namespace liftc::runtime::detail {
 namespace {
@@ -56,12 +59,17 @@ std::vector<GuardedBuffer> allocate_guarded(const cl::Context& context, const cl
     std::vector<std::byte> staging(total);
     guard::fill_canaries(staging.data(), layout);
     std::byte* payload = staging.data() + buf.before;
-    if (auto* f = std::get_if<std::vector<float>>(&spec.host)) {
+    if (auto* f = std::get_if<std::vector<float>>(&spec.host); f && spec.elem == ElemType::Half) {
+      for (std::size_t e = 0; e < f->size(); ++e) {
+        const std::uint16_t h = half::from_float((*f)[e]);
+        std::memcpy(payload + 2 * e, &h, sizeof h);
+      }
+    } else if (f) {
       std::memcpy(payload, f->data(), spec.bytes);
     } else if (auto* i = std::get_if<std::vector<std::int32_t>>(&spec.host)) {
       std::memcpy(payload, i->data(), spec.bytes);
     } else {
-      guard::fill(payload, spec.bytes, guard::kPoison);
+      guard::fill(payload, spec.bytes, spec.elem == ElemType::Half ? guard::kPoisonHalfWord : guard::kPoison);
     }
     checked("uploading " + describe(buf),
             [&] { queue.enqueueWriteBuffer(buf.whole, CL_TRUE, 0, total, staging.data()); });
@@ -95,6 +103,13 @@ HostData read_back(const cl::CommandQueue& queue, const GuardedBuffer& buf) {
   auto read_into = [&](auto& vec) {
     checked(action, [&] { queue.enqueueReadBuffer(buf.whole, CL_TRUE, buf.before, buf.spec->bytes, vec.data()); });
   };
+  if (buf.spec->elem == ElemType::Half) {  // as floats, exactly; the poison half stays a NaN of its own payload
+    std::vector<std::uint16_t> halves(buf.spec->bytes / 2);
+    read_into(halves);
+    std::vector<float> values(halves.size());
+    for (std::size_t e = 0; e < halves.size(); ++e) values[e] = half::to_float(halves[e]);
+    return values;
+  }
   if (buf.spec->elem == ElemType::Float) {
     std::vector<float> values(buf.spec->bytes / sizeof(float));
     read_into(values);

@@ -13,13 +13,15 @@ std::size_t elem_bytes(ElemType elem) {
   switch (elem) {
     case ElemType::Float: return sizeof(float);
     case ElemType::Int32: return sizeof(std::int32_t);
+    case ElemType::Half: return 2;
   }
   LIFTC_ASSERT(false, "every ElemType has a size");
 }
 
-BufferSpec BufferSpec::input(std::string name, std::vector<float> data) {
-  const std::size_t bytes = data.size() * sizeof(float);
-  return {std::move(name), bytes, ElemType::Float, std::move(data), false};
+BufferSpec BufferSpec::input(std::string name, std::vector<float> data, ElemType elem) {
+  LIFTC_ASSERT(elem != ElemType::Int32, "float host data goes into a float or half buffer");
+  const std::size_t bytes = data.size() * elem_bytes(elem);
+  return {std::move(name), bytes, elem, std::move(data), false};
 }
 
 BufferSpec BufferSpec::input(std::string name, std::vector<std::int32_t> data) {
@@ -48,15 +50,16 @@ std::string NDRange::str() const {
 
 namespace {
 
-std::size_t host_bytes(const HostData& host) {
-  if (auto* f = std::get_if<std::vector<float>>(&host)) return f->size() * sizeof(float);
+// The bytes `host` takes on the device as elements of `elem` (a half buffer's floats 2 each).
+std::size_t host_bytes(const HostData& host, ElemType elem) {
+  if (auto* f = std::get_if<std::vector<float>>(&host)) return f->size() * elem_bytes(elem);
   if (auto* i = std::get_if<std::vector<std::int32_t>>(&host)) return i->size() * sizeof(std::int32_t);
   return 0;
 }
 
 bool host_matches(const HostData& host, ElemType elem) {
   if (std::holds_alternative<std::monostate>(host)) return true;
-  return std::holds_alternative<std::vector<float>>(host) == (elem == ElemType::Float);
+  return std::holds_alternative<std::vector<float>>(host) == (elem != ElemType::Int32);
 }
 
 }  // namespace
@@ -71,8 +74,9 @@ void validate_plan(const LaunchPlan& plan) {
                               elem_bytes(buf.elem)));
     }
     if (!host_matches(buf.host, buf.elem)) throw Error(what + ": host data's element type differs from the buffer's");
-    if (!std::holds_alternative<std::monostate>(buf.host) && host_bytes(buf.host) != buf.bytes) {
-      throw Error(fmt::format("{} has {} bytes but {} bytes of host data", what, buf.bytes, host_bytes(buf.host)));
+    if (!std::holds_alternative<std::monostate>(buf.host) && host_bytes(buf.host, buf.elem) != buf.bytes) {
+      throw Error(fmt::format("{} has {} bytes but {} bytes of host data", what, buf.bytes,
+                              host_bytes(buf.host, buf.elem)));
     }
   }
   if (plan.kernels.empty()) throw Error("launch plan: no kernel to run");

@@ -11,6 +11,7 @@
 
 #include "guarded_buffer.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/support/half.hpp"
 #include "session_impl.hpp"
 
 namespace liftc::runtime {
@@ -80,7 +81,16 @@ std::optional<UnwrittenOutput> find_poison(const HostData& data, const detail::G
     guard::Unwritten found = guard::unwritten(values.data(), values.size());
     u.count = found.count, u.first_index = found.first;
   };
-  if (auto* f = std::get_if<std::vector<float>>(&data)) scan(*f);
+  if (buf.spec->elem == ElemType::Half) {  // read back as floats: back to the halves, which hold kPoisonHalf
+    const auto& f = std::get<std::vector<float>>(data);
+    std::vector<std::uint16_t> halves(f.size());
+    for (std::size_t e = 0; e < f.size(); ++e) halves[e] = half::from_float(f[e]);
+    u.total = halves.size();
+    guard::Unwritten found = guard::unwritten_half(halves.data(), halves.size());
+    u.count = found.count, u.first_index = found.first;
+  } else if (auto* f = std::get_if<std::vector<float>>(&data)) {
+    scan(*f);
+  }
   if (auto* i = std::get_if<std::vector<std::int32_t>>(&data)) scan(*i);
   if (u.count == 0) return std::nullopt;
   return u;

@@ -197,6 +197,42 @@ TEST_F(Cli, RunReportsTheMemoryFootprintInBytes) {
   expect("run chw.sr --params beta_H=2", 0, "memory: global 4.1 KiB (4240 bytes)");
 }
 
+// --storage half: the kernels read and write halves (vload_half/vstore_half, no
+// cl_khr_fp16), the run validates against the interpreter rounded at the same points, and
+// the memory is half the float point's — a pad copied into an intermediate buffer (conv-chw)
+// included; an int buffer named is one error.
+TEST_F(Cli, HalfStorageValidatesAndHalvesTheMemory) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-naive > naive.sr").exit_code, 0);
+  ASSERT_EQ(run("rewrite '" + conv + "' --strategy conv-chw > chw.sr").exit_code, 0);
+  expect("run naive.sr", 0, "memory: global 2.6 KiB (2640 bytes)");
+  Result half = run("run naive.sr --storage half");
+  EXPECT_EQ(half.exit_code, 0) << half.output;
+  EXPECT_NE(half.output.find("memory: global 1.3 KiB (1320 bytes)"), std::string::npos) << half.output;
+  EXPECT_NE(half.output.find("storage: half (vload_half/vstore_half, arithmetic in float): weights, biases, image, conv\n"),
+            std::string::npos) << half.output;
+  EXPECT_NE(half.output.find("conv: matches the interpreter"), std::string::npos) << half.output;
+  expect("run chw.sr --params beta_H=2", 0, "memory: global 4.1 KiB (4240 bytes)");
+  expect("run chw.sr --params beta_H=2 --storage half", 0, "memory: global 2.1 KiB (2120 bytes)");
+  expect("run chw.sr --params beta_H=2 --storage half", 0, "conv: matches the interpreter");
+  expect("run chw.sr --params beta_H=2 --storage half=image", 0, "conv: matches the interpreter");
+  ASSERT_EQ(run("compile naive.sr --storage half -o half").exit_code, 0);
+  std::ifstream in(dir_ / "half" / "kernels.cl");
+  std::string kernels((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(kernels.find("global const half* restrict image"), std::string::npos) << kernels;
+  EXPECT_NE(kernels.find("vload_half("), std::string::npos) << kernels;
+  EXPECT_NE(kernels.find("vstore_half("), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("cl_khr_fp16"), std::string::npos) << kernels;
+  write("ints.sr", "size N = 4\ninput n : [int]N\ninput x : [float]N\ndef y = mapGlb(0, v -> v * 2.0, x)\n");
+  expect("run ints.sr --storage half=n", 1, "error: --storage half=n: 'n' holds int; only float buffers can be stored as half\n");
+  expect("compile ints.sr --storage half=m -o bad", 1,
+         "error: --storage half=m: the program has no input or definition 'm' holding scalars or vectors\n");
+  expect("run ints.sr --storage fp16", 1,
+         "error: --storage: expected 'float', 'half' or 'half=NAME[,NAME...]' (inputs and definitions of the program), "
+         "not 'fp16'\n");
+  expect("run ints.sr --storage half", 0, "y: matches the interpreter");
+}
+
 // A register tile's kappa outputs are one vector store (the kernel `compile` writes), and
 // --no-vector-stores gives the scalar loop back; both run and match.
 TEST_F(Cli, RegisterTileOutputsAreOneVectorStore) {

@@ -98,7 +98,7 @@ TEST(HostPlan, DamagedPlansAreOneError) {
       {"\"version\": 1", "\"version\": 2", "p.json: a host plan of an unknown version (this liftc reads version 1)"},
       {"\"name\": \"a\"", "\"name\": \"a.b\"", "p.json: buffer name 'a.b' is not a C identifier"},
       {"\"name\": \"y\"", "\"name\": \"a\"", "p.json: two buffers are called a"},
-      {"\"type\": \"float\"", "\"type\": \"double\"", "p.json: buffer a: type 'double' is not float or int"},
+      {"\"type\": \"float\"", "\"type\": \"double\"", "p.json: buffer a: type 'double' is not float, int or half"},
       {"\"role\": \"input\"", "\"role\": \"temp\"", "p.json: buffer a: role 'temp' is not input, output or scratch"},
       {"\"elements\": 8", "\"elements\": 0", "p.json: buffer a: 0 elements, not 1 to 2^31 - 1"},
       {"[2, 4]", "[3, 4]", "p.json: buffer y: shape (3, 4) does not hold its 8 elements"},

@@ -21,6 +21,49 @@ namespace {
 using namespace ir;
 using namespace codegen;
 
+// A program stored as halves (--storage half): the host converts its float32 .npy inputs
+// to halves on upload and its outputs back to float32, as liftc's runtime does: the files
+// it writes are the in-process run's, and they match the interpreter rounded at the same points.
+TEST(HostProgram, HalfStorageBuildsAndMatchesTheInProcessRun) {
+  Expr body = make_call(Prim::MapGlb, {0}, {make_lambda({"x", "z"}, make_call(Prim::Add, {}, {make_var("x"), make_var("z")})),
+                                            make_call(Prim::Zip, {}, {make_var("a"), make_var("b")})});
+  Program p;
+  p.inputs = {{"a", Type::array(Type::float_(), 33), {}}, {"b", Type::array(Type::float_(), 33), {}}};
+  p.defs = {{"y", body, {}}, {"padded", make_call(Prim::Pad, {2, 1}, {make_float(0.0), make_var("y")}), {}}};
+  p.half = {"a", "y", "padded"};  // b stays float; odd lengths: the halves' poison fills 2-byte elements
+  Program c = testing::checked(p);
+  Module m = generate(c);
+  interp::Tensors inputs = interp::random_inputs(c, 3);
+  host::Execution ex = host::execute(m, inputs, testing::session());
+  ASSERT_TRUE(ex.run.ok()) << ex.run.failure();
+
+  auto dir = std::filesystem::temp_directory_path() / ("liftc_host_half_test_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  write_host_project(m, (dir / "src").string(), "host");
+  for (const char* sub : {"in", "out", "want"}) std::filesystem::create_directories(dir / sub);
+  for (const auto& [name, t] : inputs) io::write_npy((dir / "in" / (name + ".npy")).string(), t);
+  interp::Tensors expected = interp::evaluate(c, inputs);
+  for (const auto& [name, t] : expected) io::write_npy((dir / "want" / (name + ".npy")).string(), t);
+  std::string d = dir.string();
+  std::string cmd = "cmake -S " + d + "/src -B " + d + "/build > " + d + "/log.txt 2>&1 && cmake --build " + d +
+                    "/build >> " + d + "/log.txt 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "see " << d << "/log.txt";
+  std::string run = "timeout 60 " + d + "/build/host " + d + "/in " + d + "/out --expected " + d + "/want > " + d +
+                    "/run.txt 2>&1";
+  int status = std::system(run.c_str());
+  std::ifstream in(d + "/run.txt");
+  std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(status, 0) << printed;
+  EXPECT_NE(printed.find("y: matches the expected values (33 values)"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("padded: matches the expected values (36 values)"), std::string::npos) << printed;
+  for (const auto& name : m.outputs) {
+    io::Tensor got = io::read_npy((dir / "out" / (name + ".npy")).string());
+    EXPECT_EQ(got.f32, ex.outputs.at(name).f32) << name;
+    EXPECT_EQ(got.f32, expected.at(name).f32) << name << ": a sum of two halves rounded once, as the interpreter";
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
   Expr body = make_call(Prim::MapGlb, {0}, {make_lambda({"x", "z"}, make_call(Prim::Add, {}, {make_var("x"), make_var("z")})),
                                             make_call(Prim::Zip, {}, {make_var("a"), make_var("b")})});

@@ -368,6 +368,31 @@ TEST_F(ExploreCli, JobsChangeNeitherTheCandidatesNorTheKeys) {
   }
 }
 
+// --storage half: every candidate stores its buffers as halves and validates on the device
+// against the interpreter rounded at the same points; the memory objective is half the float
+// run's, and the store keeps the two runs' references and results apart.
+TEST_F(ExploreCli, HalfStorageHalvesTheMemoryObjectiveAndValidates) {
+  const std::string conv = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/conv_small.sr";
+  const std::string args = fmt::format("explore {} -s conv-naive --evals 3 --runs 1 --jobs 1 --pareto --db r.db -q", conv);
+  Result f32 = run(args + " -o f32");
+  ASSERT_EQ(f32.exit_code, 0) << f32.output;
+  Result f16 = run(args + " -o f16 --storage half");
+  ASSERT_EQ(f16.exit_code, 0) << f16.output;
+  for (const Result* r : {&f32, &f16}) {
+    EXPECT_NE(r->output.find("3 candidates in "), std::string::npos) << r->output;
+    EXPECT_NE(r->output.find("; 0 served from the store"), std::string::npos) << r->output;
+    EXPECT_EQ(r->output.find("wrong"), std::string::npos) << r->output;
+    EXPECT_EQ(r->output.find("failed"), std::string::npos) << r->output;
+  }
+  EXPECT_NE(read(dir_ / "f32/pareto.csv").find(",2640,"), std::string::npos) << read(dir_ / "f32/pareto.csv");
+  EXPECT_NE(read(dir_ / "f16/pareto.csv").find(",1320,"), std::string::npos) << read(dir_ / "f16/pareto.csv");
+  std::string kernels = read(dir_ / "f16/front/1/kernels.cl");
+  EXPECT_NE(kernels.find("vstore_half("), std::string::npos) << kernels;
+  EXPECT_NE(read(dir_ / "f16/front/1/main.cpp").find("(stored as halves)"), std::string::npos);
+  expect(args + " --storage half=nothing", 1,
+         "error: --storage half=nothing: the program has no input or definition 'nothing' holding scalars or vectors");
+}
+
 TEST_F(ExploreCli, ParetoOutputsResultsAndNoOverwrite) {
   Result r = run(fmt::format("explore {} -s stencil-parametric --evals 4 --runs 2 --pareto -o out -q", kStencil));
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -169,11 +169,16 @@ TEST_F(NpyTest, NumpyHeaderVariants) {
   }
 }
 
-TEST_F(NpyTest, Float64AndInt64AreConverted) {
+TEST_F(NpyTest, Float64Float16AndInt64AreConverted) {
   Tensor f = read_npy(write_raw("f8.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }",
                                                     raw_data<double>({0.25, -1e30, 7.0}))));
   EXPECT_EQ(f.dtype, DType::Float32);
   EXPECT_EQ(f.f32, (std::vector<float>{0.25f, -1e30f, 7.0f}));
+  // numpy's float16 (what a model stored as halves may come as): each value exact in float32.
+  Tensor h = read_npy(write_raw("f2.npy", npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (4,), }",
+                                                    raw_data<std::uint16_t>({0x3C00, 0xC000, 0x0001, 0x7BFF}))));
+  EXPECT_EQ(h.dtype, DType::Float32);
+  EXPECT_EQ(h.f32, (std::vector<float>{1.0f, -2.0f, 0x1p-24f, 65504.0f}));
   Tensor i = read_npy(write_raw("i8.npy", npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 1), }",
                                                     raw_data<std::int64_t>({-2147483648LL, 2147483647LL}))));
   EXPECT_EQ(i.dtype, DType::Int32);

@@ -142,6 +142,7 @@ struct Param {
   bool pointer = true;
   bool is_const = false;
   AddressSpace space = AddressSpace::Global;
+  bool half = false;  // a float buffer stored as halves: `half*`, read and written by vload_half/vstore_half
 };
 
 /// A function (a kernel in OpenCL).

@@ -28,8 +28,12 @@ const char* role_name(HostRole r);
 struct HostBuffer {
   std::string name;                 // a C identifier; inputs and outputs are NAME.npy files
   bool is_float = true;             // float32, else int32
+  bool half = false;                // a float buffer stored as IEEE halves on the device (its .npy files stay float32)
   HostRole role = HostRole::Input;  // input, output or scratch
-  std::int64_t elements = 0;        // 4-byte elements, 1 .. 2^31 - 1
+  std::int64_t elements = 0;        // elements (4 bytes each, 2 when half), 1 .. 2^31 - 1
+
+  /// The bytes of one element on the device.
+  std::int64_t element_bytes() const { return half ? 2 : 4; }
   std::vector<std::int64_t> shape;  // inputs and outputs: the tensor shape (its product is `elements`)
 };
 

@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,37 @@
 #include "liftc/ir/expr.hpp"
 
 namespace liftc::codegen {
+
+/// How a global buffer's floats are stored: as floats, or as IEEE halves read with
+/// `vload_half`/`vload_halfN` and written with `vstore_half`/`vstore_halfN` (core OpenCL 1.2,
+/// no extension), the arithmetic still in float. Half needs no `cl_khr_fp16`, which no device
+/// here has (PoCL here and NVIDIA's OpenCL do not); fp16 arithmetic is never generated.
+enum class Storage { Native, Half };
+
+/// Which of a program's inputs and definitions are stored as half (`--storage`; resolved by
+/// half_buffers into ir::Program::half): every float
+/// one (`all_half`, `--storage half`), or those named (`--storage half=image,weights`).
+/// Intermediate buffers of the kernel plan stay float: where a definition's kernels round is
+/// then the program's own choice (its inputs and definitions), which the interpreter rounds at
+/// the same points, not a strategy's.
+struct StorageChoice {
+  bool all_half = false;
+  std::vector<std::string> half;  // names of inputs and definitions
+
+  /// Whether anything is stored as half.
+  bool any() const { return all_half || !half.empty(); }
+};
+
+/// The inputs and definitions of `checked` that `choice` stores as half; a liftc::Error for a
+/// name that is neither, one that holds ints, or `--storage half` on a program without a
+/// float input or definition.
+std::set<std::string> half_buffers(const ir::Program& checked, const StorageChoice& choice);
+
+/// Parses `--storage`'s text: "float", "half" or "half=NAME[,NAME...]"; a liftc::Error otherwise.
+StorageChoice parse_storage(const std::string& text);
+
+/// "float", "half" or "half=NAME,...": the text parse_storage reads back.
+std::string to_string(const StorageChoice& choice);
 
 /// Choices that change the generated code.
 struct Options {
@@ -83,8 +115,9 @@ struct Buffer {
   AddressSpace space = AddressSpace::Global;
   BufferRole role = BufferRole::Input;
   ir::ScalarKind scalar = ir::ScalarKind::Float;  // the element scalar (float or int)
+  Storage storage = Storage::Native;              // Half: floats stored as halves (global inputs and outputs)
   arith::Expr elements;                           // number of scalars
-  arith::Expr bytes;                              // elements * 4
+  arith::Expr bytes;                              // elements * 4, or * 2 for Half
   std::string kernel;                             // the kernel that owns it (local, private, intermediate)
   bool variable = false;                          // a private variable for a computed value (not in the kernel plan)
   std::vector<std::int64_t> shape;                // inputs and outputs: the tensor shape when sizes are bound

@@ -2,6 +2,7 @@
 // Printers of the C syntax tree: a C printer, and an OpenCL C printer that overrides only
 // what OpenCL spells differently (Halide's CodeGen_C / CodeGen_OpenCL_Dev split).
 
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -47,6 +48,7 @@ class CPrinter {
 
   std::ostringstream out_;
   int indent_ = 0;
+  std::set<std::string> half_;  // the function's buffers stored as halves (Param::half)
 };
 
 /// Prints OpenCL C: address spaces, kernel, vload/vstore, get_*_id, barrier.

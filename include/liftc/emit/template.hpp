@@ -33,6 +33,10 @@ using HoleValue = std::variant<std::string, Code>;
 /// unfilled. An internal error (std::logic_error) for a name that is not a template.
 const std::string& template_text(const std::string& name);
 
+/// templates/host_support.hpp with its hole filled: the text every host program and
+/// deployed front carries (with liftc/support/half.hpp's conversion in it).
+std::string host_support_text();
+
 /// Template `name` with every hole filled from `values`, each escaped for its context. An
 /// internal error (std::logic_error) when a hole has no value or one of the wrong kind (a
 /// std::string for a code hole, a Code for another), or a value fills no hole.

@@ -19,6 +19,7 @@ struct Request {
   std::string runner, timeout = "60", runs = "5", warmup = "1", population, selection = "tournament";
   std::string build_options;
   std::string max_program_alternatives;  // --whole-program: the bound on its alternatives ("" = the default)
+  std::string storage = "float";         // --storage: float, half or half=NAME,... (codegen::parse_storage)
   double rtol = 1e-3, atol = 1e-3;
   bool pareto = false;
   bool whole_program = false;  // a program of several definitions explored as one, not layer by layer

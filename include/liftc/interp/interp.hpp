@@ -28,6 +28,12 @@ enum class TupleOutputs {
 /// liftc::Error naming the input, the expected and the actual shape. Returns one tensor
 /// per definition whose type is an array (or scalar) of scalars or vectors, and for one
 /// that holds tuples what `tuples` says.
+///
+/// The program's `half` (ir::Program::half, `--storage half`) names the inputs and
+/// definitions stored as IEEE halves: their values are rounded to the nearest half (ties to even,
+/// liftc/support/half.hpp) where they are stored — an input as it is read, a definition's
+/// value before anything reads it and in the tensor returned — as the device's
+/// vstore_half and the host's upload round them; the arithmetic stays in float.
 Tensors evaluate(const ir::Program& checked, const Tensors& inputs, TupleOutputs tuples = TupleOutputs::Skip);
 
 /// Refuses a type-checked, size-bound program holding a value too large to address: a

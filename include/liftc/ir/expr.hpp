@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,12 @@ struct Program {
   std::vector<Definition> defs;
   std::vector<FunctionInfo> functions;
   std::shared_ptr<const SourceFile> source;
+  /// The inputs and definitions stored as IEEE halves (`--storage half`,
+  /// codegen::half_buffers): their floats are rounded to half where they are stored (an
+  /// input on upload, a definition when written); the arithmetic stays in float. The
+  /// interpreter rounds at the same points; code generation reads and writes them with
+  /// vload_half/vstore_half. Empty: every buffer as its element type.
+  std::set<std::string> half;
 };
 
 /// Structural equality of two expressions up to consistent renaming of bound variables

@@ -27,6 +27,12 @@ inline constexpr std::uint32_t kCanary = 0x7FC1CA7Du;
 /// payload no kernel computes, other than kCanary and than the NaN arithmetic gives).
 inline constexpr std::uint32_t kPoison = 0x7FC0DEADu;
 
+/// The 16 bits every half output and scratch buffer holds before the first run (a quiet NaN
+/// payload that vstore_half of a NaN the arithmetic gives, 0x7E00, is not); as a 32-bit word
+/// for fill(), kPoisonHalfWord.
+inline constexpr std::uint16_t kPoisonHalf = 0x7EADu;
+inline constexpr std::uint32_t kPoisonHalfWord = 0x7EAD7EADu;
+
 /// The largest base-address alignment taken from a device (a few KiB on real ones): a
 /// device that reports more cannot make a buffer's leading canary larger than this.
 inline constexpr std::size_t kMaxAlignBytes = std::size_t(1) << 20;
@@ -92,6 +98,18 @@ inline Unwritten unwritten(const void* data, std::size_t count) {
     std::uint32_t bits;
     std::memcpy(&bits, in + 4 * e, sizeof bits);
     if (bits == kPoison && u.count++ == 0) u.first = e;
+  }
+  return u;
+}
+
+/// The `count` 2-byte elements at `data` (halves, read back) that still hold kPoisonHalf.
+inline Unwritten unwritten_half(const void* data, std::size_t count) {
+  const auto* in = static_cast<const unsigned char*>(data);
+  Unwritten u;
+  for (std::size_t e = 0; e < count; ++e) {
+    std::uint16_t bits;
+    std::memcpy(&bits, in + 2 * e, sizeof bits);
+    if (bits == kPoisonHalf && u.count++ == 0) u.first = e;
   }
   return u;
 }

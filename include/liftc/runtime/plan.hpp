@@ -13,8 +13,10 @@
 
 namespace liftc::runtime {
 
-/// The element type of a buffer's host data and read-back values.
-enum class ElemType { Float, Int32 };
+/// The element type of a buffer on the device. Half: floats stored as IEEE halves (2 bytes);
+/// its host data and read-back values are floats, rounded to nearest even on upload
+/// (liftc/support/half.hpp) and converted exactly on read-back.
+enum class ElemType { Float, Int32, Half };
 
 /// Host data to upload into a buffer (none, floats or 32-bit ints).
 using HostData = std::variant<std::monostate, std::vector<float>, std::vector<std::int32_t>>;
@@ -27,8 +29,8 @@ struct BufferSpec {
   HostData host;                    ///< uploaded once before the first run; none = zero-filled
   bool read_back = false;           ///< read back into RunResult::outputs after the last run
 
-  /// An input buffer holding `data`.
-  static BufferSpec input(std::string name, std::vector<float> data);
+  /// An input buffer holding `data` (as floats, or as halves when `elem` is Half).
+  static BufferSpec input(std::string name, std::vector<float> data, ElemType elem = ElemType::Float);
   /// An input buffer holding `data`.
   static BufferSpec input(std::string name, std::vector<std::int32_t> data);
   /// A zero-initialised output buffer of `count` elements, read back after the run.
@@ -110,7 +112,7 @@ struct LaunchPlan {
   std::string build_options;            ///< OpenCL compiler options of the kernels' source ("-cl-mad-enable")
 };
 
-/// Byte size of one element of `elem`.
+/// Byte size of one element of `elem` on the device (2 for Half).
 std::size_t elem_bytes(ElemType elem);
 
 /// Checks the plan's own consistency (sizes, dimensions, buffer indices, host data sizes);

@@ -28,6 +28,16 @@ struct Tolerance {
 
   /// A tolerance for results that each sum `reduction_length` products (see above).
   static Tolerance for_reduction(std::size_t reduction_length);
+
+  /// This tolerance for an output stored as half (`--storage half`): rtol + 2^-10, one half
+  /// ulp relative, atol unchanged. The interpreter rounds where the device stores halves,
+  /// so the two differ only where the float sums before the rounding differ (within this
+  /// tolerance) and land on either side of a rounding boundary: the adjacent half, at most
+  /// 2^-10 * |value| away.
+  Tolerance for_half() const { return {rtol + kHalfRtol, atol}; }
+
+  /// One half ulp, relative: 2^-10.
+  static constexpr double kHalfRtol = 1.0 / 1024.0;
 };
 
 /// The outcome of compare(): mismatch statistics over all elements.

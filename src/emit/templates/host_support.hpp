@@ -25,6 +25,12 @@
 #include <string>
 #include <vector>
 
+// IEEE half conversion (liftc/support/half.hpp, as liftc rounds): a buffer stored as halves
+// is converted from the float32 of its .npy file when it is written to the device, and
+// back to float32 when it is read.
+//@default half: #include "liftc/support/half.hpp"
+@{code:half}
+
 // liftc_host: the plan types liftc fills from generated code, and what every host built
 // on them does (read and write .npy files, check outputs, choose a device, build and run
 // a plan). Errors are liftc_host::Failure, one line each.
@@ -37,6 +43,10 @@ struct BufferInfo {
   bool is_float;
   int role;  // 0 input, 1 output, 2 scratch
   std::vector<long> shape;
+  bool half = false;  // a float buffer stored as IEEE halves on the device (its host data and files stay float32)
+
+  // The bytes of the buffer on the device.
+  size_t device_bytes() const { return elements * (half ? 2 : 4); }
 };
 // A kernel argument: a buffer of the plan, or an int value.
 struct ArgInfo {
@@ -89,6 +99,8 @@ inline void check(cl_int err, const std::string& what) {
 // The poison every output and scratch buffer holds before a run (a quiet NaN payload no
 // arithmetic produces; the same word as liftc's own runtime uses).
 const uint32_t kPoison = 0x7FC0DEADu;
+// The poison of a buffer stored as halves (a quiet NaN payload of its own).
+const uint16_t kPoisonHalf = 0x7EADu;
 
 // Where the value of the header dictionary's `key` starts ('key' or "key", then a colon),
 // or npos when the header has no such key.
@@ -387,10 +399,22 @@ inline void release(std::vector<cl_mem>& mems) {
 // element a run never writes shows.
 inline cl_mem make_buffer(cl_context context, cl_command_queue queue, const BufferInfo& b, const std::vector<char>& data) {
   cl_int err;
-  cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE, b.elements * 4, nullptr, &err);
+  cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE, b.device_bytes(), nullptr, &err);
   check(err, std::string("allocating buffer ") + b.name);
-  err = b.role == 0 ? clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, b.elements * 4, data.data(), 0, nullptr, nullptr)
-                    : clEnqueueFillBuffer(queue, m, &kPoison, 4, 0, b.elements * 4, 0, nullptr, nullptr);
+  std::vector<char> halves;  // a half buffer's input: its float32 values rounded to halves
+  if (b.half && b.role == 0) {
+    halves.resize(b.device_bytes());
+    for (size_t e = 0; e < b.elements; ++e) {
+      float f;
+      std::memcpy(&f, &data[e * 4], 4);
+      uint16_t h = liftc::half::from_float(f);
+      std::memcpy(&halves[e * 2], &h, 2);
+    }
+  }
+  const void* upload = b.half ? static_cast<const void*>(halves.data()) : static_cast<const void*>(data.data());
+  err = b.role == 0 ? clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, b.device_bytes(), upload, 0, nullptr, nullptr)
+        : b.half    ? clEnqueueFillBuffer(queue, m, &kPoisonHalf, 2, 0, b.device_bytes(), 0, nullptr, nullptr)
+                    : clEnqueueFillBuffer(queue, m, &kPoison, 4, 0, b.device_bytes(), 0, nullptr, nullptr);
   if (err == CL_SUCCESS) err = clFinish(queue);
   if (err != CL_SUCCESS) {
     clReleaseMemObject(m);
@@ -501,7 +525,7 @@ inline void prime_library_calls(cl_context context, cl_command_queue queue, cons
         for (const ArgInfo& a : k.args) {
           size_t b = static_cast<size_t>(a.buffer);
           if (a.buffer < 0 || mems[b]) continue;
-          mems[b] = clCreateBuffer(context, CL_MEM_READ_WRITE, plan.buffers[b].elements * 4, nullptr, &err);
+          mems[b] = clCreateBuffer(context, CL_MEM_READ_WRITE, plan.buffers[b].device_bytes(), nullptr, &err);
           check(err, std::string("allocating buffer ") + plan.buffers[b].name);
         }
         cl_event event = nullptr;
@@ -577,12 +601,22 @@ inline double run_step(cl_command_queue queue, const KernelInfo& k, cl_kernel ke
   return double(end - start) * 1e-6;
 }
 
-// Reads a whole buffer back.
+// Reads a whole buffer back, as float32 or int32 (a half buffer's values converted exactly;
+// its poison becomes kPoison, so an element never written still shows).
 inline std::vector<char> read_buffer(cl_command_queue queue, cl_mem mem, const BufferInfo& b) {
-  std::vector<char> data(b.elements * 4);
+  std::vector<char> data(b.device_bytes());
   check(clEnqueueReadBuffer(queue, mem, CL_TRUE, 0, data.size(), data.data(), 0, nullptr, nullptr),
         std::string("reading ") + b.name);
-  return data;
+  if (!b.half) return data;
+  std::vector<char> floats(b.elements * 4);
+  for (size_t e = 0; e < b.elements; ++e) {
+    uint16_t h;
+    std::memcpy(&h, &data[e * 2], 2);
+    float f = liftc::half::to_float(h);
+    if (h == kPoisonHalf) std::memcpy(&f, &kPoison, 4);
+    std::memcpy(&floats[e * 4], &f, 4);
+  }
+  return floats;
 }
 
 // What a run gives: each output's data (by buffer index; empty for the other buffers), each
@@ -612,7 +646,7 @@ inline RunResult run_plan(cl_context context, cl_command_queue queue, const Plan
         for (size_t b = 0; b < plan.buffers.size(); ++b) {
           if (spans[b].first != step) continue;
           mems[b] = make_buffer(context, queue, plan.buffers[b], inputs[b]);
-          held += plan.buffers[b].elements * 4;
+          held += plan.buffers[b].device_bytes();
         }
         result.peak_bytes = std::max(result.peak_bytes, held);
         result.times.push_back(run_step(queue, plan.stages[s].kernels[i], built.kernels[s][i], mems));
@@ -621,7 +655,7 @@ inline RunResult run_plan(cl_context context, cl_command_queue queue, const Plan
           if (plan.buffers[b].role == 1) result.outputs[b] = read_buffer(queue, mems[b], plan.buffers[b]);
           clReleaseMemObject(mems[b]);
           mems[b] = nullptr;
-          held -= plan.buffers[b].elements * 4;
+          held -= plan.buffers[b].device_bytes();
         }
       }
   } catch (...) {

@@ -91,10 +91,12 @@ void write_bundle(const std::string& dir_text, const std::string& kernels, const
   if (!plan.build_options.empty()) text += fmt::format("options {}\n", one_line(plan.build_options, "build options"));
   if (!s.lock.empty()) text += fmt::format("lock {}\n", one_line(s.lock, "device lock path"));
   for (const auto& b : plan.buffers) {
-    bool is_float = b.elem == runtime::ElemType::Float;
-    std::size_t count = b.bytes / 4;
+    bool is_float = b.elem != runtime::ElemType::Int32;
+    std::size_t count = b.bytes / runtime::elem_bytes(b.elem);
     const char* role = std::holds_alternative<std::monostate>(b.host) ? (b.read_back ? "output" : "scratch") : "input";
-    text += fmt::format("buffer {} {} {} {}\n", b.name, is_float ? "f32" : "i32", count, role);
+    // f16: stored as halves on the device; its input and expected files hold f32 (liftc-runner converts)
+    const char* type = b.elem == runtime::ElemType::Half ? "f16" : is_float ? "f32" : "i32";
+    text += fmt::format("buffer {} {} {} {}\n", b.name, type, count, role);
     const void* host = nullptr;
     std::size_t host_bytes = 0;
     if (auto* f = std::get_if<std::vector<float>>(&b.host)) host = f->data(), host_bytes = 4 * f->size();

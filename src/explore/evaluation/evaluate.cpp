@@ -71,7 +71,8 @@ std::int64_t json_int(const nlohmann::json& j, const char* key) {
 namespace {
 
 // The program at its declared sizes, checked, with its inputs and hash (no reference yet).
-Problem start_problem(const std::string& file, std::uint64_t seed, ir::Program* checked_out) {
+Problem start_problem(const std::string& file, std::uint64_t seed, const codegen::StorageChoice& storage,
+                      ir::Program* checked_out) {
   Problem p;
   p.file = file;
   ir::Program program = parse::load_program(file);
@@ -79,7 +80,10 @@ Problem start_problem(const std::string& file, std::uint64_t seed, ir::Program* 
   ir::Program checked = typecheck::typecheck(ir::bind_sizes(program, {})).program;
   p.inputs = interp::random_inputs(checked, seed);
   p.shapes = shapes_text(p.inputs);
-  p.program_hash = hash_text(fmt::format("{}\nseed {}\nshapes {}", read_text(file), seed, p.shapes));
+  checked.half = codegen::half_buffers(checked, storage);
+  // Float storage hashes as before --storage was: stores made then keep their references.
+  std::string stored = storage.any() ? fmt::format("\nstorage half={}", fmt::join(checked.half, ",")) : "";
+  p.program_hash = hash_text(fmt::format("{}\nseed {}\nshapes {}{}", read_text(file), seed, p.shapes, stored));
   if (checked_out) *checked_out = std::move(checked);
   return p;
 }
@@ -117,11 +121,13 @@ std::string shapes_text(const interp::Tensors& inputs) {
   return out;
 }
 
-std::string problem_hash(const std::string& file, std::uint64_t seed) { return start_problem(file, seed, nullptr).program_hash; }
+std::string problem_hash(const std::string& file, std::uint64_t seed, const codegen::StorageChoice& storage) {
+  return start_problem(file, seed, storage, nullptr).program_hash;
+}
 
-Problem load_problem(const std::string& file, std::uint64_t seed, Store& store) {
+Problem load_problem(const std::string& file, std::uint64_t seed, Store& store, const codegen::StorageChoice& storage) {
   ir::Program checked;
-  Problem p = start_problem(file, seed, &checked);
+  Problem p = start_problem(file, seed, storage, &checked);
   if (auto ref = store.reference(p.program_hash)) {
     if (std::string why = reference_mismatch(checked, *ref); !why.empty())
       throw Error(fmt::format("{}: the reference {} (of {}) is damaged ({})", store.path(), p.program_hash, file, why));

@@ -24,6 +24,7 @@
 #include "liftc/runtime/library_call.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/file.hpp"
+#include "liftc/typecheck/typecheck.hpp"
 
 namespace liftc::explore {
 
@@ -181,15 +182,17 @@ std::vector<emit::DeployPoint> regenerate_front(const std::string& db, std::int6
             [&](std::size_t a, std::size_t b) { return rows[a].evaluation.time_ms < rows[b].evaluation.time_ms; });
 
   std::string file, rules_dir, build_options;
+  codegen::StorageChoice storage;  // the run's --storage
   std::uint64_t input_seed = 0;
   constraints::Target target;
   try {
     file = config.at("file").get<std::string>();
     rules_dir = config.at("rules_dir").get<std::string>();
     build_options = config.value("build_options", "");
+    storage = codegen::parse_storage(config.value("storage", "float"));  // runs before --storage stored none
     input_seed = std::stoull(config.at("input_seed").get<std::string>());
     target = target_from_json(config.at("target_profile"));
-    if (problem_hash(file, input_seed) != config.at("program").get<std::string>())
+    if (problem_hash(file, input_seed, storage) != config.at("program").get<std::string>())
       throw Error(fmt::format("{} has changed since run {} of {} explored it (its text or sizes differ): its points "
                               "cannot be generated again",
                               file, run, db));
@@ -205,9 +208,10 @@ std::vector<emit::DeployPoint> regenerate_front(const std::string& db, std::int6
   // The program as written is strategy `id` when no strategy applied (build_candidate_space).
   bool as_written = strategies == std::vector<std::string>{"id"};
   rewrite::RuleSet rules = rewrite::load_rules_dir(rules_dir);
+  ir::Program program = parse::load_program(file);
+  program.half = codegen::half_buffers(typecheck::typecheck(program).program, storage);
   CandidateSpace space =
-      build_candidate_space(parse::load_program(file), rules, as_written ? std::vector<std::string>{} : strategies,
-                            !as_written, target);
+      build_candidate_space(program, rules, as_written ? std::vector<std::string>{} : strategies, !as_written, target);
 
   std::vector<emit::DeployPoint> points;
   for (std::size_t i : front) {

@@ -53,6 +53,14 @@ struct CodegenFlags {
   std::string build_options;        // --build-options: more OpenCL compiler options
   bool no_hoist = false;            // --no-hoist: keep loop-invariant code in its loop
   bool no_vector_stores = false;    // --no-vector-stores: copy loops store one scalar at a time
+  std::string storage = "float";    // --storage: float, half or half=NAME,... (codegen::parse_storage)
+
+  /// `checked` with the buffers --storage stores as half (ir::Program::half); a liftc::Error
+  /// for a bad --storage (a name the program lacks, an int buffer).
+  ir::Program with_storage(ir::Program checked) const {
+    checked.half = codegen::half_buffers(checked, codegen::parse_storage(storage));
+    return checked;
+  }
 
   /// Options for codegen::generate, with the device's work-group limits when known.
   codegen::Options options(const runtime::DeviceInfo* device) const {
@@ -78,8 +86,14 @@ struct CodegenFlags {
   }
 };
 
-/// Registers --unroll, --local, --kernel-local, --keep-loops, --mad, --build-options, --no-hoist and
-/// --no-vector-stores.
+/// The help of --storage (compile, run and explore).
+inline constexpr const char* kStorageHelp =
+    "how float inputs and definitions are stored: 'float' (default), 'half' (every float one) or "
+    "'half=NAME[,NAME...]' (those named): as IEEE halves read by vload_half and written by vstore_half (core "
+    "OpenCL 1.2, no cl_khr_fp16), the arithmetic in float; the interpreter rounds at the same points";
+
+/// Registers --unroll, --local, --kernel-local, --keep-loops, --mad, --build-options, --no-hoist,
+/// --no-vector-stores and --storage.
 inline void add_codegen_flags(CLI::App& cmd, CodegenFlags& flags) {
   cmd.add_flag("--unroll", flags.unroll, "unroll the innermost reduceSeq loops with constant trip counts");
   cmd.add_option("--local", flags.local,
@@ -108,6 +122,7 @@ inline void add_codegen_flags(CLI::App& cmd, CodegenFlags& flags) {
   cmd.add_flag("--no-hoist", flags.no_hoist, "keep loop-invariant expressions inside their loops (no hoisting)");
   cmd.add_flag("--no-vector-stores", flags.no_vector_stores,
                "store the values of a copy loop into a global buffer one at a time (no vstoreN)");
+  cmd.add_option("--storage", flags.storage, kStorageHelp)->default_val("float");
 }
 
 }  // namespace liftc::tool

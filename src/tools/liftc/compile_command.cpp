@@ -34,7 +34,7 @@ void run_compile(const CompileOptions& o) {
   if (std::filesystem::is_directory(dir, ec) && !std::filesystem::is_empty(dir, ec) && !o.force)
     throw Error(fmt::format("{} exists and is not empty; pass --force to overwrite its files", dir.string()));
   io::StagedDirectory out(o.out_dir, "-o");
-  ir::Program checked = load_bound_program(o.file, o.sizes, o.dump);
+  ir::Program checked = o.codegen.with_storage(load_bound_program(o.file, o.sizes, o.dump));
   codegen::Options options = o.codegen.options(nullptr);
   if (!o.dump.after.empty())
     options.dump = [&o](const std::string& pass, const std::string& kernel, const std::string& text) {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "codegen_flags.hpp"
 #include "commands.hpp"
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/explore.hpp"
@@ -78,7 +79,9 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--build-options", o->build_options,
                   "more OpenCL compiler options for every candidate, e.g. \"-cl-fast-relaxed-math\" (after the mad "
                   "parameter's -cl-mad-enable; the front's host programs use them too)");
-  cmd->add_option("--rtol", o->rtol, "relative tolerance of the validation (default 1e-3)")->check(finite_non_negative());
+  cmd->add_option("--storage", o->storage, kStorageHelp);
+  cmd->add_option("--rtol", o->rtol, "relative tolerance of the validation (default 1e-3; with --storage half, 2^-10 "
+                                     "more)")->check(finite_non_negative());
   cmd->add_option("--atol", o->atol, "absolute tolerance of the validation (default 1e-3)")->check(finite_non_negative());
   cmd->add_option("--rules", o->rules_dir, kRulesFlagHelp);
   cmd->add_flag("--quiet,-q", o->quiet, "no progress line");

@@ -27,6 +27,11 @@ void print_module_summary(const codegen::Module& m) {
   std::int64_t global = codegen::evaluate(m.memory.global_bytes(), m);
   fmt::print("memory: global {} ({} bytes), local {} per work-group, private {} per work-item\n", kib(global), global,
              kib(codegen::evaluate(m.memory.local_bytes(), m)), kib(codegen::evaluate(m.memory.private_bytes(), m)));
+  std::vector<std::string> half;
+  for (const auto& b : m.memory.buffers)
+    if (b.storage == codegen::Storage::Half) half.push_back(b.name);
+  if (!half.empty())
+    fmt::print("storage: half (vload_half/vstore_half, arithmetic in float): {}\n", fmt::join(half, ", "));
   if (!m.build_options.empty()) fmt::print("build options: {}\n", m.build_options);
 }
 

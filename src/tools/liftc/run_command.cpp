@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <span>
 
 #include <fmt/format.h>
@@ -42,8 +43,9 @@ struct RunOptions {
 
 // Compares every definition with the interpreter's value, each float element allowed to
 // differ by its `allowance` too where there is one; returns whether all match.
+// A definition stored as half is compared under tol.for_half() (one half's rounding more).
 bool validate(const interp::Tensors& device, const interp::Tensors& reference, const runtime::Tolerance& tol,
-              const interp::Tensors& allowance) {
+              const interp::Tensors& allowance, const std::set<std::string>& half) {
   bool all_ok = true;
   for (const auto& [name, expected] : reference) {
     auto it = device.find(name);
@@ -51,7 +53,7 @@ bool validate(const interp::Tensors& device, const interp::Tensors& reference, c
     runtime::Comparison c;
     if (expected.dtype == io::DType::Float32) {
       auto allowed = allowance.find(name);
-      c = runtime::compare(it->second.f32, expected.f32, tol,
+      c = runtime::compare(it->second.f32, expected.f32, half.count(name) ? tol.for_half() : tol,
                            allowed == allowance.end() ? std::span<const float>() : std::span<const float>(allowed->second.f32));
     } else {
       c = runtime::compare(std::vector<float>(it->second.i32.begin(), it->second.i32.end()),
@@ -107,12 +109,14 @@ ir::Program load_reference(const RunOptions& o, const ir::Program& checked, cons
 }
 
 void run_run(const RunOptions& o) {
-  ir::Program checked = load_bound_program(o.file, o.sizes);
+  ir::Program checked = o.codegen.with_storage(load_bound_program(o.file, o.sizes));
   runtime::Session session(o.device);
   codegen::Module module = generate_kernels(o.file, checked, o.codegen.options(&session.device()));
   interp::Tensors inputs = load_inputs(checked, o.inputs, o.seed);
   std::optional<ir::Program> reference;
   if (!o.reference.empty()) reference = load_reference(o, checked, inputs);
+  if (reference)  // rounded to half where the run program stores its inputs and definitions
+    for (const std::string& name : checked.half) reference->half.insert(name);
 
   fmt::print("device: {}\n", session.device().name);
   print_module_summary(module);
@@ -133,7 +137,7 @@ void run_run(const RunOptions& o) {
   // explore allows (interp::rounding_allowance).
   interp::Tensors allowance;
   if (interp::has_constant_arrays(checked)) allowance = interp::rounding_allowance(checked, inputs);
-  if (!validate(result.outputs, expected, runtime::Tolerance{o.rtol, o.atol}, allowance))
+  if (!validate(result.outputs, expected, runtime::Tolerance{o.rtol, o.atol}, allowance, checked.half))
     throw Error("validation failed: the generated code does not compute what the program means");
 }
 

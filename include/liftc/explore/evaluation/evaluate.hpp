@@ -45,14 +45,17 @@ struct Problem {
 
 /// Loads `file` at its declared sizes, makes random inputs from `seed` and computes the
 /// reference, or reads it from `store` when it was computed before (a stored reference
-/// whose outputs are not the program's is a liftc::Error: the store is damaged).
-Problem load_problem(const std::string& file, std::uint64_t seed, Store& store);
+/// whose outputs are not the program's is a liftc::Error: the store is damaged). With half
+/// `storage` the reference is rounded where the buffers are stored (ir::Program::half) and
+/// the program hash says so: the store keeps it apart from the float one.
+Problem load_problem(const std::string& file, std::uint64_t seed, Store& store,
+                     const codegen::StorageChoice& storage = {});
 
 /// "image=28x28x32,weights=32x3x3x32,...": the Problem::shapes of `inputs`.
 std::string shapes_text(const interp::Tensors& inputs);
 
 /// The Problem::program_hash of `file` with inputs from `seed` (no reference computed).
-std::string problem_hash(const std::string& file, std::uint64_t seed);
+std::string problem_hash(const std::string& file, std::uint64_t seed, const codegen::StorageChoice& storage = {});
 
 /// The device a runner reported (a probe bundle's answer).
 struct DeviceReport {
