@@ -19,13 +19,13 @@
 #include "liftc/explore/search/warm_start.hpp"
 #include "liftc/explore/store/replay_benchmark.hpp"
 #include "liftc/explore/store/session.hpp"
-#include "liftc/typecheck/typecheck.hpp"
 #include "liftc/explore/store/stored_target.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
 #include "liftc/support/data_dir.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/interrupt_cleanup.hpp"
+#include "liftc/typecheck/typecheck.hpp"
 #include "report.hpp"
 #include "settings.hpp"
 
@@ -94,6 +94,27 @@ void resume(Exploration& x) {
   x.resumed = last;
 }
 
+// --storage half: the program's buffers stored as halves (a network explored layer by layer
+// does not take it yet).
+void store_as_half(Exploration& x) {
+  if (x.s.storage.any() && x.network)
+    throw Error(fmt::format("--storage {}: {} is a network, explored layer by layer, which half storage does not do "
+                            "yet; explore it with --whole-program",
+                            x.o.storage, x.o.file));
+  x.program.half = codegen::half_buffers(typecheck::typecheck(x.program).program, x.s.storage);
+}
+
+// CLBlast's routines take float buffers: with half storage no library candidate is offered,
+// and one named is an error.
+void drop_library_strategies(Exploration& x) {
+  for (const std::string& given : x.o.strategies)
+    if (given.rfind("clblast-", 0) == 0)
+      throw Error(fmt::format("--storage {}: strategy {} calls CLBlast, whose routines take float buffers, not "
+                              "halves; leave it out or explore with --storage float",
+                              x.o.storage, given));
+  std::erase_if(x.strategies, [](const std::string& name) { return name.rfind("clblast-", 0) == 0; });
+}
+
 // Options, rules and program, checked; strategies chosen. Nothing is asked of a device.
 void load(Exploration& x) {
   if (x.o.file.empty()) throw Error("explore: give the .sr program to explore");
@@ -103,22 +124,11 @@ void load(Exploration& x) {
   x.program = parse::load_program(x.o.file);
   require_size_values(x.program);  // before a store is made
   x.network = !x.o.whole_program && explored_by_layer(x.program);
-  if (x.s.storage.any() && x.network)
-    throw Error(fmt::format("--storage {}: {} is a network, explored layer by layer, which half storage does not do "
-                            "yet; explore it with --whole-program",
-                            x.o.storage, x.o.file));
-  x.program.half = codegen::half_buffers(typecheck::typecheck(x.program).program, x.s.storage);
+  store_as_half(x);
   if (x.network) x.layers = split_layers(x.program);
   x.strategies = x.o.strategies.empty() ? default_strategies(x.rules, x.network ? x.layers.front().program : x.program)
                                         : x.o.strategies;
-  if (x.s.storage.any()) {  // CLBlast's routines take float buffers: no library candidate stores halves
-    for (const std::string& given : x.o.strategies)
-      if (given.rfind("clblast-", 0) == 0)
-        throw Error(fmt::format("--storage {}: strategy {} calls CLBlast, whose routines take float buffers, not "
-                                "halves; leave it out or explore with --storage float",
-                                x.o.storage, given));
-    std::erase_if(x.strategies, [](const std::string& name) { return name.rfind("clblast-", 0) == 0; });
-  }
+  if (x.s.storage.any()) drop_library_strategies(x);
   x.progress = x.o.quiet ? nullptr : x.out.progress();
 }
 
