@@ -58,6 +58,13 @@
 #   --strategies "S..." explore only these strategies, those of them that apply to each shape
 #                       (default: every one that applies)
 #   --runs N            timed runs of liftc's point, the references and cuDNN (default 20)
+#   --depthwise         the shapes are depthwise convolutions (M = C: each channel convolved
+#                       with its own K x K kernel and bias), written from
+#                       examples/conv/forms/depthwise.sr; PyTorch times them with groups=C;
+#                       the hand-written kernel and CLBlast are dense only (their columns say
+#                       n/a); GFLOP/s count 2*Ho*Wo*C*K*K
+#   --cuda-graph        cuDNN's time is that of replaying a CUDA graph of the call
+#                       (bench_torch_conv.py --cuda-graph: no launch gaps), not of an eager call
 #   --refs DIR          conv_refs and CLBlast (default .gpu/refs when it holds conv_refs)
 #   --no-refs           time no hand-written kernel and no CLBlast (their columns say n/a)
 #   --check-size N      H = W of the small validation shape (default 8; at least K)
@@ -94,6 +101,8 @@ jobs=""
 explore_gpus=""
 strategies=""
 runs=20
+depthwise=""
+cuda_graph=""
 refs=""
 no_refs=""
 check_size=8
@@ -140,6 +149,14 @@ while [[ $# -gt 0 ]]; do
       no_refs=yes
       shift
       ;;
+    --depthwise)
+      depthwise=yes
+      shift
+      ;;
+    --cuda-graph)
+      cuda_graph=yes
+      shift
+      ;;
     -h | --help)
       sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
       exit 0
@@ -172,6 +189,7 @@ for ((i = 0; i < ${#shapes[@]}; i += 7)); do
   [[ $C -ge 1 && $H -ge 1 && $W -ge 1 && $M -ge 1 && $K -ge 1 && $S -ge 1 ]] ||
     die "shape $C $H $W $M $K $S $P: C, H, W, M, K and the stride must be at least 1"
   [[ $((H + 2 * P)) -ge $K && $((W + 2 * P)) -ge $K ]] || die "shape $C $H $W $M $K $S $P: the padded image is smaller than the kernel"
+  [[ -z "$depthwise" || $M -eq $C ]] || die "shape $C $H $W $M $K $S $P: a depthwise convolution (--depthwise) has M = C"
 done
 # shape_tag I: the name of shape I (its index in shapes), as the log and --time-for write it.
 shape_tag() {
@@ -202,6 +220,8 @@ if [[ -z "$liftc" ]]; then
 fi
 [[ -x "$liftc" ]] || die "no liftc at $liftc (build it, or give --liftc PATH)"
 [[ -z "$no_refs" || -z "$refs" ]] || die "--refs and --no-refs exclude each other"
+[[ -z "$depthwise" || -z "$refs" ]] || die "--refs times dense convolutions only; --depthwise takes none"
+[[ -z "$depthwise" ]] || no_refs=yes
 if [[ -z "$refs" && -z "$no_refs" && -x "$root/.gpu/refs/conv_refs" ]]; then refs="$root/.gpu/refs"; fi
 [[ -z "$refs" || -x "$refs/conv_refs" ]] || die "no conv_refs in $refs (build it: scripts/bench/build_refs.sh $refs)"
 bin="$(cd "$(dirname "$liftc")" && pwd)"
@@ -235,23 +255,26 @@ torch=""
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then torch=yes; fi
 
 # write_program FILE C H W M K S P: the convolution as a .sr program, made from
-# examples/vgg16/conv2.sr (the paper's Listing 3 with a 3x3 kernel, stride 1, padding 1) with
+# examples/vgg16/conv2.sr (the paper's Listing 3 with a 3x3 kernel, stride 1, padding 1), or
+# with --depthwise from examples/conv/forms/depthwise.sr (no M: one kernel per channel), with
 # the shape's sizes, stride and padding. A last row or column that no window covers is
 # cropped (pad2D by a negative amount), as PyTorch rounds the output size down.
 write_program() {
   local file="$1" C="$2" H="$3" W="$4" M="$5" K="$6" S="$7" P="$8"
-  [[ -r "$root/examples/vgg16/conv2.sr" ]] || die "no $root/examples/vgg16/conv2.sr to write the programs from"
+  local template="$root/examples/vgg16/conv2.sr" sizes="size C = $C, H = $H, W = $W, M = $M, K = $K"
+  [[ -z "$depthwise" ]] || template="$root/examples/conv/forms/depthwise.sr" sizes="size C = $C, H = $H, W = $W, K = $K"
+  [[ -r "$template" ]] || die "no $template to write the programs from"
   local bottom=$((P - (H + 2 * P - K) % S)) right=$((P - (W + 2 * P - K) % S))
   local slide="slide2D(K, K, $S, $S, pad2D($P, $bottom, $P, $right, 0.0, image))"
   {
-    echo "// Written by scripts/bench_conv_shape.sh from examples/vgg16/conv2.sr: C = $C input channels,"
-    echo "// image ${H}x${W}, M = $M kernels of ${K}x${K}, stride $S, padding $P;"
+    echo "// Written by scripts/bench_conv_shape.sh from ${template#"$root/"}: C = $C input channels,"
+    echo "// image ${H}x${W}, M = $M kernels of ${K}x${K}${depthwise:+ (depthwise)}, stride $S, padding $P;"
     echo "// output $(((H + 2 * P - K) / S + 1))x$(((W + 2 * P - K) / S + 1))x$M."
-    sed -e '/^\/\//d' -e "s/^size C = .*/size C = $C, H = $H, W = $W, M = $M, K = $K/" \
-      -e "s/slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))/$slide/" "$root/examples/vgg16/conv2.sr"
+    sed -e '/^\/\//d' -e "s/^size C = .*/$sizes/" \
+      -e "s/slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))/$slide/" "$template"
   } > "$file"
-  if ! grep -qF "$slide" "$file" || ! grep -q "^size C = $C, H = $H, W = $W, M = $M, K = $K\$" "$file"; then
-    die "examples/vgg16/conv2.sr is no longer in the form this script rewrites (size C = ..., slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))"
+  if ! grep -qF "$slide" "$file" || ! grep -qx "$sizes" "$file"; then
+    die "${template#"$root/"} is no longer in the form this script rewrites (size C = ..., slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))"
   fi
 }
 
@@ -317,6 +340,7 @@ check_shape() {
   local C H W M K S P small sc sm
   read -r C H W M K S P <<< "${shapes[*]:$1:7}"
   small=$((check_size > K ? check_size : K)) sc=$((C < 8 ? C : 8)) sm=$((M < 8 ? M : 8))
+  [[ -z "$depthwise" ]] || sm=$sc
   if [[ "$check_evals" -gt 0 && "$sc $small $small $sm" != "$C $H $W $M" ]]; then echo "$sc $small $small $sm"; fi
 }
 
@@ -366,15 +390,18 @@ cudnn_lines=()
 if [[ -n "$torch" ]]; then
   for ((i = 0; i < ${#shapes[@]}; i += 7)); do
     read -r C H W M K S P <<< "${shapes[*]:i:7}"
-    echo "$C $H $W $M $runs $K $S $P"
+    echo "$C $H $W $M $runs $K $S $P ${depthwise:+$C}"
   done > "$work/cudnn-shapes.txt"
-  echo "== cuDNN: timing every shape" >&2
-  mapfile -t cudnn_lines < <(python3 "$root/scripts/bench_torch_conv.py" --batch --memory < "$work/cudnn-shapes.txt")
+  echo "== cuDNN: timing every shape${cuda_graph:+ (CUDA graphs)}" >&2
+  graph=()
+  [[ -z "$cuda_graph" ]] || graph=(--cuda-graph)
+  mapfile -t cudnn_lines < <(python3 "$root/scripts/bench_torch_conv.py" --batch --memory "${graph[@]}" < "$work/cudnn-shapes.txt")
   [[ ${#cudnn_lines[@]} -eq $n_shapes ]] || die "bench_torch_conv.py timed ${#cudnn_lines[@]} of $n_shapes shape(s) (above)"
 fi
 
-header="| shape C H W M K stride pad | output | liftc ms (strategy #alternative, point) | liftc GFLOP/s | cuDNN ms | CLBlast ms | hand-written ms |"
-header="$header cuDNN ms / liftc ms | CLBlast ms / liftc ms | hand-written ms / liftc ms | liftc MiB | cuDNN MiB | CLBlast MiB | hand-written MiB |"
+cudnn_name="cuDNN${cuda_graph:+ (CUDA graph)}"
+header="| shape C H W M K stride pad${depthwise:+ (depthwise)} | output | liftc ms (strategy #alternative, point) | liftc GFLOP/s | $cudnn_name ms | CLBlast ms | hand-written ms |"
+header="$header $cudnn_name ms / liftc ms | CLBlast ms / liftc ms | hand-written ms / liftc ms | liftc MiB | cuDNN MiB | CLBlast MiB | hand-written MiB |"
 table="$header"$'\n'"| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for ((i = 0; i < ${#shapes[@]}; i += 7)); do
   read -r C H W M K S P <<< "${shapes[*]:i:7}"
@@ -402,7 +429,9 @@ for ((i = 0; i < ${#shapes[@]}; i += 7)); do
   fi
   cudnn="" cudnn_bytes=""
   if [[ -n "$torch" ]]; then read -r cudnn cudnn_bytes <<< "${cudnn_lines[i / 7]}"; fi
-  gflops=$(awk -v t="$best" -v f="$((2 * Ho * Wo * M * C * K * K))" 'BEGIN { printf "%.2f", f / (t * 1e-3) / 1e9 }')
+  reads=$C  # the channels each output value reads
+  [[ -z "$depthwise" ]] || reads=1
+  gflops=$(awk -v t="$best" -v f="$((2 * Ho * Wo * M * reads * K * K))" 'BEGIN { printf "%.2f", f / (t * 1e-3) / 1e9 }')
   row="| $C $H $W $M $K $S $P | ${Ho}x${Wo}x$M | $(ms "$best") ($strategy #$alternative $flags) | $gflops |"
   row="$row $(ms "$cudnn") | $(ms "$blas") | $(ms "$hand") | $(ratio "$cudnn" "$best") | $(ratio "$blas" "$best") |"
   row="$row $(ratio "$hand" "$best") | $(mib "$best_bytes") | $(mib "$cudnn_bytes") | $(mib "$blas_bytes") | $(mib "$hand_bytes") |"

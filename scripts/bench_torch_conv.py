@@ -13,13 +13,22 @@ printed (with that process's memory): cuDNN at its best pick, not at a typical o
 process's median goes to stderr.
 
 With --batch the convolutions are read from standard input, one per line (C H W M RUNS
-[K STRIDE PAD]), and each process times all of them, one after another: one line is printed
-per convolution, in their order, each the fastest of the processes. Starting PyTorch and
-CUDA takes seconds per process, so a benchmark of many shapes asks for them all at once.
+[K STRIDE PAD [GROUPS]]), and each process times all of them, one after another: one line is
+printed per convolution, in their order, each the fastest of the processes. Starting PyTorch
+and CUDA takes seconds per process, so a benchmark of many shapes asks for them all at once.
 
-Usage: bench_torch_conv.py C H W M RUNS [K STRIDE PAD] [--memory] [--processes N]
-       bench_torch_conv.py --batch [--memory] [--processes N] < SHAPES
-K STRIDE PAD default to 3 1 1 (VGG-16's layers).
+GROUPS splits the channels into groups convolved apart (PyTorch's groups=): C and M are
+multiples of it, each of the M kernels reads C / GROUPS channels. GROUPS = C = M is a
+depthwise convolution.
+
+With --cuda-graph each call is a replay of a CUDA graph that captured the convolution once
+(torch.cuda.CUDAGraph), timed with CUDA events as the eager calls are: the time without
+PyTorch's dispatch and launch gaps, which an eager call of a small convolution is mostly
+made of. That is the fair comparison with liftc's OpenCL event times.
+
+Usage: bench_torch_conv.py C H W M RUNS [K STRIDE PAD [GROUPS]] [--memory] [--cuda-graph] [--processes N]
+       bench_torch_conv.py --batch [--memory] [--cuda-graph] [--processes N] < SHAPES
+K STRIDE PAD default to 3 1 1 (VGG-16's layers), GROUPS to 1.
 """
 import argparse
 import statistics
@@ -28,12 +37,16 @@ import sys
 
 
 def shape_of(sizes: list[int], where: str) -> tuple[int, ...]:
-    """C H W M RUNS K STRIDE PAD from 5 or 8 numbers (K STRIDE PAD default to 3 1 1)."""
-    if len(sizes) not in (5, 8):
-        sys.exit(f"bench_torch_conv.py: {where}: give C H W M RUNS, or C H W M RUNS K STRIDE PAD; got {len(sizes)} number(s)")
-    if min(sizes) < 0 or min(sizes[:5]) < 1 or (len(sizes) == 8 and min(sizes[5:7]) < 1):
-        sys.exit(f"bench_torch_conv.py: {where}: C H W M RUNS K and STRIDE must be at least 1, PAD at least 0")
-    return tuple(sizes) if len(sizes) == 8 else (*sizes, 3, 1, 1)
+    """C H W M RUNS K STRIDE PAD GROUPS from 5, 8 or 9 numbers (K STRIDE PAD default to 3 1 1, GROUPS to 1)."""
+    if len(sizes) not in (5, 8, 9):
+        sys.exit(f"bench_torch_conv.py: {where}: give C H W M RUNS, or C H W M RUNS K STRIDE PAD [GROUPS]; got {len(sizes)} number(s)")
+    if min(sizes) < 0 or min(sizes[:5]) < 1 or (len(sizes) >= 8 and min(sizes[5:7]) < 1) or (len(sizes) == 9 and sizes[8] < 1):
+        sys.exit(f"bench_torch_conv.py: {where}: C H W M RUNS K STRIDE and GROUPS must be at least 1, PAD at least 0")
+    shape = tuple(sizes) if len(sizes) >= 8 else (*sizes, 3, 1, 1)
+    shape = shape if len(shape) == 9 else (*shape, 1)
+    if shape[0] % shape[8] or shape[3] % shape[8]:
+        sys.exit(f"bench_torch_conv.py: {where}: GROUPS ({shape[8]}) must divide C ({shape[0]}) and M ({shape[3]})")
+    return shape
 
 
 def read_batch() -> list[tuple[int, ...]]:
@@ -50,19 +63,29 @@ def read_batch() -> list[tuple[int, ...]]:
     return shapes
 
 
-def time_conv(torch, shape: tuple[int, ...], memory: bool) -> str:
+def time_conv(torch, shape: tuple[int, ...], memory: bool, cuda_graph: bool) -> str:
     """One convolution's median time in ms (and its peak memory in bytes), in this process."""
-    c, h, w, m, runs, k, stride, pad = shape
+    c, h, w, m, runs, k, stride, pad, groups = shape
     x = torch.randn(1, c, h, w, device="cuda")
-    weight = torch.randn(m, c, k, k, device="cuda")
+    weight = torch.randn(m, c // groups, k, k, device="cuda")
     bias = torch.randn(m, device="cuda")
 
-    def conv():
-        return torch.nn.functional.conv2d(x, weight, bias, stride=stride, padding=pad)
+    def eager():
+        return torch.nn.functional.conv2d(x, weight, bias, stride=stride, padding=pad, groups=groups)
 
     for _ in range(3):
-        conv()
+        eager()
     torch.cuda.synchronize()
+    conv = eager
+    if cuda_graph:
+        # Captured on a side stream after the warm-up calls (cuDNN has picked its algorithm),
+        # as PyTorch's documentation asks; every replay reruns the captured kernels.
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            eager()
+        graph.replay()
+        torch.cuda.synchronize()
+        conv = graph.replay
     torch.cuda.reset_peak_memory_stats()
     times = []
     for _ in range(runs):
@@ -80,9 +103,10 @@ def time_conv(torch, shape: tuple[int, ...], memory: bool) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("sizes", type=int, nargs="*", metavar="N", help="C H W M RUNS [K STRIDE PAD]")
+    parser.add_argument("sizes", type=int, nargs="*", metavar="N", help="C H W M RUNS [K STRIDE PAD [GROUPS]]")
     parser.add_argument("--batch", action="store_true", help="read the convolutions from standard input, one per line")
     parser.add_argument("--memory", action="store_true", help="also print the peak memory of one call in bytes")
+    parser.add_argument("--cuda-graph", action="store_true", help="time replays of a captured CUDA graph, not eager calls")
     parser.add_argument("--processes", type=int, default=3, help="fresh processes to time it in (the fastest is printed)")
     args = parser.parse_args()
     if args.batch and args.sizes:
@@ -95,7 +119,7 @@ def main() -> None:
     shape_lines = "".join(" ".join(map(str, shape)) + "\n" for shape in shapes)
     if args.processes > 1:
         best = [None] * len(shapes)
-        command = [sys.executable, __file__, "--batch", "--processes", "1"] + (["--memory"] if args.memory else [])
+        command = [sys.executable, __file__, "--batch", "--processes", "1"] + (["--memory"] if args.memory else []) + (["--cuda-graph"] if args.cuda_graph else [])
         for _ in range(args.processes):
             process = subprocess.run(command, input=shape_lines, capture_output=True, text=True)
             if process.returncode != 0:
@@ -121,7 +145,7 @@ def main() -> None:
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.benchmark = True  # let cuDNN pick its best algorithm, as a tuned library would
     for shape in shapes:
-        print(time_conv(torch, shape, args.memory), flush=True)
+        print(time_conv(torch, shape, args.memory, args.cuda_graph), flush=True)
 
 
 if __name__ == "__main__":
