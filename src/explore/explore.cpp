@@ -43,6 +43,7 @@ struct Exploration {
   Request o;
   Reporter& out;
   std::string db;
+  std::string shown_db;  // db as messages show it (no password: shown_store_name)
   // The store of a resumed run is opened first (its options are in it) and kept open, with
   // the run locked, until the run ends.
   std::unique_ptr<Store> store;
@@ -76,21 +77,21 @@ fs::path canonical(const std::string& path) {
 // the program the user names is another one.
 void resume(Exploration& x) {
   if (!is_database_url(x.db) && !fs::exists(x.db))
-    throw Error(fmt::format("--resume: no results store at {} (give --db FILE)", x.db));
+    throw Error(fmt::format("--resume: no results store at {} (give --db FILE)", x.shown_db));
   x.store = Store::open(x.db);
   ResumedRun last = resume_last_run(*x.store);
   Request stored = x.o;
-  read_stored(x.db, last.id, [&] { request_from_json(last.config, stored); });
+  read_stored(x.shown_db, last.id, [&] { request_from_json(last.config, stored); });
   if (!x.o.file.empty() && canonical(x.o.file) != canonical(stored.file))
-    throw Error(fmt::format("--resume: the run in {} explores {}, not {}", x.db, stored.file, x.o.file));
+    throw Error(fmt::format("--resume: the run in {} explores {}, not {}", x.shown_db, stored.file, x.o.file));
   stored.rules_dir = x.o.rules_dir.empty()
-                         ? read_stored(x.db, last.id, [&] { return last.config.at("rules_dir").get<std::string>(); })
+                         ? read_stored(x.shown_db, last.id, [&] { return last.config.at("rules_dir").get<std::string>(); })
                          : x.o.rules_dir;
   // Not stored: where results go and how.
   stored.out_dir = x.o.out_dir, stored.db = x.o.db, stored.force = x.o.force, stored.quiet = x.o.quiet;
   stored.jobs = x.o.jobs, stored.isolate = x.o.isolate, stored.resume = true;
   x.o = stored;
-  x.say(fmt::format("resuming run {} of {} (started {})\n", last.id, x.db, last.started));
+  x.say(fmt::format("resuming run {} of {} (started {})\n", last.id, x.shown_db, last.started));
   x.resumed = last;
 }
 
@@ -289,7 +290,7 @@ void explore_program(Exploration& x, CandidateSpace& space, const Problem& probl
   if (x.o.warm_start) {
     x.s.genetic.seeds = stored_seeds(*x.store, problem.program_hash, device.name, run, space, x.s.genetic.population);
     x.say(fmt::format("warm start: {} point(s) of earlier runs of this program on {} in {}\n",
-                      x.s.genetic.seeds.size(), device.name, x.db));
+                      x.s.genetic.seeds.size(), device.name, x.shown_db));
   }
   auto search = x.s.make_search(space);
   StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
@@ -315,7 +316,7 @@ void explore_on_device(Exploration& x) {
   // What identifies the program and the rules: a resumed run must explore the same ones.
   std::string rules_identity = rules_hash(x.rules);
   if (x.resumed)
-    check_resumed(*x.resumed, x.db, x.o.file, problem_hash(x.o.file, x.s.input_seed, x.s.storage), x.rules_dir, rules_identity);
+    check_resumed(*x.resumed, x.shown_db, x.o.file, problem_hash(x.o.file, x.s.input_seed, x.s.storage), x.rules_dir, rules_identity);
   std::optional<OutputLock> output_lock;
   if (!x.o.out_dir.empty()) output_lock.emplace(check_output_dir(x.o.out_dir, x.o.force));
   WorkFolder work(x.db);
@@ -335,7 +336,7 @@ void explore_on_device(Exploration& x) {
   }
 
   if (!x.store) x.store = Store::open(x.db);
-  x.say(fmt::format("results store: {}\n", x.db));
+  x.say(fmt::format("results store: {}\n", x.shown_db));
   Problem problem = load_problem(x.o.file, x.s.input_seed, *x.store, x.s.storage);
   x.say(fmt::format("reference: {}\n", problem.reference_from_store
                                            ? std::string("from the store")
@@ -344,7 +345,7 @@ void explore_on_device(Exploration& x) {
   // Interrupted (Ctrl-C, SIGTERM), the run stays unfinished in the store: say how to go on.
   // --jobs and -o are not stored with the run: the command gives them again as given.
   say_on_interrupt(fmt::format("liftc explore: interrupted; `liftc explore --resume --db {}{}{}` continues run {}\n",
-                               x.db, x.o.jobs.empty() ? "" : " --jobs " + x.o.jobs,
+                               x.shown_db, x.o.jobs.empty() ? "" : " --jobs " + x.o.jobs,
                                x.o.out_dir.empty() ? "" : " -o " + x.o.out_dir, run));
   if (!x.network) return explore_program(x, space, problem, device.report, run);
   explore_network(net, problem, *x.store, run, device.report, options);
@@ -359,6 +360,7 @@ void run(Request request, Reporter& report) {
   if (request.resume && !request.replay.empty()) throw Error("--resume and --replay exclude each other");
   Exploration x(std::move(request), report);
   x.db = store_path(x.o);
+  x.shown_db = shown_store_name(x.db);
   if (x.o.resume) resume(x);
   load(x);
   if (!x.o.replay.empty()) return replay(x);

@@ -166,6 +166,27 @@ TEST_F(PostgresCli, BadDatabasesAreOneClearErrorAndWriteNothing) {
   EXPECT_NE(right.output.find("(its database has no table liftc_schema)"), std::string::npos) << right.output;
 }
 
+// A URL's password is `***` in every line explore prints: the store's name, and the hint an
+// interrupted run leaves (`--resume --db ...`); the work folder's owner file keeps a hash.
+TEST_F(PostgresCli, APasswordInTheUrlIsNeverPrinted) {
+  server_->sql("cli", "GRANT CREATE ON SCHEMA public TO locked");
+  std::string with_password =
+      fmt::format("postgresql://locked:{}@/cli?host={}", PostgresServer::kLockedPassword, server_->dir());
+  std::string shown = fmt::format("postgresql://locked:***@/cli?host={}", server_->dir());
+  pid_t pid = start(fmt::format("explore '{}' -s stencil-parametric --evals 40 -j 1 --db '{}'", kStencil, with_password),
+                    "first.log");
+  auto begin = std::chrono::steady_clock::now();
+  while (pg_rows() < 1 && std::chrono::steady_clock::now() - begin < std::chrono::seconds(120))
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_GE(pg_rows(), 1) << read(dir() / "first.log");
+  kill(pid, SIGINT);
+  EXPECT_TRUE(ended_by(pid, SIGINT)) << read(dir() / "first.log");
+  std::string log = read(dir() / "first.log");
+  EXPECT_NE(log.find("results store: " + shown + "\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("`liftc explore --resume --db " + shown + " --jobs 1` continues run 1"), std::string::npos) << log;
+  EXPECT_EQ(log.find(PostgresServer::kLockedPassword), std::string::npos) << log;
+}
+
 TEST_F(PostgresCli, AStoreOfALaterFormatIsRefusedAndKeepsItsRows) {
   Result first = run(fmt::format("explore '{}' -s stencil-parametric --evals 2 -j 1 -q --db '{}'", kStencil, url()));
   ASSERT_EQ(first.exit_code, 0) << first.output;

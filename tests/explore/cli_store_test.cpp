@@ -268,13 +268,6 @@ TEST_F(ExploreCli, AFileSizeLimitIsAClearErrorAndNeverWrote) {
   unsetenv("TMPDIR");
 }
 
-// Waits for `pid` and says whether `signal` ended it.
-bool ended_by(pid_t pid, int signal) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFSIGNALED(status) && WTERMSIG(status) == signal;
-}
-
 // Items 13, 16 and 23: while an exploration runs, another one with its -o folder and a
 // --resume of its run are refused; SIGINT or SIGTERM end it without its work folder and
 // with a line saying how to resume it, and --resume then goes on where it stopped.

@@ -76,6 +76,13 @@ class ExploreCli : public ::testing::Test {
     EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
   }
 
+  /// Waits for `pid` (of start) and says whether `signal` ended it.
+  static bool ended_by(pid_t pid, int signal) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) && WTERMSIG(status) == signal;
+  }
+
   /// Starts `liftc ARGS` in the test's folder in the background, its temporary folder
   /// (TMPDIR) the test's folder and its output in `log`; returns its process id (liftc's
   /// own: the shell execs it).

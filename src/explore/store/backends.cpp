@@ -48,6 +48,8 @@ const UrlBackend* url_backend(const std::string& db) {
 
 bool is_database_url(const std::string& db) { return url_backend(db) != nullptr; }
 
+std::string shown_store_name(const std::string& db) { return is_database_url(db) ? hide_password(db) : db; }
+
 std::unique_ptr<Store> Store::open(const std::string& db) {
   if (const UrlBackend* b = url_backend(db)) return b->open(db);
   return std::make_unique<SqliteStore>(db);

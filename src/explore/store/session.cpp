@@ -29,9 +29,10 @@ namespace {
 
 constexpr const char* kWorkPrefix = "liftc-explore-";
 
-// The store as work folders name it: its URL, or its path absolute, without . or .. or links.
+// The store as work folders name it: a hash of its URL (which may hold a password, and the
+// owner file lies in the temporary folder), or its path absolute, without . or .. or links.
 std::string store_identity(const std::string& db) {
-  if (is_database_url(db)) return db;
+  if (is_database_url(db)) return "url " + hash_text(db);
   std::error_code ec;
   std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(db, ec), ec);
   return ec ? std::filesystem::absolute(db, ec).lexically_normal().string() : p.string();
