@@ -11,6 +11,7 @@
 #include "liftc/codegen/view.hpp"
 #include "liftc/ir/printer.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/support/fnv1a.hpp"
 #include "lower.hpp"
 
 namespace liftc::codegen {
@@ -22,9 +23,7 @@ namespace {
 std::string kernel_name_of(const std::string& name) {
   constexpr std::size_t kMaxPrefix = 48;
   if (name.size() <= kMaxPrefix) return name + "_kernel";
-  std::uint32_t hash = 2166136261u;  // FNV-1a
-  for (unsigned char c : name) hash = (hash ^ c) * 16777619u;
-  return fmt::format("{}_{:08x}_kernel", name.substr(0, kMaxPrefix), hash);
+  return fmt::format("{}_{:08x}_kernel", name.substr(0, kMaxPrefix), fnv1a_32(name));
 }
 
 // Replaces the node `target` (by identity) inside `e` with `replacement`.

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "liftc/interp/interp.hpp"
+#include "liftc/support/fnv1a.hpp"
 #include "view.hpp"
 
 namespace liftc::interp {
@@ -146,23 +147,13 @@ io::Tensor empty_tensor_for(const ir::Type& concrete, const std::string& what) {
 
 namespace {
 
-// FNV-1a of a name: a platform-stable way to give each input its own random stream.
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 }  // namespace
 
 Tensors random_inputs(const ir::Program& checked, std::uint64_t seed) {
   Tensors out;
   for (const ir::InputDecl& in : checked.inputs) {
     io::Tensor t = empty_tensor_for(in.type, fmt::format("input '{}'", in.name));
-    std::mt19937_64 rng(seed ^ fnv1a(in.name));
+    std::mt19937_64 rng(seed ^ fnv1a_64(in.name));  // each input its own stream, on every platform
     bool is_bool = ir::base_scalar(in.type).defined() && ir::base_scalar(in.type).scalar_kind() == ir::ScalarKind::Bool;
     for (float& f : t.f32) f = static_cast<float>(static_cast<double>(rng() >> 40) * 0x1p-23 - 1.0);  // [-1, 1)
     for (std::int32_t& i : t.i32) i = is_bool ? static_cast<std::int32_t>(rng() >> 63) : static_cast<std::int32_t>((rng() >> 11) % 17) - 8;

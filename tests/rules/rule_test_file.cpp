@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/support/fnv1a.hpp"
 
 namespace liftc::rewrite::test {
 
@@ -198,14 +199,7 @@ RuleTestFile parse_rule_test(const std::string& path, const std::string& text) {
   return file;
 }
 
-std::uint64_t seed_of(const std::string& strategy) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : strategy) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+std::uint64_t seed_of(const std::string& strategy) { return fnv1a_64(strategy); }
 
 std::string file_check(const RuleTestFile& file, const std::string& prefix, const std::string& output) {
   std::size_t pos = 0;           // where the next match may start: the end of the previous one
