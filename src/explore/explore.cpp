@@ -53,7 +53,8 @@ struct Exploration {
   rewrite::RuleSet rules;
   ir::Program program;
   bool network = false;  // a program of several definitions, explored layer by layer
-  std::vector<Layer> layers;
+  std::vector<Layer> layers;            // the definitions as written, then the fused layers
+  std::vector<NetworkVariant> variants;  // of a network: as written, and fused (add_fused_layers)
   std::vector<std::string> strategies;
   std::FILE* progress = nullptr;
 
@@ -126,7 +127,10 @@ void load(Exploration& x) {
   require_size_values(x.program);  // before a store is made
   x.network = !x.o.whole_program && explored_by_layer(x.program);
   store_as_half(x);
-  if (x.network) x.layers = split_layers(x.program);
+  if (x.network) {
+    x.layers = split_layers(x.program);
+    x.variants = add_fused_layers(x.program, x.layers);
+  }
   x.strategies = x.o.strategies.empty() ? default_strategies(x.rules, x.network ? x.layers.front().program : x.program)
                                         : x.o.strategies;
   if (x.s.storage.any()) drop_library_strategies(x);
@@ -139,7 +143,7 @@ void replay(Exploration& x) {
   if (x.network)
     throw Error(fmt::format("--replay: {} is a network of {} layers, explored layer by layer, which replay does not do "
                             "yet; replay a run of --whole-program",
-                            x.o.file, x.layers.size()));
+                            x.o.file, x.variants.front().layers.size()));
   auto recorded = Store::open_existing(x.o.replay);
   std::string hash = problem_hash(x.o.file, x.s.input_seed, x.s.storage);
   constraints::Target target =
@@ -210,9 +214,11 @@ NetworkOptions network_options(Exploration& x) {
 }
 
 NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const constraints::Target& target) {
-  std::size_t shapes = 0;
+  std::size_t shapes = 0, written = 0;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < x.layers.size(); ++i) {
+    if (!x.layers[i].fused.empty()) continue;
+    ++written;
     shapes += x.layers[i].same_as == i;
     names.push_back(x.layers[i].same_as == i
                         ? x.layers[i].name
@@ -220,8 +226,15 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
   }
   x.say(fmt::format("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
                     "({} evaluations each): {}\n",
-                    x.layers.size(), shapes, x.s.budget.evaluations, fmt::join(names, ", ")));
-  return network_spaces(std::move(x.layers), x.rules, target, n);
+                    written, shapes, x.s.budget.evaluations, fmt::join(names, ", ")));
+  std::vector<std::string> fused;
+  for (const Layer& layer : x.layers)
+    if (!layer.fused.empty()) fused.push_back(layer_title(layer));
+  if (!fused.empty())
+    x.say(fmt::format("fused layers, explored as alternatives (a definition one-to-one over another's output inlined "
+                      "into it: no buffer for that output): {}\n",
+                      fmt::join(fused, ", ")));
+  return network_spaces(std::move(x.layers), std::move(x.variants), x.rules, target, n);
 }
 
 // The run in the store: the resumed one, or a new one with every option that redoes it.
@@ -243,6 +256,7 @@ void report_network(Exploration& x, const NetworkExploration& net, const Problem
   std::vector<Evaluation> rows = network_rows(net, problem, run);
   if (rows.empty()) {
     for (std::size_t i = 0; i < net.layers.size(); ++i) {
+      if (!net.layers[i].fused.empty()) continue;  // a fused variant is an alternative
       const LayerResult& r = *net.results[net.layers[i].same_as];
       if (r.front.empty())
         throw Error(fmt::format("no network point: layer {} ({}) has no front: {}", i + 1, net.layers[i].name,
@@ -312,7 +326,7 @@ void explore_on_device(Exploration& x) {
   if (x.o.warm_start && x.network)
     throw Error(fmt::format("--warm-start: {} is a network of {} layers, explored layer by layer, which a warm start "
                             "does not seed yet; warm-start a run of --whole-program or of one layer",
-                            x.o.file, x.layers.size()));
+                            x.o.file, x.variants.front().layers.size()));
   // What identifies the program and the rules: a resumed run must explore the same ones.
   std::string rules_identity = rules_hash(x.rules);
   if (x.resumed)

@@ -42,9 +42,11 @@ std::string front_text(const LoopResult& r, const CandidateSpace& space, const s
 std::string layers_text(const NetworkExploration& net, std::size_t jobs) {
   std::string out;
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
-    if (net.layers[i].same_as != i) continue;
+    if (net.layers[i].same_as != i || !net.results[i]) continue;
     const LayerResult& r = *net.results[i];
-    out += fmt::format("layer {} ({}): ", i + 1, net.layers[i].name) + summary_text(r.loop, r.space);
+    out += net.layers[i].fused.empty() ? fmt::format("layer {} ({}): ", i + 1, net.layers[i].name)
+                                       : fmt::format("fused layer ({}): ", layer_title(net.layers[i]));
+    out += summary_text(r.loop, r.space);
     out += fmt::format("  {} job(s): {:.2f} evaluations/s; per candidate: {}\n", jobs,
                        r.loop.seconds > 0 ? double(r.loop.explored.size()) / r.loop.seconds : 0.0, r.times.text());
     std::vector<Evaluation> rows;

@@ -11,8 +11,11 @@
 
 #include "liftc/explore/products/compose.hpp"
 #include "liftc/explore/products/layers.hpp"
+#include "liftc/interp/interp.hpp"
 #include "liftc/ir/printer.hpp"
+#include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
+#include "liftc/typecheck/typecheck.hpp"
 #include "../readable_name.hpp"
 
 namespace liftc::explore {
@@ -272,6 +275,95 @@ TEST(Layers, ReadsOfASwappedShapeAreRenamedTogether) {
   ir::Program r = rename_layer(p, from, to);
   ir::Program want = parse("size N = 4\ninput x : [float]N\ninput y : [float]N\ndef b = map((u, v) -> u - v, zip(y, x))");
   EXPECT_TRUE(ir::alpha_equal(r.defs[0].body, want.defs[0].body)) << ir::to_string(r.defs[0].body);
+}
+
+// Which definitions are one-to-one over another's output, and so fused into it.
+struct FusionCase {
+  const char* what;
+  std::string defs;
+  std::vector<std::pair<std::string, std::string>> fusions;  // (producer, consumer)
+};
+void PrintTo(const FusionCase& c, std::ostream* os) { *os << c.what; }
+
+class Fusions : public ::testing::TestWithParam<FusionCase> {};
+
+TEST_P(Fusions, Table) {
+  const FusionCase& c = GetParam();
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const Fusion& f : one_to_one_fusions(parse(kHeader + c.defs))) got.emplace_back(f.producer, f.consumer);
+  EXPECT_EQ(got, c.fusions) << c.what;
+}
+
+const std::string kSkipAdd =
+    "map((r, t) -> map((x, y) -> map((u, v) -> max(u + v, 0.0), zip(x, y)), zip(r, t)), zip(b, image))";
+
+INSTANTIATE_TEST_SUITE_P(
+    Network, Fusions,
+    ::testing::Values(
+        FusionCase{"a residual add and ReLU over a convolution's output (a ResNet block)",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb") + "\ndef s = " + kSkipAdd,
+                   {{"b", "s"}}},
+        FusionCase{"an activation pass (ReLU6 as a clamp)",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef r = map2D(px -> map(v -> min(max(v, 0.0), 6.0), px), a)",
+                   {{"a", "r"}}},
+        FusionCase{"a bias pass: the biases are of another shape, the output of the producer's",
+                   "def a = " + conv("image", "wa", "ba") +
+                       "\ndef r = map2D(px -> map((v, c) -> v + c, zip(px, bb)), a)",
+                   {{"a", "r"}}},
+        FusionCase{"a 2x2 max pooling is not one-to-one (windows, a reduction)",
+                   "def a = " + conv("image", "wa", "ba") +
+                       "\ndef p = map2D(win -> map(ch -> reduce(-inf, (m, v) -> max(m, v), join(ch)), "
+                       "transpose(map(transpose, win))), slide2D(2, 2, 2, 2, a))",
+                   {}},
+        FusionCase{"a producer another definition also reads is kept (fusing would compute it twice)",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb") +
+                       "\ndef r = map2D(px -> map(v -> max(v, 0.0), px), a)",
+                   {}},
+        FusionCase{"a consumer reading its producer twice is not fused",
+                   "def a = " + conv("image", "wa", "ba") +
+                       "\ndef r = map((x, y) -> map((p, q) -> map((u, v) -> u * v, zip(p, q)), zip(x, y)), zip(a, a))",
+                   {}},
+        FusionCase{"a convolution over a convolution is not one-to-one",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb"), {}}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.what}); });
+
+// The ResNet block of examples/networks: conv2 fused into block computes what the network
+// does, value for value (the same arithmetic in the same order), and is an alternative.
+TEST(Fusion, TheFusedResnetBlockInterpretsAsTheNetwork) {
+  ir::Program network = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/networks/resnet_block.sr");
+  std::vector<Fusion> fusions = one_to_one_fusions(network);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0].producer, "conv2");
+  EXPECT_EQ(fusions[0].consumer, "block");
+  ir::Program fused = typecheck::typecheck(ir::bind_sizes(fuse(network, fusions[0]), {})).program;
+  ASSERT_EQ(fused.defs.size(), 2u);
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(network, {})).program;
+  interp::Tensors inputs = interp::random_inputs(checked, 7);
+  interp::Tensors want = interp::evaluate(checked, inputs), got = interp::evaluate(fused, inputs);
+  ASSERT_TRUE(got.count("block") && want.count("block"));
+  EXPECT_EQ(got.at("block").f32, want.at("block").f32);
+  EXPECT_FALSE(got.at("block").f32.empty());
+  EXPECT_EQ(got.count("conv2"), 0u);
+
+  std::vector<Layer> layers = split_layers(network);
+  std::vector<NetworkVariant> variants = add_fused_layers(network, layers);
+  ASSERT_EQ(layers.size(), 4u);
+  EXPECT_EQ(layer_title(layers[3]), "conv2+block");
+  EXPECT_EQ(layers[3].reads, (std::vector<std::string>{"w2", "b2", "conv1", "image"}));
+  EXPECT_EQ(layers[3].same_as, 3u);
+  ASSERT_EQ(variants.size(), 2u);
+  EXPECT_EQ(variants[0].layers, (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(variants[1].layers, (std::vector<std::size_t>{0, 3}));
+}
+
+// A network without a one-to-one consumer has one variant: its layers as written.
+TEST(Fusion, ANetworkWithoutOneToOneLayersHasOneVariant) {
+  ir::Program network = parse(kHeader + "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb"));
+  std::vector<Layer> layers = split_layers(network);
+  std::vector<NetworkVariant> variants = add_fused_layers(network, layers);
+  EXPECT_EQ(layers.size(), 2u);
+  ASSERT_EQ(variants.size(), 1u);
+  EXPECT_EQ(variants[0].layers, (std::vector<std::size_t>{0, 1}));
 }
 
 }  // namespace

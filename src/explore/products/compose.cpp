@@ -56,6 +56,12 @@ std::vector<NetworkPoint> compose_fronts(const std::vector<LayerFront>& layers) 
   return partial;
 }
 
+std::vector<NetworkPoint> merge_fronts(std::vector<NetworkPoint> points) {
+  std::vector<NetworkPoint> kept = prune(std::move(points));
+  std::reverse(kept.begin(), kept.end());
+  return kept;
+}
+
 std::vector<double> resident_bytes(const std::vector<LayerBuffers>& layers, const std::map<std::string, double>& bytes) {
   const std::size_t n = layers.size();
   // Each buffer's first and last step: network inputs from 0, outputs from their layer;

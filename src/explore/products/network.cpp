@@ -88,13 +88,32 @@ void explore_layer(LayerResult& r, const std::string& label, Store& store, std::
 }  // namespace
 
 std::string layer_label(const NetworkExploration& net, std::size_t i) {
-  return fmt::format("layer {}/{} ({})", i + 1, net.layers.size(), net.layers[i].name);
+  if (!net.layers[i].fused.empty()) return fmt::format("fused layer ({})", layer_title(net.layers[i]));
+  std::size_t written = std::count_if(net.layers.begin(), net.layers.end(), [](const Layer& l) { return l.fused.empty(); });
+  return fmt::format("layer {}/{} ({})", i + 1, written, net.layers[i].name);
 }
 
-NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::RuleSet& rules,
-                                  const constraints::Target& target, const NetworkOptions& o) {
+const std::vector<std::size_t>& point_layers(const NetworkExploration& net, const NetworkPoint& point) {
+  return net.variants.at(point.variant).layers;
+}
+
+std::string fusions_text(const NetworkExploration& net, const NetworkPoint& point) {
+  std::vector<std::string> out;
+  for (const Fusion& f : net.variants.at(point.variant).fusions)
+    out.push_back(fmt::format("{} into {}", f.producer, f.consumer));
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
+NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<NetworkVariant> variants,
+                                  const rewrite::RuleSet& rules, const constraints::Target& target,
+                                  const NetworkOptions& o) {
   NetworkExploration net;
   net.layers = std::move(layers);
+  net.variants = std::move(variants);
+  if (net.variants.empty()) {
+    net.variants.emplace_back();
+    for (std::size_t i = 0; i < net.layers.size(); ++i) net.variants[0].layers.push_back(i);
+  }
   net.results.resize(net.layers.size());
   // The layers do not offer library candidates (layer_space says why).
   std::vector<std::string> named = o.strategies;
@@ -103,22 +122,39 @@ NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::Rule
     const Layer& layer = net.layers[i];
     if (layer.same_as != i) {
       net.results[i] = net.results[layer.same_as];
-      if (o.report)
-        o.report(fmt::format("{}: the shape of layer {} ({}): explored once, its results taken", layer_label(net, i),
-                             layer.same_as + 1, net.layers[layer.same_as].name));
+      if (o.report && net.results[i])
+        o.report(fmt::format("{}: the shape of {}: explored once, its results taken", layer_label(net, i),
+                             layer_label(net, layer.same_as)));
       continue;
     }
-    net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
+    if (layer.fused.empty()) {
+      net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
+      continue;
+    }
+    // A fused layer is an alternative: without a space of its own, its variants go.
+    try {
+      net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
+    } catch (const Error& e) {
+      if (o.report) o.report(fmt::format("{}: not offered: {}", layer_label(net, i), e.message()));
+    }
   }
+  std::erase_if(net.variants, [&](const NetworkVariant& v) {
+    return std::any_of(v.layers.begin(), v.layers.end(), [&](std::size_t i) { return !net.results[i]; });
+  });
   if (o.strategies_given) {
+    std::vector<Layer> offered;
     std::vector<std::vector<NotApplied>> not_applied;
-    for (const auto& r : net.results) not_applied.push_back(r->not_applied);
-    check_named_strategies_apply(net.layers, not_applied, o.strategies);
+    for (std::size_t i = 0; i < net.layers.size(); ++i)
+      if (net.results[i]) {
+        offered.push_back(net.layers[i]);
+        not_applied.push_back(net.results[i]->not_applied);
+      }
+    check_named_strategies_apply(offered, not_applied, o.strategies);
   }
   // Which strategies named each layer of a new shape goes without.
   for (std::size_t i = 0; i < net.layers.size() && o.report; ++i) {
+    if (net.layers[i].same_as != i || !net.results[i] || net.results[i]->not_applied.empty()) continue;
     const LayerResult& r = *net.results[i];
-    if (net.layers[i].same_as != i || r.not_applied.empty()) continue;
     std::vector<std::string> names;
     for (const auto& n : r.not_applied) names.push_back(n.strategy);
     o.report(fmt::format("note: {}: {} {} not apply to it{}", layer_label(net, i), fmt::join(names, ", "),
@@ -157,32 +193,48 @@ void check_named_strategies_apply(const std::vector<Layer>& layers,
 void explore_network(NetworkExploration& net, const Problem& network, Store& store, std::int64_t run,
                      const DeviceReport& device, const NetworkOptions& o) {
   const std::size_t n = net.layers.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (net.layers[i].same_as != i) continue;
+  if (net.variants.empty()) {
+    net.variants.emplace_back();
+    for (std::size_t i = 0; i < n; ++i) net.variants[0].layers.push_back(i);
+  }
+  std::set<std::size_t> run_by_some;  // the layers (first of their shape) some variant runs
+  for (const auto& v : net.variants)
+    for (std::size_t i : v.layers) run_by_some.insert(net.layers[i].same_as);
+  for (std::size_t i : run_by_some) {
     LayerResult& r = *net.results[i];
     r.problem = layer_problem(network, net.layers[i]);
     std::string dir = (std::filesystem::path(o.evaluator.work_dir) / fmt::format("layer-{}", i + 1)).string();
     explore_layer(r, layer_label(net, i), store, run, device, o, dir);
   }
 
-  // What each layer reads and writes, and the bytes of each of those values.
+  // The bytes of each value; per variant, what each of its layers reads and writes.
   std::map<std::string, double> bytes;
   for (const auto* values : {&network.inputs, &network.reference})
     for (const auto& [name, t] : *values) bytes[name] = 4.0 * static_cast<double>(t.element_count());
-  std::vector<LayerFront> fronts;
-  for (const auto& layer : net.layers) net.buffers.push_back({layer.reads, layer.name});
-  net.resident = resident_bytes(net.buffers, bytes);
-  for (std::size_t i = 0; i < n; ++i) {
-    LayerFront f;
-    f.resident_bytes = net.resident[i];
-    for (std::size_t k : net.results[i]->front) f.points.push_back(outcome_of(net.results[i]->loop.explored[k].evaluation).objectives);
-    fronts.push_back(std::move(f));
+  std::vector<NetworkPoint> points;
+  net.resident.clear();
+  for (std::size_t v = 0; v < net.variants.size(); ++v) {
+    std::vector<LayerBuffers> buffers;
+    for (std::size_t i : net.variants[v].layers) buffers.push_back({net.layers[i].reads, net.layers[i].name});
+    net.resident.push_back(resident_bytes(buffers, bytes));
+    std::vector<LayerFront> fronts;
+    for (std::size_t j = 0; j < buffers.size(); ++j) {
+      const LayerResult& r = *net.results[net.variants[v].layers[j]];
+      LayerFront f;
+      f.resident_bytes = net.resident[v][j];
+      for (std::size_t k : r.front) f.points.push_back(outcome_of(r.loop.explored[k].evaluation).objectives);
+      fronts.push_back(std::move(f));
+    }
+    for (NetworkPoint& p : compose_fronts(fronts)) {
+      p.variant = v;
+      points.push_back(std::move(p));
+    }
   }
-  net.front = compose_fronts(fronts);
+  net.front = merge_fronts(std::move(points));
 }
 
 const Explored& chosen(const NetworkExploration& net, const NetworkPoint& point, std::size_t layer) {
-  const LayerResult& r = *net.results[layer];
+  const LayerResult& r = *net.results[point_layers(net, point).at(layer)];
   return r.loop.explored[r.front[point.choice[layer]]];
 }
 
@@ -281,9 +333,11 @@ codegen::Module network_module(const NetworkExploration& net, const NetworkPoint
     reserved.insert(layer.name);
     reserved.insert(layer.reads.begin(), layer.reads.end());
   }
-  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+  const std::vector<std::size_t>& run = point_layers(net, point);
+  for (std::size_t j = 0; j < run.size(); ++j) {
+    const std::size_t i = run[j];
     const Layer& layer = net.layers[i];
-    const Explored& x = chosen(net, point, i);
+    const Explored& x = chosen(net, point, j);
     const ConstraintAlternative& alt = constraint_alternative(*net.results[i]->space.alternatives[x.candidate.alternative]);
     Generated g;
     if (layer.same_as == i) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "liftc/codegen/module.hpp"
 #include "liftc/emit/host_program.hpp"
 #include "liftc/explore/products/network.hpp"
 #include "liftc/explore/products/output.hpp"
@@ -48,16 +49,18 @@ std::vector<Evaluation> network_rows(const NetworkExploration& net, const Proble
     e.version = kLiftcVersion;  // composed by this liftc, now
     e.created = utc_now();
     std::vector<std::string> layers;
-    for (std::size_t i = 0; i < net.layers.size(); ++i) {
-      const Evaluation& chosen_row = chosen(net, p, i).evaluation;
+    const std::vector<std::size_t>& run_layers = point_layers(net, p);
+    for (std::size_t j = 0; j < run_layers.size(); ++j) {
+      const Evaluation& chosen_row = chosen(net, p, j).evaluation;
       if (chosen_row.status == status::Cut) e.status = status::Cut;  // a layer timed once
       e.device = chosen_row.device;
       e.driver = chosen_row.driver;
       e.machine = chosen_row.machine;
-      layers.push_back(fmt::format("{}: {}", net.layers[i].name, choice_text(chosen_row)));
+      layers.push_back(fmt::format("{}: {}", layer_title(net.layers[run_layers[j]]), choice_text(chosen_row)));
     }
     e.point = fmt::format("{}", fmt::join(layers, "; "));
     e.reason = "composed: the layers' times summed, the peak memory with each buffer freed after its last reader";
+    if (std::string fused = fusions_text(net, p); !fused.empty()) e.reason += "; fused: " + fused;
     rows.push_back(std::move(e));
   }
   return rows;
@@ -80,27 +83,40 @@ void write_network_front(const std::string& dir_text, const NetworkExploration& 
     fs::path project = dir / "front" / std::to_string(rank + 1);
     create_folder(project);
     emit::write_host_project(m, project.string(), program_name);
+    const NetworkPoint& point = net.front[rank];
+    const std::vector<std::size_t>& run_layers = point_layers(net, point);
     std::vector<Evaluation> chosen_rows;
-    for (std::size_t i = 0; i < net.layers.size(); ++i) chosen_rows.push_back(chosen(net, net.front[rank], i).evaluation);
+    for (std::size_t j = 0; j < run_layers.size(); ++j) chosen_rows.push_back(chosen(net, point, j).evaluation);
     nlohmann::json layers = nlohmann::json::parse(evaluations_json(chosen_rows));
-    for (std::size_t i = 0; i < net.layers.size(); ++i) {
-      layers[i]["layer"] = net.layers[i].name;
-      layers[i]["explored_as"] = net.layers[net.layers[i].same_as].name;
-      layers[i]["resident_bytes"] = net.resident[i];
+    for (std::size_t j = 0; j < run_layers.size(); ++j) {
+      const Layer& layer = net.layers[run_layers[j]];
+      layers[j]["layer"] = layer_title(layer);
+      layers[j]["explored_as"] = layer_title(net.layers[layer.same_as]);
+      layers[j]["fused"] = layer.fused;
+      layers[j]["resident_bytes"] = net.resident[point.variant][j];
     }
+    nlohmann::json fused = nlohmann::json::array();
+    for (const Fusion& f : net.variants[point.variant].fusions)
+      fused.push_back({{"producer", f.producer}, {"consumer", f.consumer}});
     const Evaluation& e = front[rank];
+    // What the host program allocates: every buffer of every layer at once, none freed (a
+    // fused point has no buffer for what it fused; memory_bytes is the peak with each
+    // buffer freed after its last reader, which a one-to-one fusion does not lower).
+    double allocated = 0;
+    for (const codegen::Buffer& b : m.memory.buffers) allocated += static_cast<double>(codegen::evaluate(b.bytes, m));
     points.push_back({{"rank", rank + 1}, {"status", e.status}, {"time_ms", e.time_ms}, {"spread_ms", e.spread_ms},
-                      {"memory_bytes", e.memory_bytes}, {"layers", layers}});
+                      {"memory_bytes", e.memory_bytes}, {"allocated_bytes", allocated}, {"fused", fused},
+                      {"layers", layers}});
   }
   // Every layer's rows, each with its layer (a layer of the shape of an earlier one has
   // none: it took that layer's, pareto.json's explored_as says which).
   std::vector<Evaluation> rows;
   std::vector<std::string> row_layers;
   for (std::size_t i = 0; i < net.layers.size(); ++i)
-    if (net.layers[i].same_as == i)
+    if (net.layers[i].same_as == i && net.results[i])
       for (const auto& x : net.results[i]->loop.explored) {
         rows.push_back(x.evaluation);
-        row_layers.push_back(net.layers[i].name);
+        row_layers.push_back(layer_title(net.layers[i]));
       }
   write_file((dir / "pareto.csv").string(), evaluations_csv(front));
   write_file((dir / "pareto.json").string(),

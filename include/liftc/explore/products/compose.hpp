@@ -35,10 +35,15 @@ struct LayerFront {
 struct NetworkPoint {
   Objectives objectives;            // summed time and spread; peak memory
   std::vector<std::size_t> choice;  // per layer, the index into its LayerFront::points
+  std::size_t variant = 0;          // of a network's variants (layers.hpp): which layers `choice` is for
 };
 
 /// The network's front, fastest first.
 std::vector<NetworkPoint> compose_fronts(const std::vector<LayerFront>& layers);
+
+/// The points of several fronts (a network's variants' fronts, each point's `variant`
+/// set) as one front: those no other dominates by their medians, fastest first.
+std::vector<NetworkPoint> merge_fronts(std::vector<NetworkPoint> points);
 
 /// The buffers one layer touches.
 struct LayerBuffers {

@@ -24,11 +24,46 @@ struct Layer {
   ir::Program program;             // the network's sizes; inputs: what it reads, in first-use order; its definition
   std::vector<std::string> reads;  // the names of those inputs (network inputs and earlier definitions)
   std::size_t same_as = 0;         // the first layer of its shape (its own index when it is the first)
+  std::vector<std::string> fused;  // the definitions inlined into it (fuse), in order; none for a layer as written
 };
+
+/// "conv2+block": a layer's definition after those fused into it.
+std::string layer_title(const Layer& layer);
 
 /// The layers of `network` (a parsed program), in definition order; a liftc::Error when
 /// it does not type check.
 std::vector<Layer> split_layers(const ir::Program& network);
+
+/// A definition inlined into the one definition that reads it.
+struct Fusion {
+  std::string producer;
+  std::string consumer;
+};
+
+/// The fusions of `network` (typed or not) where the consumer is one-to-one over the
+/// producer: it reads the producer once, no other definition reads it, the consumer only
+/// maps, zips, joins, splits, and computes scalars (a bias, an activation, ReLU6, an add of
+/// another value of the same shape: no reduction, no window, no padding, no reordering),
+/// and it has as many scalars as the producer. In definition order of the consumers.
+std::vector<Fusion> one_to_one_fusions(const ir::Program& network);
+
+/// `network` with `f.producer`'s body substituted for its name in `f.consumer`, and the
+/// producer's definition removed.
+ir::Program fuse(const ir::Program& network, const Fusion& f);
+
+/// One way to run a network: its layers in order (indices into the network's layers) and
+/// the fusions that made them.
+struct NetworkVariant {
+  std::vector<std::size_t> layers;
+  std::vector<Fusion> fusions;
+};
+
+/// The variants of `network` whose layers `layers` are (split_layers): the network as
+/// written (variant 0, `layers` in order), and where one_to_one_fusions finds some, each
+/// fusion alone and (for two or more) all of them, applied until none is left. The fused
+/// layers (Layer::fused) are appended to `layers`, each once; a fused layer of the shape of
+/// another fused layer takes it as same_as.
+std::vector<NetworkVariant> add_fused_layers(const ir::Program& network, std::vector<Layer>& layers);
 
 /// Whether `program` is a network: two or more of its definitions compute (reduce, do
 /// arithmetic); a definition that only rearranges an earlier one (stencil2d.sr's

@@ -45,14 +45,22 @@ struct NetworkOptions {
   std::function<void(const std::string&)> report;  // a line per layer (its space, its outcome); may be empty
 };
 
-/// A network explored.
+/// A network explored. Its layers are the definitions as written, then the fused layers
+/// (add_fused_layers); each variant runs some of them in order. A fused layer whose space
+/// could not be built has no result, and the variants that run it are dropped.
 struct NetworkExploration {
   std::vector<Layer> layers;
   std::vector<std::shared_ptr<LayerResult>> results;  // per layer; layers of one shape share one
-  std::vector<LayerBuffers> buffers;                  // what each layer reads and writes
-  std::vector<double> resident;                       // per layer: bytes alive across it (compose.hpp)
-  std::vector<NetworkPoint> front;                    // choice[i]: index into results[i]->front
+  std::vector<NetworkVariant> variants;               // empty: one, every layer in order (explore_network)
+  std::vector<std::vector<double>> resident;          // per variant, per its layer: bytes alive across it (compose.hpp)
+  std::vector<NetworkPoint> front;                    // choice[j]: index into the front of the variant's j-th layer
 };
+
+/// The layers (indices into net.layers) that network point `point` runs, in order.
+const std::vector<std::size_t>& point_layers(const NetworkExploration& net, const NetworkPoint& point);
+
+/// "conv2 into block, ...": the fusions of `point`'s variant ("" for none).
+std::string fusions_text(const NetworkExploration& net, const NetworkPoint& point);
 
 /// "layer 2/5 (shrunk)": how progress lines and reports name layer `i`.
 std::string layer_label(const NetworkExploration& net, std::size_t i);
@@ -62,8 +70,11 @@ std::string layer_label(const NetworkExploration& net, std::size_t i);
 /// them applies to is lowered by the fallback (kFallbackStrategies), with a note; a named
 /// strategy that applies to no layer (a `clblast-` one never does) is a liftc::Error,
 /// before anything runs.
-NetworkExploration network_spaces(std::vector<Layer> layers, const rewrite::RuleSet& rules,
-                                  const constraints::Target& target, const NetworkOptions& options);
+/// `variants` are the network's (add_fused_layers; empty: the layers as written, in order).
+/// A fused layer's space that cannot be built is reported and its variants dropped.
+NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<NetworkVariant> variants,
+                                  const rewrite::RuleSet& rules, const constraints::Target& target,
+                                  const NetworkOptions& options);
 
 /// That each of `strategies` (named with -s) applies to some layer, from what layer i
 /// refused (`not_applied[i]`): else a liftc::Error naming the first layer's reason. A
@@ -72,13 +83,14 @@ void check_named_strategies_apply(const std::vector<Layer>& layers,
                                   const std::vector<std::vector<NotApplied>>& not_applied,
                                   const std::vector<std::string>& strategies);
 
-/// Explores every layer of a new shape of `net` (each with its layer_problem of
-/// `network`: load_problem of the network's file) on `device` under store run `run`, and
-/// composes the network's front.
+/// Explores every layer of a new shape of `net` that a variant runs (each with its
+/// layer_problem of `network`: load_problem of the network's file) on `device` under store
+/// run `run`, and composes the network's front: each variant's front, merged (a fused
+/// variant's points have no buffer for what was fused, so they save its bytes).
 void explore_network(NetworkExploration& net, const Problem& network, Store& store, std::int64_t run,
                      const DeviceReport& device, const NetworkOptions& options);
 
-/// The evaluated row layer `layer` of network point `point` chose.
+/// The evaluated row the `layer`-th layer of network point `point` (point_layers) chose.
 const Explored& chosen(const NetworkExploration& net, const NetworkPoint& point, std::size_t layer);
 
 /// Generates every layer's code at the network point `point` and merges them into one
