@@ -5,6 +5,7 @@
 
 #include "liftc/explore/explore.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -117,6 +118,28 @@ void drop_library_strategies(Exploration& x) {
   std::erase_if(x.strategies, [](const std::string& name) { return name.rfind("clblast-", 0) == 0; });
 }
 
+// The definitions of the network as written.
+std::size_t written_layers(const Exploration& x) {
+  return static_cast<std::size_t>(
+      std::count_if(x.layers.begin(), x.layers.end(), [](const Layer& l) { return l.fused.empty(); }));
+}
+
+// --fusion: a network's fused layers and variants beside its layers as written (on), none
+// (off), or the network with every fusion alone (only).
+void fuse_layers(Exploration& x) {
+  if (x.o.fusion != "on" && x.o.fusion != "off" && x.o.fusion != "only")
+    throw Error(fmt::format("--fusion: '{}' is not on, off or only", x.o.fusion));
+  if (!x.network || x.o.fusion == "off") return;
+  x.variants = add_fused_layers(x.program, x.layers);
+  if (x.o.fusion == "on") return;
+  if (x.variants.size() == 1)
+    throw Error(fmt::format("--fusion only: no definition of {} is one-to-one over another's output (a bias, an "
+                            "activation, a residual add that reads it once, and nothing else reads it); explore it "
+                            "with --fusion off",
+                            x.o.file));
+  x.variants.erase(x.variants.begin(), x.variants.end() - 1);  // the last: every fusion
+}
+
 // Options, rules and program, checked; strategies chosen. Nothing is asked of a device.
 void load(Exploration& x) {
   if (x.o.file.empty()) throw Error("explore: give the .sr program to explore");
@@ -127,10 +150,8 @@ void load(Exploration& x) {
   require_size_values(x.program);  // before a store is made
   x.network = !x.o.whole_program && explored_by_layer(x.program);
   store_as_half(x);
-  if (x.network) {
-    x.layers = split_layers(x.program);
-    x.variants = add_fused_layers(x.program, x.layers);
-  }
+  if (x.network) x.layers = split_layers(x.program);
+  fuse_layers(x);
   x.strategies = x.o.strategies.empty() ? default_strategies(x.rules, x.network ? x.layers.front().program : x.program)
                                         : x.o.strategies;
   if (x.s.storage.any()) drop_library_strategies(x);
@@ -143,7 +164,7 @@ void replay(Exploration& x) {
   if (x.network)
     throw Error(fmt::format("--replay: {} is a network of {} layers, explored layer by layer, which replay does not do "
                             "yet; replay a run of --whole-program",
-                            x.o.file, x.variants.front().layers.size()));
+                            x.o.file, written_layers(x)));
   auto recorded = Store::open_existing(x.o.replay);
   std::string hash = problem_hash(x.o.file, x.s.input_seed, x.s.storage);
   constraints::Target target =
@@ -231,8 +252,9 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
   for (const Layer& layer : x.layers)
     if (!layer.fused.empty()) fused.push_back(layer_title(layer));
   if (!fused.empty())
-    x.say(fmt::format("fused layers, explored as alternatives (a definition one-to-one over another's output inlined "
-                      "into it: no buffer for that output): {}\n",
+    x.say(fmt::format("fused layers, explored {} (a definition one-to-one over another's output inlined into it: no "
+                      "buffer for that output): {}\n",
+                      x.o.fusion == "only" ? "instead of the layers they fuse (--fusion only)" : "as alternatives",
                       fmt::join(fused, ", ")));
   return network_spaces(std::move(x.layers), std::move(x.variants), x.rules, target, n);
 }
@@ -256,10 +278,10 @@ void report_network(Exploration& x, const NetworkExploration& net, const Problem
   std::vector<Evaluation> rows = network_rows(net, problem, run);
   if (rows.empty()) {
     for (std::size_t i = 0; i < net.layers.size(); ++i) {
-      if (!net.layers[i].fused.empty()) continue;  // a fused variant is an alternative
-      const LayerResult& r = *net.results[net.layers[i].same_as];
+      if (!net.results[i]) continue;  // a layer no variant runs
+      const LayerResult& r = *net.results[i];
       if (r.front.empty())
-        throw Error(fmt::format("no network point: layer {} ({}) has no front: {}", i + 1, net.layers[i].name,
+        throw Error(fmt::format("no network point: {} has no front: {}", layer_label(net, i),
                                 no_front_reason(r.loop, r.space)));
     }
     throw Error("no network point: the layers' fronts compose to none");
@@ -326,7 +348,7 @@ void explore_on_device(Exploration& x) {
   if (x.o.warm_start && x.network)
     throw Error(fmt::format("--warm-start: {} is a network of {} layers, explored layer by layer, which a warm start "
                             "does not seed yet; warm-start a run of --whole-program or of one layer",
-                            x.o.file, x.variants.front().layers.size()));
+                            x.o.file, written_layers(x)));
   // What identifies the program and the rules: a resumed run must explore the same ones.
   std::string rules_identity = rules_hash(x.rules);
   if (x.resumed)

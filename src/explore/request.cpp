@@ -16,7 +16,8 @@ json request_to_json(const Request& o) {
           {"warmup", o.warmup},   {"population", o.population}, {"selection", o.selection},
           {"rtol", o.rtol},       {"atol", o.atol},             {"pareto", o.pareto},
           {"build_options", o.build_options}, {"whole_program", o.whole_program}, {"warm_start", o.warm_start},
-          {"max_program_alternatives", o.max_program_alternatives}, {"storage", o.storage}};
+          {"max_program_alternatives", o.max_program_alternatives}, {"storage", o.storage},
+          {"fusion", o.fusion}};
 }
 
 void request_from_json(const json& j, Request& o) {
@@ -36,6 +37,7 @@ void request_from_json(const json& j, Request& o) {
   o.warm_start = j.value("warm_start", false);        // nor before --warm-start
   o.max_program_alternatives = j.value("max_program_alternatives", "");  // nor before --max-program-alternatives
   o.storage = j.value("storage", "float");                                // nor before --storage
+  o.fusion = j.value("fusion", "off");  // nor before --fusion: a network then had no fused layers
 }
 
 }  // namespace liftc::explore

@@ -144,6 +144,70 @@ TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
     EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
 }
 
+// The ResNet block's residual add and ReLU (block) are one-to-one over conv2: fused into it,
+// a layer of its own whose points are validated against the interpreter's block. With
+// --fusion only the network is conv1 and conv2+block: the front point's host program runs
+// the fused layer as one kernel (conv2, the add and the ReLU), makes no conv2 buffer,
+// validates, and with --repeat prints the wall time of repeated runs. With --fusion on, the
+// fused layer is explored beside the layers as written and the front is of both variants.
+TEST_F(ExploreCli, AOneToOneLayerIsFusedIntoItsProducer) {
+  const std::string resnet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/resnet_block.sr";
+  Result r = run(fmt::format("explore {} -s conv-gpu --fusion only --pareto --evals 3 --runs 2 --jobs 2 -o out", resnet));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
+        "output inlined into it: no buffer for that output): conv2+block",
+        "fused layer (conv2+block): 6 alternative(s) of 1 strategy (conv-gpu)", "fused layer (conv2+block): 3 candidates",
+        "network #1          conv1: conv-gpu #"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  EXPECT_EQ(r.output.find("layer 2/3 (conv2)"), std::string::npos) << r.output;  // fused away: not explored
+  std::string json = read(dir_ / "out/pareto.json");
+  for (const char* key : {"\"fused\": [\n      {\n        \"consumer\": \"block\",\n        \"producer\": \"conv2\"",
+                          "\"layer\": \"conv2+block\"", "\"buffer_bytes\": "})
+    EXPECT_NE(json.find(key), std::string::npos) << key << "\n" << json;
+  EXPECT_NE(read(dir_ / "out/pareto.csv").find("fused: conv2 into block"), std::string::npos);
+  std::string kernels = read(dir_ / "out/front/1/kernels.cl");
+  EXPECT_NE(kernels.find("kernel void block_kernel("), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("conv2"), std::string::npos) << kernels;  // no kernel writes or reads a conv2 buffer
+
+  const fs::path project = dir_ / "out/front/1";
+  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
+                                  "'{0}/log.txt' 2>&1",
+                                  project.string());
+  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
+  Result host = run_shell(fmt::format("'{0}/build/resnet_block' '{1}/out/inputs' '{1}/values' --expected "
+                                      "'{1}/out/expected' --repeat 5",
+                                      project.string(), dir_.string()));
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  for (const char* line : {"kernel conv1_kernel: ", "kernel block_kernel: ", "conv1: matches the expected values (512 values)",
+                           "block: matches the expected values (512 values)",
+                           "ms per run (median of 5 runs of every kernel enqueued back to back, host clock; least "})
+    EXPECT_NE(host.output.find(line), std::string::npos) << line << "\n" << host.output;
+  EXPECT_EQ(host.output.find("conv2"), std::string::npos) << host.output;
+  Result bad = run_shell(fmt::format("'{0}/build/resnet_block' '{1}/out/inputs' '{1}/values' --repeat 0",
+                                     project.string(), dir_.string()));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.output.find("error: --repeat takes a whole number from 1 to 1000000, not '0'"), std::string::npos)
+      << bad.output;
+
+  // Both variants: the layers as written and the fused layer, each explored; their fronts merged.
+  Result both = run(fmt::format("explore {} -s conv-gpu --pareto --evals 2 --runs 2 --jobs 2 -q --db both.db", resnet));
+  ASSERT_EQ(both.exit_code, 0) << both.output;
+  for (const char* line : {"fused layers, explored as alternatives", "layer 2/3 (conv2): ", "layer 3/3 (block): ",
+                           "fused layer (conv2+block): ", "network Pareto front"})
+    EXPECT_NE(both.output.find(line), std::string::npos) << line << "\n" << both.output;
+  // Each layer's rows are its own: conv2+block's are not block's.
+  EXPECT_EQ(rows(dir_ / "both.db"), 8);
+}
+
+TEST_F(ExploreCli, FusionErrors) {
+  expect(fmt::format("explore {} --fusion maybe", kVggBlock), 1, "error: --fusion: 'maybe' is not on, off or only");
+  expect(fmt::format("explore {} --fusion only", kVggBlock), 1,
+         "error: --fusion only: no definition of " + kVggBlock +
+             " is one-to-one over another's output (a bias, an activation, a residual add that reads it once, and "
+             "nothing else reads it); explore it with --fusion off");
+}
+
 TEST_F(ExploreCli, NetworkErrors) {
   expect(fmt::format("explore {} --replay none.db", kVggBlock), 1,
          "error: --replay: " + kVggBlock +

@@ -20,6 +20,7 @@ struct Request {
   std::string build_options;
   std::string max_program_alternatives;  // --whole-program: the bound on its alternatives ("" = the default)
   std::string storage = "float";         // --storage: float, half or half=NAME,... (codegen::parse_storage)
+  std::string fusion = "on";             // --fusion: a network's fused layers beside its layers (on), not (off), alone (only)
   double rtol = 1e-3, atol = 1e-3;
   bool pareto = false;
   bool whole_program = false;  // a program of several definitions explored as one, not layer by layer

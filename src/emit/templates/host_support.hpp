@@ -559,6 +559,17 @@ inline std::string work_group_note(cl_command_queue queue, const KernelInfo& k, 
          "smaller work-group may run)";
 }
 
+// Sets the arguments of kernel `kernel` of step `k` to `mems` and the step's sizes.
+inline void set_step_args(const KernelInfo& k, cl_kernel kernel, const std::vector<cl_mem>& mems) {
+  for (size_t a = 0; a < k.args.size(); ++a) {
+    const ArgInfo& arg = k.args[a];
+    cl_int err = arg.buffer >= 0
+                     ? clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(cl_mem), &mems[static_cast<size_t>(arg.buffer)])
+                     : clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(int), &arg.value);
+    check(err, std::string("setting argument of ") + k.name);
+  }
+}
+
 // Runs one step (kernel `kernel`, or a library call) on `mems` and waits for it; returns
 // its time (OpenCL event profiling, ms). A library call may enqueue several kernels and
 // gives the event of its last one only: it is timed from a marker enqueued before it.
@@ -581,13 +592,7 @@ inline double run_step(cl_command_queue queue, const KernelInfo& k, cl_kernel ke
     check(waited, std::string("running ") + k.library);
     return end > start ? double(end - start) * 1e-6 : 0.0;
   }
-  for (size_t a = 0; a < k.args.size(); ++a) {
-    const ArgInfo& arg = k.args[a];
-    cl_int err = arg.buffer >= 0
-                     ? clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(cl_mem), &mems[static_cast<size_t>(arg.buffer)])
-                     : clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(int), &arg.value);
-    check(err, std::string("setting argument of ") + k.name);
-  }
+  set_step_args(k, kernel, mems);
   cl_event event;
   cl_int launched =
       clEnqueueNDRangeKernel(queue, kernel, k.dims, nullptr, k.global, k.has_local ? k.local : nullptr, 0, nullptr, &event);
@@ -670,6 +675,63 @@ inline RunResult run_plan(cl_context context, cl_command_queue queue, const Plan
         result.outputs[b].insert(result.outputs[b].end(), reinterpret_cast<const char*>(&kPoison),
                                  reinterpret_cast<const char*>(&kPoison) + 4);
   return result;
+}
+
+// A whole-number flag's value of at least 1 (--repeat), or fail.
+inline int count_flag(const char* flag, const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  long n = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || n < 1 || n > 1000000)
+    fail(std::string(flag) + " takes a whole number from 1 to 1000000, not '" + text + "'");
+  return static_cast<int>(n);
+}
+
+// The host's wall time of `repeats` runs of the plan (ms each, in order), as a deployed
+// program runs it: every buffer made once (the inputs uploaded, the others the poison) and
+// held through all runs, each run's steps enqueued back to back without waiting, the clock
+// read before the first is enqueued and after clFinish. Unlike run_plan's event times, it
+// counts the launches and the gaps between kernels.
+inline std::vector<double> time_plan_wall(cl_context context, cl_command_queue queue, const PlanInfo& plan,
+                                          const BuiltPlan& built, const std::vector<std::vector<char>>& inputs,
+                                          int repeats) {
+  std::vector<cl_mem> mems(plan.buffers.size(), nullptr);
+  std::vector<double> times;
+  auto release_all = [&] {
+    for (cl_mem& m : mems) {
+      if (m) clReleaseMemObject(m);
+      m = nullptr;
+    }
+  };
+  try {
+    for (size_t b = 0; b < plan.buffers.size(); ++b) mems[b] = make_buffer(context, queue, plan.buffers[b], inputs[b]);
+    check(clFinish(queue), "uploading the inputs");
+    for (int r = 0; r < repeats; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      for (size_t s = 0; s < plan.stages.size(); ++s)
+        for (size_t i = 0; i < plan.stages[s].kernels.size(); ++i) {
+          const KernelInfo& k = plan.stages[s].kernels[i];
+          if (k.library) {
+            cl_event event = nullptr;
+            call_library(queue, k, mems, &event);
+            if (event) clReleaseEvent(event);
+            continue;
+          }
+          cl_kernel kernel = built.kernels[s][i];
+          set_step_args(k, kernel, mems);
+          cl_int launched = clEnqueueNDRangeKernel(queue, kernel, k.dims, nullptr, k.global,
+                                                   k.has_local ? k.local : nullptr, 0, nullptr, nullptr);
+          check(launched, std::string("launching ") + k.name + work_group_note(queue, k, kernel, launched));
+        }
+      check(clFinish(queue), "running the kernels");
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+  } catch (...) {
+    release_all();
+    throw;
+  }
+  release_all();
+  return times;
 }
 
 // A host's main: runs `run` with SIGXFSZ ignored (a write over a file-size limit then fails

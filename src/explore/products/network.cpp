@@ -115,16 +115,23 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
     for (std::size_t i = 0; i < net.layers.size(); ++i) net.variants[0].layers.push_back(i);
   }
   net.results.resize(net.layers.size());
+  // The layers some variant runs, and the first of each one's shape.
+  std::set<std::size_t> used;
+  for (const auto& v : net.variants)
+    for (std::size_t i : v.layers) used.insert({i, net.layers[i].same_as});
   // The layers do not offer library candidates (layer_space says why).
   std::vector<std::string> named = o.strategies;
   std::erase_if(named, is_library_strategy);
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& layer = net.layers[i];
+    if (!used.count(i)) continue;  // --fusion only: a definition fused away
     if (layer.same_as != i) {
       net.results[i] = net.results[layer.same_as];
       if (o.report && net.results[i])
         o.report(fmt::format("{}: the shape of {}: explored once, its results taken", layer_label(net, i),
-                             layer_label(net, layer.same_as)));
+                             layer.fused.empty()
+                                 ? fmt::format("layer {} ({})", layer.same_as + 1, net.layers[layer.same_as].name)
+                                 : layer_label(net, layer.same_as)));
       continue;
     }
     if (layer.fused.empty()) {
@@ -141,6 +148,7 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
   std::erase_if(net.variants, [&](const NetworkVariant& v) {
     return std::any_of(v.layers.begin(), v.layers.end(), [&](std::size_t i) { return !net.results[i]; });
   });
+  if (net.variants.empty()) throw Error("no fused layer of the network has a space (see above); explore it with --fusion off");
   if (o.strategies_given) {
     std::vector<Layer> offered;
     std::vector<std::vector<NotApplied>> not_applied;

@@ -99,13 +99,14 @@ void write_network_front(const std::string& dir_text, const NetworkExploration& 
     for (const Fusion& f : net.variants[point.variant].fusions)
       fused.push_back({{"producer", f.producer}, {"consumer", f.consumer}});
     const Evaluation& e = front[rank];
-    // What the host program allocates: every buffer of every layer at once, none freed (a
-    // fused point has no buffer for what it fused; memory_bytes is the peak with each
-    // buffer freed after its last reader, which a one-to-one fusion does not lower).
-    double allocated = 0;
-    for (const codegen::Buffer& b : m.memory.buffers) allocated += static_cast<double>(codegen::evaluate(b.bytes, m));
+    // The bytes of every buffer the host program makes over the run (a fused point has no
+    // buffer for what it fused). memory_bytes is the peak, each buffer freed after its last
+    // reader, which a one-to-one fusion does not lower: the consumer's output is the size of
+    // the producer's, so the fused layer holds as much as the producer did.
+    double buffers = 0;
+    for (const codegen::Buffer& b : m.memory.buffers) buffers += static_cast<double>(codegen::evaluate(b.bytes, m));
     points.push_back({{"rank", rank + 1}, {"status", e.status}, {"time_ms", e.time_ms}, {"spread_ms", e.spread_ms},
-                      {"memory_bytes", e.memory_bytes}, {"allocated_bytes", allocated}, {"fused", fused},
+                      {"memory_bytes", e.memory_bytes}, {"buffer_bytes", buffers}, {"fused", fused},
                       {"layers", layers}});
   }
   // Every layer's rows, each with its layer (a layer of the shape of an earlier one has

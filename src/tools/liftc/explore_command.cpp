@@ -51,6 +51,10 @@ void add_explore_command(CLI::App& app) {
   cmd->add_flag("--warm-start", o->warm_start,
                 "genetic, model: start the first generation from the fastest validated points that earlier runs stored for "
                 "this program on this device (up to a population of them; the store is --db)");
+  cmd->add_option("--fusion", o->fusion,
+                  "a network explored layer by layer: 'on' (default) also explores each definition that is one-to-one "
+                  "over another's output (a bias, an activation, a residual add) fused into it, as alternatives of "
+                  "the network's front; 'off' the layers as written only; 'only' the fused network only");
   cmd->add_option("--max-program-alternatives", o->max_program_alternatives,
                   fmt::format("--whole-program: the most alternatives of the whole program, over its strategies "
                               "(default {}; each definition's alternatives combine)",
