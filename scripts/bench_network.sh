@@ -5,14 +5,24 @@
 # The front's fastest point's host program is built and run on the device with every layer
 # validated against the interpreter's values, so the point that is reported is one that works.
 #
-# liftc's network time is the sum of its layers' measured times (each the median of the
-# candidate's timed runs, OpenCL event times): the front's `time_ms`; beside it, the total
-# its host program prints for its one run of every kernel (cold: the first launches). PyTorch's is the median
-# of whole forward passes (CUDA event times). The ratio is PyTorch time / liftc time (> 1:
-# liftc is faster). Memory is the front point's peak footprint (buffers freed when dead).
+# liftc's network time, two ways:
+#   - kernels: the sum of its layers' measured times (each the median of the candidate's
+#     timed runs, OpenCL event times: the kernels alone, no launch or gap), the front's time_ms;
+#   - host wall: the median wall time of a run of the front point's host program, run
+#     --repeat times (every kernel enqueued back to back, the host clock around the run up to
+#     clFinish: launches and the gaps between kernels counted, as a deployed program pays).
+# PyTorch's, two ways (scripts/bench_torch_network.py, CUDA event times around one pass):
+#   - eager: whole forward passes, each layer launched from Python;
+#   - CUDA graph: the same pass captured once and replayed (no launch gaps from Python).
+# The ratios are PyTorch time / liftc time (> 1: liftc is faster): the CUDA graph against
+# liftc's kernels and against its host wall time. Memory is the front point's peak footprint
+# (buffers freed when dead).
 #
 # Usage: scripts/bench_network.sh [--liftc PATH] [--device D] [--evals N] [--search S]
-#                                 [--strategy S]... [--out DIR] NET.sr [SIZE=VALUE...]
+#                                 [--strategy S]... [--fusion on|off|only] [--repeat N]
+#                                 [--out DIR] NET.sr [SIZE=VALUE...]
+#   --fusion is liftc explore's (default on: fused layers as alternatives of the front);
+#   --repeat N: the host program's timed runs (default 100).
 #   SIZE=VALUE replaces the value of a `size` of the program (e.g. H=256 W=256 D=56 S=12),
 #   and is passed to the PyTorch network of the same name (fsrcnn, resnet_block, vgg_block).
 set -euo pipefail
@@ -23,6 +33,8 @@ evals=60
 search=genetic
 out=""
 strategies=()
+fusion=on
+repeat=100
 program=""
 sizes=()
 while [[ $# -gt 0 ]]; do
@@ -32,6 +44,8 @@ while [[ $# -gt 0 ]]; do
     --evals) evals="$2"; shift 2 ;;
     --search) search="$2"; shift 2 ;;
     --strategy) strategies+=(-s "$2"); shift 2 ;;
+    --fusion) fusion="$2"; shift 2 ;;
+    --repeat) repeat="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     *=*) sizes+=("$1"); shift ;;
     -*) echo "bench_network.sh: unknown option '$1'" >&2; exit 1 ;;
@@ -41,6 +55,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -n "$program" && -f "$program" ]] || { echo "bench_network.sh: give the network's .sr file" >&2; exit 1; }
 [[ -x "$liftc" ]] || { echo "bench_network.sh: no liftc at $liftc" >&2; exit 1; }
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || { echo "bench_network.sh: --repeat takes a whole number of at least 1, not '$repeat'" >&2; exit 1; }
 name="$(basename "$program" .sr)"
 work="${out:-$(mktemp -d)}"
 mkdir -p "$work"
@@ -62,19 +77,20 @@ EOF
 device_args=()
 [[ -n "$device" ]] && device_args=(--device "$device")
 start=$(date +%s)
-"$liftc" explore "$sized" --pareto --search "$search" --evals "$evals" "${device_args[@]}" "${strategies[@]}" \
-  -o "$work/front" --force -q > "$work/explore.txt"
+"$liftc" explore "$sized" --pareto --search "$search" --evals "$evals" --fusion "$fusion" "${device_args[@]}" \
+  "${strategies[@]}" -o "$work/front" --force -q > "$work/explore.txt"
 explore_s=$(( $(date +%s) - start ))
 cat "$work/explore.txt"
 
 [[ -f "$work/front/pareto.json" ]] || { echo "bench_network.sh: the exploration wrote no front (no layer had a valid point?): see $work/explore.txt" >&2; exit 1; }
 # The fastest front point (rank 1 of pareto.csv is not necessarily the fastest: take the minimum).
-read -r rank liftc_ms memory <<< "$(python3 - "$work/front/pareto.json" <<'EOF'
+read -r rank liftc_ms memory fused <<< "$(python3 - "$work/front/pareto.json" <<'EOF'
 import json, sys
 points = json.load(open(sys.argv[1]))
 points = points["points"] if isinstance(points, dict) else points
 best = min((p for p in points if p.get("time_ms") is not None), key=lambda p: p["time_ms"])
-print(best["rank"], best["time_ms"], best["memory_bytes"])
+fused = ",".join(f"{f['producer']}>{f['consumer']}" for f in best.get("fused", [])) or "none"
+print(best["rank"], best["time_ms"], best["memory_bytes"], fused)
 EOF
 )"
 
@@ -84,13 +100,14 @@ cmake -S "$host" -B "$host/build" -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$host/build" -j > /dev/null
 exe="$(find "$host/build" -maxdepth 1 -type f -executable | head -1)"
 mkdir -p "$work/outputs"
-"$exe" "$work/front/inputs" "$work/outputs" --expected "$work/front/expected" | tee "$work/validate.txt"
+"$exe" "$work/front/inputs" "$work/outputs" --expected "$work/front/expected" --repeat "$repeat" | tee "$work/validate.txt"
 if grep -q "DIFFERS\|never written" "$work/validate.txt"; then
   echo "bench_network.sh: the front point's host program does not validate" >&2
   exit 1
 fi
 
-torch_ms="n/a"
+torch_eager="n/a"
+torch_graph="n/a"
 # PyTorch's version of the network, where bench_torch_network.py has one by this name.
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null &&
    grep -q "^    \"$name\": \|\"$name\": $name" "$root/scripts/bench_torch_network.py"; then
@@ -98,16 +115,23 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
   read -r -a all_sizes <<< "$(python3 -c 'import re, sys
 print(" ".join(f"{k}={v}" for line in open(sys.argv[1]) if line.startswith("size")
                for k, v in re.findall(r"(\w+)\s*=\s*(\d+)", line)))' "$sized")"
-  torch_ms="$(python3 "$root/scripts/bench_torch_network.py" "$name" "${all_sizes[@]}")"
+  read -r torch_eager torch_graph <<< "$(python3 "$root/scripts/bench_torch_network.py" "$name" "${all_sizes[@]}")"
 fi
-host_ms="$(sed -n 's/^total: \([0-9.]*\) ms$/\1/p' "$work/validate.txt")"
-python3 - "$name" "${sizes[*]}" "$liftc_ms" "$memory" "$torch_ms" "$explore_s" "$evals" "${host_ms:-n/a}" <<'EOF'
+# The host program's wall time of a run: "wall: X ms per run (median of N runs ...".
+wall_ms="$(sed -n 's/^wall: \([0-9.]*\) ms per run .*/\1/p' "$work/validate.txt")"
+[[ -n "$wall_ms" ]] || { echo "bench_network.sh: the host program printed no wall time: see $work/validate.txt" >&2; exit 1; }
+python3 - "$name" "${sizes[*]}" "$liftc_ms" "$wall_ms" "$repeat" "$memory" "$fused" "$torch_eager" "$torch_graph" \
+  "$explore_s" "$evals" <<'EOF'
 import sys
-name, sizes, liftc_ms, memory, torch_ms, explore_s, evals, host_ms = sys.argv[1:]
-liftc_ms = float(liftc_ms)
-ratio = f"{float(torch_ms) / liftc_ms:.2f}" if torch_ms != "n/a" else "n/a"
+name, sizes, liftc_ms, wall_ms, repeat, memory, fused, eager, graph, explore_s, evals = sys.argv[1:]
+liftc_ms, wall_ms = float(liftc_ms), float(wall_ms)
+def ratio(torch_ms, ms):
+    return f"{float(torch_ms) / ms:.2f}" if torch_ms != "n/a" else "n/a"
 print()
-print("| network | sizes | liftc (ms, sum of layers) | liftc host program, one cold run (ms) | peak memory (MiB) | PyTorch cuDNN fp32 (ms) | PyTorch / liftc | explore (s, evals per layer) |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-print(f"| {name} | {sizes} | {liftc_ms:.4f} | {host_ms} | {int(memory) / 2**20:.2f} | {torch_ms} | {ratio} | {explore_s} ({evals}) |")
+print("| network | sizes | liftc kernels (ms, sum of layers' event times) | liftc host wall (ms, median of "
+      f"{repeat} runs) | fused | peak memory (MiB) | PyTorch eager (ms) | PyTorch CUDA graph (ms) | "
+      "graph / liftc kernels | graph / liftc wall | explore (s, evals per layer) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print(f"| {name} | {sizes} | {liftc_ms:.4f} | {wall_ms:.4f} | {fused} | {int(memory) / 2**20:.2f} | {eager} | {graph} | "
+      f"{ratio(graph, liftc_ms)} | {ratio(graph, wall_ms)} | {explore_s} ({evals}) |")
 EOF

@@ -2,7 +2,12 @@
 """Times a network of examples/ through PyTorch on CUDA (cuDNN, fp32, TF32 off, batch 1): the
 outside reference of scripts/bench_network.sh. The layers are those of the .sr program, in
 PyTorch's NCHW layout: the same convolutions, biases, ReLUs, pooling, skip additions and
-pixel shuffle. Prints the median time of the whole network's forward pass in ms.
+pixel shuffle.
+
+Prints one line, two times in ms: the median of eager forward passes (each layer launched by
+Python, so the gaps between launches count), then the median of replays of the same forward
+pass captured in a CUDA graph (torch.cuda.CUDAGraph: one launch, no gaps from Python). Each
+is timed by CUDA events around one pass (or one replay).
 
 Usage: bench_torch_network.py fsrcnn|resnet_block|vgg_block SIZE=VALUE... [--runs N]
   the sizes are the program's `size` names, e.g. fsrcnn H=256 W=256 D=56 S=12 R=2
@@ -60,6 +65,36 @@ def vgg_block(s):
 NETWORKS = {"fsrcnn": fsrcnn, "resnet_block": resnet_block, "vgg_block": vgg_block}
 
 
+def event_times(step, runs):
+    """The CUDA-event times (ms) of `runs` calls of `step`, each timed alone."""
+    times = []
+    for _ in range(runs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        step()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    return times
+
+
+def captured(run):
+    """`run` captured in a CUDA graph: warmed up on a side stream first (cuDNN picks its
+    algorithms there, which it cannot do while capturing), then recorded once. Returns the
+    graph's replay."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            run()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        run()
+    return graph.replay
+
+
 def main() -> None:
     args = sys.argv[1:]
     runs = 50
@@ -77,15 +112,12 @@ def main() -> None:
         run = NETWORKS[args[0]](sizes)
         for _ in range(5):
             run()
-        times = []
-        for _ in range(runs):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            run()
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end))
-    print(f"{statistics.median(times):.4f}")
+        eager = event_times(run, runs)
+        replay = captured(run)
+        for _ in range(5):
+            replay()
+        graph = event_times(replay, runs)
+    print(f"{statistics.median(eager):.4f} {statistics.median(graph):.4f}")
 
 
 if __name__ == "__main__":
