@@ -24,6 +24,10 @@ const char* const kPerChannelWindows =
     "depthwise, channel-first: the windows are each channel's, not slide2D's windows of one HWC image (the windows-2D "
     "shape that split-join on a row's windows, pad-for-tiling and slide-tiling look for)";
 
+const char* const kPerGroupWindows =
+    "grouped, per group: the windows are each group's channels', not slide2D's windows of one HWC image (the windows-2D "
+    "shape that split-join on a row's windows, pad-for-tiling and slide-tiling look for)";
+
 const char* const kDilatedWindows =
     "dilated: the windows are a view of slide2D's wider windows (every d-th row and column), not slide2D's windows "
     "themselves (the windows-2D shape in which conv-parametric and conv-tiled tile the rows by their slides, the "
@@ -45,7 +49,8 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* f : {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
                           "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
-    for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "grouped.sr"})
+    for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr", "grouped.sr",
+                          "grouped_per_group.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0",
@@ -55,13 +60,15 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
                           "conv-gemm"}) {
-      t.push_back({"depthwise.sr", s, kDepthwise});
-      t.push_back({"depthwise_chw.sr", s, kDepthwise});
+      for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr"})
+        t.push_back({f, s, kDepthwise});
     }
-    for (const char* s : {"conv-parametric", "conv-tiled"}) t.push_back({"depthwise_chw.sr", s, kPerChannelWindows});
+    for (const char* s : {"conv-parametric", "conv-tiled"})
+      for (const char* f : {"depthwise_chw.sr", "depthwise_chw_nested.sr"}) t.push_back({f, s, kPerChannelWindows});
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local",
                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
-      t.push_back({"grouped.sr", s, kGrouped});
+      for (const char* f : {"grouped.sr", "grouped_per_group.sr"}) t.push_back({f, s, kGrouped});
+    for (const char* s : {"conv-parametric", "conv-tiled"}) t.push_back({"grouped_per_group.sr", s, kPerGroupWindows});
     return t;
   }();
   return table;
@@ -69,7 +76,9 @@ const std::vector<NotOffered>& forms_not_offered() {
 
 const std::vector<OnlyOffered>& forms_only_offered() {
   static const std::vector<OnlyOffered> table = {{"depthwise.sr", "conv-depthwise-kappa"},
-                                                 {"depthwise_chw.sr", "conv-depthwise-kappa"}};
+                                                 {"depthwise_chw.sr", "conv-depthwise-kappa"},
+                                                 {"depthwise_chw_nested.sr", "conv-depthwise-kappa"},
+                                                 {"depthwise_hwc_columns.sr", "conv-depthwise-kappa"}};
   return table;
 }
 

@@ -256,8 +256,9 @@ TEST(Strategy, ANamedStepThatAppliesNowhereSaysWhatItNeeds) {
 TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) {
   const std::string pairs =
       "which needs a map over (kernel, bias) pairs whose kernels read all the channels of a window (a depthwise "
-      "convolution's kernels read one channel each: its strategy is conv-depthwise-kappa; a grouped convolution's pairs "
-      "sit in a map over the groups)";
+      "convolution's kernels read one channel each: its strategy is conv-depthwise-kappa, offered where normal-form finds "
+      "its map over (kernel, bias, channel) triples; a grouped convolution's pairs sit in a map over the groups: "
+      "conv-chw-kappa, conv-gpu and conv-naive put the groups on global dimension 2)";
   const std::string windows = pairs + ", directly in the 2D map over slide2D's windows themselves (a dilated window is a "
                                       "view of wider ones)";
   struct Case {
@@ -291,6 +292,28 @@ TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) 
     } catch (const Error& e) {
       EXPECT_EQ(e.message(), "strategy `" + std::string(c.strategy) + "` does not apply to any definition of <test> (" +
                                  c.why + ")");
+    }
+  }
+}
+
+// conv-depthwise-kappa on a convolution that is not depthwise (a dense one, a grouped one)
+// stops at its named step, which says what a depthwise convolution is and how it may be
+// written (the forms normal-form recognises), and where a dense or grouped one goes instead.
+TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatConvDepthwiseKappaNeeds) {
+  const std::string why =
+      "its step `depthwise-channel-groups-form` applies nowhere: kappa channels per reduction (depthwise-channel-groups, "
+      "-activation), which needs a depthwise convolution: each channel convolved with its own kernel, a map over (kernel, "
+      "bias, channel window) triples (written per pixel over zip(weights, biases, channels), channel-first over each "
+      "channel's windows, with the pairs or triples in any order or nested, the windows and kernels [K][K] blocks or "
+      "columns of flattened HWC blocks); a dense convolution's kernels read all the channels (its strategies are the "
+      "conv-chw and conv-gemm ones) and a grouped convolution's a group of them";
+  for (const char* form : {"conv/conv_small.sr", "conv/forms/grouped.sr"}) {
+    SCOPED_TRACE(form);
+    try {
+      rewrite_program(library(), "conv-depthwise-kappa", program(example(form)));
+      ADD_FAILURE() << "the strategy applied";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "strategy `conv-depthwise-kappa` does not apply to any definition of <test> (" + why + ")");
     }
   }
 }
