@@ -3,6 +3,7 @@
 
 
 #include <algorithm>
+#include <regex>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -340,6 +341,31 @@ TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
     std::sort(got.begin(), got.end());
     std::sort(want.begin(), want.end());
     EXPECT_EQ(got, want);
+  }
+}
+
+// Every strategy a form of examples/conv/forms/ is not offered (forms_not_offered(), and
+// conv-depthwise-kappa for every form that is not depthwise) is refused with a reason in a
+// user's terms: the step that applied nowhere is a named one, whose description says what a
+// convolution needs for it ("... which needs a convolution over 3x3 windows with stride 1 ..."),
+// never a rewrite expression such as `topdown(hoist-kernels)` or `where(windows-2D)`.
+TEST(Forms, EveryStrategyNotOfferedSaysWhyInAUsersTerms) {
+  const std::regex named_step("its step `[A-Za-z0-9-]+` applies nowhere: \\S");
+  std::vector<std::pair<std::string, std::string>> refused;
+  for (const NotOffered& n : forms_not_offered()) refused.emplace_back(n.form, n.strategy);
+  for (const auto& form : conv_forms())
+    if (std::none_of(forms_only_offered().begin(), forms_only_offered().end(),
+                     [&](const OnlyOffered& o) { return o.form == form && o.strategy == "conv-depthwise-kappa"; }))
+      refused.emplace_back(form, "conv-depthwise-kappa");
+  EXPECT_GE(refused.size(), 100u);
+  for (const auto& [form, strategy] : refused) {
+    SCOPED_TRACE(form + " " + strategy);
+    try {
+      rewrite_program(library(), strategy, program(example("conv/forms/" + form)));
+      ADD_FAILURE() << "the strategy applied";
+    } catch (const Error& e) {
+      EXPECT_TRUE(std::regex_search(e.message(), named_step)) << e.message();
+    }
   }
 }
 
