@@ -5,6 +5,9 @@
 
 #include <fstream>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -206,6 +209,50 @@ TEST_F(ExploreCli, FusionErrors) {
          "error: --fusion only: no definition of " + kVggBlock +
              " is one-to-one over another's output (a bias, an activation, a residual add that reads it once, and "
              "nothing else reads it); explore it with --fusion off");
+}
+
+// The MobileNet examples (examples/networks/mobilenet_v1_pair.sr, mobilenet_v2_block.sr),
+// written as a user would: each depthwise layer is offered conv-depthwise-kappa and none of
+// the dense strategies, each 1x1 layer (written per pixel) the dense ones and not
+// conv-depthwise-kappa, the residual add is lowered by the fallback; every layer of the
+// front's point validates in its host program. One row a network.
+struct MobileNetCase {
+  const char* program;
+  std::vector<std::pair<std::string, std::string>> layers;  // the layer line's start, its strategies
+  std::vector<std::string> validated;                       // the host program's layer names
+};
+
+void explore_mobilenet(ExploreCli& cli, const MobileNetCase& c) {
+  const std::string path = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/" + c.program + ".sr";
+  Result r = cli.run(fmt::format(
+      "explore {} -s conv-depthwise-kappa -s conv-gemm -s conv-chw-tile --pareto --evals 2 --runs 2 --jobs 2 -o out", path));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const auto& [layer, strategies] : c.layers) {
+    std::size_t at = r.output.find(layer);
+    ASSERT_NE(at, std::string::npos) << layer << "\n" << r.output;
+    std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+    EXPECT_NE(line.find(strategies), std::string::npos) << strategies << " in " << line;
+  }
+  Result host = run_front_point(cli, c.program);
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  for (const auto& layer : c.validated)
+    EXPECT_NE(host.output.find(layer + ": matches the expected values"), std::string::npos) << layer << "\n" << host.output;
+}
+
+TEST_F(ExploreCli, MobileNetV1PairGetsTheDepthwiseAndDenseStrategiesAndValidates) {
+  explore_mobilenet(*this, {"mobilenet_v1_pair",
+                            {{"layer 1/2 (depthwise): ", "of 1 strategy (conv-depthwise-kappa)"},
+                             {"layer 2/2 (pointwise): ", "of 2 strategies (conv-gemm, conv-chw-tile)"}},
+                            {"depthwise", "pointwise"}});
+}
+
+TEST_F(ExploreCli, MobileNetV2BlockGetsTheDepthwiseAndDenseStrategiesAndValidates) {
+  explore_mobilenet(*this, {"mobilenet_v2_block",
+                            {{"layer 1/4 (expanded): ", "of 2 strategies (conv-gemm, conv-chw-tile)"},
+                             {"layer 2/4 (depthwise): ", "of 1 strategy (conv-depthwise-kappa)"},
+                             {"layer 3/4 (projected): ", "of 2 strategies (conv-gemm, conv-chw-tile)"},
+                             {"layer 4/4 (block): ", "of 1 strategy (lower-glb2)"}},
+                            {"expanded", "depthwise", "projected", "block"}});
 }
 
 TEST_F(ExploreCli, NetworkErrors) {
