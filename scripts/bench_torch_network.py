@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Times a network of examples/ through PyTorch on CUDA (cuDNN, fp32, TF32 off, batch 1): the
 outside reference of scripts/bench_network.sh. The layers are those of the .sr program, in
-PyTorch's NCHW layout: the same convolutions, biases, ReLUs, pooling, skip additions and
-pixel shuffle.
+PyTorch's NCHW layout: the same convolutions (depthwise ones with groups=C), biases, ReLUs
+and ReLU6s, pooling, skip additions and pixel shuffle.
 
 Prints one line, two times in ms: the median of eager forward passes (each layer launched by
 Python, so the gaps between launches count), then the median of replays of the same forward
 pass captured in a CUDA graph (torch.cuda.CUDAGraph: one launch, no gaps from Python). Each
 is timed by CUDA events around one pass (or one replay).
 
-Usage: bench_torch_network.py fsrcnn|resnet_block|vgg_block SIZE=VALUE... [--runs N]
+Usage: bench_torch_network.py NETWORK SIZE=VALUE... [--runs N]
+  NETWORK: fsrcnn, resnet_block, vgg_block, mobilenet_v1_pair or mobilenet_v2_block
   the sizes are the program's `size` names, e.g. fsrcnn H=256 W=256 D=56 S=12 R=2
 """
 import statistics
@@ -62,7 +63,44 @@ def vgg_block(s):
     return run
 
 
-NETWORKS = {"fsrcnn": fsrcnn, "resnet_block": resnet_block, "vgg_block": vgg_block}
+def depthwise(c, k):
+    """A bias and weights of a k x k depthwise convolution of c channels (groups=c)."""
+    return (torch.randn(c, 1, k, k, device="cuda") * 0.1, torch.randn(c, device="cuda") * 0.1)
+
+
+def mobilenet_v1_pair(s):
+    """examples/networks/mobilenet_v1_pair.sr: relu(depthwise 3x3 of C), relu(1x1 C->M)."""
+    dw, pw = depthwise(s["C"], 3), conv(s["C"], s["M"], 1)
+    x = torch.randn(1, s["C"], s["H"], s["W"], device="cuda")
+
+    def run():
+        y = F.relu(F.conv2d(x, *dw, padding=1, groups=s["C"]))
+        return F.relu(F.conv2d(y, *pw))
+
+    return run
+
+
+def mobilenet_v2_block(s):
+    """examples/networks/mobilenet_v2_block.sr: relu6(1x1 C->E), relu6(depthwise 3x3 of E),
+    1x1 E->C, plus the block's input."""
+    ex, dw, pr = conv(s["C"], s["E"], 1), depthwise(s["E"], 3), conv(s["E"], s["C"], 1)
+    x = torch.randn(1, s["C"], s["H"], s["W"], device="cuda")
+
+    def run():
+        y = F.relu6(F.conv2d(x, *ex))
+        y = F.relu6(F.conv2d(y, *dw, padding=1, groups=s["E"]))
+        return F.conv2d(y, *pr) + x
+
+    return run
+
+
+NETWORKS = {
+    "fsrcnn": fsrcnn,
+    "resnet_block": resnet_block,
+    "vgg_block": vgg_block,
+    "mobilenet_v1_pair": mobilenet_v1_pair,
+    "mobilenet_v2_block": mobilenet_v2_block,
+}
 
 
 def event_times(step, runs):
