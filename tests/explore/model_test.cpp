@@ -15,7 +15,10 @@
 #include "liftc/explore/cost/model.hpp"
 #include "liftc/explore/search/model_search.hpp"
 #include "liftc/explore/search/registry.hpp"
+#include "liftc/explore/search/transfer.hpp"
+#include "liftc/explore/store/store.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "test_folder.hpp"
 #include "toy_space.hpp"
 
 namespace liftc::explore {
@@ -331,6 +334,223 @@ TEST(ModelSearch, TheRegistryMakesItWithTheSeedsAndPopulation) {
   EXPECT_EQ(first, (Candidate{1, {5}}));  // the seed first
   EXPECT_EQ(first, direct->ask());
   for (int i = 0; i < 6; ++i) EXPECT_EQ(made->ask(), direct->ask());
+}
+
+// The genetic and the model-guided searches start alike: one generation 0 (RoundSearch's
+// first_round), the seeds first, then a point of every alternative, then random draws.
+TEST(ModelSearch, ItsFirstRoundIsTheGeneticSearchsGenerationZero) {
+  CandidateSpace a = cube(), b = cube();
+  GeneticOptions g;
+  g.population = 12;
+  g.seeds = {{1, {3, 3, 3}}, kCubeBest};
+  ModelSearchOptions m;
+  m.warmup = 12;
+  m.seeds = g.seeds;
+  auto genetic = make_genetic_search(a, g, 9);
+  auto model = make_model_search(b, m, 9);
+  std::vector<Candidate> first_generation, first_round;
+  while (!genetic->waiting()) first_generation.push_back(*genetic->ask());
+  while (!model->waiting()) first_round.push_back(*model->ask());
+  EXPECT_EQ(first_round, first_generation);
+  ASSERT_EQ(first_round.size(), 12u);
+  EXPECT_EQ(first_round[0], g.seeds[0]);
+  EXPECT_EQ(first_round[1], g.seeds[1]);
+}
+
+// Each round after the first holds a candidate for every job (the registry's round is
+// max(8, --jobs)), so no job waits while the model has candidates to hand out.
+TEST(ModelSearch, RoundsAreAsLargeAsTheJobs) {
+  struct Case {
+    std::size_t jobs, round;
+  };
+  for (Case c : {Case{1, 8}, Case{2, 8}, Case{16, 16}, Case{24, 24}}) {
+    SCOPED_TRACE(c.jobs);
+    CandidateSpace cs = cube();
+    SearchSettings settings;
+    settings.seed = 4;
+    settings.jobs = c.jobs;
+    settings.genetic.population = 10;
+    auto search = search_kind("model").make(cs, settings);
+    std::vector<std::size_t> rounds;
+    for (int r = 0; r < 4; ++r) {
+      std::vector<Candidate> round;
+      while (!search->waiting()) round.push_back(*search->ask());
+      for (const auto& x : round) search->tell(x, cube_cost(x));
+      rounds.push_back(round.size());
+    }
+    EXPECT_EQ(rounds, (std::vector<std::size_t>{10, c.round, c.round, c.round}));
+  }
+}
+
+// In two stages, a round's pool is ranked first on cheap features, and only the shortlist
+// (and each measured candidate) is given the model's features.
+TEST(ModelSearch, TwoStagesGiveOnlyTheShortlistTheModelsFeatures) {
+  CandidateSpace cs = cube();
+  auto costly = std::make_shared<std::size_t>(0);
+  Featurizer params = parameter_features(cs);
+  ModelSearchOptions o = small_rounds();
+  o.features = [params, costly](const Candidate& c) {
+    ++*costly;
+    return params(c);
+  };
+  o.shortlist_features = params;
+  o.shortlist = 16;
+  auto search = make_model_search(cs, o, 2);
+  std::size_t asks = asks_to(*search, kCubeBest, 400);
+  std::size_t asked = std::min<std::size_t>(asks, 400), ranked_rounds = (asked - o.warmup + o.batch - 1) / o.batch;
+  EXPECT_LE(*costly, asked + ranked_rounds * o.shortlist) << "the model's features of every proposal were computed";
+  EXPECT_LE(asks, 300u) << "two stages still find the optimum";
+}
+
+TEST(ModelSearch, TheReportGivesTheModelsShareOfTheLoop) {
+  ModelSearchStats s;
+  s.trainings = 3;
+  s.rows = 40;
+  s.train_seconds = 0.1;
+  s.feature_seconds = 0.2;
+  s.score_seconds = 0.1;
+  s.scored = 512;
+  s.loop_seconds = 8;
+  s.propose_seconds = 0.05;
+  EXPECT_DOUBLE_EQ(model_share(s), 0.05);
+  EXPECT_EQ(format_model_stats(s), "model: 3 training(s) (up to 40 rows), training 0.100 s, features 0.200 s, scoring "
+                                   "0.100 s of 512 candidates: 5.0% of the loop's 8.00 s; proposing 0.050 s");
+  s.transfer_rows = 168;
+  EXPECT_EQ(format_model_stats(s).rfind("model: trained on 168 row(s) of a tuning database before the first "
+                                        "measurement; 3 training(s)",
+                                        0),
+            0u);
+}
+
+// The cube's cost at another shape: its optimum moved by one in x and y, its times scaled.
+Outcome other_shape_cost(const Candidate& c) {
+  Outcome o = cube_cost({c.alternative, {c.point[0] + 1, c.point[1] + 1, c.point[2]}});
+  o.objectives.time_ms *= 3;
+  return o;
+}
+
+// A tuning database of another shape: its rows trained on before the first measurement
+// rank the first round's draws, which then land near the optimum far more often than random.
+TEST(ModelSearch, ATuningDatabaseTrainsTheModelBeforeTheFirstMeasurement) {
+  CandidateSpace cs = cube();
+  Featurizer f = parameter_features(cs);
+  TransferRows db;
+  std::mt19937_64 rng(5);
+  std::vector<Candidate> rows;
+  for (int i = 0; i < 300; ++i) {
+    std::size_t a = i % 2;
+    rows.push_back({a, cs.alternatives[a]->sample(rng)});
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& c : rows) best = std::min(best, other_shape_cost(c).objectives.time_ms);
+  for (const auto& c : rows) {
+    db.features.push_back(f(c));
+    db.relative_time.push_back(other_shape_cost(c).objectives.time_ms / best);
+  }
+  db.groups = {300};
+  double with = 0, without = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    ModelSearchOptions o = small_rounds();
+    o.transfer = db;
+    CandidateSpace a = cube(), b = cube();
+    auto transferred = make_model_search(a, o, seed);
+    EXPECT_EQ(transferred->report().rfind("model: trained on 300 row(s) of a tuning database before the first "
+                                          "measurement; 1 training(s) (up to 300 rows)",
+                                          0),
+              0u)
+        << transferred->report();
+    auto cold = make_model_search(b, small_rounds(), seed);
+    for (int i = 0; i < 16; ++i) {
+      with += cube_cost(*transferred->ask()).objectives.time_ms;
+      without += cube_cost(*cold->ask()).objectives.time_ms;
+    }
+  }
+  EXPECT_LT(with, 0.8 * without) << "the first rounds' mean time, with the database and without";
+}
+
+TEST(Transfer, ShapesDistance) {
+  struct Case {
+    const char* a;
+    const char* b;
+    double distance;
+  };
+  for (const Case& c : {Case{"A=4x8,B=8x512", "A=4x8,B=8x512", 0.0}, Case{"A=4x8,B=8x512", "A=8x8,B=8x256", 2 * std::log(2.0)},
+                        Case{"A=4x8", "A=4x8,B=8x512", 10.0}, Case{"A=4x8", "A=4x8x1", 10.0}, Case{"", "", 0.0}}) {
+    SCOPED_TRACE(std::string(c.a) + " / " + c.b);
+    EXPECT_NEAR(shapes_distance(c.a, c.b), c.distance, 1e-12);
+    EXPECT_NEAR(shapes_distance(c.b, c.a), c.distance, 1e-12);
+  }
+}
+
+Evaluation stored(const std::string& program, const std::string& device, const std::string& shapes,
+                  const std::string& point, double time, std::int64_t alternative = 1) {
+  static int key = 0;
+  Evaluation e;
+  e.key = fmt::format("k{}", ++key);
+  e.program = program;
+  e.file = program + ".sr";
+  e.strategy = "cube";
+  e.alternative = alternative;
+  e.point = point;
+  e.status = std::isfinite(time) ? status::Ok : status::Wrong;
+  e.reason = std::isfinite(time) ? "" : "it failed";
+  e.time_ms = std::isfinite(time) ? time : std::numeric_limits<double>::quiet_NaN();
+  e.device = device;
+  e.shapes = shapes;
+  return e;
+}
+
+// A store with this program's own rows, another shape's and another device's.
+std::unique_ptr<Store> transfer_store(const std::string& path) {
+  auto s = Store::open(path);
+  std::int64_t run = s->begin_run("cube.sr", "{}");
+  std::vector<Evaluation> rows{
+      stored("this", "dev", "A=4x8", "x=1,y=1,z=1", 1.0),   stored("this", "dev", "A=4x8", "x=2,y=1,z=1", 2.0),
+      stored("near", "dev", "A=8x8", "x=11,y=4,z=7", 0.5),  stored("near", "dev", "A=8x8", "x=9,y=4,z=7", 1.0),
+      stored("near", "dev", "A=8x8", "x=20,y=4,z=7", 0.25),  // fastest, but not a point of this space
+      stored("near", "dev", "A=8x8", "x=3,y=3,z=3", std::numeric_limits<double>::infinity()),
+      stored("far", "dev", "A=64x8", "x=5,y=5,z=5", 0.1),   stored("far", "dev", "A=64x8", "x=6,y=5,z=5", 0.4),
+      stored("near", "gpu", "A=8x8", "x=2,y=2,z=2", 0.2),   stored("near", "gpu", "A=8x8", "x=2,y=2,z=3", 0.8),
+      stored("lone", "dev", "A=16x8", "x=4,y=4,z=4", 0.3),  // one time: ranks nothing
+  };
+  for (auto& e : rows) {
+    e.run = run;
+    s->add(e);
+  }
+  return s;
+}
+
+TEST(Transfer, RowsOfOtherProgramsAndDevicesRelativeToTheirBest) {
+  auto dir = test::fresh_test_folder("transfer");
+  auto s = transfer_store((dir / "db").string());
+  TransferTarget t{"this", "dev", "A=4x8"};
+  t.strategies = {"cube", "other"};
+  TransferRows rows = transfer_rows(*s, t);
+  // Groups by (program, device) in the store's order of keys: far/dev, near/dev, near/gpu.
+  EXPECT_EQ(rows.groups, (std::vector<unsigned>{2, 4, 2}));
+  ASSERT_EQ(rows.relative_time.size(), 8u);
+  EXPECT_EQ(rows.relative_time[0], 1.0);
+  EXPECT_EQ(rows.relative_time[1], 4.0);
+  EXPECT_EQ(rows.relative_time[2], 2.0);  // near/dev: 0.5 against its best 0.25
+  EXPECT_TRUE(std::isinf(rows.relative_time[5]));
+  EXPECT_EQ(rows.features[0].names,
+            (std::vector<std::string>{"strategy.cube", "strategy.other", "alternative", "param.x", "param.y", "param.z"}));
+  EXPECT_EQ(rows.features[0].values, (std::vector<float>{1, 0, 1, 5, 5, 5}));
+  t.before_run = 1;  // a resumed first run: no earlier rows
+  EXPECT_TRUE(transfer_rows(*s, t).groups.empty());
+}
+
+TEST(Transfer, TheNearestShapesBestPointsMappedWhereTheyFit) {
+  auto dir = test::fresh_test_folder("transfer");
+  auto s = transfer_store((dir / "db").string());
+  CandidateSpace cs = cube();
+  TransferTarget t{"this", "dev", "A=4x8"};
+  // near (A=8x8), lone (A=16x8), far (A=64x8), the device's own before gpu's; x=20 does
+  // not fit the cube; the program's own rows are --warm-start's, not these.
+  EXPECT_EQ(nearest_shape_seeds(*s, t, cs, 10, 2),
+            (std::vector<Candidate>{{0, {11, 4, 7}}, {0, {9, 4, 7}}, {0, {4, 4, 4}}, {0, {5, 5, 5}}, {0, {6, 5, 5}},
+                                    {0, {2, 2, 2}}, {0, {2, 2, 3}}}));
+  EXPECT_EQ(nearest_shape_seeds(*s, t, cs, 1), (std::vector<Candidate>{{0, {11, 4, 7}}}));
 }
 
 }  // namespace

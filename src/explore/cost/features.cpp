@@ -453,6 +453,23 @@ FeatureVector candidate_features(const Candidate& candidate, const FeatureContex
   return out;
 }
 
+FeatureVector point_features(const std::vector<std::string>& strategies, const std::string& strategy,
+                             std::int64_t alternative, const std::vector<std::pair<std::string, std::int64_t>>& params) {
+  FeatureVector out;
+  for (const auto& s : strategies) {
+    out.names.push_back("strategy." + s);
+    out.values.push_back(s == strategy ? 1.0f : 0.0f);
+  }
+  out.names.push_back("alternative");
+  out.values.push_back(static_cast<float>(alternative));
+  out.common = out.names.size();
+  for (const auto& [name, value] : params) {
+    out.names.push_back("param." + name);
+    out.values.push_back(static_cast<float>(value));
+  }
+  return out;
+}
+
 FeatureVector requested_features(const FeatureRequest& request, const rewrite::RuleSet& rules) {
   // The strategy's alternatives as explore builds them (an unknown strategy, or one that does
   // not apply, is the rewriter's error).

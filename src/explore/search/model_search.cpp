@@ -5,14 +5,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "liftc/explore/search/rounds.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::explore {
@@ -28,79 +29,22 @@ float log_scaled(std::int64_t v) {
   return static_cast<float>(v < 0 ? -m : m);
 }
 
-// A candidate's features as a sparse row of the search's columns.
+// A candidate's features as a sparse row of a ranker's columns.
 using Row = std::vector<std::pair<std::size_t, float>>;
 
-// A measured candidate.
-struct Measured {
-  Candidate candidate;
-  Outcome outcome;
-  Row row;
-};
+// A model and what it sees: its featurizer, and the columns its feature names were given.
+struct Ranker {
+  explicit Ranker(const cost::ModelOptions& o) : model(o) {}
+  Featurizer features;
+  cost::RankModel model;
+  std::map<std::string, std::size_t> columns;  // feature name -> column
+  std::vector<Row> prior;                      // the tuning database's rows (ModelSearchOptions::transfer)
 
-class ModelSearch : public Search {
-  // The fastest points that breed each round's proposals, besides each alternative's best.
-  static constexpr std::size_t kParents = 8;
-  static constexpr double kMutationRate = 0.3;
-  static constexpr int kDrawAttempts = 200;
-
- public:
-  ModelSearch(CandidateSpace& space, const ModelSearchOptions& o, std::uint64_t seed)
-      : space_(space), o_(o), rng_(seed), model_(o.model) {
-    o_.batch = std::max<std::size_t>(o_.batch, 1);
-    o_.pool = std::max(o_.pool, o_.batch);
-    o_.warmup = std::max<std::size_t>(o_.warmup, 2);
-    o_.epsilon = std::clamp(o_.epsilon, 0.0, 1.0);
-    if (!o_.features) o_.features = parameter_features(space);
-  }
-
-  std::optional<Candidate> ask() override {
-    if (!clock_started_) clock_started_ = true, started_at_ = Clock::now();
-    if (pending_.empty()) breed();
-    if (pending_.empty()) return std::nullopt;
-    Candidate c = pending_.front();
-    pending_.pop_front();
-    ++untold_;
-    return c;
-  }
-
-  void tell(const Candidate& c, const Outcome& o) override {
-    if (untold_ > 0) --untold_;
-    measured_.push_back({c, o, row_of(c)});
-    stats_.loop_seconds = seconds_since(started_at_);
-  }
-
-  // A round is ranked with the outcomes of the rounds before: all of them.
-  bool waiting() const override { return pending_.empty() && untold_ > 0; }
-
-  std::string report() const override { return format_model_stats(stats_); }
-
- private:
-  // Not asked before, nor proposed in this round.
-  bool fresh(const Candidate& c) const { return !asked_.count(c); }
-
-  void queue(const Candidate& c) {
-    asked_.insert(c);
-    pending_.push_back(c);
-  }
-
-  std::optional<Candidate> random_candidate() {
-    for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
-      Candidate c;
-      c.alternative = draw_alternative(space_, rng_);
-      if (space_.alternatives[c.alternative]->count() <= 0) continue;
-      c.point = space_.alternatives[c.alternative]->sample(rng_);
-      if (fresh(c)) return c;
-    }
-    return std::nullopt;
-  }
-
-  Row row_of(const Candidate& c) {
-    NamedFeatures f = o_.features(c);
+  Row row_of(const NamedFeatures& f) {
     LIFTC_ASSERT(f.names.size() == f.values.size(), "a featurizer gives a value for every name");
     Row row;
     for (std::size_t i = 0; i < f.names.size(); ++i) {
-      auto [it, added] = columns_.try_emplace(f.names[i], columns_.size());
+      auto [it, added] = columns.try_emplace(f.names[i], columns.size());
       row.emplace_back(it->second, f.values[i]);
     }
     return row;
@@ -108,45 +52,131 @@ class ModelSearch : public Search {
 
   // Rows as a dense matrix of the columns known now (NaN where a row lacks one).
   std::vector<float> dense(const std::vector<const Row*>& rows) const {
-    std::size_t width = columns_.size();
+    std::size_t width = columns.size();
     std::vector<float> m(rows.size() * width, std::numeric_limits<float>::quiet_NaN());
     for (std::size_t r = 0; r < rows.size(); ++r)
       for (const auto& [col, v] : *rows[r]) m[r * width + col] = v;
     return m;
   }
 
-  // Trains on every outcome so far once there are enough rows and they grew enough since
-  // the last training: the relevance of a validated candidate is -log(time), a failure's
-  // below every validated one (the model learns to avoid failing regions too); one query
-  // group, the run, so that candidates of different alternatives are ranked against each other.
+  std::vector<float> score(const std::vector<Row>& rows) const {
+    std::vector<const Row*> refs;
+    for (const auto& r : rows) refs.push_back(&r);
+    return model.score(dense(refs), columns.size());
+  }
+};
+
+// A measured candidate and its rows: of the model, and of the shortlisting model (if any).
+struct Measured {
+  Candidate candidate;
+  Outcome outcome;
+  Row row, cheap_row;
+};
+
+class ModelSearch : public RoundSearch {
+  // The fastest points that breed each round's proposals, besides each alternative's best.
+  static constexpr std::size_t kParents = 8;
+  static constexpr double kMutationRate = 0.3;
+
+ public:
+  ModelSearch(CandidateSpace& space, const ModelSearchOptions& o, std::uint64_t seed)
+      : RoundSearch(space, seed), o_(o), full_(o.model), cheap_(o.model) {
+    o_.batch = std::max<std::size_t>(o_.batch, 1);
+    o_.pool = std::max(o_.pool, o_.batch);
+    o_.warmup = std::max<std::size_t>(o_.warmup, 2);
+    o_.epsilon = std::clamp(o_.epsilon, 0.0, 1.0);
+    full_.features = o_.features ? o_.features : parameter_features(space);
+    two_stage_ = o_.shortlist_features && o_.shortlist > 0 && o_.shortlist < o_.pool;
+    cheap_.features = o_.shortlist_features;
+    prior_rows_ = o_.transfer.features.size();
+    for (const auto& f : o_.transfer.features) {
+      full_.prior.push_back(full_.row_of(f));
+      if (two_stage_) cheap_.prior.push_back(cheap_.row_of(f));
+    }
+    maybe_train();  // on the tuning database's rows alone, before the first measurement
+  }
+
+  std::string report() const override { return format_model_stats(stats_); }
+
+ private:
+  void told(const Candidate& c, const Outcome& o) override {
+    measured_.push_back({c, o, row_of(full_, c), two_stage_ ? row_of(cheap_, c) : Row{}});
+    stats_.loop_seconds = seconds_since(started_at_);
+  }
+
+  Row row_of(Ranker& r, const Candidate& c) {
+    auto t0 = Clock::now();
+    Row row = r.row_of(r.features(c));
+    stats_.feature_seconds += seconds_since(t0);
+    return row;
+  }
+
+  // Trains on the tuning database's rows and every outcome so far, once the run's rows grew
+  // enough since the last training (or, without a database, once there are `warmup` of
+  // them). The relevance of a validated candidate is -log(time / the best of its group): its
+  // program on its device (the run's rows are one group, so that candidates of different
+  // alternatives are ranked against each other); a failure's is below every validated one of
+  // its group (the model learns to avoid failing regions too).
   void maybe_train() {
     std::size_t n = measured_.size();
-    if (n < o_.warmup) return;
-    if (model_.trained() && (double(n) < double(trained_rows_) * (1.0 + o_.retrain_growth) || n < trained_rows_ + o_.batch))
+    if (prior_rows_ == 0 && n < o_.warmup) return;
+    if (full_.model.trained() &&
+        (double(n) < double(trained_rows_) * (1.0 + o_.retrain_growth) || n < trained_rows_ + o_.batch))
       return;
+    auto t0 = Clock::now();
+    cost::RankingData data;
+    std::vector<std::size_t> prior;  // the database's rows trained on, then the run's (all of them or none)
+    std::size_t at = 0;
+    for (unsigned g : o_.transfer.groups) {
+      for (std::size_t i = at; i < at + g; ++i) {
+        prior.push_back(i);
+        double t = o_.transfer.relative_time[i];
+        data.relevance.push_back(static_cast<float>(std::isfinite(t) ? -std::log(t) : -std::log(worst_prior(at, g)) - 1.0));
+      }
+      data.groups.push_back(g);
+      at += g;
+    }
     std::vector<double> times;
     for (const auto& m : measured_)
-      if (m.outcome.ok && std::isfinite(m.outcome.objectives.time_ms) && m.outcome.objectives.time_ms > 0)
-        times.push_back(m.outcome.objectives.time_ms);
-    if (times.size() < 2 || *std::min_element(times.begin(), times.end()) == *std::max_element(times.begin(), times.end()))
-      return;  // nothing to rank yet
-    auto t0 = Clock::now();
-    double worst = -std::log(*std::max_element(times.begin(), times.end()));
-    cost::RankingData data;
-    std::vector<const Row*> rows;
-    for (const auto& m : measured_) {
-      rows.push_back(&m.row);
-      bool timed = m.outcome.ok && std::isfinite(m.outcome.objectives.time_ms) && m.outcome.objectives.time_ms > 0;
-      data.relevance.push_back(static_cast<float>(timed ? -std::log(m.outcome.objectives.time_ms) : worst - 1.0));
+      if (timed(m.outcome)) times.push_back(m.outcome.objectives.time_ms);
+    bool own = times.size() >= 2 && *std::min_element(times.begin(), times.end()) != *std::max_element(times.begin(), times.end());
+    if (own) {
+      double best = *std::min_element(times.begin(), times.end());
+      double worst = -std::log(*std::max_element(times.begin(), times.end()) / best);
+      for (const auto& m : measured_)
+        data.relevance.push_back(
+            static_cast<float>(timed(m.outcome) ? -std::log(m.outcome.objectives.time_ms / best) : worst - 1.0));
+      data.groups.push_back(static_cast<unsigned>(n));
     }
-    data.columns = columns_.size();
-    data.features = dense(rows);
-    data.groups = {static_cast<unsigned>(n)};
-    model_.train(data);
+    if (data.groups.empty()) return;  // nothing to rank yet
+    auto train = [&](Ranker& r, Row Measured::*row) {
+      std::vector<const Row*> rows;
+      for (std::size_t i : prior) rows.push_back(&r.prior[i]);
+      if (own)
+        for (const auto& m : measured_) rows.push_back(&(m.*row));
+      data.columns = r.columns.size();
+      data.features = r.dense(rows);
+      r.model.train(data);
+    };
+    train(full_, &Measured::row);
+    if (two_stage_) train(cheap_, &Measured::cheap_row);
     trained_rows_ = n;
     ++stats_.trainings;
-    stats_.rows = n;
+    stats_.rows = data.rows();
+    stats_.transfer_rows = prior_rows_;
     stats_.train_seconds += seconds_since(t0);
+  }
+
+  static bool timed(const Outcome& o) {
+    return o.ok && std::isfinite(o.objectives.time_ms) && o.objectives.time_ms > 0;
+  }
+
+  // The largest finite relative time of the database's group [at, at + size).
+  double worst_prior(std::size_t at, std::size_t size) const {
+    double worst = 1;
+    for (std::size_t i = at; i < at + size; ++i)
+      if (std::isfinite(o_.transfer.relative_time[i])) worst = std::max(worst, o_.transfer.relative_time[i]);
+    return worst;
   }
 
   // The parents of a round's proposals: the fastest validated points, and each alternative's fastest.
@@ -158,6 +188,8 @@ class ModelSearch : public Search {
       return a->outcome.objectives.time_ms < b->outcome.objectives.time_ms;
     });
     std::vector<const Candidate*> out;
+    if (ok.empty())  // a model trained on a tuning database alone: the seeds breed
+      for (const Candidate& c : o_.seeds) out.push_back(&c);
     std::set<std::size_t> alternatives;
     for (std::size_t i = 0; i < ok.size(); ++i)
       if (i < kParents || alternatives.insert(ok[i]->candidate.alternative).second) {
@@ -197,76 +229,71 @@ class ModelSearch : public Search {
     return pool;
   }
 
-  // The pool's candidates in the model's order, best first.
-  std::vector<Candidate> ranked(std::vector<Candidate> pool) {
-    auto t0 = Clock::now();
-    std::vector<Row> rows;
-    for (const auto& c : pool) rows.push_back(row_of(c));
-    std::vector<const Row*> refs;
-    for (const auto& r : rows) refs.push_back(&r);
-    std::vector<float> scores = model_.score(dense(refs), columns_.size());
+  // Candidates in the order of `scores`, best first.
+  static std::vector<Candidate> by_score(std::vector<Candidate> pool, const std::vector<float>& scores) {
     std::vector<std::size_t> order(pool.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
     std::vector<Candidate> out;
     for (std::size_t i : order) out.push_back(std::move(pool[i]));
-    stats_.scored += out.size();
-    stats_.score_seconds += seconds_since(t0);
     return out;
   }
 
-  // The first round: the seeds, a point of every alternative (in random order), then random
-  // draws up to `warmup`, as the genetic search's generation 0.
-  void first_round() {
-    for (const Candidate& c : o_.seeds)
-      if (c.alternative < space_.alternatives.size() && space_.alternatives[c.alternative]->valid(c.point) && fresh(c))
-        queue(c);
-    std::vector<std::size_t> order;
-    for (std::size_t a = 0; a < space_.alternatives.size(); ++a)
-      if (space_.alternatives[a]->count() > 0) order.push_back(a);
-    std::shuffle(order.begin(), order.end(), rng_);
-    for (std::size_t a : order)
-      for (int attempt = 0; attempt < 50; ++attempt) {
-        Candidate c{a, space_.alternatives[a]->sample(rng_)};
-        if (fresh(c)) {
-          queue(c);
-          break;
-        }
-      }
-    while (pending_.size() < o_.warmup)
+  // The pool's candidates in the model's order, best first. In two stages, the pool is
+  // first ranked by the shortlisting model (on what a point says alone), and only its best
+  // `shortlist` get the model's features (a generation each) and its order.
+  std::vector<Candidate> ranked(std::vector<Candidate> pool) {
+    double featuring = stats_.feature_seconds;
+    auto t0 = Clock::now();
+    stats_.scored += pool.size();
+    if (two_stage_ && pool.size() > o_.shortlist) {
+      std::vector<Row> rows;
+      for (const auto& c : pool) rows.push_back(row_of(cheap_, c));
+      pool = by_score(std::move(pool), cheap_.score(rows));
+      pool.resize(o_.shortlist);
+    }
+    std::vector<Row> rows;
+    for (const auto& c : pool) rows.push_back(row_of(full_, c));
+    std::vector<Candidate> out = by_score(std::move(pool), full_.score(rows));
+    stats_.score_seconds += seconds_since(t0) - (stats_.feature_seconds - featuring);
+    return out;
+  }
+
+  // The best-ranked of a pool of proposals up to `size` queued, then random draws up to
+  // `fill` (the share that keeps the model learning where it ranks wrongly).
+  void queue_ranked(std::size_t size, std::size_t fill) {
+    if (full_.model.trained() && queued() < size) {
+      std::vector<Candidate> best = ranked(propose());
+      for (std::size_t i = 0; i < best.size() && queued() < size; ++i) queue(best[i]);
+    }
+    while (queued() < fill)
       if (auto c = random_candidate()) queue(*c);
       else break;
   }
 
-  void breed() {
+  void next_round() override {
+    if (!clock_started_) clock_started_ = true, started_at_ = Clock::now();
+    auto random_share = static_cast<std::size_t>(std::lround(o_.epsilon * double(o_.batch)));
     if (!started_) {
+      // The genetic search's generation 0 (the seeds and a point of every alternative); with
+      // a model trained on a tuning database, ranked proposals fill it, else random draws.
       started_ = true;
-      first_round();
+      first_round(o_.seeds, 0);
+      queue_ranked(o_.warmup - std::min(random_share, o_.warmup), o_.warmup);
       return;
     }
     maybe_train();
-    auto random_share = static_cast<std::size_t>(std::lround(o_.epsilon * double(o_.batch)));
-    std::size_t ranked_share = model_.trained() ? o_.batch - std::min(random_share, o_.batch) : 0;
-    if (ranked_share > 0) {
-      std::vector<Candidate> best = ranked(propose());
-      for (std::size_t i = 0; i < best.size() && pending_.size() < ranked_share; ++i) queue(best[i]);
-    }
-    while (pending_.size() < o_.batch)
-      if (auto c = random_candidate()) queue(*c);
-      else break;
+    queue_ranked(o_.batch - std::min(random_share, o_.batch), o_.batch);
   }
 
-  CandidateSpace& space_;
   ModelSearchOptions o_;
-  std::mt19937_64 rng_;
-  cost::RankModel model_;
+  Ranker full_;   // the model: o_.features
+  Ranker cheap_;  // the shortlisting model (two_stage_): o_.shortlist_features
+  bool two_stage_ = false;
   bool started_ = false;
-  std::deque<Candidate> pending_;
-  std::set<Candidate> asked_;
+  std::size_t prior_rows_ = 0;
   std::vector<Measured> measured_;  // in the order told
-  std::map<std::string, std::size_t> columns_;  // feature name -> column
-  std::size_t trained_rows_ = 0;
-  std::size_t untold_ = 0;
+  std::size_t trained_rows_ = 0;  // the run's rows at the last training
   bool clock_started_ = false;
   Clock::time_point started_at_;
   ModelSearchStats stats_;
@@ -305,13 +332,29 @@ std::unique_ptr<Search> make_model_search(CandidateSpace& space, const ModelSear
   return std::make_unique<ModelSearch>(space, options, seed);
 }
 
+Featurizer caching(Featurizer features) {
+  auto known = std::make_shared<std::map<Candidate, NamedFeatures>>();
+  return [features = std::move(features), known](const Candidate& c) {
+    auto it = known->find(c);
+    if (it == known->end()) it = known->emplace(c, features(c)).first;
+    return it->second;
+  };
+}
+
+double model_share(const ModelSearchStats& s) {
+  return s.loop_seconds > 0 ? (s.train_seconds + s.score_seconds + s.feature_seconds) / s.loop_seconds : 0.0;
+}
+
 std::string format_model_stats(const ModelSearchStats& s) {
-  double model = s.train_seconds + s.score_seconds;
-  std::string share = s.loop_seconds > 0 ? fmt::format("{:.1f}%", 100.0 * model / s.loop_seconds) : "-";
-  return fmt::format("model: {} training(s) (up to {} rows), training {:.3f} s, scoring {:.3f} s of {} candidates: {} "
-                     "of the loop's {:.2f} s; proposing {:.3f} s",
-                     s.trainings, s.rows, s.train_seconds, s.score_seconds, s.scored, share, s.loop_seconds,
-                     s.propose_seconds);
+  std::string share = s.loop_seconds > 0 ? fmt::format("{:.1f}%", 100.0 * model_share(s)) : "-";
+  std::string transfer =
+      s.transfer_rows > 0 ? fmt::format("trained on {} row(s) of a tuning database before the first measurement; ",
+                                        s.transfer_rows)
+                          : std::string();
+  return fmt::format("model: {}{} training(s) (up to {} rows), training {:.3f} s, features {:.3f} s, scoring {:.3f} s of "
+                     "{} candidates: {} of the loop's {:.2f} s; proposing {:.3f} s",
+                     transfer, s.trainings, s.rows, s.train_seconds, s.feature_seconds, s.score_seconds, s.scored, share,
+                     s.loop_seconds, s.propose_seconds);
 }
 
 }  // namespace liftc::explore

@@ -2,6 +2,7 @@
 
 #include "liftc/explore/search/registry.hpp"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -22,12 +23,17 @@ std::unique_ptr<Search> make_genetic(CandidateSpace& space, const SearchSettings
 }
 
 // The model-guided search's first round is --population candidates (its warm-up before the
-// model ranks), started with --warm-start's seeds; XGBoost's seed is the search's.
+// model ranks), started with --warm-start's seeds; each next round is at least --jobs
+// candidates, so that every job has one; XGBoost's seed is the search's.
 std::unique_ptr<Search> make_model(CandidateSpace& space, const SearchSettings& s) {
   ModelSearchOptions o;
   o.warmup = s.genetic.population;
+  o.batch = std::max(o.batch, s.jobs);
+  o.shortlist_features = s.shortlist_features;
+  o.shortlist = s.shortlist;
   o.seeds = s.genetic.seeds;
   o.features = s.features;
+  o.transfer = s.transfer;
   o.model.seed = s.seed;
   return make_model_search(space, o, s.seed);
 }

@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <limits>
 #include <map>
 #include <numeric>
 
 #include <fmt/format.h>
 
+#include "liftc/explore/search/rounds.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::explore {
@@ -134,51 +134,22 @@ class RandomSearch : public Search {
   std::set<Candidate> seen_;
 };
 
-class GeneticSearch : public Search {
+class GeneticSearch : public RoundSearch {
   // The fastest points of each alternative kept as parents of its niche (more than one, so
   // that crossover within the niche mixes two points).
   static constexpr std::size_t kNicheSize = 3;
 
  public:
   GeneticSearch(CandidateSpace& space, const GeneticOptions& o, std::uint64_t seed)
-      : space_(space), o_(o), rng_(seed) {
+      : RoundSearch(space, seed), o_(o) {
     o_.population = std::max<std::size_t>(o_.population, 2);
     o_.elites = std::min(o_.elites, o_.population - 1);
   }
 
-  std::optional<Candidate> ask() override {
-    if (pending_.empty()) breed();
-    if (pending_.empty()) return std::nullopt;
-    Candidate c = pending_.front();
-    pending_.pop_front();
-    ++untold_;
-    return c;
-  }
-
-  void tell(const Candidate& c, const Outcome& o) override {
+ private:
+  void told(const Candidate& c, const Outcome& o) override {
     known_[c] = o;
     children_.push_back(c);
-    if (untold_ > 0) --untold_;
-  }
-
-  // The next generation is bred from the outcomes of this one: all of them.
-  bool waiting() const override { return pending_.empty() && untold_ > 0; }
-
- private:
-  // A candidate not evaluated nor queued yet.
-  bool fresh(const Candidate& c) const {
-    return !known_.count(c) && std::find(pending_.begin(), pending_.end(), c) == pending_.end();
-  }
-
-  std::optional<Candidate> random_candidate() {
-    for (int attempt = 0; attempt < 200; ++attempt) {
-      Candidate c;
-      c.alternative = draw_alternative(space_, rng_);
-      if (space_.alternatives[c.alternative]->count() <= 0) continue;
-      c.point = space_.alternatives[c.alternative]->sample(rng_);
-      if (fresh(c)) return c;
-    }
-    return std::nullopt;
   }
 
   // Fitness used for selection: time alone, or NSGA-II's crowded comparison as one number
@@ -305,15 +276,6 @@ class GeneticSearch : public Search {
     return random_candidate();  // the neighbourhood is used up: a fresh point keeps the search going
   }
 
-  // A fresh sampled point of alternative `a`; nullopt when none was found.
-  std::optional<Candidate> sample_of(std::size_t a) {
-    for (int attempt = 0; attempt < 50; ++attempt) {
-      Candidate c{a, space_.alternatives[a]->sample(rng_)};
-      if (fresh(c)) return c;
-    }
-    return std::nullopt;
-  }
-
   // One fresh point of an alternative that has none validated yet (its points so far failed,
   // or were never drawn), in turn over them; nullopt when every alternative has one.
   std::optional<Candidate> retry_unvalidated() {
@@ -327,52 +289,30 @@ class GeneticSearch : public Search {
     return sample_of(waiting[next_retry_++ % waiting.size()]);
   }
 
-  void breed() {
+  void next_round() override {
     if (!started_) {
-      // Generation 0 holds a point of every alternative (in random order), then random
-      // draws up to the population: with more alternatives than individuals (VGG-16's
-      // layer 2 has 28 to a population of 24), draws alone left a third of them, the
-      // fastest among them, without a single point, and later generations breed only
-      // from what the population holds.
       started_ = true;
-      for (const Candidate& c : o_.seeds)
-        if (c.alternative < space_.alternatives.size() && space_.alternatives[c.alternative]->valid(c.point) && fresh(c))
-          pending_.push_back(c);
-      std::vector<std::size_t> order;
-      for (std::size_t a = 0; a < space_.alternatives.size(); ++a)
-        if (space_.alternatives[a]->count() > 0) order.push_back(a);
-      std::shuffle(order.begin(), order.end(), rng_);
-      for (std::size_t a : order)
-        if (auto c = sample_of(a)) pending_.push_back(*c);
-      while (pending_.size() < o_.population) {
-        auto c = random_candidate();
-        if (!c) break;
-        pending_.push_back(*c);
-      }
+      first_round(o_.seeds, o_.population);
       return;
     }
     select_survivors();
     if (population_.empty()) return;
     // An alternative with no validated point has no niche: one fresh point of one of them
     // per generation, so that one whose first points failed is tried again.
-    if (auto c = retry_unvalidated()) pending_.push_back(*c);
+    if (auto c = retry_unvalidated()) queue(*c);
     std::vector<double> f = selection_fitness(population_);
     std::size_t count = o_.pareto ? o_.population : o_.population - std::min(o_.elites, population_.size());
     count = std::max<std::size_t>(count, 1);
     auto niches = static_cast<std::size_t>(std::lround(o_.niche_share * double(count)));
     for (std::size_t i = 0; i < count; ++i)
-      if (auto c = child(f, i < niches)) pending_.push_back(*c);
+      if (auto c = child(f, i < niches)) queue(*c);
   }
 
-  CandidateSpace& space_;
   GeneticOptions o_;
-  std::mt19937_64 rng_;
   bool started_ = false;
-  std::deque<Candidate> pending_;      // asked for next, in order
   std::vector<Candidate> population_;  // the current parents (evaluated)
   std::vector<Candidate> children_;    // evaluated since the last generation
   std::map<Candidate, Outcome> known_;
-  std::size_t untold_ = 0;  // asked, outcome not told yet
   std::size_t next_niche_ = 0;  // the alternative whose niche breeds the next niche child
   std::size_t next_retry_ = 0;  // the alternative without a validated point tried next
 };

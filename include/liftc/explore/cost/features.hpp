@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "liftc/constraints/target.hpp"
@@ -71,6 +72,14 @@ FeatureContext feature_context(const CandidateSpace& space, const rewrite::RuleS
 /// plan and generated code, per kernel and summed. Throws liftc::Error on a candidate that
 /// cannot be generated.
 FeatureVector candidate_features(const Candidate& candidate, const FeatureContext& ctx);
+
+/// What a stored row says of a candidate without its program or kernels, named as
+/// candidate_features names them: `strategy.<S>` (1 for `strategy`, else 0) for each of
+/// `strategies`, `alternative` (its number), and `param.<name>` for each parameter. The
+/// model-guided search trains on other programs' rows with these (search/transfer.hpp),
+/// and sees them of a candidate whose kernels could not be generated.
+FeatureVector point_features(const std::vector<std::string>& strategies, const std::string& strategy,
+                             std::int64_t alternative, const std::vector<std::pair<std::string, std::int64_t>>& params);
 
 /// One candidate named by a user (`liftc features`): a program, a strategy and the number of
 /// one of its alternatives, a point as explore prints it ("mad=0,local_0=8,..."), a target.

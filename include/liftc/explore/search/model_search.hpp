@@ -38,16 +38,37 @@ using Featurizer = std::function<NamedFeatures(const Candidate&)>;
 /// alternatives share a column: `local_0` is a work-group size in each).
 Featurizer parameter_features(const CandidateSpace& space);
 
+/// Memoizes `features` per candidate (a copy shares the memo): code features cost a
+/// generation, and a candidate is featurized when proposed, again when measured, and in every
+/// seed of a replay benchmark.
+Featurizer caching(Featurizer features);
+
+/// Rows of other programs, shapes or devices (a tuning database) the model is trained on
+/// before the run's first measurement and with its own rows after: each row's features by
+/// name and its time relative to the best of its group, a program on a device (1 for the
+/// best; infinity for a failure), groups in row order.
+struct TransferRows {
+  std::vector<NamedFeatures> features;
+  std::vector<double> relative_time;  // one a row
+  std::vector<unsigned> groups;       // sizes, summing to the rows
+};
+
 /// Settings of the model-guided search.
 struct ModelSearchOptions {
-  std::size_t batch = 8;        // candidates handed out a round; the next round waits for their outcomes
+  std::size_t batch = 8;        // candidates handed out a round (the registry: at least --jobs); the next round waits for them
   std::size_t warmup = 24;      // outcomes before the model ranks (until then: draws as generation 0)
   std::size_t pool = 256;       // candidates proposed and scored a round
   double epsilon = 0.25;        // share of a round drawn at random instead of ranked
   double retrain_growth = 0.2;  // retrained once the rows grew by this share (and a batch) since the last training
   cost::ModelOptions model;
   Featurizer features;          // empty: parameter_features(space)
+  // Two stages, when both are given and the shortlist is smaller than the pool: the pool is
+  // ranked first by a second model on these cheaper features (what a point says alone), and
+  // only the best `shortlist` get `features` (code features cost a generation each).
+  Featurizer shortlist_features;
+  std::size_t shortlist = 0;
   std::vector<Candidate> seeds; // valid points the first round starts with (warm_start.hpp)
+  TransferRows transfer;        // trained on before the first measurement (warm_start.hpp: transfer_rows)
 };
 
 /// What the search's model cost, for the report at the end of a run.
@@ -56,7 +77,9 @@ struct ModelSearchStats {
   std::size_t rows = 0;        // rows of the last training
   std::size_t scored = 0;      // candidates scored, over all rounds
   double train_seconds = 0;    // training
-  double score_seconds = 0;    // features and scoring of the proposals
+  std::size_t transfer_rows = 0;  // rows of a tuning database trained on
+  double feature_seconds = 0;  // the features of proposals and measured candidates
+  double score_seconds = 0;    // scoring the proposals
   double propose_seconds = 0;  // proposing (mutation, crossover, repair, draws)
   double loop_seconds = 0;     // from the first ask to the last tell
 };
@@ -64,8 +87,13 @@ struct ModelSearchStats {
 /// The model-guided search over `space`.
 std::unique_ptr<Search> make_model_search(CandidateSpace& space, const ModelSearchOptions& options, std::uint64_t seed);
 
-/// "model: 12 trainings (up to 340 rows), training 0.41 s, scoring 0.12 s of 2,048
-/// candidates: 3.1% of the loop's 17.2 s; proposing 0.20 s".
+/// The model's share of the loop's wall time: training, features and scoring over the time
+/// from the first ask to the last tell (0 before any).
+double model_share(const ModelSearchStats& s);
+
+/// "model: [trained on N row(s) of a tuning database before the first measurement; ]12
+/// training(s) (up to 340 rows), training 0.41 s, features 0.30 s, scoring 0.12 s of 2048
+/// candidates: 4.9% of the loop's 17.2 s; proposing 0.20 s".
 std::string format_model_stats(const ModelSearchStats& s);
 
 }  // namespace liftc::explore

@@ -18,6 +18,10 @@ struct SearchSettings {
   std::uint64_t seed = 1;
   GeneticOptions genetic;  // population, selection, pareto, warm-start seeds
   Featurizer features;     // what the model-guided search's model sees; empty: parameter_features
+  std::size_t jobs = 1;    // evaluations at once: the model-guided search's rounds are at least as large
+  Featurizer shortlist_features;  // the model-guided search's first stage (ModelSearchOptions); empty: one stage
+  std::size_t shortlist = 0;       // proposals of a round the model itself scores, after the first stage
+  TransferRows transfer;   // a tuning database's rows the model is trained on first (transfer.hpp)
 };
 
 /// One search the command line offers.
