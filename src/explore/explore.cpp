@@ -14,9 +14,11 @@
 #include "liftc/constraints/target.hpp"
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/candidates/library.hpp"
+#include "liftc/explore/cost/features.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/explore/products/network.hpp"
 #include "liftc/explore/products/output.hpp"
+#include "liftc/explore/search/transfer.hpp"
 #include "liftc/explore/search/warm_start.hpp"
 #include "liftc/explore/store/replay_benchmark.hpp"
 #include "liftc/explore/store/session.hpp"
@@ -158,6 +160,48 @@ void load(Exploration& x) {
   x.progress = x.o.quiet ? nullptr : x.out.progress();
 }
 
+// What a candidate's point says without its kernels (cost::point_features).
+NamedFeatures point_named_features(const cost::FeatureContext& ctx, const Candidate& c) {
+  const Alternative& alt = *ctx.space->alternatives[c.alternative];
+  std::vector<std::pair<std::string, std::int64_t>> params;
+  for (std::size_t i = 0; i < alt.parameters().size() && i < c.point.size(); ++i)
+    params.emplace_back(alt.parameters()[i].name, c.point[i]);
+  cost::FeatureVector f = cost::point_features(ctx.strategies, alt.strategy(), alternative_number(alt), params);
+  return {std::move(f.names), std::move(f.values)};
+}
+
+// What the model-guided search sees and starts from (nothing for another search):
+// - every candidate's features from the kernels it would run (cost::candidate_features,
+//   memoized; a candidate whose kernels do not generate: what its point says). They cost a
+//   generation each (3-5 ms), so a round's 256 proposals are first ranked by a second model
+//   on what their points say, and only the best 4 rounds' worth get them;
+// - a tuning database's rows of other programs, shapes and devices (`db`; none: null),
+//   trained on before the first measurement, and the nearest shapes' best points mapped
+//   into `space`, after the seeds.
+void model_inputs(Exploration& x, const CandidateSpace& space, const constraints::Target& target, const Store* db,
+                  const std::string& db_name, TransferTarget t) {
+  if (x.s.search->name != "model") return;
+  auto ctx = std::make_shared<cost::FeatureContext>(cost::feature_context(space, x.rules, target, x.o.build_options));
+  x.s.features = caching([ctx](const Candidate& c) {
+    try {
+      cost::FeatureVector f = cost::candidate_features(c, *ctx);
+      return NamedFeatures{std::move(f.names), std::move(f.values)};
+    } catch (const Error&) {
+      return point_named_features(*ctx, c);
+    }
+  });
+  x.s.shortlist_features = [ctx](const Candidate& c) { return point_named_features(*ctx, c); };
+  x.s.shortlist = 4 * std::max<std::size_t>(x.s.jobs, 8);
+  if (!db) return;
+  t.strategies = ctx->strategies;
+  x.s.transfer = transfer_rows(*db, t);
+  std::vector<Candidate> nearest = nearest_shape_seeds(*db, t, space, x.s.genetic.population);
+  x.s.genetic.seeds.insert(x.s.genetic.seeds.end(), nearest.begin(), nearest.end());
+  x.say(fmt::format("tuning database {}: {} row(s) of {} other program(s) or device(s) train the model before the first "
+                    "measurement; {} best point(s) of the nearest shapes start its first round\n",
+                    db_name, x.s.transfer.features.size(), x.s.transfer.groups.size(), nearest.size()));
+}
+
 // Replay: the search against a store's results instead of a device; the space is the
 // recorded run's (its target).
 void replay(Exploration& x) {
@@ -171,6 +215,19 @@ void replay(Exploration& x) {
       replayed_run(*recorded, hash, fmt::format("{} (input seed {})", x.o.file, x.s.input_seed)).second;
   CandidateSpace space = build_candidate_space(x.program, x.rules, x.strategies, !x.o.strategies.empty(), target,
                                                nullptr, nullptr, x.s.max_program_alternatives);
+  // Replayed rounds are as large as --jobs asks, one job when it is not given (the loop
+  // itself replays one candidate at a time).
+  if (x.o.jobs.empty()) x.s.jobs = 1;
+  // A tuning database only with --train-db: the replayed store holds the program's own rows.
+  TransferTarget t;
+  t.program_hash = hash;
+  for (const auto& e : recorded->evaluations())
+    if (e.program == hash) {
+      t.device = e.device, t.shapes = e.shapes;
+      break;
+    }
+  std::unique_ptr<Store> train = x.o.train_db.empty() ? nullptr : Store::open_existing(x.o.train_db);
+  model_inputs(x, space, target, train.get(), x.o.train_db, t);
   if (x.s.replay_seeds > 0) {
     MakeSearch seeded = [&x](CandidateSpace& sp, std::uint64_t seed) {
       Settings t = x.s;
@@ -321,13 +378,18 @@ void write_front(Exploration& x, const CandidateSpace& space, const LoopResult& 
 
 // A whole program's exploration: the loop over its space, then its front and -o folder.
 void explore_program(Exploration& x, CandidateSpace& space, const Problem& problem, const DeviceReport& device,
-                     std::int64_t run) {
+                     std::int64_t run, const constraints::Target& target) {
   Evaluator evaluator(problem, space, *x.store, run, device, x.s.evaluator);
   if (x.o.warm_start) {
     x.s.genetic.seeds = stored_seeds(*x.store, problem.program_hash, device.name, run, space, x.s.genetic.population);
     x.say(fmt::format("warm start: {} point(s) of earlier runs of this program on {} in {}\n",
                       x.s.genetic.seeds.size(), device.name, x.shown_db));
   }
+  // The tuning database: --train-db, else the run's own store (its rows of earlier runs).
+  TransferTarget t{problem.program_hash, device.name, problem.shapes};
+  std::unique_ptr<Store> train = x.o.train_db.empty() ? nullptr : Store::open_existing(x.o.train_db);
+  if (!train) t.before_run = run;
+  model_inputs(x, space, target, train ? train.get() : x.store.get(), x.o.train_db.empty() ? x.db : x.o.train_db, t);
   auto search = x.s.make_search(space);
   StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
   LoopResult r = explore_loop(*search, start, x.s.budget, x.s.jobs, x.progress);
@@ -383,7 +445,7 @@ void explore_on_device(Exploration& x) {
   say_on_interrupt(fmt::format("liftc explore: interrupted; `liftc explore --resume --db {}{}{}` continues run {}\n",
                                x.shown_db, x.o.jobs.empty() ? "" : " --jobs " + x.o.jobs,
                                x.o.out_dir.empty() ? "" : " -o " + x.o.out_dir, run));
-  if (!x.network) return explore_program(x, space, problem, device.report, run);
+  if (!x.network) return explore_program(x, space, problem, device.report, run, device.target);
   explore_network(net, problem, *x.store, run, device.report, options);
   x.store->end_run(run);
   say_on_interrupt("");

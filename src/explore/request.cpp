@@ -17,7 +17,7 @@ json request_to_json(const Request& o) {
           {"rtol", o.rtol},       {"atol", o.atol},             {"pareto", o.pareto},
           {"build_options", o.build_options}, {"whole_program", o.whole_program}, {"warm_start", o.warm_start},
           {"max_program_alternatives", o.max_program_alternatives}, {"storage", o.storage},
-          {"fusion", o.fusion}};
+          {"fusion", o.fusion}, {"train_db", o.train_db}};
 }
 
 void request_from_json(const json& j, Request& o) {
@@ -38,6 +38,7 @@ void request_from_json(const json& j, Request& o) {
   o.max_program_alternatives = j.value("max_program_alternatives", "");  // nor before --max-program-alternatives
   o.storage = j.value("storage", "float");                                // nor before --storage
   o.fusion = j.value("fusion", "off");  // nor before --fusion: a network then had no fused layers
+  o.train_db = j.value("train_db", "");  // nor before --train-db
 }
 
 }  // namespace liftc::explore

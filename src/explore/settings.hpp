@@ -26,7 +26,13 @@ struct Settings {
   codegen::StorageChoice storage;  // --storage
   std::size_t replay_seeds = 0;  // --seeds: the replay benchmark over that many seeds; 0 = one replay
 
-  std::unique_ptr<Search> make_search(CandidateSpace& space) const { return search->make(space, {seed, genetic, {}}); }
+  Featurizer features;   // what the model-guided search's model sees (explore.cpp: model_inputs)
+  Featurizer shortlist_features;  // its first stage of ranking
+  std::size_t shortlist = 0;       // the proposals of a round its model scores
+  TransferRows transfer; // a tuning database's rows it trains on first
+  std::unique_ptr<Search> make_search(CandidateSpace& space) const {
+    return search->make(space, {seed, genetic, features, jobs, shortlist_features, shortlist, transfer});
+  }
 };
 
 /// Checks every option of `r` and settles its values; a liftc::Error names the flag.
