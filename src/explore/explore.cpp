@@ -197,6 +197,7 @@ void model_inputs(Exploration& x, const CandidateSpace& space, const constraints
   x.s.transfer = transfer_rows(*db, t);
   std::vector<Candidate> nearest = nearest_shape_seeds(*db, t, space, x.s.genetic.population);
   x.s.genetic.seeds.insert(x.s.genetic.seeds.end(), nearest.begin(), nearest.end());
+  if (x.s.transfer.groups.empty() && nearest.empty()) return;  // a store of this program alone
   x.say(fmt::format("tuning database {}: {} row(s) of {} other program(s) or device(s) train the model before the first "
                     "measurement; {} best point(s) of the nearest shapes start its first round\n",
                     db_name, x.s.transfer.features.size(), x.s.transfer.groups.size(), nearest.size()));

@@ -56,6 +56,12 @@ TEST_F(ExploreCli, TrainDbIsAnotherStoreAndOnlyForTheModelSearch) {
   EXPECT_NE(r.output.find("tuning database small.db: 168 row(s) of 1 other program(s) or device(s) train the model"),
             std::string::npos)
       << r.output;
+  // A store without other programs' rows: nothing to say of it.
+  Result alone = run(fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --evals 4 --population 4 "
+                                 "-j 2 --warmup 1 --runs 1 -q --db new.db",
+                                 kRecorded));
+  ASSERT_EQ(alone.exit_code, 0) << alone.output;
+  EXPECT_EQ(alone.output.find("tuning database"), std::string::npos) << alone.output;
   expect(fmt::format("explore '{}matmul_m8.sr' --search genetic --train-db small.db --db x.db", kRecorded), 1,
          "error: --train-db trains the model-guided search's model: give it with --search model\n");
   expect(fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --train-db missing.db --db y.db",
