@@ -200,7 +200,7 @@ void model_inputs(Exploration& x, const CandidateSpace& space, const constraints
   if (x.s.transfer.groups.empty() && nearest.empty()) return;  // a store of this program alone
   x.say(fmt::format("tuning database {}: {} row(s) of {} other program(s) or device(s) train the model before the first "
                     "measurement; {} best point(s) of the nearest shapes start its first round\n",
-                    db_name, x.s.transfer.features.size(), x.s.transfer.groups.size(), nearest.size()));
+                    shown_store_name(db_name), x.s.transfer.features.size(), x.s.transfer.groups.size(), nearest.size()));
 }
 
 // Replay: the search against a store's results instead of a device; the space is the

@@ -187,6 +187,28 @@ TEST_F(PostgresCli, APasswordInTheUrlIsNeverPrinted) {
   EXPECT_EQ(log.find(PostgresServer::kLockedPassword), std::string::npos) << log;
 }
 
+// --train-db on PostgreSQL: a team's database of another program trains a model-guided
+// exploration into a local store, and its password is never printed.
+TEST_F(PostgresCli, ATuningDatabaseOnPostgresTrainsTheModelSearch) {
+  server_->sql("cli", "GRANT CREATE ON SCHEMA public TO locked");
+  std::string with_password =
+      fmt::format("postgresql://locked:{}@/cli?host={}", PostgresServer::kLockedPassword, server_->dir());
+  std::string shown = fmt::format("postgresql://locked:***@/cli?host={}", server_->dir());
+  Result first = run(fmt::format("explore '{}' -s stencil-parametric --evals 6 -j 1 -q --db '{}'", kStencil, with_password));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  Result r = run(fmt::format("explore '{}' --search model --evals 4 -j 1 -q --db r.db --train-db '{}'", kMatmul,
+                             with_password));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("tuning database " + shown + ": 6 row(s) of 1 other program(s) or device(s) train the model "
+                          "before the first measurement; 0 best point(s) of the nearest shapes start its first round\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("model: trained on 6 row(s) of a tuning database before the first measurement; "),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find(PostgresServer::kLockedPassword), std::string::npos) << r.output;
+}
+
 TEST_F(PostgresCli, AStoreOfALaterFormatIsRefusedAndKeepsItsRows) {
   Result first = run(fmt::format("explore '{}' -s stencil-parametric --evals 2 -j 1 -q --db '{}'", kStencil, url()));
   ASSERT_EQ(first.exit_code, 0) << first.output;
