@@ -220,16 +220,30 @@ TEST_F(PostgresStoreTest, FiltersKeepTheSameRowsOnBothBackends) {
 
 TEST_F(PostgresStoreTest, AStoreOfALaterFormatIsRefusedAndKept) {
   { Store::open(url())->add(row("1", status::Ok, 1, 1, "d", "f", "s")); }
-  server_->sql(name_, "UPDATE liftc_schema SET version = 2");
-  std::string message = fmt::format("{} is a results store of format 2, later than this liftc's (1, liftc {}): open it "
+  server_->sql(name_, "UPDATE liftc_schema SET version = 3");
+  std::string message = fmt::format("{} is a results store of format 3, later than this liftc's (2, liftc {}): open it "
                                     "with the liftc that wrote it, or a later one",
                                     url(), kLiftcVersion);
   EXPECT_TRUE(fails_with([&] { Store::open(url()); }, message));
   EXPECT_TRUE(fails_with([&] { Store::open_existing(url()); }, message));
   EXPECT_EQ(server_->value(name_, "SELECT count(*) FROM evaluations"), "1");
-  EXPECT_EQ(server_->value(name_, "SELECT version FROM liftc_schema"), "2");
+  EXPECT_EQ(server_->value(name_, "SELECT version FROM liftc_schema"), "3");
   server_->sql(name_, "UPDATE liftc_schema SET version = 0");
   EXPECT_TRUE(fails_with([&] { Store::open(url()); }, url() + " is not a liftc results store (its format is 0)"));
+}
+
+// Format 2 added the work queue's tables: a store of format 1 (as the liftc before it made
+// it) is read as it is, and opened for writing gets them and says format 2.
+TEST_F(PostgresStoreTest, AStoreOfFormatOneGetsTheQueueTablesOfFormatTwo) {
+  { Store::open(url())->add(row("1", status::Ok, 1, 1, "d", "f", "s")); }
+  server_->sql(name_, "DROP TABLE queue; DROP TABLE queue_files; UPDATE liftc_schema SET version = 1");
+  EXPECT_EQ(Store::open_existing(url())->evaluations().size(), 1u);
+  EXPECT_EQ(server_->value(name_, "SELECT to_regclass('queue')"), "");
+  { Store::open(url()); }
+  EXPECT_EQ(server_->value(name_, "SELECT version FROM liftc_schema"), "2");
+  EXPECT_EQ(server_->value(name_, "SELECT to_regclass('queue')"), "queue");
+  EXPECT_EQ(server_->value(name_, "SELECT to_regclass('queue_files')"), "queue_files");
+  EXPECT_EQ(server_->value(name_, "SELECT count(*) FROM evaluations"), "1");
 }
 
 TEST_F(PostgresStoreTest, AnEmptyDatabaseOrForeignTablesAreNoStore) {

@@ -457,7 +457,22 @@ TEST_F(StoreTest, AStoreRecordsItsFormatAndOneWithoutItIsFormatOne) {
     s.add(row("new", status::Ok, 1));
     EXPECT_EQ(s.evaluations().size(), 2u);
   }
+  EXPECT_EQ(user_version(db()), kStoreFormat);
+}
+
+// Format 2 added the work queue's tables: a store of format 1 (as the liftc before it wrote
+// it) is read as it is, and opened for writing gets the tables and says format 2.
+TEST_F(StoreTest, AStoreOfFormatOneGetsTheQueueTablesOfFormatTwo) {
+  small_store(db());
+  tamper(db(), "DROP TABLE queue; DROP TABLE queue_files; PRAGMA user_version = 1");
+  EXPECT_EQ(Store::open_existing(db())->evaluations().size(), 1u);
   EXPECT_EQ(user_version(db()), 1);
+  { SqliteStore s(db()); }
+  EXPECT_EQ(user_version(db()), 2);
+  tamper(db(), "INSERT INTO queue(run, key, device, driver, timeout_s, bundle, files, state, tries, queued) "
+               "VALUES(1, 'k', 'd', 'v', 60, x'00', '[]', 'queued', 0, 'now'); "
+               "INSERT INTO queue_files(hash, data, created) VALUES('h', x'01', 'now')");
+  EXPECT_EQ(Store::open_existing(db())->evaluations().size(), 1u);
 }
 
 // Item 14 of issue 36: a store of a later format (new tables, statuses this liftc does not
@@ -469,7 +484,7 @@ TEST_F(StoreTest, AStoreOfALaterFormatIsRefused) {
                "'someday', reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, shapes, liftc_version, "
                "created, timeout_s, machine FROM evaluations");
   auto size = fs::file_size(db());
-  std::string message = fmt::format("{} is a results store of format 99, later than this liftc's (1, liftc {}): open "
+  std::string message = fmt::format("{} is a results store of format 99, later than this liftc's (2, liftc {}): open "
                                     "it with the liftc that wrote it, or a later one",
                                     db(), kLiftcVersion);
   EXPECT_TRUE(fails_with([&] { SqliteStore s(db()); }, message));

@@ -13,6 +13,7 @@
 #include <pqxx/pqxx>
 
 #include "liftc/support/diagnostic.hpp"
+#include "pg.hpp"
 #include "queries.hpp"
 #include "schema.hpp"
 #include "stored_rows.hpp"
@@ -21,68 +22,12 @@ namespace liftc::explore {
 
 namespace {
 
+using namespace pg;
+
 // The first key of liftc's advisory locks ("lift"): a run's lock is (kLockClass, run id),
 // making a store's tables is (kLockClass, 0).
 constexpr std::int64_t kLockClass = 0x6c696674;
 constexpr std::int64_t kMaxLockedRun = std::numeric_limits<std::int32_t>::max();
-
-// A parameter as libpq takes it: text, or NULL.
-using Param = std::optional<std::string>;
-
-Param param(std::int64_t v) { return std::to_string(v); }
-Param param(const std::string& v) { return v; }
-Param param(double v) {
-  if (std::isnan(v)) return std::nullopt;  // as SQLite keeps NaN: NULL
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  return fmt::format("{}", v);  // the shortest text that reads back as the same double
-}
-// Bytes as bytea's hex input form.
-Param bytes_param(const std::string& bytes) {
-  std::string out = "\\x";
-  out.reserve(2 + 2 * bytes.size());
-  for (unsigned char c : bytes) out += fmt::format("{:02x}", c);
-  return out;
-}
-
-// `sql` with its `?` numbered as PostgreSQL's $1, $2, ... (the shared statements hold no `?`
-// in a quoted string).
-std::string numbered(const std::string& sql) {
-  std::string out;
-  int n = 0;
-  for (char c : sql) out += c == '?' ? fmt::format("${}", ++n) : std::string(1, c);
-  return out;
-}
-
-// A message of libpq or the server on one line.
-std::string one_line(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
-    if (space && (out.empty() || out.back() == ' ')) continue;
-    out += space ? ' ' : c;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
-// Runs `sql` (with `?` parameters) with `values`.
-pqxx::result exec(pqxx::transaction_base& t, const std::string& sql, const std::vector<Param>& values) {
-  std::vector<const char*> pointers;
-  for (const Param& v : values) pointers.push_back(v ? v->c_str() : nullptr);
-  return t.exec_params(numbered(sql), pqxx::prepare::make_dynamic_params(pointers));
-}
-
-std::vector<Param> params(const std::vector<queries::Value>& values) {
-  std::vector<Param> out;
-  for (const auto& v : values) out.push_back(std::visit([](const auto& x) { return param(x); }, v));
-  return out;
-}
-
-std::int64_t integer(const pqxx::field& f) { return f.is_null() ? 0 : f.as<std::int64_t>(); }
-double real(const pqxx::field& f) {
-  return f.is_null() ? std::numeric_limits<double>::quiet_NaN() : std::strtod(f.c_str(), nullptr);
-}
-std::string text(const pqxx::field& f) { return f.is_null() ? std::string() : f.as<std::string>(); }
 
 // A row of the evaluations table (the columns are typed: a number is a number).
 Evaluation read_evaluation(const pqxx::row& r, const std::string& store) {

@@ -54,6 +54,17 @@ CREATE INDEX IF NOT EXISTS evaluations_candidate ON evaluations(program, strateg
 CREATE TABLE IF NOT EXISTS refs(key TEXT PRIMARY KEY, what TEXT NOT NULL, meta TEXT NOT NULL, data {bytes} NOT NULL,
   created TEXT NOT NULL);
 )sql"},
+    {2, "the work queue: queue (a candidate's bundle, its state, lease and outcome) and queue_files (a run's shared "
+        "bundle files, once)", R"sql(
+CREATE TABLE IF NOT EXISTS queue(
+  id {id}, run {integer} NOT NULL, key TEXT NOT NULL, device TEXT NOT NULL, driver TEXT NOT NULL,
+  timeout_s {real} NOT NULL, bundle {bytes} NOT NULL, files TEXT NOT NULL, state TEXT NOT NULL, owner TEXT,
+  lease_until {real}, heartbeat {real}, tries {integer} NOT NULL, ended TEXT, exit_code {integer}, seconds {real},
+  answer TEXT, stderr TEXT, queued TEXT NOT NULL, finished TEXT);
+CREATE INDEX IF NOT EXISTS queue_claim ON queue(state, device, driver);
+CREATE INDEX IF NOT EXISTS queue_candidate ON queue(run, key);
+CREATE TABLE IF NOT EXISTS queue_files(hash TEXT PRIMARY KEY, data {bytes} NOT NULL, created TEXT NOT NULL);
+)sql"},
 };
 
 static_assert(sizeof kSteps / sizeof kSteps[0] == kStoreFormat, "one step for every format up to kStoreFormat");

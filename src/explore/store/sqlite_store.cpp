@@ -310,8 +310,9 @@ void SqliteStore::open_for_writing() {
     c_->check_schema();
     for (const auto& c : schema::kAddedEvaluationColumns)
       if (c_->added.insert(c.name).second) c_->exec(fmt::format("ALTER TABLE evaluations ADD COLUMN {} {}", c.name, c.type));
-    // A new store, or one from before the format was kept (format 1, as this one), says so.
-    if (c_->user_version() == 0) c_->exec(fmt::format("PRAGMA user_version = {}", kStoreFormat));
+    // A new store, one from before the format was kept (format 1) or one of an earlier
+    // format, brought to this one, says so.
+    if (format < kStoreFormat) c_->exec(fmt::format("PRAGMA user_version = {}", kStoreFormat));
   } catch (const Error&) {
     if (!existed) {
       // What this call created (an empty or half-made file) is no store: leave nothing.
