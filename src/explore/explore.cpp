@@ -16,6 +16,7 @@
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/cost/features.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/explore/evaluation/local_workers.hpp"
 #include "liftc/explore/products/network.hpp"
 #include "liftc/explore/products/output.hpp"
 #include "liftc/explore/search/transfer.hpp"
@@ -93,7 +94,7 @@ void resume(Exploration& x) {
                          : x.o.rules_dir;
   // Not stored: where results go and how.
   stored.out_dir = x.o.out_dir, stored.db = x.o.db, stored.force = x.o.force, stored.quiet = x.o.quiet;
-  stored.jobs = x.o.jobs, stored.isolate = x.o.isolate, stored.resume = true;
+  stored.jobs = x.o.jobs, stored.isolate = x.o.isolate, stored.workers = x.o.workers, stored.resume = true;
   x.o = stored;
   x.say(fmt::format("resuming run {} of {} (started {})\n", last.id, x.shown_db, last.started));
   x.resumed = last;
@@ -416,6 +417,8 @@ void explore_on_device(Exploration& x) {
   std::string rules_identity = rules_hash(x.rules);
   if (x.resumed)
     check_resumed(*x.resumed, x.shown_db, x.o.file, problem_hash(x.o.file, x.s.input_seed, x.s.storage), x.rules_dir, rules_identity);
+  // --workers: the queue first (a SQLite store has none: refused before a device is asked).
+  if (!x.o.workers.empty()) x.s.evaluator.queue = Queue::open(x.db, fmt::format("--workers {}", x.o.workers));
   std::optional<OutputLock> output_lock;
   if (!x.o.out_dir.empty()) output_lock.emplace(check_output_dir(x.o.out_dir, x.o.force));
   WorkFolder work(x.db);
@@ -443,9 +446,21 @@ void explore_on_device(Exploration& x) {
   std::int64_t run = begin_run(x, problem, device.target, rules_identity);
   // Interrupted (Ctrl-C, SIGTERM), the run stays unfinished in the store: say how to go on.
   // --jobs and -o are not stored with the run: the command gives them again as given.
-  say_on_interrupt(fmt::format("liftc explore: interrupted; `liftc explore --resume --db {}{}{}` continues run {}\n",
+  say_on_interrupt(fmt::format("liftc explore: interrupted; `liftc explore --resume --db {}{}{}{}` continues run {}\n",
                                x.shown_db, x.o.jobs.empty() ? "" : " --jobs " + x.o.jobs,
+                               x.o.workers.empty() ? "" : " --workers " + x.o.workers,
                                x.o.out_dir.empty() ? "" : " -o " + x.o.out_dir, run));
+  std::optional<LocalWorkers> workers;
+  if (x.s.workers > 0) {
+    workers.emplace(x.s.workers, x.db, x.s.evaluator, work.path());
+    x.s.evaluator.queue_check = [&workers] { workers->check(); };
+    x.say(fmt::format("workers: {} local liftc worker process(es), candidates queued in {}\n", x.s.workers, x.shown_db));
+  } else if (x.s.external_workers) {
+    x.say(fmt::format("workers: external; candidates queued in {} for `liftc worker --db {} ...` on a device {} "
+                      "(driver {})\n",
+                      x.shown_db, x.shown_db, device.report.name, device.report.driver));
+  }
+  if (x.network) options.evaluator = x.s.evaluator;  // with the workers' check
   if (!x.network) return explore_program(x, space, problem, device.report, run, device.target);
   explore_network(net, problem, *x.store, run, device.report, options);
   x.store->end_run(run);
@@ -457,6 +472,8 @@ void explore_on_device(Exploration& x) {
 
 void run(Request request, Reporter& report) {
   if (request.resume && !request.replay.empty()) throw Error("--resume and --replay exclude each other");
+  if (!request.workers.empty() && !request.replay.empty())
+    throw Error("--workers runs candidates on workers; --replay runs none (it reads a store's results)");
   Exploration x(std::move(request), report);
   x.db = store_path(x.o);
   x.shown_db = shown_store_name(x.db);

@@ -91,8 +91,18 @@ void settle_evaluator(const Request& o, Settings& s) {
     throw Error(fmt::format("--build-options: {}", e.message()));
   }
   s.evaluator.build_options = o.build_options;
-  s.jobs = o.jobs.empty() ? std::max(1u, std::thread::hardware_concurrency())
-                          : static_cast<std::size_t>(whole_number("--jobs", o.jobs, 1, 1024));
+  s.external_workers = o.workers == "external";
+  if (!o.workers.empty() && !s.external_workers) {
+    try {
+      s.workers = static_cast<std::size_t>(whole_number("--workers", o.workers, 1, 1024));
+    } catch (const Error&) {
+      throw Error(fmt::format("--workers {}: expected a number of workers from 1 to 1024, or 'external'", o.workers));
+    }
+  }
+  // With workers, as many candidates at once as they are (external ones: give --jobs).
+  s.jobs = !o.jobs.empty() ? static_cast<std::size_t>(whole_number("--jobs", o.jobs, 1, 1024))
+           : s.workers > 0 ? s.workers
+                           : std::max(1u, std::thread::hardware_concurrency());
 }
 
 }  // namespace

@@ -22,6 +22,8 @@ struct Settings {
   const SearchKind* search = nullptr;  // from the registry (registry.hpp)
   EvaluatorOptions evaluator;
   std::size_t jobs = 1;  // candidates evaluated at once
+  std::size_t workers = 0;        // --workers N: local workers to start
+  bool external_workers = false;  // --workers external: candidates only queued
   std::size_t max_program_alternatives = kDefaultMaxProgramAlternatives;
   codegen::StorageChoice storage;  // --storage
   std::size_t replay_seeds = 0;  // --seeds: the replay benchmark over that many seeds; 0 = one replay

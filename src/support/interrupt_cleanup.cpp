@@ -75,10 +75,14 @@ void remove_contents(int dir, int depth) {
   }
 }
 
-void on_interrupt(int sig) {
-  // The runners first: they may be writing into the folders removed below.
+void kill_groups() {
   for (auto& g : groups)
     if (int pgid = g.load(std::memory_order_acquire); pgid > 0) ::kill(-pgid, SIGKILL);
+}
+
+void on_interrupt(int sig) {
+  // The runners first: they may be writing into the folders removed below.
+  kill_groups();
   for (Slot& s : slots) {
     if (!s.used.load(std::memory_order_acquire)) continue;
     if (::unlink(s.path) == 0) continue;
@@ -118,6 +122,8 @@ void install_handlers() {
 }
 
 }  // namespace
+
+void kill_registered_groups() { kill_groups(); }
 
 void remove_on_interrupt(const std::string& path) {
   if (path.size() >= kPathMax) throw Error(fmt::format("path too long for a temporary: {}", path));

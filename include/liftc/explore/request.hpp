@@ -29,6 +29,7 @@ struct Request {
   // program and the rules are stored besides the options: see run.cpp.)
   std::string out_dir, db, replay, rules_dir, jobs;
   std::string train_db;  // --search model: the tuning database its model is trained on first (default: the run's store; transfer.hpp)
+  std::string workers;  // --workers: N (start N local workers), "external" (only queue), "" (run candidates here)
   std::string seeds;  // with --replay: replay the search with this many seeds (replay_benchmark.hpp)
   bool force = false, resume = false, quiet = false, isolate = false;
 };

@@ -21,6 +21,10 @@ void forget_on_interrupt(const std::string& path);
 /// from any thread; false (nothing registered) when 4096 groups are registered already.
 bool kill_group_on_interrupt(int pgid);
 
+/// Kills every registered process group now (SIGKILL), as an interrupt would, and goes on:
+/// `liftc worker`, stopping on SIGTERM, ends the runner it waits for. Callable from any thread.
+void kill_registered_groups();
+
 /// Stops watching the process group `pgid` (call it before reaping its leader, so the
 /// number is never one the system gave to another process meanwhile).
 void forget_group_on_interrupt(int pgid);

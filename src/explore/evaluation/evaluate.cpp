@@ -12,10 +12,12 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "liftc/explore/candidates/library.hpp"
+#include "liftc/explore/evaluation/bundle_pack.hpp"
 #include "liftc/explore/candidates/magnitude_form.hpp"
 #include "liftc/explore/search/searches.hpp"
 #include "liftc/explore/evaluation/worker.hpp"
@@ -353,7 +355,35 @@ struct Evaluator::Job {
   Evaluation e;
   std::string dir;  // its bundle
   WorkerResult worker;
+  std::int64_t queued = 0;  // its id in the work queue (0: not queued)
 };
+
+WorkerResult run_queued(Queue& queue, std::int64_t run, const std::string& key, const DeviceKind& kind,
+                        double timeout_s, const std::string& dir, const std::function<void()>& check, std::int64_t* id) {
+  *id = queue.put(run, key, kind, timeout_s, pack_bundle(dir));
+  auto wait = std::chrono::milliseconds(20);
+  std::optional<QueueOutcome> o;
+  while (!(o = queue.outcome(*id))) {
+    if (check) check();
+    std::this_thread::sleep_for(wait);
+    wait = std::min(wait * 2, std::chrono::milliseconds(200));
+  }
+  WorkerResult w;
+  static const std::pair<const char*, WorkerResult::End> kEnds[] = {
+      {"exited", WorkerResult::End::Exited},     {"signaled", WorkerResult::End::Signaled},
+      {"timed_out", WorkerResult::End::TimedOut}, {"flooded", WorkerResult::End::Flooded},
+      {"lost", WorkerResult::End::Lost}};
+  auto end = std::find_if(std::begin(kEnds), std::end(kEnds), [&](const auto& e) { return o->ended == e.first; });
+  if (end == std::end(kEnds))
+    throw Error(fmt::format("work queue {}: candidate {} ended as '{}', which this liftc does not know", queue.name(),
+                            *id, o->ended));
+  w.end = end->second;
+  w.code = w.end == WorkerResult::End::Lost ? o->tries : o->code;
+  w.out = o->answer;
+  w.err = o->err;
+  w.seconds = o->seconds;
+  return w;
+}
 
 Evaluation Evaluator::base_row(const Alternative& alt, const Candidate& c) const {
   Evaluation e;
@@ -473,10 +503,20 @@ Pending Evaluator::start(const Candidate& c) {
   times_.bundle_s += seconds_since(begin);
   running_.insert(e.key);
 
-  p.run = [job, pool = pool_, runner = runner_, shell = shell_, timeout = options_.timeout_s] {
-    job->worker = pool ? pool->run(job->dir, timeout) : run_worker(runner, shell, job->dir, timeout);
+  if (options_.queue) {
+    p.run = [job, queue = options_.queue, check = options_.queue_check, run = run_,
+             kind = DeviceKind{device_.name, device_.driver}, timeout = options_.timeout_s] {
+      job->worker = run_queued(*queue, run, job->e.key, kind, timeout, job->dir, check, &job->queued);
+    };
+  } else {
+    p.run = [job, pool = pool_, runner = runner_, shell = shell_, timeout = options_.timeout_s] {
+      job->worker = pool ? pool->run(job->dir, timeout) : run_worker(runner, shell, job->dir, timeout);
+    };
+  }
+  p.record = [this, job] {
+    record(*job);
+    if (job->queued) options_.queue->take(job->queued);  // its row is in the store
   };
-  p.record = [this, job] { record(*job); };
   p.result = [job](bool& served) {
     served = false;
     return job->e;
@@ -492,7 +532,7 @@ void Evaluator::record(Job& job) {
   if (w.end == WorkerResult::End::TimedOut) {
     e.status = status::Timeout;
     e.reason = describe_end(w, options_.timeout_s);
-  } else if (w.end == WorkerResult::End::Signaled) {
+  } else if (w.end == WorkerResult::End::Signaled || w.end == WorkerResult::End::Lost) {
     e.status = status::Crash;
     std::string tail = stderr_tail(w.err);
     e.reason = fmt::format("the runner was {}{}", describe_end(w, options_.timeout_s),

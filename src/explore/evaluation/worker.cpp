@@ -117,6 +117,14 @@ int reap(pid_t pid) {
   return status;
 }
 
+// A runner starts with no signal blocked (`liftc worker` blocks SIGINT and SIGTERM in its
+// own threads, and a blocked mask survives exec).
+void unblock_signals() {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
 // Keeps the last few KiB of a runner's stderr.
 void append_err(std::string& err, const char* data, std::size_t n) {
   err.append(data, n);
@@ -163,6 +171,7 @@ WorkerResult run_worker(const std::string& runner, bool shell, const std::string
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // and a liftc killed with -9 takes its runner along (the
                                        // forking thread waits for it, so its end is liftc's)
     if (getppid() != parent) _exit(127);  // the parent already died before the line above
+    unblock_signals();
     dup2(out_pipe[1], 1);  // dup2's copies are not close-on-exec
     dup2(err_pipe[1], 2);
     if (shell) {
@@ -274,6 +283,7 @@ void ServeWorker::start() {
       setpgid(0, 0);
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(127);
+      unblock_signals();
       dup2(in[1], 0);
       dup2(out[1], 1);
       dup2(err[1], 2);
@@ -494,6 +504,10 @@ std::string describe_end(const WorkerResult& r, double timeout_s) {
     case WorkerResult::End::Flooded:
       return fmt::format("printed more than {} MiB on stdout (killed)", kMaxRunnerStdout >> 20);
     case WorkerResult::End::Signaled: return fmt::format("killed by signal {} ({})", r.code, strsignal(r.code));
+    case WorkerResult::End::Lost:
+      return fmt::format("lost with its worker {} times (each worker's lease expired: the worker was killed or its "
+                         "machine lost)",
+                         r.code);
     default: return fmt::format("exited with code {}", r.code);
   }
 }

@@ -31,5 +31,7 @@ void add_explore_command(CLI::App& app);
 void add_results_command(CLI::App& app);
 /// `liftc deploy DIR -o OUT`: a front as a library that chooses its point at run time.
 void add_deploy_command(CLI::App& app);
+/// `liftc worker --db URL --device D`: runs the candidates explorations queue for its device.
+void add_worker_command(CLI::App& app);
 
 }  // namespace liftc::tool

@@ -77,6 +77,10 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--jobs,-j", o->jobs,
                   "candidates evaluated at once: generated and built in parallel, timed one at a time (default: "
                   "the number of hardware threads)");
+  cmd->add_option("--workers", o->workers,
+                  "run the candidates on `liftc worker` processes through a work queue in the --db PostgreSQL store: "
+                  "N starts N workers here (with --runner and --device) and stops them at the end; 'external' only "
+                  "queues, for workers started elsewhere (give --jobs as many as they are)");
   cmd->add_flag("--isolate", o->isolate,
                 "run every candidate in a fresh liftc-runner process (default: one serving runner per job, which "
                 "keeps its OpenCL context from one candidate to the next)");

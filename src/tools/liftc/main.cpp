@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   liftc::tool::add_explore_command(app);
   liftc::tool::add_results_command(app);
   liftc::tool::add_deploy_command(app);
+  liftc::tool::add_worker_command(app);
 
   // A flag error is one line, "error: --runs: expects ...", and exit code 1 like any other
   // user error; --help and --version still print and exit 0.

@@ -27,6 +27,7 @@
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/search/loop.hpp"
 #include "liftc/explore/search/searches.hpp"
+#include "liftc/explore/store/queue.hpp"
 #include "liftc/explore/store/store.hpp"
 #include "liftc/explore/evaluation/worker.hpp"
 
@@ -79,7 +80,21 @@ struct EvaluatorOptions {
   std::string work_dir;      // where bundles are written (each in candidate-N, removed once recorded)
   /// Called after a bundle is written and before the runner runs it (tests inject kernels).
   std::function<void(const std::string& bundle_dir, std::size_t evaluation)> bundle_hook;
+  /// --workers: every bundle is put in this work queue and run by a `liftc worker` of the
+  /// device's kind, instead of a runner here; its outcome becomes the row as a local
+  /// runner's does. Null: runners here.
+  std::shared_ptr<Queue> queue;
+  /// Called while a queued candidate waits (about 5 times a second); a liftc::Error from it
+  /// ends the exploration (explore's own workers all ended).
+  std::function<void()> queue_check;
 };
+
+/// Puts the bundle folder `dir` in `queue` as run `run`'s candidate `key` for a worker of
+/// `kind`, waits for its outcome (calling `check` while it waits) and gives it as the
+/// runner's end (WorkerResult::End::Lost when its workers were lost kMaxTries times); sets
+/// `*id` to its queue id.
+WorkerResult run_queued(Queue& queue, std::int64_t run, const std::string& key, const DeviceKind& kind,
+                        double timeout_s, const std::string& dir, const std::function<void()>& check, std::int64_t* id);
 
 /// Asks the runner which device it runs on (a probe bundle through the same path).
 DeviceReport probe_device(const EvaluatorOptions& options);

@@ -17,9 +17,11 @@ namespace liftc::explore {
 /// How a runner process ended.
 struct WorkerResult {
   /// Flooded: it printed more than kMaxRunnerStdout on stdout for one bundle and was
-  /// killed (`out` is then empty, so it holds no answer; `code` is 0).
-  enum class End { Exited, Signaled, TimedOut, Flooded } end = End::Exited;
-  int code = 0;             // exit code, or the signal number
+  /// killed (`out` is then empty, so it holds no answer; `code` is 0). Lost: a queued
+  /// candidate whose workers' leases expired kMaxTries times (queue.hpp; `code` is the
+  /// number of leases).
+  enum class End { Exited, Signaled, TimedOut, Flooded, Lost } end = End::Exited;
+  int code = 0;             // exit code, the signal number, or the leases of a lost one
   std::string out;          // what it printed on stdout
   std::string err;          // the last few KiB of stderr
   double seconds = 0;       // wall time
@@ -95,7 +97,8 @@ class ServePool {
 };
 
 /// "killed by signal 11 (Segmentation fault)", "exited with code 3", "timed out after 10 s
-/// (killed by the watchdog)", "printed more than 1 MiB on stdout (killed)".
+/// (killed by the watchdog)", "printed more than 1 MiB on stdout (killed)", "lost with
+/// its worker 3 times (...)".
 std::string describe_end(const WorkerResult& r, double timeout_s);
 
 /// The last lines a runner printed on stderr, as one line for a row's reason: at most
