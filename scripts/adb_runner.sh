@@ -34,7 +34,14 @@
 set -euo pipefail
 # shellcheck source=scripts/lib/shared_key.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/shared_key.sh"
-bundle="${1:?usage: adb_runner.sh BUNDLE_DIR}"
+# `adb_runner.sh SERIAL BUNDLE_DIR` runs it on the phone SERIAL (as ANDROID_SERIAL=SERIAL
+# would): `liftc worker --runner 'scripts/adb_runner.sh SERIAL'`, one worker per phone
+# (scripts/adb_workers.sh).
+if [[ $# -ge 2 ]]; then
+  export ANDROID_SERIAL="$1"
+  shift
+fi
+bundle="${1:?usage: adb_runner.sh [SERIAL] BUNDLE_DIR}"
 bundle="${bundle%/}"
 adb="${ADB:-adb}"
 phone_dir="${LIFTC_PHONE_DIR:-/data/local/tmp/liftc}"
