@@ -45,12 +45,20 @@ LocalWorkers::LocalWorkers(std::size_t count, const std::string& db, const Evalu
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw Error(fmt::format("--workers: cannot find this liftc's executable to start workers: {}", ec.message()));
-  std::vector<std::string> args = {self.string(), "worker", "--db", db, "--device", options.bundle.device, "--timeout",
+  // The store's URL through the environment, not the command line: a password in it is not
+  // shown to every user of the machine by ps.
+  std::vector<std::string> args = {self.string(), "worker", "--device", options.bundle.device, "--timeout",
                                    fmt::format("{}", options.timeout_s), "--quiet"};
   if (!options.runner.empty()) args.insert(args.end(), {"--runner", options.runner});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env = {"LIFTC_WORKER_DB=" + db};
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "LIFTC_WORKER_DB=", 16) != 0) env.emplace_back(*e);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t parent = getpid();
   for (std::size_t i = 0; i < count; ++i) {
     Worker w;
@@ -65,7 +73,7 @@ LocalWorkers::LocalWorkers(std::size_t count, const std::string& db, const Evalu
       dup2(null, 0);
       dup2(null, 1);
       dup2(log, 2);
-      execv(argv[0], argv.data());
+      execve(argv[0], argv.data(), envp.data());
       std::fprintf(stderr, "cannot run %s: %s\n", argv[0], std::strerror(errno));
       _exit(127);
     }

@@ -20,7 +20,11 @@ void add_worker_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "worker", "Run the candidates that explorations (liftc explore --workers) queue in a PostgreSQL store for this "
                 "device, until SIGINT or SIGTERM");
-  cmd->add_option("--db", o->db, "the PostgreSQL store explorations queue in (postgresql://USER@HOST/DATABASE)")->required();
+  cmd->add_option("--db", o->db,
+                  "the PostgreSQL store explorations queue in (postgresql://USER@HOST/DATABASE; or $LIFTC_WORKER_DB, "
+                  "which keeps a password in it off the command line)")
+      ->envname("LIFTC_WORKER_DB")
+      ->required();
   cmd->add_option("--device", o->device, "the device the runner uses (index or part of its name; default: the first)");
   cmd->add_option("--runner", o->runner,
                   "run each bundle with `CMD BUNDLE_DIR` (e.g. scripts/adb_runner.sh SERIAL) instead of a serving "
