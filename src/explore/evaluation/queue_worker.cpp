@@ -211,6 +211,7 @@ std::size_t run_queue_worker(const QueueWorkerOptions& o) {
     try {
       unpack_bundle(bundle, c->bundle, cache, [&](const std::string& hash) { return queue->file(hash); });
       retarget_bundle(bundle, o.device);
+      if (stop) break;  // stopped while it claimed: given back already, nothing to run
       Heartbeat beat(*queue, c->id, owner, o.lease_s);
       w = serving ? serving->run(bundle, c->timeout_s) : run_worker(o.runner, true, bundle, c->timeout_s);
     } catch (const Error& e) {
