@@ -3,10 +3,11 @@
 
 
 #include <algorithm>
-#include <regex>
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <regex>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -355,7 +356,7 @@ TEST(Forms, EveryStrategyNotOfferedSaysWhyInAUsersTerms) {
   for (const NotOffered& n : forms_not_offered()) refused.emplace_back(n.form, n.strategy);
   for (const auto& form : conv_forms())
     if (std::none_of(forms_only_offered().begin(), forms_only_offered().end(),
-                     [&](const OnlyOffered& o) { return o.form == form && o.strategy == "conv-depthwise-kappa"; }))
+                     [&](const OnlyOffered& o) { return o.form == form && std::string_view(o.strategy) == "conv-depthwise-kappa"; }))
       refused.emplace_back(form, "conv-depthwise-kappa");
   EXPECT_GE(refused.size(), 100u);
   for (const auto& [form, strategy] : refused) {
