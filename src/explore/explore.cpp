@@ -174,8 +174,10 @@ NamedFeatures point_named_features(const cost::FeatureContext& ctx, const Candid
 // What the model-guided search sees and starts from (nothing for another search):
 // - every candidate's features from the kernels it would run (cost::candidate_features,
 //   memoized; a candidate whose kernels do not generate: what its point says). They cost a
-//   generation each (3-5 ms), so a round's 256 proposals are first ranked by a second model
-//   on what their points say, and only the best 4 rounds' worth get them;
+//   generation each (3-5 ms on PoCL's host, about 7 ms for VGG-16 layer 5 on the H200's),
+//   so a round's 256 proposals are first ranked by a second model on what their points say,
+//   and only the best 2 rounds' worth get them (4 rounds' worth took 30% of a 60 s loop
+//   there, above the 20% the model may take, and halved the evaluations per second);
 // - a tuning database's rows of other programs, shapes and devices (`db`; none: null),
 //   trained on before the first measurement, and the nearest shapes' best points mapped
 //   into `space`, after the seeds.
@@ -192,7 +194,7 @@ void model_inputs(Exploration& x, const CandidateSpace& space, const constraints
     }
   });
   x.s.shortlist_features = [ctx](const Candidate& c) { return point_named_features(*ctx, c); };
-  x.s.shortlist = 4 * std::max<std::size_t>(x.s.jobs, 8);
+  x.s.shortlist = 2 * std::max<std::size_t>(x.s.jobs, 8);
   if (!db) return;
   t.strategies = ctx->strategies;
   x.s.transfer = transfer_rows(*db, t);
