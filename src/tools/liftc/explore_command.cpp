@@ -34,7 +34,7 @@ class StdoutReporter : public explore::Reporter {
 void add_explore_command(CLI::App& app) {
   auto o = std::make_shared<explore::Request>();
   CLI::App* cmd = app.add_subcommand(
-      "explore", "Search the tuning space on a device (random or genetic/NSGA-II); print and write the Pareto front");
+      "explore", "Search the tuning space on a device (random, genetic/NSGA-II or model-guided); print and write the Pareto front");
   cmd->add_option("file", o->file, "the .sr program (optional with --resume)");
   cmd->add_option("--strategy,-s", o->strategies, "a strategy (repeatable); default: those of rules/strategies.rules that apply");
   cmd->add_option("--target,-t", o->target, "a target profile for the constraints (default: the device's own limits)");
