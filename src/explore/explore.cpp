@@ -95,6 +95,18 @@ void resume(Exploration& x) {
   // Not stored: where results go and how.
   stored.out_dir = x.o.out_dir, stored.db = x.o.db, stored.force = x.o.force, stored.quiet = x.o.quiet;
   stored.jobs = x.o.jobs, stored.isolate = x.o.isolate, stored.workers = x.o.workers, stored.resume = true;
+  // A tuning database's URL is stored without its password (request_to_json): given again.
+  if (!x.o.train_db.empty()) {
+    if (shown_store_name(x.o.train_db) != stored.train_db)
+      throw Error(fmt::format("--resume: run {} of {} trained its model on {}, not {}", last.id, x.shown_db,
+                              stored.train_db.empty() ? "no tuning database" : stored.train_db,
+                              shown_store_name(x.o.train_db)));
+    stored.train_db = x.o.train_db;
+  } else if (password_hidden(stored.train_db)) {
+    throw Error(fmt::format("--resume: run {} of {} trains its model on the tuning database {}, whose password is "
+                            "not stored; give it again with --train-db URL",
+                            last.id, x.shown_db, stored.train_db));
+  }
   x.o = stored;
   x.say(fmt::format("resuming run {} of {} (started {})\n", last.id, x.shown_db, last.started));
   x.resumed = last;

@@ -5,6 +5,8 @@
 #include <initializer_list>
 #include <utility>
 
+#include "liftc/explore/store/store.hpp"
+
 namespace liftc::explore {
 
 using nlohmann::json;
@@ -17,7 +19,8 @@ json request_to_json(const Request& o) {
           {"rtol", o.rtol},       {"atol", o.atol},             {"pareto", o.pareto},
           {"build_options", o.build_options}, {"whole_program", o.whole_program}, {"warm_start", o.warm_start},
           {"max_program_alternatives", o.max_program_alternatives}, {"storage", o.storage},
-          {"fusion", o.fusion}, {"train_db", o.train_db}};
+          // A tuning database's password stays out of the store (a team reads it): --resume asks for it.
+          {"fusion", o.fusion}, {"train_db", shown_store_name(o.train_db)}};
 }
 
 void request_from_json(const json& j, Request& o) {

@@ -207,6 +207,23 @@ TEST_F(PostgresCli, ATuningDatabaseOnPostgresTrainsTheModelSearch) {
             std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find(PostgresServer::kLockedPassword), std::string::npos) << r.output;
+
+  // The run's stored options name the tuning database without its password, so a --resume
+  // asks for it again (the run made unfinished by hand).
+  sql(dir() / "r.db", "PRAGMA wal_checkpoint(TRUNCATE); DELETE FROM run_ends");
+  for (const char* file : {"r.db", "r.db-wal"})
+    if (fs::exists(dir() / file))
+      EXPECT_EQ(read(dir() / file).find(PostgresServer::kLockedPassword), std::string::npos) << file;
+  expect("explore --resume --db r.db", 1,
+         fmt::format("error: --resume: run 1 of r.db trains its model on the tuning database {}, whose password is "
+                     "not stored; give it again with --train-db URL\n",
+                     shown));
+  expect(fmt::format("explore --resume --db r.db --train-db '{}'", url()), 1,
+         fmt::format("error: --resume: run 1 of r.db trained its model on {}, not {}\n", shown, url()));
+  Result resumed = run(fmt::format("explore --resume --db r.db --train-db '{}'", with_password));
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resuming run 1 of r.db"), std::string::npos) << resumed.output;
+  EXPECT_EQ(resumed.output.find(PostgresServer::kLockedPassword), std::string::npos) << resumed.output;
 }
 
 TEST_F(PostgresCli, AStoreOfALaterFormatIsRefusedAndKeepsItsRows) {

@@ -50,6 +50,10 @@ bool is_database_url(const std::string& db) { return url_backend(db) != nullptr;
 
 std::string shown_store_name(const std::string& db) { return is_database_url(db) ? hide_password(db) : db; }
 
+bool password_hidden(const std::string& shown) {
+  return is_database_url(shown) && (shown.find(":***@") != std::string::npos || shown.find("password=***") != std::string::npos);
+}
+
 std::unique_ptr<Store> Store::open(const std::string& db) {
   if (const UrlBackend* b = url_backend(db)) return b->open(db);
   return std::make_unique<SqliteStore>(db);

@@ -180,6 +180,9 @@ bool is_database_url(const std::string& db);
 /// `db` as messages show it: a URL with its password as `***` (hide_password), a path as given.
 std::string shown_store_name(const std::string& db);
 
+/// Whether `shown` (a shown_store_name) had a password, now `***`: it cannot be opened as it is.
+bool password_hidden(const std::string& shown);
+
 /// A 128-bit hash of `text` as 32 hex digits (two FNV-1a 64 lanes; not cryptographic, it
 /// only tells runs apart).
 std::string hash_text(const std::string& text);
