@@ -23,16 +23,8 @@ namespace fs = std::filesystem;
 
 const std::string kConv = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/conv_small.sr";
 
-class PostgresCli : public ExploreCli {
+class PostgresCli : public WithPostgresServer<ExploreCli> {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new PostgresServer;
-    error_ = server_->start();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
   void SetUp() override {
     ExploreCli::SetUp();
     ASSERT_EQ(error_, "") << "no PostgreSQL server for the test";
@@ -55,12 +47,8 @@ class PostgresCli : public ExploreCli {
     return nlohmann::json::parse(r.output, nullptr, false);
   }
 
-  static PostgresServer* server_;
-  static std::string error_;
 };
 
-PostgresServer* PostgresCli::server_ = nullptr;
-std::string PostgresCli::error_;
 
 // What a seeded exploration decides, not what it measured: the candidate, its outcome
 // (ok and cut are both validated: which one depends on the times), its key and memory.
@@ -211,9 +199,11 @@ TEST_F(PostgresCli, ATuningDatabaseOnPostgresTrainsTheModelSearch) {
   // The run's stored options name the tuning database without its password, so a --resume
   // asks for it again (the run made unfinished by hand).
   sql(dir() / "r.db", "PRAGMA wal_checkpoint(TRUNCATE); DELETE FROM run_ends");
-  for (const char* file : {"r.db", "r.db-wal"})
-    if (fs::exists(dir() / file))
+  for (const char* file : {"r.db", "r.db-wal"}) {
+    if (fs::exists(dir() / file)) {
       EXPECT_EQ(read(dir() / file).find(PostgresServer::kLockedPassword), std::string::npos) << file;
+    }
+  }
   expect("explore --resume --db r.db", 1,
          fmt::format("error: --resume: run 1 of r.db trains its model on the tuning database {}, whose password is "
                      "not stored; give it again with --train-db URL\n",

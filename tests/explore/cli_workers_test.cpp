@@ -27,16 +27,8 @@ namespace fs = std::filesystem;
 
 const std::string kConv = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/conv_small.sr";
 
-class WorkersCli : public ExploreCli {
+class WorkersCli : public WithPostgresServer<ExploreCli> {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new PostgresServer;
-    error_ = server_->start();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
   void SetUp() override {
     ExploreCli::SetUp();
     ASSERT_EQ(error_, "") << "no PostgreSQL server for the test";
@@ -97,13 +89,9 @@ class WorkersCli : public ExploreCli {
     return nlohmann::json::parse(r.output, nullptr, false);
   }
 
-  static PostgresServer* server_;
-  static std::string error_;
   std::vector<pid_t> workers_;
 };
 
-PostgresServer* WorkersCli::server_ = nullptr;
-std::string WorkersCli::error_;
 
 // What a seeded exploration decides, in order of the candidates (rows are stored in the
 // order they end): each candidate, its key, whether it validated (ok and cut both: which

@@ -18,6 +18,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <pqxx/pqxx>
 
 namespace liftc::explore::test {
@@ -129,6 +130,25 @@ class PostgresServer {
   uid_t uid_ = 0;
   gid_t gid_ = 0;
   bool started_ = false;
+};
+
+/// A test fixture over `Base` (::testing::Test, or a fixture of its own) whose suite shares
+/// one throwaway server: started before its first test, stopped after its last. `error_`
+/// says why there is none (each test's SetUp asserts it is empty).
+template <class Base>
+class WithPostgresServer : public Base {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = new PostgresServer;
+    error_ = server_->start();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+
+  static inline PostgresServer* server_ = nullptr;
+  static inline std::string error_;
 };
 
 }  // namespace liftc::explore::test

@@ -23,16 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class PostgresStoreTest : public ::testing::Test {
+class PostgresStoreTest : public test::WithPostgresServer<::testing::Test> {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new test::PostgresServer;
-    error_ = server_->start();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
   void SetUp() override {
     ASSERT_EQ(error_, "") << "no PostgreSQL server for the test";
     dir_ = test::fresh_test_folder("liftc_pg_store");
@@ -46,14 +38,10 @@ class PostgresStoreTest : public ::testing::Test {
   std::string url() const { return server_->url(name_); }
   std::string sqlite() const { return (dir_ / "results.db").string(); }
 
-  static test::PostgresServer* server_;
-  static std::string error_;
   fs::path dir_;
   std::string name_;
 };
 
-test::PostgresServer* PostgresStoreTest::server_ = nullptr;
-std::string PostgresStoreTest::error_;
 
 // Whether `f` throws a liftc::Error whose message is `message`.
 ::testing::AssertionResult fails_with(const std::function<void()>& f, const std::string& message) {

@@ -48,16 +48,8 @@ void write(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary) << bytes;
 }
 
-class QueueTest : public ::testing::Test {
+class QueueTest : public WithPostgresServer<::testing::Test> {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new PostgresServer;
-    error_ = server_->start();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
   void SetUp() override {
     ASSERT_EQ(error_, "") << "no PostgreSQL server for the test";
     server_->create_database("q");
@@ -78,13 +70,9 @@ class QueueTest : public ::testing::Test {
     return b;
   }
 
-  static PostgresServer* server_;
-  static std::string error_;
   fs::path dir_;
 };
 
-PostgresServer* QueueTest::server_ = nullptr;
-std::string QueueTest::error_;
 
 const DeviceKind kGpu{"gpu", "1.0"}, kPhone{"Mali-G78", "r32"};
 
