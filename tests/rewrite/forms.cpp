@@ -49,8 +49,8 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* f : {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
                           "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
-    for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr", "grouped.sr",
-                          "grouped_per_group.sr"})
+    for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
+                          "depthwise_hwc_prejoined.sr", "grouped.sr", "grouped_per_group.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0",
@@ -60,7 +60,8 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
                           "conv-gemm"}) {
-      for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr"})
+      for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
+                            "depthwise_hwc_prejoined.sr"})
         t.push_back({f, s, kDepthwise});
     }
     for (const char* s : {"conv-parametric", "conv-tiled"})
@@ -78,7 +79,8 @@ const std::vector<OnlyOffered>& forms_only_offered() {
   static const std::vector<OnlyOffered> table = {{"depthwise.sr", "conv-depthwise-kappa"},
                                                  {"depthwise_chw.sr", "conv-depthwise-kappa"},
                                                  {"depthwise_chw_nested.sr", "conv-depthwise-kappa"},
-                                                 {"depthwise_hwc_columns.sr", "conv-depthwise-kappa"}};
+                                                 {"depthwise_hwc_columns.sr", "conv-depthwise-kappa"},
+                                                 {"depthwise_hwc_prejoined.sr", "conv-depthwise-kappa"}};
   return table;
 }
 
