@@ -161,6 +161,7 @@ void load(Exploration& x) {
   x.s = settle(x.o);
   x.rules_dir = x.o.rules_dir.empty() ? rewrite::default_rules_dir() : x.o.rules_dir;
   x.rules = rewrite::load_rules_dir(x.rules_dir);
+  x.o.strategies = rewrite::expand_strategy_tags(x.rules, x.o.strategies);  // -s @fast: the strategies tagged fast
   x.program = parse::load_program(x.o.file);
   require_size_values(x.program);  // before a store is made
   x.network = !x.o.whole_program && explored_by_layer(x.program);

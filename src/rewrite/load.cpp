@@ -224,6 +224,7 @@ PendingFile declare(RuleSet& set, std::shared_ptr<const SourceFile> source) {
       check_name(s.name, parsed.loc(s));
       NamedStrategy n;
       n.name = s.name;
+      n.tags = s.tags.value_or(std::vector<std::string>{});
       n.description = s.description.value_or("");
       n.loc = parsed.loc(s);
       set.strategies.push_back(std::move(n));
@@ -291,6 +292,33 @@ std::vector<std::string> default_strategies(const RuleSet& rules) {
     const std::string& path = s.loc.file ? s.loc.file->path : std::string();
     if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
       out.push_back(s.name);
+  }
+  return out;
+}
+
+std::vector<std::string> expand_strategy_tags(const RuleSet& rules, const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  for (const auto& name : names) {
+    if (name.empty() || name[0] != '@') {
+      add(name);
+      continue;
+    }
+    std::string tag = name.substr(1);
+    std::set<std::string> known;
+    bool any = false;
+    for (const auto& s : rules.strategies) {
+      known.insert(s.tags.begin(), s.tags.end());
+      if (std::find(s.tags.begin(), s.tags.end(), tag) != s.tags.end()) {
+        add(s.name);
+        any = true;
+      }
+    }
+    if (!any)
+      throw Error(fmt::format("strategy tag '{}': no strategy of the rules carries it (their tags: {})", name,
+                              known.empty() ? std::string("none") : fmt::format("@{}", fmt::join(known, ", @"))));
   }
   return out;
 }

@@ -4,7 +4,7 @@
 //   file      := (rule | strategy)* end
 //   rule      := `rule` name [ `(` param, ... `)` ] [ "description" ] `:` expr `=>` expr [ `if` expr ]
 //   param     := [`choose`] name [ `in` (lo `..` hi | `{` v, ... `}`) ]
-//   strategy  := `strategy` name [ "description" ] `=` strat
+//   strategy  := `strategy` name [ `[` tag, ... `]` ] [ "description" ] `=` strat
 //   strat     := seq ((`<+` | `|`) seq)*          seq := atom (`;` atom)*
 //   atom      := `at` `(` i.j.k `,` strat `)` | name [ `[` int, ... `]` ] [ `(` strat, ... `)` ] | `(` strat `)`
 //
@@ -45,6 +45,8 @@ x3::rule<class strat_args, std::vector<ast::StratExpr>> const strat_args = "stra
 x3::rule<class strat_list, std::vector<ast::StratExpr>> const strat_list = "strategy";
 x3::rule<class param_items, std::vector<ast::Param>> const param_items = "parameter";
 x3::rule<class integer_list, std::vector<long long>> const integer_list = "integer";
+x3::rule<class tag_items, std::vector<std::string>> const tag_items = "tag (a name, e.g. fast)";
+x3::rule<class tag_list, std::vector<std::string>> const tag_list = "tags";
 x3::rule<strat_at_class, ast::StratAt> const strat_at = "`at`";
 x3::rule<class position_path, std::vector<unsigned>> const position_path = "position (child indices, e.g. 0.1.0)";
 x3::rule<class strat_atom, ast::StratAtom> const strat_atom = "strategy";
@@ -80,13 +82,15 @@ const auto strat_atom_def = strat_at | strat_call | ('(' > strat_expr > ')');
 const auto strat_seq_def = strat_atom % ';';
 const auto strat_op_def = (x3::string("<+") | x3::string("|")) > strat_seq;
 const auto strat_expr_def = depth_guard[strat_seq >> *strat_op];
-const auto strategy_decl_def = keyword("strategy") > rule_name > -description > '=' > strat_expr;
+const auto tag_items_def = rule_name % ',';
+const auto tag_list_def = '[' > tag_items > ']';
+const auto strategy_decl_def = keyword("strategy") > rule_name > -tag_list > -description > '=' > strat_expr;
 const auto item_def = rule_decl | strategy_decl;
 const auto end_of_file_def = x3::eoi;
 const auto file_def = *item > end_of_file;
 
 BOOST_SPIRIT_DEFINE(rule_name, description, range, value_set, domain, param, param_list, rule_decl)
 BOOST_SPIRIT_DEFINE(fixed_args, strat_call, strat_args, strat_at, position_path, strat_atom, strat_seq, strat_op, strat_expr)
-BOOST_SPIRIT_DEFINE(strategy_decl, item, file, end_of_file, strat_list, param_items, integer_list)
+BOOST_SPIRIT_DEFINE(strategy_decl, item, file, end_of_file, strat_list, param_items, integer_list, tag_items, tag_list)
 
 }  // namespace liftc::syntax::rule_grammar

@@ -164,7 +164,23 @@ TEST_F(Cli, RulesListsRulesAndStrategies) {
   Result r = run("rules");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("rule split-join(n in 2..64): tile a map"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("strategy conv-parametric: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("strategy conv-parametric [gpu]: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("strategy conv-chw-tile [fast, gpu]: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("strategy conv-lower: "), std::string::npos) << r.output;
+}
+
+// -s @TAG: the strategies carrying the tag (`liftc rules` shows them); an unknown tag is one error.
+TEST_F(Cli, AStrategyTagNamesItsStrategies) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  Result r = run("space '" + conv + "' -s @fast");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* s : {"conv-chw-tile,", "conv-gemm,", "conv-winograd-local,"})
+    EXPECT_NE(r.output.find(std::string("== strategy ") + s), std::string::npos) << s << r.output;
+  EXPECT_EQ(r.output.find("== strategy conv-naive,"), std::string::npos) << r.output;
+  expect("space '" + conv + "' -s @quick", 1,
+         "error: strategy tag '@quick': no strategy of the rules carries it (their tags: @fast, @gpu)");
+  expect("explore '" + conv + "' -s @quick --evals 1", 1,
+         "error: strategy tag '@quick': no strategy of the rules carries it (their tags: @fast, @gpu)");
 }
 
 // The user's path from a high-level program to a kernel: rewrite, save, run the result.

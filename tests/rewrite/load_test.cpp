@@ -72,6 +72,10 @@ const BadFile kBad[] = {
     {"rule r: split(n, x) => x if n / 2 > 1", "1:29: error: `/` is not allowed in a guard's size"},
     {"rule r: split(n, x) => x if -n > 1", "1:29: error: expected a size: an integer, a size variable, length(T), or + - * of them"},
     {"rule r: split(n, x) => x if n > m", "1:33: error: `m` is not a size variable of the left side"},
+    // Tags of a strategy: names in brackets before its description.
+    {"rule r: join(x) => x\nstrategy s [] = r", "2:13: error: expected tag (a name, e.g. fast)"},
+    {"rule r: join(x) => x\nstrategy s [fast gpu] = r", "2:18: error: expected `]`"},
+    {"rule r: join(x) => x\nstrategy s [1x] = r", "2:13: error: expected tag (a name, e.g. fast)"},
 };
 
 TEST(Load, BadFilesFailWithTheirMessage) {
@@ -105,6 +109,41 @@ TEST(Load, AHugeRuleFileIsAClearError) {
     EXPECT_NE(e.message().find("rule file"), std::string::npos) << e.message();
   }
   fs::remove_all(dir);
+}
+
+// A strategy's tags, `strategy s [fast, gpu] "..." = ...`: kept in file order, shown by
+// `liftc rules`, and `-s @tag` names every strategy that carries the tag
+// (expand_strategy_tags), each once, in the rules' order; a tag none carries is refused
+// with the tags there are.
+TEST(Load, StrategyTagsSelectStrategies) {
+  RuleSet set;
+  add_rules(set, std::make_shared<const SourceFile>(SourceFile{"t.rules",
+      "rule r: join(x) => x\n"
+      "strategy a [fast, gpu] \"first\" = r\n"
+      "strategy b \"untagged\" = r\n"
+      "strategy c [gpu] = r\n"}));
+  ASSERT_EQ(set.strategies.size(), 3u);
+  EXPECT_EQ(set.strategies[0].tags, (std::vector<std::string>{"fast", "gpu"}));
+  EXPECT_EQ(set.strategies[0].description, "first");
+  EXPECT_TRUE(set.strategies[1].tags.empty());
+  EXPECT_EQ(set.strategies[2].tags, (std::vector<std::string>{"gpu"}));
+  EXPECT_EQ(expand_strategy_tags(set, {"@gpu"}), (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(expand_strategy_tags(set, {"b", "@fast", "a", "@gpu"}), (std::vector<std::string>{"b", "a", "c"}));
+  EXPECT_EQ(expand_strategy_tags(set, {}), std::vector<std::string>{});
+  try {
+    expand_strategy_tags(set, {"@quick"});
+    ADD_FAILURE() << "an unknown tag expanded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "strategy tag '@quick': no strategy of the rules carries it (their tags: @fast, @gpu)");
+  }
+  // The library's: the eight fast strategies of the benchmarks, each also for GPUs.
+  std::vector<std::string> fast = expand_strategy_tags(library(), {"@fast"});
+  EXPECT_EQ(fast, (std::vector<std::string>{"conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split",
+                                            "conv-chw-omega-kappa", "conv-gemm", "conv-winograd-gemm", "conv-winograd-local"}));
+  for (const auto& name : fast) {
+    const auto& tags = library().strategy(name)->tags;
+    EXPECT_NE(std::find(tags.begin(), tags.end(), "gpu"), tags.end()) << name;
+  }
 }
 
 TEST(Load, StrategySyntax) {

@@ -42,4 +42,9 @@ std::string default_rules_dir();
 /// `liftc explore` try when no strategy is named.
 std::vector<std::string> default_strategies(const RuleSet& rules);
 
+/// Strategy names as a user gives them (`-s`), each `@tag` replaced by the strategies of
+/// `rules` that carry that tag, in file order (a name given twice is kept once). An `@tag`
+/// no strategy carries is an error naming the tags there are.
+std::vector<std::string> expand_strategy_tags(const RuleSet& rules, const std::vector<std::string>& names);
+
 }  // namespace liftc::rewrite

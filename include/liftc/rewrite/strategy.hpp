@@ -46,6 +46,7 @@ struct Strategy {
 /// A named strategy of a rule file.
 struct NamedStrategy {
   std::string name;
+  std::vector<std::string> tags;  // `[fast, gpu]`: what `-s @fast` selects (rules/README.md, "Tags")
   std::string description;
   Strategy body;
   SourceLoc loc;

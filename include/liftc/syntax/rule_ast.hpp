@@ -89,9 +89,10 @@ struct StratExpr : x3::position_tagged {
   std::vector<StratOp> rest;
 };
 
-/// `strategy name "description" = body`.
+/// `strategy name [tag, ...] "description" = body`.
 struct StrategyDecl : x3::position_tagged {
   std::string name;
+  std::optional<std::vector<std::string>> tags;
   std::optional<std::string> description;
   StratExpr body;
 };

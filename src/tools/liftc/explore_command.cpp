@@ -36,7 +36,8 @@ void add_explore_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "explore", "Search the tuning space on a device (random, genetic/NSGA-II or model-guided); print and write the Pareto front");
   cmd->add_option("file", o->file, "the .sr program (optional with --resume)");
-  cmd->add_option("--strategy,-s", o->strategies, "a strategy (repeatable); default: those of rules/strategies.rules that apply");
+  cmd->add_option("--strategy,-s", o->strategies,
+                  "a strategy (repeatable), or @TAG for every strategy tagged TAG (@fast, @gpu: `liftc rules` shows the tags); default: those of rules/strategies.rules that apply");
   cmd->add_option("--target,-t", o->target, "a target profile for the constraints (default: the device's own limits)");
   cmd->add_option("--device", o->device, "the device the runner uses (index or part of its name; default: the first)");
   cmd->add_option("--search", o->search, explore::search_help());

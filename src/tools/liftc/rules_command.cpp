@@ -37,7 +37,9 @@ void run_rules(const RulesCommandOptions& o) {
     fmt::print("  rule {}{}: {}\n", r.name, params_of(r), r.description);
   }
   fmt::print("\nstrategies\n");
-  for (const auto& s : set.strategies) fmt::print("  strategy {}: {}\n", s.name, s.description);
+  for (const auto& s : set.strategies)
+    fmt::print("  strategy {}{}: {}\n", s.name, s.tags.empty() ? "" : fmt::format(" [{}]", fmt::join(s.tags, ", ")),
+               s.description);
 }
 
 }  // namespace

@@ -171,7 +171,7 @@ void run_space(const SpaceOptions& o) {
   std::vector<explore::Layer> layers;
   if (!o.whole_program && explore::explored_by_layer(program)) layers = explore::split_layers(program);
   std::vector<std::string> strategies =
-      !o.strategies.empty() ? o.strategies
+      !o.strategies.empty() ? rewrite::expand_strategy_tags(rules, o.strategies)
                             : explore::default_strategies(rules, layers.empty() ? program : layers.front().program);
   // CLBlast's routines (library.hpp) are spaces of their own, not rewrites.
   bool any_library = std::any_of(strategies.begin(), strategies.end(), explore::is_library_strategy);
@@ -244,7 +244,7 @@ void add_space_command(CLI::App& app) {
                                               "parameters, constraints with their sources, order, count, samples");
   cmd->add_option("file", o->file, "the .sr program")->required();
   cmd->add_option("--strategy,-s", o->strategies,
-                  "a strategy (repeatable); default: every strategy of rules/strategies.rules that applies");
+                  "a strategy (repeatable), or @TAG for every strategy tagged TAG (@fast, @gpu); default: every strategy of rules/strategies.rules that applies");
   cmd->add_option("--target,-t", o->target, "a target profile of rules/targets (mali-g72, mali-g76, adreno-640, adreno-650)");
   cmd->add_option("--device", o->device, "the OpenCL device whose limits to use (index or part of its name; default: the first)")
       ->each([o](const std::string&) { o->device_given = true; });
