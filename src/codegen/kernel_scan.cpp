@@ -169,6 +169,7 @@ class Scanner {
     LoopKind kind = loop_kind(e->prim);
     int dim = ir::map_dimension(e);
     check_nesting(e, dim, loops_);
+    if (kind == LoopKind::Seq) check_redundant(e);
     if (kind != LoopKind::Seq) {
       ir::Expr producer = same_item_producer(e);
       if (producer.defined()) same_item_.insert(producer.get());
@@ -194,6 +195,7 @@ class Scanner {
   // compile_reduce: the data, the initial value, an array accumulator in memory, the
   // function per element.
   Scanned compile_reduce(const ir::Expr& e, std::optional<AddressSpace> dest, std::optional<AddressSpace> space) {
+    check_redundant(e);
     compile(e->args[2], {}, space);
     compile(e->args[0], {}, space);
     if (out.race) return {};
@@ -241,6 +243,24 @@ class Scanner {
     out.buffers.push_back({std::string(what), space, bytes_of(t) * regions});
   }
 
+  // A sequential loop of a kernel with work-items, outside every one of its parallel maps:
+  // every work-item would run all of it (the fused layer map(f, zip(conv, x)) lowered with
+  // only its outer map on work-items computed the whole convolution in each, thousands of
+  // times over, into one buffer they all wrote). Refused, as a point that cannot be a fast
+  // kernel and races on its buffer; the strategies that map the computation onto
+  // work-items (after normal-form) give the kernel.
+  void check_redundant(const ir::Expr& e) const {
+    if (!parallel || inside(loops_, LoopKind::Glb) || inside(loops_, LoopKind::Wrg)) return;
+    throw Error(fmt::format("{} runs outside every parallel map of a kernel with work-items: each work-item would "
+                            "compute all of it (map it onto work-items, or into a kernel of its own)",
+                            ir::signature(e->prim).name),
+                e.loc());
+  }
+
+ public:
+  bool parallel = false;  // the kernel has parallel maps (scan_kernel's argument)
+
+ private:
   std::vector<Loop> loops_;  // their index variables are not needed here
   std::map<std::string, bool> values_;  // variables bound to values (vs. memory)
   std::set<const ir::ExprNode*> same_item_;
@@ -333,6 +353,7 @@ ir::Expr in_place_reduce(const ir::Expr& outer) {
 
 KernelScan scan_kernel(const ir::Expr& body, bool parallel) {
   Scanner s;
+  s.parallel = parallel;
   s.out.writes_result = s.compile(body, AddressSpace::Global, std::nullopt).in_dest;
   if (!s.out.race && !s.out.writes_result && parallel)
     s.out.race = CrossItemRead{computing_part(body),

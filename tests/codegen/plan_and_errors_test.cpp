@@ -178,6 +178,12 @@ TEST(Errors, NotLowLevelEnough) {
        call(Prim::MapGlb, {0}, {lam({"r"}, call(Prim::MapSeq, {}, {lam({"v"}, twice("v")), call(Prim::Pad, {1, 1}, {make_float(0.0), call(Prim::MapGlb, {1}, {lam({"v"}, twice("v")), var("r")})})})),
                                 call(Prim::Split, {4}, {var("x")})}),
        "it uses 'r' of the code around it"},
+      {"a sequential loop before the work-items, which each would repeat",
+       call(Prim::MapGlb, {0}, {lam({"v"}, twice("v")), call(Prim::MapSeq, {}, {lam({"v"}, twice("v")), var("x")})}),
+       "mapSeq runs outside every parallel map of a kernel with work-items: each work-item would compute all of it"},
+      {"a sequential reduction before the work-items",
+       call(Prim::MapGlb, {0}, {lam({"v"}, twice("v")), call(Prim::ReduceSeq, {}, {make_float(0.0), plus(), var("x")})}),
+       "reduceSeq runs outside every parallel map of a kernel with work-items"},
   };
   for (const auto& c : cases) {
     ir::Program p = testing::checked(program({{"x", floats(16), {}}}, {{"y", c.body, {}}}));
