@@ -145,12 +145,12 @@ void fuse_layers(Exploration& x) {
   if (x.o.fusion != "on" && x.o.fusion != "off" && x.o.fusion != "only")
     throw Error(fmt::format("--fusion: '{}' is not on, off or only", x.o.fusion));
   if (!x.network || x.o.fusion == "off") return;
-  x.variants = add_fused_layers(x.program, x.layers);
+  x.variants = add_fused_layers(x.program, x.layers, &x.rules);
   if (x.o.fusion == "on") return;
   if (x.variants.size() == 1)
     throw Error(fmt::format("--fusion only: no definition of {} is one-to-one over another's output (a bias, an "
-                            "activation, a residual add that reads it once, and nothing else reads it); explore it "
-                            "with --fusion off",
+                            "activation, a residual add that reads it once, and nothing else reads it) or a "
+                            "pointwise layer over a depthwise one; explore it with --fusion off",
                             x.o.file));
   x.variants.erase(x.variants.begin(), x.variants.end() - 1);  // the last: every fusion
 }
@@ -326,8 +326,8 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
   for (const Layer& layer : x.layers)
     if (!layer.fused.empty()) fused.push_back(layer_title(layer));
   if (!fused.empty())
-    x.say(fmt::format("fused layers, explored {} (a definition one-to-one over another's output inlined into it: no "
-                      "buffer for that output): {}\n",
+    x.say(fmt::format("fused layers, explored {} (a definition one-to-one over another's output, or a pointwise "
+                      "layer over a depthwise one, inlined into it: no buffer for that output): {}\n",
                       x.o.fusion == "only" ? "instead of the layers they fuse (--fusion only)" : "as alternatives",
                       fmt::join(fused, ", ")));
   return network_spaces(std::move(x.layers), std::move(x.variants), x.rules, target, n);

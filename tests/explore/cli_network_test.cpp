@@ -159,7 +159,7 @@ TEST_F(ExploreCli, AOneToOneLayerIsFusedIntoItsProducer) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* line :
        {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
-        "output inlined into it: no buffer for that output): conv2+block",
+        "output, or a pointwise layer over a depthwise one, inlined into it: no buffer for that output): conv2+block",
         "fused layer (conv2+block): 6 alternative(s) of 1 strategy (conv-gpu)", "fused layer (conv2+block): 3 candidates",
         "network #1          conv1: conv-gpu #"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
@@ -208,7 +208,7 @@ TEST_F(ExploreCli, FusionErrors) {
   expect(fmt::format("explore {} --fusion only", kVggBlock), 1,
          "error: --fusion only: no definition of " + kVggBlock +
              " is one-to-one over another's output (a bias, an activation, a residual add that reads it once, and "
-             "nothing else reads it); explore it with --fusion off");
+             "nothing else reads it) or a pointwise layer over a depthwise one; explore it with --fusion off");
 }
 
 // The MobileNet examples (examples/networks/mobilenet_v1_pair.sr, mobilenet_v2_block.sr),

@@ -15,6 +15,7 @@
 #include "liftc/ir/printer.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
+#include "liftc/rewrite/load.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 #include "../readable_name.hpp"
 
@@ -364,6 +365,149 @@ TEST(Fusion, ANetworkWithoutOneToOneLayersHasOneVariant) {
   EXPECT_EQ(layers.size(), 2u);
   ASSERT_EQ(variants.size(), 1u);
   EXPECT_EQ(variants[0].layers, (std::vector<std::size_t>{0, 1}));
+}
+
+// Which pointwise layers read a depthwise layer's pixels, and so take it in (MobileNet's DW+PW).
+const rewrite::RuleSet& library() {
+  static const rewrite::RuleSet rules = rewrite::load_rules_dir(std::string(LIFTC_SOURCE_DIR) + "/rules");
+  return rules;
+}
+
+const std::string kDwHeader = R"(
+size H = 6, W = 6, C = 4, M = 3
+input image : [[[float]C]W]H
+input dw_w : [[[float]3]3]C
+input dw_b : [float]C
+input pw_w : [[float]C]M
+input pw_b : [float]M
+input wd : [[[[float]C]3]3]C
+input bd : [float]C
+)";
+
+std::string depthwise(const std::string& in) {
+  return "map2D(win -> join(map((w, b, x) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+         "zip(join(x), join(w)))), zip(dw_w, dw_b, transpose(map(transpose, win))))), "
+         "slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, " + in + ")))";
+}
+
+std::string pointwise(const std::string& in) {
+  return "map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(pw_w, pw_b))), " + in + ")";
+}
+
+class DepthwisePointwise : public ::testing::TestWithParam<FusionCase> {};
+
+TEST_P(DepthwisePointwise, Table) {
+  const FusionCase& c = GetParam();
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const Fusion& f : depthwise_pointwise_fusions(parse(kDwHeader + c.defs), library())) {
+    got.emplace_back(f.producer, f.consumer);
+    EXPECT_EQ(f.kind, FusionKind::DepthwisePointwise);
+  }
+  EXPECT_EQ(got, c.fusions) << c.what;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Network, DepthwisePointwise,
+    ::testing::Values(
+        FusionCase{"a depthwise layer and the pointwise layer that reads it (MobileNetV1's pair)",
+                   "def d = " + depthwise("image") + "\ndef p = " + pointwise("d"), {{"d", "p"}}},
+        FusionCase{"a dense 3x3 convolution is not depthwise: each kernel reads every channel",
+                   "def d = " + conv("image", "wd", "bd") + "\ndef p = " + pointwise("d"), {}},
+        FusionCase{"a 3x3 convolution over a depthwise layer reads windows, not pixels",
+                   "def d = " + depthwise("image") + "\ndef e = " + conv("d", "wd", "bd"), {}},
+        FusionCase{"an activation over a depthwise layer is one-to-one (its epilogue), not pointwise",
+                   "def d = " + depthwise("image") + "\ndef r = map2D(px -> map(v -> min(v, 6.0), px), d)", {}},
+        FusionCase{"a depthwise layer another definition also reads is kept",
+                   "def d = " + depthwise("image") + "\ndef p = " + pointwise("d") + "\ndef q = " + pointwise("d"), {}},
+        FusionCase{"a pointwise layer over a network input has no producer to take in",
+                   "def p = " + pointwise("image") + "\ndef q = " + depthwise("image"), {}}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.what}); });
+
+// Interprets `network` and `fused` on the same random inputs: `out`'s values equal.
+void expect_same_values(const ir::Program& network, const ir::Program& fused, const std::string& out) {
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(network, {})).program;
+  ir::Program fused_checked = typecheck::typecheck(ir::bind_sizes(fused, {})).program;
+  interp::Tensors inputs = interp::random_inputs(checked, 11);
+  interp::Tensors want = interp::evaluate(checked, inputs), got = interp::evaluate(fused_checked, inputs);
+  ASSERT_TRUE(got.count(out) && want.count(out)) << out;
+  EXPECT_FALSE(got.at(out).f32.empty());
+  EXPECT_EQ(got.at(out).f32, want.at(out).f32) << out;
+}
+
+// MobileNetV1's pair (examples/networks): the fused layer lets each window's depthwise
+// values and computes the pointwise sums from them, value for value what the two layers
+// compute (the same sums in the same order), and is an alternative of the network.
+TEST(DepthwisePointwiseFusion, TheFusedMobileNetV1PairInterpretsAsTheNetwork) {
+  ir::Program network = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v1_pair.sr");
+  EXPECT_TRUE(one_to_one_fusions(network).empty());
+  std::vector<Fusion> fusions = layer_fusions(network, &library());
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0].producer, "depthwise");
+  EXPECT_EQ(fusions[0].consumer, "pointwise");
+  ir::Program fused = fuse(network, fusions[0]);
+  ASSERT_EQ(fused.defs.size(), 1u);
+  std::string text = ir::to_string(fused.defs[0].body);
+  EXPECT_NE(text.find("let pixel = join(map((w, b, x) ->"), std::string::npos) << text;
+  EXPECT_EQ(text.find("depthwise"), std::string::npos) << text;  // no buffer of it read
+  expect_same_values(network, fused, "pointwise");
+
+  std::vector<Layer> layers = split_layers(network);
+  std::vector<NetworkVariant> variants = add_fused_layers(network, layers, &library());
+  ASSERT_EQ(layers.size(), 3u);
+  EXPECT_EQ(layer_title(layers[2]), "depthwise+pointwise");
+  EXPECT_EQ(layers[2].reads, (std::vector<std::string>{"dw_w", "dw_b", "pw_w", "pw_b", "image"}));
+  ASSERT_EQ(variants.size(), 2u);
+  EXPECT_EQ(variants[1].layers, (std::vector<std::size_t>{2}));
+  ASSERT_EQ(variants[1].fusions.size(), 1u);
+  EXPECT_EQ(variants[1].fusions[0].kind, FusionKind::DepthwisePointwise);
+  // Without the rules (no normal form to tell a depthwise layer by) there is no such fusion.
+  std::vector<Layer> plain = split_layers(network);
+  EXPECT_EQ(add_fused_layers(network, plain).size(), 1u);
+}
+
+// MobileNetV2's block: the depthwise layer into the projection, the residual add into the
+// projection (one-to-one), and both; each variant interprets as the network. In the variant
+// with the depthwise layer fused, the expanded E-channel depthwise output is no buffer: the
+// peak of its buffers alive across a layer (resident_bytes plus what the layer reads and
+// writes) is below the unfused network's, whose largest buffers are the two E-channel ones:
+// by the depthwise output (H x W x E) less the projection's output (H x W x C), which the
+// fused layer writes where the depthwise layer wrote its own.
+TEST(DepthwisePointwiseFusion, TheMobileNetV2BlockFusedHoldsNoDepthwiseBuffer) {
+  ir::Program network = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v2_block.sr");
+  std::vector<Fusion> fusions = layer_fusions(network, &library());
+  ASSERT_EQ(fusions.size(), 2u);
+  EXPECT_EQ(fusions[0].producer + " into " + fusions[0].consumer, "projected into block");
+  EXPECT_EQ(fusions[1].producer + " into " + fusions[1].consumer, "depthwise into projected");
+  expect_same_values(network, fuse(network, fusions[1]), "projected");
+  expect_same_values(network, fuse(fuse(network, fusions[0]), layer_fusions(fuse(network, fusions[0]), &library()).at(0)),
+                     "block");
+
+  std::vector<Layer> layers = split_layers(network);
+  std::vector<NetworkVariant> variants = add_fused_layers(network, layers, &library());
+  ASSERT_EQ(variants.size(), 4u);  // as written, each fusion alone, both
+  std::vector<std::string> titles;
+  for (std::size_t i : variants[3].layers) titles.push_back(layer_title(layers[i]));
+  EXPECT_EQ(titles, (std::vector<std::string>{"expanded", "depthwise+projected+block"}));
+
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(network, {})).program;
+  interp::Tensors inputs = interp::random_inputs(checked, 3), values = interp::evaluate(checked, inputs);
+  std::map<std::string, double> bytes;
+  for (const auto* t : {&inputs, &values})
+    for (const auto& [name, v] : *t) bytes[name] = 4.0 * static_cast<double>(v.f32.size());
+  auto peak = [&](const NetworkVariant& v) {
+    std::vector<LayerBuffers> buffers;
+    for (std::size_t i : v.layers) buffers.push_back({layers[i].reads, layers[i].name});
+    std::vector<double> resident = resident_bytes(buffers, bytes);
+    double most = 0;
+    for (std::size_t j = 0; j < buffers.size(); ++j) {
+      double own = bytes.at(buffers[j].writes);
+      for (const auto& r : buffers[j].reads) own += bytes.at(r);
+      most = std::max(most, resident[j] + own);
+    }
+    return most;
+  };
+  EXPECT_DOUBLE_EQ(peak(variants[0]) - peak(variants[2]), 4.0 * 8 * 8 * (24 - 4));  // H x W x (E - C)
+  EXPECT_LT(peak(variants[3]), peak(variants[0]));
 }
 
 }  // namespace

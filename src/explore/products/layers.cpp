@@ -10,6 +10,7 @@
 
 #include "liftc/ir/prim.hpp"
 #include "liftc/ir/program.hpp"
+#include "liftc/rewrite/engine.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
 namespace liftc::explore {
@@ -251,9 +252,141 @@ std::vector<Fusion> one_to_one_fusions(const ir::Program& network) {
       });
       std::optional<std::int64_t> count = scalars(consumer.body.type(), sizes);
       if (read_elsewhere || !count || count != scalars(producer.body.type(), sizes)) continue;
-      out.push_back({producer.name, consumer.name});
+      out.push_back({producer.name, consumer.name, FusionKind::OneToOne, {}});
       break;  // one producer per consumer: the first
     }
+  }
+  return out;
+}
+
+namespace {
+
+// A 2D map `map(r -> map(f, r), x)` over the pixels (or windows) of x: f, else undefined.
+ir::Expr map2d_function(const ir::Expr& e) {
+  if (e.kind() != ir::ExprKind::Call || e->prim != ir::Prim::Map) return {};
+  const ir::Expr& rows = e->args[0];
+  if (rows.kind() != ir::ExprKind::Lambda || rows->params.size() != 1) return {};
+  const ir::Expr& inner = rows->args[0];
+  if (inner.kind() != ir::ExprKind::Call || inner->prim != ir::Prim::Map) return {};
+  const ir::Expr& f = inner->args[0];
+  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1) return {};
+  if (inner->args[1].kind() != ir::ExprKind::Var || inner->args[1]->name != rows->params[0]) return {};
+  return f;
+}
+
+bool reduces(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Call && e->prim == ir::Prim::Reduce) return true;
+  return std::any_of(e->args.begin(), e->args.end(), reduces);
+}
+
+// The consumer's 2D map over the pixels of `producer` (`map2D(px -> B, producer)`, B a
+// reduction over the pixel) where `e` reads `producer` once, at no place under a binder of a
+// name in `keep` (the names the substituted producer reads); undefined when it reads it
+// otherwise.
+ir::Expr pixel_read(const ir::Expr& e, const std::string& producer, const std::vector<std::string>& keep,
+                    std::vector<std::string>& binders) {
+  if (ir::Expr f = map2d_function(e); f.defined() && e->args[1].kind() == ir::ExprKind::Var &&
+                                       e->args[1]->name == producer) {
+    bool captured = std::any_of(keep.begin(), keep.end(), [&](const std::string& n) {
+      return std::find(binders.begin(), binders.end(), n) != binders.end();
+    });
+    return !captured && reduces(f->args[0]) && reads_of(f->args[0], producer) == 0 ? e : ir::Expr();
+  }
+  switch (e.kind()) {
+    case ir::ExprKind::Var:
+    case ir::ExprKind::Literal:
+      return {};
+    case ir::ExprKind::Lambda: {
+      if (std::find(e->params.begin(), e->params.end(), producer) != e->params.end()) return {};
+      binders.insert(binders.end(), e->params.begin(), e->params.end());
+      ir::Expr found = pixel_read(e->args[0], producer, keep, binders);
+      binders.resize(binders.size() - e->params.size());
+      return found;
+    }
+    case ir::ExprKind::Let: {
+      if (ir::Expr found = pixel_read(e->args[0], producer, keep, binders); found.defined()) return found;
+      if (e->name == producer) return {};
+      binders.push_back(e->name);
+      ir::Expr found = pixel_read(e->args[1], producer, keep, binders);
+      binders.pop_back();
+      return found;
+    }
+    case ir::ExprKind::Apply:
+    case ir::ExprKind::Call:
+    case ir::ExprKind::Tuple:
+    case ir::ExprKind::Get:
+      break;
+  }
+  for (const auto& a : e->args)
+    if (ir::Expr found = pixel_read(a, producer, keep, binders); found.defined()) return found;
+  return {};
+}
+
+ir::Expr pixel_read(const ir::Expr& consumer, const std::string& producer, const ir::Expr& producer_form) {
+  std::vector<std::string> binders;
+  return pixel_read(consumer, producer, ir::free_vars(producer_form), binders);
+}
+
+// `e` with the node `from` (by identity) replaced by `to`.
+ir::Expr replaced(const ir::Expr& e, const ir::Expr& from, const ir::Expr& to) {
+  if (same_node(e, from)) return to;
+  std::vector<ir::Expr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(replaced(a, from, to));
+    changed = changed || !same_node(args.back(), a);
+  }
+  return changed ? ir::with_args(e, std::move(args)) : e;
+}
+
+// `layer`'s definition in normal form when it is a depthwise convolution (rules' normal-form,
+// then depthwise-channel-groups-form applies) and a 2D map over windows; else undefined.
+ir::Expr depthwise_form(const ir::Program& layer, const rewrite::RuleSet& rules) {
+  if (!rules.strategy("normal-form") || !rules.strategy("depthwise-channel-groups-form")) return {};
+  try {
+    rewrite::ProgramRewrite normal = rewrite::rewrite_program(rules, "normal-form", layer);
+    ir::Program p = normal.programs.empty() || !normal.unchanged.empty() ? layer : normal.programs.front().program;
+    rewrite::ProgramRewrite dw = rewrite::rewrite_program(rules, "depthwise-channel-groups-form", p);
+    if (dw.programs.empty() || !dw.unchanged.empty() || !dw.fallen_back.empty()) return {};
+    const ir::Expr& body = p.defs.front().body;
+    return map2d_function(body).defined() ? body : ir::Expr();
+  } catch (const Error&) {
+    return {};  // the strategy applies nowhere: not a depthwise convolution
+  }
+}
+
+}  // namespace
+
+std::vector<Fusion> depthwise_pointwise_fusions(const ir::Program& network, const rewrite::RuleSet& rules) {
+  ir::Program typed = typecheck::typecheck(network).program;
+  std::vector<Fusion> out;
+  std::map<std::string, ir::Expr> forms;  // each producer's depthwise form, asked once
+  for (const auto& consumer : typed.defs) {
+    for (std::size_t d = 0; d < typed.defs.size() && &typed.defs[d] != &consumer; ++d) {
+      const ir::Definition& producer = typed.defs[d];
+      if (reads_of(consumer.body, producer.name) != 1) continue;
+      bool read_elsewhere = std::any_of(typed.defs.begin(), typed.defs.end(), [&](const ir::Definition& e) {
+        return &e != &consumer && reads_of(e.body, producer.name) != 0;
+      });
+      if (read_elsewhere) continue;
+      // The consumer's shape first: the normal form is asked only of a producer it reads per pixel.
+      if (!pixel_read(consumer.body, producer.name, ir::make_var(producer.name)).defined()) continue;
+      auto form = forms.find(producer.name);
+      if (form == forms.end()) form = forms.emplace(producer.name, depthwise_form(layer_of(typed, d, d).program, rules)).first;
+      if (!form->second.defined() || !pixel_read(consumer.body, producer.name, form->second).defined()) continue;
+      out.push_back({producer.name, consumer.name, FusionKind::DepthwisePointwise, form->second});
+      break;  // one producer per consumer: the first
+    }
+  }
+  return out;
+}
+
+std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::RuleSet* rules) {
+  std::vector<Fusion> out = one_to_one_fusions(network);
+  if (!rules) return out;
+  for (auto& f : depthwise_pointwise_fusions(network, *rules)) {
+    bool taken = std::any_of(out.begin(), out.end(), [&](const Fusion& g) { return g.consumer == f.consumer; });
+    if (!taken) out.push_back(std::move(f));  // one producer per consumer
   }
   return out;
 }
@@ -263,21 +396,44 @@ ir::Program fuse(const ir::Program& network, const Fusion& f) {
   auto producer = std::find_if(out.defs.begin(), out.defs.end(), [&](const auto& d) { return d.name == f.producer; });
   auto consumer = std::find_if(out.defs.begin(), out.defs.end(), [&](const auto& d) { return d.name == f.consumer; });
   LIFTC_ASSERT(producer != out.defs.end() && consumer != out.defs.end(), "a fusion names two definitions of the network");
-  consumer->body = ir::substitute(consumer->body, {{f.producer, producer->body}});
+  if (f.kind == FusionKind::OneToOne) {
+    consumer->body = ir::substitute(consumer->body, {{f.producer, producer->body}});
+  } else {
+    ir::Expr read = pixel_read(consumer->body, f.producer, f.producer_form);
+    LIFTC_ASSERT(read.defined(), "a depthwise-pointwise fusion's consumer reads the producer's pixels");
+    ir::Expr pixel_fn = map2d_function(read), window_fn = map2d_function(f.producer_form);
+    const ir::Expr& b = pixel_fn->args[0];  // B, over the pixel
+    const ir::Expr& g = window_fn->args[0];  // G, over the window
+    // Names no free variable of B or G has: the rows', the window's, the pixel's.
+    std::vector<std::string> avoid = ir::free_vars(pixel_fn);
+    for (const auto& n : ir::free_vars(f.producer_form)) avoid.push_back(n);
+    std::string row = ir::fresh_name("row", avoid);
+    avoid.push_back(row);
+    std::string win = ir::fresh_name("window", avoid);
+    avoid.push_back(win);
+    std::string px = ir::fresh_name(pixel_fn->params[0], avoid);
+    ir::Expr g_win = ir::substitute(g, {{window_fn->params[0], ir::make_var(win)}});
+    ir::Expr b_px = ir::substitute(b, {{pixel_fn->params[0], ir::make_var(px)}});
+    ir::Expr per_window = ir::make_lambda({win}, ir::make_let(px, g_win, b_px));
+    ir::Expr rows = ir::make_lambda(
+        {row}, ir::make_call(ir::Prim::Map, {}, {per_window, ir::make_var(row)}));
+    consumer->body = replaced(consumer->body, read, ir::make_call(ir::Prim::Map, {}, {rows, f.producer_form->args[1]}));
+  }
   out.defs.erase(producer);
   return out;
 }
 
-std::vector<NetworkVariant> add_fused_layers(const ir::Program& network, std::vector<Layer>& layers) {
+std::vector<NetworkVariant> add_fused_layers(const ir::Program& network, std::vector<Layer>& layers,
+                                             const rewrite::RuleSet* rules) {
   std::vector<NetworkVariant> variants(1);
   for (std::size_t i = 0; i < layers.size(); ++i) variants[0].layers.push_back(i);
-  std::vector<Fusion> each = one_to_one_fusions(network);
+  std::vector<Fusion> each = layer_fusions(network, rules);
   std::vector<std::vector<Fusion>> plans;
   for (const auto& f : each) plans.push_back({f});
   if (each.size() > 1) {
     std::vector<Fusion> all;
     ir::Program p = network;
-    for (auto next = one_to_one_fusions(p); !next.empty(); next = one_to_one_fusions(p)) {
+    for (auto next = layer_fusions(p, rules); !next.empty(); next = layer_fusions(p, rules)) {
       all.push_back(next.front());
       p = fuse(p, next.front());
     }

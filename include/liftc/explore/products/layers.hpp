@@ -15,6 +15,7 @@
 
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/ir/expr.hpp"
+#include "liftc/rewrite/load.hpp"
 
 namespace liftc::explore {
 
@@ -34,10 +35,18 @@ std::string layer_title(const Layer& layer);
 /// it does not type check.
 std::vector<Layer> split_layers(const ir::Program& network);
 
+/// How a fused producer's values reach its consumer.
+enum class FusionKind {
+  OneToOne,            // each value where the consumer's element-wise function reads it (an epilogue)
+  DepthwisePointwise,  // each pixel's depthwise values computed where the pointwise layer reads that pixel
+};
+
 /// A definition inlined into the one definition that reads it.
 struct Fusion {
   std::string producer;
   std::string consumer;
+  FusionKind kind = FusionKind::OneToOne;
+  ir::Expr producer_form;  // DepthwisePointwise: the producer's body in normal form, a 2D map over windows
 };
 
 /// The fusions of `network` (typed or not) where the consumer is one-to-one over the
@@ -47,8 +56,22 @@ struct Fusion {
 /// and it has as many scalars as the producer. In definition order of the consumers.
 std::vector<Fusion> one_to_one_fusions(const ir::Program& network);
 
+/// The fusions of `network` (typed or not) of a depthwise convolution into the pointwise
+/// (1x1, stride 1) layer that reads it (MobileNet's DW+PW): the consumer reads the producer
+/// once, as a 2D map over its pixels whose function reduces (a sum over the pixel's
+/// channels), and no other definition reads it; the producer, as a layer of its own, is a
+/// depthwise convolution: after `normal-form` of `rules`, a 2D map over windows that
+/// `depthwise-channel-groups-form` rewrites (each channel convolved with its own kernel).
+/// Each pixel's depthwise values are then computed once, where the pointwise function
+/// reads that pixel (`fuse`). In definition order of the consumers.
+std::vector<Fusion> depthwise_pointwise_fusions(const ir::Program& network, const rewrite::RuleSet& rules);
+
 /// `network` with `f.producer`'s body substituted for its name in `f.consumer`, and the
-/// producer's definition removed.
+/// producer's definition removed. A depthwise-pointwise fusion substitutes per pixel: the
+/// consumer's 2D map over the producer's pixels, `map2D(px -> B, producer)`, becomes the
+/// producer's 2D map over its windows with each window's depthwise values let-bound,
+/// `map2D(win -> let px = G(win) in B, windows)` (G: the producer's function of a window in
+/// normal form), so that no pixel is computed twice and the intermediate is no buffer.
 ir::Program fuse(const ir::Program& network, const Fusion& f);
 
 /// One way to run a network: its layers in order (indices into the network's layers) and
@@ -58,12 +81,17 @@ struct NetworkVariant {
   std::vector<Fusion> fusions;
 };
 
+/// The fusions of `network` `add_fused_layers` makes variants of: one_to_one_fusions, then
+/// (with `rules`) depthwise_pointwise_fusions.
+std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::RuleSet* rules);
+
 /// The variants of `network` whose layers `layers` are (split_layers): the network as
-/// written (variant 0, `layers` in order), and where one_to_one_fusions finds some, each
-/// fusion alone and (for two or more) all of them, applied until none is left. The fused
-/// layers (Layer::fused) are appended to `layers`, each once; a fused layer of the shape of
-/// another fused layer takes it as same_as.
-std::vector<NetworkVariant> add_fused_layers(const ir::Program& network, std::vector<Layer>& layers);
+/// written (variant 0, `layers` in order), and where layer_fusions finds some (depthwise
+/// into pointwise only with `rules`), each fusion alone and (for two or more) all of them,
+/// applied until none is left. The fused layers (Layer::fused) are appended to `layers`,
+/// each once; a fused layer of the shape of another fused layer takes it as same_as.
+std::vector<NetworkVariant> add_fused_layers(const ir::Program& network, std::vector<Layer>& layers,
+                                             const rewrite::RuleSet* rules = nullptr);
 
 /// Whether `program` is a network: two or more of its definitions compute (reduce, do
 /// arithmetic); a definition that only rearranges an earlier one (stencil2d.sr's
