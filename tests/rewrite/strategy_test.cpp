@@ -320,6 +320,42 @@ TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatConvDepthwiseKappaNeeds) 
   }
 }
 
+// The strategies of a depthwise convolution fused with its pointwise one (explore's fused
+// layer; rules/depthwise_pointwise.rules) on a program that is not one (a depthwise
+// convolution alone, a dense one, the pointwise layer alone) stop at their named step, which
+// says what the fused definition is and where it comes from. One row a (program, strategy).
+TEST(Strategy, AProgramThatIsNotDepthwiseThenPointwiseIsToldWhatTheFusedStrategiesNeed) {
+  const std::string needs =
+      "which needs a depthwise convolution fused with the pointwise (1x1) one that reads it: a 2D map over windows whose "
+      "function lets the window's depthwise values (a map over (kernel, bias, channel window) triples) and computes the "
+      "pointwise sums from them (a map over (kernel, bias) pairs); explore makes it of a network's depthwise layer and "
+      "its pointwise consumer (--fusion on or only)";
+  const std::string priv = "its step `dw-pw-private-form` applies nowhere: the depthwise values of a window in private "
+                           "memory (dw-pw-private), " + needs;
+  const std::string local = "its step `dw-pw-local-form` applies nowhere: a work-group per tile of windows with their "
+                            "depthwise values in local memory (dw-pw-local-tiles), " + needs;
+  const std::string pointwise = "size H = 4, W = 4, C = 8, M = 4\ninput image : [[[float]C]W]H\ninput pw_w : "
+                                "[[float]C]M\ninput pw_b : [float]M\ndef pw = map2D(px -> join(map((w, b) -> reduce(b, "
+                                "(acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(pw_w, pw_b))), image)";
+  struct Case {
+    std::string program;
+    const char* strategy;
+    const std::string& why;
+  };
+  for (const Case& c : {Case{example("conv/forms/depthwise.sr"), "conv-dw-pw-private", priv},
+                        Case{example("conv/conv_small.sr"), "conv-dw-pw-local", local},
+                        Case{pointwise, "conv-dw-pw-private", priv}, Case{pointwise, "conv-dw-pw-local", local}}) {
+    SCOPED_TRACE(c.strategy);
+    try {
+      rewrite_program(library(), c.strategy, program(c.program));
+      ADD_FAILURE() << "the strategy applied";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "strategy `" + std::string(c.strategy) + "` does not apply to any definition of <test> (" +
+                                 c.why + ")");
+    }
+  }
+}
+
 // Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
 // the pairs forms_not_offered() lists with their reason (rules/README.md's table), and is
 // offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa
