@@ -4,7 +4,9 @@
 // the interpreter. Small sizes, few evaluations: a CI test on PoCL.
 
 #include <fstream>
+#include <limits>
 #include <map>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -253,6 +255,79 @@ TEST_F(ExploreCli, MobileNetV2BlockGetsTheDepthwiseAndDenseStrategiesAndValidate
                              {"layer 3/4 (projected): ", "of 2 strategies (conv-gemm, conv-chw-tile)"},
                              {"layer 4/4 (block): ", "of 1 strategy (lower-glb2)"}},
                             {"expanded", "depthwise", "projected", "block"}});
+}
+
+// The least memory_bytes of the points of a pareto.csv (its sixth column).
+double least_memory(const std::string& csv) {
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);  // the header
+  double least = std::numeric_limits<double>::infinity();
+  while (std::getline(lines, line)) {
+    std::size_t at = 0;
+    for (int column = 0; column < 5; ++column) at = line.find(',', at) + 1;
+    least = std::min(least, std::stod(line.substr(at, line.find(',', at) - at)));
+  }
+  return least;
+}
+
+// MobileNetV1's depthwise layer is fused into the pointwise layer that reads it: the fused
+// layer gets the strategies of the fused form (a work-item's private memory, a work-group's
+// local memory), the front's point runs it as one kernel that writes no depthwise buffer and
+// validates in its host program; its memory is the network's inputs and output alone (7040
+// bytes: the 8x8x8 depthwise output is no buffer).
+TEST_F(ExploreCli, ADepthwiseLayerIsFusedIntoItsPointwiseLayer) {
+  const std::string v1 = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v1_pair.sr";
+  Result r = run(fmt::format("explore {} -s conv-dw-pw-private -s conv-dw-pw-local --fusion only --pareto --evals 3 "
+                             "--runs 2 --jobs 2 -o out",
+                             v1));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
+        "output, or a pointwise layer over a depthwise one, inlined into it: no buffer for that output): "
+        "depthwise+pointwise",
+        "fused layer (depthwise+pointwise): 2 alternative(s) of 2 strategies (conv-dw-pw-private, conv-dw-pw-local)",
+        "network #1          depthwise+pointwise: conv-dw-pw-"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  std::string csv = read(dir_ / "out/pareto.csv");
+  EXPECT_NE(csv.find("fused: depthwise into pointwise"), std::string::npos) << csv;
+  EXPECT_EQ(least_memory(csv), 7040.0) << csv;
+  std::string kernels = read(dir_ / "out/front/1/kernels.cl");
+  EXPECT_NE(kernels.find("kernel void pointwise_kernel("), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("restrict depthwise"), std::string::npos) << kernels;  // no depthwise buffer
+  Result host = run_front_point(*this, "mobilenet_v1_pair");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("pointwise: matches the expected values (1024 values)"), std::string::npos) << host.output;
+}
+
+// MobileNetV2's block, whose largest buffers are the expanded E-channel ones: with the
+// depthwise layer fused into the projection the front's least peak memory is below the
+// unfused network's (whose depthwise layer holds its input and output, both E channels).
+TEST_F(ExploreCli, TheFusedMobileNetV2BlockPeaksBelowTheUnfusedOne) {
+  const std::string v2 = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v2_block.sr";
+  Result fused = run(fmt::format("explore {} -s conv-dw-pw-private --pareto --evals 2 --runs 2 --jobs 2 -o out", v2));
+  ASSERT_EQ(fused.exit_code, 0) << fused.output;
+  for (const char* line : {"fused layer (depthwise+projected): 1 alternative(s) of 1 strategy (conv-dw-pw-private)",
+                           "fused layer (projected+block): ", "fused layer (depthwise+projected+block): "})
+    EXPECT_NE(fused.output.find(line), std::string::npos) << line << "\n" << fused.output;
+  Result plain = run(fmt::format("explore {} -s conv-lower --fusion off --pareto --evals 2 --runs 2 --jobs 2 -q --db "
+                                 "off.db -o off",
+                                 v2));
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  std::string csv = read(dir_ / "out/pareto.csv");
+  double least = least_memory(csv), unfused = least_memory(read(dir_ / "off/pareto.csv"));
+  EXPECT_LT(least, unfused) << csv;
+  // The least-memory point is the one with the depthwise layer fused.
+  std::istringstream rows(csv);
+  std::string row, header;
+  std::getline(rows, header);
+  bool found = false;
+  while (std::getline(rows, row))
+    if (row.find(fmt::format(",{},", least)) != std::string::npos) found = row.find("depthwise into projected") != std::string::npos;
+  EXPECT_TRUE(found) << csv;
+  Result host = run_front_point(*this, "mobilenet_v2_block");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("block: matches the expected values"), std::string::npos) << host.output;
 }
 
 TEST_F(ExploreCli, NetworkErrors) {
