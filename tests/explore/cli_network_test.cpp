@@ -302,15 +302,19 @@ TEST_F(ExploreCli, ADepthwiseLayerIsFusedIntoItsPointwiseLayer) {
 
 // MobileNetV2's block, whose largest buffers are the expanded E-channel ones: with the
 // depthwise layer fused into the projection (and the residual add too: the variant of every
-// fusion, dw-pw-private-residual) the front's least peak memory is below the unfused
-// network's (whose depthwise layer holds its input and output, both E channels).
+// fusion, dw-pw-private-residual and dw-pw-local-tiles-residual) the front's least peak
+// memory is below the unfused network's (whose depthwise layer holds its input and output,
+// both E channels).
 TEST_F(ExploreCli, TheFusedMobileNetV2BlockPeaksBelowTheUnfusedOne) {
   const std::string v2 = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v2_block.sr";
-  Result fused = run(fmt::format("explore {} -s conv-dw-pw-private --pareto --evals 2 --runs 2 --jobs 2 -o out", v2));
+  Result fused = run(fmt::format(
+      "explore {} -s conv-dw-pw-private -s conv-dw-pw-local --pareto --evals 2 --runs 2 --jobs 2 -o out", v2));
   ASSERT_EQ(fused.exit_code, 0) << fused.output;
-  for (const char* line : {"fused layer (depthwise+projected): 1 alternative(s) of 1 strategy (conv-dw-pw-private)",
+  for (const char* line : {"fused layer (depthwise+projected): 2 alternative(s) of 2 strategies (conv-dw-pw-private, "
+                           "conv-dw-pw-local)",
                            "fused layer (projected+block): ",
-                           "fused layer (depthwise+projected+block): 1 alternative(s) of 1 strategy (conv-dw-pw-private)"})
+                           "fused layer (depthwise+projected+block): 2 alternative(s) of 2 strategies "
+                           "(conv-dw-pw-private, conv-dw-pw-local)"})
     EXPECT_NE(fused.output.find(line), std::string::npos) << line << "\n" << fused.output;
   Result plain = run(fmt::format("explore {} -s conv-lower --fusion off --pareto --evals 2 --runs 2 --jobs 2 -q --db "
                                  "off.db -o off",
