@@ -40,7 +40,9 @@ Result run_front_point(ExploreCli& cli, const std::string& program) {
 // own work-group sizes name conv1's parts (conv1_part1_local_d, conv-chw-tile's pad):
 // conv2's pad kernel launches with them, and the host program validates every layer.
 TEST_F(ExploreCli, ALayerExploredAsAnotherTakesItsKernelsOwnWorkGroupSizes) {
-  Result r = run(fmt::format("explore {} -s conv-chw-tile --pareto --evals 3 --runs 2 --jobs 2 -o out", kVggBlock));
+  // The random search's first three points (seed 1) give the front a work-group size of its own.
+  Result r = run(fmt::format("explore {} -s conv-chw-tile --search random --pareto --evals 3 --runs 2 --jobs 2 -o out",
+                             kVggBlock));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("conv1_part1_local_0="), std::string::npos) << r.output;
   std::string host = read(dir_ / "out/front/1/main.cpp");

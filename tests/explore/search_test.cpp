@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "liftc/explore/request.hpp"
 #include "liftc/explore/search/registry.hpp"
 #include "liftc/explore/search/searches.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -194,7 +195,10 @@ TEST(SearchRegistry, EachSearchIsMadeByName) {
     for (int i = 0; i < 4; ++i) EXPECT_EQ(made->ask(), direct->ask());
   }
   EXPECT_EQ(search_kinds().size(), 3u);  // and model (model_test.cpp)
-  EXPECT_EQ(search_kinds().front().name, "random");  // the default
+  // The default is the model-guided search, and a Request without --search asks for it.
+  EXPECT_EQ(kDefaultSearch, "model");
+  EXPECT_EQ(search_kind(kDefaultSearch).name, "model");
+  EXPECT_EQ(Request{}.search, "model");
 }
 
 TEST(SearchRegistry, AnUnknownNameIsAnErrorListingTheSearches) {
@@ -212,7 +216,7 @@ TEST(SearchRegistry, NamesAndHelpComeFromTheTable) {
   EXPECT_EQ(search_help(),
             "random (distinct sampled points), genetic (generations of crossover and mutation; NSGA-II with --pareto), "
             "model (a cost model (XGBoost's ranking trees) trained on the run's measurements chooses what to measure) "
-            "(default random)");
+            "(default model)");
 }
 
 TEST(RandomSearch, TheSameSeedGivesTheSameCandidates) {

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "liftc/explore/search/registry.hpp"
+
 namespace liftc::explore {
 
 /// The options of one exploration, as text where the command line gives text (run()
@@ -15,7 +17,8 @@ struct Request {
   // Stored with the run (request_to_json): --resume redoes the run with them.
   std::string file;
   std::vector<std::string> strategies;
-  std::string target, device, search = "random", evals = "100", time, seed = "1", input_seed = "0";
+  std::string search{kDefaultSearch};
+  std::string target, device, evals = "100", time, seed = "1", input_seed = "0";
   std::string runner, timeout = "60", runs = "5", warmup = "1", population, selection = "tournament";
   std::string build_options;
   std::string max_program_alternatives;  // --whole-program: the bound on its alternatives ("" = the default)

@@ -70,7 +70,7 @@ const SearchKind& search_kind(std::string_view name) {
 std::string search_help() {
   std::string out;
   for (const SearchKind& k : kSearches) out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", k.name, k.summary);
-  return fmt::format("{} (default {})", out, kSearches.front().name);
+  return fmt::format("{} (default {})", out, kDefaultSearch);
 }
 
 }  // namespace liftc::explore

@@ -34,7 +34,9 @@ class StdoutReporter : public explore::Reporter {
 void add_explore_command(CLI::App& app) {
   auto o = std::make_shared<explore::Request>();
   CLI::App* cmd = app.add_subcommand(
-      "explore", "Search the tuning space on a device (random, genetic/NSGA-II or model-guided); print and write the Pareto front");
+      "explore",
+      "Search the tuning space on a device (model-guided by default, random or genetic/NSGA-II); print and write the "
+      "Pareto front");
   cmd->add_option("file", o->file, "the .sr program (optional with --resume)");
   cmd->add_option("--strategy,-s", o->strategies,
                   "a strategy (repeatable), or @TAG for every strategy tagged TAG (@fast, @gpu: `liftc rules` shows the tags); default: those of rules/strategies.rules that apply");

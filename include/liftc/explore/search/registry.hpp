@@ -32,7 +32,12 @@ struct SearchKind {
   std::unique_ptr<Search> (*make)(CandidateSpace& space, const SearchSettings& settings);
 };
 
-/// Every search, the default (random) first.
+/// The search `liftc explore` runs without --search: the model-guided one, which beat the
+/// genetic search on the H200 (docs/results.md). A run keeps the search it was started with
+/// (stored with its options), so --resume of an older run goes on with random or genetic.
+inline constexpr std::string_view kDefaultSearch = "model";
+
+/// Every search.
 std::span<const SearchKind> search_kinds();
 
 /// The search named `name`; an Error (`--search NAME: expected 'random', 'genetic' or 'model'`) when none is.
