@@ -11,7 +11,10 @@
 // and mismatches against expected/ are failures); when that run, timed as the sum of its
 // kernels' profiling events, is over the bundle's cut-off, stop there; otherwise run
 // warm-up and timed runs, each timed the same way, and stop timing after the first timed
-// run when it is over the cut-off; check the canaries; print the result.
+// run when it is over the cut-off; check the canaries; print the result. A run whose
+// kernels are still running when their time passes the cut-off is not waited for: the
+// answer says so (`"stopped":true`, cut) and the runner exits at once (it cannot stop a
+// kernel; its process's end does, on PoCL and NVIDIA's driver).
 // A `library` line is a CLBlast routine's call in the same sequence (README.md, "Library
 // calls"); a runner built without CLBlast answers such a bundle with status build.
 // With a `lock` file, every kernel execution (the validated run, the warm-up and timed
@@ -150,6 +153,10 @@ struct Session {
   std::string device_json;
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;
+  // Whether the driver reports a kernel running (CL_RUNNING): PoCL does, after it has
+  // compiled the kernel for its work-group size at its first launch; NVIDIA's goes from
+  // CL_SUBMITTED to CL_COMPLETE. Unknown until an event was seen in either way.
+  enum class Running { Unknown, Reported, Skipped } running = Running::Unknown;
 
   // Whether a bundle asking for `wanted` can run on what is open already.
   bool serves(const std::string& wanted) const { return queue != nullptr && selector == wanted; }
@@ -160,6 +167,7 @@ struct Session {
     if (queue) clReleaseCommandQueue(queue);
     if (context) clReleaseContext(context);
     queue = nullptr, context = nullptr, device = nullptr;
+    running = Running::Unknown;
     selector.clear(), device_json.clear();
   }
   Session() = default;
@@ -211,6 +219,12 @@ class DeviceLock {
     acquired_ = now_ms();
     phases_.lock_wait_ms += acquired_ - asked;
   }
+  // The runner stopped waiting for kernels that still run: the lock stays held until the
+  // process ends (its descriptor closes then), so that no other runner times beside them.
+  void hold_until_exit() {
+    if (fd_ >= 0) phases_.locked.emplace_back(acquired_, now_ms());
+    fd_ = -1;
+  }
   ~DeviceLock() {
     if (fd_ < 0) return;
     phases_.locked.emplace_back(acquired_, now_ms());
@@ -230,6 +244,7 @@ struct Result {
   std::vector<double> samples;
   std::vector<double> kernel_ms;  // medians per kernel
   bool cut = false;
+  bool stopped = false;  // cut while its kernels still ran: the runner exits after its answer
   std::size_t workspace_bytes = 0;  // device memory the library calls allocate themselves (the most of any)
   double max_abs_error = 0;
   std::size_t mismatches = 0;
@@ -246,9 +261,11 @@ double median(std::vector<double> v) {
 // are released when it ends (the context and queue are the session's).
 class Runner {
  public:
-  Runner(const Bundle& b, const Session& session, Phases& phases)
-      : b_(b), device_(session.device), context_(session.context), queue_(session.queue), phases_(phases) {}
+  Runner(const Bundle& b, Session& session, Phases& phases)
+      : b_(b), session_(session), device_(session.device), context_(session.context), queue_(session.queue),
+        phases_(phases) {}
   ~Runner() {
+    if (stopped_) return;  // kernels still run on these buffers: the process ends next
     clFinish(queue_);  // nothing of this bundle is left queued when its buffers go
     for (auto& g : buffers_) {
       if (g.data) clReleaseMemObject(g.data);
@@ -276,7 +293,7 @@ class Runner {
       // The validated run executes kernels too: a concurrent one would disturb another
       // runner's timed runs, so it holds the lock (its checking below does not).
       DeviceLock lock(b_.lock, phases_);
-      run_once(&first_times);
+      if (!run_once(&first_times)) return stopped(r, lock, first_times, "the validated run", "first_run");
       phases_.end("first_run");
     }
     validate(r);
@@ -298,10 +315,13 @@ class Runner {
     std::vector<std::vector<double>> per_kernel(b_.kernels.size());
     {  // warm-up and timed runs hold the lock; the canary check after them does not
       DeviceLock lock(b_.lock, phases_);
-      for (int i = 1; i < b_.warmup; ++i) run_once(nullptr);
+      for (int i = 1; i < b_.warmup; ++i) {
+        std::vector<double> times;
+        if (!run_once(&times)) return stopped(r, lock, times, "a warm-up run", "timed_runs");
+      }
       for (int i = 0; i < b_.runs; ++i) {
         std::vector<double> times;
-        run_once(&times);
+        if (!run_once(&times)) return stopped(r, lock, times, "a timed run", "timed_runs");
         double sum = 0;
         for (std::size_t k = 0; k < times.size(); ++k) sum += times[k], per_kernel[k].push_back(times[k]);
         r.samples.push_back(sum);
@@ -319,6 +339,87 @@ class Runner {
   }
 
  private:
+  // The answer of a run given up on: cut, its one sample the time its kernels had taken
+  // (over the cut-off), the lock held until the process ends.
+  Result stopped(Result r, DeviceLock& lock, const std::vector<double>& times, const char* which, const char* phase) {
+    phases_.end(phase);
+    lock.hold_until_exit();
+    stopped_ = true;
+    double sum = 0;
+    for (double t : times) sum += t;
+    r.status = "ok";
+    r.cut = r.stopped = true;
+    r.samples = {sum};
+    r.kernel_ms = times;
+    r.reason = std::string("stopped waiting for ") + which + " after " + json_number(sum) + " ms of its kernels" +
+               (std::string(which) == "the validated run" ? " (not validated)" : "");
+    return r;
+  }
+
+  // The status of `e`, or an error status.
+  static cl_int status_of(cl_event e) {
+    cl_int s = CL_COMPLETE;
+    cl_int err = clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr);
+    return err != CL_SUCCESS ? err : s;
+  }
+
+  // Waits for a run's steps in order while their time stays within the cut-off: a completed
+  // step counts its event time (`time_of`), the step in progress the host time since it was
+  // first seen running: since CL_RUNNING where the driver reports it (on PoCL a kernel is
+  // CL_SUBMITTED while it is compiled for its work-group size), else since CL_SUBMITTED
+  // (NVIDIA), since its marker ended for a library call. Until the session knows which, a
+  // step counts from CL_RUNNING only. Returns false when the count passed the cut-off with
+  // kernels still running; `times` then holds what each step counted.
+  bool wait_within_cutoff(const std::vector<cl_event>& events, const std::vector<cl_event>& before,
+                          std::vector<double>& times) {
+    times.assign(events.size(), 0.0);
+    double counted = 0;
+    for (std::size_t k = 0; k < events.size(); ++k) {
+      double since = -1;      // when the step was first seen running (now_ms)
+      double submitted = -1;  // when it was last seen CL_SUBMITTED, if that was its last status
+      for (int polls = 0;; ++polls) {
+        double now = now_ms();
+        cl_int s = status_of(events[k]);
+        if (s < 0) return true;  // a failed command: clFinish reports it
+        if (s == CL_COMPLETE) {
+          times[k] = time_of(events[k], before[k]);
+          counted += times[k];
+          // A kernel that ran longer than since it was last seen CL_SUBMITTED was running then:
+          // the driver does not report CL_RUNNING.
+          if (submitted >= 0 && !before[k] && times[k] > now_ms() - submitted &&
+              session_.running == Session::Running::Unknown)
+            session_.running = Session::Running::Skipped;
+          break;
+        }
+        submitted = s == CL_SUBMITTED ? now : -1;
+        if (s == CL_RUNNING) session_.running = Session::Running::Reported;
+        bool started = s == CL_RUNNING ||
+                       (s == CL_SUBMITTED && session_.running == Session::Running::Skipped) ||
+                       (before[k] && status_of(before[k]) == CL_COMPLETE);
+        if (started && since < 0) since = now;
+        if (since >= 0) {
+          times[k] = now_ms() - since;
+          if (counted + times[k] > b_.cutoff_ms) {
+            times.resize(k + 1);
+            return false;
+          }
+        }
+        // Polled often at first (a fast kernel is not slowed much), then every millisecond.
+        usleep(polls < 20 ? 50 : polls < 100 ? 200 : 1000);
+      }
+    }
+    return true;
+  }
+
+  // A completed step's time: a kernel's event from start to end, a library call's from its marker's end.
+  static double time_of(cl_event event, cl_event marker) {
+    cl_ulong start = 0, end = 0;
+    if (marker) clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END, sizeof start, &start, nullptr);
+    else clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+    clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+    return end > start ? double(end - start) * 1e-6 : 0.0;
+  }
+
   void build() {
     // Every library call's tuning parameters are set first: CLBlast compiles its kernels with
     // them at the call (a combination it refuses is this bundle's build failure).
@@ -541,8 +642,9 @@ class Runner {
 
   // Enqueues every kernel once and waits; `times` (when given) gets each kernel's event time.
   // A library call may enqueue several kernels and gives the event of its last one only, so
-  // it is timed from a marker enqueued before it to the end of that last kernel.
-  void run_once(std::vector<double>* times) {
+  // it is timed from a marker enqueued before it to the end of that last kernel. With a
+  // cut-off, false when it stopped waiting (wait_within_cutoff; `times` gets what it counted).
+  bool run_once(std::vector<double>* times) {
     std::vector<cl_event> events(b_.kernels.size(), nullptr), before(b_.kernels.size(), nullptr);
     auto fail = [&](const Failure& f) {  // the events go with a failure too (a serving runner goes on)
       for (auto* list : {&events, &before})
@@ -568,19 +670,23 @@ class Runner {
       if (err != CL_SUCCESS)
         throw fail({"run", cl_failure(("clEnqueueNDRangeKernel(" + d.name + ")").c_str(), err) + work_group_note(d, kernels_[k], err)});
     }
+    if (b_.cutoff_ms > 0 && times) {
+      cl_int err = clFlush(queue_);
+      if (err != CL_SUCCESS) throw fail({"run", cl_failure("clFlush", err)});
+      std::vector<double> counted;
+      if (!wait_within_cutoff(events, before, counted)) {
+        *times = counted;
+        return false;  // the events stay: their kernels run until the process ends
+      }
+    }
     cl_int err = clFinish(queue_);
     if (err != CL_SUCCESS) throw fail({"run", cl_failure("clFinish", err)});
     for (std::size_t k = 0; k < events.size(); ++k) {
-      if (times) {
-        cl_ulong start = 0, end = 0;
-        if (before[k]) clGetEventProfilingInfo(before[k], CL_PROFILING_COMMAND_END, sizeof start, &start, nullptr);
-        else clGetEventProfilingInfo(events[k], CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-        clGetEventProfilingInfo(events[k], CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
-        times->push_back(end > start ? double(end - start) * 1e-6 : 0.0);
-      }
+      if (times) times->push_back(time_of(events[k], before[k]));
       if (before[k]) clReleaseEvent(before[k]);
       clReleaseEvent(events[k]);
     }
+    return true;
   }
 
   std::vector<std::uint32_t> read_whole(std::size_t i) {
@@ -687,6 +793,8 @@ class Runner {
   }
 
   const Bundle& b_;
+  Session& session_;
+  bool stopped_ = false;  // a run was given up on: its kernels still run
   cl_device_id device_;
   cl_context context_;
   cl_command_queue queue_;
@@ -749,6 +857,7 @@ bool open_session(Session& session, const std::string& selector, Phases& phases,
 struct Answer {
   std::string line;  // the JSON object and a newline
   int code = 0;      // the exit code of a one-shot runner: 1 for status "runner"
+  bool exit_now = false;  // kernels still run (Result::stopped): exit after the answer, without cleaning up
 };
 
 // Runs the bundle in `dir` on `session` (opened or kept); `serve` adds the fields of
@@ -795,6 +904,7 @@ Answer run_bundle(const std::string& dir, Session& session, bool serve) {
       << ",\"min_ms\":" << json_number(sorted.empty() ? none : sorted.front())
       << ",\"max_ms\":" << json_number(sorted.empty() ? none : sorted.back())
       << ",\"kernel_median_ms\":" << json_numbers(r.kernel_ms) << ",\"cut\":" << (r.cut ? "true" : "false")
+      << (r.stopped ? ",\"stopped\":true" : "")
       << ",\"workspace_bytes\":" << r.workspace_bytes << ",\"mismatches\":" << r.mismatches << ",\"max_abs_error\":" << json_number(r.max_abs_error);
   out << ",\"started_ms\":" << json_number(started) << ",\"phases_ms\":{";
   for (std::size_t i = 0; i < phases.ms.size(); ++i)
@@ -806,7 +916,16 @@ Answer run_bundle(const std::string& dir, Session& session, bool serve) {
   if (serve) out << ",\"pid\":" << getpid() << ",\"reused_context\":" << (reused ? "true" : "false");
   out << "}\n";
   answer.line = out.str();
+  answer.exit_now = r.stopped;
   return answer;
+}
+
+// Ends the process after an answer whose kernels still run: no OpenCL object is released
+// and no destructor runs (releasing a buffer or the context would wait for the kernels);
+// the process's end stops them and releases the device lock.
+[[noreturn]] void exit_after_answer(int code) {
+  std::fflush(stdout);
+  _exit(code);
 }
 
 // --serve: a bundle folder per line of stdin, an answer line per bundle on stdout; the
@@ -817,7 +936,9 @@ int serve() {
     if (!dir.empty() && dir.back() == '\r') dir.pop_back();
     if (dir.empty()) continue;
     try {
-      std::fputs(run_bundle(dir, session, true).line.c_str(), stdout);
+      Answer answer = run_bundle(dir, session, true);
+      std::fputs(answer.line.c_str(), stdout);
+      if (answer.exit_now) exit_after_answer(0);
     } catch (...) {
       // run_bundle answers every failure of the bundle itself; this is what is left (no
       // memory even for the answer): a fixed line, a fresh session, and the next bundle.
@@ -854,6 +975,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::fputs(answer.line.c_str(), stdout);
+  if (answer.exit_now) exit_after_answer(answer.code);
   std::fflush(stdout);
   return answer.code;
 }

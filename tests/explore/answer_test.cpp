@@ -105,6 +105,8 @@ TEST(RunnerAnswer, AnswersThatBreakTheProtocolAreErrorsNamingTheField) {
        R"(the runner's answer has an invalid "median_ms": 0 without samples)"},
       {"cut \"yes\" (issue 20)", ok_with(R"("cut":"yes")"), R"(the runner's answer has an invalid "cut": expected true or false, got "yes")"},
       {"cut with three samples", ok_with(R"("cut":true)"), R"(the runner's answer has an invalid "cut": a cut answer has one sample, not 3)"},
+      {"stopped 1", ok_with(R"("stopped":1)"), R"(the runner's answer has an invalid "stopped": expected true or false, got 1)"},
+      {"stopped, not cut", ok_with(R"("stopped":true)"), R"(the runner's answer has an invalid "stopped": a stopped answer is cut)"},
       {"reused_context 1 (issue 20)", ok_with(R"("reused_context":1)"),
        R"(the runner's answer has an invalid "reused_context": expected true or false, got 1)"},
       {"pid -3", ok_with(R"("pid":-3)"), R"(the runner's answer has an invalid "pid": expected a whole number >= 0, got -3)"},
@@ -193,6 +195,11 @@ TEST(RunnerAnswer, ValidAnswersReadWithTheirSummariesFromTheSamples) {
   // A library call's own temporary buffer (CLBlast's GEMM).
   a = parse_runner_answer(ok_with(R"("workspace_bytes":20480)"));
   EXPECT_EQ(a.workspace_bytes, 20480);
+  // A run not waited for past the cut-off: cut and stopped, its reason kept.
+  a = parse_runner_answer(R"({"protocol":1,"machine":"x86_64","status":"ok","reason":"stopped waiting","samples_ms":[301],)"
+                          R"("cut":true,"stopped":true})");
+  EXPECT_TRUE(a.cut && a.stopped);
+  EXPECT_EQ(a.reason, "stopped waiting");
 }
 
 }  // namespace

@@ -312,6 +312,35 @@ TEST_F(ExploreCli, KillNineThenResumeOfAWarmStartedRun) {
   kill_nine_then_resume(*this, 1, 16, {"--search", "genetic", "--warm-start"}, 2);
 }
 
+// A slow candidate costs about the cut-off, not the watchdog's --timeout: through a runner
+// that makes every candidate after the first (the bundles with a cut-off) a kernel that never
+// ends, each is answered once it ran past the cut-off and recorded as cut, with the runner's
+// reason, never a timeout; the exploration ends long before one --timeout.
+TEST_F(ExploreCli, ASlowCandidateIsStoppedAtTheCutOffAndRecordedAsCut) {
+  std::ofstream(dir_ / "slow_runner.sh") << fmt::format(
+      R"(#!/bin/sh
+if grep -q '^cutoff_ms [1-9]\|^cutoff_ms 0\.[0-9]*[1-9]' "$1/bundle.txt"; then
+  perl -0777 -pi -e 's/((?:__)?kernel\s+void\s+\w+\s*\([^)]*\)\s*\{{)/$1 volatile int spin_ = 1; while (spin_) {{ }}/' "$1/kernels.cl"
+fi
+exec '{}' "$1"
+)",
+      LIFTC_RUNNER_PATH);
+  fs::permissions(dir_ / "slow_runner.sh", fs::perms::owner_all);
+  auto begin = std::chrono::steady_clock::now();
+  Result r = run(fmt::format("explore {} -s stencil-parametric --search random --evals 4 --runs 2 -j 1 --timeout 300 "
+                             "--runner ./slow_runner.sh --db slow.db -q",
+                             kStencil));
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_LT(seconds, 250) << "a slow candidate waited for the watchdog";
+  // A candidate that uses less memory than every valid one has no cut-off: it runs in full.
+  int stopped = ExploreCli::rows(dir_ / "slow.db", "status = 'cut' AND reason LIKE 'stopped waiting for the validated "
+                                                   "run after % ms of its kernels (not validated): over 5x the best "
+                                                   "point using no more memory'");
+  EXPECT_GE(stopped, 1) << r.output;
+  EXPECT_EQ(ExploreCli::rows(dir_ / "slow.db", "status = 'ok'") + stopped, 4) << r.output;
+}
+
 // A run started with another search (an older liftc's default, random) is resumed with that
 // search: the run's options in the store name it, and the default does not replace it (no
 // model report, the killed run's candidates all served).

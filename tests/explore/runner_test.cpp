@@ -76,12 +76,36 @@ TEST_F(RunnerTest, ACandidateOverTheCutOffAfterItsValidatedRunIsNotRunAgain) {
   EXPECT_EQ(a.status, "ok");
   EXPECT_TRUE(a.cut);
   EXPECT_EQ(a.samples_ms.size(), 1u);
-  // Its validated run was over the cut-off already: no warm-up or timed run followed.
+  // Its validated run was over the cut-off already (or, seen running, stopped waited for:
+  // below): no warm-up or timed run followed.
   auto phase = [&](const char* name) {
     return std::any_of(a.phases_ms.begin(), a.phases_ms.end(), [&](const auto& p) { return p.first == name; });
   };
   EXPECT_TRUE(phase("first_run"));
   EXPECT_FALSE(phase("timed_runs"));
+}
+
+// A kernel that never ends, with a cut-off of 300 ms and the watchdog's 60 s: the runner
+// stops waiting once the kernel ran longer than the cut-off (counted from when PoCL reports
+// it running, after compiling it) and exits at once, its answer cut with one sample over the
+// cut-off, not validated. Process exit with the kernel running does not hang on PoCL.
+TEST_F(RunnerTest, AKernelStillRunningPastTheCutOffIsNotWaitedFor) {
+  BundleSettings s;
+  s.cutoff_ms = 300;
+  WorkerResult w = run(test::kHangingBody, s, 60);
+  ASSERT_EQ(w.end, WorkerResult::End::Exited) << w.out << w.err;
+  EXPECT_EQ(w.code, 0);
+  EXPECT_LT(w.seconds, 15) << "waited for the watchdog";
+  RunnerAnswer a = parse_runner_answer(w.out);
+  EXPECT_EQ(a.status, "ok");
+  EXPECT_TRUE(a.cut);
+  EXPECT_TRUE(a.stopped);
+  ASSERT_EQ(a.samples_ms.size(), 1u);
+  EXPECT_GT(a.samples_ms[0], 300);
+  EXPECT_LT(a.samples_ms[0], 2000);
+  EXPECT_NE(a.reason.find("stopped waiting for the validated run after "), std::string::npos) << a.reason;
+  EXPECT_NE(a.reason.find(" ms of its kernels (not validated)"), std::string::npos) << a.reason;
+  // Without a cut-off the same kernel runs until the watchdog kills it (AHangingKernelIsKilledByTheWatchdog).
 }
 
 TEST_F(RunnerTest, AProbeReportsTheDeviceAndItsLimitsAndTheMachine) {

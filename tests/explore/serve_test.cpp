@@ -135,6 +135,32 @@ TEST_F(Serve, ACrashOrAHangEndsTheProcessAndTheNextBundleRunsInANewOne) {
   }
 }
 
+// A serving runner that stops waiting for a kernel past the cut-off answers, then exits; the
+// worker reaps it, and the next bundle runs in a fresh process (not in the ending one, which
+// would read the bundle and die with it).
+TEST_F(Serve, AKernelPastTheCutOffIsAnsweredCutAndTheNextBundleRunsInANewProcess) {
+  ServeWorker worker(LIFTC_RUNNER_PATH);
+  const std::string ok_body = "if (i < n) out[i] = a[i] + b[i];";
+  RunnerAnswer before = parse_runner_answer(worker.run(bundle("before", ok_body), 60).out);
+  ASSERT_EQ(before.status, "ok") << before.reason;
+  BundleSettings s;
+  s.cutoff_ms = 300;
+  WorkerResult w = worker.run(bundle("slow", test::kHangingBody, s), 60);
+  ASSERT_EQ(w.end, WorkerResult::End::Exited) << w.out << w.err;
+  EXPECT_LT(w.seconds, 15) << "waited for the watchdog";
+  RunnerAnswer slow = parse_runner_answer(w.out);
+  EXPECT_EQ(slow.status, "ok");
+  EXPECT_TRUE(slow.cut && slow.stopped) << w.out;
+  EXPECT_EQ(slow.pid, before.pid);
+  EXPECT_EQ(worker.pid(), 0) << "the runner that stopped waiting was not reaped";
+  WorkerResult next = worker.run(bundle("after", ok_body), 60);
+  ASSERT_EQ(next.end, WorkerResult::End::Exited) << next.err;
+  RunnerAnswer after = parse_runner_answer(next.out);
+  EXPECT_EQ(after.status, "ok") << after.reason;
+  EXPECT_NE(after.pid, before.pid);
+  EXPECT_FALSE(after.reused_context);
+}
+
 TEST_F(Serve, TheRawProtocolALineInALineOutEndOfInputExitsZero) {
   std::string dir = bundle("raw", "if (i < n) out[i] = a[i] + b[i];");
   // Two bundles, an empty line between them (skipped), then the end of stdin.

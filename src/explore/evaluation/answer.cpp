@@ -165,6 +165,8 @@ RunnerAnswer check_answer(const json& j, const std::string& line) {
   if (const json* v = find(j, "cut")) a.cut = bool_value(*v, "cut");
   if (a.cut && a.samples_ms.size() != 1)
     invalid("cut", fmt::format("a cut answer has one sample, not {}", a.samples_ms.size()));
+  if (const json* v = find(j, "stopped")) a.stopped = bool_value(*v, "stopped");
+  if (a.stopped && !a.cut) invalid("stopped", "a stopped answer is cut");
 
   if (const json* v = find(j, "kernel_median_ms")) {
     const json& medians = array_value(*v, "kernel_median_ms");

@@ -573,7 +573,12 @@ void Evaluator::record(Job& job) {
       } else if (a.status == status::Ok) {
         e.time_ms = a.median_ms;
         e.spread_ms = 0.5 * (a.max_ms - a.min_ms);
-        if (a.cut) {
+        if (a.stopped) {
+          // Not waited for: the runner gave up as the kernels' time passed the cut-off.
+          e.status = status::Cut;
+          e.reason = fmt::format("{}: over {:g}x the best point using no more memory", a.reason,
+                                 options_.cutoff_factor);
+        } else if (a.cut) {
           e.status = status::Cut;
           e.reason = fmt::format("timed once: {:.4g} ms is over {:g}x the best point using no more memory",
                                  a.median_ms, options_.cutoff_factor);

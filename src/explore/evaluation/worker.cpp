@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/interrupt_cleanup.hpp"
@@ -354,6 +355,18 @@ bool drain(int fd, std::string* sink) {
   return true;
 }
 
+// Whether the answer, the last line of `out`, says the runner stopped waiting for its kernels
+// and exits (`"stopped":true`).
+bool stopped_answer(const std::string& out) {
+  std::size_t end = out.find_last_not_of('\n');
+  if (end == std::string::npos) return false;
+  std::size_t start = out.rfind('\n', end);
+  start = start == std::string::npos ? 0 : start + 1;
+  nlohmann::json j = nlohmann::json::parse(out.substr(start, end + 1 - start), nullptr, false);
+  auto stopped = j.is_object() ? j.find("stopped") : j.end();
+  return j.is_object() && stopped != j.end() && stopped->is_boolean() && stopped->get<bool>();
+}
+
 // Writes all of `text` to the socket `fd`; false when the reader is gone.
 bool send_all(int fd, const std::string& text) {
   for (std::size_t sent = 0; sent < text.size();) {
@@ -427,6 +440,9 @@ WorkerResult ServeWorker::run(const std::string& bundle_dir, double timeout_s) {
     // Its stderr for this bundle was written before the answer: it is in the pipe now.
     drain(c.err, &r.err);
     c.answered = true;
+    // A runner that stopped waiting for its kernels exits after its answer (src/runner/README.md):
+    // reaped here, so that the next bundle goes to a fresh one, not to one that is ending.
+    if (stopped_answer(r.out)) stop(false);
     r.seconds = seconds_since(began);
     r.lock_wait_s = watchdog.uncounted_s();
     return r;

@@ -27,6 +27,7 @@ struct RunnerAnswer {
   std::vector<double> samples_ms;  // finite, >= 0; at least one when status is ok and not a probe
   double median_ms = 0, min_ms = 0, max_ms = 0;  // of samples_ms (0 when there are none)
   bool cut = false;      // timing stopped after one run over the cut-off (one sample)
+  bool stopped = false;  // cut while its kernels still ran (the runner exits after this answer); cut too
   std::int64_t workspace_bytes = 0;  // device memory a library call allocated itself (CLBlast's temporary buffer); 0 when absent
   std::vector<std::pair<std::string, double>> phases_ms;  // where the runner's time went, in order: ("platform", ms), ...
   double lock_wait_ms = 0;   // time spent waiting for the device lock
