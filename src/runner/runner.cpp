@@ -384,9 +384,10 @@ class Runner {
         if (s == CL_COMPLETE) {
           times[k] = time_of(events[k], before[k]);
           counted += times[k];
-          // A kernel that ran longer than since it was last seen CL_SUBMITTED was running then:
-          // the driver does not report CL_RUNNING.
-          if (submitted >= 0 && !before[k] && times[k] > now_ms() - submitted &&
+          // A kernel that ran longer than since it was last seen CL_SUBMITTED (by a millisecond:
+          // not a moment of a driver that sets a start before it reports CL_RUNNING) was
+          // running then: the driver does not report CL_RUNNING.
+          if (submitted >= 0 && !before[k] && times[k] > now_ms() - submitted + 1.0 &&
               session_.running == Session::Running::Unknown)
             session_.running = Session::Running::Skipped;
           break;
