@@ -50,11 +50,29 @@
 #                       points were found in 150 s by three seeds of three and in 70-90 s by
 #                       none of three (docs/results.md, "Layer 2's search time")
 #   --jobs N            explore's candidates at once (default: explore's; with --explore-gpus,
-#                       the hardware threads divided among the GPUs)
-#   --explore-gpus "G..." explore the shapes on these NVIDIA GPUs at once (CUDA device numbers,
-#                       e.g. "0 1"): the shapes are dealt out in turn, one exploration at a
-#                       time on each GPU; the timing (steps 3 and 4) still runs afterwards, one
-#                       shape after another on the device --device names, alone
+#                       two per GPU: one running on each worker, one ready behind it)
+#   --explore-gpus "G..." explore on these NVIDIA GPUs at once (CUDA device numbers, e.g.
+#                       "0 1 2 3"): one `liftc worker` per GPU (CUDA_VISIBLE_DEVICES=G, which
+#                       NVIDIA's OpenCL driver honours: the worker sees that GPU alone),
+#                       started before the explorations and stopped after them; every
+#                       exploration, one shape after another, queues its candidates for them
+#                       (`liftc explore --workers external`) in a PostgreSQL store (--db, else
+#                       a throwaway server: --pg-bin), so that each shape's exploration runs on
+#                       every GPU. The timing (steps 3 and 4) still runs afterwards, one shape
+#                       after another on the device --device names, alone. Each worker's log is
+#                       worker-gpuG.log in the work folder (-o); each shape's rows are exported
+#                       from the store to layerTAG-SEARCH.json there
+#   --db URL            with --explore-gpus: the PostgreSQL store the explorations queue in and
+#                       keep their rows in (postgresql://USER@HOST/DATABASE: a team's server,
+#                       whose rows outlive the command). Default: a throwaway cluster that
+#                       this script makes (initdb, pg_ctl, on a Unix socket in a folder under
+#                       /tmp; as root, run as the user liftc-pg, else nobody) and removes at the
+#                       end, rows and all (scripts/lib/throwaway_postgres.sh)
+#   --pg-bin DIR        the throwaway cluster's server: a folder with initdb, pg_ctl and postgres,
+#                       or an archive of scripts/pack_postgres.sh (a machine without PostgreSQL:
+#                       pack it on one that has it, carry DIR.tar.gz). Default: pg_config
+#                       --bindir, else /usr/lib/postgresql/*/bin, else .gpu/postgres/bin, else
+#                       .gpu/postgres.tar.gz
 #   --strategies "S..." explore only these strategies, those of them that apply to each shape
 #                       (default: every one that applies)
 #   --runs N            timed runs of liftc's point, the references and cuDNN (default 20)
@@ -75,7 +93,9 @@
 #                       fastest points earlier commands stored there (`liftc explore
 #                       --warm-start`): explorations of a shape add up over commands. The
 #                       best point may then be an earlier command's; it is rewritten,
-#                       timed and validated again in this one, beside the references
+#                       timed and validated again in this one, beside the references.
+#                       With --explore-gpus the rows are in --db's store (needed: a throwaway
+#                       server keeps nothing), which the warm start reads; DIR gets the exports
 #
 # On PoCL (this machine; CLBlast compiles its kernels for about 30 s per process):
 #   scripts/bench/build_refs.sh /tmp/refs
@@ -83,6 +103,11 @@
 # On the GPU machine (shared/DEVICE.md; binaries carried in .gpu/, refs in .gpu/refs):
 #   OCL_ICD_FILENAMES=libnvidia-opencl.so.1 scripts/bench_conv_shape.sh 128 28 28 128 3 1 1 \
 #     64 56 56 128 3 2 1 32 64 64 64 5 1 2 --device nvidia --evals 300 -o $OUT/shapes
+# Explored on its four GPUs, one worker each, against a throwaway cluster from a packed
+# PostgreSQL (here: scripts/pack_postgres.sh .gpu/postgres; carry .gpu/postgres.tar.gz):
+#   ... --device nvidia --explore-gpus "0 1 2 3" --pg-bin .gpu/postgres.tar.gz -o $OUT/shapes
+# The same on PoCL (CUDA_VISIBLE_DEVICES means nothing to it: both workers run on the CPU):
+#   scripts/bench_conv_shape.sh 4 8 8 4 3 1 1 --evals 6 --check-evals 0 --runs 2 --no-refs --explore-gpus "0 1"
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 me="bench_conv_shape.sh"
@@ -109,6 +134,8 @@ check_size=8
 check_evals=8
 out=""
 db_dir=""
+db_url=""
+pg_bin=""
 shapes=()
 # Every number of the command line is read in base 10, whatever its leading zeros (010 is
 # ten, 08 is eight: bash arithmetic would read them in octal), and has at most nine digits
@@ -124,7 +151,7 @@ base10() {
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --liftc | --device | --evals | --search | --time | --time-for | --jobs | --explore-gpus | --strategies | --runs | --refs | \
-      --check-size | --check-evals | -o | --db-dir)
+      --check-size | --check-evals | -o | --db-dir | --db | --pg-bin)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       case "$1" in
         --liftc) liftc="$2" ;;
@@ -142,6 +169,8 @@ while [[ $# -gt 0 ]]; do
         --check-evals) check_evals="$2" ;;
         -o) out="$2" ;;
         --db-dir) db_dir="$2" ;;
+        --db) db_url="$2" ;;
+        --pg-bin) pg_bin="$2" ;;
       esac
       shift 2
       ;;
@@ -182,6 +211,17 @@ for g in $explore_gpus; do
   gpu_numbers="${gpu_numbers:+$gpu_numbers }$g"
 done
 explore_gpus="$gpu_numbers"
+if [[ -z "$explore_gpus" ]]; then
+  [[ -z "$db_url" && -z "$pg_bin" ]] || die "--db and --pg-bin are the store of --explore-gpus' workers; give --explore-gpus"
+else
+  [[ -z "$db_url" || -z "$pg_bin" ]] || die "--db names a server, --pg-bin starts one: give one of them"
+  [[ -z "$db_url" || "$db_url" =~ ^postgres(ql)?:// ]] || die "--db takes a PostgreSQL URL (postgresql://USER@HOST/DATABASE), got '$db_url'"
+  [[ -z "$db_dir" || -n "$db_url" ]] ||
+    die "--db-dir with --explore-gpus warm-starts from --db's store: give --db URL (a throwaway server keeps no rows)"
+  # shellcheck source=scripts/lib/throwaway_postgres.sh
+  source "$root/scripts/lib/throwaway_postgres.sh"
+  if [[ -z "$db_url" ]]; then pg_bin="$(throwaway_pg_bin "$pg_bin")" || die "cannot start a PostgreSQL server (above)"; fi
+fi
 [[ "$evals" -ge 1 && "$runs" -ge 1 ]] || die "--evals and --runs must be at least 1"
 [[ "$search" == genetic || "$search" == random ]] || die "--search is genetic or random, got '$search'"
 for ((i = 0; i < ${#shapes[@]}; i += 7)); do
@@ -227,13 +267,29 @@ if [[ -z "$refs" && -z "$no_refs" && -x "$root/.gpu/refs/conv_refs" ]]; then ref
 bin="$(cd "$(dirname "$liftc")" && pwd)"
 export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LIFTC_RULES="${LIFTC_RULES:-$root/rules}" LIFTC_TARGETS="${LIFTC_TARGETS:-$root/rules/targets}"
+worker_pids=()
+# stop_workers: SIGTERM to every worker (each gives back the candidate it holds), reaped.
+stop_workers() {
+  local pid
+  for pid in "${worker_pids[@]}"; do kill -TERM "$pid" 2> /dev/null || true; done
+  for pid in "${worker_pids[@]}"; do wait "$pid" 2> /dev/null || true; done
+  worker_pids=()
+}
+temporary_work=""
+# shellcheck disable=SC2317  # run by the trap
+cleanup() {
+  stop_workers
+  if [[ -n "$explore_gpus" ]]; then throwaway_pg_stop; fi
+  if [[ -n "$temporary_work" ]]; then rm -rf "$temporary_work"; fi
+}
+trap cleanup EXIT
 if [[ -n "$out" ]]; then
   [[ ! -e "$out" || -d "$out" ]] || die "-o $out is not a folder"
   mkdir -p "$out"
   work="$(cd "$out" && pwd)"
 else
   work="$(mktemp -d)"
-  trap 'rm -rf "$work"' EXIT
+  temporary_work="$work"
 fi
 if [[ -n "$db_dir" ]]; then
   [[ "$search" == genetic ]] || die "--db-dir starts genetic explorations from the stores' points; it takes --search genetic"
@@ -245,10 +301,11 @@ stores="${db_dir:-$work}"  # where each shape's results store is (explore_summar
 dev=()
 [[ -n "$device" ]] && dev=(--device "$device")
 explore_flags=(--search "$search" --pareto -q)
-if [[ -n "$explore_gpus" && -z "$jobs" ]]; then
+gpus=()
+if [[ -n "$explore_gpus" ]]; then
   read -r -a gpus <<< "$explore_gpus"
-  jobs=$(($(nproc) / ${#gpus[@]}))
-  [[ $jobs -ge 1 ]] || jobs=1
+  [[ -n "$jobs" ]] || jobs=$((2 * ${#gpus[@]}))
+  explore_flags+=(--workers external)
 fi
 [[ -n "$jobs" ]] && explore_flags+=(--jobs "$jobs")
 torch=""
@@ -294,16 +351,80 @@ explore_best() {
     fi
   done
   [[ -z "$strategies" || ${#chosen[@]} -gt 0 ]] || die "none of the strategies \"$strategies\" applies to $file"
-  local warm=() limit=()
+  local warm=() limit=() db="$stores/layer$tag-$search.db"
   [[ -n "$db_dir" ]] && warm=(--warm-start)
   [[ -n "$seconds" ]] && limit=(--time "$seconds")
-  if ! "$liftc" explore "$file" "${dev[@]}" "${explore_flags[@]}" "${chosen[@]}" "${warm[@]}" "${limit[@]}" --evals "$n" \
-      --db "$stores/layer$tag-$search.db" -o "$work/front-$tag" --force > "$log" 2>&1; then
+  [[ -z "$explore_gpus" ]] || db="$db_url"
+  "$liftc" explore "$file" "${dev[@]}" "${explore_flags[@]}" "${chosen[@]}" "${warm[@]}" "${limit[@]}" --evals "$n" \
+    --db "$db" -o "$work/front-$tag" --force > "$log" 2>&1 &
+  local pid=$! status=0
+  # With workers, an exploration whose every worker ended would wait for them for ever.
+  while [[ ${#worker_pids[@]} -gt 0 ]] && running "$pid"; do
+    if ! workers_alive; then
+      kill -TERM "$pid" 2> /dev/null || true
+      wait "$pid" || true
+      worker_logs >&2
+      die "every worker ended while liftc explore $file ran (their logs above)"
+    fi
+    sleep 0.5
+  done
+  wait "$pid" || status=$?
+  if [[ $status -ne 0 ]]; then
     cat "$log" >&2
     die "liftc explore $file failed (above)"
   fi
+  if [[ -n "$explore_gpus" ]]; then
+    # This file's rows (every run of it in the store: this command's), for explore_summary.py.
+    "$liftc" results --db "$db_url" --program "$file" --json "$stores/layer$tag-$search.json" --force > /dev/null ||
+      die "liftc results could not export the rows of $file from the store"
+  fi
   python3 "$root/scripts/explore_summary.py" "$stores" "$tag" --best-flags > "$work/best-$tag.tsv" ||
     die "no validated point in the exploration of $file ($log)"
+}
+
+# running PID: whether the child PID still runs (one that ended, not yet reaped, does not).
+running() {
+  local state
+  state="$(sed 's/^.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1)"
+  [[ -n "$state" && "$state" != Z ]]
+}
+
+# workers_alive: whether any worker still runs.
+workers_alive() {
+  local pid
+  for pid in "${worker_pids[@]}"; do running "$pid" && return 0; done
+  return 1
+}
+
+# worker_logs: every worker's log, each under its GPU's name.
+worker_logs() {
+  local g
+  for g in "${gpus[@]}"; do
+    echo "== worker on GPU $g ($work/worker-gpu$g.log):"
+    cat "$work/worker-gpu$g.log"
+  done
+}
+
+# start_workers: one `liftc worker` per GPU of --explore-gpus, each seeing that GPU alone;
+# returns once every one has probed its device and claims candidates.
+start_workers() {
+  local g log i
+  for g in "${gpus[@]}"; do
+    # The store's URL through the environment: a password in it is not shown by ps.
+    CUDA_VISIBLE_DEVICES="$g" LIFTC_WORKER_DB="$db_url" "$liftc" worker "${dev[@]}" > "$work/worker-gpu$g.log" 2>&1 &
+    worker_pids+=($!)
+  done
+  for ((i = 0; i < ${#gpus[@]}; i++)); do
+    g="${gpus[i]}" log="$work/worker-gpu${gpus[i]}.log"
+    until grep -q "claiming its candidates" "$log"; do
+      if ! running "${worker_pids[i]}"; then
+        cat "$log" >&2
+        die "the worker on GPU $g ended before it claimed anything (above)"
+      fi
+      sleep 0.2
+    done
+    echo "[gpu $g] $(grep -m 1 "claiming its candidates" "$log")" >&2
+  done
 }
 
 # read_best TAG: sets strategy, alternative, flags (`liftc run` flags) and explored (ms) to
@@ -359,27 +480,22 @@ explore_shape() {
   explore_best "$work/conv-$tag.sr" "$tag" "$evals" "$(time_budget "$tag")"
 }
 
-# Step 1, every shape's exploration. With --explore-gpus the shapes are dealt out to the
-# GPUs listed, one exploration at a time on each, all GPUs at once; each exploration sees
-# only its GPU (CUDA_VISIBLE_DEVICES, which NVIDIA's OpenCL driver honours).
+# Step 1, every shape's exploration, one after another. With --explore-gpus each runs on
+# every GPU listed: its candidates go to a work queue in the PostgreSQL store, and one
+# `liftc worker` per GPU (seeing that GPU alone) runs them; the workers stop before step 2.
 n_shapes=$((${#shapes[@]} / 7))
-if [[ -z "$explore_gpus" ]]; then
-  for ((s = 0; s < n_shapes; s++)); do explore_shape $((7 * s)); done
-else
-  read -r -a gpus <<< "$explore_gpus"
-  lane_pids=()
-  for ((l = 0; l < ${#gpus[@]}; l++)); do
-    (
-      export CUDA_VISIBLE_DEVICES="${gpus[l]}"
-      for ((s = l; s < n_shapes; s += ${#gpus[@]})); do explore_shape $((7 * s)); done
-    ) 2> >(sed -u "s/^/[gpu ${gpus[l]}] /" >&2) &
-    lane_pids+=($!)
-  done
-  # Every GPU's explorations finish before a failure is reported: the work folder is removed
-  # on exit, under the feet of those still running.
-  failed=0
-  for pid in "${lane_pids[@]}"; do wait "$pid" || failed=1; done
-  [[ $failed -eq 0 ]] || die "an exploration failed (above)"
+if [[ -n "$explore_gpus" ]]; then
+  if [[ -z "$db_url" ]]; then
+    throwaway_pg_start "$pg_bin" || die "cannot start a PostgreSQL server from $pg_bin (above)"
+    db_url="$pg_url"
+    echo "== a throwaway PostgreSQL server in $pg_folder (from $pg_bin_used)" >&2
+  fi
+  start_workers
+fi
+for ((s = 0; s < n_shapes; s++)); do explore_shape $((7 * s)); done
+if [[ -n "$explore_gpus" ]]; then
+  stop_workers
+  for g in "${gpus[@]}"; do echo "[gpu $g] $(tail -n 1 "$work/worker-gpu$g.log")" >&2; done
 fi
 
 # Step 2, one shape after another on the device --device names, with nothing else running:

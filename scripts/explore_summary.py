@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Summarizes the explorations of scripts/explore_gpu.sh: one Markdown row per layer.
 
-For each layer it reads the stores DIR/layerL-random.db and DIR/layerL-genetic.db (and,
-when present, DIR/layerL-replay.txt, what a search replayed against the random store printed:
+For each layer it reads the stores DIR/layerL-random.db and DIR/layerL-genetic.db (or, where
+there is none, the JSON exports DIR/layerL-random.json and DIR/layerL-genetic.json of
+`liftc results --json`, whose wall time is from their first row to their last), and, when
+present, DIR/layerL-replay.txt (what a search replayed against the random store printed:
 `liftc explore examples/vgg16/convL.sr --search genetic --evals 300 --replay DIR/layerL-random.db
 -q > DIR/layerL-replay.txt`) and reports:
   - the random run: evaluations by status, wall time (first run start to last run end,
@@ -57,6 +59,30 @@ def read_store(path):
         for r in rows
     ]
     return dict(evaluations=evaluations, wall_s=wall)
+
+
+def read_export(path):
+    """The evaluations of a JSON export (`liftc results --db URL --json FILE`: the rows of a
+    PostgreSQL store, as scripts/bench_conv_shape.sh --explore-gpus writes them) in id order;
+    its wall seconds from its first row's time to its last's (an export has no runs)."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        rows = sorted(json.load(f), key=lambda r: r["id"])
+    evaluations = [
+        dict(id=r["id"], status=r["status"], time_ms=r["time_ms"], memory=r["memory_bytes"], strategy=r["strategy"],
+             alternative=r["alternative"], point={k: str(v) for k, v in r["point"].items()})
+        for r in rows
+    ]
+    wall = (parse_time(rows[-1]["created"]) - parse_time(rows[0]["created"])).total_seconds() if rows else 0.0
+    return dict(evaluations=evaluations, wall_s=wall)
+
+
+def read_layer(directory, layer, search):
+    """The store DIR/layerL-SEARCH.db, else the export DIR/layerL-SEARCH.json, else None."""
+    base = os.path.join(directory, f"layer{layer}-{search}")
+    store = read_store(base + ".db")
+    return store if store is not None else read_export(base + ".json")
 
 
 def parse_point(text):
@@ -150,7 +176,7 @@ def main():
     if args.best_flags:
         found = []
         for s in ("random", "genetic"):
-            store = read_store(os.path.join(args.dir, f"layer{args.layers[0]}-{s}.db"))
+            store = read_layer(args.dir, args.layers[0], s)
             if store:
                 found += store["evaluations"]
         best = fastest(found)
@@ -165,7 +191,7 @@ def main():
           f" genetic: fastest | genetic: evaluations to {args.within:.0%} | replay: evaluations to {args.within:.0%} |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for layer in args.layers:
-        stores = {s: read_store(os.path.join(args.dir, f"layer{layer}-{s}.db")) for s in ("random", "genetic")}
+        stores = {s: read_layer(args.dir, layer, s) for s in ("random", "genetic")}
         random = stores["random"]
         if random is None:
             print(f"| {layer} | no store | | | | | | | |")

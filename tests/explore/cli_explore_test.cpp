@@ -586,24 +586,57 @@ std::string shape_benchmark(const std::string& flags) {
 }
 
 // scripts/bench_conv_shape.sh on this machine's OpenCL device, without references or cuDNN:
-// two shapes explored on two lanes (--explore-gpus; the CPU's OpenCL ignores
-// CUDA_VISIBLE_DEVICES), every exploration before the first timing, then each best point
-// timed and validated again, a row each; a malformed --explore-gpus is refused.
-TEST_F(ExploreCli, TheShapeBenchmarkExploresOnSeveralLanesThenTimesEachShape) {
+// two shapes explored with --explore-gpus, one `liftc worker` per "GPU" (the CPU's OpenCL
+// ignores CUDA_VISIBLE_DEVICES: two workers on it) against a throwaway PostgreSQL server the
+// script starts and removes; each exploration, one after the other, runs on both workers,
+// every exploration before the first timing, then each best point timed and validated
+// again, a row each. Bad flags of --explore-gpus are refused.
+TEST_F(ExploreCli, TheShapeBenchmarkExploresOnAWorkerPerGpuThenTimesEachShape) {
   const std::string bench = shape_benchmark("--strategies 'conv-chw-tile conv-gemm'");
   Result r = run_shell(fmt::format("{} 4 6 6 4 3 1 1 2 6 6 2 1 1 0 --explore-gpus '0 1' -o out", bench));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("[gpu 0] == 4x6x6x4-k3s1p1: exploring"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("[gpu 1] == 2x6x6x2-k1s1p0: exploring"), std::string::npos) << r.output;
+  std::smatch server;
+  ASSERT_TRUE(std::regex_search(r.output, server, std::regex("== a throwaway PostgreSQL server in (\\S+) ")))
+      << r.output;
+  EXPECT_FALSE(fs::exists(server[1].str())) << "the server's folder outlived the command";
+  for (const char* gpu : {"0", "1"}) {
+    EXPECT_NE(r.output.find(fmt::format("[gpu {}] liftc worker ", gpu)), std::string::npos) << r.output;
+    std::string log = read(dir_ / "out" / fmt::format("worker-gpu{}.log", gpu));
+    EXPECT_NE(log.find("claiming its candidates from postgresql://liftc@/postgres?host=" + server[1].str()),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("stopped by Terminated after"), std::string::npos) << log;
+  }
+  // Both explorations ran on the workers: 4 candidates each, none here.
+  std::string logs = read(dir_ / "out" / "worker-gpu0.log") + read(dir_ / "out" / "worker-gpu1.log");
+  for (const char* run : {" of run 1 (try 1)", " of run 2 (try 1)"})
+    EXPECT_NE(logs.find(run), std::string::npos) << logs;
+  for (const char* shape : {"4x6x6x4-k3s1p1", "2x6x6x2-k1s1p0"}) {
+    std::string rows = read(dir_ / "out" / fmt::format("layer{}-genetic.json", shape));  // liftc results --json
+    std::ptrdiff_t count = 0;
+    for (std::size_t at = rows.find("\"status\": "); at != std::string::npos; at = rows.find("\"status\": ", at + 1)) ++count;
+    EXPECT_EQ(count, 4) << shape << "\n" << rows;
+  }
   std::size_t first_timing = r.output.find("== 4x6x6x4-k3s1p1: output 6x6x4");
   ASSERT_NE(first_timing, std::string::npos) << r.output;
-  EXPECT_LT(r.output.rfind(": exploring"), first_timing) << r.output;
+  EXPECT_LT(r.output.find("== 2x6x6x2-k1s1p0: exploring"), first_timing) << r.output;
   std::string table = read(dir_ / "out" / "table.md");
   EXPECT_NE(table.find("| 4 6 6 4 3 1 1 | 6x6x4 | "), std::string::npos) << table;
   EXPECT_NE(table.find("| 2 6 6 2 1 1 0 | 6x6x2 | "), std::string::npos) << table;
-  Result bad = run_shell(fmt::format("{} 4 6 6 4 3 1 1 --explore-gpus '0 x'", bench));
-  EXPECT_EQ(bad.exit_code, 1) << bad.output;
-  EXPECT_NE(bad.output.find("--explore-gpus takes CUDA device numbers, got 'x'"), std::string::npos) << bad.output;
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--explore-gpus '0 x'", "--explore-gpus takes CUDA device numbers, got 'x'"},
+           {"--db postgresql://u@h/d", "--db and --pg-bin are the store of --explore-gpus' workers; give --explore-gpus"},
+           {"--explore-gpus 0 --db results.db",
+            "--db takes a PostgreSQL URL (postgresql://USER@HOST/DATABASE), got 'results.db'"},
+           {"--explore-gpus 0 --db-dir stores",
+            "--db-dir with --explore-gpus warm-starts from --db's store: give --db URL (a throwaway server keeps no rows)"},
+           {"--explore-gpus 0 --pg-bin /nonexistent",
+            "--pg-bin /nonexistent: neither a folder with initdb and pg_ctl nor an archive of scripts/pack_postgres.sh "
+            "(.tar.gz)"}}) {
+    Result bad = run_shell(fmt::format("{} 4 6 6 4 3 1 1 {}", bench, flags));
+    EXPECT_EQ(bad.exit_code, 1) << flags << "\n" << bad.output;
+    EXPECT_NE(bad.output.find(message), std::string::npos) << flags << "\n" << bad.output;
+  }
 }
 
 // bench_conv_shape.sh --time-for TAG=S: that shape's exploration stops at S seconds, the
