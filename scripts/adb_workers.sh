@@ -7,6 +7,7 @@
 #   scripts/adb_workers.sh postgresql://tuner@db.lab/tuning
 #   liftc explore examples/vgg16/conv_reduced.sr --target mali-g72 --runner scripts/adb_runner.sh \
 #         --workers external --jobs 4 --timeout 120 --db postgresql://tuner@db.lab/tuning
+#   liftc worker --list --db postgresql://tuner@db.lab/tuning   # one line a phone's worker
 #
 # The explorer probes a phone itself (its --runner) for the device's limits; each worker
 # probes its own at start. Environment: LIFTC (the liftc binary, default liftc on PATH),

@@ -393,6 +393,13 @@ void write_front(Exploration& x, const CandidateSpace& space, const LoopResult& 
       x.o.out_dir, x.o.out_dir, plot_script(), x.o.out_dir));
 }
 
+// Records that `run` ended; with workers, its queue rows and the shared files only it used
+// go (its outcomes are in the store's rows).
+void end_run(Exploration& x, std::int64_t run) {
+  x.store->end_run(run);
+  if (x.s.evaluator.queue) x.s.evaluator.queue->end_run(run);
+}
+
 // A whole program's exploration: the loop over its space, then its front and -o folder.
 void explore_program(Exploration& x, CandidateSpace& space, const Problem& problem, const DeviceReport& device,
                      std::int64_t run, const constraints::Target& target) {
@@ -410,7 +417,7 @@ void explore_program(Exploration& x, CandidateSpace& space, const Problem& probl
   auto search = x.s.make_search(space);
   StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
   LoopResult r = explore_loop(*search, start, x.s.budget, x.s.jobs, x.progress);
-  x.store->end_run(run);
+  end_run(x, run);
   say_on_interrupt("");
   if (std::string line = search->report(); !line.empty()) x.say(line + "\n");
 
@@ -478,7 +485,7 @@ void explore_on_device(Exploration& x) {
   if (x.network) options.evaluator = x.s.evaluator;  // with the workers' check
   if (!x.network) return explore_program(x, space, problem, device.report, run, device.target);
   explore_network(net, problem, *x.store, run, device.report, options);
-  x.store->end_run(run);
+  end_run(x, run);
   say_on_interrupt("");
   report_network(x, net, problem, run);
 }

@@ -223,8 +223,8 @@ TEST_F(PostgresCli, ATuningDatabaseOnPostgresTrainsTheModelSearch) {
 TEST_F(PostgresCli, AStoreOfALaterFormatIsRefusedAndKeepsItsRows) {
   Result first = run(fmt::format("explore '{}' -s stencil-parametric --evals 2 -j 1 -q --db '{}'", kStencil, url()));
   ASSERT_EQ(first.exit_code, 0) << first.output;
-  server_->sql("cli", "UPDATE liftc_schema SET version = 3");
-  std::string message = fmt::format("error: {} is a results store of format 3, later than this liftc's (2, liftc ", url());
+  server_->sql("cli", "UPDATE liftc_schema SET version = 4");
+  std::string message = fmt::format("error: {} is a results store of format 4, later than this liftc's (3, liftc ", url());
   expect(fmt::format("explore '{}' --evals 2 -q --db '{}'", kStencil, url()), 1, message);
   expect(fmt::format("results --db '{}'", url()), 1, message);
   EXPECT_EQ(pg_rows(), 2);

@@ -432,7 +432,7 @@ TEST_F(ExploreCli, AStoreWithoutAFormatResumesAndALaterOneIsRefused) {
                                      std::string("results later.db"), std::string("deploy --db later.db --run 1 -o d")}) {
     Result refused = run(command);
     EXPECT_EQ(refused.exit_code, 1) << command << "\n" << refused.output;
-    EXPECT_NE(refused.output.find("error: later.db is a results store of format 99, later than this liftc's (2, "
+    EXPECT_NE(refused.output.find("error: later.db is a results store of format 99, later than this liftc's (3, "
                                   "liftc 0.1"),
               std::string::npos)
         << command << "\n" << refused.output;

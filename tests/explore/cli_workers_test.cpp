@@ -124,8 +124,12 @@ TEST_F(WorkersCli, ThreeWorkersGiveTheRowsOfTheSameRunWithoutThem) {
   ASSERT_TRUE(a.is_array() && b.is_array());
   EXPECT_EQ(b.size(), 6u);
   EXPECT_EQ(decided(b), decided(a));
-  EXPECT_EQ(value("SELECT count(*) FROM queue"), "0");  // every outcome taken into the store
-  EXPECT_GT(count("SELECT count(*) FROM queue_files"), 0);
+  // Every outcome taken into the store, and the run's shared files gone with it.
+  for (const char* table : {"queue", "queue_files", "queue_run_files"})
+    EXPECT_EQ(value(fmt::format("SELECT count(*) FROM {}", table)), "0") << table;
+  // Its three workers registered, ran the 6 candidates between them and stopped.
+  EXPECT_EQ(value("SELECT count(*) FROM workers WHERE stopped IS NOT NULL"), "3");
+  EXPECT_EQ(value("SELECT sum(done) FROM workers"), "6");
 }
 
 // Item 4b: a worker killed (SIGKILL) while its runner runs loses its lease; the candidate
@@ -199,12 +203,23 @@ TEST_F(WorkersCli, TwoExplorationsShareTheWorkers) {
   EXPECT_EQ(count("SELECT count(*) FROM evaluations WHERE run = 2"), 5);
   std::string logs = read(dir() / "a.log") + read(dir() / "b.log");
   for (const char* run : {" of run 1 ", " of run 2 "}) EXPECT_NE(logs.find(run), std::string::npos) << logs;
+  // `liftc worker --list` shows both at work (idle now), with the 10 candidates between them.
+  Result listed = run(fmt::format("worker --list --db '{}'", url()));
+  ASSERT_EQ(listed.exit_code, 0) << listed.output;
+  EXPECT_NE(listed.output.find("2 worker(s) working now, of 2 registered\n"), std::string::npos) << listed.output;
+  for (pid_t pid : {a, b})
+    EXPECT_TRUE(std::regex_search(listed.output, std::regex(fmt::format(":{} +\\S.* +[0-9]+  idle\n", pid))))
+        << listed.output;
+  EXPECT_EQ(value("SELECT sum(done) FROM workers"), "10");
   // SIGTERM stops a worker cleanly.
   for (pid_t pid : {a, b}) {
     int status = stop(pid, SIGTERM);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   EXPECT_NE(read(dir() / "a.log").find("stopped by Terminated after"), std::string::npos) << read(dir() / "a.log");
+  listed = run(fmt::format("worker --list --db '{}'", url()));
+  EXPECT_NE(listed.output.find("0 worker(s) working now, of 2 registered\n"), std::string::npos) << listed.output;
+  EXPECT_NE(listed.output.find("  stopped 20"), std::string::npos) << listed.output;
 }
 
 // Item 4e: explore with its workers killed (kill -9) and resumed against the same database
@@ -255,6 +270,9 @@ TEST_F(WorkersCli, BadInputIsOneClearError) {
        "error: liftc worker --db: the work queue needs a PostgreSQL store (--db postgresql://USER@HOST/DATABASE), "
        "which workers on other processes and machines reach; r.db is a SQLite file\n"},
       {"worker", "error: --db is required\n"},
+      {"worker --list --db r.db",
+       "error: liftc worker --list --db: the work queue needs a PostgreSQL store (--db postgresql://USER@HOST/DATABASE), "
+       "which workers on other processes and machines reach; r.db is a SQLite file\n"},
       {fmt::format("explore '{}' --evals 2 --workers 2 --db r.db", kStencil),
        "error: --workers 2: the work queue needs a PostgreSQL store (--db postgresql://USER@HOST/DATABASE), which "
        "workers on other processes and machines reach; r.db is a SQLite file\n"},

@@ -208,30 +208,39 @@ TEST_F(PostgresStoreTest, FiltersKeepTheSameRowsOnBothBackends) {
 
 TEST_F(PostgresStoreTest, AStoreOfALaterFormatIsRefusedAndKept) {
   { Store::open(url())->add(row("1", status::Ok, 1, 1, "d", "f", "s")); }
-  server_->sql(name_, "UPDATE liftc_schema SET version = 3");
-  std::string message = fmt::format("{} is a results store of format 3, later than this liftc's (2, liftc {}): open it "
+  server_->sql(name_, "UPDATE liftc_schema SET version = 4");
+  std::string message = fmt::format("{} is a results store of format 4, later than this liftc's (3, liftc {}): open it "
                                     "with the liftc that wrote it, or a later one",
                                     url(), kLiftcVersion);
   EXPECT_TRUE(fails_with([&] { Store::open(url()); }, message));
   EXPECT_TRUE(fails_with([&] { Store::open_existing(url()); }, message));
   EXPECT_EQ(server_->value(name_, "SELECT count(*) FROM evaluations"), "1");
-  EXPECT_EQ(server_->value(name_, "SELECT version FROM liftc_schema"), "3");
+  EXPECT_EQ(server_->value(name_, "SELECT version FROM liftc_schema"), "4");
   server_->sql(name_, "UPDATE liftc_schema SET version = 0");
   EXPECT_TRUE(fails_with([&] { Store::open(url()); }, url() + " is not a liftc results store (its format is 0)"));
 }
 
-// Format 2 added the work queue's tables: a store of format 1 (as the liftc before it made
-// it) is read as it is, and opened for writing gets them and says format 2.
-TEST_F(PostgresStoreTest, AStoreOfFormatOneGetsTheQueueTablesOfFormatTwo) {
-  { Store::open(url())->add(row("1", status::Ok, 1, 1, "d", "f", "s")); }
-  server_->sql(name_, "DROP TABLE queue; DROP TABLE queue_files; UPDATE liftc_schema SET version = 1");
-  EXPECT_EQ(Store::open_existing(url())->evaluations().size(), 1u);
-  EXPECT_EQ(server_->value(name_, "SELECT to_regclass('queue')"), "");
-  { Store::open(url()); }
-  EXPECT_EQ(server_->value(name_, "SELECT version FROM liftc_schema"), "2");
-  EXPECT_EQ(server_->value(name_, "SELECT to_regclass('queue')"), "queue");
-  EXPECT_EQ(server_->value(name_, "SELECT to_regclass('queue_files')"), "queue_files");
-  EXPECT_EQ(server_->value(name_, "SELECT count(*) FROM evaluations"), "1");
+// Format 2 added the work queue's tables, format 3 its workers and each run's shared files:
+// a store of format 1 or 2 (as the liftc before each made it) is read as it is, and opened
+// for writing gets the tables it lacks and says format 3.
+TEST_F(PostgresStoreTest, AStoreOfAnEarlierFormatGetsTheQueueAndWorkersTables) {
+  const struct {
+    int format;
+    const char* dropped;
+  } cases[] = {{1, "DROP TABLE queue; DROP TABLE queue_files; DROP TABLE workers; DROP TABLE queue_run_files"},
+               {2, "DROP TABLE workers; DROP TABLE queue_run_files"}};
+  for (const auto& c : cases) {
+    server_->sql(name_, "DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+    { Store::open(url())->add(row("1", status::Ok, 1, 1, "d", "f", "s")); }
+    server_->sql(name_, fmt::format("{}; UPDATE liftc_schema SET version = {}", c.dropped, c.format));
+    EXPECT_EQ(Store::open_existing(url())->evaluations().size(), 1u) << c.format;
+    EXPECT_EQ(server_->value(name_, "SELECT to_regclass('workers')"), "") << c.format;
+    { Store::open(url()); }
+    EXPECT_EQ(server_->value(name_, "SELECT version FROM liftc_schema"), "3") << c.format;
+    for (const char* table : {"queue", "queue_files", "workers", "queue_run_files"})
+      EXPECT_EQ(server_->value(name_, fmt::format("SELECT to_regclass('{}')", table)), table) << c.format;
+    EXPECT_EQ(server_->value(name_, "SELECT count(*) FROM evaluations"), "1") << c.format;
+  }
 }
 
 TEST_F(PostgresStoreTest, AnEmptyDatabaseOrForeignTablesAreNoStore) {

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "liftc/explore/evaluation/bundle_pack.hpp"
+#include "liftc/explore/evaluation/queue_worker.hpp"
 #include "liftc/explore/store/queue.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "postgres_server.hpp"
@@ -161,6 +162,82 @@ TEST_F(QueueTest, AGivenBackLeaseIsNotATryAndALostLeaseWritesNoOutcome) {
   EXPECT_EQ(o->seconds, 0.25);
   EXPECT_EQ(o->err, "segfault\n");
   EXPECT_EQ(o->tries, 2);
+}
+
+// Item 2 of the workers' follow-up: a run's end removes its queue rows and the shared files
+// only it used; a file another run's candidates use stays until that run ends too. Before,
+// queue_files kept every run's inputs for ever.
+TEST_F(QueueTest, ARunsEndRemovesItsRowsAndTheFilesOnlyItUsed) {
+  auto explorer = Queue::open(url(), "test");
+  PackedBundle own = bundle("a");
+  own.shared.push_back({"expected/out.bin", "11ee-4"});
+  own.contents.push_back({"11ee-4", "efgh"});
+  explorer->put(1, "a", kGpu, 60, own);
+  explorer->put(1, "b", kGpu, 60, bundle("b"));
+  auto other = Queue::open(url(), "test");  // another exploration, of the same inputs
+  std::int64_t kept = other->put(2, "c", kGpu, 60, bundle("c"));
+  EXPECT_EQ(server_->value("q", "SELECT count(*) FROM queue_files"), "2");
+  explorer->end_run(1);
+  EXPECT_EQ(server_->value("q", "SELECT count(*) FROM queue WHERE run = 1"), "0");
+  EXPECT_EQ(server_->value("q", "SELECT string_agg(hash, ',') FROM queue_files"), "00ff-4");  // run 2's
+  auto worker = Queue::open(url(), "test");
+  auto c = worker->claim(kGpu, "w", 30);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->id, kept);
+  EXPECT_EQ(worker->file("00ff-4"), "abcd");
+  // Run 1 again (resumed): its files are stored again, not taken for sent.
+  explorer->put(1, "a", kGpu, 60, own);
+  EXPECT_EQ(server_->value("q", "SELECT count(*) FROM queue_files"), "2");
+  explorer->end_run(1);
+  other->end_run(2);
+  for (const char* table : {"queue", "queue_files", "queue_run_files"})
+    EXPECT_EQ(server_->value("q", fmt::format("SELECT count(*) FROM {}", table)), "0") << table;
+  EXPECT_FALSE(worker->finish(kept, "w", QueueOutcome{"exited", 0, 1, "", "", 1}));  // its run ended: dropped
+}
+
+// Item 2: every worker registers; its heartbeat, candidate and count are kept, a clean stop
+// says when, and a worker whose heartbeat is older than its lease is listed as lost.
+TEST_F(QueueTest, WorkersRegisterAndAreListedWithWhatTheyDo) {
+  auto explorer = Queue::open(url(), "test");
+  std::int64_t id = explorer->put(7, "k", kGpu, 60, bundle("b"));
+  auto queue = Queue::open(url(), "test");
+  WorkerRecord gpu{0, "node1", 101, "gpu", "1.0", "liftc-runner", 30};
+  WorkerRecord phone{0, "host", 202, "Mali-G78", "r32", "scripts/adb_runner.sh R58", 0.2};
+  WorkerRecord stopping{0, "node2", 303, "gpu", "1.0", "liftc-runner", 30};
+  std::int64_t a = queue->join(gpu), b = queue->join(phone), c = queue->join(stopping);
+  ASSERT_TRUE(queue->claim(kGpu, "node1:101", 30));
+  queue->beat(a, id, 4);
+  queue->leave(c, 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // the phone's worker: no heartbeat
+  std::vector<WorkerRecord> workers = queue->workers();
+  ASSERT_EQ(workers.size(), 3u);
+  EXPECT_EQ(workers[0].id, a);
+  EXPECT_EQ(workers[0].host, "node1");
+  EXPECT_EQ(workers[0].pid, 101);
+  EXPECT_EQ(workers[0].done, 4);
+  EXPECT_EQ(workers[0].current, id);
+  EXPECT_EQ(workers[0].current_run, 7);
+  EXPECT_LT(workers[0].silent_s, 30);
+  EXPECT_EQ(workers[1].id, b);
+  EXPECT_GT(workers[1].silent_s, 0.2);
+  EXPECT_EQ(workers[2].done, 2);
+  EXPECT_FALSE(workers[2].stopped.empty());
+  std::string table = workers_table(workers);
+  std::istringstream lines(table);
+  std::string header, first, second, third, last;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  std::getline(lines, second);
+  std::getline(lines, third);
+  std::getline(lines, last);
+  EXPECT_NE(first.find("node1:101"), std::string::npos) << table;
+  EXPECT_NE(first.find("gpu (1.0)"), std::string::npos) << table;
+  EXPECT_NE(first.find(fmt::format("    4  running candidate {} of run 7", id)), std::string::npos) << table;
+  EXPECT_NE(second.find("lost: no heartbeat for 0 s (killed, or its machine lost) [--runner scripts/adb_runner.sh R58]"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(third.find("    2  stopped 20"), std::string::npos) << table;
+  EXPECT_EQ(last, "1 worker(s) working now, of 3 registered");
 }
 
 TEST_F(QueueTest, ASqliteStoreHasNoQueue) {

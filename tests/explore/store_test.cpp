@@ -460,18 +460,38 @@ TEST_F(StoreTest, AStoreRecordsItsFormatAndOneWithoutItIsFormatOne) {
   EXPECT_EQ(user_version(db()), kStoreFormat);
 }
 
-// Format 2 added the work queue's tables: a store of format 1 (as the liftc before it wrote
-// it) is read as it is, and opened for writing gets the tables and says format 2.
+// Format 2 added the work queue's tables, format 3 its workers and each run's shared files:
+// a store of format 1 (as the liftc before format 2 wrote it) is read as it is, and opened
+// for writing gets the tables and says format 3.
 TEST_F(StoreTest, AStoreOfFormatOneGetsTheQueueTablesOfFormatTwo) {
   small_store(db());
-  tamper(db(), "DROP TABLE queue; DROP TABLE queue_files; PRAGMA user_version = 1");
+  tamper(db(), "DROP TABLE queue; DROP TABLE queue_files; DROP TABLE workers; DROP TABLE queue_run_files; "
+               "PRAGMA user_version = 1");
   EXPECT_EQ(Store::open_existing(db())->evaluations().size(), 1u);
   EXPECT_EQ(user_version(db()), 1);
   { SqliteStore s(db()); }
-  EXPECT_EQ(user_version(db()), 2);
+  EXPECT_EQ(user_version(db()), 3);
   tamper(db(), "INSERT INTO queue(run, key, device, driver, timeout_s, bundle, files, state, tries, queued) "
                "VALUES(1, 'k', 'd', 'v', 60, x'00', '[]', 'queued', 0, 'now'); "
-               "INSERT INTO queue_files(hash, data, created) VALUES('h', x'01', 'now')");
+               "INSERT INTO queue_files(hash, data, created) VALUES('h', x'01', 'now'); "
+               "INSERT INTO workers(host, pid, device, driver, runner, lease_s, started, heartbeat, done) "
+               "VALUES('h', 1, 'd', 'v', 'liftc-runner', 30, 'now', 0, 0); "
+               "INSERT INTO queue_run_files(run, hash) VALUES(1, 'h')");
+  EXPECT_EQ(Store::open_existing(db())->evaluations().size(), 1u);
+}
+
+// Format 3 added the table of workers and each run's shared files: a store of format 2 (as
+// the liftc before it wrote it) is read as it is, and opened for writing gets them.
+TEST_F(StoreTest, AStoreOfFormatTwoGetsTheWorkersTableOfFormatThree) {
+  small_store(db());
+  tamper(db(), "DROP TABLE workers; DROP TABLE queue_run_files; PRAGMA user_version = 2");
+  EXPECT_EQ(Store::open_existing(db())->evaluations().size(), 1u);
+  EXPECT_EQ(user_version(db()), 2);
+  { SqliteStore s(db()); }
+  EXPECT_EQ(user_version(db()), 3);
+  tamper(db(), "INSERT INTO workers(host, pid, device, driver, runner, lease_s, started, heartbeat, done) "
+               "VALUES('h', 1, 'd', 'v', 'liftc-runner', 30, 'now', 0, 0); "
+               "INSERT INTO queue_run_files(run, hash) VALUES(1, 'h')");
   EXPECT_EQ(Store::open_existing(db())->evaluations().size(), 1u);
 }
 
@@ -484,7 +504,7 @@ TEST_F(StoreTest, AStoreOfALaterFormatIsRefused) {
                "'someday', reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, shapes, liftc_version, "
                "created, timeout_s, machine FROM evaluations");
   auto size = fs::file_size(db());
-  std::string message = fmt::format("{} is a results store of format 99, later than this liftc's (2, liftc {}): open "
+  std::string message = fmt::format("{} is a results store of format 99, later than this liftc's (3, liftc {}): open "
                                     "it with the liftc that wrote it, or a later one",
                                     db(), kLiftcVersion);
   EXPECT_TRUE(fails_with([&] { SqliteStore s(db()); }, message));

@@ -99,17 +99,19 @@ class SignalWaiter {
   std::thread thread_;
 };
 
-// Renews a lease every third of it until stopped.
+// Renews a lease, and the worker's own heartbeat, every third of the lease until stopped.
 class Heartbeat {
  public:
-  Heartbeat(Queue& queue, std::int64_t id, const std::string& owner, double lease_s) {
-    thread_ = std::thread([this, &queue, id, owner, lease_s] {
+  Heartbeat(Queue& queue, std::int64_t id, const std::string& owner, double lease_s, std::int64_t worker,
+            std::int64_t done) {
+    thread_ = std::thread([this, &queue, id, owner, lease_s, worker, done] {
       auto every = std::chrono::duration<double>(lease_s / 3);
       std::unique_lock<std::mutex> lock(mutex_);
       while (!cv_.wait_for(lock, every, [this] { return stop_; })) {
         lock.unlock();
         try {
           queue.heartbeat(id, owner, lease_s);  // a lease lost meanwhile: finish writes nothing
+          queue.beat(worker, id, done);
         } catch (const Error&) {
           // the database unreachable for a moment: the next beat tries again
         }
@@ -143,10 +145,10 @@ const char* ended_name(WorkerResult::End end) {
   }
 }
 
-std::string owner_name() {
+std::string host_name() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  return fmt::format("{}:{}", host, getpid());
+  return host;
 }
 
 }  // namespace
@@ -165,11 +167,20 @@ std::size_t run_queue_worker(const QueueWorkerOptions& o) {
   probe.work_dir = work.path();
   DeviceReport device = probe_device(probe);
   DeviceKind kind{device.name, device.driver};
-  std::string owner = owner_name();
+  WorkerRecord me;
+  me.host = host_name();
+  me.pid = getpid();
+  me.device = device.name;
+  me.driver = device.driver;
+  me.runner = o.runner.empty() ? "liftc-runner" : o.runner;
+  me.lease_s = o.lease_s;
+  std::string owner = fmt::format("{}:{}", me.host, me.pid);
+  std::int64_t worker = queue->join(me);
   std::optional<ServeWorker> serving;
   if (o.runner.empty()) serving.emplace(default_runner());
-  say(fmt::format("liftc worker {}: device {} (driver {}){}; claiming its candidates from {}", owner, device.name,
-                  device.driver, o.runner.empty() ? "" : fmt::format(", through --runner {}", o.runner), queue->name()));
+  say(fmt::format("liftc worker {}: device {} (driver {}){}; claiming its candidates from {} (worker {} there)", owner,
+                  device.name, device.driver, o.runner.empty() ? "" : fmt::format(", through --runner {}", o.runner),
+                  queue->name(), worker));
 
   std::atomic<bool> stop{false};
   std::atomic<int> stopped_by{0};
@@ -195,6 +206,16 @@ std::size_t run_queue_worker(const QueueWorkerOptions& o) {
   std::size_t ran = 0;
   std::string bundle = (fs::path(work.path()) / "bundle").string();
   std::string cache = (fs::path(work.path()) / "files").string();
+  // The worker's row: beaten when it claims a candidate and every third of a lease while idle.
+  auto beaten = std::chrono::steady_clock::now();
+  auto beat = [&](std::optional<std::int64_t> current) {
+    try {
+      queue->beat(worker, current, static_cast<std::int64_t>(ran));
+      beaten = std::chrono::steady_clock::now();
+    } catch (const Error&) {
+      // the database unreachable for a moment: the next claim says so, or the next beat works
+    }
+  };
   while (!stop) {
     std::optional<Claim> c;
     {
@@ -204,15 +225,17 @@ std::size_t run_queue_worker(const QueueWorkerOptions& o) {
       if (c) held = c->id;
     }
     if (!c) {
+      if (std::chrono::steady_clock::now() - beaten > std::chrono::duration<double>(o.lease_s / 3)) beat(std::nullopt);
       std::this_thread::sleep_for(std::chrono::duration<double>(o.idle_s));
       continue;
     }
+    beat(c->id);
     WorkerResult w;
     try {
       unpack_bundle(bundle, c->bundle, cache, [&](const std::string& hash) { return queue->file(hash); });
       retarget_bundle(bundle, o.device);
       if (stop) break;  // stopped while it claimed: given back already, nothing to run
-      Heartbeat beat(*queue, c->id, owner, o.lease_s);
+      Heartbeat heartbeat(*queue, c->id, owner, o.lease_s, worker, static_cast<std::int64_t>(ran));
       w = serving ? serving->run(bundle, c->timeout_s) : run_worker(o.runner, true, bundle, c->timeout_s);
     } catch (const Error& e) {
       // A bundle this worker cannot unpack or start: the runner gave no answer.
@@ -225,13 +248,42 @@ std::size_t run_queue_worker(const QueueWorkerOptions& o) {
     bool written = queue->finish(c->id, owner, QueueOutcome{ended_name(w.end), w.code, w.seconds, w.out, w.err, c->tries});
     held.reset();
     ++ran;
+    beat(std::nullopt);
     say(fmt::format("candidate {} of run {} (try {}): the runner {}{}", c->id, c->run, c->tries,
                     describe_end(w, c->timeout_s),
                     written ? "" : "; its lease had expired, the outcome was not written"));
   }
+  try {
+    queue->leave(worker, static_cast<std::int64_t>(ran));
+  } catch (const Error&) {
+    // unreachable: its row keeps its last heartbeat, and `liftc worker --list` says it is lost
+  }
   say(fmt::format("liftc worker {}: stopped by {} after {} candidate(s){}", owner, strsignal(stopped_by.load()), ran,
                   given_back ? fmt::format("; candidate {} given back to the queue", *given_back) : std::string()));
   return ran;
+}
+
+std::string workers_table(const std::vector<WorkerRecord>& workers) {
+  std::string out = fmt::format("{:>6}  {:<24} {:<40} {:<20} {:>5}  {}\n", "worker", "host:pid", "device (driver)",
+                                "started", "done", "state");
+  std::size_t working = 0;
+  for (const auto& w : workers) {
+    std::string state;
+    if (!w.stopped.empty()) {
+      state = fmt::format("stopped {}", w.stopped);
+    } else if (w.silent_s > w.lease_s) {
+      state = fmt::format("lost: no heartbeat for {:.0f} s (killed, or its machine lost)", w.silent_s);
+    } else {
+      ++working;
+      state = w.current ? (w.current_run > 0 ? fmt::format("running candidate {} of run {}", *w.current, w.current_run)
+                                             : fmt::format("running candidate {}", *w.current))
+                        : "idle";
+    }
+    out += fmt::format("{:>6}  {:<24} {:<40} {:<20} {:>5}  {}{}\n", w.id, fmt::format("{}:{}", w.host, w.pid),
+                       fmt::format("{} ({})", w.device, w.driver), w.started, w.done, state,
+                       w.runner == "liftc-runner" ? "" : fmt::format(" [--runner {}]", w.runner));
+  }
+  return out + fmt::format("{} worker(s) working now, of {} registered\n", working, workers.size());
 }
 
 }  // namespace liftc::explore

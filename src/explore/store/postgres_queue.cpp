@@ -24,6 +24,12 @@ using namespace pg;
 // The server's clock in seconds: leases are kept in it.
 constexpr const char* kNow = "extract(epoch from clock_timestamp())::double precision";
 
+// The advisory lock that a run's end takes alone and every put shared: a run's end removes
+// the shared files no run uses any more, never one that a put is adding a use of at that
+// moment. One 64-bit key ("liftfile"): PostgreSQL keeps it apart from the store's two-key
+// locks (0x6c696674, run), which a run's explorer holds while it runs.
+constexpr std::int64_t kFilesLock = 0x6c69667466696c65;
+
 // Leases that expired: the candidate back in the queue, or lost after kMaxTries of them.
 std::string expire_statement() {
   return fmt::format(
@@ -89,15 +95,20 @@ class PostgresQueue final : public Queue {
 
   std::int64_t put(std::int64_t run, const std::string& key, const DeviceKind& kind, double timeout_s,
                    const PackedBundle& bundle) override {
-    std::set<std::string> stored;
+    std::set<std::pair<std::int64_t, std::string>> stored;
     std::int64_t id = write([&](pqxx::transaction_base& t) -> std::int64_t {
       pqxx::result old = exec(t, "SELECT id FROM queue WHERE run = ? AND key = ? ORDER BY id LIMIT 1", {param(run), param(key)});
       if (!old.empty()) return integer(old[0][0]);
+      exec(t, "SELECT pg_advisory_xact_lock_shared(?)", {param(kFilesLock)});
+      // A file is stored once, and once a run of this queue uses it (queue_run_files), it
+      // stays until that run ends: this queue sends its bytes once a run.
       for (const auto& [hash, bytes] : bundle.contents) {
-        if (sent_.count(hash) || stored.count(hash)) continue;
+        if (sent_.count({run, hash}) || stored.count({run, hash})) continue;
         exec(t, "INSERT INTO queue_files(hash, data, created) VALUES(?, ?, ?) ON CONFLICT(hash) DO NOTHING",
              {param(hash), bytes_param(bytes), param(utc_now())});
-        stored.insert(hash);
+        exec(t, "INSERT INTO queue_run_files(run, hash) VALUES(?, ?) ON CONFLICT(run, hash) DO NOTHING",
+             {param(run), param(hash)});
+        stored.insert({run, hash});
       }
       return integer(exec(t,
                           "INSERT INTO queue(run, key, device, driver, timeout_s, bundle, files, state, tries, queued) "
@@ -136,6 +147,19 @@ class PostgresQueue final : public Queue {
 
   void take(std::int64_t id) override {
     write([&](pqxx::transaction_base& t) { return exec(t, "DELETE FROM queue WHERE id = ?", {param(id)}); });
+  }
+
+  void end_run(std::int64_t run) override {
+    write([&](pqxx::transaction_base& t) {
+      exec(t, "SELECT pg_advisory_xact_lock(?)", {param(kFilesLock)});
+      exec(t, "DELETE FROM queue WHERE run = ?", {param(run)});
+      exec(t, "DELETE FROM queue_run_files WHERE run = ?", {param(run)});
+      return exec(t, "DELETE FROM queue_files WHERE NOT EXISTS (SELECT 1 FROM queue_run_files u WHERE u.hash = "
+                     "queue_files.hash)",
+                  {});
+    });
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = sent_.begin(); it != sent_.end();) it = it->first == run ? sent_.erase(it) : std::next(it);
   }
 
   std::optional<Claim> claim(const DeviceKind& kind, const std::string& owner, double lease_s) override {
@@ -202,13 +226,68 @@ class PostgresQueue final : public Queue {
     });
   }
 
+  std::int64_t join(const WorkerRecord& w) override {
+    return write([&](pqxx::transaction_base& t) {
+      return integer(exec(t,
+                          fmt::format("INSERT INTO workers(host, pid, device, driver, runner, lease_s, started, "
+                                      "heartbeat, done) VALUES(?, ?, ?, ?, ?, CAST(? AS DOUBLE PRECISION), ?, {}, 0) "
+                                      "RETURNING id",
+                                      kNow),
+                          {param(w.host), param(w.pid), param(w.device), param(w.driver), param(w.runner),
+                           param(w.lease_s), param(utc_now())})[0][0]);
+    });
+  }
+
+  void beat(std::int64_t worker, std::optional<std::int64_t> current, std::int64_t done) override {
+    write([&](pqxx::transaction_base& t) {
+      return exec(t, fmt::format("UPDATE workers SET heartbeat = {}, current = ?, done = ? WHERE id = ?", kNow),
+                  {current ? param(*current) : Param(), param(done), param(worker)});
+    });
+  }
+
+  void leave(std::int64_t worker, std::int64_t done) override {
+    write([&](pqxx::transaction_base& t) {
+      return exec(t, fmt::format("UPDATE workers SET heartbeat = {}, current = NULL, done = ?, stopped = ? WHERE id = ?", kNow),
+                  {param(done), param(utc_now()), param(worker)});
+    });
+  }
+
+  std::vector<WorkerRecord> workers() override {
+    return write([&](pqxx::transaction_base& t) {
+      std::vector<WorkerRecord> out;
+      for (const auto& r : exec(t,
+                                fmt::format("SELECT w.id, w.host, w.pid, w.device, w.driver, w.runner, w.lease_s, "
+                                            "w.started, w.done, w.current, w.stopped, {} - w.heartbeat, q.run FROM "
+                                            "workers w LEFT JOIN queue q ON q.id = w.current ORDER BY w.id",
+                                            kNow),
+                                {})) {
+        WorkerRecord w;
+        w.id = integer(r[0]);
+        w.host = text(r[1]);
+        w.pid = integer(r[2]);
+        w.device = text(r[3]);
+        w.driver = text(r[4]);
+        w.runner = text(r[5]);
+        w.lease_s = real(r[6]);
+        w.started = text(r[7]);
+        w.done = integer(r[8]);
+        if (!r[9].is_null()) w.current = integer(r[9]);
+        w.stopped = text(r[10]);
+        w.silent_s = real(r[11]);
+        w.current_run = integer(r[12]);
+        out.push_back(std::move(w));
+      }
+      return out;
+    });
+  }
+
   const std::string& name() const override { return name_; }
 
  private:
   std::string name_;
   std::unique_ptr<pqxx::connection> db_;
   std::mutex mutex_;
-  std::set<std::string> sent_;  // hashes of the shared files this queue stored
+  std::set<std::pair<std::int64_t, std::string>> sent_;  // (run, hash) of the shared files this queue stored
   std::chrono::steady_clock::time_point last_expired_{};
 };
 

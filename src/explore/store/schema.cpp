@@ -65,6 +65,14 @@ CREATE INDEX IF NOT EXISTS queue_claim ON queue(state, device, driver);
 CREATE INDEX IF NOT EXISTS queue_candidate ON queue(run, key);
 CREATE TABLE IF NOT EXISTS queue_files(hash TEXT PRIMARY KEY, data {bytes} NOT NULL, created TEXT NOT NULL);
 )sql"},
+    {3, "the workers (each liftc worker: its host, pid, device, heartbeat, candidates done) and queue_run_files (the "
+        "shared files each run's candidates use, removed with the run's queue rows when it ends)", R"sql(
+CREATE TABLE IF NOT EXISTS workers(
+  id {id}, host TEXT NOT NULL, pid {integer} NOT NULL, device TEXT NOT NULL, driver TEXT NOT NULL, runner TEXT NOT NULL,
+  lease_s {real} NOT NULL, started TEXT NOT NULL, heartbeat {real} NOT NULL, done {integer} NOT NULL,
+  current {integer}, stopped TEXT);
+CREATE TABLE IF NOT EXISTS queue_run_files(run {integer} NOT NULL, hash TEXT NOT NULL, PRIMARY KEY(run, hash));
+)sql"},
 };
 
 static_assert(sizeof kSteps / sizeof kSteps[0] == kStoreFormat, "one step for every format up to kStoreFormat");

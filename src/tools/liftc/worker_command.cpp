@@ -2,6 +2,7 @@
 // the work queue in a PostgreSQL store (explore/evaluation/queue_worker.hpp): it runs the
 // candidates that `liftc explore --workers` queue for its device kind until SIGINT or
 // SIGTERM, which stop it cleanly (its candidate goes back to the queue; exit code 0).
+// `liftc worker --list --db URL` lists the store's workers instead: who works, on what.
 
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 #include "commands.hpp"
 #include "liftc/explore/evaluation/queue_worker.hpp"
+#include "liftc/explore/store/queue.hpp"
 #include "liftc/support/diagnostic.hpp"
 
 namespace liftc::tool {
@@ -17,6 +19,7 @@ namespace liftc::tool {
 void add_worker_command(CLI::App& app) {
   auto o = std::make_shared<explore::QueueWorkerOptions>();
   auto quiet = std::make_shared<bool>(false);
+  auto list = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
       "worker", "Run the candidates that explorations (liftc explore --workers) queue in a PostgreSQL store for this "
                 "device, until SIGINT or SIGTERM");
@@ -37,7 +40,14 @@ void add_worker_command(CLI::App& app) {
                   "killed is noticed this late, and its candidate runs elsewhere")
       ->check(CLI::Range(1.0, 86400.0));
   cmd->add_flag("--quiet,-q", *quiet, "print nothing but errors");
-  cmd->callback([o, quiet] {
+  cmd->add_flag("--list", *list,
+                "list the store's workers (host, pid, device, candidates done, what each does now) instead of "
+                "working");
+  cmd->callback([o, quiet, list] {
+    if (*list) {
+      fmt::print("{}", explore::workers_table(explore::Queue::open(o->db, "liftc worker --list --db")->workers()));
+      return;
+    }
     if (!*quiet)
       o->say = [](const std::string& line) {
         fmt::print("{}\n", line);

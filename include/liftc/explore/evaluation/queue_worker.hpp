@@ -10,6 +10,9 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
+
+#include "liftc/explore/store/queue.hpp"
 
 namespace liftc::explore {
 
@@ -27,5 +30,11 @@ struct QueueWorkerOptions {
 /// liftc::Error, before any claim, when the runner is missing, the database cannot be
 /// reached or is no PostgreSQL store, or the runner cannot open the device.
 std::size_t run_queue_worker(const QueueWorkerOptions& options);
+
+/// The workers of a store as `liftc worker --list` prints them, one line each (its id,
+/// host:pid, device and driver, start, candidates done, and what it does: running a
+/// candidate, idle, stopped, or lost: no heartbeat for longer than its lease), then how many
+/// work now.
+std::string workers_table(const std::vector<WorkerRecord>& workers);
 
 }  // namespace liftc::explore

@@ -9,6 +9,10 @@
 // A claim is a lease: the worker renews it (heartbeat) while its runner runs. A lease that
 // expires (the worker killed, its machine lost) puts the candidate back in the queue; after
 // kMaxTries expired leases the candidate ends as lost (a `crash` row), never a loop.
+//
+// Every worker registers itself (the table `workers`: host, pid, device, heartbeat,
+// candidates done), so that `liftc worker --list` shows who works. A run's queue rows and
+// the shared files only its candidates used are removed when the run ends (end_run).
 
 #include <cstdint>
 #include <memory>
@@ -46,6 +50,22 @@ struct Claim {
   PackedBundle bundle;    // without contents: read them with Queue::file
 };
 
+/// A worker as the table `workers` keeps it.
+struct WorkerRecord {
+  std::int64_t id = 0;
+  std::string host;
+  std::int64_t pid = 0;
+  std::string device, driver;  // its device kind (what it claims)
+  std::string runner;          // its --runner command, or "liftc-runner" (a serving one)
+  double lease_s = 30;         // its leases: a heartbeat is due every third of it
+  std::string started;         // UTC, ISO 8601
+  std::int64_t done = 0;       // candidates it ran to an outcome
+  std::optional<std::int64_t> current;  // the candidate it runs now (its queue id), if any
+  std::string stopped;         // UTC when it stopped cleanly; empty while it runs (or was killed)
+  double silent_s = 0;         // seconds since its last heartbeat, by the server's clock (read only)
+  std::int64_t current_run = 0;  // the run of `current` while it is in the queue (read only)
+};
+
 /// How a queued candidate ended.
 struct QueueOutcome {
   /// How the runner ended, as WorkerResult::End names it ("exited", "signaled",
@@ -78,6 +98,10 @@ class Queue {
   virtual std::optional<QueueOutcome> outcome(std::int64_t id) = 0;
   /// Removes candidate `id` (its outcome is in the store).
   virtual void take(std::int64_t id) = 0;
+  /// Run `run` ended: its queue rows (their outcomes are in the store; one still leased is
+  /// dropped, and its worker's outcome is not written) and the shared files no other run's
+  /// candidates use are removed.
+  virtual void end_run(std::int64_t run) = 0;
 
   // A worker's side.
   /// Claims the oldest queued candidate of `kind` for `owner`, leased for `lease_s` seconds;
@@ -91,6 +115,18 @@ class Queue {
   virtual void give_back(std::int64_t id, const std::string& owner) = 0;
   /// The bytes of a shared file by its content hash; a liftc::Error when the queue has none.
   virtual std::string file(const std::string& hash) = 0;
+
+  // Who works (the table `workers`).
+  /// Registers worker `w` (its host, pid, device kind, runner, lease; started now, nothing
+  /// done): its id.
+  virtual std::int64_t join(const WorkerRecord& w) = 0;
+  /// Worker `worker` is alive (its heartbeat, by the server's clock), running `current`
+  /// (none: idle), with `done` candidates done.
+  virtual void beat(std::int64_t worker, std::optional<std::int64_t> current, std::int64_t done) = 0;
+  /// Worker `worker` stopped cleanly, `done` candidates done.
+  virtual void leave(std::int64_t worker, std::int64_t done) = 0;
+  /// Every worker that registered, oldest first (with its silent_s and current_run).
+  virtual std::vector<WorkerRecord> workers() = 0;
 
   /// The queue's name in messages (its URL, any password hidden).
   virtual const std::string& name() const = 0;

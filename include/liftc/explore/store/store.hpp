@@ -32,8 +32,8 @@ inline const char* const kLiftcVersion = build_version();
 /// `PRAGMA user_version` (a store from before it was kept has 0 there, which is format 1), a
 /// PostgreSQL store in its table liftc_schema. A store of a later format is refused, never
 /// read or written; schema.cpp lists the formats and the steps from one to the next (format 2
-/// added the work queue's tables: queue.hpp).
-inline constexpr int kStoreFormat = 2;
+/// added the work queue's tables, format 3 its workers and each run's shared files: queue.hpp).
+inline constexpr int kStoreFormat = 3;
 
 /// How an evaluation ended.
 namespace status {
