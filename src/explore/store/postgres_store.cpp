@@ -29,38 +29,14 @@ using namespace pg;
 constexpr std::int64_t kLockClass = 0x6c696674;
 constexpr std::int64_t kMaxLockedRun = std::numeric_limits<std::int32_t>::max();
 
-// A row of the evaluations table (the columns are typed: a number is a number).
-Evaluation read_evaluation(const pqxx::row& r, const std::string& store) {
-  Evaluation e;
-  e.id = integer(r[0]);
-  e.run = integer(r[1]);
-  e.key = text(r[2]);
-  e.program = text(r[3]);
-  e.file = text(r[4]);
-  e.strategy = text(r[5]);
-  e.alternative = integer(r[6]);
-  e.point = text(r[7]);
-  e.status = text(r[8]);
-  e.reason = text(r[9]);
-  e.time_ms = real(r[10]);
-  e.spread_ms = real(r[11]);
-  e.samples_ms = stored::samples_from_json(text(r[12]), store, fmt::format("evaluation {}", e.id));
-  e.memory_bytes = integer(r[13]);
-  e.device = text(r[14]);
-  e.driver = text(r[15]);
-  e.shapes = text(r[16]);
-  e.version = text(r[17]);
-  e.created = text(r[18]);
-  e.timeout_s = real(r[19]);
-  e.machine = text(r[20]);
-  return e;
-}
-
-std::string evaluation_columns() {
-  std::string out = queries::kEvaluationColumns;
-  for (const auto& c : schema::kAddedEvaluationColumns) out += fmt::format(", {}", c.name);
-  return out;
-}
+// A row of the evaluations table as stored::read_evaluation reads it (the columns are
+// typed: a number is a number; NULL is 0, NaN or empty text).
+struct Row {
+  const pqxx::row& r;
+  std::optional<std::int64_t> integer(int col) const { return pg::integer(r[col]); }
+  std::optional<double> real(int col) const { return pg::real(r[col]); }
+  std::string text(int col) const { return pg::text(r[col]); }
+};
 
 }  // namespace
 
@@ -111,8 +87,8 @@ struct PostgresStore::Connection {
                                  const std::string& order) const {
     return read([&](pqxx::transaction_base& t) {
       std::vector<Evaluation> out;
-      for (const auto& r : exec(t, queries::select_evaluations(evaluation_columns(), where, order), params(values)))
-        out.push_back(read_evaluation(r, name));
+      for (const auto& r : exec(t, queries::select_evaluations(stored::evaluation_select_list(), where, order), params(values)))
+        out.push_back(stored::read_evaluation(Row{r}, name));
       return out;
     });
   }
@@ -237,14 +213,10 @@ std::vector<RunRecord> PostgresStore::runs() const {
 std::int64_t PostgresStore::add(Evaluation& e) {
   e.version = kLiftcVersion;
   e.created = utc_now();
-  std::vector<Param> values = {param(e.run),     param(e.key),       param(e.program),
-                               param(e.file),    param(e.strategy),  param(e.alternative),
-                               param(e.point),   param(e.status),    param(e.reason),
-                               param(e.time_ms), param(e.spread_ms), param(stored::samples_to_json(e.samples_ms)),
-                               param(e.memory_bytes), param(e.device), param(e.driver),
-                               param(e.shapes),  param(e.version),   param(e.created),
-                               param(e.timeout_s), param(e.machine)};
-  e.id = c_->write([&](pqxx::transaction_base& t) { return integer(exec(t, queries::kInsertEvaluation, values)[0][0]); });
+  std::vector<Param> values;
+  stored::bind_evaluation(e, [&](int, const auto& value) { values.push_back(param(value)); });
+  e.id = c_->write(
+      [&](pqxx::transaction_base& t) { return integer(exec(t, stored::insert_evaluation_statement(), values)[0][0]); });
   return e.id;
 }
 

@@ -29,15 +29,7 @@ inline constexpr const char* kInsertRunEnd = "INSERT INTO run_ends(run, finished
 inline constexpr const char* kSelectRuns =
     "SELECT id, started, file, config, CASE WHEN EXISTS(SELECT 1 FROM run_ends WHERE run = runs.id) THEN 1 ELSE 0 END "
     "FROM runs ORDER BY id";
-/// The parameters in the order of Evaluation's fields (run ... machine; no id).
-inline constexpr const char* kInsertEvaluation =
-    "INSERT INTO evaluations(run, key, program, file, strategy, alternative, point, status, reason, time_ms, "
-    "spread_ms, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, timeout_s, machine) "
-    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
-/// The columns of kTables' evaluations, read before the added ones.
-inline constexpr const char* kEvaluationColumns =
-    "id, run, key, program, file, strategy, alternative, point, status, reason, time_ms, spread_ms, samples_ms, "
-    "memory_bytes, device, driver, shapes, liftc_version, created";
+// An evaluation row's INSERT and SELECT list: stored_rows.hpp (its table of columns).
 inline constexpr const char* kByKey = "WHERE key = ?";
 inline constexpr const char* kByCandidate = "WHERE program = ? AND strategy = ? AND alternative = ? AND point = ?";
 inline constexpr const char* kSelectReference = "SELECT meta, data FROM refs WHERE key = ?";

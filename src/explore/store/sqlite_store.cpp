@@ -70,12 +70,12 @@ struct SqliteStore::Connection {
   void exec(const std::string& sql) {
     if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) throw failure();
   }
-  // The SELECT list of an evaluation row.
+  // The SELECT list of an evaluation row: NULL for an added column this store lacks.
   std::string evaluation_columns() const {
-    std::string out = queries::kEvaluationColumns;
+    std::set<std::string> absent;
     for (const auto& c : schema::kAddedEvaluationColumns)
-      out += fmt::format(", {}", added.count(c.name) ? c.name : "NULL");
-    return out;
+      if (!added.count(c.name)) absent.insert(c.name);
+    return stored::evaluation_select_list(absent);
   }
   void open(const std::string& name, int flags) {
     sqlite3_close(db);
@@ -161,49 +161,13 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-// A row of the evaluations table, checked: every number column holds a number.
-Evaluation read_evaluation(const Statement& s, const std::string& path) {
-  Evaluation e;
-  e.id = s.integer(0).value_or(0);  // INTEGER PRIMARY KEY: always an integer
-  std::string what = fmt::format("evaluation {}", e.id);
-  auto integer = [&](int col, const char* name) {
-    if (auto v = s.integer(col)) return *v;
-    throw stored::damaged(path, what, fmt::format("its {} is not an integer", name));
-  };
-  auto real = [&](int col, const char* name) {
-    if (auto v = s.real(col)) return *v;
-    throw stored::damaged(path, what, fmt::format("its {} is not a number", name));
-  };
-  e.run = integer(1, "run");
-  e.key = s.text(2);
-  e.program = s.text(3);
-  e.file = s.text(4);
-  e.strategy = s.text(5);
-  e.alternative = integer(6, "alternative");
-  e.point = s.text(7);
-  e.status = s.text(8);
-  e.reason = s.text(9);
-  e.time_ms = real(10, "time_ms");
-  e.spread_ms = real(11, "spread_ms");
-  e.samples_ms = stored::samples_from_json(s.text(12), path, what);
-  e.memory_bytes = integer(13, "memory_bytes");
-  e.device = s.text(14);
-  e.driver = s.text(15);
-  e.shapes = s.text(16);
-  e.version = s.text(17);
-  e.created = s.text(18);
-  e.timeout_s = real(19, "timeout_s");
-  e.machine = s.text(20);
-  return e;
-}
-
 // The evaluations of `c` that `where` (with `values`) keeps, in `order`.
 std::vector<Evaluation> select_evaluations(const Connection& c, const std::string& where,
                                            const std::vector<queries::Value>& values, const std::string& order) {
   Statement s(c, queries::select_evaluations(c.evaluation_columns(), where, order));
   s.bind(values);
   std::vector<Evaluation> out;
-  while (s.step()) out.push_back(read_evaluation(s, c.path));
+  while (s.step()) out.push_back(stored::read_evaluation(s, c.path));
   return out;
 }
 
@@ -385,12 +349,8 @@ std::vector<RunRecord> SqliteStore::runs() const {
 std::int64_t SqliteStore::add(Evaluation& e) {
   e.version = kLiftcVersion;
   e.created = utc_now();
-  Statement s(*c_, queries::kInsertEvaluation);
-  s.bind(1, e.run).bind(2, e.key).bind(3, e.program).bind(4, e.file).bind(5, e.strategy).bind(6, e.alternative);
-  s.bind(7, e.point).bind(8, e.status).bind(9, e.reason).bind(10, e.time_ms).bind(11, e.spread_ms);
-  s.bind(12, stored::samples_to_json(e.samples_ms)).bind(13, e.memory_bytes).bind(14, e.device).bind(15, e.driver);
-  s.bind(16, e.shapes).bind(17, e.version).bind(18, e.created).bind(19, e.timeout_s);
-  s.bind(20, e.machine);
+  Statement s(*c_, stored::insert_evaluation_statement());
+  stored::bind_evaluation(e, [&](int i, const auto& value) { s.bind(i, value); });
   while (s.step()) e.id = s.integer(0).value_or(0);
   return e.id;
 }

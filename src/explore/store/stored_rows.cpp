@@ -18,6 +18,22 @@ Error damaged(const std::string& store, const std::string& what, const std::stri
 
 std::string samples_to_json(const std::vector<double>& samples) { return nlohmann::json(samples).dump(); }
 
+std::string insert_evaluation_statement() {
+  std::vector<std::string> names, marks;
+  for (std::size_t i = 1; i < std::size(kEvaluationColumns); ++i) {
+    names.push_back(kEvaluationColumns[i].name);
+    marks.push_back("?");
+  }
+  return fmt::format("INSERT INTO evaluations({}) VALUES({}) RETURNING id", fmt::join(names, ", "),
+                     fmt::join(marks, ", "));
+}
+
+std::string evaluation_select_list(const std::set<std::string>& absent) {
+  std::vector<std::string> names;
+  for (const EvaluationColumn& c : kEvaluationColumns) names.push_back(absent.count(c.name) ? "NULL" : c.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 std::vector<double> samples_from_json(const std::string& text, const std::string& store, const std::string& what) {
   nlohmann::json samples = nlohmann::json::parse(text, nullptr, false);
   if (samples.is_discarded() || !samples.is_array())
