@@ -2,6 +2,8 @@
 
 #include "liftc/codegen/view.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "liftc/ir/index_map.hpp"
@@ -115,6 +117,13 @@ View zip(std::vector<View> vs, std::optional<ir::Type> type) {
   return make(ViewKind::Zip, *type, std::move(vs));
 }
 
+View concat(std::vector<View> vs) {
+  arith::Expr length = 0;
+  for (const auto& v : vs) length = length + array_of(v, "concat").length();
+  ir::Type t = ir::Type::array(vs[0].type().elem(), length);
+  return make(ViewKind::Concat, std::move(t), std::move(vs));
+}
+
 View tuple(std::vector<View> vs) {
   std::vector<ir::Type> elems;
   for (const auto& v : vs) elems.push_back(v.type());
@@ -159,9 +168,10 @@ View map_view(View v, ir::Type elem_type, std::function<View(const View&)> f) {
 
 View layout_view(const ir::Expr& e, std::vector<View> operands) {
   const auto& z = e->sizes;
-  View& x = operands.back();  // the array every layout primitive but zip takes last
+  View& x = operands.back();  // the array every layout primitive but zip and concat takes last
   switch (e->prim) {
     case ir::Prim::Zip: return zip(std::move(operands));
+    case ir::Prim::Concat: return concat(std::move(operands));
     case ir::Prim::Split: return split(z[0], std::move(x));
     case ir::Prim::Join: return join(std::move(x));
     case ir::Prim::Slide: return slide(z[0], z[1], std::move(x));
@@ -198,8 +208,8 @@ View operand_dest_view(const ir::Expr& e, View dest) {
     case ir::Prim::Reorder: return reorder(e.type().length() / e->sizes[0], std::move(dest));
     case ir::Prim::AsVector: return as_scalar(std::move(dest));
     case ir::Prim::AsScalar: return as_vector(e->args[0].type().elem().width(), std::move(dest));
-    case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Map: case ir::Prim::Reduce:
-    case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb:
+    case ir::Prim::Zip: case ir::Prim::Concat: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Map:
+    case ir::Prim::Reduce: case ir::Prim::Id: case ir::Prim::Array: case ir::Prim::MapWrg: case ir::Prim::MapLcl: case ir::Prim::MapGlb:
     case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal: case ir::Prim::ToLocal:
     case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       break;
@@ -386,6 +396,57 @@ Place resolve(const View& v, State s, bool for_write) {
       int c = index_map::zip(s);
       return resolve(n.children[static_cast<std::size_t>(c)], std::move(s), for_write);
     }
+    case ViewKind::Concat: {
+      if (for_write) throw Error("cannot write through concat");
+      // The operands the index may fall into, by the loops' ranges; a bounds check selects
+      // among them only where more than one remains. The lanes of a vector read take one
+      // check when they fall into one operand (float4 reads of pixels whose channel counts
+      // are multiples of 4); else they are gathered, as across a pad's edge.
+      const arith::Expr i = s.pop();
+      const arith::Expr i0 = at_lane0(i, s);
+      struct Candidate {
+        Place place;
+        arith::Expr end;  // where the operand's elements end in the result
+      };
+      std::vector<Candidate> candidates;
+      arith::Expr start = 0;
+      for (const View& x : n.children) {
+        arith::Expr end = start + x.type().length();
+        bool outside = arith::provably_less(i0, start) || arith::provably_nonnegative(i0 - end);
+        if (!outside) {
+          State at = s;
+          at.push(i);
+          index_map::concat(at, start);
+          // Within its branch the index is in [0, length): 0 for an operand of one element
+          // (then the concat of one-element arrays that nearest upsampling is reads one place).
+          if (x.type().length().constant() == 1) at.indices.back() = arith::Expr(0);
+          candidates.push_back({resolve(x, std::move(at), false), end});
+          if (i0 != i) candidates.back().place.scattered = true;
+          if (arith::provably_nonnegative(i0 - start) && arith::provably_less(i0, end)) break;
+        }
+        start = end;
+      }
+      LIFTC_ASSERT(!candidates.empty(), "a concat's index falls into one of its operands");
+      auto same_place = [](const Place& a, const Place& b) {
+        return !a.expr && !b.expr && a.memory == b.memory && a.offset == b.offset && a.width == b.width &&
+               a.type == b.type && a.scattered == b.scattered;
+      };
+      bool one_place = std::all_of(candidates.begin(), candidates.end(),
+                                   [&](const Candidate& c) { return same_place(c.place, candidates.front().place); });
+      if (candidates.size() == 1 || one_place) return candidates.front().place;
+      // i < end(0) ? x0 : i < end(1) ? x1 : ... : the last candidate, built from the back.
+      Place p = candidates.back().place;
+      c::Expr chosen = to_expr(p);
+      for (std::size_t k = candidates.size() - 1; k-- > 0;) {
+        const Candidate& cand = candidates[k];
+        c::Expr below = c::binary("<", c::index(i0), c::index(cand.end), ir::Type::int_());
+        chosen = c::ternary(below, to_expr(cand.place), chosen);
+        p.scattered = p.scattered || cand.place.scattered;
+      }
+      p.memory = nullptr;
+      p.expr = chosen;
+      return p;
+    }
     case ViewKind::Tuple: {
       int c = s.pop_component();
       return resolve(n.children[static_cast<std::size_t>(c)], std::move(s), for_write);
@@ -478,6 +539,7 @@ std::shared_ptr<const Memory> underlying_memory(const View& v) {
       }
       return m;
     }
+    case ViewKind::Concat: return nullptr;  // written through nowhere: each element is in one of several
     case ViewKind::Map:
     case ViewKind::Access: case ViewKind::Split: case ViewKind::Join: case ViewKind::Slide: case ViewKind::Pad:
     case ViewKind::Transpose: case ViewKind::Reorder: case ViewKind::Get: case ViewKind::AsVector:

@@ -45,8 +45,8 @@ bool Evaluator::strided_code(const Code& c, AffinePath& path, Strided& out) {
     case ir::Prim::Id: return strided_code(*a[0], path, out);
     // Evaluated instead: the rest of the layout primitives (view.cpp has their strided()),
     // and everything that computes.
-    case ir::Prim::Reorder: case ir::Prim::AsVector: case ir::Prim::AsScalar: case ir::Prim::Array:
-    case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
+    case ir::Prim::Concat: case ir::Prim::Reorder: case ir::Prim::AsVector: case ir::Prim::AsScalar:
+    case ir::Prim::Array: case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
     case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:
     case ir::Prim::ToLocal: case ir::Prim::ToPrivate: case ir::Prim::Vectorize: case ir::Prim::Dot:
     LIFTC_SCALAR_BUILTIN_CASES
@@ -72,7 +72,7 @@ const Word* Evaluator::contiguous_code(const Code& c, Path& path) {
       return contiguous_code(x, path);
     case ir::Prim::Id: return contiguous_code(x, path);
     // Evaluated instead.
-    case ir::Prim::Zip: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose:
+    case ir::Prim::Zip: case ir::Prim::Concat: case ir::Prim::Slide: case ir::Prim::Pad: case ir::Prim::Transpose:
     case ir::Prim::Reorder: case ir::Prim::AsVector: case ir::Prim::AsScalar: case ir::Prim::Array:
     case ir::Prim::Map: case ir::Prim::Reduce: case ir::Prim::MapWrg: case ir::Prim::MapLcl:
     case ir::Prim::MapGlb: case ir::Prim::MapSeq: case ir::Prim::ReduceSeq: case ir::Prim::ToGlobal:

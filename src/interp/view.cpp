@@ -92,6 +92,22 @@ class ZipView final : public View {
   std::vector<Value> xs_;
 };
 
+/// concat(x0, ..., xk): x0's elements, then x1's, ...
+class ConcatView final : public View {
+ public:
+  explicit ConcatView(std::vector<Value> xs);
+  Value load(Path& path) const override;
+  bool strided(AffinePath& path, Strided& out) const override;
+  const Word* contiguous(Path& path) const override;
+
+ private:
+  // The operand that holds result index i (0 <= i < the result's length).
+  std::size_t operand_at(std::int64_t i) const;
+
+  std::vector<Value> xs_;
+  std::vector<std::int64_t> starts_;  // where each operand's elements start in the result
+};
+
 /// asVector(v, x) over an array of scalars of `kind`.
 class AsVectorView final : public View {
  public:
@@ -224,6 +240,27 @@ Value ZipView::load(Path& path) const {
   int k = index_map::zip(path);
   LIFTC_ASSERT(k < static_cast<int>(xs_.size()), "a zip element is projected");
   return load_in(xs_[static_cast<std::size_t>(k)], path);
+}
+
+ConcatView::ConcatView(std::vector<Value> xs) : xs_(std::move(xs)) {
+  std::int64_t start = 0;
+  for (const Value& x : xs_) {
+    starts_.push_back(start);
+    start += x.layout()->length;
+  }
+}
+
+std::size_t ConcatView::operand_at(std::int64_t i) const {
+  for (std::size_t c = 0; c < xs_.size(); ++c)
+    if (index_map::concat_reads_operand(i, starts_[c], xs_[c].layout()->length)) return c;
+  LIFTC_ASSERT(false, fmt::format("index {} within a concat of {} elements", i, starts_.back() + xs_.back().layout()->length));
+  return 0;
+}
+
+Value ConcatView::load(Path& path) const {
+  std::size_t c = operand_at(path.from_back(0));
+  index_map::concat(path, starts_[c]);
+  return load_in(xs_[c], path);
 }
 
 Value AsVectorView::load(Path& path) const {
@@ -404,6 +441,24 @@ const Word* ZipView::contiguous(Path& path) const {
   return contiguous_in(xs_[static_cast<std::size_t>(k)], path);
 }
 
+// Strided while every iteration reads one operand.
+bool ConcatView::strided(AffinePath& path, Strided& out) const {
+  if (path.empty()) return false;
+  const AffineStep i = path.top();
+  for (std::size_t c = 0; c < xs_.size(); ++c) {
+    if (!index_map::concat_reads_operand(i, starts_[c], xs_[c].layout()->length)) continue;
+    index_map::concat(path, starts_[c]);
+    return strided_in(xs_[c], path, out);
+  }
+  return false;
+}
+const Word* ConcatView::contiguous(Path& path) const {
+  if (path.empty()) return nullptr;  // the operands are stored apart
+  std::size_t c = operand_at(path.from_back(0));
+  index_map::concat(path, starts_[c]);
+  return contiguous_in(xs_[c], path);
+}
+
 // asVector's vectors are assembled from scalars and asScalar's scalars are lanes: their
 // elements are not leaves of x, but the whole of either is x's words.
 bool AsVectorView::strided(AffinePath&, Strided&) const { return false; }
@@ -413,10 +468,13 @@ const Word* AsScalarView::contiguous(Path& path) const { return path.empty() ? c
 
 std::shared_ptr<const View> layout_view(ir::Prim prim, const std::vector<std::int64_t>& sizes,
                                         std::span<Value> operands) {
-  Value& x = operands.back();  // the array every layout primitive but zip takes last
+  Value& x = operands.back();  // the array every layout primitive but zip and concat takes last
   switch (prim) {
     case ir::Prim::Zip:
       return std::make_shared<ZipView>(
+          std::vector<Value>(std::make_move_iterator(operands.begin()), std::make_move_iterator(operands.end())));
+    case ir::Prim::Concat:
+      return std::make_shared<ConcatView>(
           std::vector<Value>(std::make_move_iterator(operands.begin()), std::make_move_iterator(operands.end())));
     case ir::Prim::Split: return std::make_shared<ChunkView>(std::move(x), sizes[0], sizes[0]);
     case ir::Prim::Slide: return std::make_shared<ChunkView>(std::move(x), sizes[0], sizes[1]);

@@ -63,8 +63,8 @@ bool is_invertible_layout(Prim p) {
     case Prim::Split: case Prim::Join: case Prim::Transpose: case Prim::Reorder: case Prim::AsVector:
     case Prim::AsScalar:
       return true;
-    case Prim::Zip: case Prim::Slide: case Prim::Pad: case Prim::Map: case Prim::Reduce: case Prim::Id:
-    case Prim::Array: case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq:
+    case Prim::Zip: case Prim::Concat: case Prim::Slide: case Prim::Pad: case Prim::Map: case Prim::Reduce:
+    case Prim::Id: case Prim::Array: case Prim::MapWrg: case Prim::MapLcl: case Prim::MapGlb: case Prim::MapSeq:
     case Prim::ReduceSeq: case Prim::ToGlobal: case Prim::ToLocal: case Prim::ToPrivate: case Prim::Vectorize:
     case Prim::Dot: LIFTC_SCALAR_BUILTIN_CASES
       return false;
@@ -94,8 +94,8 @@ bool is_opencl(Prim p) {
     case Prim::ToGlobal: case Prim::ToLocal: case Prim::ToPrivate: case Prim::AsVector: case Prim::AsScalar:
     case Prim::Vectorize: case Prim::Dot:
       return true;
-    case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Split: case Prim::Join: case Prim::Slide:
-    case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: LIFTC_SCALAR_BUILTIN_CASES
+    case Prim::Map: case Prim::Reduce: case Prim::Zip: case Prim::Concat: case Prim::Split: case Prim::Join:
+    case Prim::Slide: case Prim::Pad: case Prim::Transpose: case Prim::Reorder: case Prim::Id: case Prim::Array: LIFTC_SCALAR_BUILTIN_CASES
       return false;
   }
   LIFTC_ASSERT(false, "the switch above lists every primitive");

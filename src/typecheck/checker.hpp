@@ -96,7 +96,7 @@ struct CallSite {
 
 /// The rules, by family. Each checks the site's function operands (replacing them in
 /// `site.args`) and returns the Call's result type.
-ir::Type check_layout(Checker& c, CallSite& site);      // zip split join slide pad transpose reorder id asVector asScalar
+ir::Type check_layout(Checker& c, CallSite& site);      // zip concat split join slide pad transpose reorder id asVector asScalar
 ir::Type check_functional(Checker& c, CallSite& site);  // map family, reduce family, toGlobal/toLocal/toPrivate, vectorize
 ir::Type check_builtin(Checker& c, CallSite& site);     // scalar builtins, dot, sizeValue
 

@@ -1,4 +1,4 @@
-// Rules of the data-layout primitives: zip, split, join, slide, pad, transpose, reorder,
+// Rules of the data-layout primitives: zip, concat, split, join, slide, pad, transpose, reorder,
 // id, asVector, asScalar. They move data around without computing, so their rules are
 // about lengths; the facts the lengths assume become obligations.
 
@@ -44,6 +44,35 @@ Type zip(Checker& c, CallSite& site) {
     elems.push_back(t.elem());
   }
   return Type::array(Type::tuple(std::move(elems)), first.length());
+}
+
+// Whether two element types are the same, array lengths compared as the checker compares
+// lengths (symbolically, or at the declared size values).
+bool same_type(const Checker& c, const Type& a, const Type& b) {
+  if (a.is_array() && b.is_array()) return c.same_length(a.length(), b.length()) && same_type(c, a.elem(), b.elem());
+  if (a.is_tuple() && b.is_tuple()) {
+    if (a.elems().size() != b.elems().size()) return false;
+    for (std::size_t i = 0; i < a.elems().size(); ++i)
+      if (!same_type(c, a.elems()[i], b.elems()[i])) return false;
+    return true;
+  }
+  return a == b;
+}
+
+// concat(x1, ..., xk): arrays of one element type, one after another; the length is the sum.
+Type concat(Checker& c, CallSite& site) {
+  const Type& first = site.args[0].type();
+  Expr length = 0;
+  for (std::size_t i = 0; i < site.args.size(); ++i) {
+    const Type& t = site.args[i].type();
+    if (!t.is_array())
+      c.fail(site.call, fmt::format("concat: operand {} must be an array, got {}", i + 1, str(t)));
+    if (!same_type(c, t.elem(), first.elem()))
+      c.fail(site.call, fmt::format("concat: the arrays must have one element type, got {} (operand 1) and {} (operand {})",
+                                    str(first.elem()), str(t.elem()), i + 1));
+    length = length + t.length();
+  }
+  return Type::array(first.elem(), length);
 }
 
 Type split(Checker& c, CallSite& site) {
@@ -179,6 +208,7 @@ Type as_scalar(Checker& c, CallSite& site) {
 Type check_layout(Checker& c, CallSite& site) {
   switch (site.call->prim) {
     case ir::Prim::Zip: return zip(c, site);
+    case ir::Prim::Concat: return concat(c, site);
     case ir::Prim::Split: return split(c, site);
     case ir::Prim::Join: return join(c, site);
     case ir::Prim::Slide: return slide(c, site);

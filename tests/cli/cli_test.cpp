@@ -151,6 +151,45 @@ TEST_F(Cli, SizeArithmeticAsValuesIsExactInEvalAndRun) {
          "alone");
 }
 
+// Issue 38, item 5: concat and the prelude's nearest upsampling from text to OpenCL. Each
+// program is checked, evaluated and run on the device against the interpreter, exactly (a
+// layout-only definition is one parallel copy kernel); one that computes is also lowered by
+// a strategy, and the rewritten text parses and runs again. The kernels read a concat's
+// operands behind one bounds check each, and the upsampling's operand at i/2 with none.
+// Mismatched element types are one error at the call.
+TEST_F(Cli, ConcatAndUpsamplingRunAndMatchTheInterpreter) {
+  write("concat.sr", "size N = 6, M\ninput a : [float]N\ninput b : [float]M\ninput c : [float]3\n"
+                     "def y = concat(a, b, c)\ndef z = map(v -> v * 2.0, concat(c, y))\n");
+  write("skip.sr", "size H = 4, W = 3, C1 = 4, C2 = 2\ninput up : [[[float]C1]W]H\ninput skip : [[[float]C2]W]H\n"
+                   "def cat = map2D(p -> concat(p.0, p.1), zip2D(up, skip))\n");
+  write("up.sr", "size H = 3, W = 5, C = 2\ninput image : [[[float]C]W]H\ndef up = upsample2D(image)\n");
+  expect("eval concat.sr --size M=5", 0, "y [14]");
+  expect("eval skip.sr", 0, "cat [4, 3, 6]");
+  expect("eval up.sr", 0, "up [6, 10, 2]");
+  expect("run skip.sr --rtol 0 --atol 0", 0, "cat: matches the interpreter (ok: 72 values, max abs error 0");
+  expect("run up.sr --rtol 0 --atol 0", 0, "up: matches the interpreter (ok: 120 values, max abs error 0");
+  ASSERT_EQ(run("rewrite concat.sr --strategy lower-glb1 > concat_low.sr").exit_code, 0);
+  for (const char* line : {"y: matches the interpreter (ok: 14 values, max abs error 0",
+                           "z: matches the interpreter (ok: 17 values, max abs error 0"})
+    expect("run concat_low.sr --size M=5 --rtol 0 --atol 0", 0, line);
+
+  auto kernels_of = [&](const std::string& program) {
+    EXPECT_EQ(run(fmt::format("compile {0}.sr -o {0}_kernels", program)).exit_code, 0) << program;
+    std::ifstream in(dir_ / (program + "_kernels") / "kernels.cl");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string cat = kernels_of("skip");
+  EXPECT_NE(cat.find("= (g_4 < 4) ? up[12*g_2 + 4*g_3 + g_4] : skip[6*g_2 + 2*g_3 + g_4 - 4];"), std::string::npos) << cat;
+  std::string up = kernels_of("up");
+  EXPECT_NE(up.find("= image[g_4 + 10*(g_2/2) + 2*(g_3/2)];"), std::string::npos) << up;
+
+  write("bad.sr", "size N = 4\ninput a : [float]N\ninput b : [int]N\ndef y = map(v -> v, concat(a, b))\n");
+  expect("check bad.sr", 1,
+         "bad.sr:4:21: error: concat: the arrays must have one element type, got float (operand 1) and int (operand 2)");
+  write("scalar.sr", "size N = 4\ninput a : [float]N\ninput f : float\ndef y = concat(a, f)\n");
+  expect("check scalar.sr", 1, "scalar.sr:4:9: error: concat: operand 2 must be an array, got float");
+}
+
 // Issue 36, item 10: an input or definition named like a C or OpenCL keyword is refused at
 // check (every kernel failed to build).
 TEST_F(Cli, ReservedNamesAreRefusedAtCheck) {

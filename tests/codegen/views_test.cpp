@@ -72,6 +72,30 @@ TEST(Views, IndexExpressionsAreSimplified) {
   for (const auto& c : cases) EXPECT_EQ(read_all(c.view()), c.expected) << c.what;
 }
 
+// concat (issue 38, item 5): a bounds check selects the operand read, and none is left where
+// the loop's range lies in one operand; one-element operands (nearest upsampling, the
+// prelude's upsample) read one place.
+TEST(Views, ConcatSelectsItsOperandByTheIndex) {
+  ir::Type f = ir::Type::float_();
+  auto x = [&] { return buffer("x", array(f, {64})); };
+  auto y = [&] { return buffer("y", array(f, {16})); };
+  auto z = [&] { return buffer("z", array(f, {8})); };
+  auto read_at = [](View v, Expr i) { return OpenCLPrinter().print(read(access(std::move(v), std::move(i)))); };
+  EXPECT_EQ(read_all(concat({x(), y()})), "(i < 64) ? x[i] : y[i - 64]");
+  EXPECT_EQ(read_all(concat({x(), y(), z()})), "(i < 64) ? x[i] : ((i < 80) ? y[i - 64] : z[i - 80])");
+  EXPECT_EQ(read_at(concat({x(), y()}), arith::var("i", 0, 63)), "x[i]");
+  EXPECT_EQ(read_at(concat({x(), y()}), arith::var("i", 64, 79)), "y[i - 64]");
+  EXPECT_EQ(read_at(concat({x(), y(), z()}), arith::var("i", 70, 87)), "(i < 80) ? y[i - 64] : z[i - 80]");
+  View pairs = map_view(split(1, x()), array(f, {2}), [](const View& e) { return concat({e, e}); });
+  EXPECT_EQ(read_all(join(pairs)), "x[i/2]");
+}
+
+TEST(Views, ConcatCannotBeWritten) {
+  View x = buffer("x", array(ir::Type::float_(), {4}));
+  View dest = access(concat({x, x}), arith::var("i", 0, 7));
+  EXPECT_THROW(write(dest, c::float_lit(1)), liftc::Error);
+}
+
 TEST(Views, WritesGoThroughJoinSplitTranspose) {
   ir::Type f = ir::Type::float_();
   View m = buffer("m", array(f, {8, 16}));

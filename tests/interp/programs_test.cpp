@@ -145,6 +145,87 @@ TEST(InterpPrograms, SizeArithmeticAsValuesAgainstLoopNest) {
   }
 }
 
+// concat(a, b, ...): a's elements, then b's (issue 38, item 5), against an index loop:
+// result[i] = a[i] for i < n, else b[i - n], and so on; symbolic lengths bound by --size.
+TEST(InterpPrograms, ConcatAgainstLoopNest) {
+  for (auto [n, m, k] : std::vector<std::tuple<int, int, int>>{{1, 1, 1}, {3, 5, 2}, {8, 1, 7}}) {
+    SCOPED_TRACE(fmt::format("N={} M={} K={}", n, m, k));
+    ir::Program p = check(parse("concat.sr", R"(
+size N, M, K
+input a : [float]N
+input b : [float]M
+input c : [float]K
+def two = concat(a, b)
+def three = map(v -> v * 2.0, concat(a, b, c))
+)"),
+                          {{"N", n}, {"M", m}, {"K", k}});
+    Tensors in = random_inputs(p, 5);
+    Tensors out = evaluate(p, in);
+    std::vector<double> two, three;
+    for (int i = 0; i < n + m; ++i) two.push_back(i < n ? in.at("a").f32[i] : in.at("b").f32[i - n]);
+    for (int i = 0; i < n + m + k; ++i) {
+      float v = i < n ? in.at("a").f32[i] : i < n + m ? in.at("b").f32[i - n] : in.at("c").f32[i - n - m];
+      three.push_back(double(v * 2.0f));
+    }
+    expect_close(out.at("two"), {n + m}, two, 0.0);
+    expect_close(out.at("three"), {n + m + k}, three, 0.0);
+  }
+}
+
+// U-Net's skip concatenation: per pixel of two HWC images, the channels of the first then
+// those of the second; then a reduction over the concatenated channels (a 1x1 convolution of
+// one output channel), which reads through the concat.
+TEST(InterpPrograms, ChannelConcatPerPixelAgainstLoopNest) {
+  const int H = 3, W = 4, C1 = 2, C2 = 3;
+  ir::Program p = check(parse("skip.sr", fmt::format(R"(
+size H = {}, W = {}, C1 = {}, C2 = {}
+input up : [[[float]C1]W]H
+input skip : [[[float]C2]W]H
+input w : [float](C1 + C2)
+def cat = map2D(p -> concat(p.0, p.1), zip2D(up, skip))
+def mix = map2D(p -> reduce(0.0, (acc, q) -> acc + q.0 * q.1, zip(concat(p.0, p.1), w)), zip2D(up, skip))
+)",
+                                                     H, W, C1, C2)));
+  Tensors in = random_inputs(p, 6);
+  Tensors out = evaluate(p, in);
+  std::vector<double> cat, mix;
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) {
+      double acc = 0;
+      for (int c = 0; c < C1 + C2; ++c) {
+        float v = c < C1 ? in.at("up").f32[(y * W + x) * C1 + c] : in.at("skip").f32[(y * W + x) * C2 + c - C1];
+        cat.push_back(v);
+        acc += double(v) * double(in.at("w").f32[c]);
+      }
+      mix.push_back(acc);
+    }
+  expect_close(out.at("cat"), {H, W, C1 + C2}, cat, 0.0);
+  expect_close(out.at("mix"), {H, W, 1}, mix, 1e-5);
+}
+
+// Nearest upsampling by 2 (the prelude's upsample and upsample2D): out[y][x] = in[y/2][x/2],
+// on a 1D array and an HWC image.
+TEST(InterpPrograms, NearestUpsamplingAgainstLoopNest) {
+  const int N = 5, H = 3, W = 2, C = 3;
+  ir::Program p = check(parse("up.sr", fmt::format(R"(
+size N = {}, H = {}, W = {}, C = {}
+input xs : [float]N
+input image : [[[float]C]W]H
+def up1 = upsample(xs)
+def up2 = upsample2D(image)
+)",
+                                                   N, H, W, C)));
+  Tensors in = random_inputs(p, 7);
+  Tensors out = evaluate(p, in);
+  std::vector<double> up1, up2;
+  for (int i = 0; i < 2 * N; ++i) up1.push_back(in.at("xs").f32[i / 2]);
+  for (int y = 0; y < 2 * H; ++y)
+    for (int x = 0; x < 2 * W; ++x)
+      for (int c = 0; c < C; ++c) up2.push_back(in.at("image").f32[((y / 2) * W + x / 2) * C + c]);
+  expect_close(out.at("up1"), {2 * N}, up1, 0.0);
+  expect_close(out.at("up2"), {2 * H, 2 * W, C}, up2, 0.0);
+}
+
 // Where a size value is an int (not the operand of float(...)), one that does not fit in 32
 // bits is refused once the sizes are bound, at the size expression.
 TEST(InterpPrograms, SizeValuesThatDoNotFitAnIntAreRefused) {

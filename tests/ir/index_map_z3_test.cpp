@@ -53,6 +53,7 @@ CInt operator%(const CInt& a, const CInt& b) { return {a.e - b.e * trunc_div(a.e
 z3::expr operator==(const CInt& a, const CInt& b) { return a.e == b.e; }
 z3::expr operator<(const CInt& a, const CInt& b) { return a.e < b.e; }
 z3::expr operator<=(int k, const CInt& a) { return k <= a.e; }
+z3::expr operator<=(const CInt& a, const CInt& b) { return a.e <= b.e; }
 
 using Affine = AffineIndex<CInt, z3::expr>;
 
@@ -218,6 +219,28 @@ TEST(IndexMap, PadReadsTheOperandExactlyInsideIt) {
           p.from(ej) == j.e && p.from(e.indices[0]) == c.indices[0].e);
   p.prove("pad reads x[i - left] exactly when left <= i < left + len", ranges,
           im::pad_reads_operand(j, CInt{len}) == (left <= i && i < left + len) && j.e == i - left);
+}
+
+TEST(IndexMap, ConcatReadsTheOneOperandThatHoldsTheIndex) {
+  // concat(x0, x1) over x0 of length n0 and x1 of length n1: i reads x0[i] when i < n0,
+  // else x1[i - n0]; exactly one operand holds every i, and the index read is inside it.
+  Prover p;
+  z3::expr n0 = p.var("n0"), n1 = p.var("n1"), i = p.var("i");
+  z3::expr ranges = n0 >= 1 && n1 >= 1 && in(i, n0 + n1);
+  CInt zero{p.ctx.int_val(0)};
+  auto c0 = indices<CInt>({{i}});
+  CInt j0 = im::concat(c0, zero);
+  auto c1 = indices<CInt>({{i}});
+  CInt j1 = im::concat(c1, CInt{n0});
+  z3::expr in0 = im::concat_reads_operand(CInt{i}, zero, CInt{n0});
+  z3::expr in1 = im::concat_reads_operand(CInt{i}, CInt{n0}, CInt{n1});
+  p.prove("concat: one operand holds each index", ranges, in0 != in1);
+  p.prove("concat reads x0[i] below n0 and x1[i - n0] from it", ranges,
+          z3::implies(in0, j0.e == i && in(j0.e, n0)) && z3::implies(in1, j1.e == i - n0 && in(j1.e, n1)));
+  arith::Expr N0 = arith::size_var("n0"), N1 = arith::size_var("n1");
+  auto e = indices<arith::Expr>({index_var("i", N0 + N1)});
+  arith::Expr ej = im::concat(e, N0);
+  p.prove("concat: the Expr instance is the int64 instance", ranges, p.from(ej) == j1.e);
 }
 
 TEST(IndexMap, ReorderIsAPermutation) {

@@ -30,9 +30,11 @@ TEST(Prelude, EveryFunctionExpands) {
       "def h = flatten2D(g)\n"
       "def i = map(r -> sum(r), g)\n"
       "def j = map(r -> innerProduct(r, r), g)\n"
-      "def k = depthToSpace(2, C, x)\n";
+      "def k = depthToSpace(2, C, x)\n"
+      "def l = map(r -> upsample(r), g)\n"
+      "def m = upsample2D(cube)\n";
   ir::Program p = parse_text(text);
-  EXPECT_EQ(p.defs.size(), 10u);
+  EXPECT_EQ(p.defs.size(), 12u);
   std::vector<std::string> used;
   for (const auto& f : p.functions) {
     EXPECT_TRUE(f.from_prelude) << f.name;

@@ -66,6 +66,10 @@ const char* const kPrograms[] = {
     "                 slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))\n",
     "size H = 4, W = 4, C = 2\ninput x : [[[float](C*4)]W]H\ndef y = depthToSpace(2, C, x)\n"
     "def z = untile2D(tile2D(2, 2, map2D(sum, y)))\n",
+    // concat of two and three arrays, and the prelude's nearest upsampling (issue 38, item 5).
+    "size N = 4, M\ninput a : [float]N\ninput b : [float]M\ninput g : [[[float]3]N]N\n"
+    "def c = concat(a, b, map(x -> x + 1.0, a))\ndef u = upsample2D(g)\n"
+    "def d = map2D(p -> concat(p.0, p.1), zip2D(u, u))\n",
     // Declared ranges (the tuning parameters of a rewritten program).
     "size N = 8, r in 0..64, n in 2..8\ninput xs : [float]N\ndef out = pad(0, r, 0.0, join(split(n, xs)))\n",
     // Shadowing: a binder named like an input is renamed, not confused with it.

@@ -216,6 +216,21 @@ TEST(Match, NonLinearPatternsNeedEqualOperands) {
   EXPECT_TRUE(apply_rule(set.rules[0], u.body, u.env, names).empty());
 }
 
+// A rule may mention concat (issue 38, item 5): a map distributes over it, and its operands
+// are matched in order.
+TEST(Match, RulesMentionConcat) {
+  RuleSet set;
+  add_rules(set, std::make_shared<const SourceFile>(
+                     SourceFile{"t.rules", "rule map-concat: concat(map(f, a), map(f, b)) => map(f, concat(a, b))"}));
+  Typed t = typed(std::string(kVec) + "input y : [float]N\ndef out = concat(map(a -> a * 2.0, x), map(a -> a * 2.0, y))");
+  FreshNames names;
+  auto apps = apply_rule(set.rules[0], t.body, t.env, names);
+  ASSERT_EQ(apps.size(), 1u);
+  EXPECT_EQ(ir::to_string(apps[0].result), "map(a -> a * 2.0, concat(x, y))");
+  Typed u = typed(std::string(kVec) + "input y : [float]N\ndef out = concat(map(a -> a * 2.0, x), map(a -> a * 3.0, y))");
+  EXPECT_TRUE(apply_rule(set.rules[0], u.body, u.env, names).empty());
+}
+
 TEST(Match, ReluSelectNeedsTheSameValueTwice) {
   EXPECT_EQ(rewrite_root("relu-select", "input a : float\ndef out = select(a + 1.0 > 0.0, a + 1.0, 0.0)"),
             (std::vector<std::string>{"max(a + 1.0, 0.0)"}));

@@ -4,12 +4,14 @@
 //
 // A View describes an array (or scalar, vector, tuple) value as a path to where its data
 // really lives: a buffer or private variable (Mem), or a computed C expression (Value).
-// split, join, slide, pad, transpose, reorder, zip, get, asVector, asScalar and maps of
+// split, join, slide, pad, transpose, reorder, zip, concat, get, asVector, asScalar and maps of
 // them wrap views; indexing a view (access) records an index. Reading a scalar or vector
 // out of a view walks the path down to memory with a stack of pending indices, turning
 // each layout primitive into index arithmetic (arith::Expr, simplified with the ranges of
 // the loop variables) by its index map, the one the interpreter loads through
-// (liftc/ir/index_map.hpp); a pad becomes a bounds check that selects the pad value.
+// (liftc/ir/index_map.hpp); a pad becomes a bounds check that selects the pad value, a
+// concat a bounds check that selects the operand read (none where the loop's ranges keep
+// the index within one operand).
 // The same views serve as output views: a writer writes through join, split, transpose,
 // asVector, asScalar and map views into the memory underneath.
 
@@ -40,7 +42,7 @@ struct Memory {
 };
 
 /// The kinds of view.
-enum class ViewKind { Mem, Value, Access, Split, Join, Slide, Pad, Transpose, Reorder, Zip, Tuple, Get, AsVector, AsScalar, Map, Single };
+enum class ViewKind { Mem, Value, Access, Split, Join, Slide, Pad, Transpose, Reorder, Zip, Concat, Tuple, Get, AsVector, AsScalar, Map, Single };
 
 struct ViewNode;
 
@@ -91,6 +93,8 @@ View reorder(arith::Expr stride, View v);
 /// zip(vs...): an array of tuples; `type` overrides the result type (a zip of nested arrays
 /// of equal shape, as tuple memory is split into components).
 View zip(std::vector<View> vs, std::optional<ir::Type> type = std::nullopt);
+/// concat(vs...): the arrays one after another (of one element type).
+View concat(std::vector<View> vs);
 /// A tuple of views.
 View tuple(std::vector<View> vs);
 /// Component `i` of a tuple view.

@@ -90,6 +90,23 @@ int zip(Stack& s) {
   return c;
 }
 
+/// concat(x0, ..., xk)[i] = xc[i - start], where xc is the operand whose elements the
+/// result holds from `start` (the lengths of x0 .. x(c-1) summed) on, as told by
+/// concat_reads_operand. Pushes the operand index i - start and returns it.
+template <class Stack, class S>
+auto concat(Stack& s, const S& start) {
+  auto j = s.pop() - start;
+  s.push(j);
+  return j;
+}
+
+/// Whether concat's result index `i` lies in the operand that starts at `start` and has
+/// length `n`. For an AffineIndex: for every iteration of the loop.
+template <class I, class S>
+auto concat_reads_operand(const I& i, const S& start, const S& n) {
+  return start <= i && i < start + n;
+}
+
 /// asVector(w, x)[i] holds x[i*w + lane] in lane `lane` (0 <= lane < w).
 template <class I, class S, class L>
 I as_vector(const I& i, const S& w, const L& lane) {

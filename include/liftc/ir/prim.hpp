@@ -15,7 +15,7 @@ namespace liftc::ir {
 
 /// Every primitive, declared once: X(Enumerator, "spelling", sizes, form, operands...), with
 /// `sizes` the number of static size arguments (written first); `form` one of `plain`,
-/// `variadic` (zip, array: any number >= 2 of data operands) or `index_function` (its size
+/// `variadic` (zip, concat, array: any number >= 2 of data operands) or `index_function` (its size
 /// argument is written as an index function, striddenIndex(s), as reorder's is); and per
 /// operand 0 for data or k > 0 for a function of k parameters. Both the enum below and the
 /// signature table of prim.cpp are made from this list, so there is no row to forget.
@@ -24,6 +24,7 @@ namespace liftc::ir {
   X(Map, "map", 0, plain, 1, 0)                /* map(f, x) */ \
   X(Reduce, "reduce", 0, plain, 0, 2, 0)       /* reduce(init, f, x); f: (acc, elem) -> acc; result [U]1 */ \
   X(Zip, "zip", 0, variadic, 0, 0)             /* zip(x1, ..., xn), n >= 2 */ \
+  X(Concat, "concat", 0, variadic, 0, 0)       /* concat(x1, ..., xn), n >= 2: x1's elements, then x2's, ... */ \
   X(Split, "split", 1, plain, 0)               /* split(n, x) */ \
   X(Join, "join", 0, plain, 0)                 /* join(x) */ \
   X(Slide, "slide", 2, plain, 0)               /* slide(size, step, x) */ \
@@ -133,13 +134,13 @@ inline constexpr int kPrimCount = 0 LIFTC_PRIMS(LIFTC_PRIM_ONE);
   case ::liftc::ir::Prim::Tanh: case ::liftc::ir::Prim::Floor: case ::liftc::ir::Prim::Ceil: \
   case ::liftc::ir::Prim::Round: case ::liftc::ir::Prim::Trunc:
 
-/// The case labels of every layout primitive (is_layout: zip, split, join, slide, pad,
+/// The case labels of every layout primitive (is_layout: zip, concat, split, join, slide, pad,
 /// transpose, reorder, asVector, asScalar), for a switch that treats them as one class and
 /// leaves what each does to its views (interp/view.cpp, codegen/view.cpp) and type rule
 /// (typecheck/layout_rules.cpp). A new layout primitive listed here joins these groups.
 #define LIFTC_LAYOUT_PRIM_CASES \
-  case ::liftc::ir::Prim::Zip: case ::liftc::ir::Prim::Split: case ::liftc::ir::Prim::Join: \
-  case ::liftc::ir::Prim::Slide: case ::liftc::ir::Prim::Pad: case ::liftc::ir::Prim::Transpose: \
+  case ::liftc::ir::Prim::Zip: case ::liftc::ir::Prim::Concat: case ::liftc::ir::Prim::Split: \
+  case ::liftc::ir::Prim::Join: case ::liftc::ir::Prim::Slide: case ::liftc::ir::Prim::Pad: case ::liftc::ir::Prim::Transpose: \
   case ::liftc::ir::Prim::Reorder: case ::liftc::ir::Prim::AsVector: case ::liftc::ir::Prim::AsScalar:
 
 /// The case labels of every primitive that is not a scalar builtin (the layout primitives
@@ -158,7 +159,7 @@ struct PrimSignature {
   std::string_view name;       // the .sr spelling
   int num_sizes;               // static size arguments, written first
   std::vector<int> operands;   // per operand: 0 = data, k > 0 = function of k parameters
-  bool variadic = false;       // zip, array: any number >= 2 of data operands
+  bool variadic = false;       // zip, concat, array: any number >= 2 of data operands
   bool index_function = false; // its size argument is written as an index function, striddenIndex(s) (reorder)
 };
 
@@ -171,11 +172,12 @@ const std::vector<PrimSignature>& all_signatures();
 
 /// mapWrg/mapLcl/mapGlb/mapSeq/map: the map family.
 bool is_map(Prim p);
-/// split/join/slide/pad/transpose/reorder/zip/asVector/asScalar: they only rearrange data.
+/// split/join/slide/pad/transpose/reorder/zip/concat/asVector/asScalar: they only rearrange data.
 bool is_layout(Prim p);
 /// The layout primitives whose index map is one-to-one onto their operand's elements, so a
 /// value written through one lands in its operand: split, join, transpose, reorder,
-/// asVector, asScalar (not zip, slide or pad).
+/// asVector, asScalar (not zip, concat, slide or pad: a write through concat would have to
+/// choose its operand per element).
 bool is_invertible_layout(Prim p);
 /// reduce/reduceSeq.
 bool is_reduce(Prim p);

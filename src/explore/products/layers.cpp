@@ -182,6 +182,7 @@ bool one_to_one_prim(ir::Prim p) {
     case ir::Prim::Join:
     case ir::Prim::Split:
       return true;
+    case ir::Prim::Concat:  // its result holds more values than each operand
     case ir::Prim::Slide:
     case ir::Prim::Pad:
     case ir::Prim::Transpose:
