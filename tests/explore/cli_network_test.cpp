@@ -338,6 +338,31 @@ TEST_F(ExploreCli, TheFusedMobileNetV2BlockPeaksBelowTheUnfusedOne) {
   EXPECT_NE(host.output.find("block: matches the expected values"), std::string::npos) << host.output;
 }
 
+// The U-Net step (examples/networks/unet_step.sr, issue 38, item 5), written as a user would:
+// its four convolutions, the one after the skip concatenation included (it reads the merged
+// channels as any image), get the dense strategies; the max pooling is lowered by the
+// fallback and the layout-only layer (nearest upsampling and the channel concatenation) by
+// id, its parallel copy; every layer of the front's point validates in its host program.
+TEST_F(ExploreCli, UNetStepGetsTheDenseStrategiesAndValidates) {
+  const std::string path = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/unet_step.sr";
+  Result r = run(fmt::format("explore {} -s conv-gemm -s conv-chw-tile --pareto --evals 2 --runs 2 --jobs 2 -o out", path));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"layer 1/6 (enc1): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
+        "layer 2/6 (enc2): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
+        "layer 3/6 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)",
+        "layer 4/6 (low): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
+        "layer 5/6 (merged): 1 alternative(s) of 1 strategy (id)",
+        "layer 6/6 (decoded): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
+        "note: layer 5/6 (merged): conv-gemm, conv-chw-tile do not apply to it: lowered by id", "network Pareto front"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  Result host = run_front_point(*this, "unet_step");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  for (const char* layer : {"enc1", "enc2", "pooled", "low", "merged", "decoded"})
+    EXPECT_NE(host.output.find(std::string(layer) + ": matches the expected values"), std::string::npos)
+        << layer << "\n" << host.output;
+}
+
 TEST_F(ExploreCli, NetworkErrors) {
   expect(fmt::format("explore {} --replay none.db", kVggBlock), 1,
          "error: --replay: " + kVggBlock +
