@@ -24,7 +24,8 @@
 #   --fusion is liftc explore's (default on: fused layers as alternatives of the front);
 #   --repeat N: the host program's timed runs (default 100).
 #   SIZE=VALUE replaces the value of a `size` of the program (e.g. H=256 W=256 D=56 S=12),
-#   and is passed to the PyTorch network of the same name (fsrcnn, resnet_block, vgg_block, mobilenet_v1_pair, mobilenet_v2_block).
+#   and is passed to the PyTorch network of the same name (fsrcnn, resnet_block, vgg_block, mobilenet_v1_pair,
+#   mobilenet_v2_block, unet_step).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 liftc="$root/build/liftc"

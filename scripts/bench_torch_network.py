@@ -2,7 +2,7 @@
 """Times a network of examples/ through PyTorch on CUDA (cuDNN, fp32, TF32 off, batch 1): the
 outside reference of scripts/bench_network.sh. The layers are those of the .sr program, in
 PyTorch's NCHW layout: the same convolutions (depthwise ones with groups=C), biases, ReLUs
-and ReLU6s, pooling, skip additions and pixel shuffle.
+and ReLU6s, pooling, skip additions, pixel shuffle, nearest upsampling and concatenation.
 
 Prints one line, two times in ms: the median of eager forward passes (each layer launched by
 Python, so the gaps between launches count), then the median of replays of the same forward
@@ -10,7 +10,7 @@ pass captured in a CUDA graph (torch.cuda.CUDAGraph: one launch, no gaps from Py
 is timed by CUDA events around one pass (or one replay).
 
 Usage: bench_torch_network.py NETWORK SIZE=VALUE... [--runs N]
-  NETWORK: fsrcnn, resnet_block, vgg_block, mobilenet_v1_pair or mobilenet_v2_block
+  NETWORK: fsrcnn, resnet_block, vgg_block, mobilenet_v1_pair, mobilenet_v2_block or unet_step
   the sizes are the program's `size` names, e.g. fsrcnn H=256 W=256 D=56 S=12 R=2
 """
 import statistics
@@ -94,12 +94,30 @@ def mobilenet_v2_block(s):
     return run
 
 
+def unet_step(s):
+    """examples/networks/unet_step.sr: relu(conv3x3 C->F), relu(conv3x3 F->F) (the skip),
+    2x2 max pooling, relu(conv3x3 F->G) at half resolution, nearest upsampling by 2,
+    concatenation along the channels (upsampled first, then the skip), relu(conv3x3 G+F->F)."""
+    w1, w2 = conv(s["C"], s["F"], 3), conv(s["F"], s["F"], 3)
+    w3, w4 = conv(s["F"], s["G"], 3), conv(s["G"] + s["F"], s["F"], 3)
+    x = torch.randn(1, s["C"], s["H"], s["W"], device="cuda")
+    upsample = torch.nn.Upsample(scale_factor=2, mode="nearest")
+
+    def run():
+        skip = F.relu(F.conv2d(F.relu(F.conv2d(x, *w1, padding=1)), *w2, padding=1))
+        low = F.relu(F.conv2d(F.max_pool2d(skip, 2), *w3, padding=1))
+        return F.relu(F.conv2d(torch.cat((upsample(low), skip), dim=1), *w4, padding=1))
+
+    return run
+
+
 NETWORKS = {
     "fsrcnn": fsrcnn,
     "resnet_block": resnet_block,
     "vgg_block": vgg_block,
     "mobilenet_v1_pair": mobilenet_v1_pair,
     "mobilenet_v2_block": mobilenet_v2_block,
+    "unet_step": unet_step,
 }
 
 
