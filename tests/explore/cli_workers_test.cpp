@@ -184,14 +184,18 @@ TEST_F(WorkersCli, ACandidateThatKillsEveryWorkerIsACrashRowAfterThreeTries) {
 }
 
 // Item 4d: two explorations at once share one pool of workers (claims are by device kind).
+// The random search, whose candidates all generate distinct code: each of the 10 runs on a
+// worker (the model search may serve a proposal from an earlier row of the same code).
 TEST_F(WorkersCli, TwoExplorationsShareTheWorkers) {
   pid_t a = worker("", "a.log");
   pid_t b = worker("", "b.log");
-  pid_t stencil = start(fmt::format("explore '{}' -s stencil-parametric --evals 5 --workers external -j 2 -q --db '{}'",
+  pid_t stencil = start(fmt::format("explore '{}' -s stencil-parametric --search random --evals 5 --workers external "
+                                    "-j 2 -q --db '{}'",
                                     kStencil, url()),
                         "stencil.log");
-  pid_t matmul =
-      start(fmt::format("explore '{}' --evals 5 --workers external -j 2 -q --db '{}'", kMatmul, url()), "matmul.log");
+  pid_t matmul = start(
+      fmt::format("explore '{}' --search random --evals 5 --workers external -j 2 -q --db '{}'", kMatmul, url()),
+      "matmul.log");
   for (auto [pid, log] : {std::pair(stencil, "stencil.log"), std::pair(matmul, "matmul.log")}) {
     int status = 0;
     waitpid(pid, &status, 0);
