@@ -29,6 +29,8 @@
 # installed server in reach: scripts/pack_postgres.sh DIR --check.
 set -euo pipefail
 me="pack_postgres.sh"
+# shellcheck source=scripts/lib/throwaway_postgres.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/throwaway_postgres.sh"  # throwaway_pg_user
 die() {
   echo "$me: error: $*" >&2
   exit 1
@@ -79,12 +81,8 @@ check_pack() {
   pack="$(cd "$1" && pwd)"
   [[ -f "$pack/PACKED-BY-LIFTC" ]] || die "$pack is not a folder this script packed"
   tmp="$(mktemp -d /tmp/liftc-pack-check-XXXXXX)"
-  user=""
-  if [[ $(id -u) -eq 0 ]]; then
-    user=nobody
-    if id liftc-pg > /dev/null 2>&1; then user=liftc-pg; fi
-    chown "$user" "$tmp"
-  fi
+  user="$(throwaway_pg_user)"
+  [[ -z "$user" ]] || chown "$user" "$tmp"
   local hide=""
   if [[ $(id -u) -eq 0 ]] && unshare -m true 2> /dev/null; then
     hide=yes

@@ -45,6 +45,14 @@ throwaway_pg_bin() {
   return 1
 }
 
+# throwaway_pg_user: who runs a server made here: nobody printed (this user) unless this is
+# root, which initdb refuses; then the user liftc-pg where it exists, else nobody.
+throwaway_pg_user() {
+  if [[ $(id -u) -eq 0 ]]; then
+    if id liftc-pg > /dev/null 2>&1; then echo liftc-pg; else echo nobody; fi
+  fi
+}
+
 # throwaway_pg_as COMMAND...: runs COMMAND as the server's user (this one, unless root).
 throwaway_pg_as() {
   if [[ -n "$pg_user" ]]; then
@@ -62,10 +70,9 @@ throwaway_pg_start() {
   local bin="$1"
   pg_user="" pg_started=""
   pg_folder="$(mktemp -d /tmp/liftc-pg-XXXXXX)" || return 1
-  if [[ $(id -u) -eq 0 ]]; then
+  pg_user="$(throwaway_pg_user)"
+  if [[ -n "$pg_user" ]]; then
     command -v runuser > /dev/null || { echo "as root, PostgreSQL runs as another user, through runuser, which is missing" >&2; return 1; }
-    pg_user=nobody
-    if id liftc-pg > /dev/null 2>&1; then pg_user=liftc-pg; fi
     chown "$pg_user" "$pg_folder"
   fi
   if [[ -f "$bin" ]]; then
