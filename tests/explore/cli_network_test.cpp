@@ -363,6 +363,27 @@ TEST_F(ExploreCli, UNetStepGetsTheDenseStrategiesAndValidates) {
         << layer << "\n" << host.output;
 }
 
+// A program whose only other definition rearranges data (a channel concatenation, as a user
+// writes before a convolution) is one convolution, not a network: explored as one program,
+// its convolution's alternatives are not capped by --max-program-alternatives, which bounds
+// the alternatives of several computing definitions combined (found by a user-style check:
+// with the default strategies it was refused at 33 of 32).
+TEST_F(ExploreCli, AConcatenationBeforeAConvolutionIsOneProgramWithoutTheNetworksCap) {
+  std::ofstream(dir_ / "cat.sr") << R"(size H = 4, W = 4, A = 2, B = 2, M = 2
+input u : [[[float]A]W]H
+input v : [[[float]B]W]H
+input cw : [[[[float](A + B)]3]3]M
+input cb : [float]M
+def cat = map2D(p -> concat(p.0, p.1), zip2D(u, v))
+def out = map2D(win -> join(map((k, b) -> reduce(b, (acc, t) -> acc + t.0 * t.1, zip(join(join(win)), join(join(k)))), zip(cw, cb))),
+                slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, cat)))
+)";
+  Result r = run("explore cat.sr -s conv-gpu --max-program-alternatives 2 --evals 2 --runs 2 --jobs 1 -q --db cat.db");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("alternatives combine"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("space: 4 alternative(s)"), std::string::npos) << r.output;  // of conv-gpu's 7
+}
+
 TEST_F(ExploreCli, NetworkErrors) {
   expect(fmt::format("explore {} --replay none.db", kVggBlock), 1,
          "error: --replay: " + kVggBlock +

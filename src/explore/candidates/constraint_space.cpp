@@ -99,7 +99,9 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       continue;  // a default strategy (or a named one, listed) that does not apply to this program
     }
     applied = true;
-    if (program.defs.size() > 1) {
+    // Only where two or more definitions compute do their alternatives combine: a
+    // definition that only rearranges data (a concatenation, a transpose) has none of its own.
+    if (is_network(program)) {
       program_alternatives += r.programs.size();
       if (program_alternatives > max_program_alternatives)
         throw Error(fmt::format(
