@@ -207,7 +207,10 @@ void model_inputs(Exploration& x, const CandidateSpace& space, const constraints
     }
   });
   x.s.shortlist_features = [ctx](const Candidate& c) { return point_named_features(*ctx, c); };
-  x.s.shortlist = 2 * std::max<std::size_t>(x.s.jobs, 8);
+  // One round's worth gets the code features (a generation each, 6-7 ms on the H200's host):
+  // with two rounds' worth, once rounds no longer waited for their slowest candidate
+  // (rounds.hpp, the lag), features took 35-47% of VGG-16 layer 5's 120 s loop.
+  x.s.shortlist = std::max<std::size_t>(x.s.jobs, 8);
   if (!db) return;
   t.strategies = ctx->strategies;
   x.s.transfer = transfer_rows(*db, t);

@@ -86,6 +86,9 @@ LoopResult explore_loop(Search& search, const EvaluateFn& evaluate, const Budget
 
 namespace {
 
+// Candidates asked and not told yet, in rounds of --jobs (the comment where it is used).
+constexpr std::size_t kWindowRounds = 8;
+
 // A candidate asked and not told yet.
 struct Slot {
   Candidate candidate;
@@ -170,9 +173,11 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
         }
       }
       while (!window.empty() && window.front()->done) tell_front();
-      // Ask while a runner is free, the window has room and the search can answer now.
+      // Ask while a runner is free, the window has room and the search can answer now. The
+      // window (asked, not told) holds 8 rounds of `jobs`: a search that lags (rounds.hpp)
+      // goes on past a slow candidate for that long, its outcomes told in order behind it.
       bool asked = false;
-      while (asking && running < jobs && window.size() < 2 * jobs && !search.waiting()) {
+      while (asking && running < jobs && window.size() < kWindowRounds * jobs && !search.waiting()) {
         if (r.explored.size() + window.size() >= budget.evaluations) {
           asking = false;
           break;

@@ -80,7 +80,7 @@ class ModelSearch : public RoundSearch {
 
  public:
   ModelSearch(CandidateSpace& space, const ModelSearchOptions& o, std::uint64_t seed)
-      : RoundSearch(space, seed), o_(o), full_(o.model), cheap_(o.model) {
+      : RoundSearch(space, seed, o.lag), o_(o), full_(o.model), cheap_(o.model) {
     o_.batch = std::max<std::size_t>(o_.batch, 1);
     o_.pool = std::max(o_.pool, o_.batch);
     o_.warmup = std::max<std::size_t>(o_.warmup, 2);
@@ -101,6 +101,9 @@ class ModelSearch : public RoundSearch {
  private:
   void told(const Candidate& c, const Outcome& o) override {
     measured_.push_back({c, o, row_of(full_, c), two_stage_ ? row_of(cheap_, c) : Row{}});
+    StrategyRecord& r = strategies_[space_.alternatives[c.alternative]->strategy()];
+    ++r.outcomes;
+    if (timed(o)) r.best_ms = std::min(r.best_ms, o.objectives.time_ms);
     stats_.loop_seconds = seconds_since(started_at_);
   }
 
@@ -223,8 +226,9 @@ class ModelSearch : public RoundSearch {
       if (auto m = mutate(alt, p, kMutationRate, rng_)) add({a.alternative, *m});
     }
     std::size_t draws = pool.size() + std::max<std::size_t>(o_.pool / 4, o_.pool - std::min(o_.pool, bred));
+    std::map<std::string, double> promise = strategy_promise(strategies_);
     for (std::size_t attempt = 0; pool.size() < draws && attempt < o_.pool; ++attempt)
-      if (auto c = random_candidate()) add(*c);
+      if (auto c = random_candidate(promise)) add(*c);
     stats_.propose_seconds += seconds_since(t0);
     return pool;
   }
@@ -266,8 +270,9 @@ class ModelSearch : public RoundSearch {
       std::vector<Candidate> best = ranked(propose());
       for (std::size_t i = 0; i < best.size() && queued() < size; ++i) queue(best[i]);
     }
+    std::map<std::string, double> promise = strategy_promise(strategies_);
     while (queued() < fill)
-      if (auto c = random_candidate()) queue(*c);
+      if (auto c = random_candidate(promise)) queue(*c);
       else break;
   }
 
@@ -293,6 +298,7 @@ class ModelSearch : public RoundSearch {
   bool started_ = false;
   std::size_t prior_rows_ = 0;
   std::vector<Measured> measured_;  // in the order told
+  std::map<std::string, StrategyRecord> strategies_;  // the outcomes of each strategy's candidates
   std::size_t trained_rows_ = 0;  // the run's rows at the last training
   bool clock_started_ = false;
   Clock::time_point started_at_;
@@ -300,6 +306,18 @@ class ModelSearch : public RoundSearch {
 };
 
 }  // namespace
+
+std::map<std::string, double> strategy_promise(const std::map<std::string, StrategyRecord>& strategies) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [name, r] : strategies) best = std::min(best, r.best_ms);
+  std::map<std::string, double> promise;
+  for (const auto& [name, r] : strategies) {
+    if (r.outcomes < kStrategyJudgedAfter) continue;  // not judged yet: a whole share
+    double ratio = std::isfinite(r.best_ms) ? best / r.best_ms : 0.0;
+    promise[name] = std::max(kLeastPromise, ratio * ratio);
+  }
+  return promise;
+}
 
 Featurizer parameter_features(const CandidateSpace& space) {
   struct Layout {

@@ -24,11 +24,18 @@ std::unique_ptr<Search> make_genetic(CandidateSpace& space, const SearchSettings
 
 // The model-guided search's first round is --population candidates (its warm-up before the
 // model ranks), started with --warm-start's seeds; each next round is at least --jobs
-// candidates, so that every job has one; XGBoost's seed is the search's.
+// candidates, so that every job has one; XGBoost's seed is the search's. With
+// kModelLagFromJobs jobs or more, a round goes without the outcomes of the last kModelLag
+// rounds (rounds.hpp): on the H200 with 16 jobs a round took about 1.4 s and a CLBlast
+// candidate (its kernel built from source) 4-10 s, and every round that held one waited for
+// it with 15 jobs idle: 31 s of a 120 s exploration of VGG-16's layer 3 (docs/results.md).
+// Fewer jobs (this 2-core machine, CI, a replay without --jobs) keep rounds in step.
 std::unique_ptr<Search> make_model(CandidateSpace& space, const SearchSettings& s) {
+  constexpr std::size_t kModelLagFromJobs = 4, kModelLag = 6;
   ModelSearchOptions o;
   o.warmup = s.genetic.population;
   o.batch = std::max(o.batch, s.jobs);
+  o.lag = s.jobs >= kModelLagFromJobs ? kModelLag : 0;
   o.shortlist_features = s.shortlist_features;
   o.shortlist = s.shortlist;
   o.seeds = s.genetic.seeds;

@@ -7,28 +7,48 @@
 namespace liftc::explore {
 
 std::optional<Candidate> RoundSearch::ask() {
-  if (pending_.empty()) next_round();
-  if (pending_.empty()) return std::nullopt;
-  Candidate c = pending_.front();
+  if (pending_.empty()) {
+    pass_on_told();
+    next_round();
+    if (pending_.empty()) return std::nullopt;  // the search ends
+    ++rounds_;
+  }
+  unseen_.push_back(std::move(pending_.front()));
   pending_.pop_front();
-  ++untold_;
-  return c;
+  return unseen_.back().candidate;
 }
 
 void RoundSearch::tell(const Candidate& c, const Outcome& o) {
-  if (untold_ > 0) --untold_;
-  told(c, o);
+  auto it = std::find_if(unseen_.begin(), unseen_.end(),
+                         [&](const Asked& a) { return !a.outcome && a.candidate == c; });
+  if (it == unseen_.end()) return;  // not asked, or told before
+  it->outcome = o;
+  pass_on_told();
+}
+
+bool RoundSearch::waiting() const {
+  // Round rounds_ needs the outcomes of the rounds before rounds_ - lag_; pass_on_told has
+  // passed on those told, so the first of unseen_ is one of them only if it is untold.
+  return pending_.empty() && !unseen_.empty() && unseen_.front().round + lag_ < rounds_ && !unseen_.front().outcome;
+}
+
+void RoundSearch::pass_on_told() {
+  while (!unseen_.empty() && unseen_.front().outcome && unseen_.front().round + lag_ < rounds_) {
+    Asked a = std::move(unseen_.front());
+    unseen_.pop_front();
+    told(a.candidate, *a.outcome);
+  }
 }
 
 void RoundSearch::queue(const Candidate& c) {
   asked_.insert(c);
-  pending_.push_back(c);
+  pending_.push_back({c, rounds_, std::nullopt});
 }
 
-std::optional<Candidate> RoundSearch::random_candidate() {
+std::optional<Candidate> RoundSearch::random_candidate(const std::map<std::string, double>& strategy_weights) {
   for (int attempt = 0; attempt < 200; ++attempt) {
     Candidate c;
-    c.alternative = draw_alternative(space_, rng_);
+    c.alternative = draw_alternative(space_, rng_, strategy_weights);
     if (space_.alternatives[c.alternative]->count() <= 0) continue;
     c.point = space_.alternatives[c.alternative]->sample(rng_);
     if (fresh(c)) return c;

@@ -15,7 +15,8 @@
 
 namespace liftc::explore {
 
-std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng) {
+std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng,
+                             const std::map<std::string, double>& strategy_weights) {
   LIFTC_ASSERT(!space.alternatives.empty(), "a candidate space has at least one alternative");
   // Alternatives with valid points, per strategy. They are drawn equally, not in
   // proportion to their counts: a count mostly measures how many tuning parameters an
@@ -29,6 +30,8 @@ std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng) 
   for (const auto& a : space.alternatives) {
     double n = strategy_alternatives[a->strategy()];
     double share = a->local_memory_emulated() ? kEmulatedLocalShare : 1.0;
+    auto weight = strategy_weights.find(a->strategy());
+    if (weight != strategy_weights.end()) share *= weight->second;
     weights.push_back(a->count() > 0 ? share / n / double(strategies) : 0.0);
   }
   if (std::accumulate(weights.begin(), weights.end(), 0.0) <= 0) return 0;

@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,6 +62,7 @@ struct ModelSearchOptions {
   std::size_t pool = 256;       // candidates proposed and scored a round
   double epsilon = 0.25;        // share of a round drawn at random instead of ranked
   double retrain_growth = 0.2;  // retrained once the rows grew by this share (and a batch) since the last training
+  std::size_t lag = 0;          // rounds whose outcomes a new round goes without (rounds.hpp; the registry: kModelLag)
   cost::ModelOptions model;
   Featurizer features;          // empty: parameter_features(space)
   // Two stages, when both are given and the shortlist is smaller than the pool: the pool is
@@ -70,6 +73,26 @@ struct ModelSearchOptions {
   std::vector<Candidate> seeds; // valid points the first round starts with (warm_start.hpp)
   TransferRows transfer;        // trained on before the first measurement (warm_start.hpp: transfer_rows)
 };
+
+/// The outcomes of one strategy's candidates so far: how many, and the fastest validated.
+struct StrategyRecord {
+  std::size_t outcomes = 0;
+  double best_ms = std::numeric_limits<double>::infinity();
+};
+
+/// Outcomes of a strategy before its draws are weighed by its promise.
+inline constexpr std::size_t kStrategyJudgedAfter = 2;
+/// The least share of a draw a strategy keeps, however slow: the model still sees it.
+inline constexpr double kLeastPromise = 0.05;
+
+/// What share of a random draw each strategy of the model-guided search gets (for
+/// `draw_alternative`): a strategy with fewer than kStrategyJudgedAfter outcomes is not
+/// named (a whole share); then (the fastest validated time of all / its own)², at least
+/// kLeastPromise (also a strategy with no validated candidate). So the quarter of each round
+/// drawn at random, and the draws among the proposals, go mostly to the strategies within a
+/// small factor of the best: with every strategy offered, a slow one (conv-naive at ten
+/// times the best) no longer takes a share of the device's time equal to the fastest's.
+std::map<std::string, double> strategy_promise(const std::map<std::string, StrategyRecord>& strategies);
 
 /// What the search's model cost, for the report at the end of a run.
 struct ModelSearchStats {

@@ -3,13 +3,22 @@
 // generation, a ranked batch) from one queue, the next round made only once every candidate
 // of the last one was told (`waiting()`, so the candidates do not depend on how many
 // evaluations run at once), and the first round both start with (generation 0).
+//
+// With a lag of L rounds, round n is made from the outcomes of rounds before n - L only:
+// a candidate that takes long to evaluate (a library kernel's build takes seconds on a GPU
+// where a generated one takes a tenth) holds the search up only once L more rounds were
+// handed out, not at once, while the other jobs go on with those rounds. Outcomes told
+// early wait (in the order asked) until a round may see them, so the candidates still do not
+// depend on the order outcomes come in nor on how many evaluations run at once.
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "liftc/explore/search/searches.hpp"
@@ -22,15 +31,17 @@ class RoundSearch : public Search {
  public:
   std::optional<Candidate> ask() final;
   void tell(const Candidate& c, const Outcome& o) final;
-  /// The next round is made from the outcomes of this one: all of them.
-  bool waiting() const final { return pending_.empty() && untold_ > 0; }
+  /// The next round needs outcomes not told yet: those of every round before it but the
+  /// last `lag` (with no lag, all of them).
+  bool waiting() const final;
 
  protected:
-  RoundSearch(CandidateSpace& space, std::uint64_t seed) : space_(space), rng_(seed) {}
+  /// `lag`: rounds whose outcomes a new round goes without (the file's comment).
+  RoundSearch(CandidateSpace& space, std::uint64_t seed, std::size_t lag = 0) : space_(space), rng_(seed), lag_(lag) {}
 
   /// Queues the next round; queuing nothing ends the search.
   virtual void next_round() = 0;
-  /// The outcome of a candidate asked.
+  /// The outcome of a candidate asked, once a round may see it: in the order asked.
   virtual void told(const Candidate& c, const Outcome& o) = 0;
 
   /// Not asked before nor queued.
@@ -39,8 +50,9 @@ class RoundSearch : public Search {
   void queue(const Candidate& c);
   /// Candidates queued and not asked yet.
   std::size_t queued() const { return pending_.size(); }
-  /// A fresh point of a drawn alternative (draw_alternative); nullopt after 200 draws found none.
-  std::optional<Candidate> random_candidate();
+  /// A fresh point of a drawn alternative (draw_alternative, with its strategies'
+  /// `strategy_weights`); nullopt after 200 draws found none.
+  std::optional<Candidate> random_candidate(const std::map<std::string, double>& strategy_weights = {});
   /// A fresh sampled point of alternative `a`; nullopt after 50 samples found none.
   std::optional<Candidate> sample_of(std::size_t a);
   /// Generation 0, queued: the `seeds` that are valid points of the space, a point of every
@@ -53,9 +65,22 @@ class RoundSearch : public Search {
   std::mt19937_64 rng_;
 
  private:
-  std::deque<Candidate> pending_;  // asked for next, in order
-  std::set<Candidate> asked_;      // queued or asked
-  std::size_t untold_ = 0;         // asked, outcome not told yet
+  // A candidate queued or asked whose outcome `told` has not had yet: the round it was
+  // queued in, and its outcome once the loop told it.
+  struct Asked {
+    Candidate candidate;
+    std::size_t round = 0;
+    std::optional<Outcome> outcome;
+  };
+  // The outcomes round `rounds_` may see (of rounds before rounds_ - lag_), to `told`, in
+  // the order asked, up to the first not told yet.
+  void pass_on_told();
+
+  std::deque<Asked> pending_;  // queued, not asked yet, in order
+  std::set<Candidate> asked_;  // queued or asked
+  std::deque<Asked> unseen_;   // asked, not passed to `told` yet, in the order asked
+  std::size_t rounds_ = 0;     // rounds made so far (the next one's number)
+  std::size_t lag_ = 0;
 };
 
 }  // namespace liftc::explore

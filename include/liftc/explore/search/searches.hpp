@@ -5,6 +5,7 @@
 // outcomes, a search proposes the same sequence of candidates.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -101,8 +102,10 @@ std::optional<Point> mutate(Alternative& alt, const Point& p, double rate, std::
 
 /// Draws a strategy uniformly, then one of its alternatives uniformly (alternatives without
 /// valid points are never drawn); a strategy over emulated local memory gets
-/// kEmulatedLocalShare of a share.
-std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng);
+/// kEmulatedLocalShare of a share, and a strategy named in `strategy_weights` that weight of
+/// a share (the model-guided search's promise of each strategy: `strategy_promise`).
+std::size_t draw_alternative(const CandidateSpace& space, std::mt19937_64& rng,
+                             const std::map<std::string, double>& strategy_weights = {});
 
 /// What explore's `note:` line says of the strategies of `space` whose alternatives use
 /// local memory that `target` (its name) emulates in global memory: drawn
