@@ -50,7 +50,7 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
-                          "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr", "grouped.sr", "grouped_per_group.sr"})
+                          "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr", "depthwise_zip2d.sr", "grouped.sr", "grouped_per_group.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0",
@@ -61,7 +61,7 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
                           "conv-gemm"}) {
       for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
-                            "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr"})
+                            "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr", "depthwise_zip2d.sr"})
         t.push_back({f, s, kDepthwise});
     }
     for (const char* s : {"conv-parametric", "conv-tiled"})
@@ -81,7 +81,8 @@ const std::vector<OnlyOffered>& forms_only_offered() {
                                                  {"depthwise_chw_nested.sr", "conv-depthwise-kappa"},
                                                  {"depthwise_hwc_columns.sr", "conv-depthwise-kappa"},
                                                  {"depthwise_hwc_prejoined.sr", "conv-depthwise-kappa"},
-                                                 {"depthwise_dilated.sr", "conv-depthwise-kappa"}};
+                                                 {"depthwise_dilated.sr", "conv-depthwise-kappa"},
+                                                 {"depthwise_zip2d.sr", "conv-depthwise-kappa"}};
   return table;
 }
 
