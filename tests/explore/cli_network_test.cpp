@@ -302,6 +302,45 @@ TEST_F(ExploreCli, ADepthwiseLayerIsFusedIntoItsPointwiseLayer) {
   EXPECT_NE(host.output.find("pointwise: matches the expected values (1024 values)"), std::string::npos) << host.output;
 }
 
+// Depthwise-separable pairs written otherwise (examples/networks): the depthwise layer as the
+// element-wise product of window and [3][3][C] kernels (zip2D, depthwise_separable_zip2d.sr),
+// and a channel-first pair (mobilenet_v1_pair_chw.sr: a CHW depthwise layer, the pointwise
+// layer over its pixels written back to CHW). Explored on OpenCL with the fused strategies
+// only (--fusion only), each is offered the fused layer with both strategies, and the
+// front's point runs it as one kernel that reads no depthwise buffer and validates in its
+// host program.
+struct FusedPairCase {
+  const char* program;
+  const char* fused;     // the fused layer's title
+  const char* producer;  // the depthwise layer, no buffer of the front's kernels
+  std::string validated;  // the host program's line for the pointwise layer
+};
+
+void explore_fused_pair(ExploreCli& cli, const FusedPairCase& c) {
+  const std::string path = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/" + c.program + ".sr";
+  Result r = cli.run(fmt::format(
+      "explore {} -s conv-dw-pw-private -s conv-dw-pw-local --fusion only --pareto --evals 3 --runs 2 --jobs 2 -o out", path));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::string offered = fmt::format("fused layer ({}): 2 alternative(s) of 2 strategies (conv-dw-pw-private, conv-dw-pw-local)",
+                                    c.fused);
+  EXPECT_NE(r.output.find(offered), std::string::npos) << offered << "\n" << r.output;
+  std::string kernels = cli.read(cli.dir() / "out/front/1/kernels.cl");
+  EXPECT_EQ(kernels.find(fmt::format("restrict {},", c.producer)), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find(fmt::format("restrict {})", c.producer)), std::string::npos) << kernels;
+  Result host = run_front_point(cli, c.program);
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find(c.validated), std::string::npos) << c.validated << "\n" << host.output;
+}
+
+TEST_F(ExploreCli, ADepthwiseLayerWrittenWithZip2DIsFusedIntoItsPointwiseLayer) {
+  explore_fused_pair(*this, {"depthwise_separable_zip2d", "dw+pw", "dw", "pw: matches the expected values (288 values)"});
+}
+
+TEST_F(ExploreCli, AChannelFirstDepthwiseLayerIsFusedIntoItsPointwiseLayer) {
+  explore_fused_pair(*this,
+                     {"mobilenet_v1_pair_chw", "depthwise+pointwise", "depthwise", "pointwise: matches the expected values (1024 values)"});
+}
+
 // MobileNetV2's block, whose largest buffers are the expanded E-channel ones: with the
 // depthwise layer fused into the projection (and the residual add too: the variant of every
 // fusion, dw-pw-private-residual and dw-pw-local-tiles-residual) the front's least peak

@@ -2,6 +2,7 @@
 // brute-force front of every combination), the liveness of a network's buffers, and the
 // layers of a program (what each reads, which have the same shape, renaming).
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <random>
@@ -382,7 +383,29 @@ input pw_w : [[float]C]M
 input pw_b : [float]M
 input wd : [[[[float]C]3]3]C
 input bd : [float]C
+input dk : [[[float]C]3]3
+input chw : [[[float]W]H]C
 )";
+
+// A depthwise layer written as the element-wise product of each window and [3][3][C] kernels
+// (zip2D), each channel's sum, the biases zipped after the sums, ReLU6.
+std::string depthwise_zip2d(const std::string& in) {
+  return "map2D(win -> map((s, b) -> min(max(s + b, 0.0), 6.0), zip(join(map(sum, transpose(join(map2D(xk -> map(ab -> "
+         "ab.0 * ab.1, zip(xk.0, xk.1)), zip2D(win, dk)))))), dw_b)), slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, " + in + ")))";
+}
+
+// A depthwise layer written channel-first over a CHW image (depthwise_chw.sr's form), ReLU.
+std::string depthwise_chw(const std::string& in) {
+  return "map((w, b, ch) -> map2D(win -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(win), "
+         "join(w)))), slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, ch))), zip(dw_w, dw_b, " + in + "))";
+}
+
+// A pointwise layer over the pixels of a CHW image of one-element values (a channel-first
+// depthwise layer's), its output brought back to CHW.
+std::string pointwise_chw(const std::string& in) {
+  return "transpose(map(transpose, map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(px), w)), "
+         "zip(pw_w, pw_b))), map(transpose, transpose(" + in + ")))))";
+}
 
 std::string depthwise(const std::string& in) {
   return "map2D(win -> join(map((w, b, x) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
@@ -419,6 +442,10 @@ INSTANTIATE_TEST_SUITE_P(
                    "def d = " + depthwise("image") + "\ndef r = map2D(px -> map(v -> min(v, 6.0), px), d)", {}},
         FusionCase{"a depthwise layer another definition also reads is kept",
                    "def d = " + depthwise("image") + "\ndef p = " + pointwise("d") + "\ndef q = " + pointwise("d"), {}},
+        FusionCase{"a depthwise layer written as the element-wise product of window and kernels (zip2D), its pointwise layer",
+                   "def d = " + depthwise_zip2d("image") + "\ndef p = " + pointwise("d"), {{"d", "p"}}},
+        FusionCase{"a channel-first depthwise layer and the pointwise layer over its pixels, written back to CHW",
+                   "def d = " + depthwise_chw("chw") + "\ndef p = " + pointwise_chw("d"), {{"d", "p"}}},
         FusionCase{"a pointwise layer over a network input has no producer to take in",
                    "def p = " + pointwise("image") + "\ndef q = " + depthwise("image"), {}}),
     [](const auto& info) { return testing::readable_name(info.index, {info.param.what}); });
@@ -464,6 +491,70 @@ TEST(DepthwisePointwiseFusion, TheFusedMobileNetV1PairInterpretsAsTheNetwork) {
   std::vector<Layer> plain = split_layers(network);
   EXPECT_EQ(add_fused_layers(network, plain).size(), 1u);
 }
+
+// Interprets `network` and `fused` on the same random inputs: `out`'s values equal up to
+// float rounding (normal-form may reassociate a sum: the bias as its start).
+void expect_close_values(const ir::Program& network, const ir::Program& fused, const std::string& out) {
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(network, {})).program;
+  ir::Program fused_checked = typecheck::typecheck(ir::bind_sizes(fused, {})).program;
+  interp::Tensors inputs = interp::random_inputs(checked, 11);
+  interp::Tensors want = interp::evaluate(checked, inputs), got = interp::evaluate(fused_checked, inputs);
+  ASSERT_TRUE(got.count(out) && want.count(out)) << out;
+  ASSERT_EQ(got.at(out).f32.size(), want.at(out).f32.size()) << out;
+  EXPECT_FALSE(got.at(out).f32.empty());
+  for (std::size_t i = 0; i < want.at(out).f32.size(); ++i)
+    EXPECT_NEAR(got.at(out).f32[i], want.at(out).f32[i], 1e-5 * (1 + std::abs(want.at(out).f32[i]))) << out << "[" << i << "]";
+}
+
+// Depthwise-separable pairs written otherwise (examples/networks): the depthwise layer as
+// the element-wise product of window and [3][3][C] kernels (zip2D), and a channel-first
+// pair (a CHW depthwise layer, the pointwise layer over its pixels written back to CHW).
+// Each is one fusion of the depthwise layer into the pointwise one, whose fused layer lets
+// each window's depthwise values, joined (the channel-first layer's one-element values
+// joined, the pointwise sums reading them as they read join(pixel)), reads no depthwise
+// buffer and computes what the network does; the channel-first one inside the transposes
+// back to CHW, value for value (the same sums in the same order).
+struct WrittenOtherwise {
+  const char* network;
+  const char* producer;
+  const char* consumer;
+  const char* let;   // the start of the fused layer's text from its let
+  bool exact;        // values equal, not only up to rounding
+};
+
+void PrintTo(const WrittenOtherwise& c, std::ostream* os) { *os << c.network; }
+
+class DepthwisePointwiseWrittenOtherwise : public ::testing::TestWithParam<WrittenOtherwise> {};
+
+TEST_P(DepthwisePointwiseWrittenOtherwise, IsFusedAndInterpretsAsTheNetwork) {
+  const WrittenOtherwise& c = GetParam();
+  ir::Program network = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/networks/" + c.network);
+  std::vector<Fusion> fusions = layer_fusions(network, &library());
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0].kind, FusionKind::DepthwisePointwise);
+  EXPECT_EQ(fusions[0].producer + " into " + fusions[0].consumer, std::string(c.producer) + " into " + c.consumer);
+  ir::Program fused = fuse(network, fusions[0]);
+  ASSERT_EQ(fused.defs.size(), 1u);
+  std::string text = ir::to_string(fused.defs[0].body);
+  EXPECT_NE(text.find(c.let), std::string::npos) << text;
+  std::vector<std::string> reads = ir::free_vars(fused.defs[0].body);
+  EXPECT_EQ(std::count(reads.begin(), reads.end(), c.producer), 0) << text;  // no buffer of it read
+  if (c.exact)
+    expect_same_values(network, fused, c.consumer);
+  else
+    expect_close_values(network, fused, c.consumer);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Network, DepthwisePointwiseWrittenOtherwise,
+    ::testing::Values(WrittenOtherwise{"depthwise_separable_zip2d.sr", "dw", "pw", "let px = join(map((v, c, u) ->", false},
+                      WrittenOtherwise{"mobilenet_v1_pair_chw.sr", "depthwise", "pointwise",
+                                       "transpose(map(x -> transpose(x), map(row -> map(window -> let pixel = "
+                                       "join(map((w, b, x) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+                                       "zip(join(x), join(w)))), zip(dw_w, dw_b, window))) in join(map((w, b) -> map(v -> "
+                                       "max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(pixel, w)))",
+                                       true}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.network}); });
 
 // MobileNetV2's block: the depthwise layer into the projection, the residual add into the
 // projection (one-to-one), and both; each variant interprets as the network. In the variant

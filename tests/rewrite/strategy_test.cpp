@@ -329,11 +329,12 @@ TEST(Strategy, AProgramThatIsNotDepthwiseThenPointwiseIsToldWhatTheFusedStrategi
       "which needs a depthwise convolution fused with the pointwise (1x1) one that reads it: a 2D map over windows whose "
       "function lets the window's depthwise values (a map over (kernel, bias, channel window) triples) and computes the "
       "pointwise sums from them (a map over (kernel, bias) pairs), each sum possibly combined with another image's value "
-      "(a residual add); explore makes it of a network's depthwise layer and its pointwise consumer (--fusion on or only)";
+      "(a residual add); explore makes it of a network's depthwise layer and its pointwise consumer (--fusion on or only), "
+      "HWC or channel-first (inside the transposes back to CHW)";
   const std::string priv = "its step `dw-pw-private-form` applies nowhere: the depthwise values of a window in private "
-                           "memory (dw-pw-private, -residual), " + needs;
+                           "memory (dw-pw-private, -residual, -chw), " + needs;
   const std::string local = "its step `dw-pw-local-form` applies nowhere: a work-group per tile of windows with their "
-                            "depthwise values in local memory (dw-pw-local-tiles, -residual), " + needs;
+                            "depthwise values in local memory (dw-pw-local-tiles, -residual, -chw), " + needs;
   const std::string pointwise = "size H = 4, W = 4, C = 8, M = 4\ninput image : [[[float]C]W]H\ninput pw_w : "
                                 "[[float]C]M\ninput pw_b : [float]M\ndef pw = map2D(px -> join(map((w, b) -> reduce(b, "
                                 "(acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(pw_w, pw_b))), image)";

@@ -280,14 +280,49 @@ bool reduces(const ir::Expr& e) {
   return std::any_of(e->args.begin(), e->args.end(), reduces);
 }
 
-// The consumer's 2D map over the pixels of `producer` (`map2D(px -> B, producer)`, B a
-// reduction over the pixel) where `e` reads `producer` once, at no place under a binder of a
-// name in `keep` (the names the substituted producer reads); undefined when it reads it
-// otherwise.
-ir::Expr pixel_read(const ir::Expr& e, const std::string& producer, const std::vector<std::string>& keep,
+bool is_var(const ir::Expr& e, const std::string& name) { return e.kind() == ir::ExprKind::Var && e->name == name; }
+
+// `transpose(x)`: x, else undefined.
+ir::Expr transposed(const ir::Expr& e) {
+  return e.kind() == ir::ExprKind::Call && e->prim == ir::Prim::Transpose ? e->args[0] : ir::Expr();
+}
+
+// `map(q -> transpose(q), x)`: x, else undefined.
+ir::Expr rows_transposed(const ir::Expr& e) {
+  if (e.kind() != ir::ExprKind::Call || e->prim != ir::Prim::Map) return {};
+  const ir::Expr& f = e->args[0];
+  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1) return {};
+  ir::Expr of = transposed(f->args[0]);
+  return of.defined() && is_var(of, f->params[0]) ? e->args[1] : ir::Expr();
+}
+
+// The 2D map over windows of a depthwise layer's normal form: the form itself (an HWC
+// output), or x of `transpose(map(q -> transpose(q), x))` (a channel-first depthwise layer,
+// its HWC output brought back to CHW by depthwise-channel-first); else undefined.
+ir::Expr windows_map(const ir::Expr& form) {
+  if (map2d_function(form).defined()) return form;
+  ir::Expr chw = transposed(form);
+  ir::Expr hwc = chw.defined() ? rows_transposed(chw) : ir::Expr();
+  return hwc.defined() && map2d_function(hwc).defined() ? hwc : ir::Expr();
+}
+
+// Whether `e` is the pixels of `producer`'s output as a pointwise layer reads them: the
+// output itself where it is HWC, `map(q -> transpose(q), transpose(producer))` (each pixel's
+// channels) where it is CHW (`channel_first`).
+bool pixels_of(const ir::Expr& e, const std::string& producer, bool channel_first) {
+  if (!channel_first) return is_var(e, producer);
+  ir::Expr rows = rows_transposed(e);
+  ir::Expr chw = rows.defined() ? transposed(rows) : ir::Expr();
+  return chw.defined() && is_var(chw, producer);
+}
+
+// The consumer's 2D map over the pixels of `producer` (`map2D(px -> B, pixels)`, B a
+// reduction over the pixel, pixels as pixels_of says) where `e` reads `producer` once, at no
+// place under a binder of a name in `keep` (the names the substituted producer reads);
+// undefined when it reads it otherwise.
+ir::Expr pixel_read(const ir::Expr& e, const std::string& producer, bool channel_first, const std::vector<std::string>& keep,
                     std::vector<std::string>& binders) {
-  if (ir::Expr f = map2d_function(e); f.defined() && e->args[1].kind() == ir::ExprKind::Var &&
-                                       e->args[1]->name == producer) {
+  if (ir::Expr f = map2d_function(e); f.defined() && pixels_of(e->args[1], producer, channel_first)) {
     bool captured = std::any_of(keep.begin(), keep.end(), [&](const std::string& n) {
       return std::find(binders.begin(), binders.end(), n) != binders.end();
     });
@@ -300,15 +335,15 @@ ir::Expr pixel_read(const ir::Expr& e, const std::string& producer, const std::v
     case ir::ExprKind::Lambda: {
       if (std::find(e->params.begin(), e->params.end(), producer) != e->params.end()) return {};
       binders.insert(binders.end(), e->params.begin(), e->params.end());
-      ir::Expr found = pixel_read(e->args[0], producer, keep, binders);
+      ir::Expr found = pixel_read(e->args[0], producer, channel_first, keep, binders);
       binders.resize(binders.size() - e->params.size());
       return found;
     }
     case ir::ExprKind::Let: {
-      if (ir::Expr found = pixel_read(e->args[0], producer, keep, binders); found.defined()) return found;
+      if (ir::Expr found = pixel_read(e->args[0], producer, channel_first, keep, binders); found.defined()) return found;
       if (e->name == producer) return {};
       binders.push_back(e->name);
-      ir::Expr found = pixel_read(e->args[1], producer, keep, binders);
+      ir::Expr found = pixel_read(e->args[1], producer, channel_first, keep, binders);
       binders.pop_back();
       return found;
     }
@@ -319,13 +354,38 @@ ir::Expr pixel_read(const ir::Expr& e, const std::string& producer, const std::v
       break;
   }
   for (const auto& a : e->args)
-    if (ir::Expr found = pixel_read(a, producer, keep, binders); found.defined()) return found;
+    if (ir::Expr found = pixel_read(a, producer, channel_first, keep, binders); found.defined()) return found;
   return {};
 }
 
+// The consumer's read of the pixels of `producer`, whose depthwise form is `producer_form`
+// (a channel-first one when its 2D map over windows is inside transposes back to CHW).
 ir::Expr pixel_read(const ir::Expr& consumer, const std::string& producer, const ir::Expr& producer_form) {
   std::vector<std::string> binders;
-  return pixel_read(consumer, producer, ir::free_vars(producer_form), binders);
+  bool channel_first = !same_node(windows_map(producer_form), producer_form);
+  return pixel_read(consumer, producer, channel_first, ir::free_vars(producer_form), binders);
+}
+
+// Whether `consumer` reads the pixels of `producer` once as a pointwise layer does, the
+// producer's output HWC or CHW (its depthwise form not yet asked).
+bool reads_pixels(const ir::Expr& consumer, const std::string& producer) {
+  std::vector<std::string> binders;
+  return pixel_read(consumer, producer, false, {producer}, binders).defined() ||
+         pixel_read(consumer, producer, true, {producer}, binders).defined();
+}
+
+// `e` with each join(split(1, x)) of the variable `x` read as x (the same values).
+ir::Expr joined_splits_removed(const ir::Expr& e, const std::string& x) {
+  if (e.kind() == ir::ExprKind::Call && e->prim == ir::Prim::Join && e->args[0].kind() == ir::ExprKind::Call &&
+      e->args[0]->prim == ir::Prim::Split && e->args[0]->sizes[0].constant() == 1 && is_var(e->args[0]->args[0], x))
+    return e->args[0]->args[0];
+  std::vector<ir::Expr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(joined_splits_removed(a, x));
+    changed = changed || !same_node(args.back(), a);
+  }
+  return changed ? ir::with_args(e, std::move(args)) : e;
 }
 
 // `e` with the node `from` (by identity) replaced by `to`.
@@ -341,7 +401,9 @@ ir::Expr replaced(const ir::Expr& e, const ir::Expr& from, const ir::Expr& to) {
 }
 
 // `layer`'s definition in normal form when it is a depthwise convolution (rules' normal-form,
-// then depthwise-channel-groups-form applies) and a 2D map over windows; else undefined.
+// then depthwise-channel-groups-form applies) and a 2D map over windows (windows_map: also
+// inside the transposes back to CHW of a channel-first one) whose function of a window is
+// a map over the channels' triples, joined or not; else undefined.
 ir::Expr depthwise_form(const ir::Program& layer, const rewrite::RuleSet& rules) {
   if (!rules.strategy("normal-form") || !rules.strategy("depthwise-channel-groups-form")) return {};
   try {
@@ -350,7 +412,11 @@ ir::Expr depthwise_form(const ir::Program& layer, const rewrite::RuleSet& rules)
     rewrite::ProgramRewrite dw = rewrite::rewrite_program(rules, "depthwise-channel-groups-form", p);
     if (dw.programs.empty() || !dw.unchanged.empty() || !dw.fallen_back.empty()) return {};
     const ir::Expr& body = p.defs.front().body;
-    return map2d_function(body).defined() ? body : ir::Expr();
+    ir::Expr windows = windows_map(body);
+    if (!windows.defined()) return {};
+    ir::Expr g = map2d_function(windows)->args[0];
+    if (g.kind() == ir::ExprKind::Call && g->prim == ir::Prim::Join) g = g->args[0];
+    return g.kind() == ir::ExprKind::Call && g->prim == ir::Prim::Map ? body : ir::Expr();
   } catch (const Error&) {
     return {};  // the strategy applies nowhere: not a depthwise convolution
   }
@@ -371,7 +437,7 @@ std::vector<Fusion> depthwise_pointwise_fusions(const ir::Program& network, cons
       });
       if (read_elsewhere) continue;
       // The consumer's shape first: the normal form is asked only of a producer it reads per pixel.
-      if (!pixel_read(consumer.body, producer.name, ir::make_var(producer.name)).defined()) continue;
+      if (!reads_pixels(consumer.body, producer.name)) continue;
       auto form = forms.find(producer.name);
       if (form == forms.end()) form = forms.emplace(producer.name, depthwise_form(layer_of(typed, d, d).program, rules)).first;
       if (!form->second.defined() || !pixel_read(consumer.body, producer.name, form->second).defined()) continue;
@@ -402,7 +468,8 @@ ir::Program fuse(const ir::Program& network, const Fusion& f) {
   } else {
     ir::Expr read = pixel_read(consumer->body, f.producer, f.producer_form);
     LIFTC_ASSERT(read.defined(), "a depthwise-pointwise fusion's consumer reads the producer's pixels");
-    ir::Expr pixel_fn = map2d_function(read), window_fn = map2d_function(f.producer_form);
+    ir::Expr windows = windows_map(f.producer_form);
+    ir::Expr pixel_fn = map2d_function(read), window_fn = map2d_function(windows);
     const ir::Expr& b = pixel_fn->args[0];  // B, over the pixel
     const ir::Expr& g = window_fn->args[0];  // G, over the window
     // Names no free variable of B or G has: the rows', the window's, the pixel's.
@@ -415,10 +482,18 @@ ir::Program fuse(const ir::Program& network, const Fusion& f) {
     std::string px = ir::fresh_name(pixel_fn->params[0], avoid);
     ir::Expr g_win = ir::substitute(g, {{window_fn->params[0], ir::make_var(win)}});
     ir::Expr b_px = ir::substitute(b, {{pixel_fn->params[0], ir::make_var(px)}});
+    if (g.kind() != ir::ExprKind::Call || g->prim != ir::Prim::Join) {
+      // Each channel's value a one-element array (depthwise.sr's and the channel-first form's
+      // unjoined map over the triples): the pixel let joined, as the fused strategies keep it,
+      // and B reading split(1, px), where it read join(px) px itself.
+      g_win = ir::make_call(ir::Prim::Join, {}, {g_win});
+      ir::Expr split = ir::make_call(ir::Prim::Split, {arith::Expr(1)}, {ir::make_var(px)});
+      b_px = joined_splits_removed(ir::substitute(b, {{pixel_fn->params[0], split}}), px);
+    }
     ir::Expr per_window = ir::make_lambda({win}, ir::make_let(px, g_win, b_px));
     ir::Expr rows = ir::make_lambda(
         {row}, ir::make_call(ir::Prim::Map, {}, {per_window, ir::make_var(row)}));
-    consumer->body = replaced(consumer->body, read, ir::make_call(ir::Prim::Map, {}, {rows, f.producer_form->args[1]}));
+    consumer->body = replaced(consumer->body, read, ir::make_call(ir::Prim::Map, {}, {rows, windows->args[1]}));
   }
   out.defs.erase(producer);
   return out;

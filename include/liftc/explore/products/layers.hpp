@@ -46,7 +46,8 @@ struct Fusion {
   std::string producer;
   std::string consumer;
   FusionKind kind = FusionKind::OneToOne;
-  ir::Expr producer_form;  // DepthwisePointwise: the producer's body in normal form, a 2D map over windows
+  ir::Expr producer_form;  // DepthwisePointwise: the producer's body in normal form, a 2D map over windows (or it
+                           // transposed back to CHW)
 };
 
 /// The fusions of `network` (typed or not) where the consumer is one-to-one over the
@@ -61,7 +62,9 @@ std::vector<Fusion> one_to_one_fusions(const ir::Program& network);
 /// once, as a 2D map over its pixels whose function reduces (a sum over the pixel's
 /// channels), and no other definition reads it; the producer, as a layer of its own, is a
 /// depthwise convolution: after `normal-form` of `rules`, a 2D map over windows that
-/// `depthwise-channel-groups-form` rewrites (each channel convolved with its own kernel).
+/// `depthwise-channel-groups-form` rewrites (each channel convolved with its own kernel), or
+/// that map transposed back to CHW (a channel-first depthwise layer, whose pixels the
+/// consumer reads as `map(transpose, transpose(producer))`).
 /// Each pixel's depthwise values are then computed once, where the pointwise function
 /// reads that pixel (`fuse`). In definition order of the consumers.
 std::vector<Fusion> depthwise_pointwise_fusions(const ir::Program& network, const rewrite::RuleSet& rules);
