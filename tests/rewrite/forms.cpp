@@ -76,13 +76,13 @@ const std::vector<NotOffered>& forms_not_offered() {
 }
 
 const std::vector<OnlyOffered>& forms_only_offered() {
-  static const std::vector<OnlyOffered> table = {{"depthwise.sr", "conv-depthwise-kappa"},
-                                                 {"depthwise_chw.sr", "conv-depthwise-kappa"},
-                                                 {"depthwise_chw_nested.sr", "conv-depthwise-kappa"},
-                                                 {"depthwise_hwc_columns.sr", "conv-depthwise-kappa"},
-                                                 {"depthwise_hwc_prejoined.sr", "conv-depthwise-kappa"},
-                                                 {"depthwise_dilated.sr", "conv-depthwise-kappa"},
-                                                 {"depthwise_zip2d.sr", "conv-depthwise-kappa"}};
+  static const std::vector<OnlyOffered> table = [] {
+    std::vector<OnlyOffered> t;
+    for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
+                          "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr", "depthwise_zip2d.sr"})
+      for (const char* s : {"conv-depthwise-kappa", "conv-depthwise-tile"}) t.push_back({f, s});
+    return t;
+  }();
   return table;
 }
 

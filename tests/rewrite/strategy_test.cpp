@@ -298,26 +298,41 @@ TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) 
   }
 }
 
-// conv-depthwise-kappa on a convolution that is not depthwise (a dense one, a grouped one)
-// stops at its named step, which says what a depthwise convolution is and how it may be
-// written (the forms normal-form recognises), and where a dense or grouped one goes instead.
-TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatConvDepthwiseKappaNeeds) {
-  const std::string why =
-      "its step `depthwise-channel-groups-form` applies nowhere: kappa channels per reduction (depthwise-channel-groups, "
-      "-activation), which needs a depthwise convolution: each channel convolved with its own kernel, a map over (kernel, "
-      "bias, channel window) triples (written per pixel over zip(weights, biases, channels), channel-first over each "
+// conv-depthwise-kappa and conv-depthwise-tile on a convolution that is not depthwise (a dense
+// one, a grouped one) stop at their named step, which says what a depthwise convolution is
+// and how it may be written (the forms normal-form recognises), and where a dense or grouped
+// one goes instead.
+TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatTheDepthwiseStrategiesNeed) {
+  const std::string depthwise =
+      "which needs a depthwise convolution: each channel convolved with its own kernel, a map over (kernel, "
+      "bias, channel window) triples";
+  const std::string written =
+      " (written per pixel over zip(weights, biases, channels), channel-first over each "
       "channel's windows, with the pairs or triples in any order or nested, the windows and kernels [K][K] blocks or "
-      "columns of flattened HWC blocks); a dense convolution's kernels read all the channels (its strategies are the "
-      "conv-chw and conv-gemm ones) and a grouped convolution's a group of them";
-  for (const char* form : {"conv/conv_small.sr", "conv/forms/grouped.sr"}) {
-    SCOPED_TRACE(form);
-    try {
-      rewrite_program(library(), "conv-depthwise-kappa", program(example(form)));
-      ADD_FAILURE() << "the strategy applied";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.message(), "strategy `conv-depthwise-kappa` does not apply to any definition of <test> (" + why + ")");
+      "columns of flattened HWC blocks, or each window times [K][K][C] kernels element-wise, zip2D, summed per channel); "
+      "a dense convolution's kernels read all the channels (";
+  struct Case {
+    const char* strategy;
+    std::string why;
+  };
+  for (const Case& c :
+       {Case{"conv-depthwise-kappa", "its step `depthwise-channel-groups-form` applies nowhere: kappa channels per reduction "
+                                     "(depthwise-channel-groups, -activation), " + depthwise + written +
+                                         "its strategies are the conv-chw and conv-gemm ones) and a grouped convolution's a "
+                                         "group of them"},
+        Case{"conv-depthwise-tile", "its step `depthwise-register-tile-form` applies nowhere: sigma windows x kappa channels "
+                                    "per reduction (depthwise-register-tile, -activation), " + depthwise +
+                                        " directly in the map over a row's windows" + written +
+                                        "its register tile is conv-chw-tile's) and a grouped convolution's a group of them"}})
+    for (const char* form : {"conv/conv_small.sr", "conv/forms/grouped.sr"}) {
+      SCOPED_TRACE(std::string(c.strategy) + " " + form);
+      try {
+        rewrite_program(library(), c.strategy, program(example(form)));
+        ADD_FAILURE() << "the strategy applied";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.message(), fmt::format("strategy `{}` does not apply to any definition of <test> ({})", c.strategy, c.why));
+      }
     }
-  }
 }
 
 // The strategies of a depthwise convolution fused with its pointwise one (explore's fused
@@ -360,7 +375,7 @@ TEST(Strategy, AProgramThatIsNotDepthwiseThenPointwiseIsToldWhatTheFusedStrategi
 // Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
 // the pairs forms_not_offered() lists with their reason (rules/README.md's table), and is
 // offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa
-// for the depthwise forms; conv_small.sr, which is not depthwise, is not offered it).
+// and conv-depthwise-tile for the depthwise forms; conv_small.sr, which is not depthwise, is not offered it).
 TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
   std::vector<std::string> canonical = offered_strategies(example("conv/conv_small.sr"));
   EXPECT_GE(canonical.size(), 16u);
@@ -383,7 +398,7 @@ TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
 }
 
 // Every strategy a form of examples/conv/forms/ is not offered (forms_not_offered(), and
-// conv-depthwise-kappa for every form that is not depthwise) is refused with a reason in a
+// conv-depthwise-kappa and conv-depthwise-tile for every form that is not depthwise) is refused with a reason in a
 // user's terms: the step that applied nowhere is a named one, whose description says what a
 // convolution needs for it ("... which needs a convolution over 3x3 windows with stride 1 ..."),
 // never a rewrite expression such as `topdown(hoist-kernels)` or `where(windows-2D)`.
@@ -392,9 +407,10 @@ TEST(Forms, EveryStrategyNotOfferedSaysWhyInAUsersTerms) {
   std::vector<std::pair<std::string, std::string>> refused;
   for (const NotOffered& n : forms_not_offered()) refused.emplace_back(n.form, n.strategy);
   for (const auto& form : conv_forms())
-    if (std::none_of(forms_only_offered().begin(), forms_only_offered().end(),
-                     [&](const OnlyOffered& o) { return o.form == form && std::string_view(o.strategy) == "conv-depthwise-kappa"; }))
-      refused.emplace_back(form, "conv-depthwise-kappa");
+    for (const char* depthwise : {"conv-depthwise-kappa", "conv-depthwise-tile"})
+      if (std::none_of(forms_only_offered().begin(), forms_only_offered().end(),
+                       [&](const OnlyOffered& o) { return o.form == form && std::string_view(o.strategy) == depthwise; }))
+        refused.emplace_back(form, depthwise);
   EXPECT_GE(refused.size(), 100u);
   for (const auto& [form, strategy] : refused) {
     SCOPED_TRACE(form + " " + strategy);
