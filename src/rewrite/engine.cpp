@@ -204,12 +204,13 @@ std::vector<ir::Expr> Engine::eval_node(const Strategy& s, const Focus& f) {
     case StrategyKind::Everywhere: return {everywhere(s.args[0], f)};
     case StrategyKind::Anywhere: return all_positions(s.args[0], f);
     case StrategyKind::At: return at_path(s, f, 0);
-    case StrategyKind::Where: {
+    case StrategyKind::Where:
+    case StrategyKind::Unless: {
       const bool took_fallback = took_fallback_, primary_applied = primary_applied_;
       bool applies = !eval(s.args[0], f).empty();
       took_fallback_ = took_fallback;
       primary_applied_ = primary_applied;
-      if (!applies) return {};
+      if (applies != (s.kind == StrategyKind::Where)) return {};
       return {f.expr};
     }
     case StrategyKind::Body: return in_body(s.args[0], f);

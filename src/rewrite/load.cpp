@@ -30,7 +30,7 @@ namespace {
 const std::set<std::string>& combinators() {
   static const std::set<std::string> names = {"id",       "fail",       "try",      "repeat", "topdown", "bottomup",
                                               "everywhere", "anywhere", "normalize", "at",
-                                              "where",    "body",       "fallback"};
+                                              "where",    "unless",     "body",       "fallback"};
   return names;
 }
 
@@ -43,6 +43,7 @@ std::optional<StrategyKind> unary_combinator(const std::string& name) {
   if (name == "anywhere") return StrategyKind::Anywhere;
   if (name == "normalize") return StrategyKind::Normalize;
   if (name == "where") return StrategyKind::Where;
+  if (name == "unless") return StrategyKind::Unless;
   if (name == "body") return StrategyKind::Body;
   return std::nullopt;
 }

@@ -44,6 +44,7 @@ std::string to_string(const Strategy& s) {
     case StrategyKind::Normalize: return unary("normalize");
     case StrategyKind::At: return fmt::format("at({}, {})", fmt::join(s.path, "."), to_string(s.args[0]));
     case StrategyKind::Where: return unary("where");
+    case StrategyKind::Unless: return unary("unless");
     case StrategyKind::Body: return unary("body");
     case StrategyKind::Fallback: return fmt::format("fallback({}, {})", to_string(s.args[0]), to_string(s.args[1]));
   }

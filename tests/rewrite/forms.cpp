@@ -41,6 +41,11 @@ const char* const kGrouped =
     "grouped: the map over (kernel, bias) pairs sits inside a map over the groups, not directly in the map over "
     "windows, which the register tile, the omega partial sums, im2col, hoist-kernels and the kernel-minor copy rewrite";
 
+const char* const kPooled =
+    "a convolution and its pooling in one definition: normal-form computes the convolution's outputs inside each "
+    "pooling window (pool-windows-of-conv), where kernels and work-groups over the whole image (partial sums, im2col, "
+    "the kernel-minor copy, local-memory tiles, Winograd's transforms) cannot go; conv-pool-tile takes it";
+
 }  // namespace
 
 const std::vector<NotOffered>& forms_not_offered() {
@@ -70,6 +75,10 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
       for (const char* f : {"grouped.sr", "grouped_per_group.sr"}) t.push_back({f, s, kGrouped});
     for (const char* s : {"conv-parametric", "conv-tiled"}) t.push_back({"grouped_per_group.sr", s, kPerGroupWindows});
+    for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split",
+                          "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm", "conv-winograd",
+                          "conv-winograd-gemm", "conv-winograd-local"})
+      t.push_back({"conv_pool_one_definition.sr", s, kPooled});
     return t;
   }();
   return table;
@@ -81,6 +90,7 @@ const std::vector<OnlyOffered>& forms_only_offered() {
     for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
                           "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr", "depthwise_zip2d.sr"})
       for (const char* s : {"conv-depthwise-kappa", "conv-depthwise-tile"}) t.push_back({f, s});
+    t.push_back({"conv_pool_one_definition.sr", "conv-pool-tile"});
     return t;
   }();
   return table;

@@ -62,8 +62,8 @@ TEST(Strategy, ChoicesAndTraversals) {
             "join(map(y -> map(a -> a + 1.0, y), split(4, map(b -> b * 2.0, map(c -> c - 3.0, x)))))");
 }
 
-// Locating by structure: where(s) tests a shape without rewriting, body(s) steps into a
-// map's function, fallback(s, t) takes t where s fails.
+// Locating by structure: where(s) tests a shape without rewriting (unless(s) its absence),
+// body(s) steps into a map's function, fallback(s, t) takes t where s fails.
 TEST(Strategy, StructuralCombinators) {
   const RuleSet& lib = library();
   const char* kConv = "size N, C, P\ninput x : [[float]C]N\ninput ws : [[float]C]P\ninput bs : [float]P\n"
@@ -73,6 +73,11 @@ TEST(Strategy, StructuralCombinators) {
             "map(px -> mapSeq((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)");
   EXPECT_EQ(rewrite_one(kConv, "where(kernel-pairs) <+ id"), rewrite_one(kConv, "id"));
   EXPECT_THROW(rewrite_program(lib, "where(kernel-pairs)", program(kConv)), Error);  // the root is not that shape
+  // unless(s), where's negation: the focus unchanged where s fails, no result where s succeeds.
+  EXPECT_EQ(rewrite_one(kConv, "unless(kernel-pairs)"), rewrite_one(kConv, "id"));
+  EXPECT_THROW(rewrite_program(lib, "body(unless(kernel-pairs))", program(kConv)), Error);  // the pairs' map
+  EXPECT_EQ(rewrite_one(kConv, "body(unless(kernel-pairs) <+ map-to-mapSeq)"),
+            "map(px -> mapSeq((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)");
   EXPECT_EQ(rewrite_one(kConv, "body(map-to-mapSeq)"),
             "map(px -> mapSeq((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(ws, bs)), x)");
   EXPECT_THROW(rewrite_program(lib, "body(map-to-mapSeq)", program(kMaps)), Error);  // a + 1.0 is no map
@@ -372,10 +377,62 @@ TEST(Strategy, AProgramThatIsNotDepthwiseThenPointwiseIsToldWhatTheFusedStrategi
   }
 }
 
+// conv-pool-tile (rules/conv_pool.rules) on a program that is not a convolution fused with
+// its pooling (a convolution alone; its pooling as a second definition, which explore fuses;
+// a 3x3 pooling with stride 2, whose windows overlap) stops at its named step, which says
+// what the fused form is and where it comes from. One row a program.
+TEST(Strategy, AProgramThatIsNotAConvolutionAndItsPoolingIsToldWhatConvPoolTileNeeds) {
+  const std::string why =
+      "its step `conv-pool-form` applies nowhere: each pooling window's convolution outputs in a work-item's private "
+      "memory (pool-window-private), which needs a convolution fused with the pooling that reads it: a 2D map over "
+      "non-overlapping windows (2x2 with stride 2, or any p x q with steps p and q) of a convolution's output, in one "
+      "definition (normal-form computes the convolution's outputs inside each pooling window, pool-windows-of-conv) or "
+      "as two layers that explore fuses (--fusion on or only) when nothing else reads the convolution's output";
+  std::string overlapping = example("conv/forms/conv_pool_one_definition.sr");
+  overlapping.replace(overlapping.find("slide2D(2, 2, 2, 2,"), 19, "slide2D(3, 3, 2, 2,");
+  struct Case {
+    std::string program;
+    std::string why;  // per definition where there are two
+  };
+  for (const Case& c : {Case{example("conv/conv_small.sr"), why}, Case{overlapping, why},
+                        Case{example("conv/forms/conv_pool.sr"), "conv: " + why + "; pooled: " + why}}) {
+    try {
+      rewrite_program(library(), "conv-pool-tile", program(c.program));
+      ADD_FAILURE() << "the strategy applied";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "strategy `conv-pool-tile` does not apply to any definition of <test> (" + c.why + ")");
+    }
+  }
+}
+
+// The strategies whose kernels or work-groups cover the whole image, on a convolution and its
+// pooling in one definition, stop at unpooled-conv-form, which says why and names the
+// strategy that takes it.
+TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStrategiesDoNotApply) {
+  const std::string why =
+      "its step `unpooled-conv-form` applies nowhere: a convolution whose outputs are computed over the whole image (no "
+      "pooled-conv-windows), which partial sums, im2col and local-memory tiles computed by kernels or work-groups of "
+      "their own need: a convolution fused with the pooling that reads it (a 2D map over non-overlapping windows of its "
+      "output, in one definition or as two layers explore fuses) computes its outputs inside each pooling window, by a "
+      "work-item each; its strategy is conv-pool-tile";
+  for (const char* strategy : {"conv-local", "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega-kappa",
+                               "conv-gemm", "conv-winograd-local"}) {
+    SCOPED_TRACE(strategy);
+    try {
+      rewrite_program(library(), strategy, program(example("conv/forms/conv_pool_one_definition.sr")));
+      ADD_FAILURE() << "the strategy applied";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "strategy `" + std::string(strategy) + "` does not apply to any definition of <test> (" +
+                                 why + ")");
+    }
+  }
+}
+
 // Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
 // the pairs forms_not_offered() lists with their reason (rules/README.md's table), and is
 // offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa
-// and conv-depthwise-tile for the depthwise forms; conv_small.sr, which is not depthwise, is not offered it).
+// and conv-depthwise-tile for the depthwise forms, conv-pool-tile for conv_pool_one_definition.sr;
+// conv_small.sr, a dense convolution alone, is offered none).
 TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
   std::vector<std::string> canonical = offered_strategies(example("conv/conv_small.sr"));
   EXPECT_GE(canonical.size(), 16u);
@@ -398,7 +455,8 @@ TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
 }
 
 // Every strategy a form of examples/conv/forms/ is not offered (forms_not_offered(), and
-// conv-depthwise-kappa and conv-depthwise-tile for every form that is not depthwise) is refused with a reason in a
+// conv-depthwise-kappa and conv-depthwise-tile for every form that is not depthwise, conv-pool-tile
+// for every form that is not a convolution and its pooling in one definition) is refused with a reason in a
 // user's terms: the step that applied nowhere is a named one, whose description says what a
 // convolution needs for it ("... which needs a convolution over 3x3 windows with stride 1 ..."),
 // never a rewrite expression such as `topdown(hoist-kernels)` or `where(windows-2D)`.
@@ -407,10 +465,10 @@ TEST(Forms, EveryStrategyNotOfferedSaysWhyInAUsersTerms) {
   std::vector<std::pair<std::string, std::string>> refused;
   for (const NotOffered& n : forms_not_offered()) refused.emplace_back(n.form, n.strategy);
   for (const auto& form : conv_forms())
-    for (const char* depthwise : {"conv-depthwise-kappa", "conv-depthwise-tile"})
+    for (const char* own : {"conv-depthwise-kappa", "conv-depthwise-tile", "conv-pool-tile"})
       if (std::none_of(forms_only_offered().begin(), forms_only_offered().end(),
-                       [&](const OnlyOffered& o) { return o.form == form && std::string_view(o.strategy) == depthwise; }))
-        refused.emplace_back(form, depthwise);
+                       [&](const OnlyOffered& o) { return o.form == form && std::string_view(o.strategy) == own; }))
+        refused.emplace_back(form, own);
   EXPECT_GE(refused.size(), 100u);
   for (const auto& [form, strategy] : refused) {
     SCOPED_TRACE(form + " " + strategy);

@@ -29,6 +29,7 @@ enum class StrategyKind {
   Normalize,   // normalize(s) = repeat(topdown(s))
   At,          // at(0.1.0, s): s at one position (child indices from the focus)
   Where,       // where(s): the focus unchanged if s succeeds there (a test: finds a place by its shape)
+  Unless,      // unless(s): the focus unchanged if s fails there (a test: keeps a strategy off a shape)
   Body,        // body(s): s on the body of the focus's function (a lambda, or a call's first lambda operand)
   Fallback,    // fallback(s, t): s; t on a definition s fails on (the program counts as rewritten by s only where s applied)
 };
