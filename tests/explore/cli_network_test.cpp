@@ -41,8 +41,8 @@ Result run_front_point(ExploreCli& cli, const std::string& program) {
 // conv2's pad kernel launches with them, and the host program validates every layer.
 TEST_F(ExploreCli, ALayerExploredAsAnotherTakesItsKernelsOwnWorkGroupSizes) {
   // The random search's first three points (seed 1) give the front a work-group size of its own.
-  Result r = run(fmt::format("explore {} -s conv-chw-tile --search random --pareto --evals 3 --runs 2 --jobs 2 -o out",
-                             kVggBlock));
+  Result r = run(fmt::format(
+      "explore {} -s conv-chw-tile --search random --fusion off --pareto --evals 3 --runs 2 --jobs 2 -o out", kVggBlock));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("conv1_part1_local_0="), std::string::npos) << r.output;
   std::string host = read(dir_ / "out/front/1/main.cpp");
@@ -64,7 +64,7 @@ TEST_F(ExploreCli, ALayerExploredAsAnotherTakesItsKernelsOwnWorkGroupSizes) {
 }
 
 TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
-  Result r = run(fmt::format("explore {} --pareto --evals 3 --runs 2 --jobs 2 -o out", kVggBlock));
+  Result r = run(fmt::format("explore {} --fusion off --pareto --evals 3 --runs 2 --jobs 2 -o out", kVggBlock));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* line :
        {"network: 3 layers, 2 of a shape of their own, each explored with its own space and reference (3 evaluations "
@@ -163,7 +163,8 @@ TEST_F(ExploreCli, AOneToOneLayerIsFusedIntoItsProducer) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* line :
        {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
-        "output, or a pointwise layer over a depthwise one, inlined into it: no buffer for that output): conv2+block",
+        "output, a pointwise layer over a depthwise one, or a pooling over a convolution, inlined into it: no buffer for "
+        "that output): conv2+block",
         "fused layer (conv2+block): 6 alternative(s) of 1 strategy (conv-gpu)", "fused layer (conv2+block): 3 candidates",
         "network #1          conv1: conv-gpu #"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
@@ -207,12 +208,104 @@ TEST_F(ExploreCli, AOneToOneLayerIsFusedIntoItsProducer) {
   EXPECT_EQ(rows(dir_ / "both.db"), 8);
 }
 
+// The least memory_bytes of the points of a pareto.csv (its sixth column).
+double least_memory(const std::string& csv) {
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);  // the header
+  double least = std::numeric_limits<double>::infinity();
+  while (std::getline(lines, line)) {
+    std::size_t at = 0;
+    for (int column = 0; column < 5; ++column) at = line.find(',', at) + 1;
+    least = std::min(least, std::stod(line.substr(at, line.find(',', at) - at)));
+  }
+  return least;
+}
+
+// --fusion only on the U-Net step: nothing to fuse (its pooling reads enc2, which the
+// concatenation reads too: fused, enc2 would be computed twice).
 TEST_F(ExploreCli, FusionErrors) {
+  const std::string unet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/unet_step.sr";
   expect(fmt::format("explore {} --fusion maybe", kVggBlock), 1, "error: --fusion: 'maybe' is not on, off or only");
-  expect(fmt::format("explore {} --fusion only", kVggBlock), 1,
-         "error: --fusion only: no definition of " + kVggBlock +
+  expect(fmt::format("explore {} --fusion only", unet), 1,
+         "error: --fusion only: no definition of " + unet +
              " is one-to-one over another's output (a bias, an activation, a residual add that reads it once, and "
-             "nothing else reads it) or a pointwise layer over a depthwise one; explore it with --fusion off");
+             "nothing else reads it), a pointwise layer over a depthwise one or a pooling over a convolution "
+             "(non-overlapping windows of its output, which nothing else reads); explore it with --fusion off");
+}
+
+// vgg_block's conv2 is fused into its 2x2 max pooling (conv2+pooled; --fusion only): the
+// fused layer gets conv-pool-tile, the front's point runs it as one kernel that reads conv1
+// and writes the pooled values (no conv2 buffer: the layer's memory is its inputs and the
+// pooled output, 4896 bytes, against conv2's 6432 alone), the network's output names the
+// fusion, and the host program validates conv1 and the pooled values. With --fusion on, the
+// fused layer is explored beside the layers as written.
+TEST_F(ExploreCli, AConvolutionIsFusedIntoItsPooling) {
+  Result r = run(fmt::format("explore {} -s conv-pool-tile -s conv-gpu --fusion only --pareto --evals 3 --runs 2 --jobs 2 "
+                             "-o out",
+                             kVggBlock));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
+        "output, a pointwise layer over a depthwise one, or a pooling over a convolution, inlined into it: no buffer for "
+        "that output): conv2+pooled",
+        "fused layer (conv2+pooled): 7 alternative(s) of 2 strategies (conv-pool-tile, conv-gpu)",
+        "network #1          conv1: conv-gpu #"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  EXPECT_EQ(r.output.find("layer 2/3 (conv2)"), std::string::npos) << r.output;  // fused away: not explored
+  std::string csv = read(dir_ / "out/pareto.csv");
+  EXPECT_NE(csv.find("fused: conv2 into pooled"), std::string::npos) << csv;
+  std::string json = read(dir_ / "out/pareto.json");
+  for (const char* key : {"\"consumer\": \"pooled\"", "\"producer\": \"conv2\"", "\"layer\": \"conv2+pooled\""})
+    EXPECT_NE(json.find(key), std::string::npos) << key << "\n" << json;
+  Result host = run_front_point(*this, "vgg_block");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  for (const char* layer : {"conv1: matches the expected values (512 values)", "pooled: matches the expected values (128 values)"})
+    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+  EXPECT_EQ(host.output.find("conv2"), std::string::npos) << host.output;
+
+  // conv-pool-tile alone: the fused layer's kernel writes no conv2 buffer.
+  Result tile = run(fmt::format("explore {} -s conv-pool-tile --fusion only --pareto --evals 2 --runs 2 --jobs 2 -q "
+                                "--db tile.db -o tile",
+                                kVggBlock));
+  ASSERT_EQ(tile.exit_code, 0) << tile.output;
+  EXPECT_NE(tile.output.find("conv2+pooled: conv-pool-tile #1"), std::string::npos) << tile.output;
+  std::string kernels = read(dir_ / "tile/front/1/kernels.cl");
+  EXPECT_NE(kernels.find("kernel void pooled_kernel("), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("conv2"), std::string::npos) << kernels;
+
+  // Both variants: the layers as written and the fused layer, each explored; their fronts merged.
+  Result both = run(fmt::format("explore {} -s conv-pool-tile -s conv-gpu --pareto --evals 2 --runs 2 --jobs 2 -q --db "
+                                "both.db",
+                                kVggBlock));
+  ASSERT_EQ(both.exit_code, 0) << both.output;
+  for (const char* line : {"fused layers, explored as alternatives", "layer 3/3 (pooled): ", "fused layer (conv2+pooled): ",
+                           "network Pareto front"})
+    EXPECT_NE(both.output.find(line), std::string::npos) << line << "\n" << both.output;
+}
+
+// examples/conv/forms/conv_pool.sr, a convolution from 2 to 4 channels and its 2x2 max
+// pooling, whose peak is the convolution's layer (its inputs and its 6x6x4 output): fused
+// (conv+pooled, conv-pool-tile: no buffer for the convolution's output), the front's least
+// peak memory is below the unfused network's, by the convolution's output less the pooled
+// one (576 - 144 bytes), and its point is the fused one.
+TEST_F(ExploreCli, TheFusedConvolutionAndPoolingPeakBelowTheUnfusedOnes) {
+  const std::string net = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/conv_pool.sr";
+  Result fused = run(fmt::format("explore {} -s conv-pool-tile -s conv-gpu --pareto --evals 2 --runs 2 --jobs 2 -q -o out", net));
+  ASSERT_EQ(fused.exit_code, 0) << fused.output;
+  Result plain = run(fmt::format("explore {} -s conv-gpu --fusion off --pareto --evals 2 --runs 2 --jobs 2 -q --db off.db -o off",
+                                 net));
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  std::string csv = read(dir_ / "out/pareto.csv");
+  double least = least_memory(csv), unfused = least_memory(read(dir_ / "off/pareto.csv"));
+  EXPECT_DOUBLE_EQ(unfused - least, 576.0 - 144.0) << csv;
+  std::istringstream rows(csv);
+  std::string row, header;
+  std::getline(rows, header);
+  bool found = false;
+  while (std::getline(rows, row))
+    if (row.find(fmt::format(",{},", least)) != std::string::npos) found = row.find("fused: conv into pooled") != std::string::npos;
+  EXPECT_TRUE(found) << csv;
 }
 
 // The MobileNet examples (examples/networks/mobilenet_v1_pair.sr, mobilenet_v2_block.sr),
@@ -259,20 +352,6 @@ TEST_F(ExploreCli, MobileNetV2BlockGetsTheDepthwiseAndDenseStrategiesAndValidate
                             {"expanded", "depthwise", "projected", "block"}});
 }
 
-// The least memory_bytes of the points of a pareto.csv (its sixth column).
-double least_memory(const std::string& csv) {
-  std::istringstream lines(csv);
-  std::string line;
-  std::getline(lines, line);  // the header
-  double least = std::numeric_limits<double>::infinity();
-  while (std::getline(lines, line)) {
-    std::size_t at = 0;
-    for (int column = 0; column < 5; ++column) at = line.find(',', at) + 1;
-    least = std::min(least, std::stod(line.substr(at, line.find(',', at) - at)));
-  }
-  return least;
-}
-
 // MobileNetV1's depthwise layer is fused into the pointwise layer that reads it: the fused
 // layer gets the strategies of the fused form (a work-item's private memory, a work-group's
 // local memory), the front's point runs it as one kernel that writes no depthwise buffer and
@@ -286,8 +365,8 @@ TEST_F(ExploreCli, ADepthwiseLayerIsFusedIntoItsPointwiseLayer) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* line :
        {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
-        "output, or a pointwise layer over a depthwise one, inlined into it: no buffer for that output): "
-        "depthwise+pointwise",
+        "output, a pointwise layer over a depthwise one, or a pooling over a convolution, inlined into it: no buffer for "
+        "that output): depthwise+pointwise",
         "fused layer (depthwise+pointwise): 2 alternative(s) of 2 strategies (conv-dw-pw-private, conv-dw-pw-local)",
         "network #1          depthwise+pointwise: conv-dw-pw-"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "liftc/explore/products/compose.hpp"
@@ -599,6 +600,116 @@ TEST(DepthwisePointwiseFusion, TheMobileNetV2BlockFusedHoldsNoDepthwiseBuffer) {
   };
   EXPECT_DOUBLE_EQ(peak(variants[0]) - peak(variants[2]), 4.0 * 8 * 8 * (24 - 4));  // H x W x (E - C)
   EXPECT_LT(peak(variants[3]), peak(variants[0]));
+}
+
+
+// Which poolings read a convolution's output in non-overlapping windows, and so take it in
+// (conv_pool_fusions). kHeader's 6x6 images; `pool(k, s, in)`: a k x k max pooling with
+// stride s of `in`, per channel.
+std::string pool(int k, int s, const std::string& in) {
+  return fmt::format("map2D(win -> map(ch -> reduce(-inf, (m, v) -> max(m, v), join(ch)), transpose(map(transpose, "
+                     "win))), slide2D({0}, {0}, {1}, {1}, {2}))",
+                     k, s, in);
+}
+
+class ConvPool : public ::testing::TestWithParam<FusionCase> {};
+
+TEST_P(ConvPool, Table) {
+  const FusionCase& c = GetParam();
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const Fusion& f : conv_pool_fusions(parse(kHeader + c.defs), library())) {
+    got.emplace_back(f.producer, f.consumer);
+    EXPECT_EQ(f.kind, FusionKind::ConvPool);
+  }
+  EXPECT_EQ(got, c.fusions) << c.what;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Network, ConvPool,
+    ::testing::Values(
+        FusionCase{"a 2x2 max pooling with stride 2 of a convolution's output",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef p = " + pool(2, 2, "a"), {{"a", "p"}}},
+        FusionCase{"a 3x3 max pooling with stride 3 (non-overlapping windows of any size)",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef p = " + pool(3, 3, "a"), {{"a", "p"}}},
+        FusionCase{"an average pooling (any function of the window)",
+                   "def a = " + conv("image", "wa", "ba") +
+                       "\ndef p = map2D(win -> map(ch -> reduce(0.0, (m, v) -> m + 0.25 * v, join(ch)), "
+                       "transpose(map(transpose, win))), slide2D(2, 2, 2, 2, a))",
+                   {{"a", "p"}}},
+        FusionCase{"a 3x3 pooling with stride 2 overlaps: each output would be computed for every window holding it",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef p = " + pool(3, 2, "a"), {}},
+        FusionCase{"a 1x1 window with stride 1 is no pooling", "def a = " + conv("image", "wa", "ba") + "\ndef p = " + pool(1, 1, "a"),
+                   {}},
+        FusionCase{"a convolution read by the pooling and by another layer is kept (U-Net's skip connection)",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef p = " + pool(2, 2, "a") + "\ndef b = " + conv("a", "wb", "bb"),
+                   {}},
+        FusionCase{"a pooling of a network input has no producer to take in",
+                   "def p = " + pool(2, 2, "image") + "\ndef r = map2D(px -> map(v -> map(x -> max(x, 0.0), v), px), p)", {}},
+        FusionCase{"a pooling of a definition that is not a 2D map (an upsampling) is not a convolution's",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef u = upsample2D(a)\ndef p = " + pool(2, 2, "u"), {}}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.what}); });
+
+// vgg_block (examples/networks): conv2 fused into its pooling computes what the network does,
+// value for value (each pooled value the maximum of the same sums), is the variant with the
+// layer conv2+pooled, and its layer reads conv1, not conv2. unet_step's enc2 is read by the
+// pooling and by the concatenation: no fusion of it.
+TEST(ConvPoolFusion, TheFusedVggBlockInterpretsAsTheNetwork) {
+  ir::Program network = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/networks/vgg_block.sr");
+  EXPECT_TRUE(one_to_one_fusions(network).empty());
+  std::vector<Fusion> fusions = layer_fusions(network, &library());
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0].producer + " into " + fusions[0].consumer, "conv2 into pooled");
+  EXPECT_EQ(fusions[0].kind, FusionKind::ConvPool);
+  ir::Program fused = fuse(network, fusions[0]);
+  ASSERT_EQ(fused.defs.size(), 2u);
+  expect_same_values(network, fused, "pooled");
+
+  std::vector<Layer> layers = split_layers(network);
+  std::vector<NetworkVariant> variants = add_fused_layers(network, layers, &library());
+  ASSERT_EQ(layers.size(), 4u);
+  EXPECT_EQ(layer_title(layers[3]), "conv2+pooled");
+  EXPECT_EQ(layers[3].reads, (std::vector<std::string>{"w2", "b2", "conv1"}));
+  ASSERT_EQ(variants.size(), 2u);
+  EXPECT_EQ(variants[1].layers, (std::vector<std::size_t>{0, 3}));
+  // Without the rules (no normal form to tell a convolution by) there is no such fusion.
+  std::vector<Layer> plain = split_layers(network);
+  EXPECT_EQ(add_fused_layers(network, plain).size(), 1u);
+
+  ir::Program unet = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/networks/unet_step.sr");
+  EXPECT_TRUE(layer_fusions(unet, &library()).empty());
+}
+
+// examples/conv/forms/conv_pool.sr (a convolution from C = 2 to M = 4 channels, then its 2x2
+// max pooling): fused, the convolution's output (6x6x4) is no buffer, and the network's peak
+// (the buffers alive across a layer, resident_bytes, with what the layer reads and writes)
+// falls from the convolution layer's (its inputs and 6x6x4 output) to the fused layer's (the
+// same inputs and the 3x3x4 pooled output): by 6*6*4 - 3*3*4 floats.
+TEST(ConvPoolFusion, TheFusedConvPoolHoldsNoConvolutionBuffer) {
+  ir::Program network = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/conv_pool.sr");
+  std::vector<Layer> layers = split_layers(network);
+  std::vector<NetworkVariant> variants = add_fused_layers(network, layers, &library());
+  ASSERT_EQ(variants.size(), 2u);
+  EXPECT_EQ(layer_title(layers.at(variants[1].layers.at(0))), "conv+pooled");
+  expect_same_values(network, fuse(network, variants[1].fusions.at(0)), "pooled");
+
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(network, {})).program;
+  interp::Tensors inputs = interp::random_inputs(checked, 3), values = interp::evaluate(checked, inputs);
+  std::map<std::string, double> bytes;
+  for (const auto* t : {&inputs, &values})
+    for (const auto& [name, v] : *t) bytes[name] = 4.0 * static_cast<double>(v.f32.size());
+  auto peak = [&](const NetworkVariant& v) {
+    std::vector<LayerBuffers> buffers;
+    for (std::size_t i : v.layers) buffers.push_back({layers[i].reads, layers[i].name});
+    std::vector<double> resident = resident_bytes(buffers, bytes);
+    double most = 0;
+    for (std::size_t j = 0; j < buffers.size(); ++j) {
+      double own = bytes.at(buffers[j].writes);
+      for (const auto& r : buffers[j].reads) own += bytes.at(r);
+      most = std::max(most, resident[j] + own);
+    }
+    return most;
+  };
+  EXPECT_DOUBLE_EQ(peak(variants[0]) - peak(variants[1]), 4.0 * (6 * 6 * 4 - 3 * 3 * 4));
 }
 
 }  // namespace

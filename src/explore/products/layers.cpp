@@ -448,10 +448,81 @@ std::vector<Fusion> depthwise_pointwise_fusions(const ir::Program& network, cons
   return out;
 }
 
+namespace {
+
+// Whether `e` is `map(t -> transpose(t), slide(p, s, map(row -> slide(q, u, row), producer)))`,
+// slide2D's windows of the definition `producer`, with non-overlapping windows of two or
+// more rows and columns (s = p >= 2, u = q >= 2 at the size values `sizes`).
+bool pooling_windows(const ir::Expr& e, const std::string& producer, const std::map<std::string, std::int64_t>& sizes) {
+  auto call = [](const ir::Expr& x, ir::Prim p) { return x.kind() == ir::ExprKind::Call && x->prim == p; };
+  auto lambda_of = [](const ir::Expr& f) { return f.kind() == ir::ExprKind::Lambda && f->params.size() == 1; };
+  auto non_overlapping = [&](const ir::Expr& slide) {
+    std::optional<std::int64_t> size = arith::evaluate(slide->sizes[0], sizes), step = arith::evaluate(slide->sizes[1], sizes);
+    return size && step && *size == *step && *size >= 2;
+  };
+  if (!call(e, ir::Prim::Map) || !lambda_of(e->args[0])) return false;
+  const ir::Expr& t = e->args[0]->args[0];
+  if (!call(t, ir::Prim::Transpose) || t->args[0].kind() != ir::ExprKind::Var || t->args[0]->name != e->args[0]->params[0])
+    return false;
+  const ir::Expr& rows = e->args[1];
+  if (!call(rows, ir::Prim::Slide) || !non_overlapping(rows)) return false;
+  const ir::Expr& each = rows->args[0];
+  if (!call(each, ir::Prim::Map) || !lambda_of(each->args[0])) return false;
+  const ir::Expr& columns = each->args[0]->args[0];
+  if (!call(columns, ir::Prim::Slide) || !non_overlapping(columns) || columns->args[0].kind() != ir::ExprKind::Var ||
+      columns->args[0]->name != each->args[0]->params[0])
+    return false;
+  return each->args[1].kind() == ir::ExprKind::Var && each->args[1]->name == producer;
+}
+
+// Whether the layer program `fused` (a pooling with a convolution substituted for what it
+// pools) takes the fused form: after `normal-form`, `conv-pool-form` applies.
+bool takes_conv_pool_form(const ir::Program& fused, const rewrite::RuleSet& rules) {
+  if (!rules.strategy("normal-form") || !rules.strategy("conv-pool-form")) return false;
+  try {
+    rewrite::ProgramRewrite r = rewrite::rewrite_program(rules, "normal-form ; conv-pool-form", fused);
+    return !r.programs.empty() && r.unchanged.empty() && r.fallen_back.empty();
+  } catch (const Error&) {
+    return false;  // the form applies nowhere: not a convolution's outputs pooled
+  }
+}
+
+}  // namespace
+
+std::vector<Fusion> conv_pool_fusions(const ir::Program& network, const rewrite::RuleSet& rules) {
+  ir::Program typed = typecheck::typecheck(network).program;
+  std::map<std::string, std::int64_t> sizes = ir::size_values(typed);
+  std::vector<Fusion> out;
+  for (std::size_t c = 0; c < typed.defs.size(); ++c) {
+    const ir::Definition& consumer = typed.defs[c];
+    // The consumer's shape first: the rules are asked only of a 2D map over non-overlapping windows of a definition.
+    ir::Expr f = map2d_function(consumer.body);
+    if (!f.defined()) continue;
+    const ir::Expr& windows = consumer.body->args[1];
+    for (std::size_t d = 0; d < c; ++d) {
+      const ir::Definition& p = typed.defs[d];
+      if (!pooling_windows(windows, p.name, sizes) || reads_of(consumer.body, p.name) != 1) continue;
+      bool read_elsewhere = std::any_of(typed.defs.begin(), typed.defs.end(), [&](const ir::Definition& e) {
+        return &e != &consumer && reads_of(e.body, p.name) != 0;
+      });
+      if (read_elsewhere) break;
+      Fusion fusion{p.name, consumer.name, FusionKind::ConvPool, {}};
+      ir::Program fused = typecheck::typecheck(fuse(typed, fusion)).program;
+      auto at = std::find_if(fused.defs.begin(), fused.defs.end(), [&](const auto& e) { return e.name == consumer.name; });
+      if (takes_conv_pool_form(layer_of(fused, static_cast<std::size_t>(at - fused.defs.begin()), 0).program, rules))
+        out.push_back(std::move(fusion));
+      break;  // the one definition the consumer pools
+    }
+  }
+  return out;
+}
+
 std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::RuleSet* rules) {
   std::vector<Fusion> out = one_to_one_fusions(network);
   if (!rules) return out;
-  for (auto& f : depthwise_pointwise_fusions(network, *rules)) {
+  std::vector<Fusion> more = depthwise_pointwise_fusions(network, *rules);
+  for (auto& f : conv_pool_fusions(network, *rules)) more.push_back(std::move(f));
+  for (auto& f : more) {
     bool taken = std::any_of(out.begin(), out.end(), [&](const Fusion& g) { return g.consumer == f.consumer; });
     if (!taken) out.push_back(std::move(f));  // one producer per consumer
   }
@@ -463,7 +534,7 @@ ir::Program fuse(const ir::Program& network, const Fusion& f) {
   auto producer = std::find_if(out.defs.begin(), out.defs.end(), [&](const auto& d) { return d.name == f.producer; });
   auto consumer = std::find_if(out.defs.begin(), out.defs.end(), [&](const auto& d) { return d.name == f.consumer; });
   LIFTC_ASSERT(producer != out.defs.end() && consumer != out.defs.end(), "a fusion names two definitions of the network");
-  if (f.kind == FusionKind::OneToOne) {
+  if (f.kind == FusionKind::OneToOne || f.kind == FusionKind::ConvPool) {
     consumer->body = ir::substitute(consumer->body, {{f.producer, producer->body}});
   } else {
     ir::Expr read = pixel_read(consumer->body, f.producer, f.producer_form);

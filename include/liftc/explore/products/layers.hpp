@@ -39,6 +39,7 @@ std::vector<Layer> split_layers(const ir::Program& network);
 enum class FusionKind {
   OneToOne,            // each value where the consumer's element-wise function reads it (an epilogue)
   DepthwisePointwise,  // each pixel's depthwise values computed where the pointwise layer reads that pixel
+  ConvPool,            // each pooling window's convolution outputs computed where the pooling reads them
 };
 
 /// A definition inlined into the one definition that reads it.
@@ -69,12 +70,25 @@ std::vector<Fusion> one_to_one_fusions(const ir::Program& network);
 /// reads that pixel (`fuse`). In definition order of the consumers.
 std::vector<Fusion> depthwise_pointwise_fusions(const ir::Program& network, const rewrite::RuleSet& rules);
 
+/// The fusions of `network` (typed or not) of a convolution into the pooling that reads it
+/// (a 2x2 max pooling with stride 2, or any function of non-overlapping P x Q windows, P
+/// and Q at least 2): the consumer is a 2D map over `slide2D(p, q, p, q, producer)`, the
+/// only place any definition reads the producer; the producer, substituted there, is a
+/// convolution whose outputs `normal-form` of `rules` then computes inside each pooling
+/// window (`pool-windows-of-conv`), which `conv-pool-form` keeps in a work-item's private
+/// memory. Overlapping windows (stride below the window) are not fused: each convolution
+/// output would be computed for every window that holds it. In definition order of the
+/// consumers.
+std::vector<Fusion> conv_pool_fusions(const ir::Program& network, const rewrite::RuleSet& rules);
+
 /// `network` with `f.producer`'s body substituted for its name in `f.consumer`, and the
 /// producer's definition removed. A depthwise-pointwise fusion substitutes per pixel: the
 /// consumer's 2D map over the producer's pixels, `map2D(px -> B, producer)`, becomes the
 /// producer's 2D map over its windows with each window's depthwise values let-bound,
 /// `map2D(win -> let px = G(win) in B, windows)` (G: the producer's function of a window in
-/// normal form), so that no pixel is computed twice and the intermediate is no buffer.
+/// normal form), so that no pixel is computed twice and the intermediate is no buffer. A
+/// convolution-pooling fusion substitutes the body as a one-to-one fusion does; normal-form's
+/// pool-windows-of-conv then computes each pooling window's outputs where the pooling reads them.
 ir::Program fuse(const ir::Program& network, const Fusion& f);
 
 /// One way to run a network: its layers in order (indices into the network's layers) and
@@ -85,12 +99,12 @@ struct NetworkVariant {
 };
 
 /// The fusions of `network` `add_fused_layers` makes variants of: one_to_one_fusions, then
-/// (with `rules`) depthwise_pointwise_fusions.
+/// (with `rules`) depthwise_pointwise_fusions and conv_pool_fusions, one producer per consumer.
 std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::RuleSet* rules);
 
 /// The variants of `network` whose layers `layers` are (split_layers): the network as
 /// written (variant 0, `layers` in order), and where layer_fusions finds some (depthwise
-/// into pointwise only with `rules`), each fusion alone and (for two or more) all of them,
+/// into pointwise and convolution into pooling only with `rules`), each fusion alone and (for two or more) all of them,
 /// applied until none is left. The fused layers (Layer::fused) are appended to `layers`,
 /// each once; a fused layer of the shape of another fused layer takes it as same_as.
 std::vector<NetworkVariant> add_fused_layers(const ir::Program& network, std::vector<Layer>& layers,
