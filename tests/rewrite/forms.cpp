@@ -90,7 +90,7 @@ const std::vector<OnlyOffered>& forms_only_offered() {
     for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
                           "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr", "depthwise_zip2d.sr"})
       for (const char* s : {"conv-depthwise-kappa", "conv-depthwise-tile"}) t.push_back({f, s});
-    t.push_back({"conv_pool_one_definition.sr", "conv-pool-tile"});
+    for (const char* s : {"conv-pool-tile", "conv-pool-kappa"}) t.push_back({"conv_pool_one_definition.sr", s});
     return t;
   }();
   return table;

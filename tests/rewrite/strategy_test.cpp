@@ -377,10 +377,11 @@ TEST(Strategy, AProgramThatIsNotDepthwiseThenPointwiseIsToldWhatTheFusedStrategi
   }
 }
 
-// conv-pool-tile (rules/conv_pool.rules) on a program that is not a convolution fused with
-// its pooling (a convolution alone; its pooling as a second definition, which explore fuses;
-// a 3x3 pooling with stride 2, whose windows overlap) stops at its named step, which says
-// what the fused form is and where it comes from. One row a program.
+// conv-pool-tile and conv-pool-kappa (rules/conv_pool.rules) on a program that is not a
+// convolution fused with its pooling (a convolution alone, a depthwise one; its pooling as a
+// second definition, which explore fuses; a 3x3 pooling with stride 2, whose windows
+// overlap) stop at their named step, which says what the fused form is and where it comes
+// from. One row a program.
 TEST(Strategy, AProgramThatIsNotAConvolutionAndItsPoolingIsToldWhatConvPoolTileNeeds) {
   const std::string why =
       "its step `conv-pool-form` applies nowhere: each pooling window's convolution outputs in a work-item's private "
@@ -388,6 +389,19 @@ TEST(Strategy, AProgramThatIsNotAConvolutionAndItsPoolingIsToldWhatConvPoolTileN
       "non-overlapping windows (2x2 with stride 2, or any p x q with steps p and q) of a convolution's output, in one "
       "definition (normal-form computes the convolution's outputs inside each pooling window, pool-windows-of-conv) or "
       "as two layers that explore fuses (--fusion on or only) when nothing else reads the convolution's output";
+  const std::string kappa_why =
+      "its step `pool-channels-form` applies nowhere: the pooling per channel outside the convolution's kernels "
+      "(pool-channels-out, -unjoined), which needs a convolution fused with the pooling that reads it (as "
+      "conv-pool-form) whose pooling reduces each channel over the window's values (a max or average pooling: map(c -> "
+      "reduce(..., c), transpose(join(window)))) of one sum per (kernel, bias) pair, with an activation after it or none";
+  for (const std::string& text : {example("conv/conv_small.sr"), example("conv/forms/depthwise.sr")}) {
+    try {
+      rewrite_program(library(), "conv-pool-kappa", program(text));
+      ADD_FAILURE() << "the strategy applied";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "strategy `conv-pool-kappa` does not apply to any definition of <test> (" + kappa_why + ")");
+    }
+  }
   std::string overlapping = example("conv/forms/conv_pool_one_definition.sr");
   overlapping.replace(overlapping.find("slide2D(2, 2, 2, 2,"), 19, "slide2D(3, 3, 2, 2,");
   struct Case {
@@ -431,8 +445,8 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
 // Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
 // the pairs forms_not_offered() lists with their reason (rules/README.md's table), and is
 // offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa
-// and conv-depthwise-tile for the depthwise forms, conv-pool-tile for conv_pool_one_definition.sr;
-// conv_small.sr, a dense convolution alone, is offered none).
+// and conv-depthwise-tile for the depthwise forms, conv-pool-tile and conv-pool-kappa for
+// conv_pool_one_definition.sr; conv_small.sr, a dense convolution alone, is offered none).
 TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
   std::vector<std::string> canonical = offered_strategies(example("conv/conv_small.sr"));
   EXPECT_GE(canonical.size(), 16u);
@@ -456,7 +470,8 @@ TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
 
 // Every strategy a form of examples/conv/forms/ is not offered (forms_not_offered(), and
 // conv-depthwise-kappa and conv-depthwise-tile for every form that is not depthwise, conv-pool-tile
-// for every form that is not a convolution and its pooling in one definition) is refused with a reason in a
+// and conv-pool-kappa for every form that is not a convolution and its pooling in one definition) is
+// refused with a reason in a
 // user's terms: the step that applied nowhere is a named one, whose description says what a
 // convolution needs for it ("... which needs a convolution over 3x3 windows with stride 1 ..."),
 // never a rewrite expression such as `topdown(hoist-kernels)` or `where(windows-2D)`.
@@ -465,7 +480,7 @@ TEST(Forms, EveryStrategyNotOfferedSaysWhyInAUsersTerms) {
   std::vector<std::pair<std::string, std::string>> refused;
   for (const NotOffered& n : forms_not_offered()) refused.emplace_back(n.form, n.strategy);
   for (const auto& form : conv_forms())
-    for (const char* own : {"conv-depthwise-kappa", "conv-depthwise-tile", "conv-pool-tile"})
+    for (const char* own : {"conv-depthwise-kappa", "conv-depthwise-tile", "conv-pool-tile", "conv-pool-kappa"})
       if (std::none_of(forms_only_offered().begin(), forms_only_offered().end(),
                        [&](const OnlyOffered& o) { return o.form == form && std::string_view(o.strategy) == own; }))
         refused.emplace_back(form, own);
