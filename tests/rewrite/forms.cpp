@@ -78,7 +78,7 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split",
                           "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm", "conv-winograd",
                           "conv-winograd-gemm", "conv-winograd-local"})
-      t.push_back({"conv_pool_one_definition.sr", s, kPooled});
+      for (const char* f : {"conv_pool_one_definition.sr", "conv_pool_joined.sr"}) t.push_back({f, s, kPooled});
     return t;
   }();
   return table;
@@ -90,7 +90,8 @@ const std::vector<OnlyOffered>& forms_only_offered() {
     for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
                           "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr", "depthwise_zip2d.sr"})
       for (const char* s : {"conv-depthwise-kappa", "conv-depthwise-tile"}) t.push_back({f, s});
-    for (const char* s : {"conv-pool-tile", "conv-pool-kappa"}) t.push_back({"conv_pool_one_definition.sr", s});
+    for (const char* f : {"conv_pool_one_definition.sr", "conv_pool_joined.sr"})
+      for (const char* s : {"conv-pool-tile", "conv-pool-kappa"}) t.push_back({f, s});
     return t;
   }();
   return table;

@@ -446,7 +446,8 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
 // the pairs forms_not_offered() lists with their reason (rules/README.md's table), and is
 // offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa
 // and conv-depthwise-tile for the depthwise forms, conv-pool-tile and conv-pool-kappa for
-// conv_pool_one_definition.sr; conv_small.sr, a dense convolution alone, is offered none).
+// conv_pool_one_definition.sr and conv_pool_joined.sr; conv_small.sr, a dense convolution alone,
+// is offered none).
 TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
   std::vector<std::string> canonical = offered_strategies(example("conv/conv_small.sr"));
   EXPECT_GE(canonical.size(), 16u);
