@@ -496,8 +496,7 @@ std::vector<Fusion> conv_pool_fusions(const ir::Program& network, const rewrite:
   for (std::size_t c = 0; c < typed.defs.size(); ++c) {
     const ir::Definition& consumer = typed.defs[c];
     // The consumer's shape first: the rules are asked only of a 2D map over non-overlapping windows of a definition.
-    ir::Expr f = map2d_function(consumer.body);
-    if (!f.defined()) continue;
+    if (!map2d_function(consumer.body).defined()) continue;
     const ir::Expr& windows = consumer.body->args[1];
     for (std::size_t d = 0; d < c; ++d) {
       const ir::Definition& p = typed.defs[d];
