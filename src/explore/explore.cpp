@@ -17,6 +17,7 @@
 #include "liftc/explore/cost/features.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/explore/evaluation/local_workers.hpp"
+#include "liftc/explore/products/groups.hpp"
 #include "liftc/explore/products/network.hpp"
 #include "liftc/explore/products/output.hpp"
 #include "liftc/explore/search/transfer.hpp"
@@ -59,6 +60,7 @@ struct Exploration {
   bool network = false;  // a program of several definitions, explored layer by layer
   std::vector<Layer> layers;            // the definitions as written, then the fused layers
   std::vector<NetworkVariant> variants;  // of a network: as written, and fused (add_fused_layers)
+  GroupedProgram grouped;  // the program with its grouped convolutions split by group (none: no splits)
   std::vector<std::string> strategies;
   std::FILE* progress = nullptr;
 
@@ -136,7 +138,7 @@ void drop_library_strategies(Exploration& x) {
 // The definitions of the network as written.
 std::size_t written_layers(const Exploration& x) {
   return static_cast<std::size_t>(
-      std::count_if(x.layers.begin(), x.layers.end(), [](const Layer& l) { return l.fused.empty(); }));
+      std::count_if(x.layers.begin(), x.layers.end(), [](const Layer& l) { return written_layer(l); }));
 }
 
 // --fusion: a network's fused layers and variants beside its layers as written (on), none
@@ -156,6 +158,25 @@ void fuse_layers(Exploration& x) {
   x.variants.erase(x.variants.begin(), x.variants.end() - 1);  // the last: every fusion
 }
 
+// A grouped convolution's dense convolutions per group (split_groups), a variant of their
+// own beside the program as written (and its fusions). A program with one makes a network of
+// its layers: the grouped convolution whole is one variant, its groups and their
+// concatenation another.
+void split_grouped(Exploration& x) {
+  if (x.o.whole_program || x.s.storage.any()) return;
+  x.grouped = split_groups(x.program, x.rules);
+  if (x.grouped.splits.empty()) return;
+  if (!x.network) {
+    x.network = true;
+    x.layers = split_layers(x.program);
+  }
+  if (x.variants.empty()) {
+    x.variants.emplace_back();
+    for (std::size_t i = 0; i < x.layers.size(); ++i) x.variants[0].layers.push_back(i);
+  }
+  x.variants.push_back(*add_group_split_layers(x.grouped, x.layers));
+}
+
 // Options, rules and program, checked; strategies chosen. Nothing is asked of a device.
 void load(Exploration& x) {
   if (x.o.file.empty()) throw Error("explore: give the .sr program to explore");
@@ -169,6 +190,7 @@ void load(Exploration& x) {
   store_as_half(x);
   if (x.network) x.layers = split_layers(x.program);
   fuse_layers(x);
+  split_grouped(x);
   x.strategies = x.o.strategies.empty() ? default_strategies(x.rules, x.network ? x.layers.front().program : x.program)
                                         : x.o.strategies;
   if (x.s.storage.any()) drop_library_strategies(x);
@@ -316,7 +338,7 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
   std::size_t shapes = 0, written = 0;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < x.layers.size(); ++i) {
-    if (!x.layers[i].fused.empty()) continue;
+    if (!written_layer(x.layers[i])) continue;
     ++written;
     shapes += x.layers[i].same_as == i;
     names.push_back(x.layers[i].same_as == i
@@ -326,6 +348,11 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
   x.say(fmt::format("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
                     "({} evaluations each): {}\n",
                     written, shapes, x.s.budget.evaluations, fmt::join(names, ", ")));
+  if (!x.grouped.splits.empty())
+    x.say(fmt::format("grouped convolution split by group, explored as an alternative (each group a dense convolution "
+                      "over its channels of the image, which every dense strategy takes; their outputs joined per "
+                      "pixel): {}\n",
+                      group_splits_text(x.grouped)));
   std::vector<std::string> fused;
   for (const Layer& layer : x.layers)
     if (!layer.fused.empty()) fused.push_back(layer_title(layer));
@@ -470,6 +497,7 @@ void explore_on_device(Exploration& x) {
   x.say(fmt::format("reference: {}\n", problem.reference_from_store
                                            ? std::string("from the store")
                                            : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds)));
+  if (x.network) add_group_references(problem, x.grouped);
   std::int64_t run = begin_run(x, problem, device.target, rules_identity);
   // Interrupted (Ctrl-C, SIGTERM), the run stays unfinished in the store: say how to go on.
   // --jobs and -o are not stored with the run: the command gives them again as given.

@@ -44,8 +44,10 @@ std::string layers_text(const NetworkExploration& net, std::size_t jobs) {
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     if (net.layers[i].same_as != i || !net.results[i]) continue;
     const LayerResult& r = *net.results[i];
-    out += net.layers[i].fused.empty() ? fmt::format("layer {} ({}): ", i + 1, net.layers[i].name)
-                                       : fmt::format("fused layer ({}): ", layer_title(net.layers[i]));
+    const Layer& layer = net.layers[i];
+    out += !layer.fused.empty()      ? fmt::format("fused layer ({}): ", layer_title(layer))
+           : !layer.group_of.empty() ? fmt::format("group layer ({}): ", layer_title(layer))
+                                     : fmt::format("layer {} ({}): ", i + 1, layer.name);
     out += summary_text(r.loop, r.space);
     out += fmt::format("  {} job(s): {:.2f} evaluations/s; per candidate: {}\n", jobs,
                        r.loop.seconds > 0 ? double(r.loop.explored.size()) / r.loop.seconds : 0.0, r.times.text());

@@ -143,7 +143,10 @@ std::vector<Layer> split_layers(const ir::Program& network) {
   return layers;
 }
 
+bool written_layer(const Layer& layer) { return layer.fused.empty() && layer.group_of.empty(); }
+
 std::string layer_title(const Layer& layer) {
+  if (layer.group_of == layer.name) return fmt::format("{} (its groups joined)", layer.name);
   if (layer.fused.empty()) return layer.name;
   return fmt::format("{}+{}", fmt::join(layer.fused, "+"), layer.name);
 }
@@ -617,6 +620,28 @@ std::vector<NetworkVariant> add_fused_layers(const ir::Program& network, std::ve
     variants.push_back(std::move(v));
   }
   return variants;
+}
+
+NetworkVariant add_variant_layers(const ir::Program& program, std::vector<Layer>& layers,
+                                  const std::function<void(Layer&)>& tag) {
+  std::vector<ir::Program> bound;
+  for (const auto& layer : layers) bound.push_back(ir::bind_sizes(layer.program, {}));
+  ir::Program typed = typecheck::typecheck(program).program;
+  NetworkVariant v;
+  for (std::size_t d = 0; d < typed.defs.size(); ++d) {
+    Layer layer = layer_of(typed, d, layers.size());
+    tag(layer);
+    auto same = std::find_if(layers.begin(), layers.end(), [&](const Layer& l) {
+      return l.name == layer.name && l.fused == layer.fused && l.group_of == layer.group_of;
+    });
+    if (same == layers.end()) {
+      layers.push_back(std::move(layer));
+      find_shape(layers, bound, layers.size() - 1);
+      same = layers.end() - 1;
+    }
+    v.layers.push_back(static_cast<std::size_t>(same - layers.begin()));
+  }
+  return v;
 }
 
 ir::Program rename_layer(const ir::Program& rewritten, const Layer& from, const Layer& to) {

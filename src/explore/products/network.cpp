@@ -88,8 +88,11 @@ void explore_layer(LayerResult& r, const std::string& label, Store& store, std::
 }  // namespace
 
 std::string layer_label(const NetworkExploration& net, std::size_t i) {
-  if (!net.layers[i].fused.empty()) return fmt::format("fused layer ({})", layer_title(net.layers[i]));
-  std::size_t written = std::count_if(net.layers.begin(), net.layers.end(), [](const Layer& l) { return l.fused.empty(); });
+  const Layer& layer = net.layers[i];
+  if (!layer.fused.empty()) return fmt::format("fused layer ({})", layer_title(layer));
+  if (layer.group_of == layer.name) return fmt::format("group layer ({}: its groups' outputs joined)", layer.name);
+  if (!layer.group_of.empty()) return fmt::format("group layer ({}, a group of {})", layer.name, layer.group_of);
+  std::size_t written = std::count_if(net.layers.begin(), net.layers.end(), [](const Layer& l) { return written_layer(l); });
   return fmt::format("layer {}/{} ({})", i + 1, written, net.layers[i].name);
 }
 
@@ -101,6 +104,8 @@ std::string fusions_text(const NetworkExploration& net, const NetworkPoint& poin
   std::vector<std::string> out;
   for (const Fusion& f : net.variants.at(point.variant).fusions)
     out.push_back(fmt::format("{} into {}", f.producer, f.consumer));
+  for (std::size_t i : point_layers(net, point))
+    if (const Layer& l = net.layers[i]; l.group_of == l.name) out.push_back(fmt::format("{} split by group", l.name));
   return fmt::format("{}", fmt::join(out, ", "));
 }
 
@@ -134,7 +139,10 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
                                  : layer_label(net, layer.same_as)));
       continue;
     }
-    if (layer.fused.empty()) {
+    // A grouped convolution split by group (groups.hpp) is an alternative, and so is the
+    // grouped convolution whole: either may go.
+    bool split = std::any_of(net.layers.begin(), net.layers.end(), [&](const Layer& l) { return l.group_of == layer.name; });
+    if (written_layer(layer) && !split) {
       net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
       continue;
     }
@@ -148,7 +156,10 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
   std::erase_if(net.variants, [&](const NetworkVariant& v) {
     return std::any_of(v.layers.begin(), v.layers.end(), [&](std::size_t i) { return !net.results[i]; });
   });
-  if (net.variants.empty()) throw Error("no fused layer of the network has a space (see above); explore it with --fusion off");
+  if (net.variants.empty())
+    throw Error(std::any_of(net.layers.begin(), net.layers.end(), [](const Layer& l) { return !l.group_of.empty(); })
+                    ? "neither the grouped convolution whole nor its groups have a space (see above)"
+                    : "no fused layer of the network has a space (see above); explore it with --fusion off");
   if (o.strategies_given) {
     std::vector<Layer> offered;
     std::vector<std::vector<NotApplied>> not_applied;

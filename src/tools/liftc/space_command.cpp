@@ -11,6 +11,7 @@
 #include "options.hpp"
 #include "liftc/constraints/solve.hpp"
 #include "liftc/explore/candidates/constraint_space.hpp"
+#include "liftc/explore/products/groups.hpp"
 #include "liftc/explore/products/layers.hpp"
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/products/network.hpp"
@@ -157,6 +158,15 @@ void print_library_space(explore::LibraryAlternative& alt, std::uint64_t samples
   for (std::uint64_t i = 0; i < samples; ++i) fmt::print("  {}\n", explore::format_point(alt, alt.sample(rng)));
 }
 
+// "layer 2/3 (conv2)", or for a part of a grouped convolution split by group "group layer
+// (conv_g0, a group of conv)" (`written`: the layers as written, first in `layers`).
+std::string layer_heading(const std::vector<explore::Layer>& layers, std::size_t i, std::size_t written) {
+  const explore::Layer& l = layers[i];
+  if (l.group_of.empty()) return fmt::format("layer {}/{} ({})", i + 1, written, l.name);
+  if (l.group_of == l.name) return fmt::format("group layer ({}: its groups' outputs joined)", l.name);
+  return fmt::format("group layer ({}, a group of {})", l.name, l.group_of);
+}
+
 void run_space(const SpaceOptions& o) {
   std::uint64_t samples = parse_count("--samples", o.samples, 1000000);
   std::uint64_t seed = parse_count("--seed", o.seed, UINT64_MAX);
@@ -170,6 +180,13 @@ void run_space(const SpaceOptions& o) {
   // searches it (layers of one shape once).
   std::vector<explore::Layer> layers;
   if (!o.whole_program && explore::explored_by_layer(program)) layers = explore::split_layers(program);
+  // A grouped convolution split by group (explore's alternative to it whole): the layers of
+  // its groups and their concatenation after those as written.
+  explore::GroupedProgram grouped;
+  if (!o.whole_program) grouped = explore::split_groups(program, rules);
+  if (!grouped.splits.empty() && layers.empty()) layers = explore::split_layers(program);
+  const std::size_t written = layers.size();
+  if (!grouped.splits.empty()) explore::add_group_split_layers(grouped, layers);
   std::vector<std::string> strategies =
       !o.strategies.empty() ? rewrite::expand_strategy_tags(rules, o.strategies)
                             : explore::default_strategies(rules, layers.empty() ? program : layers.front().program);
@@ -197,10 +214,10 @@ void run_space(const SpaceOptions& o) {
   std::vector<std::vector<explore::NotApplied>> not_applied(layers.size());  // per layer: strategies named it refused
   for (std::size_t i = 0; i < layers.size(); ++i) {
     Part& part = parts.emplace_back();
-    part.heading = fmt::format("\n==== layer {}/{} ({}){}\n", i + 1, layers.size(), layers[i].name,
-                               layers[i].same_as == i ? ""
-                                                      : fmt::format(": the shape of layer {} ({}), its space",
-                                                                    layers[i].same_as + 1, layers[layers[i].same_as].name));
+    std::string shape = layers[i].same_as == i ? ""
+                                               : fmt::format(": the shape of {}, its space",
+                                                             layer_heading(layers, layers[i].same_as, written));
+    part.heading = fmt::format("\n==== {}{}\n", layer_heading(layers, i, written), shape);
     if (layers[i].same_as != i) {
       not_applied[i] = not_applied[layers[i].same_as];
       continue;
@@ -219,12 +236,17 @@ void run_space(const SpaceOptions& o) {
   if (!layers.empty()) explore::check_named_strategies_apply(layers, not_applied, o.strategies);
 
   fmt::print("// liftc space {}: target {}\n", o.file, constraints::format_target(target));
-  if (!layers.empty())
+  if (written > 1)
     fmt::print("// a network of {} layers: each layer's space (explore searches them one by one; --whole-program: "
                "the program as one)\n",
-               layers.size());
-  else if (!o.whole_program && explore::is_network(program))
+               written);
+  else if (layers.empty() && !o.whole_program && explore::is_network(program))
     fmt::print("// a rewritten network (its layers share tuning parameters): the whole program's space\n");
+  if (!grouped.splits.empty())
+    fmt::print("// a grouped convolution split by group: {}; each group a dense convolution over its channels of the "
+               "image (every dense strategy takes it), their outputs joined per pixel: explore searches these layers "
+               "as an alternative to the convolution whole (--whole-program: the program as one, not split)\n",
+               explore::group_splits_text(grouped));
   if (!explore::clblast_available()) fmt::print("// {}\n", explore::kNoClblastNote);
   std::mt19937_64 rng(seed);
   for (const auto& part : parts) {

@@ -10,6 +10,7 @@
 // the same rewritten program with their own names.
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,11 @@ struct Layer {
   std::vector<std::string> reads;  // the names of those inputs (network inputs and earlier definitions)
   std::size_t same_as = 0;         // the first layer of its shape (its own index when it is the first)
   std::vector<std::string> fused;  // the definitions inlined into it (fuse), in order; none for a layer as written
+  std::string group_of;            // a part of a grouped convolution split by group (groups.hpp): that convolution's name
 };
+
+/// Whether `layer` is a definition as written (not fused, not a part of a split grouped convolution).
+bool written_layer(const Layer& layer);
 
 /// "conv2+block": a layer's definition after those fused into it.
 std::string layer_title(const Layer& layer);
@@ -109,6 +114,13 @@ std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::Rul
 /// each once; a fused layer of the shape of another fused layer takes it as same_as.
 std::vector<NetworkVariant> add_fused_layers(const ir::Program& network, std::vector<Layer>& layers,
                                              const rewrite::RuleSet* rules = nullptr);
+
+/// The variant that runs `program`'s definitions (a program of the network's inputs whose
+/// definitions are some of the network's and new ones: split_groups's), each layer found in
+/// `layers` by its name, fused definitions and `tag` (which sets what marks a new layer), or
+/// appended with `tag` applied (a new layer of the shape of another takes it as same_as).
+NetworkVariant add_variant_layers(const ir::Program& program, std::vector<Layer>& layers,
+                                  const std::function<void(Layer&)>& tag);
 
 /// Whether `program` is a network: two or more of its definitions compute (reduce, do
 /// arithmetic); a definition that only rearranges an earlier one (stencil2d.sr's

@@ -1,0 +1,63 @@
+#pragma once
+// A grouped convolution (G groups, each of M/G kernels over its own C/G of the image's
+// channels) explored as an alternative of its own: G dense convolutions, one per group,
+// each over its group's channels of the image (a view: each pixel's channels cropped to the
+// group's) with its group's kernels and biases (views: the weights and biases cropped to
+// the group), and their outputs concatenated per pixel under the convolution's name. Each
+// group is a dense convolution, so every dense strategy (register tiles, local memory,
+// GEMM, Winograd, ...) applies to it; the grouped convolution whole keeps the strategies
+// that take its groups on a dimension of their own (conv-chw-kappa, conv-gpu, conv-naive).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/explore/products/layers.hpp"
+#include "liftc/rewrite/load.hpp"
+
+namespace liftc::explore {
+
+/// One grouped convolution split by group.
+struct GroupSplit {
+  std::string definition;          // the grouped convolution's definition (the concatenation keeps its name)
+  std::int64_t groups = 0;         // G
+  std::int64_t channels = 0;       // C/G: each group's channels of the image
+  std::vector<std::string> parts;  // the groups' definitions, `conv_g0`, `conv_g1`, ... (names the program has not)
+};
+
+/// A program with its grouped convolutions split (split_groups).
+struct GroupedProgram {
+  ir::Program program;             // each grouped convolution replaced by its groups and their concatenation
+  std::vector<GroupSplit> splits;  // in definition order; empty: no grouped convolution, `program` as given
+};
+
+/// `program` (parsed, its sizes with values) with each grouped convolution split: a
+/// definition that, as a program of its own after `normal-form` of `rules`, is a 2D map
+/// over slide2D's windows of one image whose function joins a map over the groups'
+/// `(kernels, biases, window channels)`, each group's window channels `split(C/G, ...)` of
+/// the window's pixels (examples/conv/forms/grouped.sr's form). Each becomes G
+/// definitions, group g's the dense convolution `map2D(window -> map((w, b) -> R, zip(KW_g,
+/// KB_g)), windows of the image cropped to channels g*C/G .. (g+1)*C/G - 1)` (R: the sum of a
+/// (kernel, bias) pair as written; KW_g, KB_g: the kernels and biases cropped to group g,
+/// `join(pad(-g, g + 1 - G, 0.0, KW))`), then the definition itself, each pixel the
+/// concatenation of the groups' pixels. The interpreter's values are the same (each sum
+/// adds the same products in the same order): split_groups_checked checks it.
+GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& rules);
+
+/// The variant of a network (or one-definition program) that runs the split program's
+/// definitions: its layers found in `layers` (those as written, split_layers) or appended,
+/// the groups and their concatenation with Layer::group_of set (layers of one shape
+/// explored once, as split_layers finds them). None when `split` has no splits.
+std::optional<NetworkVariant> add_group_split_layers(const GroupedProgram& split, std::vector<Layer>& layers);
+
+/// Adds to `network.reference` the interpreter's values of the groups' definitions (on
+/// `network.inputs`), and checks that their concatenation is each grouped convolution's
+/// value as the program computes it: a liftc::Error naming the definition otherwise.
+void add_group_references(Problem& network, const GroupedProgram& split);
+
+/// "conv into 2 groups (conv_g0, conv_g1) of 2 channels": what split_groups did, for messages.
+std::string group_splits_text(const GroupedProgram& split);
+
+}  // namespace liftc::explore

@@ -1,0 +1,265 @@
+// A grouped convolution split into dense convolutions per group (groups.hpp).
+
+#include "liftc/explore/products/groups.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "liftc/interp/interp.hpp"
+#include "liftc/ir/program.hpp"
+#include "liftc/rewrite/engine.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+
+namespace liftc::explore {
+
+namespace {
+
+bool is_call(const ir::Expr& e, ir::Prim p) { return e.defined() && e.kind() == ir::ExprKind::Call && e->prim == p; }
+
+bool is_lambda(const ir::Expr& e, std::size_t params) {
+  return e.defined() && e.kind() == ir::ExprKind::Lambda && e->params.size() == params;
+}
+
+ir::Expr map_of(const ir::Expr& f, const ir::Expr& x) { return ir::make_call(ir::Prim::Map, {}, {f, x}); }
+
+// `x` cropped to elements from..from+count-1 of its `length` (a view: `pad` with negative amounts).
+ir::Expr cropped(const ir::Expr& x, std::int64_t from, std::int64_t count, std::int64_t length) {
+  return ir::make_call(ir::Prim::Pad, {arith::Expr(-from), arith::Expr(from + count - length)}, {ir::make_float(0.0), x});
+}
+
+// `e` with every projection of a tuple built in place, `(a, b, c).i`, replaced by its component.
+ir::Expr projected(const ir::Expr& e) {
+  std::vector<ir::Expr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(projected(a));
+    changed = changed || !same_node(args.back(), a);
+  }
+  ir::Expr out = changed ? ir::with_args(e, std::move(args)) : e;
+  if (out.kind() == ir::ExprKind::Get && out->args[0].kind() == ir::ExprKind::Tuple)
+    return out->args[0]->args.at(static_cast<std::size_t>(out->index));
+  return out;
+}
+
+// A grouped convolution in normal form, its parts (all of the typed, size-bound body).
+struct Grouped {
+  ir::Expr per_group;  // F: the function of a group's (kernels, biases, window channels)
+  ir::Expr kernels, biases;
+  std::string window;   // the 2D map's parameter: a window
+  ir::Expr windows;     // the windows of `image`
+  std::string image;    // the one value the windows are of
+  std::int64_t groups = 0, channels = 0;  // G, C/G
+  int joins = 0;        // the joins of the groups' outputs (one: of the groups; more: of each group's too)
+};
+
+// `body` (typed, sizes bound) as a grouped convolution: `map(row -> map(x -> join(map(F,
+// zip(KW, KB, transpose(map(transpose, map(r -> map(p -> split(n, p), r), x)))))), row),
+// windows)` (or more joins: `join(join(map(F, ...)))` joins each group's output too), the
+// windows of one value, KW and KB reading no window; none otherwise.
+std::optional<Grouped> grouped_form(const ir::Expr& body) {
+  if (!is_call(body, ir::Prim::Map) || !is_lambda(body->args[0], 1)) return std::nullopt;
+  const ir::Expr& rows = body->args[0];
+  const ir::Expr& row_map = rows->args[0];
+  if (!is_call(row_map, ir::Prim::Map) || !is_lambda(row_map->args[0], 1)) return std::nullopt;
+  const ir::Expr& row = row_map->args[1];
+  if (row.kind() != ir::ExprKind::Var || row->name != rows->params[0]) return std::nullopt;
+  const ir::Expr& per_window = row_map->args[0];
+  // The groups' outputs joined, and each group's joined as many times less one.
+  Grouped g;
+  ir::Expr groups_map = per_window->args[0];
+  for (; is_call(groups_map, ir::Prim::Join); groups_map = groups_map->args[0]) ++g.joins;
+  if (g.joins == 0 || !is_call(groups_map, ir::Prim::Map)) return std::nullopt;
+  const ir::Expr& zipped = groups_map->args[1];
+  if (!is_lambda(groups_map->args[0], 1) && !is_lambda(groups_map->args[0], 3)) return std::nullopt;
+  if (!is_call(zipped, ir::Prim::Zip) || zipped->args.size() != 3) return std::nullopt;
+  g.per_group = groups_map->args[0];
+  g.kernels = zipped->args[0];
+  g.biases = zipped->args[1];
+  g.window = per_window->params[0];
+  g.windows = body->args[1];
+  std::vector<std::string> read = ir::free_vars(g.windows);
+  if (read.size() != 1) return std::nullopt;
+  g.image = read[0];
+  for (const ir::Expr& pairs : {g.kernels, g.biases}) {
+    std::vector<std::string> names = ir::free_vars(pairs);
+    if (std::find(names.begin(), names.end(), g.window) != names.end()) return std::nullopt;
+  }
+  // The sizes: G kernel groups, the window's pixels of C = G * n channels.
+  const ir::Type& kw = g.kernels.type();
+  const ir::Type& win = per_window->param_types.empty() ? ir::Type() : per_window->param_types[0];
+  if (kw.kind() != ir::TypeKind::Array || win.kind() != ir::TypeKind::Array) return std::nullopt;
+  const ir::Type& pixel = win.elem().kind() == ir::TypeKind::Array ? win.elem().elem() : ir::Type();
+  if (pixel.kind() != ir::TypeKind::Array || pixel.elem().kind() != ir::TypeKind::Scalar) return std::nullopt;
+  std::optional<std::int64_t> groups = kw.length().constant(), channels = pixel.length().constant();
+  if (!groups || !channels || *groups < 2 || *channels % *groups != 0) return std::nullopt;
+  g.groups = *groups;
+  g.channels = *channels / *groups;
+  // Each group's window channels: the window's pixels split into the groups'.
+  ir::Expr split_pixels = map_of(
+      ir::make_lambda({"r"}, map_of(ir::make_lambda({"p"}, ir::make_call(ir::Prim::Split, {arith::Expr(g.channels)},
+                                                                         {ir::make_var("p")})),
+                                    ir::make_var("r"))),
+      ir::make_var(g.window));
+  ir::Expr expected = ir::make_call(
+      ir::Prim::Transpose, {},
+      {map_of(ir::make_lambda({"a"}, ir::make_call(ir::Prim::Transpose, {}, {ir::make_var("a")})), split_pixels)});
+  if (!ir::alpha_equal(zipped->args[2], expected)) return std::nullopt;
+  return g;
+}
+
+// Group `k`'s dense convolution of `g`: `map(row -> map(x -> F(KW_k, KB_k, x), row),
+// windows of the image cropped to the group's channels)` (F's output joined once less than
+// the groups' were); undefined when F of a group is
+// not a map over (kernel, bias) pairs of its kernels and biases.
+ir::Expr group_convolution(const Grouped& g, std::int64_t k, const std::vector<std::string>& avoid) {
+  ir::Expr kernels = ir::make_call(ir::Prim::Join, {}, {cropped(g.kernels, k, 1, g.groups)});
+  ir::Expr biases = ir::make_call(ir::Prim::Join, {}, {cropped(g.biases, k, 1, g.groups)});
+  std::string x = ir::fresh_name("window", avoid);
+  std::vector<ir::Expr> parts{kernels, biases, ir::make_var(x)};
+  ir::Expr body;
+  if (g.per_group->params.size() == 1) {
+    body = projected(ir::substitute(g.per_group->args[0], {{g.per_group->params[0], ir::make_tuple(parts)}}));
+  } else {
+    std::vector<std::pair<std::string, ir::Expr>> bindings;
+    for (std::size_t i = 0; i < 3; ++i) bindings.emplace_back(g.per_group->params[i], parts[i]);
+    body = ir::substitute(g.per_group->args[0], bindings);
+  }
+  // A dense convolution's function of a window: a map over the zipped (kernel, bias) pairs.
+  if (!is_call(body, ir::Prim::Map) || !is_call(body->args[1], ir::Prim::Zip) ||
+      !ir::alpha_equal(body->args[1], ir::make_call(ir::Prim::Zip, {}, {kernels, biases})))
+    return {};
+  for (int j = 1; j < g.joins; ++j) body = ir::make_call(ir::Prim::Join, {}, {body});
+  std::int64_t c = g.channels * g.groups;
+  ir::Expr pixels = map_of(
+      ir::make_lambda({"r"}, map_of(ir::make_lambda({"p"}, cropped(ir::make_var("p"), k * g.channels, g.channels, c)),
+                                    ir::make_var("r"))),
+      ir::make_var(g.image));
+  ir::Expr windows = ir::substitute(g.windows, {{g.image, pixels}});
+  std::string r = ir::fresh_name("row", avoid);
+  return map_of(ir::make_lambda({r}, map_of(ir::make_lambda({x}, body), ir::make_var(r))), windows);
+}
+
+// Each pixel of the parts' outputs concatenated: `map((r0, ...) -> map((p0, ...) ->
+// concat(p0, ...), zip(r0, ...)), zip(part0, ...))`.
+ir::Expr concatenation(const std::vector<std::string>& parts) {
+  std::vector<std::string> rows, pixels;
+  std::vector<ir::Expr> part_vars, row_vars, pixel_vars;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    rows.push_back(fmt::format("r{}", i));
+    pixels.push_back(fmt::format("p{}", i));
+    part_vars.push_back(ir::make_var(parts[i]));
+    row_vars.push_back(ir::make_var(rows.back()));
+    pixel_vars.push_back(ir::make_var(pixels.back()));
+  }
+  ir::Expr per_pixel = ir::make_lambda(pixels, ir::make_call(ir::Prim::Concat, {}, pixel_vars));
+  ir::Expr per_row = ir::make_lambda(rows, map_of(per_pixel, ir::make_call(ir::Prim::Zip, {}, row_vars)));
+  return map_of(per_row, ir::make_call(ir::Prim::Zip, {}, part_vars));
+}
+
+// Definition `d` of `typed` as a one-definition program in normal form, typed, sizes bound;
+// none where normal-form fails on it.
+std::optional<ir::Program> normal_layer(const ir::Program& typed, std::size_t d, const rewrite::RuleSet& rules) {
+  ir::Program layer;
+  layer.sizes = typed.sizes;
+  layer.source = typed.source;
+  std::vector<std::string> reads = ir::free_vars(typed.defs[d].body);
+  for (const auto& in : typed.inputs)
+    if (std::find(reads.begin(), reads.end(), in.name) != reads.end()) layer.inputs.push_back(in);
+  for (std::size_t e = 0; e < d; ++e)
+    if (std::find(reads.begin(), reads.end(), typed.defs[e].name) != reads.end())
+      layer.inputs.push_back({typed.defs[e].name, typed.defs[e].body.type(), typed.defs[e].loc});
+  layer.defs.push_back(typed.defs[d]);
+  try {
+    if (rules.strategy("normal-form")) {
+      rewrite::ProgramRewrite normal = rewrite::rewrite_program(rules, "normal-form", layer);
+      if (!normal.programs.empty() && normal.unchanged.empty()) layer = normal.programs.front().program;
+    }
+    return typecheck::typecheck(ir::bind_sizes(layer, {})).program;
+  } catch (const Error&) {
+    return std::nullopt;  // normal-form applies nowhere, or the layer does not check at its sizes
+  }
+}
+
+std::vector<std::string> names_of(const ir::Program& p) {
+  std::vector<std::string> out;
+  for (const auto& s : p.sizes) out.push_back(s.name);
+  for (const auto& i : p.inputs) out.push_back(i.name);
+  for (const auto& d : p.defs) out.push_back(d.name);
+  return out;
+}
+
+}  // namespace
+
+GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& rules) {
+  GroupedProgram out;
+  out.program = program;
+  ir::Program typed = typecheck::typecheck(program).program;
+  std::vector<std::string> avoid = names_of(program);
+  out.program.defs.clear();
+  for (std::size_t d = 0; d < typed.defs.size(); ++d) {
+    const ir::Definition& def = program.defs[d];
+    std::optional<ir::Program> layer = normal_layer(typed, d, rules);
+    std::optional<Grouped> g = layer ? grouped_form(layer->defs.front().body) : std::nullopt;
+    std::vector<ir::Definition> groups;
+    GroupSplit split{def.name, g ? g->groups : 0, g ? g->channels : 0, {}};
+    for (std::int64_t k = 0; g && k < g->groups; ++k) {
+      std::vector<std::string> bound = avoid;
+      for (const auto& n : ir::free_vars(layer->defs.front().body)) bound.push_back(n);
+      ir::Expr body = group_convolution(*g, k, bound);
+      if (!body.defined()) break;
+      std::string name = ir::fresh_name(fmt::format("{}_g{}", def.name, k), avoid);
+      avoid.push_back(name);
+      split.parts.push_back(name);
+      groups.push_back({name, body, def.loc});
+    }
+    if (!g || groups.size() != static_cast<std::size_t>(g->groups)) {
+      out.program.defs.push_back(def);
+      continue;
+    }
+    out.program.defs.insert(out.program.defs.end(), groups.begin(), groups.end());
+    out.program.defs.push_back({def.name, concatenation(split.parts), def.loc});
+    out.splits.push_back(std::move(split));
+  }
+  if (out.splits.empty()) return {program, {}};
+  typecheck::typecheck(out.program);  // an internal error, not the user's, if it does not check
+  return out;
+}
+
+std::optional<NetworkVariant> add_group_split_layers(const GroupedProgram& split, std::vector<Layer>& layers) {
+  if (split.splits.empty()) return std::nullopt;
+  std::map<std::string, std::string> group_of;  // a split's definitions: the grouped convolution's name
+  for (const auto& s : split.splits) {
+    group_of[s.definition] = s.definition;
+    for (const auto& p : s.parts) group_of[p] = s.definition;
+  }
+  return add_variant_layers(split.program, layers, [&](Layer& layer) {
+    if (auto it = group_of.find(layer.name); it != group_of.end()) layer.group_of = it->second;
+  });
+}
+
+void add_group_references(Problem& network, const GroupedProgram& split) {
+  if (split.splits.empty()) return;
+  interp::Tensors values = interp::evaluate(typecheck::typecheck(ir::bind_sizes(split.program, {})).program, network.inputs);
+  for (const auto& s : split.splits) {
+    auto whole = network.reference.find(s.definition);
+    auto joined = values.find(s.definition);
+    if (whole == network.reference.end() || joined == values.end() || whole->second.shape != joined->second.shape ||
+        whole->second.f32 != joined->second.f32)
+      throw Error(fmt::format("{}: the grouped convolution '{}' split into its {} groups does not compute its value "
+                              "(an internal error: explore it with --whole-program)",
+                              network.file, s.definition, s.groups));
+    for (const auto& p : s.parts) network.reference[p] = values.at(p);
+  }
+}
+
+std::string group_splits_text(const GroupedProgram& split) {
+  std::vector<std::string> out;
+  for (const auto& s : split.splits)
+    out.push_back(fmt::format("{} into {} groups ({}) of {} channels each", s.definition, s.groups,
+                              fmt::join(s.parts, ", "), s.channels));
+  return fmt::format("{}", fmt::join(out, "; "));
+}
+
+}  // namespace liftc::explore
