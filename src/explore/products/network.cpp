@@ -141,7 +141,8 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
     }
     // A grouped convolution split by group (groups.hpp) is an alternative, and so is the
     // grouped convolution whole: either may go.
-    bool split = std::any_of(net.layers.begin(), net.layers.end(), [&](const Layer& l) { return l.group_of == layer.name; });
+    bool split = written_layer(layer) && std::any_of(net.layers.begin(), net.layers.end(),
+                                                     [&](const Layer& l) { return l.group_of == layer.name; });
     if (written_layer(layer) && !split) {
       net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
       continue;
@@ -151,6 +152,16 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
       net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
     } catch (const Error& e) {
       if (o.report) o.report(fmt::format("{}: not offered: {}", layer_label(net, i), e.message()));
+    }
+    // A grouped convolution whole that none of the strategies named takes (its groups do):
+    // lowered by a fallback, which nobody asked for; its groups' variant runs instead.
+    if (split && net.results[i] && o.strategies_given && !named.empty() && net.results[i]->not_applied.size() == named.size()) {
+      if (o.report)
+        o.report(fmt::format("{}: not offered: {} {} not apply to the grouped convolution whole (its groups, dense "
+                             "convolutions, take {})",
+                             layer_label(net, i), fmt::join(named, ", "), named.size() == 1 ? "does" : "do",
+                             named.size() == 1 ? "it" : "them"));
+      net.results[i] = nullptr;
     }
   }
   std::erase_if(net.variants, [&](const NetworkVariant& v) {

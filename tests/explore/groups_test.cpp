@@ -1,0 +1,157 @@
+// A grouped convolution split by group (explore/products/groups.hpp), without a device: which
+// definitions are split, that the split program interprets to the grouped convolution's
+// values, that each group takes the dense strategies the grouped convolution whole does not,
+// and the split's layers and references.
+
+#include <gtest/gtest.h>
+
+#include "liftc/explore/products/groups.hpp"
+#include "liftc/interp/interp.hpp"
+#include "liftc/ir/program.hpp"
+#include "liftc/parse/parse.hpp"
+#include "liftc/rewrite/engine.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+#include "../readable_name.hpp"
+
+namespace liftc::explore {
+namespace {
+
+const rewrite::RuleSet& rules() {
+  static const rewrite::RuleSet r = rewrite::load_rules_dir(std::string(LIFTC_SOURCE_DIR) + "/rules");
+  return r;
+}
+
+ir::Program example(const std::string& path) {
+  return parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/" + path);
+}
+
+// The values of `p` (sizes bound) on random inputs from seed 11.
+interp::Tensors values(const ir::Program& p, const interp::Tensors* inputs = nullptr) {
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(p, {})).program;
+  return interp::evaluate(checked, inputs ? *inputs : interp::random_inputs(checked, 11));
+}
+
+struct SplitCase {
+  const char* file;  // under examples/
+  std::string split;  // group_splits_text; empty: nothing split
+};
+void PrintTo(const SplitCase& c, std::ostream* os) { *os << c.file; }
+
+class GroupSplits : public ::testing::TestWithParam<SplitCase> {};
+
+// What split_groups splits, and the split program's value of each definition the program
+// has is the program's, value for value (each sum adds the same products in the same order).
+TEST_P(GroupSplits, SplitsTheGroupedConvolutionsAndInterpretsAsTheProgram) {
+  const SplitCase& c = GetParam();
+  ir::Program program = example(c.file);
+  GroupedProgram split = split_groups(program, rules());
+  EXPECT_EQ(group_splits_text(split), c.split);
+  if (split.splits.empty()) return;
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(program, {})).program;
+  interp::Tensors inputs = interp::random_inputs(checked, 11);
+  interp::Tensors want = values(program, &inputs), got = values(split.program, &inputs);
+  for (const auto& def : program.defs) {
+    ASSERT_TRUE(got.count(def.name)) << def.name;
+    EXPECT_FALSE(got.at(def.name).f32.empty()) << def.name;
+    EXPECT_EQ(got.at(def.name).shape, want.at(def.name).shape) << def.name;
+    EXPECT_EQ(got.at(def.name).f32, want.at(def.name).f32) << def.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Groups, GroupSplits,
+    ::testing::Values(
+        SplitCase{"conv/forms/grouped.sr", "conv into 2 groups (conv_g0, conv_g1) of 2 channels each"},
+        SplitCase{"conv/grouped/resnext_3x3.sr",
+                  "conv into 4 groups (conv_g0, conv_g1, conv_g2, conv_g3) of 8 channels each"},
+        SplitCase{"networks/resnext_block.sr",
+                  "grouped into 4 groups (grouped_g0, grouped_g1, grouped_g2, grouped_g3) of 8 channels each"},
+        // Not grouped: a dense convolution, a depthwise one, a network of dense ones.
+        SplitCase{"conv/conv_small.sr", ""}, SplitCase{"conv/forms/depthwise.sr", ""},
+        SplitCase{"conv/forms/relu_max_0x.sr", ""}, SplitCase{"networks/resnet_block.sr", ""},
+        // Written as a map over its groups' convolutions, its normal form's windows are each
+        // group's own (a view of each group's padded channels), not a window of the image
+        // whose pixels split into the groups': not split (groups.hpp).
+        SplitCase{"conv/forms/grouped_per_group.sr", ""}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.file}); });
+
+// Each group of grouped.sr is a dense convolution: the register tile, GEMM, the omega partial
+// sums, local-memory tiles and Winograd take it, which the grouped convolution whole refuses.
+TEST(GroupSplits, EachGroupTakesTheDenseStrategiesTheGroupedConvolutionRefuses) {
+  ir::Program program = example("conv/forms/grouped.sr");
+  std::vector<Layer> layers = split_layers(program);
+  std::optional<NetworkVariant> v = add_group_split_layers(split_groups(program, rules()), layers);
+  ASSERT_TRUE(v.has_value());
+  ASSERT_EQ(layers.size(), 4u);
+  for (const char* s : {"conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split",
+                        "conv-chw-omega", "conv-chw-omega-kappa", "conv-gemm", "conv-winograd", "conv-winograd-gemm",
+                        "conv-local"}) {
+    SCOPED_TRACE(s);
+    EXPECT_THROW(rewrite::rewrite_program(rules(), s, layers[0].program), Error);
+    for (std::size_t g : {1u, 2u}) {
+      rewrite::ProgramRewrite r = rewrite::rewrite_program(rules(), s, layers[g].program);
+      EXPECT_FALSE(r.programs.empty()) << layers[g].name;
+      EXPECT_TRUE(r.unchanged.empty()) << layers[g].name;
+    }
+  }
+}
+
+// The variant of the split: the groups' layers and their concatenation appended, each marked
+// as a part of the grouped convolution; the network's other layers are those as written.
+TEST(GroupSplits, TheSplitIsAVariantOfItsOwnLayers) {
+  ir::Program grouped = example("conv/forms/grouped.sr");
+  std::vector<Layer> layers = split_layers(grouped);
+  std::optional<NetworkVariant> v = add_group_split_layers(split_groups(grouped, rules()), layers);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->layers, (std::vector<std::size_t>{1, 2, 3}));
+  ASSERT_EQ(layers.size(), 4u);
+  EXPECT_TRUE(written_layer(layers[0]));
+  for (std::size_t i : {1u, 2u, 3u}) {
+    EXPECT_FALSE(written_layer(layers[i])) << i;
+    EXPECT_EQ(layers[i].group_of, "conv") << i;
+    EXPECT_EQ(layers[i].same_as, i) << i;  // the groups differ by the channels they crop
+  }
+  EXPECT_EQ(layer_title(layers[1]), "conv_g0");
+  EXPECT_EQ(layer_title(layers[3]), "conv (its groups joined)");
+  EXPECT_EQ(layers[1].reads, (std::vector<std::string>{"weights", "biases", "image"}));
+  EXPECT_EQ(layers[3].reads, (std::vector<std::string>{"conv_g0", "conv_g1"}));
+
+  // In a network the layers before and after the grouped one are those as written.
+  ir::Program block = example("networks/resnext_block.sr");
+  std::vector<Layer> net = split_layers(block);
+  std::optional<NetworkVariant> w = add_group_split_layers(split_groups(block, rules()), net);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->layers, (std::vector<std::size_t>{0, 4, 5, 6, 7, 8, 2, 3}));
+  EXPECT_EQ(net[8].reads, (std::vector<std::string>{"grouped_g0", "grouped_g1", "grouped_g2", "grouped_g3"}));
+
+  std::vector<Layer> dense = split_layers(example("networks/resnet_block.sr"));
+  EXPECT_FALSE(add_group_split_layers(split_groups(example("networks/resnet_block.sr"), rules()), dense).has_value());
+}
+
+// The groups' references are the interpreter's; a split whose concatenation is not the
+// grouped convolution's value is refused, naming it.
+TEST(GroupSplits, TheGroupsReferencesAreCheckedAgainstTheGroupedConvolution) {
+  ir::Program program = example("conv/forms/grouped.sr");
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(program, {})).program;
+  Problem p;
+  p.file = "grouped.sr";
+  p.inputs = interp::random_inputs(checked, 11);
+  p.reference = interp::evaluate(checked, p.inputs);
+  GroupedProgram split = split_groups(program, rules());
+  add_group_references(p, split);
+  ASSERT_TRUE(p.reference.count("conv_g0") && p.reference.count("conv_g1"));
+  EXPECT_EQ(p.reference.at("conv_g0").f32.size(), 6u * 6u * 2u);
+
+  GroupedProgram swapped = split;  // the groups' outputs concatenated the wrong way round
+  std::swap(swapped.program.defs[0].body, swapped.program.defs[1].body);
+  try {
+    add_group_references(p, swapped);
+    ADD_FAILURE() << "a wrong split was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "grouped.sr: the grouped convolution 'conv' split into its 2 groups does not compute its "
+                           "value (an internal error: explore it with --whole-program)");
+  }
+}
+
+}  // namespace
+}  // namespace liftc::explore
