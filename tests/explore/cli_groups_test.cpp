@@ -1,0 +1,86 @@
+// `liftc explore` and `liftc space` on a grouped convolution: besides the convolution whole,
+// its groups as dense convolutions (explore/products/groups.hpp), which the dense strategies
+// take; their points validate, and a front point's host program validates every layer.
+// Small sizes, few evaluations: a CI test on PoCL.
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "explore_cli.hpp"
+
+namespace liftc::explore::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kGrouped = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/grouped.sr";
+
+// Whether evaluated.csv (of out/) has a validated row of `layer` by `strategy`.
+bool validated(const std::string& csv, const std::string& layer, const std::string& strategy) {
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(layer + ",", 0) == 0 && line.find(",ok,") != std::string::npos &&
+        line.find("," + strategy + ",") != std::string::npos)
+      return true;
+  return false;
+}
+
+// conv-chw-tile and conv-gemm, which grouped.sr whole does not take, run on its two groups:
+// their points validate against the interpreter, and the network front's point runs the
+// groups' kernels and the concatenation, every layer matching its expected values.
+TEST_F(ExploreCli, AGroupedConvolutionGetsTheDenseStrategiesPerGroupAndValidates) {
+  Result r = run(fmt::format("explore {} -s conv-chw-tile -s conv-gemm --search random --pareto --evals 4 --jobs 2 -o out",
+                             kGrouped));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"grouped convolution split by group, explored as an alternative (each group a dense convolution over its "
+        "channels of the image, which every dense strategy takes; their outputs joined per pixel): conv into 2 groups "
+        "(conv_g0, conv_g1) of 2 channels each",
+        "layer 1/1 (conv): not offered: conv-chw-tile, conv-gemm do not apply to the grouped convolution whole (its "
+        "groups, dense convolutions, take them)",
+        "group layer (conv_g0, a group of conv): 4 alternative(s) of 2 strategies (conv-chw-tile, conv-gemm)",
+        "group layer (conv: its groups' outputs joined): 1 alternative(s) of 1 strategy (id)", "network Pareto front"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  for (const char* layer : {"conv_g0", "conv_g1"})
+    EXPECT_TRUE(validated(csv, layer, "conv-chw-tile") || validated(csv, layer, "conv-gemm")) << layer << "\n" << csv;
+  EXPECT_TRUE(fs::exists(dir_ / "out/expected/conv_g0.npy"));
+
+  std::string project = (dir_ / "out/front/1").string();
+  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
+                                  "'{0}/log.txt' 2>&1",
+                                  project);
+  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
+  fs::create_directories(dir_ / "values");
+  Result host = run_shell(fmt::format("'{0}/build/grouped' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'",
+                                      project, dir_.string()));
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  for (const char* layer : {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
+                            "conv: matches the expected values"})
+    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+}
+
+// Without strategies named, the convolution whole keeps its own (conv-chw-kappa, conv-gpu,
+// ...) as one variant; `liftc space` shows the groups' layers after it, and --whole-program
+// takes the program as one, not split.
+TEST_F(ExploreCli, SpaceShowsAGroupedConvolutionWholeAndSplitByGroup) {
+  Result r = run(fmt::format("space {} -s conv-chw-kappa -s conv-chw-tile --target mali-g72 --samples 0", kGrouped));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"// a grouped convolution split by group: conv into 2 groups (conv_g0, conv_g1) of 2 channels each; each group "
+        "a dense convolution over its channels of the image (every dense strategy takes it), their outputs joined per "
+        "pixel: explore searches these layers as an alternative to the convolution whole (--whole-program: the program "
+        "as one, not split)",
+        "==== layer 1/1 (conv)\n// conv-chw-tile does not apply to this layer\n\n== strategy conv-chw-kappa",
+        "==== group layer (conv_g0, a group of conv)\n\n== strategy conv-chw-kappa, alternative 1 of 1",
+        "==== group layer (conv: its groups' outputs joined)"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  Result whole = run(fmt::format("space {} -s conv-chw-kappa --target mali-g72 --samples 0 --whole-program", kGrouped));
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  EXPECT_EQ(whole.output.find("group layer"), std::string::npos) << whole.output;
+  EXPECT_EQ(whole.output.find("split by group"), std::string::npos) << whole.output;
+}
+
+}  // namespace
+}  // namespace liftc::explore::test
