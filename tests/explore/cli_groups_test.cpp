@@ -59,6 +59,18 @@ TEST_F(ExploreCli, AGroupedConvolutionGetsTheDenseStrategiesPerGroupAndValidates
   for (const char* layer : {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
                             "conv: matches the expected values"})
     EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+
+  // Its store's rows are its layers': deployed from its folder, not from the store.
+  Result deploy = run("deploy --db out/results.db --run 1 -o deployed");
+  EXPECT_EQ(deploy.exit_code, 1) << deploy.output;
+  std::string file = fs::absolute(kGrouped).lexically_normal().string();
+  EXPECT_NE(deploy.output.find(fmt::format("error: out/results.db: run 1 explored {} layer by layer: deploy its front "
+                                           "from the folder its exploration wrote (liftc explore {} --pareto -o DIR, "
+                                           "then liftc deploy DIR)",
+                                           file, file)),
+            std::string::npos)
+      << deploy.output;
+  EXPECT_FALSE(fs::exists(dir_ / "deployed"));
 }
 
 // Without strategies named, the convolution whole keeps its own (conv-chw-kappa, conv-gpu,

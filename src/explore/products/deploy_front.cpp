@@ -176,6 +176,15 @@ std::vector<emit::DeployPoint> regenerate_front(const std::string& db, std::int6
                             db, run, config.at("file").get<std::string>(), config.at("file").get<std::string>()));
   std::vector<Explored> rows;
   for (auto& e : store->evaluations(run)) rows.push_back({Candidate{}, std::move(e), false});
+  // So is a program whose grouped convolution was also explored split by group: its layers'
+  // rows are each under a program hash of its own (layer_problem), not the run's.
+  if (config.contains("program") && config.at("program").is_string() &&
+      std::any_of(rows.begin(), rows.end(), [&](const Explored& x) {
+        return x.evaluation.program != config.at("program").get<std::string>();
+      }))
+    throw Error(fmt::format("{}: run {} explored {} layer by layer: deploy its front from the folder its exploration "
+                            "wrote (liftc explore {} --pareto -o DIR, then liftc deploy DIR)",
+                            db, run, config.value("file", "its program"), config.value("file", "F.sr")));
   std::vector<std::size_t> front = front_of(rows);
   if (front.empty()) throw Error(fmt::format("{}: run {} has no validated point: no front", db, run));
   std::sort(front.begin(), front.end(),
