@@ -229,7 +229,8 @@ TEST(Strategy, ANamedStepThatAppliesNowhereSaysWhatItNeeds) {
   const std::string needs =
       "which needs a convolution over 3x3 windows with stride 1 whose output sides 2 (F(2x2)) or 4 (F(4x4)) divides, "
       "and one map over (kernel, bias) pairs whose kernels read all the channels (a depthwise or grouped convolution "
-      "has none; a dilated window is not a 3x3 window)";
+      "has none, though liftc explore and liftc space split a grouped one into dense convolutions per group, which "
+      "Winograd takes; a dilated window is not a 3x3 window)";
   const std::string direct =
       "its step `winograd-form` applies nowhere: Winograd F(2x2, 3x3) or F(4x4, 3x3) with the transformed products "
       "summed per tile and kernel (the four rules winograd-f2x2, -f4x4 and their -activation variants), " + needs;
@@ -265,7 +266,8 @@ TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) 
       "which needs a map over (kernel, bias) pairs whose kernels read all the channels of a window (a depthwise "
       "convolution's kernels read one channel each: its strategy is conv-depthwise-kappa, offered where normal-form finds "
       "its map over (kernel, bias, channel) triples; a grouped convolution's pairs sit in a map over the groups: "
-      "conv-chw-kappa, conv-gpu and conv-naive put the groups on global dimension 2)";
+      "conv-chw-kappa, conv-gpu and conv-naive put the groups on global dimension 2, and liftc explore and liftc space "
+      "also split it into one dense convolution per group, which the dense strategies take)";
   const std::string windows = pairs + ", directly in the 2D map over slide2D's windows themselves (a dilated window is a "
                                       "view of wider ones)";
   struct Case {
