@@ -174,7 +174,7 @@ void split_grouped(Exploration& x) {
     x.variants.emplace_back();
     for (std::size_t i = 0; i < x.layers.size(); ++i) x.variants[0].layers.push_back(i);
   }
-  x.variants.push_back(*add_group_split_layers(x.grouped, x.layers));
+  for (auto& v : add_group_split_layers(x.grouped, x.layers)) x.variants.push_back(std::move(v));
 }
 
 // Options, rules and program, checked; strategies chosen. Nothing is asked of a device.

@@ -50,7 +50,14 @@ TEST_P(GroupSplits, SplitsTheGroupedConvolutionsAndInterpretsAsTheProgram) {
   ir::Program checked = typecheck::typecheck(ir::bind_sizes(program, {})).program;
   interp::Tensors inputs = interp::random_inputs(checked, 11);
   interp::Tensors want = values(program, &inputs), got = values(split.program, &inputs);
+  // Read through by its readers, the concatenation is no definition; the others' values are the same.
+  interp::Tensors through = split.read_through.defs.empty() ? got : values(split.read_through, &inputs);
   for (const auto& def : program.defs) {
+    if (std::none_of(split.splits.begin(), split.splits.end(), [&](const GroupSplit& s) { return s.definition == def.name; }) ||
+        split.read_through.defs.empty()) {
+      ASSERT_TRUE(through.count(def.name)) << def.name;
+      EXPECT_EQ(through.at(def.name).f32, want.at(def.name).f32) << def.name;
+    }
     ASSERT_TRUE(got.count(def.name)) << def.name;
     EXPECT_FALSE(got.at(def.name).f32.empty()) << def.name;
     EXPECT_EQ(got.at(def.name).shape, want.at(def.name).shape) << def.name;
@@ -80,8 +87,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(GroupSplits, EachGroupTakesTheDenseStrategiesTheGroupedConvolutionRefuses) {
   ir::Program program = example("conv/forms/grouped.sr");
   std::vector<Layer> layers = split_layers(program);
-  std::optional<NetworkVariant> v = add_group_split_layers(split_groups(program, rules()), layers);
-  ASSERT_TRUE(v.has_value());
+  ASSERT_EQ(add_group_split_layers(split_groups(program, rules()), layers).size(), 1u);
   ASSERT_EQ(layers.size(), 4u);
   for (const char* s : {"conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split",
                         "conv-chw-omega", "conv-chw-omega-kappa", "conv-gemm", "conv-winograd", "conv-winograd-gemm",
@@ -101,9 +107,9 @@ TEST(GroupSplits, EachGroupTakesTheDenseStrategiesTheGroupedConvolutionRefuses) 
 TEST(GroupSplits, TheSplitIsAVariantOfItsOwnLayers) {
   ir::Program grouped = example("conv/forms/grouped.sr");
   std::vector<Layer> layers = split_layers(grouped);
-  std::optional<NetworkVariant> v = add_group_split_layers(split_groups(grouped, rules()), layers);
-  ASSERT_TRUE(v.has_value());
-  EXPECT_EQ(v->layers, (std::vector<std::size_t>{1, 2, 3}));
+  std::vector<NetworkVariant> v = add_group_split_layers(split_groups(grouped, rules()), layers);
+  ASSERT_EQ(v.size(), 1u);  // no definition reads the concatenation: no variant reading through it
+  EXPECT_EQ(v[0].layers, (std::vector<std::size_t>{1, 2, 3}));
   ASSERT_EQ(layers.size(), 4u);
   EXPECT_TRUE(written_layer(layers[0]));
   for (std::size_t i : {1u, 2u, 3u}) {
@@ -119,13 +125,19 @@ TEST(GroupSplits, TheSplitIsAVariantOfItsOwnLayers) {
   // In a network the layers before and after the grouped one are those as written.
   ir::Program block = example("networks/resnext_block.sr");
   std::vector<Layer> net = split_layers(block);
-  std::optional<NetworkVariant> w = add_group_split_layers(split_groups(block, rules()), net);
-  ASSERT_TRUE(w.has_value());
-  EXPECT_EQ(w->layers, (std::vector<std::size_t>{0, 4, 5, 6, 7, 8, 2, 3}));
+  std::vector<NetworkVariant> w = add_group_split_layers(split_groups(block, rules()), net);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0].layers, (std::vector<std::size_t>{0, 4, 5, 6, 7, 8, 2, 3}));
   EXPECT_EQ(net[8].reads, (std::vector<std::string>{"grouped_g0", "grouped_g1", "grouped_g2", "grouped_g3"}));
+  // The second reads the groups' outputs where `expanded` read their concatenation: no
+  // concatenation layer, and `expanded` took it in.
+  EXPECT_EQ(w[1].layers, (std::vector<std::size_t>{0, 4, 5, 6, 7, 9, 3}));
+  ASSERT_EQ(net.size(), 10u);
+  EXPECT_EQ(layer_title(net[9]), "grouped+expanded");
+  EXPECT_EQ(net[9].reads, (std::vector<std::string>{"w3", "b3", "grouped_g0", "grouped_g1", "grouped_g2", "grouped_g3"}));
 
   std::vector<Layer> dense = split_layers(example("networks/resnet_block.sr"));
-  EXPECT_FALSE(add_group_split_layers(split_groups(example("networks/resnet_block.sr"), rules()), dense).has_value());
+  EXPECT_TRUE(add_group_split_layers(split_groups(example("networks/resnet_block.sr"), rules()), dense).empty());
 }
 
 // The groups' references are the interpreter's; a split whose concatenation is not the

@@ -222,21 +222,50 @@ GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& 
     out.program.defs.push_back({def.name, concatenation(split.parts), def.loc});
     out.splits.push_back(std::move(split));
   }
-  if (out.splits.empty()) return {program, {}};
+  if (out.splits.empty()) return {program, {}, {}};
   typecheck::typecheck(out.program);  // an internal error, not the user's, if it does not check
+  // The concatenations later definitions read, read by them through a view.
+  std::vector<std::pair<std::string, ir::Expr>> joined;
+  for (auto& split : out.splits) {
+    for (const auto& d : out.program.defs) {
+      std::vector<std::string> reads = ir::free_vars(d.body);
+      if (std::find(reads.begin(), reads.end(), split.definition) != reads.end()) split.readers.push_back(d.name);
+    }
+    if (split.readers.empty()) continue;
+    auto def = std::find_if(out.program.defs.begin(), out.program.defs.end(),
+                            [&](const ir::Definition& d) { return d.name == split.definition; });
+    joined.emplace_back(split.definition, def->body);
+  }
+  if (joined.empty()) return out;
+  out.read_through = out.program;
+  out.read_through.defs.clear();
+  for (const auto& d : out.program.defs) {
+    if (std::any_of(joined.begin(), joined.end(), [&](const auto& j) { return j.first == d.name; })) continue;
+    out.read_through.defs.push_back({d.name, ir::substitute(d.body, joined), d.loc});
+  }
+  typecheck::typecheck(out.read_through);
   return out;
 }
 
-std::optional<NetworkVariant> add_group_split_layers(const GroupedProgram& split, std::vector<Layer>& layers) {
-  if (split.splits.empty()) return std::nullopt;
+std::vector<NetworkVariant> add_group_split_layers(const GroupedProgram& split, std::vector<Layer>& layers) {
+  if (split.splits.empty()) return {};
   std::map<std::string, std::string> group_of;  // a split's definitions: the grouped convolution's name
+  std::map<std::string, std::vector<std::string>> took;  // a reader's grouped convolutions read through
   for (const auto& s : split.splits) {
     group_of[s.definition] = s.definition;
     for (const auto& p : s.parts) group_of[p] = s.definition;
+    for (const auto& r : s.readers) took[r].push_back(s.definition);
   }
-  return add_variant_layers(split.program, layers, [&](Layer& layer) {
+  auto tag = [&](Layer& layer) {
     if (auto it = group_of.find(layer.name); it != group_of.end()) layer.group_of = it->second;
-  });
+  };
+  std::vector<NetworkVariant> out{add_variant_layers(split.program, layers, tag)};
+  if (!split.read_through.defs.empty())
+    out.push_back(add_variant_layers(split.read_through, layers, [&](Layer& layer) {
+      tag(layer);
+      if (auto it = took.find(layer.name); it != took.end()) layer.fused = it->second;
+    }));
+  return out;
 }
 
 void add_group_references(Problem& network, const GroupedProgram& split) {

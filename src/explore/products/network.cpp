@@ -104,8 +104,17 @@ std::string fusions_text(const NetworkExploration& net, const NetworkPoint& poin
   std::vector<std::string> out;
   for (const Fusion& f : net.variants.at(point.variant).fusions)
     out.push_back(fmt::format("{} into {}", f.producer, f.consumer));
+  std::vector<std::string> split;  // the grouped convolutions the point runs by group
   for (std::size_t i : point_layers(net, point))
-    if (const Layer& l = net.layers[i]; l.group_of == l.name) out.push_back(fmt::format("{} split by group", l.name));
+    if (const Layer& l = net.layers[i]; !l.group_of.empty() && std::find(split.begin(), split.end(), l.group_of) == split.end())
+      split.push_back(l.group_of);
+  for (const std::string& g : split) out.push_back(fmt::format("{} split by group", g));
+  for (std::size_t i : point_layers(net, point)) {  // a layer reading a split convolution's groups itself
+    const Layer& l = net.layers[i];
+    bool reads_groups = l.group_of.empty() && !l.fused.empty() &&
+                        std::find(split.begin(), split.end(), l.fused.front()) != split.end();
+    if (reads_groups) out.push_back(fmt::format("{}'s groups read by {}", fmt::join(l.fused, ", "), l.name));
+  }
   return fmt::format("{}", fmt::join(out, ", "));
 }
 

@@ -25,12 +25,17 @@ struct GroupSplit {
   std::int64_t groups = 0;         // G
   std::int64_t channels = 0;       // C/G: each group's channels of the image
   std::vector<std::string> parts;  // the groups' definitions, `conv_g0`, `conv_g1`, ... (names the program has not)
+  std::vector<std::string> readers;  // the later definitions that read the grouped convolution
 };
 
 /// A program with its grouped convolutions split (split_groups).
 struct GroupedProgram {
   ir::Program program;             // each grouped convolution replaced by its groups and their concatenation
   std::vector<GroupSplit> splits;  // in definition order; empty: no grouped convolution, `program` as given
+  // `program` with each concatenation that later definitions read substituted into them (a
+  // view: each reads the groups' outputs where it read the grouped convolution's) and its
+  // definition removed: no pass and no buffer for it. No definitions: no split is read.
+  ir::Program read_through;
 };
 
 /// `program` (parsed, its sizes with values) with each grouped convolution split: a
@@ -46,11 +51,13 @@ struct GroupedProgram {
 /// adds the same products in the same order): split_groups_checked checks it.
 GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& rules);
 
-/// The variant of a network (or one-definition program) that runs the split program's
+/// The variants of a network (or one-definition program) that run the split program's
 /// definitions: its layers found in `layers` (those as written, split_layers) or appended,
-/// the groups and their concatenation with Layer::group_of set (layers of one shape
-/// explored once, as split_layers finds them). None when `split` has no splits.
-std::optional<NetworkVariant> add_group_split_layers(const GroupedProgram& split, std::vector<Layer>& layers);
+/// the groups and their concatenation with Layer::group_of set, and where a later definition
+/// reads a split grouped convolution a second variant, `read_through`'s, whose readers take
+/// the concatenation in (Layer::fused: the grouped convolution's name). Layers of one shape
+/// are explored once, as split_layers finds them. None when `split` has no splits.
+std::vector<NetworkVariant> add_group_split_layers(const GroupedProgram& split, std::vector<Layer>& layers);
 
 /// Adds to `network.reference` the interpreter's values of the groups' definitions (on
 /// `network.inputs`), and checks that their concatenation is each grouped convolution's
