@@ -73,6 +73,29 @@ TEST_F(ExploreCli, AGroupedConvolutionGetsTheDenseStrategiesPerGroupAndValidates
   EXPECT_FALSE(fs::exists(dir_ / "deployed"));
 }
 
+// Written as a map over its groups (grouped_per_group.sr), each group's windows a view of
+// each pixel's groups' windows: the groups take conv-chw-tile and conv-gemm too, and the
+// front point's host program validates every layer.
+TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGroup) {
+  const std::string file = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/grouped_per_group.sr";
+  Result r = run(fmt::format("explore {} -s conv-chw-tile -s conv-gemm --search random --evals 3 --jobs 2 -o out", file));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("conv into 2 groups (conv_g0, conv_g1) of 2 channels each"), std::string::npos) << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  for (const char* layer : {"conv_g0", "conv_g1"})
+    EXPECT_TRUE(validated(csv, layer, "conv-chw-tile") || validated(csv, layer, "conv-gemm")) << layer << "\n" << csv;
+  std::string project = (dir_ / "out/front/1").string();
+  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
+                                  "'{0}/log.txt' 2>&1",
+                                  project);
+  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
+  fs::create_directories(dir_ / "values");
+  Result host = run_shell(fmt::format(
+      "'{0}/build/grouped_per_group' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'", project, dir_.string()));
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("conv: matches the expected values"), std::string::npos) << host.output;
+}
+
 // Without strategies named, the convolution whole keeps its own (conv-chw-kappa, conv-gpu,
 // ...) as one variant; `liftc space` shows the groups' layers after it, and --whole-program
 // takes the program as one, not split.

@@ -73,25 +73,34 @@ INSTANTIATE_TEST_SUITE_P(
                   "conv into 4 groups (conv_g0, conv_g1, conv_g2, conv_g3) of 8 channels each"},
         SplitCase{"networks/resnext_block.sr",
                   "grouped into 4 groups (grouped_g0, grouped_g1, grouped_g2, grouped_g3) of 8 channels each"},
+        // Written as a map over its groups' convolutions: each group's windows the group's of
+        // each pixel's groups' windows (a view), the output rearranged as written.
+        SplitCase{"conv/forms/grouped_per_group.sr", "conv into 2 groups (conv_g0, conv_g1) of 2 channels each"},
         // Not grouped: a dense convolution, a depthwise one, a network of dense ones.
         SplitCase{"conv/conv_small.sr", ""}, SplitCase{"conv/forms/depthwise.sr", ""},
-        SplitCase{"conv/forms/relu_max_0x.sr", ""}, SplitCase{"networks/resnet_block.sr", ""},
-        // Written as a map over its groups' convolutions, its normal form's windows are each
-        // group's own (a view of each group's padded channels), not a window of the image
-        // whose pixels split into the groups': not split (groups.hpp).
-        SplitCase{"conv/forms/grouped_per_group.sr", ""}),
+        SplitCase{"conv/forms/depthwise_chw.sr", ""}, SplitCase{"conv/forms/relu_max_0x.sr", ""},
+        SplitCase{"networks/resnet_block.sr", ""}, SplitCase{"networks/mobilenet_v2_block.sr", ""}),
     [](const auto& info) { return testing::readable_name(info.index, {info.param.file}); });
 
-// Each group of grouped.sr is a dense convolution: the register tile, GEMM, the omega partial
-// sums, local-memory tiles and Winograd take it, which the grouped convolution whole refuses.
-TEST(GroupSplits, EachGroupTakesTheDenseStrategiesTheGroupedConvolutionRefuses) {
-  ir::Program program = example("conv/forms/grouped.sr");
+// Each group of a grouped convolution is a dense convolution: the register tile, GEMM and
+// the omega partial sums take it, which the grouped convolution whole refuses; where each
+// group's windows are slide2D's of the image (grouped.sr), so do the kernel-minor copy,
+// local-memory tiles, conv-local and Winograd (written per group, its windows are a view of
+// each pixel's groups' windows, which those look for as slide2D's).
+struct GroupStrategiesCase {
+  const char* file;
+  std::vector<const char*> strategies;
+};
+void PrintTo(const GroupStrategiesCase& c, std::ostream* os) { *os << c.file; }
+
+class GroupStrategies : public ::testing::TestWithParam<GroupStrategiesCase> {};
+
+TEST_P(GroupStrategies, EachGroupTakesTheDenseStrategiesTheGroupedConvolutionRefuses) {
+  ir::Program program = example(GetParam().file);
   std::vector<Layer> layers = split_layers(program);
   ASSERT_EQ(add_group_split_layers(split_groups(program, rules()), layers).size(), 1u);
   ASSERT_EQ(layers.size(), 4u);
-  for (const char* s : {"conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split",
-                        "conv-chw-omega", "conv-chw-omega-kappa", "conv-gemm", "conv-winograd", "conv-winograd-gemm",
-                        "conv-local"}) {
+  for (const char* s : GetParam().strategies) {
     SCOPED_TRACE(s);
     EXPECT_THROW(rewrite::rewrite_program(rules(), s, layers[0].program), Error);
     for (std::size_t g : {1u, 2u}) {
@@ -101,6 +110,16 @@ TEST(GroupSplits, EachGroupTakesTheDenseStrategiesTheGroupedConvolutionRefuses) 
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Groups, GroupStrategies,
+    ::testing::Values(GroupStrategiesCase{"conv/forms/grouped.sr",
+                                          {"conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local",
+                                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-kappa", "conv-gemm",
+                                           "conv-winograd", "conv-winograd-gemm", "conv-local"}},
+                      GroupStrategiesCase{"conv/forms/grouped_per_group.sr",
+                                          {"conv-chw-tile", "conv-chw-omega", "conv-chw-omega-kappa", "conv-gemm"}}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.file}); });
 
 // The variant of the split: the groups' layers and their concatenation appended, each marked
 // as a part of the grouped convolution; the network's other layers are those as written.

@@ -52,50 +52,129 @@ struct Grouped {
   std::string image;    // the one value the windows are of
   std::int64_t groups = 0, channels = 0;  // G, C/G
   int joins = 0;        // the joins of the groups' outputs (one: of the groups; more: of each group's too)
+  // Written as a map over its groups (grouped_per_group.sr): `layout(map(row -> map(pix ->
+  // map(F, zip(KW, KB, pix)), row), windows))`, each pixel of `windows` the G groups' windows.
+  bool per_group_windows = false;
+  ir::Expr body;          // the whole body (per_group_windows)
+  ir::Expr maps;          // its 2D map over the pixels of the groups' windows, under the layout
+  std::int64_t outputs = 0;  // each group's outputs per pixel (M/G)
 };
+
+// `e` with the node `from` (by identity) replaced by `to`.
+ir::Expr replaced(const ir::Expr& e, const ir::Expr& from, const ir::Expr& to) {
+  if (same_node(e, from)) return to;
+  std::vector<ir::Expr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(replaced(a, from, to));
+    changed = changed || !same_node(args.back(), a);
+  }
+  return changed ? ir::with_args(e, std::move(args)) : e;
+}
+
+// The 2D map `map(row -> map(x -> B, row), xs)` of `e`: the function x -> B, else undefined.
+ir::Expr map2d_function(const ir::Expr& e) {
+  if (!is_call(e, ir::Prim::Map) || !is_lambda(e->args[0], 1)) return {};
+  const ir::Expr& rows = e->args[0];
+  const ir::Expr& row_map = rows->args[0];
+  if (!is_call(row_map, ir::Prim::Map) || !is_lambda(row_map->args[0], 1)) return {};
+  const ir::Expr& row = row_map->args[1];
+  if (row.kind() != ir::ExprKind::Var || row->name != rows->params[0]) return {};
+  return row_map->args[0];
+}
+
+// Sets g.kernels, g.biases, g.per_group from `groups_map`, `map(F, zip(KW, KB, ...))` (F of
+// one parameter or three), KW and KB not reading `x`, and G from KW's type; false otherwise.
+bool group_map(const ir::Expr& groups_map, const std::string& x, Grouped& g) {
+  if (!is_call(groups_map, ir::Prim::Map)) return false;
+  const ir::Expr& zipped = groups_map->args[1];
+  if (!is_lambda(groups_map->args[0], 1) && !is_lambda(groups_map->args[0], 3)) return false;
+  if (!is_call(zipped, ir::Prim::Zip) || zipped->args.size() != 3) return false;
+  g.per_group = groups_map->args[0];
+  g.kernels = zipped->args[0];
+  g.biases = zipped->args[1];
+  for (const ir::Expr& pairs : {g.kernels, g.biases}) {
+    std::vector<std::string> names = ir::free_vars(pairs);
+    if (std::find(names.begin(), names.end(), x) != names.end()) return false;
+  }
+  const ir::Type& kw = g.kernels.type();
+  if (kw.kind() != ir::TypeKind::Array) return false;
+  std::optional<std::int64_t> groups = kw.length().constant();
+  if (!groups || *groups < 2) return false;
+  g.groups = *groups;
+  return true;
+}
+
+// The first 2D map (pre-order) under `e` over pixels of the groups' windows, `map(row ->
+// map(pix -> map(F, zip(KW, KB, pix)), row), windows)`; undefined when there is none.
+ir::Expr pixel_groups_map(const ir::Expr& e, Grouped& g) {
+  if (ir::Expr f = map2d_function(e); f.defined()) {
+    const ir::Expr& groups_map = f->args[0];
+    if (group_map(groups_map, f->params[0], g) && groups_map->args[1]->args[2].kind() == ir::ExprKind::Var &&
+        groups_map->args[1]->args[2]->name == f->params[0])
+      return e;
+  }
+  for (const auto& a : e->args)
+    if (ir::Expr found = pixel_groups_map(a, g); found.defined()) return found;
+  return {};
+}
+
+// `body` as a grouped convolution written as a map over its groups (`g.per_group_windows`):
+// only rearranging around a pixel_groups_map, each group's outputs per pixel an array.
+std::optional<Grouped> per_group_form(const ir::Expr& body) {
+  Grouped g;
+  g.maps = pixel_groups_map(body, g);
+  if (!g.maps.defined()) return std::nullopt;
+  std::vector<std::string> avoid = ir::free_vars(body);
+  if (!ir::only_rearranges(replaced(body, g.maps, ir::make_var(ir::fresh_name("groups", avoid))))) return std::nullopt;
+  const ir::Type& t = g.maps.type();  // [rows][pixels][G][outputs of a group]
+  if (t.kind() != ir::TypeKind::Array || t.elem().kind() != ir::TypeKind::Array ||
+      t.elem().elem().kind() != ir::TypeKind::Array || t.elem().elem().elem().kind() != ir::TypeKind::Array)
+    return std::nullopt;
+  std::optional<std::int64_t> outputs = t.elem().elem().elem().length().constant();
+  if (!outputs) return std::nullopt;
+  // Each group's channels: the innermost length of a group's window.
+  ir::Expr f = map2d_function(g.maps);
+  ir::Type window = f->param_types.empty() ? ir::Type() : f->param_types[0];
+  while (window.kind() == ir::TypeKind::Array && window.elem().kind() == ir::TypeKind::Array) window = window.elem();
+  std::optional<std::int64_t> channels =
+      window.kind() == ir::TypeKind::Array ? window.length().constant() : std::optional<std::int64_t>();
+  if (!channels) return std::nullopt;
+  g.channels = *channels;
+  g.per_group_windows = true;
+  g.body = body;
+  g.outputs = *outputs;
+  g.window = map2d_function(g.maps)->params[0];
+  g.windows = g.maps->args[1];
+  return g;
+}
 
 // `body` (typed, sizes bound) as a grouped convolution: `map(row -> map(x -> join(map(F,
 // zip(KW, KB, transpose(map(transpose, map(r -> map(p -> split(n, p), r), x)))))), row),
 // windows)` (or more joins: `join(join(map(F, ...)))` joins each group's output too), the
-// windows of one value, KW and KB reading no window; none otherwise.
+// windows of one value, KW and KB reading no window; else as per_group_form; none otherwise.
 std::optional<Grouped> grouped_form(const ir::Expr& body) {
-  if (!is_call(body, ir::Prim::Map) || !is_lambda(body->args[0], 1)) return std::nullopt;
-  const ir::Expr& rows = body->args[0];
-  const ir::Expr& row_map = rows->args[0];
-  if (!is_call(row_map, ir::Prim::Map) || !is_lambda(row_map->args[0], 1)) return std::nullopt;
-  const ir::Expr& row = row_map->args[1];
-  if (row.kind() != ir::ExprKind::Var || row->name != rows->params[0]) return std::nullopt;
-  const ir::Expr& per_window = row_map->args[0];
+  ir::Expr per_window = map2d_function(body);
+  if (!per_window.defined()) return per_group_form(body);
   // The groups' outputs joined, and each group's joined as many times less one.
   Grouped g;
   ir::Expr groups_map = per_window->args[0];
   for (; is_call(groups_map, ir::Prim::Join); groups_map = groups_map->args[0]) ++g.joins;
-  if (g.joins == 0 || !is_call(groups_map, ir::Prim::Map)) return std::nullopt;
+  if (g.joins == 0 || !group_map(groups_map, per_window->params[0], g)) return per_group_form(body);
   const ir::Expr& zipped = groups_map->args[1];
-  if (!is_lambda(groups_map->args[0], 1) && !is_lambda(groups_map->args[0], 3)) return std::nullopt;
-  if (!is_call(zipped, ir::Prim::Zip) || zipped->args.size() != 3) return std::nullopt;
-  g.per_group = groups_map->args[0];
-  g.kernels = zipped->args[0];
-  g.biases = zipped->args[1];
   g.window = per_window->params[0];
   g.windows = body->args[1];
   std::vector<std::string> read = ir::free_vars(g.windows);
   if (read.size() != 1) return std::nullopt;
   g.image = read[0];
-  for (const ir::Expr& pairs : {g.kernels, g.biases}) {
-    std::vector<std::string> names = ir::free_vars(pairs);
-    if (std::find(names.begin(), names.end(), g.window) != names.end()) return std::nullopt;
-  }
-  // The sizes: G kernel groups, the window's pixels of C = G * n channels.
-  const ir::Type& kw = g.kernels.type();
+  // The window's pixels of C = G * n channels.
   const ir::Type& win = per_window->param_types.empty() ? ir::Type() : per_window->param_types[0];
-  if (kw.kind() != ir::TypeKind::Array || win.kind() != ir::TypeKind::Array) return std::nullopt;
+  if (win.kind() != ir::TypeKind::Array) return std::nullopt;
   const ir::Type& pixel = win.elem().kind() == ir::TypeKind::Array ? win.elem().elem() : ir::Type();
   if (pixel.kind() != ir::TypeKind::Array || pixel.elem().kind() != ir::TypeKind::Scalar) return std::nullopt;
-  std::optional<std::int64_t> groups = kw.length().constant(), channels = pixel.length().constant();
-  if (!groups || !channels || *groups < 2 || *channels % *groups != 0) return std::nullopt;
-  g.groups = *groups;
-  g.channels = *channels / *groups;
+  std::optional<std::int64_t> channels = pixel.length().constant();
+  if (!channels || *channels % g.groups != 0) return std::nullopt;
+  g.channels = *channels / g.groups;
   // Each group's window channels: the window's pixels split into the groups'.
   ir::Expr split_pixels = map_of(
       ir::make_lambda({"r"}, map_of(ir::make_lambda({"p"}, ir::make_call(ir::Prim::Split, {arith::Expr(g.channels)},
@@ -131,19 +210,28 @@ ir::Expr group_convolution(const Grouped& g, std::int64_t k, const std::vector<s
       !ir::alpha_equal(body->args[1], ir::make_call(ir::Prim::Zip, {}, {kernels, biases})))
     return {};
   for (int j = 1; j < g.joins; ++j) body = ir::make_call(ir::Prim::Join, {}, {body});
+  std::string r = ir::fresh_name("row", avoid);
+  if (g.per_group_windows) {  // group k's windows: the k-th of each pixel's groups' windows (a view)
+    ir::Expr windows = map_of(
+        ir::make_lambda({"r"}, map_of(ir::make_lambda({"p"}, ir::make_call(ir::Prim::Join, {},
+                                                                           {cropped(ir::make_var("p"), k, 1, g.groups)})),
+                                      ir::make_var("r"))),
+        g.windows);
+    return map_of(ir::make_lambda({r}, map_of(ir::make_lambda({x}, body), ir::make_var(r))), windows);
+  }
   std::int64_t c = g.channels * g.groups;
   ir::Expr pixels = map_of(
       ir::make_lambda({"r"}, map_of(ir::make_lambda({"p"}, cropped(ir::make_var("p"), k * g.channels, g.channels, c)),
                                     ir::make_var("r"))),
       ir::make_var(g.image));
   ir::Expr windows = ir::substitute(g.windows, {{g.image, pixels}});
-  std::string r = ir::fresh_name("row", avoid);
   return map_of(ir::make_lambda({r}, map_of(ir::make_lambda({x}, body), ir::make_var(r))), windows);
 }
 
 // Each pixel of the parts' outputs concatenated: `map((r0, ...) -> map((p0, ...) ->
-// concat(p0, ...), zip(r0, ...)), zip(part0, ...))`.
-ir::Expr concatenation(const std::vector<std::string>& parts) {
+// concat(p0, ...), zip(r0, ...)), zip(part0, ...))`; with `split_by` the concatenation split
+// back into the parts' (`split(n, concat(p0, ...))`).
+ir::Expr concatenation(const std::vector<std::string>& parts, std::int64_t split_by = 0) {
   std::vector<std::string> rows, pixels;
   std::vector<ir::Expr> part_vars, row_vars, pixel_vars;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -153,7 +241,9 @@ ir::Expr concatenation(const std::vector<std::string>& parts) {
     row_vars.push_back(ir::make_var(rows.back()));
     pixel_vars.push_back(ir::make_var(pixels.back()));
   }
-  ir::Expr per_pixel = ir::make_lambda(pixels, ir::make_call(ir::Prim::Concat, {}, pixel_vars));
+  ir::Expr joined = ir::make_call(ir::Prim::Concat, {}, pixel_vars);
+  if (split_by > 0) joined = ir::make_call(ir::Prim::Split, {arith::Expr(split_by)}, {joined});
+  ir::Expr per_pixel = ir::make_lambda(pixels, joined);
   ir::Expr per_row = ir::make_lambda(rows, map_of(per_pixel, ir::make_call(ir::Prim::Zip, {}, row_vars)));
   return map_of(per_row, ir::make_call(ir::Prim::Zip, {}, part_vars));
 }
@@ -219,7 +309,9 @@ GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& 
       continue;
     }
     out.program.defs.insert(out.program.defs.end(), groups.begin(), groups.end());
-    out.program.defs.push_back({def.name, concatenation(split.parts), def.loc});
+    ir::Expr joined = g->per_group_windows ? replaced(g->body, g->maps, concatenation(split.parts, g->outputs))
+                                           : concatenation(split.parts);
+    out.program.defs.push_back({def.name, joined, def.loc});
     out.splits.push_back(std::move(split));
   }
   if (out.splits.empty()) return {program, {}, {}};

@@ -42,7 +42,10 @@ struct GroupedProgram {
 /// definition that, as a program of its own after `normal-form` of `rules`, is a 2D map
 /// over slide2D's windows of one image whose function joins a map over the groups'
 /// `(kernels, biases, window channels)`, each group's window channels `split(C/G, ...)` of
-/// the window's pixels (examples/conv/forms/grouped.sr's form). Each becomes G
+/// the window's pixels (examples/conv/forms/grouped.sr's form), or a 2D map over pixels of
+/// the groups' windows, `map2D(pix -> map(F, zip(KW, KB, pix)), windows)`, under a layout
+/// (grouped_per_group.sr's: group g's windows are then the g-th of each pixel's, a view, and
+/// the concatenation is split back into the groups' for the layout). Each becomes G
 /// definitions, group g's the dense convolution `map2D(window -> map((w, b) -> R, zip(KW_g,
 /// KB_g)), windows of the image cropped to channels g*C/G .. (g+1)*C/G - 1)` (R: the sum of a
 /// (kernel, bias) pair as written; KW_g, KB_g: the kernels and biases cropped to group g,
