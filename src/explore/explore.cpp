@@ -345,9 +345,13 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
                         ? x.layers[i].name
                         : fmt::format("{} (as {})", x.layers[i].name, x.layers[x.layers[i].same_as].name));
   }
-  x.say(fmt::format("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
-                    "({} evaluations each): {}\n",
-                    written, shapes, x.s.budget.evaluations, fmt::join(names, ", ")));
+  if (written == 1)  // a program of one grouped convolution, explored whole and split by group
+    x.say(fmt::format("program: 1 layer, explored with its own space and reference ({} evaluations): {}\n",
+                      x.s.budget.evaluations, fmt::join(names, ", ")));
+  else
+    x.say(fmt::format("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
+                      "({} evaluations each): {}\n",
+                      written, shapes, x.s.budget.evaluations, fmt::join(names, ", ")));
   if (!x.grouped.splits.empty())
     x.say(fmt::format("grouped convolution split by group, explored as an alternative (each group a dense convolution "
                       "over its channels of the image, which every dense strategy takes; their outputs joined per "

@@ -34,7 +34,8 @@ TEST_F(ExploreCli, AGroupedConvolutionGetsTheDenseStrategiesPerGroupAndValidates
                              kGrouped));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* line :
-       {"grouped convolution split by group, explored as an alternative (each group a dense convolution over its "
+       {"program: 1 layer, explored with its own space and reference (4 evaluations): conv\n",
+        "grouped convolution split by group, explored as an alternative (each group a dense convolution over its "
         "channels of the image, which every dense strategy takes; their outputs joined per pixel): conv into 2 groups "
         "(conv_g0, conv_g1) of 2 channels each",
         "layer 1/1 (conv): not offered: conv-chw-tile, conv-gemm do not apply to the grouped convolution whole (its "
