@@ -163,9 +163,18 @@ void fuse_layers(Exploration& x) {
 // its layers: the grouped convolution whole is one variant, its groups and their
 // concatenation another.
 void split_grouped(Exploration& x) {
-  if (x.o.whole_program || x.s.storage.any()) return;
+  if (x.o.whole_program || (x.network && x.s.storage.any())) return;
   x.grouped = split_groups(x.program, x.rules);
   if (x.grouped.splits.empty()) return;
+  // Half storage, a replay and a warm start take one program's space, not a network's.
+  if (!x.network && (x.s.storage.any() || !x.o.replay.empty() || x.o.warm_start)) {
+    x.say(fmt::format("note: {}: the grouped convolution is explored whole, not also split by group (explore without "
+                      "it to search its groups too)\n",
+                      x.s.storage.any() ? "--storage " + x.o.storage
+                                        : (x.o.replay.empty() ? std::string("--warm-start") : std::string("--replay"))));
+    x.grouped = {};
+    return;
+  }
   if (!x.network) {
     x.network = true;
     x.layers = split_layers(x.program);

@@ -118,5 +118,17 @@ TEST_F(ExploreCli, SpaceShowsAGroupedConvolutionWholeAndSplitByGroup) {
   EXPECT_EQ(whole.output.find("split by group"), std::string::npos) << whole.output;
 }
 
+// A replay, a warm start and half storage take one program's space: the grouped convolution
+// is taken whole, and explore says so.
+TEST_F(ExploreCli, AReplayTakesAGroupedConvolutionWholeAndSaysSo) {
+  Result r = run(fmt::format("explore {} --replay missing.db", kGrouped));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("note: --replay: the grouped convolution is explored whole, not also split by group "
+                          "(explore without it to search its groups too)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("error: no results store at missing.db"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace liftc::explore::test
