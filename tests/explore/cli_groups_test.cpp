@@ -26,9 +26,10 @@ bool validated(const std::string& csv, const std::string& layer, const std::stri
   return false;
 }
 
-// conv-chw-tile and conv-gemm, which grouped.sr whole does not take, run on its two groups:
-// their points validate against the interpreter, and the network front's point runs the
-// groups' kernels and the concatenation, every layer matching its expected values.
+// conv-chw-tile and conv-gemm, which grouped.sr whole does not take, run on its two groups
+// (explored once: the second takes the first's points): their points validate against the
+// interpreter, and the network front's point runs the groups' kernels and the
+// concatenation, every layer matching its expected values.
 TEST_F(ExploreCli, AGroupedConvolutionGetsTheDenseStrategiesPerGroupAndValidates) {
   Result r = run(fmt::format("explore {} -s conv-chw-tile -s conv-gemm --search random --pareto --evals 4 --jobs 2 -o out",
                              kGrouped));
@@ -41,12 +42,15 @@ TEST_F(ExploreCli, AGroupedConvolutionGetsTheDenseStrategiesPerGroupAndValidates
         "layer 1/1 (conv): not offered: conv-chw-tile, conv-gemm do not apply to the grouped convolution whole (its "
         "groups, dense convolutions, take them)",
         "group layer (conv_g0, a group of conv): 4 alternative(s) of 2 strategies (conv-chw-tile, conv-gemm)",
+        "group layer (conv_g1, a group of conv): the shape of group layer (conv_g0, a group of conv): explored once, "
+        "its results taken",
         "group layer (conv: its groups' outputs joined): 1 alternative(s) of 1 strategy (id)", "network Pareto front"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  // conv_g1 takes conv_g0's points (the same program but the channels it crops), its code
+  // rewritten for its own channels: the host program validates it.
   std::string csv = read(dir_ / "out/evaluated.csv");
-  for (const char* layer : {"conv_g0", "conv_g1"})
-    EXPECT_TRUE(validated(csv, layer, "conv-chw-tile") || validated(csv, layer, "conv-gemm")) << layer << "\n" << csv;
-  EXPECT_TRUE(fs::exists(dir_ / "out/expected/conv_g0.npy"));
+  EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
+  EXPECT_TRUE(fs::exists(dir_ / "out/expected/conv_g1.npy"));
 
   std::string project = (dir_ / "out/front/1").string();
   std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
@@ -83,8 +87,7 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("conv into 2 groups (conv_g0, conv_g1) of 2 channels each"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
-  for (const char* layer : {"conv_g0", "conv_g1"})
-    EXPECT_TRUE(validated(csv, layer, "conv-chw-tile") || validated(csv, layer, "conv-gemm")) << layer << "\n" << csv;
+  EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
   std::string project = (dir_ / "out/front/1").string();
   std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
                                   "'{0}/log.txt' 2>&1",
@@ -94,7 +97,9 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
   Result host = run_shell(fmt::format(
       "'{0}/build/grouped_per_group' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'", project, dir_.string()));
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  EXPECT_NE(host.output.find("conv: matches the expected values"), std::string::npos) << host.output;
+  for (const char* layer : {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
+                            "conv: matches the expected values"})
+    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
 }
 
 // Without strategies named, the convolution whole keeps its own (conv-chw-kappa, conv-gpu,
@@ -116,6 +121,39 @@ TEST_F(ExploreCli, SpaceShowsAGroupedConvolutionWholeAndSplitByGroup) {
   ASSERT_EQ(whole.exit_code, 0) << whole.output;
   EXPECT_EQ(whole.output.find("group layer"), std::string::npos) << whole.output;
   EXPECT_EQ(whole.output.find("split by group"), std::string::npos) << whole.output;
+}
+
+// A ResNeXt block (examples/networks): its grouped layer whole, split by group (four groups
+// explored once), and split with `expanded` reading the groups' outputs itself; every front
+// point's host program validates every layer it runs.
+TEST_F(ExploreCli, ResNeXtBlockGetsTheDenseStrategiesPerGroupAndValidates) {
+  const std::string file = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/resnext_block.sr";
+  Result r = run(fmt::format("explore {} -s conv-chw-tile -s conv-gemm -s conv-chw-kappa --search random --pareto "
+                             "--evals 4 --jobs 2 -o out",
+                             file));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"grouped into 4 groups (grouped_g0, grouped_g1, grouped_g2, grouped_g3) of 8 channels each",
+        "group layer (grouped_g3, a group of grouped): the shape of group layer (grouped_g0, a group of grouped): "
+        "explored once, its results taken",
+        "fused layer (grouped+expanded): 9 alternative(s) of 3 strategies", "network Pareto front"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  int points = 0;
+  for (const auto& entry : fs::directory_iterator(dir_ / "out/front")) {
+    std::string project = entry.path().string();
+    std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
+                                    "'{0}/log.txt' 2>&1",
+                                    project);
+    ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
+    fs::create_directories(entry.path() / "values");
+    Result host = run_shell(fmt::format("'{0}/build/resnext_block' '{1}/out/inputs' '{0}/values' --expected "
+                                        "'{1}/out/expected'",
+                                        project, dir_.string()));
+    ASSERT_EQ(host.exit_code, 0) << host.output;  // every layer it runs within the tolerance
+    EXPECT_NE(host.output.find("block: matches the expected values"), std::string::npos) << host.output;
+    ++points;
+  }
+  EXPECT_GE(points, 1);
 }
 
 // A replay, a warm start and half storage take one program's space: the grouped convolution

@@ -3,8 +3,11 @@
 // values, that each group takes the dense strategies the grouped convolution whole does not,
 // and the split's layers and references.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "liftc/constraints/target.hpp"
+#include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/products/groups.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/ir/program.hpp"
@@ -134,8 +137,11 @@ TEST(GroupSplits, TheSplitIsAVariantOfItsOwnLayers) {
   for (std::size_t i : {1u, 2u, 3u}) {
     EXPECT_FALSE(written_layer(layers[i])) << i;
     EXPECT_EQ(layers[i].group_of, "conv") << i;
-    EXPECT_EQ(layers[i].same_as, i) << i;  // the groups differ by the channels they crop
   }
+  // The groups differ only in the channels, kernels and biases they crop: explored once.
+  EXPECT_EQ(layers[1].same_as, 1u);
+  EXPECT_EQ(layers[2].same_as, 1u);
+  EXPECT_EQ(layers[3].same_as, 3u);
   EXPECT_EQ(layer_title(layers[1]), "conv_g0");
   EXPECT_EQ(layer_title(layers[3]), "conv (its groups joined)");
   EXPECT_EQ(layers[1].reads, (std::vector<std::string>{"weights", "biases", "image"}));
@@ -148,6 +154,7 @@ TEST(GroupSplits, TheSplitIsAVariantOfItsOwnLayers) {
   ASSERT_EQ(w.size(), 2u);
   EXPECT_EQ(w[0].layers, (std::vector<std::size_t>{0, 4, 5, 6, 7, 8, 2, 3}));
   EXPECT_EQ(net[8].reads, (std::vector<std::string>{"grouped_g0", "grouped_g1", "grouped_g2", "grouped_g3"}));
+  for (std::size_t i : {5u, 6u, 7u}) EXPECT_EQ(net[i].same_as, 4u) << i;
   // The second reads the groups' outputs where `expanded` read their concatenation: no
   // concatenation layer, and `expanded` took it in.
   EXPECT_EQ(w[1].layers, (std::vector<std::size_t>{0, 4, 5, 6, 7, 9, 3}));
@@ -157,6 +164,32 @@ TEST(GroupSplits, TheSplitIsAVariantOfItsOwnLayers) {
 
   std::vector<Layer> dense = split_layers(example("networks/resnet_block.sr"));
   EXPECT_TRUE(add_group_split_layers(split_groups(example("networks/resnet_block.sr"), rules()), dense).empty());
+}
+
+// A group explored as the first of its split takes the first's points: its own program
+// rewritten by the same strategy, the alternative of the same number, with the same
+// parameters in the same order (its kernels' own work-group sizes named after its kernels).
+TEST(GroupSplits, AGroupExploredAsAnotherHasItsOwnProgramAndTheSameParameters) {
+  ir::Program program = example("conv/forms/grouped.sr");
+  std::vector<Layer> layers = split_layers(program);
+  add_group_split_layers(split_groups(program, rules()), layers);
+  ASSERT_EQ(layers[2].same_as, 1u);
+  constraints::Target target = constraints::find_target("mali-g72", constraints::default_targets_dir());
+  CandidateSpace first = build_candidate_space(layers[1].program, rules(), {"conv-chw-tile", "conv-gemm"}, true, target);
+  ASSERT_FALSE(first.alternatives.empty());
+  for (const auto& a : first.alternatives) {
+    const constraints::Space& explored = constraint_alternative(*a).space();
+    SCOPED_TRACE(fmt::format("{} #{}", explored.strategy, explored.alternative));
+    constraints::Space own = group_space(explored, layers[2], rules());
+    EXPECT_EQ(own.program.defs.back().name, "conv_g1");
+    ASSERT_EQ(own.params.size(), explored.params.size());
+    for (std::size_t i = 0; i < own.params.size(); ++i) {
+      std::string name = explored.params[i].name;
+      if (auto at = name.find("conv_g0"); at != std::string::npos) name.replace(at, 7, "conv_g1");
+      EXPECT_EQ(own.params[i].name, name);
+      EXPECT_EQ(own.params[i].domain, explored.params[i].domain) << name;
+    }
+  }
 }
 
 // The groups' references are the interpreter's; a split whose concatenation is not the

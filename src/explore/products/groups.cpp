@@ -352,12 +352,46 @@ std::vector<NetworkVariant> add_group_split_layers(const GroupedProgram& split, 
     if (auto it = group_of.find(layer.name); it != group_of.end()) layer.group_of = it->second;
   };
   std::vector<NetworkVariant> out{add_variant_layers(split.program, layers, tag)};
+  // The groups of a split differ only in what they crop: explored once, as the first.
+  for (const auto& s : split.splits) {
+    auto part = [&](const std::string& name) {
+      return static_cast<std::size_t>(std::find_if(layers.begin(), layers.end(), [&](const Layer& l) {
+                                        return l.name == name && l.group_of == s.definition;
+                                      }) - layers.begin());
+    };
+    std::size_t first = part(s.parts.front());
+    for (std::size_t k = 1; k < s.parts.size(); ++k)
+      if (std::size_t i = part(s.parts[k]); layers[i].same_as == i) layers[i].same_as = layers[first].same_as;
+  }
   if (!split.read_through.defs.empty())
     out.push_back(add_variant_layers(split.read_through, layers, [&](Layer& layer) {
       tag(layer);
       if (auto it = took.find(layer.name); it != took.end()) layer.fused = it->second;
     }));
   return out;
+}
+
+constraints::Space group_space(const constraints::Space& explored, const Layer& layer, const rewrite::RuleSet& rules) {
+  rewrite::ProgramRewrite r = rewrite::rewrite_program(rules, explored.strategy, layer.program, {});
+  if (r.programs.size() != explored.alternatives)
+    throw Error(fmt::format("group layer '{}': strategy {} gives {} alternatives, not the {} of the group explored in "
+                            "its stead (an internal error: explore it with --whole-program)",
+                            layer.name, explored.strategy, r.programs.size(), explored.alternatives));
+  const rewrite::RewrittenProgram& p = r.programs[explored.alternative - 1];
+  constraints::Space space = constraints::build_space(p.program, p.params, explored.target);
+  space.strategy = explored.strategy;
+  space.alternative = explored.alternative;
+  space.alternatives = explored.alternatives;
+  bool same = space.params.size() == explored.params.size();
+  for (std::size_t i = 0; same && i < space.params.size(); ++i)
+    same = space.params[i].name == explored.params[i].name ||
+           (space.kernel_work_group_params.count(space.params[i].name) &&
+            explored.kernel_work_group_params.count(explored.params[i].name));
+  if (!same)
+    throw Error(fmt::format("group layer '{}': strategy {} alternative {} has other parameters than the group explored "
+                            "in its stead (an internal error: explore it with --whole-program)",
+                            layer.name, explored.strategy, explored.alternative));
+  return space;
 }
 
 void add_group_references(Problem& network, const GroupedProgram& split) {

@@ -2,6 +2,8 @@
 
 #include "liftc/explore/products/network.hpp"
 
+#include "liftc/explore/products/groups.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -122,6 +124,7 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
                                   const rewrite::RuleSet& rules, const constraints::Target& target,
                                   const NetworkOptions& o) {
   NetworkExploration net;
+  net.rules = &rules;
   net.layers = std::move(layers);
   net.variants = std::move(variants);
   if (net.variants.empty()) {
@@ -143,7 +146,7 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
       net.results[i] = net.results[layer.same_as];
       if (o.report && net.results[i])
         o.report(fmt::format("{}: the shape of {}: explored once, its results taken", layer_label(net, i),
-                             layer.fused.empty()
+                             written_layer(net.layers[layer.same_as])
                                  ? fmt::format("layer {} ({})", layer.same_as + 1, net.layers[layer.same_as].name)
                                  : layer_label(net, layer.same_as)));
       continue;
@@ -381,6 +384,10 @@ codegen::Module network_module(const NetworkExploration& net, const NetworkPoint
     Generated g;
     if (layer.same_as == i) {
       g = generate_candidate(alt, x.candidate.point, build_options);
+    } else if (!layer.group_of.empty() && layer.group_of == net.layers[layer.same_as].group_of) {
+      // Another group of the same grouped convolution: its own channels, the same point.
+      LIFTC_ASSERT(net.rules, "a network's exploration keeps the rules its layers were rewritten with");
+      g = generate_candidate(group_space(alt.space(), layer, *net.rules), x.candidate.point, build_options);
     } else {
       constraints::Space renamed = alt.space();
       renamed.program = rename_layer(renamed.program, net.layers[layer.same_as], layer);

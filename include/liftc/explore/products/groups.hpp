@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "liftc/constraints/space.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/explore/products/layers.hpp"
 #include "liftc/rewrite/load.hpp"
@@ -59,8 +60,19 @@ GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& 
 /// the groups and their concatenation with Layer::group_of set, and where a later definition
 /// reads a split grouped convolution a second variant, `read_through`'s, whose readers take
 /// the concatenation in (Layer::fused: the grouped convolution's name). Layers of one shape
-/// are explored once, as split_layers finds them. None when `split` has no splits.
+/// are explored once, as split_layers finds them, and so are the groups of one split: each
+/// group after the first takes the first as same_as (its code from group_space). None when
+/// `split` has no splits.
 std::vector<NetworkVariant> add_group_split_layers(const GroupedProgram& split, std::vector<Layer>& layers);
+
+/// The space of group layer `layer` where another group of the same split grouped
+/// convolution was explored in its stead (add_group_split_layers makes the groups of a
+/// split one shape: the same program but for the channels, kernels and biases each crops):
+/// `layer`'s program rewritten by `explored`'s strategy, its alternative of the same number,
+/// on the same target. Its parameters are `explored`'s, in the same order (the kernels' own
+/// work-group sizes named after `layer`'s kernels), so that `explored`'s points are its
+/// points; a liftc::Error (an internal one) where the rewrite gives another structure.
+constraints::Space group_space(const constraints::Space& explored, const Layer& layer, const rewrite::RuleSet& rules);
 
 /// Adds to `network.reference` the interpreter's values of the groups' definitions (on
 /// `network.inputs`), and checks that their concatenation is each grouped convolution's

@@ -54,6 +54,7 @@ struct NetworkExploration {
   std::vector<NetworkVariant> variants;               // empty: one, every layer in order (explore_network)
   std::vector<std::vector<double>> resident;          // per variant, per its layer: bytes alive across it (compose.hpp)
   std::vector<NetworkPoint> front;                    // choice[j]: index into the front of the variant's j-th layer
+  const rewrite::RuleSet* rules = nullptr;  // network_spaces's: a group explored as another is rewritten again (groups.hpp)
 };
 
 /// The layers (indices into net.layers) that network point `point` runs, in order.
