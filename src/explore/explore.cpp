@@ -163,7 +163,8 @@ void fuse_layers(Exploration& x) {
 // its layers: the grouped convolution whole is one variant, its groups and their
 // concatenation another.
 void split_grouped(Exploration& x) {
-  if (x.o.whole_program || (x.network && x.s.storage.any())) return;
+  // --fusion only explores the network with every fusion alone: no variant of the layers as written.
+  if (x.o.whole_program || (x.network && x.s.storage.any()) || x.o.fusion == "only") return;
   x.grouped = split_groups(x.program, x.rules);
   if (x.grouped.splits.empty()) return;
   // Half storage, a replay and a warm start take one program's space, not a network's.
