@@ -3,6 +3,9 @@
 // values, that each group takes the dense strategies the grouped convolution whole does not,
 // and the split's layers and references.
 
+#include <filesystem>
+#include <set>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -84,6 +87,29 @@ INSTANTIATE_TEST_SUITE_P(
         SplitCase{"conv/forms/depthwise_chw.sr", ""}, SplitCase{"conv/forms/relu_max_0x.sr", ""},
         SplitCase{"networks/resnet_block.sr", ""}, SplitCase{"networks/mobilenet_v2_block.sr", ""}),
     [](const auto& info) { return testing::readable_name(info.index, {info.param.file}); });
+
+// Every example: split_groups splits the grouped convolutions and nothing else, and takes
+// every program (low-level ones, stencils, networks) without an error.
+TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
+  const std::set<std::string> grouped = {"conv/forms/grouped.sr", "conv/forms/grouped_per_group.sr",
+                                         "conv/grouped/resnext_3x3.sr", "networks/resnext_block.sr"};
+  const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
+  int programs = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (entry.path().extension() != ".sr") continue;
+    std::string file = entry.path().lexically_relative(root).generic_string();
+    SCOPED_TRACE(file);
+    ir::Program program = example(file);
+    try {
+      typecheck::typecheck(ir::bind_sizes(program, {}));
+    } catch (const Error&) {
+      continue;  // a program with sizes left to tune (explore needs their values)
+    }
+    EXPECT_EQ(split_groups(program, rules()).splits.empty(), grouped.count(file) == 0);
+    ++programs;
+  }
+  EXPECT_GE(programs, 80);
+}
 
 // Each group of a grouped convolution is a dense convolution: the register tile, GEMM and
 // the omega partial sums take it, which the grouped convolution whole refuses; where each
