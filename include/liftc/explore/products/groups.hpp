@@ -52,7 +52,7 @@ struct GroupedProgram {
 /// (kernel, bias) pair as written; KW_g, KB_g: the kernels and biases cropped to group g,
 /// `join(pad(-g, g + 1 - G, 0.0, KW))`), then the definition itself, each pixel the
 /// concatenation of the groups' pixels. The interpreter's values are the same (each sum
-/// adds the same products in the same order): split_groups_checked checks it.
+/// adds the same products in the same order): add_group_references checks it.
 GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& rules);
 
 /// The variants of a network (or one-definition program) that run the split program's
