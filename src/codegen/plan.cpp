@@ -26,15 +26,6 @@ std::string kernel_name_of(const std::string& name) {
   return fmt::format("{}_{:08x}_kernel", name.substr(0, kMaxPrefix), fnv1a_32(name));
 }
 
-// Replaces the node `target` (by identity) inside `e` with `replacement`.
-ir::Expr replace_node(const ir::Expr& e, const ir::Expr& target, const ir::Expr& replacement) {
-  if (same_node(e, target)) return replacement;
-  std::vector<ir::Expr> args;
-  args.reserve(e->args.size());
-  for (const auto& a : e->args) args.push_back(replace_node(a, target, replacement));
-  return ir::with_args(e, std::move(args));
-}
-
 // The node of `e` that has `target` (by identity) among its operands; undefined when none has.
 ir::Expr parent_of(const ir::Expr& e, const ir::Expr& target) {
   for (const auto& a : e->args)
@@ -200,7 +191,7 @@ class Planner {
                      bool tuned) {
     std::string part_name = fresh_part(name);
     definition(part_name, def, part, part.loc(), BufferRole::Intermediate, tuned);
-    return replace_node(body, part, ir::with_type(ir::make_var(part_name, part.loc()), part.type()));
+    return ir::replace_node(body, part, ir::with_type(ir::make_var(part_name, part.loc()), part.type()));
   }
 
   void add_kernel(const std::string& name, const std::string& def, const ir::Expr& body, const SourceLoc& loc,

@@ -127,6 +127,29 @@ Expr with_args(const Expr& e, std::vector<Expr> args) {
   return make(std::move(n));
 }
 
+Expr replace_node(const Expr& e, const Expr& from, const Expr& to) {
+  if (same_node(e, from)) return to;
+  std::vector<Expr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(replace_node(a, from, to));
+    changed = changed || !same_node(args.back(), a);
+  }
+  return changed ? with_args(e, std::move(args)) : e;
+}
+
+Expr map2d_function(const Expr& e) {
+  auto call = [](const Expr& x, Prim p) { return x.defined() && x.kind() == ExprKind::Call && x->prim == p; };
+  auto lambda1 = [](const Expr& x) { return x.defined() && x.kind() == ExprKind::Lambda && x->params.size() == 1; };
+  if (!call(e, Prim::Map) || !lambda1(e->args[0])) return {};
+  const Expr& rows = e->args[0];
+  const Expr& row_map = rows->args[0];
+  if (!call(row_map, Prim::Map) || !lambda1(row_map->args[0])) return {};
+  const Expr& row = row_map->args[1];
+  if (row.kind() != ExprKind::Var || row->name != rows->params[0]) return {};
+  return row_map->args[0];
+}
+
 // ---- Binding-aware utilities ---------------------------------------------------------
 
 namespace {

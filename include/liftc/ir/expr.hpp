@@ -212,4 +212,12 @@ int map_dimension(const Expr& map);
 /// Beta-reduces Apply(Lambda, args) everywhere (destructuring a single tuple argument).
 Expr beta_reduce(const Expr& e);
 
+/// `e` with the node `from` (by identity, same_node) replaced by `to`; `e` itself when
+/// `from` is not in it.
+Expr replace_node(const Expr& e, const Expr& from, const Expr& to);
+
+/// The function f of a 2D map `map(r -> map(f, r), x)` (over an image's pixels or windows),
+/// f a lambda of one parameter; undefined when `e` is not one.
+Expr map2d_function(const Expr& e);
+
 }  // namespace liftc::ir

@@ -60,29 +60,6 @@ struct Grouped {
   std::int64_t outputs = 0;  // each group's outputs per pixel (M/G)
 };
 
-// `e` with the node `from` (by identity) replaced by `to`.
-ir::Expr replaced(const ir::Expr& e, const ir::Expr& from, const ir::Expr& to) {
-  if (same_node(e, from)) return to;
-  std::vector<ir::Expr> args;
-  bool changed = false;
-  for (const auto& a : e->args) {
-    args.push_back(replaced(a, from, to));
-    changed = changed || !same_node(args.back(), a);
-  }
-  return changed ? ir::with_args(e, std::move(args)) : e;
-}
-
-// The 2D map `map(row -> map(x -> B, row), xs)` of `e`: the function x -> B, else undefined.
-ir::Expr map2d_function(const ir::Expr& e) {
-  if (!is_call(e, ir::Prim::Map) || !is_lambda(e->args[0], 1)) return {};
-  const ir::Expr& rows = e->args[0];
-  const ir::Expr& row_map = rows->args[0];
-  if (!is_call(row_map, ir::Prim::Map) || !is_lambda(row_map->args[0], 1)) return {};
-  const ir::Expr& row = row_map->args[1];
-  if (row.kind() != ir::ExprKind::Var || row->name != rows->params[0]) return {};
-  return row_map->args[0];
-}
-
 // Sets g.kernels, g.biases, g.per_group from `groups_map`, `map(F, zip(KW, KB, ...))` (F of
 // one parameter or three), KW and KB not reading `x`, and G from KW's type; false otherwise.
 bool group_map(const ir::Expr& groups_map, const std::string& x, Grouped& g) {
@@ -108,7 +85,7 @@ bool group_map(const ir::Expr& groups_map, const std::string& x, Grouped& g) {
 // The first 2D map (pre-order) under `e` over pixels of the groups' windows, `map(row ->
 // map(pix -> map(F, zip(KW, KB, pix)), row), windows)`; undefined when there is none.
 ir::Expr pixel_groups_map(const ir::Expr& e, Grouped& g) {
-  if (ir::Expr f = map2d_function(e); f.defined()) {
+  if (ir::Expr f = ir::map2d_function(e); f.defined()) {
     const ir::Expr& groups_map = f->args[0];
     if (group_map(groups_map, f->params[0], g) && groups_map->args[1]->args[2].kind() == ir::ExprKind::Var &&
         groups_map->args[1]->args[2]->name == f->params[0])
@@ -126,7 +103,7 @@ std::optional<Grouped> per_group_form(const ir::Expr& body) {
   g.maps = pixel_groups_map(body, g);
   if (!g.maps.defined()) return std::nullopt;
   std::vector<std::string> avoid = ir::free_vars(body);
-  if (!ir::only_rearranges(replaced(body, g.maps, ir::make_var(ir::fresh_name("groups", avoid))))) return std::nullopt;
+  if (!ir::only_rearranges(ir::replace_node(body, g.maps, ir::make_var(ir::fresh_name("groups", avoid))))) return std::nullopt;
   const ir::Type& t = g.maps.type();  // [rows][pixels][G][outputs of a group]
   if (t.kind() != ir::TypeKind::Array || t.elem().kind() != ir::TypeKind::Array ||
       t.elem().elem().kind() != ir::TypeKind::Array || t.elem().elem().elem().kind() != ir::TypeKind::Array)
@@ -134,7 +111,7 @@ std::optional<Grouped> per_group_form(const ir::Expr& body) {
   std::optional<std::int64_t> outputs = t.elem().elem().elem().length().constant();
   if (!outputs) return std::nullopt;
   // Each group's channels: the innermost length of a group's window.
-  ir::Expr f = map2d_function(g.maps);
+  ir::Expr f = ir::map2d_function(g.maps);
   ir::Type window = f->param_types.empty() ? ir::Type() : f->param_types[0];
   while (window.kind() == ir::TypeKind::Array && window.elem().kind() == ir::TypeKind::Array) window = window.elem();
   std::optional<std::int64_t> channels =
@@ -144,7 +121,7 @@ std::optional<Grouped> per_group_form(const ir::Expr& body) {
   g.per_group_windows = true;
   g.body = body;
   g.outputs = *outputs;
-  g.window = map2d_function(g.maps)->params[0];
+  g.window = ir::map2d_function(g.maps)->params[0];
   g.windows = g.maps->args[1];
   return g;
 }
@@ -154,7 +131,7 @@ std::optional<Grouped> per_group_form(const ir::Expr& body) {
 // windows)` (or more joins: `join(join(map(F, ...)))` joins each group's output too), the
 // windows of one value, KW and KB reading no window; else as per_group_form; none otherwise.
 std::optional<Grouped> grouped_form(const ir::Expr& body) {
-  ir::Expr per_window = map2d_function(body);
+  ir::Expr per_window = ir::map2d_function(body);
   if (!per_window.defined()) return per_group_form(body);
   // The groups' outputs joined, and each group's joined as many times less one.
   Grouped g;
@@ -309,7 +286,7 @@ GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& 
       continue;
     }
     out.program.defs.insert(out.program.defs.end(), groups.begin(), groups.end());
-    ir::Expr joined = g->per_group_windows ? replaced(g->body, g->maps, concatenation(split.parts, g->outputs))
+    ir::Expr joined = g->per_group_windows ? ir::replace_node(g->body, g->maps, concatenation(split.parts, g->outputs))
                                            : concatenation(split.parts);
     out.program.defs.push_back({def.name, joined, def.loc});
     out.splits.push_back(std::move(split));

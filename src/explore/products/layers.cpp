@@ -265,19 +265,6 @@ std::vector<Fusion> one_to_one_fusions(const ir::Program& network) {
 
 namespace {
 
-// A 2D map `map(r -> map(f, r), x)` over the pixels (or windows) of x: f, else undefined.
-ir::Expr map2d_function(const ir::Expr& e) {
-  if (e.kind() != ir::ExprKind::Call || e->prim != ir::Prim::Map) return {};
-  const ir::Expr& rows = e->args[0];
-  if (rows.kind() != ir::ExprKind::Lambda || rows->params.size() != 1) return {};
-  const ir::Expr& inner = rows->args[0];
-  if (inner.kind() != ir::ExprKind::Call || inner->prim != ir::Prim::Map) return {};
-  const ir::Expr& f = inner->args[0];
-  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1) return {};
-  if (inner->args[1].kind() != ir::ExprKind::Var || inner->args[1]->name != rows->params[0]) return {};
-  return f;
-}
-
 bool reduces(const ir::Expr& e) {
   if (e.kind() == ir::ExprKind::Call && e->prim == ir::Prim::Reduce) return true;
   return std::any_of(e->args.begin(), e->args.end(), reduces);
@@ -303,10 +290,10 @@ ir::Expr rows_transposed(const ir::Expr& e) {
 // output), or x of `transpose(map(q -> transpose(q), x))` (a channel-first depthwise layer,
 // its HWC output brought back to CHW by depthwise-channel-first); else undefined.
 ir::Expr windows_map(const ir::Expr& form) {
-  if (map2d_function(form).defined()) return form;
+  if (ir::map2d_function(form).defined()) return form;
   ir::Expr chw = transposed(form);
   ir::Expr hwc = chw.defined() ? rows_transposed(chw) : ir::Expr();
-  return hwc.defined() && map2d_function(hwc).defined() ? hwc : ir::Expr();
+  return hwc.defined() && ir::map2d_function(hwc).defined() ? hwc : ir::Expr();
 }
 
 // Whether `e` is the pixels of `producer`'s output as a pointwise layer reads them: the
@@ -325,7 +312,7 @@ bool pixels_of(const ir::Expr& e, const std::string& producer, bool channel_firs
 // undefined when it reads it otherwise.
 ir::Expr pixel_read(const ir::Expr& e, const std::string& producer, bool channel_first, const std::vector<std::string>& keep,
                     std::vector<std::string>& binders) {
-  if (ir::Expr f = map2d_function(e); f.defined() && pixels_of(e->args[1], producer, channel_first)) {
+  if (ir::Expr f = ir::map2d_function(e); f.defined() && pixels_of(e->args[1], producer, channel_first)) {
     bool captured = std::any_of(keep.begin(), keep.end(), [&](const std::string& n) {
       return std::find(binders.begin(), binders.end(), n) != binders.end();
     });
@@ -391,18 +378,6 @@ ir::Expr joined_splits_removed(const ir::Expr& e, const std::string& x) {
   return changed ? ir::with_args(e, std::move(args)) : e;
 }
 
-// `e` with the node `from` (by identity) replaced by `to`.
-ir::Expr replaced(const ir::Expr& e, const ir::Expr& from, const ir::Expr& to) {
-  if (same_node(e, from)) return to;
-  std::vector<ir::Expr> args;
-  bool changed = false;
-  for (const auto& a : e->args) {
-    args.push_back(replaced(a, from, to));
-    changed = changed || !same_node(args.back(), a);
-  }
-  return changed ? ir::with_args(e, std::move(args)) : e;
-}
-
 // `layer`'s definition in normal form when it is a depthwise convolution (rules' normal-form,
 // then depthwise-channel-groups-form applies) and a 2D map over windows (windows_map: also
 // inside the transposes back to CHW of a channel-first one) whose function of a window is
@@ -417,7 +392,7 @@ ir::Expr depthwise_form(const ir::Program& layer, const rewrite::RuleSet& rules)
     const ir::Expr& body = p.defs.front().body;
     ir::Expr windows = windows_map(body);
     if (!windows.defined()) return {};
-    ir::Expr g = map2d_function(windows)->args[0];
+    ir::Expr g = ir::map2d_function(windows)->args[0];
     if (g.kind() == ir::ExprKind::Call && g->prim == ir::Prim::Join) g = g->args[0];
     return g.kind() == ir::ExprKind::Call && g->prim == ir::Prim::Map ? body : ir::Expr();
   } catch (const Error&) {
@@ -499,7 +474,7 @@ std::vector<Fusion> conv_pool_fusions(const ir::Program& network, const rewrite:
   for (std::size_t c = 0; c < typed.defs.size(); ++c) {
     const ir::Definition& consumer = typed.defs[c];
     // The consumer's shape first: the rules are asked only of a 2D map over non-overlapping windows of a definition.
-    if (!map2d_function(consumer.body).defined()) continue;
+    if (!ir::map2d_function(consumer.body).defined()) continue;
     const ir::Expr& windows = consumer.body->args[1];
     for (std::size_t d = 0; d < c; ++d) {
       const ir::Definition& p = typed.defs[d];
@@ -542,7 +517,7 @@ ir::Program fuse(const ir::Program& network, const Fusion& f) {
     ir::Expr read = pixel_read(consumer->body, f.producer, f.producer_form);
     LIFTC_ASSERT(read.defined(), "a depthwise-pointwise fusion's consumer reads the producer's pixels");
     ir::Expr windows = windows_map(f.producer_form);
-    ir::Expr pixel_fn = map2d_function(read), window_fn = map2d_function(windows);
+    ir::Expr pixel_fn = ir::map2d_function(read), window_fn = ir::map2d_function(windows);
     const ir::Expr& b = pixel_fn->args[0];  // B, over the pixel
     const ir::Expr& g = window_fn->args[0];  // G, over the window
     // Names no free variable of B or G has: the rows', the window's, the pixel's.
@@ -566,7 +541,7 @@ ir::Program fuse(const ir::Program& network, const Fusion& f) {
     ir::Expr per_window = ir::make_lambda({win}, ir::make_let(px, g_win, b_px));
     ir::Expr rows = ir::make_lambda(
         {row}, ir::make_call(ir::Prim::Map, {}, {per_window, ir::make_var(row)}));
-    consumer->body = replaced(consumer->body, read, ir::make_call(ir::Prim::Map, {}, {rows, windows->args[1]}));
+    consumer->body = ir::replace_node(consumer->body, read, ir::make_call(ir::Prim::Map, {}, {rows, windows->args[1]}));
   }
   out.defs.erase(producer);
   return out;
