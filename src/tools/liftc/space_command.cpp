@@ -218,9 +218,14 @@ void run_space(const SpaceOptions& o) {
   std::vector<std::vector<explore::NotApplied>> not_applied(layers.size());  // per layer: strategies named it refused
   for (std::size_t i = 0; i < layers.size(); ++i) {
     Part& part = parts.emplace_back();
-    std::string shape = layers[i].same_as == i ? ""
-                                               : fmt::format(": the shape of {}, its space",
-                                                             layer_heading(layers, layers[i].same_as, written));
+    // The layer whose shape this one has, named as explore names it ("layer 1 (conv1)").
+    const explore::Layer& same = layers[layers[i].same_as];
+    std::string shape =
+        layers[i].same_as == i ? ""
+        : fmt::format(": the shape of {}, its space",
+                      same.fused.empty() && same.group_of.empty()
+                          ? fmt::format("layer {} ({})", layers[i].same_as + 1, same.name)
+                          : layer_heading(layers, layers[i].same_as, written));
     part.heading = fmt::format("\n==== {}{}\n", layer_heading(layers, i, written), shape);
     if (layers[i].same_as != i) {
       not_applied[i] = not_applied[layers[i].same_as];
