@@ -30,7 +30,7 @@
 set -euo pipefail
 me="pack_postgres.sh"
 # shellcheck source=scripts/lib/throwaway_postgres.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/throwaway_postgres.sh"  # throwaway_pg_user
+source "$(dirname "${BASH_SOURCE[0]}")/lib/throwaway_postgres.sh"  # throwaway_pg_user, throwaway_pg_as
 die() {
   echo "$me: error: $*" >&2
   exit 1
@@ -80,7 +80,7 @@ check_pack() {
   local pack tmp user
   pack="$(cd "$1" && pwd)"
   [[ -f "$pack/PACKED-BY-LIFTC" ]] || die "$pack is not a folder this script packed"
-  tmp="$(mktemp -d /tmp/liftc-pack-check-XXXXXX)"
+  tmp="$(mktemp -d /tmp/liftc-pack-check-XXXXXX)" || die "cannot make a folder under /tmp for the check's cluster"
   user="$(throwaway_pg_user)"
   [[ -z "$user" ]] || chown "$user" "$tmp"
   local hide=""
@@ -112,6 +112,11 @@ check_pack() {
     unshare -m sh -c "$script" || status=$?
   else
     sh -c "$script" || status=$?
+  fi
+  # A check that failed after the server started (no socket, the installed server not hidden)
+  # left it running: stopped before its folder goes.
+  if [[ $status -ne 0 && -f "$tmp/data/postmaster.pid" ]]; then
+    pg_user="$user" throwaway_pg_as "$pack/bin/pg_ctl" -D "$tmp/data" -m immediate -w -s stop > /dev/null 2>&1 || true
   fi
   rm -rf "$tmp"
   [[ $status -eq 0 ]] || die "a cluster did not start from $pack (above)"
