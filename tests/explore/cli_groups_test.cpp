@@ -52,14 +52,7 @@ TEST_F(ExploreCli, AGroupedConvolutionGetsTheDenseStrategiesPerGroupAndValidates
   EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
   EXPECT_TRUE(fs::exists(dir_ / "out/expected/conv_g1.npy"));
 
-  std::string project = (dir_ / "out/front/1").string();
-  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
-                                  "'{0}/log.txt' 2>&1",
-                                  project);
-  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
-  fs::create_directories(dir_ / "values");
-  Result host = run_shell(fmt::format("'{0}/build/grouped' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'",
-                                      project, dir_.string()));
+  Result host = run_front_point(*this, "grouped");
   ASSERT_EQ(host.exit_code, 0) << host.output;
   for (const char* layer : {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
                             "conv: matches the expected values"})
@@ -88,14 +81,7 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
   EXPECT_NE(r.output.find("conv into 2 groups (conv_g0, conv_g1) of 2 channels each"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
   EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
-  std::string project = (dir_ / "out/front/1").string();
-  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
-                                  "'{0}/log.txt' 2>&1",
-                                  project);
-  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
-  fs::create_directories(dir_ / "values");
-  Result host = run_shell(fmt::format(
-      "'{0}/build/grouped_per_group' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'", project, dir_.string()));
+  Result host = run_front_point(*this, "grouped_per_group");
   ASSERT_EQ(host.exit_code, 0) << host.output;
   for (const char* layer : {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
                             "conv: matches the expected values"})

@@ -22,20 +22,6 @@ namespace fs = std::filesystem;
 
 const std::string kVggBlock = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/vgg_block.sr";
 
-// The host program of front point 1 of out/, built with cmake and run on the network's
-// inputs with every layer's expected values (exit code -1 when it does not build).
-Result run_front_point(ExploreCli& cli, const std::string& program) {
-  const fs::path& dir = cli.dir();
-  std::string project = (dir / "out/front/1").string();
-  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
-                                  "'{0}/log.txt' 2>&1",
-                                  project);
-  if (std::system(build.c_str()) != 0) return {-1, "the host program did not build: see " + project + "/log.txt"};
-  fs::create_directories(dir / "values");
-  return cli.run_shell(fmt::format("'{0}/build/{2}' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'", project,
-                               dir.string(), program));
-}
-
 // conv2 is explored as conv1 (one shape): its kernels take conv1's point, whose kernels'
 // own work-group sizes name conv1's parts (conv1_part1_local_d, conv-chw-tile's pad):
 // conv2's pad kernel launches with them, and the host program validates every layer.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -186,5 +187,19 @@ class ExploreCli : public ::testing::Test {
     return r;
   }
 };
+
+// The host program of front point 1 of out/, built with cmake and run on the network's
+// inputs with every layer's expected values (exit code -1 when it does not build).
+inline Result run_front_point(ExploreCli& cli, const std::string& program) {
+  const std::filesystem::path& dir = cli.dir();
+  std::string project = (dir / "out/front/1").string();
+  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
+                                  "'{0}/log.txt' 2>&1",
+                                  project);
+  if (std::system(build.c_str()) != 0) return {-1, "the host program did not build: see " + project + "/log.txt"};
+  std::filesystem::create_directories(dir / "values");
+  return cli.run_shell(fmt::format("'{0}/build/{2}' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'", project,
+                               dir.string(), program));
+}
 
 }  // namespace liftc::explore::test

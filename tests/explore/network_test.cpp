@@ -290,11 +290,18 @@ void PrintTo(const FusionCase& c, std::ostream* os) { *os << c.what; }
 
 class Fusions : public ::testing::TestWithParam<FusionCase> {};
 
-TEST_P(Fusions, Table) {
-  const FusionCase& c = GetParam();
+// The (producer, consumer) pairs of `fusions`, each of `kind`, are the case's.
+void expect_fusions(const std::vector<Fusion>& fusions, FusionKind kind, const FusionCase& c) {
   std::vector<std::pair<std::string, std::string>> got;
-  for (const Fusion& f : one_to_one_fusions(parse(kHeader + c.defs))) got.emplace_back(f.producer, f.consumer);
+  for (const Fusion& f : fusions) {
+    got.emplace_back(f.producer, f.consumer);
+    EXPECT_EQ(f.kind, kind) << c.what;
+  }
   EXPECT_EQ(got, c.fusions) << c.what;
+}
+
+TEST_P(Fusions, Table) {
+  expect_fusions(one_to_one_fusions(parse(kHeader + GetParam().defs)), FusionKind::OneToOne, GetParam());
 }
 
 const std::string kSkipAdd =
@@ -421,13 +428,8 @@ std::string pointwise(const std::string& in) {
 class DepthwisePointwise : public ::testing::TestWithParam<FusionCase> {};
 
 TEST_P(DepthwisePointwise, Table) {
-  const FusionCase& c = GetParam();
-  std::vector<std::pair<std::string, std::string>> got;
-  for (const Fusion& f : depthwise_pointwise_fusions(parse(kDwHeader + c.defs), library())) {
-    got.emplace_back(f.producer, f.consumer);
-    EXPECT_EQ(f.kind, FusionKind::DepthwisePointwise);
-  }
-  EXPECT_EQ(got, c.fusions) << c.what;
+  expect_fusions(depthwise_pointwise_fusions(parse(kDwHeader + GetParam().defs), library()),
+                 FusionKind::DepthwisePointwise, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -615,13 +617,7 @@ std::string pool(int k, int s, const std::string& in) {
 class ConvPool : public ::testing::TestWithParam<FusionCase> {};
 
 TEST_P(ConvPool, Table) {
-  const FusionCase& c = GetParam();
-  std::vector<std::pair<std::string, std::string>> got;
-  for (const Fusion& f : conv_pool_fusions(parse(kHeader + c.defs), library())) {
-    got.emplace_back(f.producer, f.consumer);
-    EXPECT_EQ(f.kind, FusionKind::ConvPool);
-  }
-  EXPECT_EQ(got, c.fusions) << c.what;
+  expect_fusions(conv_pool_fusions(parse(kHeader + GetParam().defs), library()), FusionKind::ConvPool, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(
