@@ -267,18 +267,12 @@ if [[ -z "$refs" && -z "$no_refs" && -x "$root/.gpu/refs/conv_refs" ]]; then ref
 bin="$(cd "$(dirname "$liftc")" && pwd)"
 export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LIFTC_RULES="${LIFTC_RULES:-$root/rules}" LIFTC_TARGETS="${LIFTC_TARGETS:-$root/rules/targets}"
-worker_pids=()
-# stop_workers: SIGTERM to every worker (each gives back the candidate it holds), reaped.
-stop_workers() {
-  local pid
-  for pid in "${worker_pids[@]}"; do kill -TERM "$pid" 2> /dev/null || true; done
-  for pid in "${worker_pids[@]}"; do wait "$pid" 2> /dev/null || true; done
-  worker_pids=()
-}
+# shellcheck source=scripts/lib/gpu_workers.sh
+source "$root/scripts/lib/gpu_workers.sh"
 temporary_work=""
 # shellcheck disable=SC2317  # run by the trap
 cleanup() {
-  stop_workers
+  gpu_workers_stop
   if [[ -n "$explore_gpus" ]]; then throwaway_pg_stop; fi
   if [[ -n "$temporary_work" ]]; then rm -rf "$temporary_work"; fi
 }
@@ -300,6 +294,7 @@ fi
 stores="${db_dir:-$work}"  # where each shape's results store is (explore_summary.py reads it there)
 dev=()
 [[ -n "$device" ]] && dev=(--device "$device")
+gpu_worker_flags=("${dev[@]}")
 explore_flags=(--search "$search" --pareto -q)
 gpus=()
 if [[ -n "$explore_gpus" ]]; then
@@ -357,18 +352,10 @@ explore_best() {
   [[ -z "$explore_gpus" ]] || db="$db_url"
   "$liftc" explore "$file" "${dev[@]}" "${explore_flags[@]}" "${chosen[@]}" "${warm[@]}" "${limit[@]}" --evals "$n" \
     --db "$db" -o "$work/front-$tag" --force > "$log" 2>&1 &
-  local pid=$! status=0
+  local status=0
   # With workers, an exploration whose every worker ended would wait for them for ever.
-  while [[ ${#worker_pids[@]} -gt 0 ]] && running "$pid"; do
-    if ! workers_alive; then
-      kill -TERM "$pid" 2> /dev/null || true
-      wait "$pid" || true
-      worker_logs >&2
-      die "every worker ended while liftc explore $file ran (their logs above)"
-    fi
-    sleep 0.5
-  done
-  wait "$pid" || status=$?
+  gpu_workers_wait_for $! || status=$?
+  [[ $status -ne 125 ]] || die "every worker ended while liftc explore $file ran (their logs above)"
   if [[ $status -ne 0 ]]; then
     cat "$log" >&2
     die "liftc explore $file failed (above)"
@@ -380,51 +367,6 @@ explore_best() {
   fi
   python3 "$root/scripts/explore_summary.py" "$stores" "$tag" --best-flags > "$work/best-$tag.tsv" ||
     die "no validated point in the exploration of $file ($log)"
-}
-
-# running PID: whether the child PID still runs (one that ended, not yet reaped, does not).
-running() {
-  local state
-  state="$(sed 's/^.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1)"
-  [[ -n "$state" && "$state" != Z ]]
-}
-
-# workers_alive: whether any worker still runs.
-workers_alive() {
-  local pid
-  for pid in "${worker_pids[@]}"; do running "$pid" && return 0; done
-  return 1
-}
-
-# worker_logs: every worker's log, each under its GPU's name.
-worker_logs() {
-  local g
-  for g in "${gpus[@]}"; do
-    echo "== worker on GPU $g ($work/worker-gpu$g.log):"
-    cat "$work/worker-gpu$g.log"
-  done
-}
-
-# start_workers: one `liftc worker` per GPU of --explore-gpus, each seeing that GPU alone;
-# returns once every one has probed its device and claims candidates.
-start_workers() {
-  local g log i
-  for g in "${gpus[@]}"; do
-    # The store's URL through the environment: a password in it is not shown by ps.
-    CUDA_VISIBLE_DEVICES="$g" LIFTC_WORKER_DB="$db_url" "$liftc" worker "${dev[@]}" > "$work/worker-gpu$g.log" 2>&1 &
-    worker_pids+=($!)
-  done
-  for ((i = 0; i < ${#gpus[@]}; i++)); do
-    g="${gpus[i]}" log="$work/worker-gpu${gpus[i]}.log"
-    until grep -q "claiming its candidates" "$log"; do
-      if ! running "${worker_pids[i]}"; then
-        cat "$log" >&2
-        die "the worker on GPU $g ended before it claimed anything (above)"
-      fi
-      sleep 0.2
-    done
-    echo "[gpu $g] $(grep -m 1 "claiming its candidates" "$log")" >&2
-  done
 }
 
 # read_best TAG: sets strategy, alternative, flags (`liftc run` flags) and explored (ms) to
@@ -490,11 +432,11 @@ if [[ -n "$explore_gpus" ]]; then
     db_url="$pg_url"
     echo "== a throwaway PostgreSQL server in $pg_folder (from $pg_bin_used)" >&2
   fi
-  start_workers
+  gpu_workers_start "$liftc" "$db_url" "$work" "${gpus[@]}" || die "a worker did not start"
 fi
 for ((s = 0; s < n_shapes; s++)); do explore_shape $((7 * s)); done
 if [[ -n "$explore_gpus" ]]; then
-  stop_workers
+  gpu_workers_stop
   for g in "${gpus[@]}"; do echo "[gpu $g] $(tail -n 1 "$work/worker-gpu$g.log")" >&2; done
 fi
 

@@ -639,6 +639,43 @@ TEST_F(ExploreCli, TheShapeBenchmarkExploresOnAWorkerPerGpuThenTimesEachShape) {
   }
 }
 
+// scripts/bench_workers.sh on this machine's OpenCL device: the program explored once with
+// one worker and once with two (PoCL ignores CUDA_VISIBLE_DEVICES: both on the CPU), each
+// time in a throwaway PostgreSQL server of its own that is gone afterwards; a table row per
+// count whose candidates are the rows that count's exploration stored. Bad flags are refused.
+TEST_F(ExploreCli, TheWorkersBenchmarkExploresOncePerWorkerCount) {
+  const std::string bench = fmt::format("bash '{}/scripts/bench_workers.sh' --liftc '{}' '{}/examples/conv/conv_small.sr'",
+                                        LIFTC_SOURCE_DIR, LIFTC_BINARY, LIFTC_SOURCE_DIR);
+  Result r = run_shell(bench + " --gpus '0 1' --time 2 -s conv-chw --search random --work out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* count : {"1", "2"}) {
+    std::smatch server;
+    ASSERT_TRUE(std::regex_search(
+        r.output, server, std::regex(fmt::format("== {} worker\\(s\\) on GPU\\(s\\) [0-9 ]+: a throwaway PostgreSQL server in (\\S+)", count))))
+        << r.output;
+    EXPECT_FALSE(fs::exists(server[1].str())) << "the server's folder outlived the command";
+    std::string rows = read(dir_ / "out" / fmt::format("workers-{}", count) / "rows.json");
+    std::ptrdiff_t stored = 0;
+    for (std::size_t at = rows.find("\"status\": "); at != std::string::npos; at = rows.find("\"status\": ", at + 1)) ++stored;
+    EXPECT_GT(stored, 0) << rows;
+    // The row: workers, candidates (= the rows stored), wall s, evals/s, ratios.
+    EXPECT_TRUE(std::regex_search(r.output, std::regex(fmt::format("\n +{} +{} +[0-9.]+ +[0-9.]+ +[0-9.]+ ", count, stored))))
+        << r.output;
+  }
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "workers-2" / "worker-gpu1.log"));
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--gpus 'x'", "--gpus takes a whole number of at least 0, got 'x'"},
+           {"--gpus '0 1' --counts 3", "--counts 3: more workers than the 2 GPU(s) of --gpus (one worker per GPU)"},
+           {"--time 0", "--time takes a whole number of at least 1, got '0'"},
+           {"--pg-bin /nonexistent",
+            "--pg-bin /nonexistent: neither a folder with initdb and pg_ctl nor an archive of scripts/pack_postgres.sh "
+            "(.tar.gz)"}}) {
+    Result bad = run_shell(fmt::format("{} {}", bench, flags));
+    EXPECT_EQ(bad.exit_code, 1) << flags << "\n" << bad.output;
+    EXPECT_NE(bad.output.find(message), std::string::npos) << flags << "\n" << bad.output;
+  }
+}
+
 // bench_conv_shape.sh --time-for TAG=S: that shape's exploration stops at S seconds, the
 // other's budget stays --time's (here its evaluations end it first); a tag that names no
 // shape, and a budget that is not a count of seconds (or one past six digits, which bash
