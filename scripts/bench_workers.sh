@@ -2,7 +2,8 @@
 # How one exploration scales with `liftc worker`s, one per GPU of this machine: the program is
 # explored once per worker count, for the same wall time, with the search and strategies
 # given, each time in a fresh throwaway PostgreSQL cluster (no row served from an earlier
-# count's), on the first N GPUs of --gpus. Prints per count:
+# count's) and with a cold OpenCL driver cache (no kernel built by an earlier count's
+# workers), on the first N GPUs of --gpus. Prints per count:
 #   - candidates: the rows the exploration measured (failures included);
 #   - evals/s: candidates per second of the exploration's wall time, and its ratio to the
 #     first count's;
@@ -123,6 +124,9 @@ for n in "${counts[@]}"; do
   mkdir -p "$dir"
   throwaway_pg_start "$pg_bin" || die "cannot start a PostgreSQL server from $pg_bin (above)"
   echo "== $n worker(s) on GPU(s) ${gpus[*]:0:n}: a throwaway PostgreSQL server in $pg_folder" >&2
+  # Each count's kernels are built with a cold driver cache of their own: NVIDIA's OpenCL keeps
+  # the kernels it built on disk, and an earlier count's would make this count's builds cheaper.
+  export CUDA_CACHE_PATH="$dir/driver-cache" POCL_CACHE_DIR="$dir/driver-cache"
   gpu_workers_start "$liftc" "$pg_url" "$dir" "${gpus[@]:0:n}" || die "a worker did not start"
   start=$(date +%s.%N)
   "$liftc" explore "$program" "${explore_flags[@]}" --jobs $((n * per_worker)) --db "$pg_url" \
@@ -133,6 +137,7 @@ for n in "${counts[@]}"; do
   [[ $status -ne 125 ]] || die "every worker ended while liftc explore $program ran (their logs above)"
   [[ $status -eq 0 ]] || { cat "$dir/explore.log" >&2; die "liftc explore $program with $n worker(s) failed (above)"; }
   gpu_workers_stop
+  rm -rf "$dir/driver-cache"
   "$liftc" results --db "$pg_url" --json "$dir/rows.json" --force > /dev/null ||
     die "liftc results could not export the rows of $n worker(s)"
   throwaway_pg_stop
