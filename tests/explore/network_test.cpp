@@ -17,6 +17,7 @@
 #include "liftc/ir/printer.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
+#include "liftc/rewrite/engine.hpp"
 #include "liftc/rewrite/load.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 #include "../readable_name.hpp"
@@ -614,6 +615,13 @@ std::string pool(int k, int s, const std::string& in) {
                      k, s, in);
 }
 
+// The same pooling over the prelude's tile2D(th, tw, in): non-overlapping th x tw tiles.
+std::string tiles_pool(int th, int tw, const std::string& in) {
+  return fmt::format("map2D(win -> map(ch -> reduce(-inf, (m, v) -> max(m, v), join(ch)), transpose(map(transpose, "
+                     "win))), tile2D({}, {}, {}))",
+                     th, tw, in);
+}
+
 class ConvPool : public ::testing::TestWithParam<FusionCase> {};
 
 TEST_P(ConvPool, Table) {
@@ -632,6 +640,12 @@ INSTANTIATE_TEST_SUITE_P(
                        "\ndef p = map2D(win -> map(ch -> reduce(0.0, (m, v) -> m + 0.25 * v, join(ch)), "
                        "transpose(map(transpose, win))), slide2D(2, 2, 2, 2, a))",
                    {{"a", "p"}}},
+        FusionCase{"a 2x2 max pooling over tile2D's tiles (a split and transposes: the same non-overlapping windows)",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef p = " + tiles_pool(2, 2, "a"), {{"a", "p"}}},
+        FusionCase{"a 2x3 max pooling over tile2D's tiles (any p x q tiles whose sizes divide the sides)",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef p = " + tiles_pool(2, 3, "a"), {{"a", "p"}}},
+        FusionCase{"tile2D's 1x2 tiles of one row are no pooling of windows",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef p = " + tiles_pool(1, 2, "a"), {}},
         FusionCase{"a 3x3 pooling with stride 2 overlaps: each output would be computed for every window holding it",
                    "def a = " + conv("image", "wa", "ba") + "\ndef p = " + pool(3, 2, "a"), {}},
         FusionCase{"a 1x1 window with stride 1 is no pooling", "def a = " + conv("image", "wa", "ba") + "\ndef p = " + pool(1, 1, "a"),
@@ -706,6 +720,25 @@ TEST(ConvPoolFusion, TheFusedConvPoolHoldsNoConvolutionBuffer) {
     return most;
   };
   EXPECT_DOUBLE_EQ(peak(variants[0]) - peak(variants[1]), 4.0 * (6 * 6 * 4 - 3 * 3 * 4));
+}
+
+// examples/conv/forms/conv_pool_tile2d_layers.sr: the pooling over tile2D(2, 2, features) (a
+// split and transposes, as a new user wrote it) is fused with the convolution as slide2D's
+// windows are, the fused layer computes what the network does, value for value, and
+// normal-form brings it to the form conv-pool-tile and conv-pool-kappa take.
+TEST(ConvPoolFusion, APoolingOverTile2DIsFusedAsOverSlide2D) {
+  ir::Program network = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/conv_pool_tile2d_layers.sr");
+  std::vector<Fusion> fusions = layer_fusions(network, &library());
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0].producer + " into " + fusions[0].consumer, "features into pooled");
+  EXPECT_EQ(fusions[0].kind, FusionKind::ConvPool);
+  ir::Program fused = fuse(network, fusions[0]);
+  ASSERT_EQ(fused.defs.size(), 1u);
+  expect_same_values(network, fused, "pooled");
+  for (const char* strategy : {"conv-pool-tile", "conv-pool-kappa"}) {
+    SCOPED_TRACE(strategy);
+    EXPECT_FALSE(rewrite::rewrite_program(library(), strategy, typecheck::typecheck(fused).program).programs.empty());
+  }
 }
 
 }  // namespace

@@ -46,6 +46,12 @@ const char* const kPooled =
     "pooling window (pool-windows-of-conv), where kernels and work-groups over the whole image (partial sums, im2col, "
     "the kernel-minor copy, local-memory tiles, Winograd's transforms) cannot go; conv-pool-tile takes it";
 
+// The forms of a convolution and its pooling in one definition: the pooling over slide2D's
+// non-overlapping windows, or over tile2D's tiles (pool-tiles-as-windows), the convolution
+// named by a let or not.
+const char* const kPooledForms[] = {"conv_pool_one_definition.sr", "conv_pool_joined.sr", "conv_pool_tile2d.sr",
+                                    "conv_pool_tile2d_let.sr"};
+
 }  // namespace
 
 const std::vector<NotOffered>& forms_not_offered() {
@@ -78,7 +84,7 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split",
                           "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm", "conv-winograd",
                           "conv-winograd-gemm", "conv-winograd-local"})
-      for (const char* f : {"conv_pool_one_definition.sr", "conv_pool_joined.sr"}) t.push_back({f, s, kPooled});
+      for (const char* f : kPooledForms) t.push_back({f, s, kPooled});
     return t;
   }();
   return table;
@@ -90,7 +96,7 @@ const std::vector<OnlyOffered>& forms_only_offered() {
     for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
                           "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr", "depthwise_zip2d.sr"})
       for (const char* s : {"conv-depthwise-kappa", "conv-depthwise-tile"}) t.push_back({f, s});
-    for (const char* f : {"conv_pool_one_definition.sr", "conv_pool_joined.sr"})
+    for (const char* f : kPooledForms)
       for (const char* s : {"conv-pool-tile", "conv-pool-kappa"}) t.push_back({f, s});
     return t;
   }();

@@ -381,16 +381,17 @@ TEST(Strategy, AProgramThatIsNotDepthwiseThenPointwiseIsToldWhatTheFusedStrategi
 
 // conv-pool-tile and conv-pool-kappa (rules/conv_pool.rules) on a program that is not a
 // convolution fused with its pooling (a convolution alone, a depthwise one; its pooling as a
-// second definition, which explore fuses; a 3x3 pooling with stride 2, whose windows
-// overlap) stop at their named step, which says what the fused form is and where it comes
-// from. One row a program.
+// second definition, over slide2D's windows or tile2D's tiles, which explore fuses; a 3x3
+// pooling with stride 2, whose windows overlap) stop at their named step, which says what the
+// fused form is and where it comes from. One row a program.
 TEST(Strategy, AProgramThatIsNotAConvolutionAndItsPoolingIsToldWhatConvPoolTileNeeds) {
   const std::string why =
       "its step `conv-pool-form` applies nowhere: each pooling window's convolution outputs in a work-item's private "
       "memory (pool-window-private), which needs a convolution fused with the pooling that reads it: a 2D map over "
-      "non-overlapping windows (2x2 with stride 2, or any p x q with steps p and q) of a convolution's output, in one "
-      "definition (normal-form computes the convolution's outputs inside each pooling window, pool-windows-of-conv) or "
-      "as two layers that explore fuses (--fusion on or only) when nothing else reads the convolution's output";
+      "non-overlapping windows (2x2 with stride 2, any p x q with steps p and q, or tile2D's p x q tiles) of a "
+      "convolution's output, in one definition (normal-form computes the convolution's outputs inside each pooling "
+      "window, pool-windows-of-conv) or as two layers that explore fuses (--fusion on or only) when nothing else reads "
+      "the convolution's output";
   const std::string kappa_why =
       "its step `pool-channels-form` applies nowhere: the pooling per channel outside the convolution's kernels "
       "(pool-channels-out, -unjoined), which needs a convolution fused with the pooling that reads it (as "
@@ -411,7 +412,8 @@ TEST(Strategy, AProgramThatIsNotAConvolutionAndItsPoolingIsToldWhatConvPoolTileN
     std::string why;  // per definition where there are two
   };
   for (const Case& c : {Case{example("conv/conv_small.sr"), why}, Case{overlapping, why},
-                        Case{example("conv/forms/conv_pool.sr"), "conv: " + why + "; pooled: " + why}}) {
+                        Case{example("conv/forms/conv_pool.sr"), "conv: " + why + "; pooled: " + why},
+                        Case{example("conv/forms/conv_pool_tile2d_layers.sr"), "features: " + why + "; pooled: " + why}}) {
     try {
       rewrite_program(library(), "conv-pool-tile", program(c.program));
       ADD_FAILURE() << "the strategy applied";
