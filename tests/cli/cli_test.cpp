@@ -358,6 +358,44 @@ TEST_F(Cli, DotLanesAccumulateInAFloatVectorSummedOnce) {
   expect("run lanes.sr --params n_M=2 --reference '" + conv + "'", 0, "conv: matches the interpreter");
 }
 
+// Without --all or --alternative, `rewrite` prints the first alternative that the program's
+// declared sizes allow (issue 38: a strategy's default alternative was infeasible only by a
+// vector width). conv_pool_tile2d.sr's windows have 27 values (C = 3, 3x3), which none of
+// conv-pool-kappa's widths divides: its alternatives 1-4 (v-wide dot products) and 6-7 (a
+// float4 or float8 accumulator) have no valid point, so it prints alternative 5, the scalar
+// dot products, says why the ones before it have none, and that program runs and validates.
+// --all marks each such alternative; conv_small.sr's first conv-gpu alternative (36 values,
+// width 2) is allowed and printed as before.
+TEST_F(Cli, TheDefaultAlternativeIsTheFirstTheSizesAllow) {
+  std::string form = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "forms" / "conv_pool_tile2d.sr").string();
+  ASSERT_EQ(run("rewrite '" + form + "' --strategy conv-pool-kappa > kappa.sr").exit_code, 0);
+  std::ifstream in(dir_ / "kappa.sr");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\n// alternative 5 of 7, the first the program's sizes allow (--all prints every one):\n"
+                      "// alternative 1 has no valid point: its types need 2 divides 27 (asVector(2) of an array of "
+                      "length C*K*K)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("// alternative 4 has no valid point: its types need 16 divides 27 (asVector(16) of an array of "
+                      "length C*K*K)\n// tuning parameter n_M in 2..64 (split-join)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("asVector(", text.find("def pooled")), std::string::npos) << text;
+  expect("run kappa.sr --params n_M=2 --reference '" + form + "'", 0, "pooled: matches the interpreter");
+  Result all = run("rewrite '" + form + "' --strategy conv-pool-kappa --all");
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_NE(all.output.find("// ---- alternative 6 of 7\n// this alternative has no valid point: its types need 4 divides "
+                            "27 (asVector(4) of an array of length C*K*K)\n"),
+            std::string::npos)
+      << all.output;
+  EXPECT_NE(all.output.find("// ---- alternative 5 of 7\n// tuning parameter n_M"), std::string::npos) << all.output;
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  Result small = run("rewrite '" + conv + "' --strategy conv-gpu");
+  ASSERT_EQ(small.exit_code, 0) << small.output;
+  EXPECT_EQ(small.output.find("valid point"), std::string::npos) << small.output;
+  EXPECT_NE(small.output.find("asVector(2, join(join("), std::string::npos) << small.output;
+}
+
 // run --reference: the device's values are compared with those of the program a kernel was
 // rewritten from; a reference that computes something else, or whose inputs differ, fails.
 TEST_F(Cli, RunValidatesAgainstTheProgramItWasRewrittenFrom) {

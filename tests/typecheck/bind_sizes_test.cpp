@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "liftc/ir/program.hpp"
+#include "liftc/typecheck/declared_sizes.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
 namespace {
@@ -82,3 +83,29 @@ TEST(BindSizes, DeclaredRanges) {
 }
 
 }  // namespace
+
+// typecheck::denied_by_declared_sizes: an obligation of a program with declared sizes (not
+// bound: the lengths stay symbolic) that those sizes make false, at them in words; one with a
+// size without a value is undecided, so not denied. One row a case: the declared n and m (0:
+// no value), the definition over join(xs) (n*m values), the denial ("" for none).
+TEST(DeclaredSizes, DenyTheObligationsTheyMakeFalse) {
+  struct Case {
+    std::int64_t n, m;
+    Prim prim;
+    std::int64_t factor;
+    const char* denied;
+  };
+  for (const Case& c : {Case{8, 3, Prim::Split, 2, ""}, Case{8, 3, Prim::Split, 5, "5 divides 24 (split(5) of an array of length m*n)"},
+                        Case{9, 3, Prim::AsVector, 8, "8 divides 27 (asVector(8) of an array of length m*n)"},
+                        Case{9, 4, Prim::AsVector, 4, ""}, Case{9, 0, Prim::AsVector, 8, ""}}) {
+    SCOPED_TRACE(c.denied);
+    ir::Program p = program();
+    p.sizes = {{"n", c.n, {}}, {"m", c.m ? std::optional<long long>(c.m) : std::nullopt, {}}};
+    p.defs[0].body = ir::make_call(c.prim, {c.factor}, {ir::make_call(Prim::Join, {}, {ir::make_var("xs")})});
+    typecheck::Checked checked = typecheck::typecheck(p);
+    std::vector<typecheck::Obligation> denied = typecheck::denied_by_declared_sizes(checked);
+    std::string text = denied.empty() ? "" : typecheck::at_declared_sizes(denied.front(), checked.program);
+    EXPECT_EQ(text, c.denied);
+    EXPECT_LE(denied.size(), 1u);
+  }
+}

@@ -11,6 +11,7 @@
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/support/diagnostic.hpp"
+#include "liftc/typecheck/declared_sizes.hpp"
 
 namespace liftc::tool {
 
@@ -21,7 +22,7 @@ struct RewriteCommandOptions {
   std::string strategy;
   std::string rules_dir;
   bool all = false;
-  std::size_t alternative = 0;  // 1-based; 0: the first (or every one with --all)
+  std::size_t alternative = 0;  // 1-based; 0: the first the program's sizes allow (or every one with --all)
   bool trace = false;
   long max_steps = 100000;
   long max_nodes = rewrite::Budget{}.max_nodes;  // what the .sr reader accepts, so the output reads back
@@ -56,7 +57,8 @@ void run_rewrite(const RewriteCommandOptions& o) {
   options.budget.max_steps = o.max_steps;
   options.budget.max_nodes = o.max_nodes;
   options.budget.max_seconds = o.max_seconds;
-  options.budget.max_alternatives = o.all || o.alternative ? std::max(o.max_alternatives, o.alternative) : 1;
+  // Every alternative, also without --all: the one printed is the first the program's sizes allow.
+  options.budget.max_alternatives = std::max(o.max_alternatives, o.alternative);
   if (o.trace) options.trace = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
 
   rewrite::ProgramRewrite r = rewrite::rewrite_program(rules, o.strategy, program, options);
@@ -67,11 +69,32 @@ void run_rewrite(const RewriteCommandOptions& o) {
   auto why = [&](const std::string& d) { return r.why_not.count(d) ? " (" + one_line(r.why_not.at(d)) + ")" : std::string(); };
   for (const auto& d : r.unchanged) fmt::print("// the strategy does not apply to definition {}{}\n", d, why(d));
   for (const auto& d : r.fallen_back) fmt::print("// definition {}: rewritten by the fallback only{}\n", d, why(d));
-  std::size_t first = o.alternative ? o.alternative - 1 : 0;
+  // Why each alternative has no valid point at the program's declared sizes, where its types
+  // need what they deny (a vector width that does not divide a window); empty where it may have one.
+  std::vector<std::string> denied;
+  for (const auto& p : r.programs) {
+    std::vector<typecheck::Obligation> no = typecheck::denied_by_declared_sizes(typecheck::typecheck(p.program));
+    denied.push_back(no.empty() ? std::string()
+                                : "has no valid point: its types need " + typecheck::at_declared_sizes(no.front(), p.program));
+  }
+  std::size_t first = 0;
+  if (o.alternative) {
+    first = o.alternative - 1;
+  } else if (!o.all) {
+    // The first alternative the sizes allow (the first of all where none does).
+    while (first < r.programs.size() && !denied[first].empty()) ++first;
+    if (first == r.programs.size()) first = 0;
+    if (first > 0) {
+      fmt::print("// alternative {} of {}, the first the program's sizes allow (--all prints every one):\n", first + 1,
+                 r.programs.size());
+      for (std::size_t i = 0; i < first; ++i) fmt::print("// alternative {} {}\n", i + 1, denied[i]);
+    }
+  }
   std::size_t last = o.all ? r.programs.size() : first + 1;
   for (std::size_t i = first; i < last; ++i) {
     const auto& p = r.programs[i];
     if (o.all) fmt::print("\n// ---- alternative {} of {}\n", i + 1, r.programs.size());
+    if (!denied[i].empty() && (o.all || o.alternative || first == 0)) fmt::print("// this alternative {}\n", denied[i]);
     for (const auto& t : p.params) fmt::print("// tuning parameter {}\n", rewrite::to_string(t));
     fmt::print("{}", ir::to_string(p.program));
   }
@@ -86,7 +109,8 @@ void add_rewrite_command(CLI::App& app) {
   cmd->add_option("--strategy,-s", o->strategy, "a strategy or rule name, or a strategy expression such as 'normalize(map-fusion)'")
       ->required();
   cmd->add_option("--rules", o->rules_dir, kRulesFlagHelp);
-  cmd->add_flag("--all", o->all, "print every alternative an exhaustive strategy produces");
+  cmd->add_flag("--all", o->all,
+                "print every alternative an exhaustive strategy produces (default: the first the program's sizes allow)");
   cmd->add_option("--alternative", o->alternative, "print only alternative N (1-based, in the order --all lists them)")
       ->check(integer_in(1, 1000000))
       ->excludes("--all");
@@ -95,7 +119,8 @@ void add_rewrite_command(CLI::App& app) {
   cmd->add_option("--max-nodes", o->max_nodes, "stop when the program grows past this many IR nodes")
       ->check(integer_in(1));
   cmd->add_option("--max-seconds", o->max_seconds, "stop after this much time")->check(finite_non_negative());
-  cmd->add_option("--max-alternatives", o->max_alternatives, "alternatives kept with --all")
+  cmd->add_option("--max-alternatives", o->max_alternatives,
+                  "alternatives kept (with --all; without it, those the first the program's sizes allow is chosen from)")
       ->check(integer_in(1, 1000000));
   cmd->callback([o] { run_rewrite(*o); });
 }
