@@ -294,6 +294,31 @@ TEST_F(ExploreCli, TheFusedConvolutionAndPoolingPeakBelowTheUnfusedOnes) {
   EXPECT_TRUE(found) << csv;
 }
 
+// examples/conv/forms/conv_pool_tile2d_layers.sr, a convolution and its 2x2 max pooling over
+// the prelude's tile2D (a split and transposes, as a new user wrote it; issue 38): explore
+// fuses them as a pooling over slide2D's windows (features+pooled, --fusion only), the fused
+// layer takes conv-pool-tile and conv-pool-kappa, and the front's point is one kernel that
+// writes no features buffer; its host program validates the pooled values.
+TEST_F(ExploreCli, APoolingOverTile2DIsFusedWithItsConvolution) {
+  const std::string net = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/conv_pool_tile2d_layers.sr";
+  Result r = run(fmt::format("explore {} -s conv-pool-tile -s conv-pool-kappa --fusion only --pareto --evals 3 --runs 2 "
+                             "--jobs 2 -o out",
+                             net));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
+        "output, a pointwise layer over a depthwise one, or a pooling over a convolution, inlined into it: no buffer for "
+        "that output): features+pooled",
+        "fused layer (features+pooled): 3 alternative(s) of 2 strategies (conv-pool-tile, conv-pool-kappa)",
+        "network #1          features+pooled: conv-pool-"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  EXPECT_EQ(read(dir_ / "out/front/1/kernels.cl").find("features"), std::string::npos);
+  Result host = run_front_point(*this, "conv_pool_tile2d_layers");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("pooled: matches the expected values (24 values)"), std::string::npos) << host.output;
+  EXPECT_EQ(host.output.find("features"), std::string::npos) << host.output;
+}
+
 // The MobileNet examples (examples/networks/mobilenet_v1_pair.sr, mobilenet_v2_block.sr),
 // written as a user would: each depthwise layer is offered conv-depthwise-kappa and none of
 // the dense strategies, each 1x1 layer (written per pixel) the dense ones and not
