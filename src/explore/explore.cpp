@@ -18,6 +18,7 @@
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/explore/evaluation/local_workers.hpp"
 #include "liftc/explore/products/groups.hpp"
+#include "liftc/explore/products/residual.hpp"
 #include "liftc/explore/products/network.hpp"
 #include "liftc/explore/products/output.hpp"
 #include "liftc/explore/search/transfer.hpp"
@@ -61,6 +62,7 @@ struct Exploration {
   std::vector<Layer> layers;            // the definitions as written, then the fused layers
   std::vector<NetworkVariant> variants;  // of a network: as written, and fused (add_fused_layers)
   GroupedProgram grouped;  // the program with its grouped convolutions split by group (none: no splits)
+  ResidualProgram residual;  // the program with its convolutions' residual adds split off (none: no splits)
   std::vector<std::string> strategies;
   std::FILE* progress = nullptr;
 
@@ -187,6 +189,25 @@ void split_grouped(Exploration& x) {
   for (auto& v : add_group_split_layers(x.grouped, x.layers)) x.variants.push_back(std::move(v));
 }
 
+// A convolution whose definition then adds a residual (split_residuals): the program explored
+// with it split into the convolution and the element-wise layer over it, which the
+// one-to-one fusion fuses back as an alternative (fuse_layers). Not with --whole-program,
+// half storage, a replay or a warm start, which take the program as written.
+void split_residual_adds(Exploration& x) {
+  if (x.o.whole_program) return;
+  ResidualProgram split = split_residuals(x.program);
+  if (split.splits.empty()) return;
+  if (x.s.storage.any() || !x.o.replay.empty() || x.o.warm_start) {
+    x.say(fmt::format("note: {}: the convolution with its residual add is explored as written, not also split "
+                      "(explore without it to search the convolution alone too)\n",
+                      x.s.storage.any() ? "--storage " + x.o.storage
+                                        : (x.o.replay.empty() ? std::string("--warm-start") : std::string("--replay"))));
+    return;
+  }
+  x.residual = std::move(split);
+  x.program = x.residual.program;
+}
+
 // Options, rules and program, checked; strategies chosen. Nothing is asked of a device.
 void load(Exploration& x) {
   if (x.o.file.empty()) throw Error("explore: give the .sr program to explore");
@@ -196,6 +217,7 @@ void load(Exploration& x) {
   x.o.strategies = rewrite::expand_strategy_tags(x.rules, x.o.strategies);  // -s @fast: the strategies tagged fast
   x.program = parse::load_program(x.o.file);
   require_size_values(x.program);  // before a store is made
+  split_residual_adds(x);
   x.network = !x.o.whole_program && explored_by_layer(x.program);
   store_as_half(x);
   if (x.network) x.layers = split_layers(x.program);
@@ -362,6 +384,10 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
     x.say(fmt::format("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
                       "({} evaluations each): {}\n",
                       written, shapes, x.s.budget.evaluations, fmt::join(names, ", ")));
+  if (!x.residual.splits.empty())
+    x.say(fmt::format("residual add split off its convolution, each explored as a layer of its own (the convolution "
+                      "alone takes every dense strategy; the add over it fused back in is the alternative): {}\n",
+                      residual_splits_text(x.residual)));
   if (!x.grouped.splits.empty())
     x.say(fmt::format("grouped convolution split by group, explored as an alternative (each group a dense convolution "
                       "over its channels of the image, which every dense strategy takes; their outputs joined per "
@@ -512,6 +538,7 @@ void explore_on_device(Exploration& x) {
                                            ? std::string("from the store")
                                            : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds)));
   if (x.network) add_group_references(problem, x.grouped);
+  add_residual_references(problem, x.residual);
   std::int64_t run = begin_run(x, problem, device.target, rules_identity);
   // Interrupted (Ctrl-C, SIGTERM), the run stays unfinished in the store: say how to go on.
   // --jobs and -o are not stored with the run: the command gives them again as given.

@@ -51,6 +51,14 @@ const char* const kPooled =
 // named by a let or not.
 const char* const kPooledForms[] = {"conv_pool_one_definition.sr", "conv_pool_joined.sr", "conv_pool_tile2d.sr",
                                     "conv_pool_tile2d_let.sr"};
+const char* const kZippedPixels =
+    "a convolution and its residual add in one definition: its windows zipped with the other image's pixels, which "
+    "the strategies that map the windows or the kernels' sums onto work-items, work-groups or kernels of their own "
+    "cannot take (unzipped-pixels-form); liftc explore splits it into the convolution, which they take, and the add";
+const char* const kZippedPairs =
+    "a convolution and its residual add in one definition: its (kernel, bias) pairs inside the map over the pixels "
+    "zipped with the other image, not directly in the map over windows (hoist-kernels, the kernel-minor copy, the "
+    "omega partial sums)";
 
 }  // namespace
 
@@ -85,6 +93,15 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm", "conv-winograd",
                           "conv-winograd-gemm", "conv-winograd-local"})
       for (const char* f : kPooledForms) t.push_back({f, s, kPooled});
+    for (const char* f : {"conv_residual_one_definition.sr", "conv_residual_relu_first.sr"}) {
+      for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-chw-m0",
+                            "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split", "conv-gemm",
+                            "conv-winograd", "conv-winograd-gemm", "conv-winograd-local"})
+        t.push_back({f, s, kZippedPixels});
+      for (const char* s : {"conv-local", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa"})
+        t.push_back({f, s, kZippedPairs});
+    }
+    t.push_back({"conv_residual_relu_first.sr", "conv-chw-kappa", kZippedPairs});
     return t;
   }();
   return table;

@@ -1,0 +1,245 @@
+// A convolution and the element-wise layer over it split apart (residual.hpp).
+
+#include "liftc/explore/products/residual.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "liftc/interp/interp.hpp"
+#include "liftc/ir/prim.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+
+namespace liftc::explore {
+
+namespace {
+
+bool is_call(const ir::Expr& e, ir::Prim p) { return e.defined() && e.kind() == ir::ExprKind::Call && e->prim == p; }
+
+bool is_var(const ir::Expr& e, const std::string& name) {
+  return e.defined() && e.kind() == ir::ExprKind::Var && e->name == name;
+}
+
+bool reduces(const ir::Expr& e) {
+  if (is_call(e, ir::Prim::Reduce)) return true;
+  return std::any_of(e->args.begin(), e->args.end(), reduces);
+}
+
+// Whether `e` keeps values one to one: scalar computations, maps, zips, joins and splits
+// only (layers.cpp's one-to-one fusion asks the same of a consumer).
+bool element_wise(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Call) {
+    switch (e->prim) {
+      LIFTC_SCALAR_BUILTIN_CASES
+      case ir::Prim::Map:
+      case ir::Prim::Zip:
+      case ir::Prim::Join:
+      case ir::Prim::Split:
+        break;
+      default:
+        return false;
+    }
+  }
+  return std::all_of(e->args.begin(), e->args.end(), element_wise);
+}
+
+// The number of scalars of `t` at the size values `sizes` (none where a length has no value).
+std::optional<std::int64_t> scalars(const ir::Type& t, const std::map<std::string, std::int64_t>& sizes) {
+  if (t.kind() == ir::TypeKind::Scalar) return 1;
+  if (t.kind() != ir::TypeKind::Array) return std::nullopt;
+  std::optional<std::int64_t> length = arith::evaluate(t.length(), sizes), each = scalars(t.elem(), sizes);
+  if (!length || !each) return std::nullopt;
+  return *length * *each;
+}
+
+// Whether every free occurrence of `p` in `e` is the projection `p.0` (`p` not rebound).
+bool reads_only_first(const ir::Expr& e, const std::string& p) {
+  if (e.kind() == ir::ExprKind::Get && e->index == 0 && is_var(e->args[0], p)) return true;
+  if (is_var(e, p)) return false;
+  if (e.kind() == ir::ExprKind::Lambda && std::find(e->params.begin(), e->params.end(), p) != e->params.end()) return true;
+  if (e.kind() == ir::ExprKind::Let && e->name == p) return reads_only_first(e->args[0], p);
+  return std::all_of(e->args.begin(), e->args.end(), [&](const ir::Expr& a) { return reads_only_first(a, p); });
+}
+
+// `e` with each free `p.0` read as the variable `w`.
+ir::Expr first_as(const ir::Expr& e, const std::string& p, const std::string& w) {
+  if (e.kind() == ir::ExprKind::Get && e->index == 0 && is_var(e->args[0], p)) return ir::make_var(w);
+  if (e.kind() == ir::ExprKind::Lambda && std::find(e->params.begin(), e->params.end(), p) != e->params.end()) return e;
+  std::vector<ir::Expr> args;
+  bool changed = false;
+  for (std::size_t i = 0; i < e->args.size(); ++i) {
+    bool shadowed = e.kind() == ir::ExprKind::Let && i == 1 && e->name == p;
+    args.push_back(shadowed ? e->args[i] : first_as(e->args[i], p, w));
+    changed = changed || !same_node(args.back(), e->args[i]);
+  }
+  return changed ? ir::with_args(e, std::move(args)) : e;
+}
+
+ir::Expr pixel_function(const ir::Expr& e);
+
+// The first subterm (pre-order) of `e` that reduces and whose free variables are `globals`
+// or the window `w` (read as `w.0` where `first` is set), the window read at all when `w`
+// is given, a 2D map (pixel_function) where `map2d` is set; undefined when there is none.
+// Nothing bound between `e` and it is read.
+ir::Expr reduction_part(const ir::Expr& e, const std::vector<std::string>& globals, const std::string& w, bool first,
+                        bool map2d = false) {
+  if (e.kind() == ir::ExprKind::Call && reduces(e) && (!map2d || pixel_function(e).defined())) {
+    std::vector<std::string> names = ir::free_vars(e);
+    bool closed = std::all_of(names.begin(), names.end(), [&](const std::string& n) {
+      return n == w || std::find(globals.begin(), globals.end(), n) != globals.end();
+    });
+    bool reads_window = w.empty() || std::find(names.begin(), names.end(), w) != names.end();
+    if (closed && reads_window && (!first || reads_only_first(e, w))) return e;
+  }
+  for (const auto& a : e->args)
+    if (ir::Expr found = reduction_part(a, globals, w, first, map2d); found.defined()) return found;
+  return {};
+}
+
+// `zip2D(x, y)` as the prelude writes it, `map(rows -> zip(rows.0, rows.1), zip(x, y))`, or
+// with its pair destructured, `map((u, v) -> zip(u, v), zip(x, y))`: the zip of x and y; else undefined.
+ir::Expr zip2d_pairs(const ir::Expr& e) {
+  if (!is_call(e, ir::Prim::Map) || !is_call(e->args[1], ir::Prim::Zip) || e->args[1]->args.size() != 2) return {};
+  const ir::Expr& f = e->args[0];
+  if (f.kind() != ir::ExprKind::Lambda || !is_call(f->args[0], ir::Prim::Zip) || f->args[0]->args.size() != 2) return {};
+  const ir::Expr& a = f->args[0]->args[0];
+  const ir::Expr& b = f->args[0]->args[1];
+  bool projected = f->params.size() == 1 && a.kind() == ir::ExprKind::Get && a->index == 0 && is_var(a->args[0], f->params[0]) &&
+                   b.kind() == ir::ExprKind::Get && b->index == 1 && is_var(b->args[0], f->params[0]);
+  bool destructured = f->params.size() == 2 && is_var(a, f->params[0]) && is_var(b, f->params[1]);
+  return projected || destructured ? e->args[1] : ir::Expr();
+}
+
+// `map(row -> map(f, row), x)` for a lambda f of one or two parameters: f; else undefined.
+ir::Expr pixel_function(const ir::Expr& e) {
+  if (!is_call(e, ir::Prim::Map)) return {};
+  const ir::Expr& rows = e->args[0];
+  if (rows.kind() != ir::ExprKind::Lambda || rows->params.size() != 1 || !is_call(rows->args[0], ir::Prim::Map)) return {};
+  const ir::Expr& f = rows->args[0]->args[0];
+  if (!is_var(rows->args[0]->args[1], rows->params[0]) || f.kind() != ir::ExprKind::Lambda) return {};
+  return f->params.size() == 1 || f->params.size() == 2 ? f : ir::Expr();
+}
+
+ir::Expr map2d(const ir::Expr& f, const ir::Expr& x, const std::vector<std::string>& avoid) {
+  std::string row = ir::fresh_name("row", avoid);
+  return ir::make_call(ir::Prim::Map, {},
+                       {ir::make_lambda({row}, ir::make_call(ir::Prim::Map, {}, {f, ir::make_var(row)})), x});
+}
+
+// A definition split: the convolution's body and the element-wise body over `conv`.
+struct Parts {
+  ir::Expr convolution, rest;
+};
+
+// `body` (typed) as a convolution and the element-wise layer over it named `conv`; none when it is neither form.
+std::optional<Parts> residual_parts(const ir::Expr& body, const std::vector<std::string>& globals,
+                                    const std::string& conv, const std::vector<std::string>& avoid) {
+  // The windows zipped with the other value: the reduction over p.0 (or s) taken out of the zip.
+  if (ir::Expr f = pixel_function(body); f.defined()) {
+    if (ir::Expr zipped = zip2d_pairs(body->args[1]); zipped.defined()) {
+      bool first = f->params.size() == 1;
+      const std::string& p = f->params[0];
+      ir::Expr g = reduction_part(f->args[0], globals, p, first);
+      if (g.defined()) {
+        std::string w = ir::fresh_name("window", avoid);
+        ir::Expr conv_body = map2d(ir::make_lambda({w}, first ? first_as(g, p, w) : ir::substitute(g, {{p, ir::make_var(w)}})),
+                                   zipped->args[0], avoid);
+        ir::Expr value = first ? ir::make_get(ir::make_var(p), 0) : ir::make_var(p);
+        ir::Expr rest = ir::replace_node(body, g, value);
+        rest = ir::replace_node(rest, zipped->args[0], ir::make_var(conv));
+        return Parts{conv_body, rest};
+      }
+    }
+  }
+  // The convolution a closed part of the definition (not the definition itself).
+  for (const auto& a : body->args)
+    if (ir::Expr c = reduction_part(a, globals, "", false, true); c.defined())
+      return Parts{c, ir::replace_node(body, c, ir::make_var(conv))};
+  return std::nullopt;
+}
+
+std::vector<std::string> names_of(const ir::Program& p) {
+  std::vector<std::string> out;
+  for (const auto& s : p.sizes) out.push_back(s.name);
+  for (const auto& i : p.inputs) out.push_back(i.name);
+  for (const auto& d : p.defs) out.push_back(d.name);
+  return out;
+}
+
+}  // namespace
+
+ResidualProgram split_residuals(const ir::Program& program) {
+  ResidualProgram out{program, {}};
+  ir::Program typed = typecheck::typecheck(program).program;
+  std::map<std::string, std::int64_t> sizes = ir::size_values(typed);
+  std::vector<std::string> avoid = names_of(program);
+  std::vector<std::string> globals;
+  for (const auto& i : typed.inputs) globals.push_back(i.name);
+  out.program.defs.clear();
+  for (std::size_t d = 0; d < typed.defs.size(); ++d) {
+    const ir::Definition& def = typed.defs[d];
+    std::string conv = ir::fresh_name(def.name + "_conv", avoid);
+    std::vector<std::string> bound = avoid;
+    for (const auto& n : ir::free_vars(def.body)) bound.push_back(n);
+    std::optional<Parts> parts = residual_parts(def.body, globals, conv, bound);
+    std::vector<std::string> others;
+    if (parts) {
+      for (const auto& n : ir::free_vars(parts->rest))
+        if (n != conv) others.push_back(n);
+    }
+    // The rest one to one over the convolution, and reading another value: a residual.
+    bool split = parts && element_wise(parts->rest) && !others.empty();
+    if (split) {
+      ir::Program check = out.program;
+      check.defs.push_back({conv, parts->convolution, def.loc});
+      check.defs.push_back({def.name, parts->rest, def.loc});
+      try {
+        ir::Program checked = typecheck::typecheck(check).program;
+        std::optional<std::int64_t> n = scalars(checked.defs[checked.defs.size() - 2].body.type(), sizes);
+        split = n && n == scalars(checked.defs.back().body.type(), sizes);
+      } catch (const Error&) {
+        split = false;  // not of one shape (an internal matter: the definition stays whole)
+      }
+    }
+    globals.push_back(def.name);
+    if (!split) {
+      out.program.defs.push_back(program.defs[d]);
+      continue;
+    }
+    avoid.push_back(conv);
+    globals.push_back(conv);
+    out.program.defs.push_back({conv, parts->convolution, def.loc});
+    out.program.defs.push_back({def.name, parts->rest, def.loc});
+    out.splits.push_back({def.name, conv, fmt::format("{}", fmt::join(others, ", "))});
+  }
+  if (out.splits.empty()) return {program, {}};
+  typecheck::typecheck(out.program);  // an internal error, not the user's, if it does not check
+  return out;
+}
+
+void add_residual_references(Problem& network, const ResidualProgram& split) {
+  if (split.splits.empty()) return;
+  interp::Tensors values = interp::evaluate(typecheck::typecheck(ir::bind_sizes(split.program, {})).program, network.inputs);
+  for (const auto& s : split.splits) {
+    auto whole = network.reference.find(s.definition);
+    auto parts = values.find(s.definition);
+    if (whole == network.reference.end() || parts == values.end() || whole->second.shape != parts->second.shape ||
+        whole->second.f32 != parts->second.f32)
+      throw Error(fmt::format("{}: '{}' split into its convolution '{}' and the layer over it does not compute its value "
+                              "(an internal error: explore it with --whole-program)",
+                              network.file, s.definition, s.convolution));
+    network.reference[s.convolution] = values.at(s.convolution);
+  }
+}
+
+std::string residual_splits_text(const ResidualProgram& split) {
+  std::vector<std::string> out;
+  for (const auto& s : split.splits)
+    out.push_back(fmt::format("{} into {} (the convolution) and {} (its values combined with {})", s.definition,
+                              s.convolution, s.definition, s.other));
+  return fmt::format("{}", fmt::join(out, "; "));
+}
+
+}  // namespace liftc::explore
