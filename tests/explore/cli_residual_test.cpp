@@ -1,0 +1,81 @@
+// `liftc explore` on a convolution whose own definition adds a residual (relu(conv(x) + x)):
+// split into the convolution, which the dense strategies take, and the add over it, with
+// the definition as written explored as the fused alternative (explore/products/
+// residual.hpp). Small sizes, few evaluations: a CI test on PoCL.
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "explore_cli.hpp"
+
+namespace liftc::explore::test {
+namespace {
+
+const std::string kResidual = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/conv_residual_one_definition.sr";
+
+// Whether evaluated.csv has a validated row of `layer` by `strategy`.
+bool validated(const std::string& csv, const std::string& layer, const std::string& strategy) {
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(layer + ",", 0) == 0 && line.find(",ok,") != std::string::npos &&
+        line.find("," + strategy) != std::string::npos)
+      return true;
+  return false;
+}
+
+// conv-chw-tile and conv-gemm, which the one-definition form is not offered, run on its
+// convolution split off; conv-chw takes the definition as written, the fused alternative.
+// Every point validates against the interpreter, and the front point's host program
+// validates every layer it runs.
+TEST_F(ExploreCli, AResidualAddInTheConvolutionsDefinitionIsSplitOffAndValidates) {
+  Result r = run(fmt::format("explore {} -s conv-chw-tile -s conv-gemm -s conv-chw --search random --pareto --evals 4 "
+                             "--jobs 2 -o out",
+                             kResidual));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"network: 2 layers, 2 of a shape of their own, each explored with its own space and reference (4 evaluations "
+        "each): out_conv, out\n",
+        "residual add split off its convolution, each explored as a layer of its own (the convolution alone takes "
+        "every dense strategy; the add over it fused back in is the alternative): out into out_conv (the convolution) "
+        "and out (its values combined with image)\n",
+        "layer 1/2 (out_conv): ", "of 3 strategies (conv-chw-tile, conv-gemm, conv-chw)",
+        "fused layer (out_conv+out): 1 alternative(s) of 1 strategy (conv-chw)",
+        "note: fused layer (out_conv+out): conv-chw-tile, conv-gemm do not apply to it", "network Pareto front"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "out_conv", "conv-chw-tile") || validated(csv, "out_conv", "conv-gemm")) << csv;
+  EXPECT_TRUE(validated(csv, "out_conv+out", "conv-chw")) << csv;
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "out/expected/out_conv.npy"));
+
+  Result host = run_front_point(*this, "conv_residual_one_definition");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("out: matches the expected values"), std::string::npos) << host.output;
+}
+
+// conv-gpu on the one-definition form: code generation refused every alternative before
+// ("the values that mapGlb(2) computes are read by other work-items of the same kernel");
+// explored whole it is refused with the reason, and split it runs on the convolution.
+TEST_F(ExploreCli, AStrategyCodeGenerationRefusedOnTheResidualFormRunsOnTheSplitOrSaysWhy) {
+  Result whole = run(fmt::format("explore {} -s conv-gpu --whole-program --search random --evals 2 --jobs 1", kResidual));
+  EXPECT_EQ(whole.exit_code, 1) << whole.output;
+  EXPECT_NE(whole.output.find(fmt::format(
+                "error: strategy `conv-gpu` does not apply to any definition of {} (its step `unzipped-pixels-form` "
+                "applies nowhere: a convolution at the definition's root, which this strategy maps onto work-items, "
+                "work-groups or kernels of its own: a convolution whose windows (or outputs) are zipped with another "
+                "image's pixels in its own definition (a residual add, relu(conv(x) + x)) is split by liftc explore into "
+                "the convolution, which every dense strategy takes, and the add over it (with the add fused back as an "
+                "alternative); written so, conv-lower, stencil-parametric, conv-chw and conv-chw-kappa take it whole)",
+                kResidual)),
+            std::string::npos)
+      << whole.output;
+  EXPECT_EQ(whole.output.find("code generation refuses"), std::string::npos) << whole.output;
+
+  Result split = run(fmt::format("explore {} -s conv-gpu --search random --evals 3 --jobs 2 -o out", kResidual));
+  ASSERT_EQ(split.exit_code, 0) << split.output;
+  EXPECT_TRUE(validated(read(dir_ / "out/evaluated.csv"), "out_conv", "conv-gpu")) << split.output;
+}
+
+}  // namespace
+}  // namespace liftc::explore::test
