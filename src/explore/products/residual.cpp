@@ -176,7 +176,11 @@ ResidualProgram split_residuals(const ir::Program& program) {
   std::map<std::string, std::int64_t> sizes = ir::size_values(typed);
   std::vector<std::string> avoid = names_of(program);
   std::vector<std::string> globals;
-  for (const auto& i : typed.inputs) globals.push_back(i.name);
+  std::map<std::string, ir::Type> types;  // of the inputs and the definitions so far
+  for (const auto& i : typed.inputs) {
+    globals.push_back(i.name);
+    types[i.name] = i.type;
+  }
   out.program.defs.clear();
   for (std::size_t d = 0; d < typed.defs.size(); ++d) {
     const ir::Definition& def = typed.defs[d];
@@ -184,13 +188,10 @@ ResidualProgram split_residuals(const ir::Program& program) {
     std::vector<std::string> bound = avoid;
     for (const auto& n : ir::free_vars(def.body)) bound.push_back(n);
     std::optional<Parts> parts = residual_parts(def.body, globals, conv, bound);
+    // The rest one to one over the convolution, and reading another value of its size: a
+    // residual (not a bias per channel, which normal-form takes into the sums).
     std::vector<std::string> others;
-    if (parts) {
-      for (const auto& n : ir::free_vars(parts->rest))
-        if (n != conv) others.push_back(n);
-    }
-    // The rest one to one over the convolution, and reading another value: a residual.
-    bool split = parts && element_wise(parts->rest) && !others.empty();
+    bool split = parts && element_wise(parts->rest);
     if (split) {
       ir::Program check = out.program;
       check.defs.push_back({conv, parts->convolution, def.loc});
@@ -199,11 +200,16 @@ ResidualProgram split_residuals(const ir::Program& program) {
         ir::Program checked = typecheck::typecheck(check).program;
         std::optional<std::int64_t> n = scalars(checked.defs[checked.defs.size() - 2].body.type(), sizes);
         split = n && n == scalars(checked.defs.back().body.type(), sizes);
+        for (const auto& name : ir::free_vars(parts->rest))
+          if (auto t = types.find(name); split && name != conv && t != types.end() && scalars(t->second, sizes) == n)
+            others.push_back(name);
       } catch (const Error&) {
         split = false;  // not of one shape (an internal matter: the definition stays whole)
       }
     }
+    split = split && !others.empty();
     globals.push_back(def.name);
+    types[def.name] = def.body.type();
     if (!split) {
       out.program.defs.push_back(program.defs[d]);
       continue;

@@ -1,0 +1,118 @@
+// A convolution whose definition adds a residual, split into the convolution and the add
+// over it (explore/products/residual.hpp), without a device: which definitions are split,
+// and that the split program interprets to the program's values, value for value.
+
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "liftc/explore/products/layers.hpp"
+#include "liftc/explore/products/residual.hpp"
+#include "liftc/interp/interp.hpp"
+#include "liftc/ir/program.hpp"
+#include "liftc/parse/parse.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+#include "../readable_name.hpp"
+
+namespace liftc::explore {
+namespace {
+
+ir::Program example(const std::string& path) {
+  return parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/" + path);
+}
+
+interp::Tensors values(const ir::Program& p, const interp::Tensors& inputs) {
+  return interp::evaluate(typecheck::typecheck(ir::bind_sizes(p, {})).program, inputs);
+}
+
+struct ResidualCase {
+  const char* file;   // under examples/
+  std::string split;  // residual_splits_text; empty: nothing split
+};
+void PrintTo(const ResidualCase& c, std::ostream* os) { *os << c.file; }
+
+class ResidualSplits : public ::testing::TestWithParam<ResidualCase> {};
+
+// What split_residuals splits; the split program's value of each definition the program has
+// is the program's, bit for bit (the same sums, the residual added after each as written),
+// and the one-to-one fusion offers the convolution fused back into the add.
+TEST_P(ResidualSplits, SplitsTheConvolutionOffAndInterpretsAsTheProgram) {
+  const ResidualCase& c = GetParam();
+  ir::Program program = example(c.file);
+  ResidualProgram split = split_residuals(program);
+  EXPECT_EQ(residual_splits_text(split), c.split);
+  if (split.splits.empty()) return;
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(program, {})).program;
+  interp::Tensors inputs = interp::random_inputs(checked, 11);
+  interp::Tensors want = values(program, inputs), got = values(split.program, inputs);
+  for (const auto& def : program.defs) {
+    ASSERT_TRUE(got.count(def.name)) << def.name;
+    EXPECT_EQ(got.at(def.name).shape, want.at(def.name).shape) << def.name;
+    EXPECT_EQ(got.at(def.name).f32, want.at(def.name).f32) << def.name;
+  }
+  std::vector<Fusion> fusions = one_to_one_fusions(split.program);
+  for (const auto& s : split.splits)
+    EXPECT_TRUE(std::any_of(fusions.begin(), fusions.end(), [&](const Fusion& f) {
+      return f.producer == s.convolution && f.consumer == s.definition;
+    })) << s.definition;
+
+  Problem problem;
+  problem.file = c.file;
+  problem.inputs = inputs;
+  problem.reference = want;
+  add_residual_references(problem, split);
+  for (const auto& s : split.splits) EXPECT_EQ(problem.reference.at(s.convolution).f32, got.at(s.convolution).f32);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Residuals, ResidualSplits,
+    ::testing::Values(
+        // The windows zipped with the image, the add (and ReLU) after each kernel's sum.
+        ResidualCase{"conv/forms/conv_residual_one_definition.sr",
+                     "out into out_conv (the convolution) and out (its values combined with image)"},
+        // ReLU before the add: the convolution keeps it.
+        ResidualCase{"conv/forms/conv_residual_relu_first.sr",
+                     "out into out_conv (the convolution) and out (its values combined with image)"},
+        // The convolution's output zipped with the image (explore's one-to-one fusion of conv_skip.sr).
+        ResidualCase{"conv/fused/conv_residual_output.sr",
+                     "out into out_conv (the convolution) and out (its values combined with image)"},
+        // MobileNetV2's block with every fusion: the depthwise and pointwise layers fused, then the add.
+        ResidualCase{"conv/fused/depthwise_pointwise_residual.sr",
+                     "block into block_conv (the convolution) and block (its values combined with image)"},
+        // Not a residual: a convolution and its ReLU, its bias (a value per channel) and ReLU
+        // as a pass, its pooling, an add of its own definition.
+        ResidualCase{"conv/conv_small.sr", ""}, ResidualCase{"conv/forms/relu_pass.sr", ""},
+        ResidualCase{"conv/forms/bias_relu_pass.sr", ""},
+        ResidualCase{"conv/forms/conv_pool_one_definition.sr", ""}, ResidualCase{"conv/forms/conv_skip.sr", ""},
+        ResidualCase{"networks/resnet_block.sr", ""}, ResidualCase{"networks/mobilenet_v2_block.sr", ""}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.file}); });
+
+// Every example: split_residuals takes every program (low-level ones, stencils, networks)
+// without an error, and splits only the convolutions with a residual add in their definition.
+TEST(ResidualSplits, OnlyTheConvolutionsWithAResidualAddAreSplit) {
+  const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
+  std::set<std::string> split;
+  int programs = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (entry.path().extension() != ".sr") continue;
+    std::string file = entry.path().lexically_relative(root).generic_string();
+    SCOPED_TRACE(file);
+    ir::Program program = example(file);
+    try {
+      typecheck::typecheck(ir::bind_sizes(program, {}));
+    } catch (const Error&) {
+      continue;  // a program with sizes left to tune (explore needs their values)
+    }
+    if (!split_residuals(program).splits.empty()) split.insert(file);
+    ++programs;
+  }
+  EXPECT_GE(programs, 50);
+  EXPECT_EQ(fmt::format("{}", fmt::join(split, ", ")),
+            "conv/forms/conv_residual_one_definition.sr, conv/forms/conv_residual_relu_first.sr, "
+            "conv/fused/conv_residual_output.sr, conv/fused/depthwise_pointwise_residual.sr");
+}
+
+}  // namespace
+}  // namespace liftc::explore
