@@ -63,7 +63,6 @@ struct Exploration {
   std::vector<NetworkVariant> variants;  // of a network: as written, and fused (add_fused_layers)
   GroupedProgram grouped;  // the program with its grouped convolutions split by group (none: no splits)
   ResidualProgram residual;  // the program with its convolutions' residual adds split off (none: no splits)
-  ir::Program residual_written;  // with splits: the program as written
   std::vector<std::string> strategies;
   std::FILE* progress = nullptr;
 
@@ -206,24 +205,7 @@ void split_residual_adds(Exploration& x) {
     return;
   }
   x.residual = std::move(split);
-  x.residual_written = x.program;
   x.program = x.residual.program;
-}
-
-// A residual add fused back into its convolution (the one-to-one fusion of a split, layer
-// `conv+def`) is the definition as written: fused by substitution, the convolution's
-// output would be zipped with the other value (a form only the omega strategies take),
-// where as written its windows are (conv-lower, stencil-parametric, conv-chw, conv-chw-kappa).
-void fused_residuals_as_written(Exploration& x) {
-  if (x.residual.splits.empty()) return;
-  std::vector<Layer> written = split_layers(x.residual_written);
-  for (Layer& layer : x.layers)
-    for (const auto& s : x.residual.splits) {
-      if (layer.name != s.definition || layer.fused != std::vector<std::string>{s.convolution}) continue;
-      auto as_written = std::find_if(written.begin(), written.end(), [&](const Layer& l) { return l.name == s.definition; });
-      layer.program = as_written->program;
-      layer.reads = as_written->reads;
-    }
 }
 
 // Options, rules and program, checked; strategies chosen. Nothing is asked of a device.
@@ -240,7 +222,6 @@ void load(Exploration& x) {
   store_as_half(x);
   if (x.network) x.layers = split_layers(x.program);
   fuse_layers(x);
-  fused_residuals_as_written(x);
   split_grouped(x);
   x.strategies = x.o.strategies.empty() ? default_strategies(x.rules, x.network ? x.layers.front().program : x.program)
                                         : x.o.strategies;

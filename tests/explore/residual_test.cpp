@@ -76,7 +76,7 @@ INSTANTIATE_TEST_SUITE_P(
         ResidualCase{"conv/forms/conv_residual_relu_first.sr",
                      "out into out_conv (the convolution) and out (its values combined with image)"},
         // The convolution's output zipped with the image (explore's one-to-one fusion of conv_skip.sr).
-        ResidualCase{"conv/fused/conv_residual_output.sr",
+        ResidualCase{"conv/forms/conv_residual_output.sr",
                      "out into out_conv (the convolution) and out (its values combined with image)"},
         // MobileNetV2's block with every fusion: the depthwise and pointwise layers fused, then the add.
         ResidualCase{"conv/fused/depthwise_pointwise_residual.sr",
@@ -110,8 +110,8 @@ TEST(ResidualSplits, OnlyTheConvolutionsWithAResidualAddAreSplit) {
   }
   EXPECT_GE(programs, 50);
   EXPECT_EQ(fmt::format("{}", fmt::join(split, ", ")),
-            "conv/forms/conv_residual_one_definition.sr, conv/forms/conv_residual_relu_first.sr, "
-            "conv/fused/conv_residual_output.sr, conv/fused/depthwise_pointwise_residual.sr");
+            "conv/forms/conv_residual_one_definition.sr, conv/forms/conv_residual_output.sr, "
+            "conv/forms/conv_residual_relu_first.sr, conv/fused/depthwise_pointwise_residual.sr");
 }
 
 }  // namespace
