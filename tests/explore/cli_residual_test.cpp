@@ -77,5 +77,23 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusedOnTheResidualFormRunsOnTheSplit
   EXPECT_TRUE(validated(read(dir_ / "out/evaluated.csv"), "out_conv", "conv-gpu")) << split.output;
 }
 
+// `liftc space` shows the layers explore searches: the convolution split off, which
+// conv-chw-tile takes, and the add; --whole-program takes the definition as written, which
+// conv-chw-tile is not offered (it says why).
+TEST_F(ExploreCli, SpaceShowsTheConvolutionSplitOffItsResidualAdd) {
+  Result r = run(fmt::format("space {} -s conv-chw-tile --target mali-g72 --samples 0", kResidual));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"// a residual add split off its convolution: out into out_conv (the convolution) and out (its values combined "
+        "with image); the convolution alone takes every dense strategy: explore searches these layers, and the "
+        "definition whole as their fused alternative (--whole-program: the program as written, not split)\n",
+        "==== layer 1/2 (out_conv)\n\n== strategy conv-chw-tile, alternative 1 of 4",
+        "==== layer 2/2 (out)\n// conv-chw-tile does not apply: lowered by lower-glb2"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  Result whole = run(fmt::format("space {} -s conv-chw-tile --target mali-g72 --samples 0 --whole-program", kResidual));
+  EXPECT_EQ(whole.exit_code, 1) << whole.output;
+  EXPECT_NE(whole.output.find("(its step `unzipped-pixels-form` applies nowhere: "), std::string::npos) << whole.output;
+}
+
 }  // namespace
 }  // namespace liftc::explore::test

@@ -12,6 +12,7 @@
 #include "liftc/constraints/solve.hpp"
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/products/groups.hpp"
+#include "liftc/explore/products/residual.hpp"
 #include "liftc/explore/products/layers.hpp"
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/products/network.hpp"
@@ -180,6 +181,11 @@ void run_space(const SpaceOptions& o) {
                                    : constraints::find_target(o.target, constraints::default_targets_dir());
   rewrite::RuleSet rules = rewrite::load_rules_dir(o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir);
   ir::Program program = parse::load_program(o.file);
+  // A convolution whose definition adds a residual: its layers as explore searches them, the
+  // convolution split off and the add over it (explore's fused alternative is the definition whole).
+  explore::ResidualProgram residual;
+  if (!o.whole_program) residual = explore::split_residuals(program);
+  if (!residual.splits.empty()) program = residual.program;
   // A program of several definitions is a network: the space of each layer, as explore
   // searches it (layers of one shape once).
   std::vector<explore::Layer> layers;
@@ -251,6 +257,11 @@ void run_space(const SpaceOptions& o) {
                written);
   else if (layers.empty() && !o.whole_program && explore::is_network(program))
     fmt::print("// a rewritten network (its layers share tuning parameters): the whole program's space\n");
+  if (!residual.splits.empty())
+    fmt::print("// a residual add split off its convolution: {}; the convolution alone takes every dense strategy: "
+               "explore searches these layers, and the definition whole as their fused alternative (--whole-program: "
+               "the program as written, not split)\n",
+               explore::residual_splits_text(residual));
   if (!grouped.splits.empty())
     fmt::print("// a grouped convolution split by group: {}; each group a dense convolution over its channels of the "
                "image (every dense strategy takes it), their outputs joined per pixel: explore searches these layers "
