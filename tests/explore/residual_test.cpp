@@ -89,6 +89,29 @@ INSTANTIATE_TEST_SUITE_P(
         ResidualCase{"networks/resnet_block.sr", ""}, ResidualCase{"networks/mobilenet_v2_block.sr", ""}),
     [](const auto& info) { return testing::readable_name(info.index, {info.param.file}); });
 
+// The windows and the residual pixels destructured, `(window, r) -> ...`, the names the split
+// would pick (`window`, `out_conv`) bound inside the definition: fresh names, nothing captured,
+// and the split interprets as the program.
+TEST(ResidualSplits, ADestructuredPairAndTakenNamesSplitWithoutCapture) {
+  const std::string text = R"(size C = 2, H = 4, W = 4
+input weights : [[[[float]C]3]3]C
+input biases : [float]C
+input image : [[[float]C]W]H
+def out = map2D((window, r) -> map(v -> v.0 + v.1,
+                                   zip(join(map((out_conv, b) -> reduce(b, (acc, q) -> acc + q.0 * q.1,
+                                                                        zip(join(join(window)), join(join(out_conv)))),
+                                                zip(weights, biases))),
+                                       r)),
+                zip2D(slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)), image))
+)";
+  ir::Program program = parse::parse_program(std::make_shared<const SourceFile>(SourceFile{"pair.sr", text}));
+  ResidualProgram split = split_residuals(program);
+  EXPECT_EQ(residual_splits_text(split), "out into out_conv_1 (the convolution) and out (its values combined with image)");
+  ASSERT_EQ(split.program.defs.size(), 2u);
+  interp::Tensors inputs = interp::random_inputs(typecheck::typecheck(ir::bind_sizes(program, {})).program, 5);
+  EXPECT_EQ(values(split.program, inputs).at("out").f32, values(program, inputs).at("out").f32);
+}
+
 // Every example: split_residuals takes every program (low-level ones, stencils, networks)
 // without an error, and splits only the convolutions with a residual add in their definition.
 TEST(ResidualSplits, OnlyTheConvolutionsWithAResidualAddAreSplit) {

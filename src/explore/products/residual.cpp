@@ -160,6 +160,13 @@ std::optional<Parts> residual_parts(const ir::Expr& body, const std::vector<std:
   return std::nullopt;
 }
 
+// Every name `e` binds or reads (so that a fresh name captures nothing when put inside it).
+void names_in(const ir::Expr& e, std::vector<std::string>& out) {
+  if (e.kind() == ir::ExprKind::Var || e.kind() == ir::ExprKind::Let) out.push_back(e->name);
+  if (e.kind() == ir::ExprKind::Lambda) out.insert(out.end(), e->params.begin(), e->params.end());
+  for (const auto& a : e->args) names_in(a, out);
+}
+
 std::vector<std::string> names_of(const ir::Program& p) {
   std::vector<std::string> out;
   for (const auto& s : p.sizes) out.push_back(s.name);
@@ -184,9 +191,10 @@ ResidualProgram split_residuals(const ir::Program& program) {
   out.program.defs.clear();
   for (std::size_t d = 0; d < typed.defs.size(); ++d) {
     const ir::Definition& def = typed.defs[d];
-    std::string conv = ir::fresh_name(def.name + "_conv", avoid);
-    std::vector<std::string> bound = avoid;
-    for (const auto& n : ir::free_vars(def.body)) bound.push_back(n);
+    std::vector<std::string> bound = avoid;  // the program's names and every name of the body
+    names_in(def.body, bound);
+    std::string conv = ir::fresh_name(def.name + "_conv", bound);
+    bound.push_back(conv);
     std::optional<Parts> parts = residual_parts(def.body, globals, conv, bound);
     // The rest one to one over the convolution, and reading another value of its size: a
     // residual (not a bias per channel, which normal-form takes into the sums).
