@@ -122,6 +122,7 @@ ir::Expr pixel_function(const ir::Expr& e) {
   return f->params.size() == 1 || f->params.size() == 2 ? f : ir::Expr();
 }
 
+// `map(row -> map(f, row), x)`, the row's name fresh from `avoid`.
 ir::Expr map2d(const ir::Expr& f, const ir::Expr& x, const std::vector<std::string>& avoid) {
   std::string row = ir::fresh_name("row", avoid);
   return ir::make_call(ir::Prim::Map, {},
