@@ -180,6 +180,10 @@ std::vector<std::string> names_of(const ir::Program& p) {
 
 ResidualProgram split_residuals(const ir::Program& program) {
   ResidualProgram out{program, {}};
+  // A program a strategy rewrote already has tuning parameters (sizes with a range and no
+  // value) its definitions share: it is explored whole, as explored_by_layer says, not split.
+  if (std::any_of(program.sizes.begin(), program.sizes.end(), [](const auto& s) { return !s.value && s.min; }))
+    return out;
   ir::Program typed = typecheck::typecheck(program).program;
   std::map<std::string, std::int64_t> sizes = ir::size_values(typed);
   std::vector<std::string> avoid = names_of(program);

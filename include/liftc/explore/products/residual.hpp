@@ -39,7 +39,8 @@ struct ResidualProgram {
 /// The convolution becomes `NAME_conv = map2D(g, windows)` (or `map2D(s -> G(s), windows)`)
 /// and the definition E over it. The element-wise layer has as many values as the convolution
 /// (a residual add needs as many output channels as input channels). Each adds the same
-/// values in the same order: add_residual_references checks it.
+/// values in the same order: add_residual_references checks it. A program with tuning
+/// parameters (one a strategy rewrote) is not split.
 ResidualProgram split_residuals(const ir::Program& program);
 
 /// Adds to `network.reference` the interpreter's values of the split-off convolutions (on
