@@ -403,6 +403,14 @@ std::string depthwise_zip2d(const std::string& in) {
          "ab.0 * ab.1, zip(xk.0, xk.1)), zip2D(win, dk)))))), dw_b)), slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, " + in + ")))";
 }
 
+// The same products' columns zipped with the biases before the sums, each sum started at
+// its bias, ReLU (a fresh writer's MobileNet depthwise layer, depthwise_columns_bias_start.sr).
+std::string depthwise_bias_start(const std::string& in) {
+  return "map2D(win -> join(map((taps, b) -> map(r -> max(r, 0.0), reduce(b, (a, t) -> a + t, taps)), "
+         "zip(transpose(join(map2D((x, k) -> map((u, v) -> u * v, zip(x, k)), zip2D(win, dk)))), dw_b))), "
+         "slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, " + in + ")))";
+}
+
 // A depthwise layer written channel-first over a CHW image (depthwise_chw.sr's form), ReLU.
 std::string depthwise_chw(const std::string& in) {
   return "map((w, b, ch) -> map2D(win -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(win), "
@@ -448,6 +456,8 @@ INSTANTIATE_TEST_SUITE_P(
                    "def d = " + depthwise("image") + "\ndef p = " + pointwise("d") + "\ndef q = " + pointwise("d"), {}},
         FusionCase{"a depthwise layer written as the element-wise product of window and kernels (zip2D), its pointwise layer",
                    "def d = " + depthwise_zip2d("image") + "\ndef p = " + pointwise("d"), {{"d", "p"}}},
+        FusionCase{"a depthwise layer whose products' columns are zipped with the biases, each sum from its bias, its pointwise layer",
+                   "def d = " + depthwise_bias_start("image") + "\ndef p = " + pointwise("d"), {{"d", "p"}}},
         FusionCase{"a channel-first depthwise layer and the pointwise layer over its pixels, written back to CHW",
                    "def d = " + depthwise_chw("chw") + "\ndef p = " + pointwise_chw("d"), {{"d", "p"}}},
         FusionCase{"a pointwise layer over a network input has no producer to take in",

@@ -15,6 +15,11 @@ const char* const kDepthwise =
     "depthwise: each channel its own K x K kernel (a map over (kernel, bias, channel) triples), so no kernels across "
     "the channels to group (kappa), copy kernel-minor, tile, chunk by channels (omega) or multiply as an im2col matrix";
 
+// The depthwise forms: normal-form makes each a map over (kernel, bias, channel) triples.
+const char* const kDepthwiseForms[] = {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr",
+                                       "depthwise_hwc_columns.sr", "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr",
+                                       "depthwise_zip2d.sr", "depthwise_columns_bias_start.sr"};
+
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
 const char* const kWinogradPairs =
@@ -68,8 +73,9 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* f : {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
                           "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
-    for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
-                          "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr", "depthwise_zip2d.sr", "grouped.sr", "grouped_per_group.sr"})
+    for (const char* f : kDepthwiseForms)
+      for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
+    for (const char* f : {"grouped.sr", "grouped_per_group.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0",
@@ -78,11 +84,8 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({"dilated.sr", s, kDilatedWinograd});
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
-                          "conv-gemm"}) {
-      for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
-                            "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr", "depthwise_zip2d.sr"})
-        t.push_back({f, s, kDepthwise});
-    }
+                          "conv-gemm"})
+      for (const char* f : kDepthwiseForms) t.push_back({f, s, kDepthwise});
     for (const char* s : {"conv-parametric", "conv-tiled"})
       for (const char* f : {"depthwise_chw.sr", "depthwise_chw_nested.sr"}) t.push_back({f, s, kPerChannelWindows});
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local",
@@ -110,8 +113,7 @@ const std::vector<NotOffered>& forms_not_offered() {
 const std::vector<OnlyOffered>& forms_only_offered() {
   static const std::vector<OnlyOffered> table = [] {
     std::vector<OnlyOffered> t;
-    for (const char* f : {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_hwc_columns.sr",
-                          "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr", "depthwise_zip2d.sr"})
+    for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-depthwise-kappa", "conv-depthwise-tile"}) t.push_back({f, s});
     for (const char* f : kPooledForms)
       for (const char* s : {"conv-pool-tile", "conv-pool-kappa"}) t.push_back({f, s});
