@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "explore_cli.hpp"
+#include "grouped_orders.hpp"
 
 namespace liftc::explore::test {
 namespace {
@@ -87,6 +88,26 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
                             "conv: matches the expected values"})
     EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
 }
+
+// A grouped convolution whose map over its groups zips the groups' kernels, biases and window
+// channels in another order than grouped.sr's (grouped_orders.hpp; bwkt: the triple taken
+// whole): split by group all the same (normal-form reorders the zip), its groups take
+// conv-gemm, and their points validate.
+class GroupZipOrderCli : public ExploreCli, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(GroupZipOrderCli, EveryOrderIsSplitByGroupAndItsGroupsValidate) {
+  {
+    std::ofstream out(dir_ / "gconv.sr");
+    out << grouped_in_order(GetParam());
+  }
+  Result r = run("explore gconv.sr -s conv-gemm --search random --evals 2 --jobs 2 -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("gconv into 2 groups (gconv_g0, gconv_g1) of 4 channels each"), std::string::npos) << r.output;
+  EXPECT_TRUE(validated(read(dir_ / "out/evaluated.csv"), "gconv_g0", "conv-gemm")) << read(dir_ / "out/evaluated.csv");
+}
+
+INSTANTIATE_TEST_SUITE_P(Groups, GroupZipOrderCli, ::testing::Values("kwb", "bkw", "bwk", "wkb", "wbk", "bwkt"),
+                         [](const auto& info) { return info.param; });
 
 // Without strategies named, the convolution whole keeps its own (conv-chw-kappa, conv-gpu,
 // ...) as one variant; `liftc space` shows the groups' layers after it, and --whole-program

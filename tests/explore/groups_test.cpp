@@ -18,6 +18,7 @@
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 #include "../readable_name.hpp"
+#include "grouped_orders.hpp"
 
 namespace liftc::explore {
 namespace {
@@ -87,6 +88,31 @@ INSTANTIATE_TEST_SUITE_P(
         SplitCase{"conv/forms/depthwise_chw.sr", ""}, SplitCase{"conv/forms/relu_max_0x.sr", ""},
         SplitCase{"networks/resnet_block.sr", ""}, SplitCase{"networks/mobilenet_v2_block.sr", ""}),
     [](const auto& info) { return testing::readable_name(info.index, {info.param.file}); });
+
+// A grouped convolution whose map over its groups zips their kernels, biases and window
+// channels in each order (grouped_orders.hpp): normal-form's group-biases-second,
+// group-biases-second-from-last and group-kernels-first bring each to grouped.sr's
+// (kernels, biases, windows).
+class GroupZipOrders : public ::testing::TestWithParam<std::string> {};
+
+// Every order of the zip is split into the groups' dense convolutions, and the split program
+// interprets to the grouped convolution's values, value for value.
+TEST_P(GroupZipOrders, EveryOrderIsSplitAndInterpretsAsTheProgram) {
+  ir::Program program =
+      parse::parse_program(std::make_shared<const SourceFile>(SourceFile{"grouped.sr", test::grouped_in_order(GetParam())}));
+  GroupedProgram split = split_groups(program, rules());
+  EXPECT_EQ(group_splits_text(split), "gconv into 2 groups (gconv_g0, gconv_g1) of 4 channels each");
+  if (split.splits.empty()) return;
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(program, {})).program;
+  interp::Tensors inputs = interp::random_inputs(checked, 11);
+  interp::Tensors want = values(program, &inputs), got = values(split.program, &inputs);
+  ASSERT_TRUE(got.count("gconv"));
+  EXPECT_EQ(got.at("gconv").shape, want.at("gconv").shape);
+  EXPECT_EQ(got.at("gconv").f32, want.at("gconv").f32);
+}
+
+INSTANTIATE_TEST_SUITE_P(Groups, GroupZipOrders, ::testing::ValuesIn(test::kGroupZipOrders),
+                         [](const auto& info) { return info.param; });
 
 // Every example: split_groups splits the grouped convolutions and nothing else, and takes
 // every program (low-level ones, stencils, networks) without an error.
