@@ -68,6 +68,14 @@ Frac rational(const Expr& e) {
 
 }  // namespace
 
+Expr exact_division_form(const Expr& e) {
+  try {
+    return normalized(e);
+  } catch (const Error&) {
+    return e;  // a cross product overflowed int64
+  }
+}
+
 bool equal_assuming_exact_division(const Expr& a, const Expr& b) {
   if (a == b) return true;
   try {

@@ -93,6 +93,34 @@ std::optional<bool> decided(Obligation::Kind kind, const arith::Expr& value, con
 
 }  // namespace
 
+namespace {
+
+// The divisions and remainders in `e`.
+int divisions(const arith::Expr& e) {
+  int n = e.kind() == arith::Kind::Div || e.kind() == arith::Kind::Mod ? 1 : 0;
+  for (const auto& o : e.operands()) n += divisions(o);
+  return n;
+}
+
+}  // namespace
+
+arith::Expr Checker::simplest_length(const arith::Expr& length) const {
+  if (declared.empty() || divisions(length) == 0) return length;
+  for (const auto& name : arith::free_vars(length))
+    if (!declared.count(name)) return length;
+  // Only a form without divisions: one that merges divisions (H/2*(W/2) as H*W/4) would hide
+  // the n/m that join's rule and the constraints recognise.
+  arith::Expr exact = arith::exact_division_form(length);
+  if (divisions(exact) > 0) return length;
+  try {
+    std::optional<std::int64_t> at = arith::substitute(length, declared).constant();
+    if (at && at == arith::substitute(exact, declared).constant()) return exact;
+  } catch (const Error&) {
+    // a division by zero or an overflow at the declared values: kept as it is
+  }
+  return length;
+}
+
 bool Checker::divides(const arith::Expr& value, const arith::Expr& divisor) const {
   if (auto decided = decided_divisible(value, divisor)) return *decided;
   return std::any_of(required_divisible_.begin(), required_divisible_.end(),

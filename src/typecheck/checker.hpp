@@ -41,6 +41,13 @@ class Checker {
     return arith::equal_assuming_exact_division(a, b, declared);
   }
 
+  /// `length`, or its form with every division taken as exact where that form has no
+  /// divisions and is the same length at the declared size values (every size it mentions
+  /// declared): a grouped convolution's NI/(NI/G) groups are G, its NI/(NI/G)*(NO/G) output
+  /// channels NO, for NI = 8, NO = 6, G = 2. A length of sizes without values, or one whose
+  /// divisions are not exact at the values (4*(N/4) with N = 10), is kept as it is.
+  arith::Expr simplest_length(const arith::Expr& length) const;
+
   /// Checks a value expression; returns a copy with every node typed.
   ir::Expr check(const ir::Expr& e);
 

@@ -83,7 +83,7 @@ Type split(Checker& c, CallSite& site) {
             [&] { return fmt::format("{}: the chunk size must be at least 1", site.label); });
   c.require(Kind::Divides, n, m, fmt::format("{} of an array of length {}", site.label, str(n)), site.call,
             [&] { return fmt::format("{}: {} does not divide the array length {}", site.label, str(m), str(n)); });
-  return Type::array(Type::array(t.elem(), m), n / m);
+  return Type::array(Type::array(t.elem(), m), c.simplest_length(n / m));
 }
 
 Type join(Checker& c, CallSite& site) {
@@ -96,7 +96,7 @@ Type join(Checker& c, CallSite& site) {
   const Expr& inner = t.elem().length();
   if (outer.kind() == arith::Kind::Div && outer.operands()[1] == inner && c.divides(outer.operands()[0], inner))
     return Type::array(t.elem().elem(), outer.operands()[0]);
-  return Type::array(t.elem().elem(), inner * outer);
+  return Type::array(t.elem().elem(), c.simplest_length(inner * outer));
 }
 
 // How to make slide(size, step) cover a constant-length array `t` exactly: crop the

@@ -59,6 +59,34 @@ TEST(Queries, EqualAssumingExactDivisionAtValues) {
   }
 }
 
+// Every division taken as exact: a grouped convolution's group count NI/(NI/G) is G, and
+// its output channels NI/(NI/G)*(NO/G) are NO; where the divisions are already exact or
+// there are none, the form is the simplifier's own.
+TEST(Queries, ExactDivisionForm) {
+  const Expr ni = size_var("NI"), no = size_var("NO"), g = size_var("G");
+  struct Case {
+    int line;
+    Expr in;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {__LINE__, ni / (ni / g), "G"},
+      {__LINE__, ni / (ni / g) * (no / g), "NO"},
+      {__LINE__, g * (no / g), "NO"},
+      {__LINE__, 3 * (no / 3) - 3, "NO - 3"},
+      {__LINE__, (n / m) * m, "n"},
+      {__LINE__, n / 2 / 2, "n/4"},
+      {__LINE__, n / 4, "n/4"},
+      {__LINE__, (n * m) / ((n * m) / m), "m"},  // m divides n*m: the simplifier's own form already
+      {__LINE__, n + m, "m + n"},
+      {__LINE__, n % 4, "n%4"},  // a remainder stays one
+  };
+  for (const auto& c : cases) EXPECT_EQ(to_string(exact_division_form(c.in)), c.expected) << "line " << c.line;
+  // The simplifier alone divides by a quotient only where the divisor provably divides: NI/(NI/G) stays.
+  EXPECT_EQ(to_string((n * m) / ((n * m) / m)), "m");
+  EXPECT_EQ(to_string(ni / (ni / g)), "NI/(NI/G)");
+}
+
 TEST(Queries, Substitute) {
   struct Case {
     int line;

@@ -316,6 +316,30 @@ TEST(TextPrograms, ZipUsesDeclaredSizeValues) {
                Error);
 }
 
+// Issue 38: a grouped convolution's groups, split(NI/G) of NI channels, are G and its output
+// channels NO (not NI/(NI/G) and NI/(NI/G)*(NO/G)) where the sizes are declared and the
+// divisions exact at their values; otherwise the lengths stay as the rules give them.
+TEST(TextPrograms, LengthsWithDivisionsExactAtTheDeclaredSizesAreSimplified) {
+  const char* const groups = "split(NI/G, x)";
+  const char* const outputs = "join(map(p -> p.1, zip(split(NI/G, x), split(NO/G, w))))";
+  struct Case {
+    const char* sizes;
+    const char* def;
+    const char* type;
+  };
+  const Case cases[] = {
+      {"size NI = 8, NO = 6, G = 2", groups, "[[float](NI/G)]G"},
+      {"size NI = 8, NO = 6, G = 2", outputs, "[float]NO"},
+      {"size NI = 8, NO = 6, G = 3", groups, "[[float](NI/G)](NI/(NI/G))"},  // 4 chunks of 2, not 3
+      {"size NI, NO, G", groups, "[[float](NI/G)](NI/(NI/G))"},
+      {"size NI, NO, G", outputs, "[float](NI/(NI/G)*(NO/G))"},
+  };
+  for (const auto& c : cases) {
+    auto checked = check_source(fmt::format("{}\ninput x : [float]NI\ninput w : [float]NO\ndef out = {}\n", c.sizes, c.def));
+    EXPECT_EQ(ir::to_string(checked.program.defs.back().body.type()), c.type) << c.sizes << ": " << c.def;
+  }
+}
+
 TEST(TextPrograms, DefinitionsSeeEarlierDefinitions) {
   auto c = check_source(std::string(kContext) + "def a = split(2, xs)\ndef b = map(r -> r, a)\n");
   EXPECT_EQ(ir::to_string(c.program.defs.back().body.type()), "[[float]2](n/2)");

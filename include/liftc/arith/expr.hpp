@@ -106,6 +106,12 @@ bool equal_assuming_exact_division(const Expr& a, const Expr& b);
 /// K = 3). A substitution that divides by zero or overflows is not equal.
 bool equal_assuming_exact_division(const Expr& a, const Expr& b, const std::map<std::string, Expr>& values);
 
+/// `e` with every division taken as exact, as equal_assuming_exact_division reads it: one
+/// fraction of division-free polynomials, its common content cancelled (`NI/(NI/G)` is `G`,
+/// `G*(NO/G)` is `NO`, `(n/4)*4` is `n`; `n/4` stays `n/4`). The same value as `e` only
+/// where the divisions are exact (G divides NI); `e` itself where a cross product overflows.
+Expr exact_division_form(const Expr& e);
+
 /// Replaces variables by expressions (by name), re-simplifying the result.
 Expr substitute(const Expr& e, const std::map<std::string, Expr>& bindings);
 /// Evaluates with concrete values for every variable; nullopt if one is unbound or a
