@@ -393,7 +393,8 @@ TEST_F(ExploreCli, ADepthwiseLayerIsFusedIntoItsPointwiseLayer) {
 }
 
 // Depthwise-separable pairs written otherwise (examples/networks): the depthwise layer as the
-// element-wise product of window and [3][3][C] kernels (zip2D, depthwise_separable_zip2d.sr),
+// element-wise product of window and [3][3][C] kernels (zip2D, depthwise_separable_zip2d.sr;
+// its columns zipped with the biases before the sums, depthwise_separable_bias_start.sr),
 // and a channel-first pair (mobilenet_v1_pair_chw.sr: a CHW depthwise layer, the pointwise
 // layer over its pixels written back to CHW). Explored on OpenCL with the fused strategies
 // only (--fusion only), each is offered the fused layer with both strategies, and the
@@ -424,6 +425,13 @@ void explore_fused_pair(ExploreCli& cli, const FusedPairCase& c) {
 
 TEST_F(ExploreCli, ADepthwiseLayerWrittenWithZip2DIsFusedIntoItsPointwiseLayer) {
   explore_fused_pair(*this, {"depthwise_separable_zip2d", "dw+pw", "dw", "pw: matches the expected values (288 values)"});
+}
+
+// The products' columns zipped with the biases before the sums, each sum from its bias
+// (depthwise_separable_bias_start.sr, a fresh writer's form; before channel-columns-with-biases
+// --fusion only found no pair in it).
+TEST_F(ExploreCli, ADepthwiseLayerSummedFromItsBiasesIsFusedIntoItsPointwiseLayer) {
+  explore_fused_pair(*this, {"depthwise_separable_bias_start", "dw+pw", "dw", "pw: matches the expected values (288 values)"});
 }
 
 TEST_F(ExploreCli, AChannelFirstDepthwiseLayerIsFusedIntoItsPointwiseLayer) {
