@@ -95,7 +95,8 @@ if [[ -z "$liftc" ]]; then
 fi
 [[ -x "$liftc" ]] || die "no liftc at $liftc (build it, or give --liftc PATH)"
 liftc="$(cd "$(dirname "$liftc")" && pwd)/$(basename "$liftc")"
-export LD_LIBRARY_PATH="$(dirname "$liftc")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+bin="$(dirname "$liftc")"
+export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LIFTC_RULES="${LIFTC_RULES:-$root/rules}" LIFTC_TARGETS="${LIFTC_TARGETS:-$root/rules/targets}"
 # shellcheck source=scripts/lib/throwaway_postgres.sh
 source "$root/scripts/lib/throwaway_postgres.sh"
