@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "liftc/interp/interp.hpp"
+#include "liftc/explore/products/split_references.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/typecheck/typecheck.hpp"
@@ -372,18 +372,12 @@ constraints::Space group_space(const constraints::Space& explored, const Layer& 
 }
 
 void add_group_references(Problem& network, const GroupedProgram& split) {
-  if (split.splits.empty()) return;
-  interp::Tensors values = interp::evaluate(typecheck::typecheck(ir::bind_sizes(split.program, {})).program, network.inputs);
-  for (const auto& s : split.splits) {
-    auto whole = network.reference.find(s.definition);
-    auto joined = values.find(s.definition);
-    if (whole == network.reference.end() || joined == values.end() || whole->second.shape != joined->second.shape ||
-        whole->second.f32 != joined->second.f32)
-      throw Error(fmt::format("{}: the grouped convolution '{}' split into its {} groups does not compute its value "
-                              "(an internal error: explore it with --whole-program)",
-                              network.file, s.definition, s.groups));
-    for (const auto& p : s.parts) network.reference[p] = values.at(p);
-  }
+  std::vector<SplitDefinition> definitions;
+  for (const auto& s : split.splits)
+    definitions.push_back({s.definition,
+                           fmt::format("the grouped convolution '{}' split into its {} groups", s.definition, s.groups),
+                           s.parts});
+  add_split_references(network, split.program, definitions);
 }
 
 std::string group_splits_text(const GroupedProgram& split) {

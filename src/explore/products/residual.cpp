@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "liftc/interp/interp.hpp"
+#include "liftc/explore/products/split_references.hpp"
 #include "liftc/ir/prim.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
@@ -239,18 +239,13 @@ ResidualProgram split_residuals(const ir::Program& program) {
 }
 
 void add_residual_references(Problem& network, const ResidualProgram& split) {
-  if (split.splits.empty()) return;
-  interp::Tensors values = interp::evaluate(typecheck::typecheck(ir::bind_sizes(split.program, {})).program, network.inputs);
-  for (const auto& s : split.splits) {
-    auto whole = network.reference.find(s.definition);
-    auto parts = values.find(s.definition);
-    if (whole == network.reference.end() || parts == values.end() || whole->second.shape != parts->second.shape ||
-        whole->second.f32 != parts->second.f32)
-      throw Error(fmt::format("{}: '{}' split into its convolution '{}' and the layer over it does not compute its value "
-                              "(an internal error: explore it with --whole-program)",
-                              network.file, s.definition, s.convolution));
-    network.reference[s.convolution] = values.at(s.convolution);
-  }
+  std::vector<SplitDefinition> definitions;
+  for (const auto& s : split.splits)
+    definitions.push_back({s.definition,
+                           fmt::format("'{}' split into its convolution '{}' and the layer over it", s.definition,
+                                       s.convolution),
+                           {s.convolution}});
+  add_split_references(network, split.program, definitions);
 }
 
 std::string residual_splits_text(const ResidualProgram& split) {

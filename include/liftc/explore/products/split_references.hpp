@@ -1,0 +1,26 @@
+#pragma once
+// The references of definitions explore split into parts (split_groups, split_residuals): the
+// split program is interpreted once, each split definition's value checked against the
+// reference of the definition as written, and each part's value made a reference of its own.
+
+#include <string>
+#include <vector>
+
+#include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/ir/program.hpp"
+
+namespace liftc::explore {
+
+/// A definition of the program that `split` splits.
+struct SplitDefinition {
+  std::string definition;          // its name, kept in the split program
+  std::string described;           // for the error: "the grouped convolution 'c' split into its 2 groups"
+  std::vector<std::string> parts;  // the split program's new definitions whose values become references
+};
+
+/// Interprets `split` on `network`'s inputs; each of `definitions` must compute the value
+/// `network.reference` holds for it (else a liftc::Error: an internal error, explore with
+/// --whole-program), and each part's value is added to `network.reference`.
+void add_split_references(Problem& network, const ir::Program& split, const std::vector<SplitDefinition>& definitions);
+
+}  // namespace liftc::explore
