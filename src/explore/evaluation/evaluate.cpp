@@ -275,9 +275,6 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
     : problem_(problem), space_(space), store_(store), run_(run), device_(device), options_(std::move(options)) {
   std::tie(runner_, shell_) = runner_of(options_);
   live_path_ = (std::filesystem::path(options_.work_dir) / "validated-points").string();
-  // A resumed run: what its earlier rows validated (servable_row's cut rows).
-  for (const Evaluation& row : store_.evaluations({run_, device_.name, problem_.program_hash, ""}))
-    if (valid_result(row)) resumed_front_.emplace_back(row.memory_bytes, row.time_ms);
   if (!shell_ && !options_.isolate) pool_ = std::make_shared<ServePool>(runner_);
   checked_with_ = fmt::format("checked rtol {} atol {}\nprogram {}\nrunner {}\n", options_.bundle.rtol,
                               options_.bundle.atol, problem_.program_hash, runner_identity(options_));
@@ -338,12 +335,7 @@ std::optional<Evaluation> Evaluator::servable_row(const std::string& key) const 
   for (Evaluation& row : store_.find_all(key)) {
     if (!servable(row, options_.timeout_s)) continue;
     if (row.status != status::Cut) return std::move(row);
-    // A candidate is cut by a point validated while it ran (the live cut-off), which the
-    // search may ask for after it: a resumed run's rows of the killed run count too.
     double cutoff = cutoff_for(row.memory_bytes);
-    for (const auto& [memory, time] : resumed_front_)
-      if (memory <= row.memory_bytes && (cutoff <= 0 || time * options_.cutoff_factor < cutoff))
-        cutoff = time * options_.cutoff_factor;
     if (!cut && cutoff > 0 && row.time_ms > cutoff) cut = std::move(row);
   }
   return cut;

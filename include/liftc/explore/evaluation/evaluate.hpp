@@ -201,7 +201,6 @@ class Evaluator {
   // uses less memory (cutoff_for; written to live_path_ for the runners at work).
   std::map<std::int64_t, double> front_;
   std::string live_path_;
-  std::vector<std::pair<std::int64_t, double>> resumed_front_;  // (memory, time) validated by this run before it was resumed
   std::optional<SharedFiles> shared_;                   // the inputs and reference, written once
   std::set<std::string> running_;                       // keys of candidates whose runner has not been recorded
   std::map<std::size_t, const Allowance*> magnitude_allowance_;  // by alternative index (magnitude_allowance)
