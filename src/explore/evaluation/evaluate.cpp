@@ -274,7 +274,6 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
                      const DeviceReport& device, EvaluatorOptions options)
     : problem_(problem), space_(space), store_(store), run_(run), device_(device), options_(std::move(options)) {
   std::tie(runner_, shell_) = runner_of(options_);
-  live_path_ = (std::filesystem::path(options_.work_dir) / "validated-points").string();
   if (!shell_ && !options_.isolate) pool_ = std::make_shared<ServePool>(runner_);
   checked_with_ = fmt::format("checked rtol {} atol {}\nprogram {}\nrunner {}\n", options_.bundle.rtol,
                               options_.bundle.atol, problem_.program_hash, runner_identity(options_));
@@ -346,30 +345,9 @@ double Evaluator::cutoff_for(std::int64_t memory_bytes) const {
   // this one pointless: it is then dominated on both objectives. With several runners at
   // once, only the results recorded when the bundle is written count.
   double best = std::numeric_limits<double>::infinity();
-  for (const auto& [memory, time] : front_)
+  for (const auto& [memory, time] : valid_)
     if (memory <= memory_bytes) best = std::min(best, time);
   return std::isfinite(best) ? best * options_.cutoff_factor : 0.0;
-}
-
-void Evaluator::validated(std::int64_t memory_bytes, double time_ms) {
-  for (const auto& [memory, time] : front_)
-    if (memory <= memory_bytes && time <= time_ms) return;  // dominated: the front stays
-  for (auto it = front_.lower_bound(memory_bytes); it != front_.end();)
-    it = it->second >= time_ms ? front_.erase(it) : std::next(it);
-  front_[memory_bytes] = time_ms;
-  // The runners at work read the front as they run (src/runner/live_cutoff.hpp): written
-  // whole, then renamed into place, so a runner never reads half of it. It is only a hint:
-  // a file that cannot be written leaves the cut-offs of the bundles.
-  std::string text;
-  for (const auto& [memory, time] : front_) text += fmt::format("{} {:.9g}\n", memory, time);
-  std::filesystem::path tmp = live_path_ + ".new";
-  std::error_code ec;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) return;
-  }
-  std::filesystem::rename(tmp, live_path_, ec);
 }
 
 // One candidate between its bundle and its row.
@@ -426,7 +404,7 @@ Evaluation Evaluator::base_row(const Alternative& alt, const Candidate& c) const
 
 Evaluation Evaluator::serve(const Evaluation& old, const Evaluation& e, bool* served) {
   *served = true;
-  if (valid_result(old)) validated(old.memory_bytes, old.time_ms);
+  if (valid_result(old)) valid_.emplace_back(old.memory_bytes, old.time_ms);
   if (!store_.find_candidate(e.program, e.strategy, e.alternative, e.point)) {
     // Another point generated the very same kernels: record this point with that
     // result, so replay finds it too.
@@ -517,11 +495,6 @@ Pending Evaluator::start(const Candidate& c) {
       settings.allowance_dir = a->dir;
     }
   settings.cutoff_ms = cutoff_for(e.memory_bytes);
-  if (options_.cutoff_factor > 0) {  // 0: never cut
-    settings.live_path = live_path_;
-    settings.live_factor = options_.cutoff_factor;
-    settings.live_memory = e.memory_bytes;
-  }
   settings.lock = (std::filesystem::path(options_.work_dir) / "device.lock").string();
   job->dir = (std::filesystem::path(options_.work_dir) / fmt::format("candidate-{}", count_)).string();
   write_bundle(job->dir, kernels, plan, problem_.reference, settings, &*shared_);
@@ -618,7 +591,7 @@ void Evaluator::record(Job& job) {
                              tail.empty() ? "" : "; its stderr ends: " + tail);
     }
   }
-  if (valid_result(e)) validated(e.memory_bytes, e.time_ms);
+  if (valid_result(e)) valid_.emplace_back(e.memory_bytes, e.time_ms);
   e.id = store_.add(e);
   running_.erase(e.key);
   std::error_code ec;

@@ -184,7 +184,6 @@ class Evaluator {
   std::optional<Evaluation> servable_row(const std::string& key) const;
   Evaluation serve(const Evaluation& old, const Evaluation& e, bool* served);
   void record(Job& job);
-  void validated(std::int64_t memory_bytes, double time_ms);
 
   const Problem& problem_;
   const CandidateSpace& space_;
@@ -197,10 +196,7 @@ class Evaluator {
   std::string checked_with_;  // the key's lines on how a result is checked (tolerances, program, runner)
   std::shared_ptr<ServePool> pool_;  // the serving runners (the local runner without isolate); null: a process per candidate
   std::size_t count_ = 0;
-  // The front of valid evaluations: memory -> time, each point faster than every one that
-  // uses less memory (cutoff_for; written to live_path_ for the runners at work).
-  std::map<std::int64_t, double> front_;
-  std::string live_path_;
+  std::vector<std::pair<std::int64_t, double>> valid_;  // (memory, time) of valid evaluations
   std::optional<SharedFiles> shared_;                   // the inputs and reference, written once
   std::set<std::string> running_;                       // keys of candidates whose runner has not been recorded
   std::map<std::size_t, const Allowance*> magnitude_allowance_;  // by alternative index (magnitude_allowance)
