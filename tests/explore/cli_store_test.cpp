@@ -120,8 +120,8 @@ TEST_F(ExploreCli, FailuresOfOneTryAreTriedAgain) {
 TEST_F(ExploreCli, RowsWithoutATimeExportsAndReadOnlyFolders) {
   Result r = run(explore3("s.db"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  // Every row an ok one (a candidate cut while it ran, by a point validated meanwhile, is
-  // served to another run only where that run's own points cut it: not what this tests).
+  // Every row an ok one (a cut row is served to another run only where that run's own points
+  // cut it, and this run re-runs the two spoiled ones: not what this tests).
   sql(dir_ / "s.db",
       "UPDATE evaluations SET status = 'ok', reason = ''; UPDATE evaluations SET time_ms = NULL WHERE id = 1; "
       "UPDATE evaluations SET time_ms = -1 WHERE id = 2");
