@@ -59,6 +59,14 @@ Program bind_sizes(const Program& p, const std::map<std::string, long long>& ove
   return out;
 }
 
+std::vector<std::string> declared_names(const Program& p) {
+  std::vector<std::string> out;
+  for (const auto& s : p.sizes) out.push_back(s.name);
+  for (const auto& i : p.inputs) out.push_back(i.name);
+  for (const auto& d : p.defs) out.push_back(d.name);
+  return out;
+}
+
 std::map<std::string, std::int64_t> size_values(const Program& p) {
   std::map<std::string, std::int64_t> values;
   for (const auto& s : p.sizes) {

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "liftc/ir/expr.hpp"
 
@@ -16,5 +17,9 @@ Program bind_sizes(const Program& p, const std::map<std::string, long long>& ove
 
 /// The values of the sizes of a program whose sizes are all bound.
 std::map<std::string, std::int64_t> size_values(const Program& p);
+
+/// The names `p` declares: its sizes, inputs and definitions (what a new definition's name
+/// must avoid: fresh_name).
+std::vector<std::string> declared_names(const Program& p);
 
 }  // namespace liftc::ir

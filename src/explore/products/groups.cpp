@@ -249,21 +249,13 @@ std::optional<ir::Program> normal_layer(const ir::Program& typed, std::size_t d,
   }
 }
 
-std::vector<std::string> names_of(const ir::Program& p) {
-  std::vector<std::string> out;
-  for (const auto& s : p.sizes) out.push_back(s.name);
-  for (const auto& i : p.inputs) out.push_back(i.name);
-  for (const auto& d : p.defs) out.push_back(d.name);
-  return out;
-}
-
 }  // namespace
 
 GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& rules) {
   GroupedProgram out;
   out.program = program;
   ir::Program typed = typecheck::typecheck(program).program;
-  std::vector<std::string> avoid = names_of(program);
+  std::vector<std::string> avoid = ir::declared_names(program);
   out.program.defs.clear();
   for (std::size_t d = 0; d < typed.defs.size(); ++d) {
     const ir::Definition& def = program.defs[d];

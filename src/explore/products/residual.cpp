@@ -168,14 +168,6 @@ void names_in(const ir::Expr& e, std::vector<std::string>& out) {
   for (const auto& a : e->args) names_in(a, out);
 }
 
-std::vector<std::string> names_of(const ir::Program& p) {
-  std::vector<std::string> out;
-  for (const auto& s : p.sizes) out.push_back(s.name);
-  for (const auto& i : p.inputs) out.push_back(i.name);
-  for (const auto& d : p.defs) out.push_back(d.name);
-  return out;
-}
-
 }  // namespace
 
 ResidualProgram split_residuals(const ir::Program& program) {
@@ -186,7 +178,7 @@ ResidualProgram split_residuals(const ir::Program& program) {
     return out;
   ir::Program typed = typecheck::typecheck(program).program;
   std::map<std::string, std::int64_t> sizes = ir::size_values(typed);
-  std::vector<std::string> avoid = names_of(program);
+  std::vector<std::string> avoid = ir::declared_names(program);
   std::vector<std::string> globals;
   std::map<std::string, ir::Type> types;  // of the inputs and the definitions so far
   for (const auto& i : typed.inputs) {
