@@ -489,6 +489,7 @@ void explore_program(Exploration& x, CandidateSpace& space, const Problem& probl
   auto search = x.s.make_search(space);
   StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
   LoopResult r = explore_loop(*search, start, x.s.budget, x.s.jobs, x.progress);
+  evaluator.add_cut_reasons(r);
   end_run(x, run);
   say_on_interrupt("");
   if (std::string line = search->report(); !line.empty()) x.say(line + "\n");

@@ -70,10 +70,13 @@ std::vector<std::string> split_words(const std::string& line) {
 }
 
 // The rest of `line` after its first word and the spaces that follow it.
-std::string rest_of_line(const std::string& line) {
+// The line after its first `words` words (a path or a selector: spaces and all).
+std::string rest_of_line(const std::string& line, int words = 1) {
   std::size_t i = 0;
-  while (i < line.size() && is_space(line[i])) ++i;
-  while (i < line.size() && !is_space(line[i])) ++i;
+  for (int n = 0; n < words; ++n) {
+    while (i < line.size() && is_space(line[i])) ++i;
+    while (i < line.size() && !is_space(line[i])) ++i;
+  }
   while (i < line.size() && is_space(line[i])) ++i;
   return line.substr(i);
 }
@@ -207,6 +210,12 @@ Bundle parse_bundle(const std::string& text, const std::string& where) {
     } else if (word == "cutoff_ms") {
       arity(2, "cutoff_ms X");
       b.cutoff_ms = real(w[1], "cutoff_ms");
+    } else if (word == "live_cutoff") {
+      if (w.size() < 4) throw bad("expected: live_cutoff FACTOR MEMORY_BYTES PATH");
+      b.live_factor = real(w[1], "live_cutoff's factor");
+      if (!(b.live_factor > 0)) throw bad("live_cutoff's factor must be > 0, not '" + shown(w[1]) + "'");
+      b.live_memory = count(w[2], 0, std::numeric_limits<std::uint64_t>::max(), "live_cutoff's memory");
+      b.live_path = rest_of_line(line, 3);
     } else if (word == "tolerance") {
       arity(3, "tolerance RTOL ATOL");
       b.rtol = real(w[1], "the relative tolerance");

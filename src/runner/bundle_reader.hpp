@@ -83,6 +83,11 @@ struct Bundle {
   std::string lock;  // a file to flock around kernel executions ("" = none)
   int warmup = 1, runs = 5;
   double cutoff_ms = 0;
+  // live_cutoff FACTOR MEMORY PATH: the explorer's file of validated points (live_cutoff.hpp);
+  // an empty path: none.
+  double live_factor = 0;
+  std::uint64_t live_memory = 0;
+  std::string live_path;
   double rtol = 1e-3, atol = 1e-3;
   std::size_t canary = 256;
   std::string build_options;  // the OpenCL compiler options ("-cl-mad-enable")

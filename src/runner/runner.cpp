@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "bundle_reader.hpp"
+#include "live_cutoff.hpp"
 #include "liftc/runtime/guard.hpp"
 #include "liftc/support/half.hpp"
 #ifdef LIFTC_RUNNER_CLBLAST
@@ -262,8 +263,8 @@ double median(std::vector<double> v) {
 class Runner {
  public:
   Runner(const Bundle& b, Session& session, Phases& phases)
-      : b_(b), session_(session), device_(session.device), context_(session.context), queue_(session.queue),
-        phases_(phases) {}
+      : b_(b), cutoff_(b.cutoff_ms, b.live_factor, b.live_memory, b.live_path), session_(session),
+        device_(session.device), context_(session.context), queue_(session.queue), phases_(phases) {}
   ~Runner() {
     if (stopped_) return;  // kernels still run on these buffers: the process ends next
     clFinish(queue_);  // nothing of this bundle is left queued when its buffers go
@@ -304,7 +305,7 @@ class Runner {
     // candidates of a search cost most of its device time, twice before this.
     double first_sum = 0;
     for (double t : first_times) first_sum += t;
-    if (b_.cutoff_ms > 0 && first_sum > b_.cutoff_ms) {
+    if (first_sum > cutoff_.now()) {
       r.cut = true;
       r.samples.push_back(first_sum);
       r.kernel_ms = first_times;
@@ -325,7 +326,7 @@ class Runner {
         double sum = 0;
         for (std::size_t k = 0; k < times.size(); ++k) sum += times[k], per_kernel[k].push_back(times[k]);
         r.samples.push_back(sum);
-        if (i == 0 && b_.cutoff_ms > 0 && sum > b_.cutoff_ms && b_.runs > 1) {
+        if (i == 0 && sum > cutoff_.now() && b_.runs > 1) {
           r.cut = true;
           break;
         }
@@ -400,7 +401,7 @@ class Runner {
         if (started && since < 0) since = now;
         if (since >= 0) {
           times[k] = now_ms() - since;
-          if (counted + times[k] > b_.cutoff_ms) {
+          if (counted + times[k] > cutoff_.now()) {
             times.resize(k + 1);
             return false;
           }
@@ -671,7 +672,7 @@ class Runner {
       if (err != CL_SUCCESS)
         throw fail({"run", cl_failure(("clEnqueueNDRangeKernel(" + d.name + ")").c_str(), err) + work_group_note(d, kernels_[k], err)});
     }
-    if (b_.cutoff_ms > 0 && times) {
+    if ((std::isfinite(cutoff_.now()) || cutoff_.live()) && times) {
       cl_int err = clFlush(queue_);
       if (err != CL_SUCCESS) throw fail({"run", cl_failure("clFlush", err)});
       std::vector<double> counted;
@@ -794,6 +795,7 @@ class Runner {
   }
 
   const Bundle& b_;
+  Cutoff cutoff_;  // the bundle's cut-off, lowered as the explorer validates faster points
   Session& session_;
   bool stopped_ = false;  // a run was given up on: its kernels still run
   cl_device_id device_;

@@ -31,6 +31,7 @@ TEST(BundleReader, AWellFormedBundleReadsAsWritten) {
       "device  NVIDIA H100 \n"
       "lock /tmp/x y.lock\n"
       "warmup 0\nruns 7\ncutoff_ms 2.5\ntolerance 1e-4 0\ncanary 64\n"
+      "live_cutoff 5 12650496 /tmp/explore x/validated-points\n"
       "options -cl-mad-enable -DX=1\n"
       "buffer a f32 64 input\nbuffer idx i32 3 output\nbuffer tmp0 f32 1 scratch\n"
       "kernel k 2 64 8 1 16 4 1\n"
@@ -43,6 +44,9 @@ TEST(BundleReader, AWellFormedBundleReadsAsWritten) {
   EXPECT_EQ(b.warmup, 0);
   EXPECT_EQ(b.runs, 7);
   EXPECT_EQ(b.cutoff_ms, 2.5);
+  EXPECT_EQ(b.live_factor, 5);
+  EXPECT_EQ(b.live_memory, 12650496u);
+  EXPECT_EQ(b.live_path, "/tmp/explore x/validated-points");
   EXPECT_EQ(b.rtol, 1e-4);
   EXPECT_EQ(b.atol, 0);
   EXPECT_EQ(b.canary, 64u);
@@ -119,6 +123,10 @@ TEST(BundleReader, MalformedBundlesAreRunnerFailuresNamingTheLine) {
       {"cutoff nan", kHead + "cutoff_ms nan\n", "b/bundle.txt:2: cutoff_ms must be a finite number >= 0, not 'nan'"},
       {"cutoff negative", kHead + "cutoff_ms -1\n", "b/bundle.txt:2: cutoff_ms must be a finite number >= 0, not '-1'"},
       {"cutoff 1e999", kHead + "cutoff_ms 1e999\n", "b/bundle.txt:2: cutoff_ms must be a finite number >= 0, not '1e999'"},
+      {"live cut-off without a path", kHead + "live_cutoff 5 100\n", "b/bundle.txt:2: expected: live_cutoff FACTOR MEMORY_BYTES PATH"},
+      {"live cut-off factor 0", kHead + "live_cutoff 0 100 f\n", "b/bundle.txt:2: live_cutoff's factor must be > 0, not '0'"},
+      {"live cut-off memory -1", kHead + "live_cutoff 5 -1 f\n",
+       "b/bundle.txt:2: live_cutoff's memory must be a whole number from 0 to 18446744073709551615, not '-1'"},
       {"tolerance one number", kHead + "tolerance 1\n", "b/bundle.txt:2: expected: tolerance RTOL ATOL"},
       {"tolerance inf", kHead + "tolerance 0 inf\n",
        "b/bundle.txt:2: the absolute tolerance must be a finite number >= 0, not 'inf'"},

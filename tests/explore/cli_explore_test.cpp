@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -339,6 +340,57 @@ exec '{}' "$1"
                                                    "point using no more memory'");
   EXPECT_GE(stopped, 1) << r.output;
   EXPECT_EQ(ExploreCli::rows(dir_ / "slow.db", "status = 'ok'") + stopped, 4) << r.output;
+}
+
+// Every bundle names explore's live cut-off file (its memory and the factor 5), and the file
+// the runners read is the front of the points validated so far: each line a valid row's
+// memory and time, memory rising and time falling line by line (a runner then stops once
+// any of them is 5x faster than its candidate with no more memory: live_cutoff.hpp).
+TEST_F(ExploreCli, EveryBundleNamesTheFrontOfValidatedPointsForItsLiveCutOff) {
+  std::ofstream(dir_ / "spy_runner.sh") << fmt::format(
+      R"(#!/bin/sh
+line=$(grep '^live_cutoff ' "$1/bundle.txt")
+echo "bundle $line" >> live.log
+file=$(echo "$line" | cut -d' ' -f4-)
+[ -f "$file" ] && sed 's/^/point /' "$file" >> live.log
+exec '{}' "$1"
+)",
+      LIFTC_RUNNER_PATH);
+  fs::permissions(dir_ / "spy_runner.sh", fs::perms::owner_all);
+  Result r = run(fmt::format("explore {} -s stencil-parametric --search random --evals 6 --runs 2 -j 1 "
+                             "--runner ./spy_runner.sh --db spy.db -q",
+                             kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::string log = read(dir_ / "live.log");
+  std::ptrdiff_t bundles = 0;
+  for (std::size_t at = log.find("bundle live_cutoff 5 "); at != std::string::npos; at = log.find("bundle live_cutoff 5 ", at + 1))
+    ++bundles;
+  EXPECT_EQ(bundles, 6) << log;
+  std::set<std::pair<std::string, std::string>> valid;
+  for (const auto& row : ExploreCli::query(dir_ / "spy.db", "SELECT memory_bytes, time_ms FROM evaluations "
+                                                            "WHERE status IN ('ok', 'cut')"))
+    valid.insert({row[0], fmt::format("{:.9g}", std::stod(row[1]))});
+  std::istringstream lines(log);
+  std::string word, memory, time;
+  int points = 0;
+  double last_memory = -1, last_time = 0;
+  while (lines >> word) {
+    if (word == "bundle") {
+      std::getline(lines, word);
+      last_memory = -1;
+      continue;
+    }
+    ASSERT_EQ(word, "point") << log;
+    lines >> memory >> time;
+    ++points;
+    EXPECT_TRUE(valid.count({memory, time})) << memory << " " << time << " is no valid row\n" << log;
+    if (last_memory >= 0) {
+      EXPECT_GT(std::stod(memory), last_memory) << log;
+      EXPECT_LT(std::stod(time), last_time) << log;
+    }
+    last_memory = std::stod(memory), last_time = std::stod(time);
+  }
+  EXPECT_GE(points, 1) << "no bundle after the first valid row saw the file\n" << log;
 }
 
 // A run started with another search (an older liftc's default, random) is resumed with that

@@ -120,8 +120,8 @@ TEST_F(ExploreCli, FailuresOfOneTryAreTriedAgain) {
 TEST_F(ExploreCli, RowsWithoutATimeExportsAndReadOnlyFolders) {
   Result r = run(explore3("s.db"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  // Every row an ok one (a cut row is served to another run only where that run's own points
-  // cut it, and this run re-runs the two spoiled ones: not what this tests).
+  // Every row an ok one (a cut row is served only where a valid point cuts it again, and the
+  // two spoiled rows may be the ones that cut it: not what this tests).
   sql(dir_ / "s.db",
       "UPDATE evaluations SET status = 'ok', reason = ''; UPDATE evaluations SET time_ms = NULL WHERE id = 1; "
       "UPDATE evaluations SET time_ms = -1 WHERE id = 2");
@@ -156,6 +156,39 @@ TEST_F(ExploreCli, RowsWithoutATimeExportsAndReadOnlyFolders) {
   EXPECT_NE(r.output.find("5 evaluation(s)"), std::string::npos) << r.output;
   r = run_as_other_user("results ro/s.db --csv - --pareto");
   EXPECT_NE(r.output.find("Pareto front"), std::string::npos) << r.output;
+}
+
+// A cut row cut by a point validated while it ran was recorded after that point but may be
+// asked before it by a later run: it is served on that point of its own run, which joins
+// the later run's results (its front would lack it otherwise); a cut row no stored point
+// cuts is timed again. Run 1's first row is made the cut one and renumbered after the
+// others, as the live cut-off records it.
+TEST_F(ExploreCli, ACutRowIsServedOnThePointOfItsRunThatCutItEvenWhenAskedFirst) {
+  for (bool reason_servable : {true, false}) {
+    const std::string db = reason_servable ? "cut.db" : "spoiled.db";
+    Result r = run(explore3(db, "--jobs 1"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    sql(dir_ / db,
+        "UPDATE evaluations SET status = 'ok', reason = ''; "
+        "UPDATE evaluations SET id = 4, status = 'cut', reason = 'stopped: over 5x the best point using no more memory', "
+        "time_ms = 1 + 100 * (SELECT time_ms FROM evaluations WHERE id = 2), "
+        "memory_bytes = max(memory_bytes, (SELECT memory_bytes FROM evaluations WHERE id = 2)) WHERE id = 1");
+    if (!reason_servable) sql(dir_ / db, "UPDATE evaluations SET time_ms = NULL WHERE id IN (2, 3)");
+    r = run(fmt::format("explore {} -s stencil-parametric --search random --evals 1 --runs 2 --db {} -q --jobs 1",
+                        kStencil, db));  // run 1's first candidate, alone
+    if (reason_servable) {
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      EXPECT_NE(r.output.find("2 candidates in"), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find("(1 cut, 1 ok); 2 served from the store (1 of them the points cut rows were served on, "
+                              "not asked here)"),
+                std::string::npos)
+          << r.output;
+      EXPECT_NE(r.output.find("fastest:"), std::string::npos) << r.output;
+    } else {
+      EXPECT_NE(r.output.find("1 candidates in"), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find("; 0 served from the store"), std::string::npos) << r.output;
+    }
+  }
 }
 
 struct DamageCase {

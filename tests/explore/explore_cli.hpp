@@ -127,6 +127,27 @@ class ExploreCli : public ::testing::Test {
     return n;
   }
 
+  /// The rows `select` reads from a store (SQLite directly), each column as text ("" for NULL).
+  static std::vector<std::vector<std::string>> query(const std::filesystem::path& db, const std::string& select) {
+    std::vector<std::vector<std::string>> out;
+    sqlite3* h = nullptr;
+    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+      sqlite3_busy_timeout(h, 2000);
+      sqlite3_stmt* s = nullptr;
+      if (sqlite3_prepare_v2(h, select.c_str(), -1, &s, nullptr) == SQLITE_OK)
+        while (sqlite3_step(s) == SQLITE_ROW) {
+          std::vector<std::string>& row = out.emplace_back();
+          for (int c = 0; c < sqlite3_column_count(s); ++c) {
+            const unsigned char* text = sqlite3_column_text(s, c);
+            row.emplace_back(text ? reinterpret_cast<const char*>(text) : "");
+          }
+        }
+      sqlite3_finalize(s);
+    }
+    sqlite3_close(h);
+    return out;
+  }
+
   /// Runs `sql` on a store with SQLite directly (a user editing it, a damaged disk).
   static void sql(const std::filesystem::path& db, const std::string& statements) {
     sqlite3* h = nullptr;

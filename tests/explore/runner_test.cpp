@@ -108,6 +108,43 @@ TEST_F(RunnerTest, AKernelStillRunningPastTheCutOffIsNotWaitedFor) {
   // Without a cut-off the same kernel runs until the watchdog kills it (AHangingKernelIsKilledByTheWatchdog).
 }
 
+// The same kernel with no cut-off in its bundle, but a live cut-off file (as explore names
+// one: src/runner/live_cutoff.hpp) that the explorer writes only after the runner started:
+// a point of no more memory at 60 ms, so 5 x 60 = 300 ms. The runner stops waiting soon
+// after, not at the watchdog's 60 s. A point that uses more memory than the candidate's
+// would not have stopped it (the second run, killed by a 3 s watchdog).
+TEST_F(RunnerTest, AKernelStillRunningIsStoppedByAPointValidatedWhileItRuns) {
+  fs::path live = dir_.parent_path() / (dir_.filename().string() + "-validated-points");
+  fs::remove(live);
+  for (std::int64_t point_memory : {100, 1000}) {
+    BundleSettings s;
+    s.live_path = live.string();
+    s.live_factor = 5;
+    s.live_memory = 500;
+    std::thread explorer([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      std::ofstream(live.string() + ".new") << point_memory << " 60\n";
+      fs::rename(live.string() + ".new", live);
+    });
+    WorkerResult w = run(test::kHangingBody, s, point_memory == 100 ? 60 : 3);
+    explorer.join();
+    fs::remove(live);
+    if (point_memory == 1000) {
+      EXPECT_EQ(w.end, WorkerResult::End::TimedOut) << w.out << w.err;
+      continue;
+    }
+    ASSERT_EQ(w.end, WorkerResult::End::Exited) << w.out << w.err;
+    EXPECT_LT(w.seconds, 15) << "waited for the watchdog";
+    RunnerAnswer a = parse_runner_answer(w.out);
+    EXPECT_EQ(a.status, "ok");
+    EXPECT_TRUE(a.cut);
+    EXPECT_TRUE(a.stopped);
+    ASSERT_EQ(a.samples_ms.size(), 1u);
+    EXPECT_GT(a.samples_ms[0], 300);
+    EXPECT_NE(a.reason.find("stopped waiting for the validated run after "), std::string::npos) << a.reason;
+  }
+}
+
 TEST_F(RunnerTest, AProbeReportsTheDeviceAndItsLimitsAndTheMachine) {
   write_probe_bundle(dir_.string(), "");
   WorkerResult w = run_worker(LIFTC_RUNNER_PATH, false, dir_.string(), 60);

@@ -2,6 +2,7 @@
 
 #include "liftc/explore/evaluation/bundle.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -90,6 +91,9 @@ void write_bundle(const std::string& dir_text, const std::string& kernels, const
                       one_line(s.device, "device selector"), s.warmup, s.runs, s.cutoff_ms, s.rtol, s.atol, s.canary_bytes);
   if (!plan.build_options.empty()) text += fmt::format("options {}\n", one_line(plan.build_options, "build options"));
   if (!s.lock.empty()) text += fmt::format("lock {}\n", one_line(s.lock, "device lock path"));
+  if (!s.live_path.empty())
+    text += fmt::format("live_cutoff {:.9g} {} {}\n", s.live_factor, std::max<std::int64_t>(0, s.live_memory),
+                        one_line(s.live_path, "live cut-off file"));
   for (const auto& b : plan.buffers) {
     bool is_float = b.elem != runtime::ElemType::Int32;
     std::size_t count = b.bytes / runtime::elem_bytes(b.elem);

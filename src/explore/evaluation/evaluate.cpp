@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -20,6 +21,7 @@
 #include "liftc/explore/evaluation/bundle_pack.hpp"
 #include "liftc/explore/candidates/magnitude_form.hpp"
 #include "liftc/explore/search/searches.hpp"
+#include "liftc/explore/search/warm_start.hpp"
 #include "liftc/explore/evaluation/worker.hpp"
 #include "liftc/host/execute.hpp"
 #include "liftc/interp/interp.hpp"
@@ -274,6 +276,7 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
                      const DeviceReport& device, EvaluatorOptions options)
     : problem_(problem), space_(space), store_(store), run_(run), device_(device), options_(std::move(options)) {
   std::tie(runner_, shell_) = runner_of(options_);
+  live_path_ = (std::filesystem::path(options_.work_dir) / "validated-points").string();
   if (!shell_ && !options_.isolate) pool_ = std::make_shared<ServePool>(runner_);
   checked_with_ = fmt::format("checked rtol {} atol {}\nprogram {}\nrunner {}\n", options_.bundle.rtol,
                               options_.bundle.atol, problem_.program_hash, runner_identity(options_));
@@ -325,19 +328,54 @@ const Evaluator::Allowance* Evaluator::magnitude_allowance(std::size_t index, co
   return allowance;
 }
 
-std::optional<Evaluation> Evaluator::servable_row(const std::string& key) const {
-  // A cut row was timed once because an earlier run had a point that dominates it; this
-  // run may not have that point, and a front holds no cut point. It is served only when
-  // this run's own results would cut it again; else the kernels are timed in full (a run
-  // served only cut rows had no front at all). Any other servable row comes first.
+std::optional<Evaluation> Evaluator::servable_row(const std::string& key) {
+  // A cut row was timed once because a point dominated it; this run may not have that
+  // point, and a front holds no cut point. It is served only when it would be cut again;
+  // else the kernels are timed in full (a run served only cut rows had no front at all).
+  // Any other servable row comes first.
   std::optional<Evaluation> cut;
   for (Evaluation& row : store_.find_all(key)) {
     if (!servable(row, options_.timeout_s)) continue;
     if (row.status != status::Cut) return std::move(row);
-    double cutoff = cutoff_for(row.memory_bytes);
-    if (!cut && cutoff > 0 && row.time_ms > cutoff) cut = std::move(row);
+    if (!cut && cut_again(row)) cut = std::move(row);
   }
   return cut;
+}
+
+bool Evaluator::cut_again(const Evaluation& cut) {
+  double cutoff = cutoff_for(cut.memory_bytes);
+  if (cutoff > 0 && cut.time_ms > cutoff) return true;
+  // What cut it is among its own run's valid points: every such point was recorded before
+  // the cut row, so the rows read after it include them all.
+  auto points = run_points_.find(cut.run);
+  if (points == run_points_.end() || points->second.empty() || points->second.back().id < cut.id) {
+    std::vector<Evaluation> ok;
+    for (Evaluation& row : store_.evaluations(cut.run))
+      if (row.status == status::Ok && valid_result(row)) ok.push_back(std::move(row));
+    points = run_points_.insert_or_assign(cut.run, std::move(ok)).first;
+  }
+  for (const Evaluation& row : points->second) {
+    if (row.id > cut.id || row.program != cut.program || row.device != cut.device || row.driver != cut.driver ||
+        row.shapes != cut.shapes || row.memory_bytes > cut.memory_bytes ||
+        !(row.time_ms * options_.cutoff_factor < cut.time_ms) || !servable(row, options_.timeout_s))
+      continue;
+    std::optional<Candidate> c = stored_candidate(space_, row);
+    if (!c) continue;  // not a point of this space: this run could not show it on its front
+    validated(row.memory_bytes, row.time_ms);
+    cut_reasons_.try_emplace(row.key, std::move(*c), row);
+    return true;
+  }
+  return false;
+}
+
+void Evaluator::add_cut_reasons(LoopResult& r) const {
+  std::set<std::string> explored;
+  for (const Explored& x : r.explored) explored.insert(x.evaluation.key);
+  for (const auto& [key, reason] : cut_reasons_) {
+    if (explored.count(key)) continue;
+    r.explored.push_back(Explored{reason.first, reason.second, true});
+    ++r.cut_reasons;
+  }
 }
 
 double Evaluator::cutoff_for(std::int64_t memory_bytes) const {
@@ -345,9 +383,30 @@ double Evaluator::cutoff_for(std::int64_t memory_bytes) const {
   // this one pointless: it is then dominated on both objectives. With several runners at
   // once, only the results recorded when the bundle is written count.
   double best = std::numeric_limits<double>::infinity();
-  for (const auto& [memory, time] : valid_)
+  for (const auto& [memory, time] : front_)
     if (memory <= memory_bytes) best = std::min(best, time);
   return std::isfinite(best) ? best * options_.cutoff_factor : 0.0;
+}
+
+void Evaluator::validated(std::int64_t memory_bytes, double time_ms) {
+  for (const auto& [memory, time] : front_)
+    if (memory <= memory_bytes && time <= time_ms) return;  // dominated: the front stays
+  for (auto it = front_.lower_bound(memory_bytes); it != front_.end();)
+    it = it->second >= time_ms ? front_.erase(it) : std::next(it);
+  front_[memory_bytes] = time_ms;
+  // The runners at work read the front as they run (src/runner/live_cutoff.hpp): written
+  // whole, then renamed into place, so a runner never reads half of it. It is only a hint:
+  // a file that cannot be written leaves the cut-offs of the bundles.
+  std::string text;
+  for (const auto& [memory, time] : front_) text += fmt::format("{} {:.9g}\n", memory, time);
+  std::filesystem::path tmp = live_path_ + ".new";
+  std::error_code ec;
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) return;
+  }
+  std::filesystem::rename(tmp, live_path_, ec);
 }
 
 // One candidate between its bundle and its row.
@@ -404,7 +463,7 @@ Evaluation Evaluator::base_row(const Alternative& alt, const Candidate& c) const
 
 Evaluation Evaluator::serve(const Evaluation& old, const Evaluation& e, bool* served) {
   *served = true;
-  if (valid_result(old)) valid_.emplace_back(old.memory_bytes, old.time_ms);
+  if (valid_result(old)) validated(old.memory_bytes, old.time_ms);
   if (!store_.find_candidate(e.program, e.strategy, e.alternative, e.point)) {
     // Another point generated the very same kernels: record this point with that
     // result, so replay finds it too.
@@ -495,6 +554,11 @@ Pending Evaluator::start(const Candidate& c) {
       settings.allowance_dir = a->dir;
     }
   settings.cutoff_ms = cutoff_for(e.memory_bytes);
+  if (options_.cutoff_factor > 0) {  // 0: never cut
+    settings.live_path = live_path_;
+    settings.live_factor = options_.cutoff_factor;
+    settings.live_memory = e.memory_bytes;
+  }
   settings.lock = (std::filesystem::path(options_.work_dir) / "device.lock").string();
   job->dir = (std::filesystem::path(options_.work_dir) / fmt::format("candidate-{}", count_)).string();
   write_bundle(job->dir, kernels, plan, problem_.reference, settings, &*shared_);
@@ -591,7 +655,7 @@ void Evaluator::record(Job& job) {
                              tail.empty() ? "" : "; its stderr ends: " + tail);
     }
   }
-  if (valid_result(e)) valid_.emplace_back(e.memory_bytes, e.time_ms);
+  if (valid_result(e)) validated(e.memory_bytes, e.time_ms);
   e.id = store_.add(e);
   running_.erase(e.key);
   std::error_code ec;

@@ -80,6 +80,7 @@ void explore_layer(LayerResult& r, const std::string& label, Store& store, std::
   StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
   if (o.progress) std::fflush(stdout);
   r.loop = explore_loop(*search, start, o.budget, o.jobs, o.progress, label);
+  evaluator.add_cut_reasons(r.loop);
   r.front = front_of(r.loop.explored);
   std::stable_sort(r.front.begin(), r.front.end(), [&](std::size_t a, std::size_t b) {
     return r.loop.explored[a].evaluation.time_ms < r.loop.explored[b].evaluation.time_ms;

@@ -11,6 +11,22 @@
 
 namespace liftc::explore {
 
+std::optional<Candidate> stored_candidate(const CandidateSpace& space, const Evaluation& row) {
+  for (std::size_t a = 0; a < space.alternatives.size(); ++a) {
+    const Alternative& alt = *space.alternatives[a];
+    if (alt.strategy() != row.strategy || alternative_number(alt) != row.alternative) continue;
+    Point p;
+    try {
+      p = parse_point(alt, row.point, "a stored row");
+    } catch (const Error&) {
+      return std::nullopt;  // its parameters are not the alternative's any more
+    }
+    if (!alt.valid(p)) return std::nullopt;
+    return Candidate{a, std::move(p)};
+  }
+  return std::nullopt;
+}
+
 std::vector<Candidate> stored_seeds(const Store& store, const std::string& program_hash, const std::string& device,
                                     std::int64_t run, const CandidateSpace& space, std::size_t count) {
   std::vector<Evaluation> rows;
@@ -21,20 +37,8 @@ std::vector<Candidate> stored_seeds(const Store& store, const std::string& progr
   std::set<Candidate> taken;
   for (const auto& e : rows) {
     if (seeds.size() >= count) break;
-    for (std::size_t a = 0; a < space.alternatives.size(); ++a) {
-      const Alternative& alt = *space.alternatives[a];
-      if (alt.strategy() != e.strategy || alternative_number(alt) != e.alternative) continue;
-      Point p;
-      try {
-        p = parse_point(alt, e.point, "a stored row");
-      } catch (const Error&) {
-        break;  // its parameters are not the alternative's any more
-      }
-      if (!alt.valid(p)) break;
-      Candidate c{a, std::move(p)};
-      if (taken.insert(c).second) seeds.push_back(std::move(c));
-      break;
-    }
+    std::optional<Candidate> c = stored_candidate(space, e);
+    if (c && taken.insert(*c).second) seeds.push_back(std::move(*c));
   }
   return seeds;
 }

@@ -3,6 +3,7 @@
 // the runner's JSON answer is read by answer.hpp). Writing a bundle needs nothing but a launch plan, the
 // kernels and the expected outputs, so a bundle can be copied to a phone and run there.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@ struct BundleSettings {
   int warmup = 1;         // untimed runs (the first, validated run counts as one)
   int runs = 5;           // timed runs
   double cutoff_ms = 0;   // stop timing after the first timed run when it is slower; 0 = never
+  // The explorer's file of validated points ("MEMORY_BYTES TIME_MS" lines) the runner reads as
+  // it runs, to stop once a point of at most `live_memory` bytes is `live_factor` times
+  // faster (src/runner/live_cutoff.hpp); "" = none.
+  std::string live_path;
+  double live_factor = 0;
+  std::int64_t live_memory = 0;
   double rtol = 1e-3, atol = 1e-3;  // the validation's tolerance (numpy.isclose)
   std::size_t canary_bytes = 256;   // guard bytes around every buffer
   std::string lock;       // file the runner flocks around its kernel executions ("" = none)

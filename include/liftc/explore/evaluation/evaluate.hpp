@@ -160,6 +160,11 @@ class Evaluator {
   /// Where the time went so far.
   const EvaluatorTimes& times() const { return times_; }
 
+  /// Adds to `r` the stored points that cut rows were served on (cut_again) and that `r`
+  /// did not explore itself, each once and marked served, counted in `r.cut_reasons`: a
+  /// front without them would lack the point that dominates the cut one.
+  void add_cut_reasons(LoopResult& r) const;
+
  private:
   struct Job;
   double cutoff_for(std::int64_t memory_bytes) const;
@@ -179,11 +184,17 @@ class Evaluator {
   };
   const Allowance* magnitude_allowance(std::size_t index, const ConstraintAlternative& alt, const Point& point);
   Evaluation base_row(const Alternative& alt, const Candidate& c) const;
-  /// The stored row that stands for `key` (servable), a cut one only where this run's
-  /// own results would cut it again (a front holds no cut point).
-  std::optional<Evaluation> servable_row(const std::string& key) const;
+  /// The stored row that stands for `key` (servable), a cut one only where it would be cut
+  /// again (cut_again: a front holds no cut point).
+  std::optional<Evaluation> servable_row(const std::string& key);
+  /// Whether cut row `cut` would be cut again: by this run's own results, or by a stored
+  /// valid point of the run that cut it (what cut it may have been validated while it ran,
+  /// so a rerun can ask it later), which then becomes one of this run's results
+  /// (cut_reasons_) when it is a candidate of this space.
+  bool cut_again(const Evaluation& cut);
   Evaluation serve(const Evaluation& old, const Evaluation& e, bool* served);
   void record(Job& job);
+  void validated(std::int64_t memory_bytes, double time_ms);
 
   const Problem& problem_;
   const CandidateSpace& space_;
@@ -196,7 +207,14 @@ class Evaluator {
   std::string checked_with_;  // the key's lines on how a result is checked (tolerances, program, runner)
   std::shared_ptr<ServePool> pool_;  // the serving runners (the local runner without isolate); null: a process per candidate
   std::size_t count_ = 0;
-  std::vector<std::pair<std::int64_t, double>> valid_;  // (memory, time) of valid evaluations
+  // The front of valid evaluations: memory -> time, each point faster than every one that
+  // uses less memory (cutoff_for; written to live_path_ for the runners at work).
+  std::map<std::int64_t, double> front_;
+  std::string live_path_;
+  // The stored points cut rows were served on (cut_again), by key, and every run's valid
+  // rows as read when a cut row of it was last asked about.
+  std::map<std::string, std::pair<Candidate, Evaluation>> cut_reasons_;
+  std::map<std::int64_t, std::vector<Evaluation>> run_points_;
   std::optional<SharedFiles> shared_;                   // the inputs and reference, written once
   std::set<std::string> running_;                       // keys of candidates whose runner has not been recorded
   std::map<std::size_t, const Allowance*> magnitude_allowance_;  // by alternative index (magnitude_allowance)

@@ -48,6 +48,7 @@ struct LoopResult {
   std::vector<Explored> explored;  // in evaluation order
   std::string stop;                // "budget of 200 evaluations", "time budget", "the search ended"
   double seconds = 0;
+  std::size_t cut_reasons = 0;     // of `explored`, stored points added after the loop (Evaluator::add_cut_reasons)
 };
 
 /// Indices into `explored` of the noise-tolerant Pareto front of the valid points (of
