@@ -728,6 +728,35 @@ TEST_F(ExploreCli, TheWorkersBenchmarkExploresOncePerWorkerCount) {
   }
 }
 
+// scripts/bench_search_device.sh --train-db: the search model-db is the model search trained
+// first on a tuning database's rows (here one shape's store, for another shape), and it is a
+// row of the table beside model; model-db without a database, or a database that is not
+// there, is refused.
+TEST_F(ExploreCli, TheDeviceSearchBenchmarkTrainsModelDbOnATuningDatabase) {
+  const std::string bench = fmt::format("bash '{}/scripts/bench_search_device.sh' --liftc '{}' -s conv-chw --time 2",
+                                        LIFTC_SOURCE_DIR, LIFTC_BINARY);
+  Result r = run_shell(fmt::format("{} --search model --work first '{}/examples/conv/conv_small.sr'", bench,
+                                   LIFTC_SOURCE_DIR));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_TRUE(fs::exists(dir_ / "first" / "conv_small-model.db")) << r.output;
+  r = run_shell(fmt::format("{} --search model --search model-db --train-db first/conv_small-model.db --work second "
+                            "'{}/examples/conv/conv_c1_m8.sr'",
+                            bench, LIFTC_SOURCE_DIR));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* search : {"model", "model-db"})
+    EXPECT_TRUE(std::regex_search(r.output, std::regex(fmt::format("\nconv_c1_m8 +{} +[0-9]+ ", search)))) << r.output;
+  std::string log = read(dir_ / "second" / "conv_c1_m8-model-db.log");
+  EXPECT_NE(log.find("tuning database first/conv_small-model.db: "), std::string::npos) << log;
+  EXPECT_EQ(read(dir_ / "second" / "conv_c1_m8-model.log").find("tuning database"), std::string::npos);
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--search model-db", "--search model-db needs --train-db DB"},
+           {"--search model-db --train-db nowhere.db", "no tuning database nowhere.db"}}) {
+    Result bad = run_shell(fmt::format("{} {} '{}/examples/conv/conv_small.sr'", bench, flags, LIFTC_SOURCE_DIR));
+    EXPECT_EQ(bad.exit_code, 2) << flags << "\n" << bad.output;
+    EXPECT_NE(bad.output.find("bench_search_device.sh: " + message), std::string::npos) << flags << "\n" << bad.output;
+  }
+}
+
 // bench_conv_shape.sh --time-for TAG=S: that shape's exploration stops at S seconds, the
 // other's budget stays --time's (here its evaluations end it first); a tag that names no
 // shape, and a budget that is not a count of seconds (or one past six digits, which bash
