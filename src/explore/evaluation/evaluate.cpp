@@ -347,14 +347,15 @@ bool Evaluator::cut_again(const Evaluation& cut) {
   if (cutoff > 0 && cut.time_ms > cutoff) return true;
   // What cut it is among its own run's valid points: every such point was recorded before
   // the cut row, so the rows read after it include them all.
-  auto points = run_points_.find(cut.run);
-  if (points == run_points_.end() || points->second.empty() || points->second.back().id < cut.id) {
-    std::vector<Evaluation> ok;
-    for (Evaluation& row : store_.evaluations(cut.run))
-      if (row.status == status::Ok && valid_result(row)) ok.push_back(std::move(row));
-    points = run_points_.insert_or_assign(cut.run, std::move(ok)).first;
+  RunPoints& points = run_points_[cut.run];
+  if (points.last_id < cut.id) {
+    points = RunPoints{};
+    for (Evaluation& row : store_.evaluations(cut.run)) {
+      points.last_id = std::max(points.last_id, row.id);
+      if (row.status == status::Ok && valid_result(row)) points.ok.push_back(std::move(row));
+    }
   }
-  for (const Evaluation& row : points->second) {
+  for (const Evaluation& row : points.ok) {
     if (row.id > cut.id || row.program != cut.program || row.device != cut.device || row.driver != cut.driver ||
         row.shapes != cut.shapes || row.memory_bytes > cut.memory_bytes ||
         !(row.time_ms * options_.cutoff_factor < cut.time_ms) || !servable(row, options_.timeout_s))

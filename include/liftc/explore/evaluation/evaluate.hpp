@@ -211,10 +211,14 @@ class Evaluator {
   // uses less memory (cutoff_for; written to live_path_ for the runners at work).
   std::map<std::int64_t, double> front_;
   std::string live_path_;
-  // The stored points cut rows were served on (cut_again), by key, and every run's valid
-  // rows as read when a cut row of it was last asked about.
+  // The stored points cut rows were served on (cut_again), by key, and a run's ok rows as
+  // read when a cut row of it was last asked about (read again for a later cut row).
   std::map<std::string, std::pair<Candidate, Evaluation>> cut_reasons_;
-  std::map<std::int64_t, std::vector<Evaluation>> run_points_;
+  struct RunPoints {
+    std::int64_t last_id = 0;  // of the rows read, ok or not
+    std::vector<Evaluation> ok;
+  };
+  std::map<std::int64_t, RunPoints> run_points_;
   std::optional<SharedFiles> shared_;                   // the inputs and reference, written once
   std::set<std::string> running_;                       // keys of candidates whose runner has not been recorded
   std::map<std::size_t, const Allowance*> magnitude_allowance_;  // by alternative index (magnitude_allowance)
