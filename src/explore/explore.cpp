@@ -16,6 +16,7 @@
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/cost/features.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/explore/evaluation/generation_memo.hpp"
 #include "liftc/explore/evaluation/local_workers.hpp"
 #include "liftc/explore/products/groups.hpp"
 #include "liftc/explore/products/residual.hpp"
@@ -244,15 +245,18 @@ NamedFeatures point_named_features(const cost::FeatureContext& ctx, const Candid
 //   memoized; a candidate whose kernels do not generate: what its point says). They cost a
 //   generation each (3-5 ms on PoCL's host, about 7 ms for VGG-16 layer 5 on the H200's),
 //   so a round's 256 proposals are first ranked by a second model on what their points say,
-//   and only the best 2 rounds' worth get them (4 rounds' worth took 30% of a 60 s loop
-//   there, above the 20% the model may take, and halved the evaluations per second);
+//   and only the best round's worth get them (4 rounds' worth took 30% of a 60 s loop
+//   there, above the 20% the model may take, and halved the evaluations per second); with
+//   `generations` (a run on a device: null in a replay) each candidate is generated once
+//   for its features and its evaluation;
 // - a tuning database's rows of other programs, shapes and devices (`db`; none: null),
 //   trained on before the first measurement, and the nearest shapes' best points mapped
 //   into `space`, after the seeds.
 void model_inputs(Exploration& x, const CandidateSpace& space, const constraints::Target& target, const Store* db,
-                  const std::string& db_name, TransferTarget t) {
+                  const std::string& db_name, TransferTarget t, std::shared_ptr<GenerationMemo> generations = nullptr) {
   if (x.s.search->name != "model") return;
   auto ctx = std::make_shared<cost::FeatureContext>(cost::feature_context(space, x.rules, target, x.o.build_options));
+  ctx->generations = std::move(generations);
   x.s.features = caching([ctx](const Candidate& c) {
     try {
       cost::FeatureVector f = cost::candidate_features(c, *ctx);
@@ -475,7 +479,20 @@ void end_run(Exploration& x, std::int64_t run) {
 // A whole program's exploration: the loop over its space, then its front and -o folder.
 void explore_program(Exploration& x, CandidateSpace& space, const Problem& problem, const DeviceReport& device,
                      std::int64_t run, const constraints::Target& target) {
-  Evaluator evaluator(problem, space, *x.store, run, device, x.s.evaluator);
+  // The model-guided search's candidates generated once for their features and their
+  // evaluation. A random draw's kept generation waits for its features until it is told:
+  // after at most the loop's window (8 rounds) and the search's lag (6 rounds), each round
+  // adding a round's shortlist and its random draws; the first round is --population. So
+  // 16 rounds and a population (280 generations with 16 jobs, 152 with 2) keep them all.
+  std::shared_ptr<GenerationMemo> generations;
+  EvaluatorOptions evaluating = x.s.evaluator;
+  if (x.s.search->name == "model") {
+    std::size_t round = std::max<std::size_t>(x.s.jobs, 8);
+    generations = std::make_shared<GenerationMemo>(space, evaluating.build_options,
+                                                   16 * round + x.s.genetic.population);
+    evaluating.generations = generations;
+  }
+  Evaluator evaluator(problem, space, *x.store, run, device, evaluating);
   if (x.o.warm_start) {
     x.s.genetic.seeds = stored_seeds(*x.store, problem.program_hash, device.name, run, space, x.s.genetic.population);
     x.say(fmt::format("warm start: {} point(s) of earlier runs of this program on {} in {}\n",
@@ -485,7 +502,8 @@ void explore_program(Exploration& x, CandidateSpace& space, const Problem& probl
   TransferTarget t{problem.program_hash, device.name, problem.shapes};
   std::unique_ptr<Store> train = x.o.train_db.empty() ? nullptr : Store::open_existing(x.o.train_db);
   if (!train) t.before_run = run;
-  model_inputs(x, space, target, train ? train.get() : x.store.get(), x.o.train_db.empty() ? x.db : x.o.train_db, t);
+  model_inputs(x, space, target, train ? train.get() : x.store.get(), x.o.train_db.empty() ? x.db : x.o.train_db, t,
+               generations);
   auto search = x.s.make_search(space);
   StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
   LoopResult r = explore_loop(*search, start, x.s.budget, x.s.jobs, x.progress);
@@ -493,6 +511,7 @@ void explore_program(Exploration& x, CandidateSpace& space, const Problem& probl
   end_run(x, run);
   say_on_interrupt("");
   if (std::string line = search->report(); !line.empty()) x.say(line + "\n");
+  if (generations) x.say(format_generation_stats(generations->stats(), generations->capacity()) + "\n");
 
   x.say(summary_text(r, space));
   x.say(fmt::format("{} job(s): {:.2f} evaluations/s; per candidate: {}\n", x.s.jobs,

@@ -32,7 +32,10 @@ std::string ConstraintAlternative::label() const { return fmt::format("{} #{}", 
 
 Artefacts ConstraintAlternative::generate(const Point& p, const interp::Tensors& inputs,
                                           const std::string& build_options) const {
-  Generated g = generate_candidate(*this, p, build_options);
+  return artefacts(generate_candidate(*this, p, build_options), inputs);
+}
+
+Artefacts ConstraintAlternative::artefacts(Generated g, const interp::Tensors& inputs) {
   Artefacts a;
   a.memory_bytes = g.memory_bytes;
   a.plan = host::launch_plan(g.module, inputs);

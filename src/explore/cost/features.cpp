@@ -16,6 +16,7 @@
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/evaluation/candidate.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/explore/evaluation/generation_memo.hpp"
 #include "liftc/explore/products/output.hpp"
 #include "liftc/support/diagnostic.hpp"
 
@@ -318,13 +319,19 @@ struct Kernels {
   double memory_bytes = 0;
 };
 
-// liftc's kernels at `p`, generated as the evaluator generates them.
-Kernels generated_kernels(const ConstraintAlternative& alt, const Point& p, const FeatureContext& ctx) {
-  Generated g = generate_candidate(alt, p, ctx.build_options);
+// liftc's kernels of candidate `c` (of alternative `alt`), generated as the evaluator
+// generates them: by the context's memo when it has one (the evaluator's generation, or one
+// it will use), else here.
+Kernels generated_kernels(const ConstraintAlternative& alt, const Candidate& c, const FeatureContext& ctx) {
+  LIFTC_ASSERT(!ctx.generations || ctx.generations->build_options() == ctx.build_options,
+               "kernels kept for the features are generated with their build options");
+  std::shared_ptr<const Generated> g =
+      ctx.generations ? ctx.generations->generated(c, GenerationMemo::User::Features)
+                      : std::make_shared<const Generated>(generate_candidate(alt, c.point, ctx.build_options));
   Kernels out;
-  out.memory_bytes = static_cast<double>(g.memory_bytes);
-  for (const auto& k : g.module.kernels) {
-    out.facts.push_back(kernel_facts(g.module, k, ctx));
+  out.memory_bytes = static_cast<double>(g->memory_bytes);
+  for (const auto& k : g->module.kernels) {
+    out.facts.push_back(kernel_facts(g->module, k, ctx));
     out.names.push_back(k.name);
   }
   return out;
@@ -357,7 +364,7 @@ namespace {
 Kernels kernels_of(const Candidate& candidate, const Alternative& alt, const FeatureContext& ctx) {
   const CandidateAlternative& generator = candidate_of(alt);
   if (const ConstraintAlternative* constraint = generator.constraint_space())
-    return generated_kernels(*constraint, candidate.point, ctx);
+    return generated_kernels(*constraint, candidate, ctx);
   if (!alt.valid(candidate.point))
     throw Error(fmt::format("{}: ({}) is not a valid point", alt.label(), format_point(alt, candidate.point)));
   if (!ctx.library_steps) return library_steps(generator, candidate.point, ctx);

@@ -19,6 +19,7 @@
 
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/evaluation/bundle_pack.hpp"
+#include "liftc/explore/evaluation/generation_memo.hpp"
 #include "liftc/explore/candidates/magnitude_form.hpp"
 #include "liftc/explore/search/searches.hpp"
 #include "liftc/explore/search/warm_start.hpp"
@@ -278,6 +279,8 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
   std::tie(runner_, shell_) = runner_of(options_);
   live_path_ = (std::filesystem::path(options_.work_dir) / "validated-points").string();
   if (!shell_ && !options_.isolate) pool_ = std::make_shared<ServePool>(runner_);
+  LIFTC_ASSERT(!options_.generations || options_.generations->build_options() == options_.build_options,
+               "kernels kept for the evaluator are generated with its build options");
   checked_with_ = fmt::format("checked rtol {} atol {}\nprogram {}\nrunner {}\n", options_.bundle.rtol,
                               options_.bundle.atol, problem_.program_hash, runner_identity(options_));
 }
@@ -501,7 +504,8 @@ Pending Evaluator::start(const Candidate& c) {
   auto seconds_since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
   try {
     // liftc's kernels, or CLBlast's call between them (its own workspace is added from the answer).
-    Artefacts a = candidate.generate(c.point, problem_.inputs, options_.build_options);
+    Artefacts a = options_.generations ? options_.generations->artefacts(c, problem_.inputs)
+                                       : candidate.generate(c.point, problem_.inputs, options_.build_options);
     e.memory_bytes = a.memory_bytes;
     if (a.module) codegen::check_limits(*a.module, device_.codegen_limits());
     plan = std::move(a.plan);

@@ -31,6 +31,9 @@ class ConstraintAlternative : public CandidateAlternative {
   bool local_memory_emulated() const override { return space_->local_memory_emulated; }
   /// liftc's kernels at `p` (generate_candidate) and their launch plan.
   Artefacts generate(const Point& p, const interp::Tensors& inputs, const std::string& build_options) const override;
+  /// The artefacts of kernels generated at a point (generate_candidate) with `inputs`: what
+  /// generate gives, from a generation made before (GenerationMemo).
+  static Artefacts artefacts(Generated generated, const interp::Tensors& inputs);
   codegen::HostPlan host_plan(const Point& p, const std::string& build_options) const override;
   /// The point's host project (emit::write_host_project).
   void write_front_files(const Point& p, const std::string& dir, const std::string& program_name,

@@ -20,6 +20,10 @@
 #include "liftc/ir/program.hpp"
 #include "liftc/rewrite/load.hpp"
 
+namespace liftc::explore {
+class GenerationMemo;
+}
+
 namespace liftc::explore::cost {
 
 /// A candidate's features: one value per name, in a fixed order. The first `common` names
@@ -55,6 +59,10 @@ struct FeatureContext {
   /// steps, their NDRanges and its memory are the same at every point, and making its host
   /// plan copies inputs of the program's shapes: 100 ms and more for a VGG layer.
   std::shared_ptr<LibrarySteps> library_steps;
+  /// liftc's kernels of a candidate, generated once for its features and its evaluation
+  /// (explore's model-guided search: generation_memo.hpp, made for `space` with
+  /// `build_options`); null: each candidate's generated here.
+  std::shared_ptr<GenerationMemo> generations;
 };
 
 /// The strategies the one-hot encodes for `rules`: every named strategy of the rule set (in

@@ -19,6 +19,13 @@ namespace liftc::explore {
 
 class ConstraintAlternative;
 
+/// A generated candidate, before it runs (generate_candidate, evaluate.hpp): what explore -o
+/// writes for a front point, and what its features and artefacts are made from.
+struct Generated {
+  codegen::Module module;
+  std::int64_t memory_bytes = 0;
+};
+
 /// A candidate generated at a point, ready to bundle: its steps as a launch plan (buffers
 /// from the problem's inputs), the OpenCL C of its liftc-generated kernels, the module they
 /// come from (for the device's limits) and its memory (without a library's own workspace).

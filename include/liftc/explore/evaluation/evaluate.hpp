@@ -33,6 +33,8 @@
 
 namespace liftc::explore {
 
+class GenerationMemo;
+
 /// The program being explored: its inputs and its interpreter reference.
 struct Problem {
   std::string file;              // the .sr file as given
@@ -87,6 +89,10 @@ struct EvaluatorOptions {
   /// Called while a queued candidate waits (about 5 times a second); a liftc::Error from it
   /// ends the exploration (explore's own workers all ended).
   std::function<void()> queue_check;
+  /// The model-guided search's candidates generated once for their features and their
+  /// evaluation (generation_memo.hpp: made for the space evaluated, with `build_options`).
+  /// Null: each candidate generated here.
+  std::shared_ptr<GenerationMemo> generations;
 };
 
 /// Puts the bundle folder `dir` in `queue` as run `run`'s candidate `key` for a worker of
@@ -114,12 +120,6 @@ std::string runner_identity(const EvaluatorOptions& options);
 /// as patient. A crash and an answer the runner could not give (`runner`) are about that
 /// one try, not the kernels: they are tried again, as is anything else.
 bool servable(const Evaluation& row, double timeout_s);
-
-/// A generated candidate, before it runs: what explore -o writes for a front point.
-struct Generated {
-  codegen::Module module;
-  std::int64_t memory_bytes = 0;
-};
 
 /// Instantiates `alt` at `point` and generates its code, to be built with `build_options`
 /// besides the point's own (`-cl-mad-enable` of the mad parameter); a liftc::Error when the
