@@ -426,6 +426,33 @@ TEST_F(ExploreCli, TheDefaultSearchOnASpaceSmallerThanARoundMeasuresItAllAndEnds
       << replayed.output;
 }
 
+// The model search generates each candidate it measures once, for its features and its
+// bundle (GenerationMemo): a random draw by the evaluator, its features from that generation
+// once it is told; a shortlisted proposal for its features, its bundle from that one. The
+// line after the model's says so: every measured candidate's generation made by one and
+// reused by the other, none dropped.
+TEST_F(ExploreCli, TheModelSearchGeneratesEachMeasuredCandidateOnce) {
+  std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();
+  Result r = run(fmt::format(
+      "explore '{}' -s conv-chw -s conv-chw-tile --population 8 --evals 24 --runs 1 -j 1 -q --db once.db", conv));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.output, m,
+                                std::regex(R"(generations: the features made (\d+) \([0-9.]+ s\), the evaluator (\d+) )"
+                                           R"(\([0-9.]+ s\); the evaluator reused (\d+) of the features' \([0-9.]+ s )"
+                                           R"(saved\), the features (\d+) of the evaluator's \([0-9.]+ s saved\); 0 )"
+                                           R"(dropped before both used them)")))
+      << r.output;
+  int features_made = std::stoi(m[1]), evaluator_made = std::stoi(m[2]);
+  int evaluator_reused = std::stoi(m[3]), features_reused = std::stoi(m[4]);
+  EXPECT_EQ(evaluator_reused + features_reused, 24) << r.output;  // each of the 24 generated once, used twice
+  EXPECT_EQ(features_reused, evaluator_made) << r.output;          // the random draws, the first round's 8 among them
+  EXPECT_GE(features_reused, 8) << r.output;
+  EXPECT_GE(evaluator_reused, 1) << r.output;                       // the shortlisted proposals asked
+  EXPECT_GE(features_made, evaluator_reused) << r.output;           // and those not asked
+  EXPECT_EQ(ExploreCli::rows(dir_ / "once.db"), 24) << r.output;
+}
+
 // The build options are part of each evaluation's key: the stored candidates are served on
 // --resume only if it builds with the killed run's options, read back from the store.
 TEST_F(ExploreCli, KillNineThenResumeKeepsTheBuildOptions) {
