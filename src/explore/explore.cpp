@@ -483,7 +483,8 @@ void explore_program(Exploration& x, CandidateSpace& space, const Problem& probl
   // evaluation. A random draw's kept generation waits for its features until it is told:
   // after at most the loop's window (8 rounds) and the search's lag (6 rounds), each round
   // adding a round's shortlist and its random draws; the first round is --population. So
-  // 16 rounds and a population (280 generations with 16 jobs, 152 with 2) keep them all.
+  // 16 rounds and a population keep them all: at most 280 generations with 16 jobs, 152
+  // with 2 (--population is 24 at most unless given).
   std::shared_ptr<GenerationMemo> generations;
   EvaluatorOptions evaluating = x.s.evaluator;
   if (x.s.search->name == "model") {
