@@ -102,10 +102,12 @@ TEST_F(ExploreCli, FailuresOfOneTryAreTriedAgain) {
   }
 
   std::ofstream(dir_ / "hang");
-  Result r = run(explore3("t.db", "--runner ./flaky.sh --timeout 1"));
+  // Watchdogs of 2 s and 1.5 s: the runner's device probe runs under --timeout too, and took
+  // over 0.5 s on a loaded 2-core machine.
+  Result r = run(explore3("t.db", "--runner ./flaky.sh --timeout 2"));
   ASSERT_EQ(r.exit_code, 1) << r.output;  // no front
   EXPECT_NE(r.output.find("(3 timeout); 0 served from the store"), std::string::npos) << r.output;
-  r = run(explore3("t.db", "--runner ./flaky.sh --timeout 0.5"));  // would time out again
+  r = run(explore3("t.db", "--runner ./flaky.sh --timeout 1.5"));  // would time out again
   EXPECT_NE(r.output.find("(3 timeout); 3 served from the store"), std::string::npos) << r.output;
   fs::remove(dir_ / "hang");
   r = run(explore3("t.db", "--runner ./flaky.sh --timeout 60"));
