@@ -257,6 +257,10 @@ void model_inputs(Exploration& x, const CandidateSpace& space, const constraints
   if (x.s.search->name != "model") return;
   auto ctx = std::make_shared<cost::FeatureContext>(cost::feature_context(space, x.rules, target, x.o.build_options));
   ctx->generations = std::move(generations);
+  x.s.reused_by_evaluator = [memo = ctx->generations] {
+    constexpr auto evaluator = static_cast<std::size_t>(GenerationMemo::User::Evaluator);
+    return memo ? memo->stats().saved_s[evaluator] : 0.0;
+  };
   x.s.features = caching([ctx](const Candidate& c) {
     try {
       cost::FeatureVector f = cost::candidate_features(c, *ctx);

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "liftc/explore/evaluation/evaluate.hpp"
@@ -32,8 +33,10 @@ struct Settings {
   Featurizer shortlist_features;  // its first stage of ranking
   std::size_t shortlist = 0;       // the proposals of a round its model scores
   TransferRows transfer; // a tuning database's rows it trains on first
+  std::function<double()> reused_by_evaluator;  // of the features' generations (explore.cpp: model_inputs)
   std::unique_ptr<Search> make_search(CandidateSpace& space) const {
-    return search->make(space, {seed, genetic, features, jobs, shortlist_features, shortlist, transfer});
+    return search->make(space, {seed, genetic, features, jobs, shortlist_features, shortlist, transfer,
+                                reused_by_evaluator});
   }
 };
 

@@ -508,6 +508,13 @@ TEST(ModelSearch, TheReportGivesTheModelsShareOfTheLoop) {
   EXPECT_DOUBLE_EQ(model_share(s), 0.05);
   EXPECT_EQ(format_model_stats(s), "model: 3 training(s) (up to 40 rows), training 0.100 s, features 0.200 s, scoring "
                                    "0.100 s of 512 candidates: 5.0% of the loop's 8.00 s; proposing 0.050 s");
+  // Generations the evaluator then used for its bundles are its work, done once for both.
+  ModelSearchStats shared = s;
+  shared.reused_seconds = 0.1;
+  EXPECT_DOUBLE_EQ(model_share(shared), 0.0375);
+  EXPECT_EQ(format_model_stats(shared), "model: 3 training(s) (up to 40 rows), training 0.100 s, features 0.200 s (0.100 "
+                                        "s of it kernels the evaluator then used), scoring 0.100 s of 512 candidates: "
+                                        "3.8% of the loop's 8.00 s; proposing 0.050 s");
   s.transfer_rows = 168;
   EXPECT_EQ(format_model_stats(s).rfind("model: trained on 168 row(s) of a tuning database before the first "
                                         "measurement; 3 training(s)",

@@ -96,7 +96,11 @@ class ModelSearch : public RoundSearch {
     maybe_train();  // on the tuning database's rows alone, before the first measurement
   }
 
-  std::string report() const override { return format_model_stats(stats_); }
+  std::string report() const override {
+    ModelSearchStats s = stats_;
+    if (o_.reused_by_evaluator) s.reused_seconds = std::min(o_.reused_by_evaluator(), s.feature_seconds);
+    return format_model_stats(s);
+  }
 
  private:
   void told(const Candidate& c, const Outcome& o) override {
@@ -360,7 +364,8 @@ Featurizer caching(Featurizer features) {
 }
 
 double model_share(const ModelSearchStats& s) {
-  return s.loop_seconds > 0 ? (s.train_seconds + s.score_seconds + s.feature_seconds) / s.loop_seconds : 0.0;
+  double own = s.train_seconds + s.score_seconds + s.feature_seconds - s.reused_seconds;
+  return s.loop_seconds > 0 ? own / s.loop_seconds : 0.0;
 }
 
 std::string format_model_stats(const ModelSearchStats& s) {
@@ -369,10 +374,13 @@ std::string format_model_stats(const ModelSearchStats& s) {
       s.transfer_rows > 0 ? fmt::format("trained on {} row(s) of a tuning database before the first measurement; ",
                                         s.transfer_rows)
                           : std::string();
-  return fmt::format("model: {}{} training(s) (up to {} rows), training {:.3f} s, features {:.3f} s, scoring {:.3f} s of "
-                     "{} candidates: {} of the loop's {:.2f} s; proposing {:.3f} s",
-                     transfer, s.trainings, s.rows, s.train_seconds, s.feature_seconds, s.score_seconds, s.scored, share,
-                     s.loop_seconds, s.propose_seconds);
+  std::string reused = s.reused_seconds > 0
+                           ? fmt::format(" ({:.3f} s of it kernels the evaluator then used)", s.reused_seconds)
+                           : std::string();
+  return fmt::format("model: {}{} training(s) (up to {} rows), training {:.3f} s, features {:.3f} s{}, scoring {:.3f} s "
+                     "of {} candidates: {} of the loop's {:.2f} s; proposing {:.3f} s",
+                     transfer, s.trainings, s.rows, s.train_seconds, s.feature_seconds, reused, s.score_seconds,
+                     s.scored, share, s.loop_seconds, s.propose_seconds);
 }
 
 }  // namespace liftc::explore

@@ -72,6 +72,9 @@ struct ModelSearchOptions {
   std::size_t shortlist = 0;
   std::vector<Candidate> seeds; // valid points the first round starts with (warm_start.hpp)
   TransferRows transfer;        // trained on before the first measurement (warm_start.hpp: transfer_rows)
+  // Of the features' time, the seconds of generations the evaluator then used for its
+  // bundles (GenerationMemo): its own work, done once for both, not the model's. Empty: none.
+  std::function<double()> reused_by_evaluator;
 };
 
 /// The outcomes of one strategy's candidates so far: how many, and the fastest validated.
@@ -102,6 +105,7 @@ struct ModelSearchStats {
   double train_seconds = 0;    // training
   std::size_t transfer_rows = 0;  // rows of a tuning database trained on
   double feature_seconds = 0;  // the features of proposals and measured candidates
+  double reused_seconds = 0;   // of feature_seconds, generations the evaluator then used (its own work)
   double score_seconds = 0;    // scoring the proposals
   double propose_seconds = 0;  // proposing (mutation, crossover, repair, draws)
   double loop_seconds = 0;     // from the first ask to the last tell
@@ -110,13 +114,15 @@ struct ModelSearchStats {
 /// The model-guided search over `space`.
 std::unique_ptr<Search> make_model_search(CandidateSpace& space, const ModelSearchOptions& options, std::uint64_t seed);
 
-/// The model's share of the loop's wall time: training, features and scoring over the time
-/// from the first ask to the last tell (0 before any).
+/// The model's share of the loop's wall time: training, features (less the generations the
+/// evaluator then used) and scoring over the time from the first ask to the last tell (0
+/// before any).
 double model_share(const ModelSearchStats& s);
 
 /// "model: [trained on N row(s) of a tuning database before the first measurement; ]12
 /// training(s) (up to 340 rows), training 0.41 s, features 0.30 s, scoring 0.12 s of 2048
-/// candidates: 4.9% of the loop's 17.2 s; proposing 0.20 s".
+/// candidates: 4.9% of the loop's 17.2 s; proposing 0.20 s"; with generations the evaluator
+/// reused, "features 0.30 s (0.10 s of it kernels the evaluator then used)".
 std::string format_model_stats(const ModelSearchStats& s);
 
 }  // namespace liftc::explore

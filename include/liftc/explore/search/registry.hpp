@@ -3,6 +3,7 @@
 // its help text written and the search made. A new search is a row here (and its factory).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -22,6 +23,7 @@ struct SearchSettings {
   Featurizer shortlist_features;  // the model-guided search's first stage (ModelSearchOptions); empty: one stage
   std::size_t shortlist = 0;       // proposals of a round the model itself scores, after the first stage
   TransferRows transfer;   // a tuning database's rows the model is trained on first (transfer.hpp)
+  std::function<double()> reused_by_evaluator;  // ModelSearchOptions::reused_by_evaluator
 };
 
 /// One search the command line offers.
