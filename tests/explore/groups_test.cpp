@@ -137,6 +137,25 @@ TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
   EXPECT_GE(programs, 80);
 }
 
+// A 2D map over pixels (not windows) whose function joins a map over the groups that
+// normal-form does not read as grouped.sr's form (a grouped 1x1 convolution per pixel whose
+// kernels are [1][N] blocks, not the N-vectors grouped-pointwise-windows reads): left whole,
+// without an error (the pixel, an array of scalars, has no rows: grouped_form stopped with an
+// internal error, kind() of an empty type, where it looked for them).
+TEST(GroupSplits, APerPixelMapOverGroupsInNoKnownFormIsLeftWhole) {
+  const std::string text = R"(size H = 4, W = 4, C = 8, N = 4
+input image : [[[float]C]W]H
+input ws : [[[[float]N]1]N]2
+input bs : [[float]N]2
+def g = map2D(px -> join(map(t -> map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(t.2, join(w))), zip(t.0, t.1)),
+                             zip(ws, bs, split(N, px)))), image)
+)";
+  ir::Program program = parse::parse_program(std::make_shared<const SourceFile>(SourceFile{"t.sr", text}));
+  GroupedProgram split = split_groups(program, rules());
+  EXPECT_TRUE(split.splits.empty());
+  EXPECT_EQ(group_splits_text(split), "");
+}
+
 // Each group of a grouped convolution is a dense convolution: the register tile, GEMM and
 // the omega partial sums take it, which the grouped convolution whole refuses; where each
 // group's windows are slide2D's of the image (grouped.sr), so do the kernel-minor copy,

@@ -113,9 +113,8 @@ std::optional<Grouped> per_group_form(const ir::Expr& body) {
   // Each group's channels: the innermost length of a group's window.
   ir::Expr f = ir::map2d_function(g.maps);
   ir::Type window = f->param_types.empty() ? ir::Type() : f->param_types[0];
-  while (window.kind() == ir::TypeKind::Array && window.elem().kind() == ir::TypeKind::Array) window = window.elem();
-  std::optional<std::int64_t> channels =
-      window.kind() == ir::TypeKind::Array ? window.length().constant() : std::optional<std::int64_t>();
+  while (window.is_array() && window.elem().is_array()) window = window.elem();
+  std::optional<std::int64_t> channels = window.is_array() ? window.length().constant() : std::optional<std::int64_t>();
   if (!channels) return std::nullopt;
   g.channels = *channels;
   g.per_group_windows = true;
@@ -145,10 +144,11 @@ std::optional<Grouped> grouped_form(const ir::Expr& body) {
   if (read.size() != 1) return std::nullopt;
   g.image = read[0];
   // The window's pixels of C = G * n channels.
-  const ir::Type& win = per_window->param_types.empty() ? ir::Type() : per_window->param_types[0];
-  if (win.kind() != ir::TypeKind::Array) return std::nullopt;
-  const ir::Type& pixel = win.elem().kind() == ir::TypeKind::Array ? win.elem().elem() : ir::Type();
-  if (pixel.kind() != ir::TypeKind::Array || pixel.elem().kind() != ir::TypeKind::Scalar) return std::nullopt;
+  // (A map over pixels, not windows, has no rows of pixels here: not this form.)
+  const ir::Type win = per_window->param_types.empty() ? ir::Type() : per_window->param_types[0];
+  if (!win.is_array() || !win.elem().is_array()) return std::nullopt;
+  const ir::Type& pixel = win.elem().elem();
+  if (!pixel.is_array() || !pixel.elem().is_scalar()) return std::nullopt;
   std::optional<std::int64_t> channels = pixel.length().constant();
   if (!channels || *channels % g.groups != 0) return std::nullopt;
   g.channels = *channels / g.groups;
