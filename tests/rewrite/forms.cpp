@@ -18,7 +18,7 @@ const char* const kDepthwise =
 // The depthwise forms: normal-form makes each a map over (kernel, bias, channel) triples.
 const char* const kDepthwiseForms[] = {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr",
                                        "depthwise_hwc_columns.sr", "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr",
-                                       "depthwise_zip2d.sr", "depthwise_columns_bias_start.sr"};
+                                       "depthwise_zip2d.sr", "depthwise_columns_bias_start.sr", "depthwise_stride2.sr"};
 
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
