@@ -83,6 +83,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Written as a map over its groups' convolutions: each group's windows the group's of
         // each pixel's groups' windows (a view), the output rearranged as written.
         SplitCase{"conv/forms/grouped_per_group.sr", "conv into 2 groups (conv_g0, conv_g1) of 2 channels each"},
+        // A grouped 1x1 convolution written per pixel, split(N, px) (grouped-pointwise-windows-joined).
+        SplitCase{"conv/forms/grouped_pointwise.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        SplitCase{"networks/shufflenet_unit.sr", "g1 into 2 groups (g1_g0, g1_g1) of 4 channels each; g2 into 2 groups (g2_g0, g2_g1) of 4 channels each"},
         // Not grouped: a dense convolution, a depthwise one, a network of dense ones.
         SplitCase{"conv/conv_small.sr", ""}, SplitCase{"conv/forms/depthwise.sr", ""},
         SplitCase{"conv/forms/depthwise_chw.sr", ""}, SplitCase{"conv/forms/relu_max_0x.sr", ""},
@@ -118,7 +121,8 @@ INSTANTIATE_TEST_SUITE_P(Groups, GroupZipOrders, ::testing::ValuesIn(test::kGrou
 // every program (low-level ones, stencils, networks) without an error.
 TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
   const std::set<std::string> grouped = {"conv/forms/grouped.sr", "conv/forms/grouped_per_group.sr",
-                                         "conv/grouped/resnext_3x3.sr", "networks/resnext_block.sr"};
+                                         "conv/forms/grouped_pointwise.sr", "conv/grouped/resnext_3x3.sr",
+                                         "networks/resnext_block.sr", "networks/shufflenet_unit.sr"};
   const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
   int programs = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {

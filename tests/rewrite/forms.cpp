@@ -18,7 +18,14 @@ const char* const kDepthwise =
 // The depthwise forms: normal-form makes each a map over (kernel, bias, channel) triples.
 const char* const kDepthwiseForms[] = {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr",
                                        "depthwise_hwc_columns.sr", "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr",
-                                       "depthwise_zip2d.sr", "depthwise_columns_bias_start.sr", "depthwise_stride2.sr"};
+                                       "depthwise_zip2d.sr", "depthwise_columns_bias_start.sr", "depthwise_chw_dilated.sr",
+                                       "depthwise_stride2.sr", "depthwise_multiplier.sr"};
+
+// The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
+const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "dilated_1x1_windows.sr"};
+
+// The grouped forms: normal-form makes each grouped.sr's map over the groups' (kernels, biases, windows).
+const char* const kGroupedForms[] = {"grouped.sr", "grouped_per_group.sr", "grouped_pointwise.sr"};
 
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
@@ -71,26 +78,29 @@ const std::vector<NotOffered>& forms_not_offered() {
   static const std::vector<NotOffered> table = [] {
     std::vector<NotOffered> t;
     for (const char* f : {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
-                          "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr"})
+                          "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr", "grouped_pointwise.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     for (const char* f : {"grouped.sr", "grouped_per_group.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
-    for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0",
-                          "conv-chw-tile-local", "conv-chw-tile-split"})
-      t.push_back({"dilated.sr", s, kDilatedWindows});
-    for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({"dilated.sr", s, kDilatedWinograd});
+    for (const char* f : kDilatedForms) {
+      for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0",
+                            "conv-chw-tile-local", "conv-chw-tile-split"})
+        t.push_back({f, s, kDilatedWindows});
+      for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kDilatedWinograd});
+    }
     for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
                           "conv-gemm"})
       for (const char* f : kDepthwiseForms) t.push_back({f, s, kDepthwise});
     for (const char* s : {"conv-parametric", "conv-tiled"})
-      for (const char* f : {"depthwise_chw.sr", "depthwise_chw_nested.sr"}) t.push_back({f, s, kPerChannelWindows});
+      for (const char* f : {"depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_chw_dilated.sr"})
+        t.push_back({f, s, kPerChannelWindows});
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local",
                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
-      for (const char* f : {"grouped.sr", "grouped_per_group.sr"}) t.push_back({f, s, kGrouped});
+      for (const char* f : kGroupedForms) t.push_back({f, s, kGrouped});
     for (const char* s : {"conv-parametric", "conv-tiled"}) t.push_back({"grouped_per_group.sr", s, kPerGroupWindows});
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split",
                           "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm", "conv-winograd",

@@ -316,7 +316,8 @@ TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatTheDepthwiseStrategiesNee
   const std::string written =
       " (written per pixel over zip(weights, biases, channels), channel-first over each "
       "channel's windows, with the pairs or triples in any order or nested, the windows and kernels [K][K] blocks or "
-      "columns of flattened HWC blocks, or each window times [K][K][C] kernels element-wise, zip2D, summed per channel); "
+      "columns of flattened HWC blocks, or each window times [K][K][C] kernels element-wise, zip2D, summed per channel; "
+      "m kernels a channel, [C][m][K][K] weights, a channel multiplier; dilated windows, join(slide(1, d, ...))); "
       "a dense convolution's kernels read all the channels (";
   struct Case {
     const char* strategy;
