@@ -218,6 +218,17 @@ TEST_F(ExploreCli, FusionErrors) {
              " is one-to-one over another's output (a bias, an activation, a residual add that reads it once, and "
              "nothing else reads it), a pointwise layer over a depthwise one or a pooling over a convolution "
              "(non-overlapping windows of its output, which nothing else reads); explore it with --fusion off");
+  // A fused layer without a space says so under its own label, not the name of the definition
+  // its program keeps (ShuffleNet's residual add fused into the grouped 1x1 layer before it:
+  // "fused layer (dw+g2+unit): not offered: layer 'unit': ...").
+  const std::string shufflenet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/shufflenet_unit.sr";
+  Result r = run(fmt::format("explore {} -s conv-gpu --fusion only --evals 1 --runs 1", shufflenet));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  for (const char* line : {"fused layer (dw+g2+unit): not offered: the strategies given have no valid point on this target "
+                           "(conv-gpu #1: code generation refuses this program: mapSeq runs outside every parallel map",
+                           "error: no fused layer of the network has a space (see above); explore it with --fusion off"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  EXPECT_EQ(r.output.find("layer 'unit'"), std::string::npos) << r.output;
 }
 
 // vgg_block's conv2 is fused into its 2x2 max pooling (conv2+pooled; --fusion only): the

@@ -40,19 +40,15 @@ std::shared_ptr<LayerResult> layer_space(const Layer& layer, const std::string& 
                                          const std::vector<std::string>& named) {
   auto r = std::make_shared<LayerResult>();
   auto begin = std::chrono::steady_clock::now();
-  try {
-    r->space = o.strategies_given ? build_candidate_space(layer.program, rules, named, true, target, &r->skipped,
-                                                          &r->not_applied)
-                                  : build_candidate_space(layer.program, rules, o.strategies, false, target, &r->skipped);
-    // A network point's code is one Module of every layer's kernels (network_module):
-    // library candidates are not composed into it yet, so a layer does not offer them.
-    auto& alts = r->space.alternatives;
-    alts.erase(std::remove_if(alts.begin(), alts.end(), [](const auto& a) { return !is_constraint_alternative(*a); }),
-               alts.end());
-    if (alts.empty()) throw Error("only clblast- strategies apply, and a network's layers do not offer them yet");
-  } catch (const Error& e) {
-    throw Error(fmt::format("layer '{}': {}", layer.name, e.message()));
-  }
+  r->space = o.strategies_given ? build_candidate_space(layer.program, rules, named, true, target, &r->skipped,
+                                                        &r->not_applied)
+                                : build_candidate_space(layer.program, rules, o.strategies, false, target, &r->skipped);
+  // A network point's code is one Module of every layer's kernels (network_module):
+  // library candidates are not composed into it yet, so a layer does not offer them.
+  auto& alts = r->space.alternatives;
+  alts.erase(std::remove_if(alts.begin(), alts.end(), [](const auto& a) { return !is_constraint_alternative(*a); }),
+             alts.end());
+  if (alts.empty()) throw Error("only clblast- strategies apply, and a network's layers do not offer them yet");
   r->space_seconds = seconds_since(begin);
   if (o.report) {
     double total = 0;
@@ -157,10 +153,16 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
     bool split = written_layer(layer) && std::any_of(net.layers.begin(), net.layers.end(),
                                                      [&](const Layer& l) { return l.group_of == layer.name; });
     if (written_layer(layer) && !split) {
-      net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
+      try {
+        net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
+      } catch (const Error& e) {
+        throw Error(fmt::format("layer '{}': {}", layer.name, e.message()));
+      }
       continue;
     }
-    // A fused layer is an alternative: without a space of its own, its variants go.
+    // A fused layer (or a grouped convolution whole) is an alternative: without a space of its
+    // own, its variants go, and its label says which it is (not the name of the definition a
+    // fused layer's program keeps, its consumer's).
     try {
       net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
     } catch (const Error& e) {
