@@ -155,8 +155,9 @@ void fuse_layers(Exploration& x) {
   if (x.variants.size() == 1)
     throw Error(fmt::format("--fusion only: no definition of {} is one-to-one over another's output (a bias, an "
                             "activation, a residual add that reads it once, and nothing else reads it), a "
-                            "pointwise layer over a depthwise one or a pooling over a convolution (non-overlapping "
-                            "windows of its output, which nothing else reads); explore it with --fusion off",
+                            "pointwise layer over a depthwise one, a pooling over a convolution (non-overlapping "
+                            "windows of its output, which nothing else reads) or a permutation of another's output "
+                            "(a channel shuffle) that one definition reads once; explore it with --fusion off",
                             x.o.file));
   x.variants.erase(x.variants.begin(), x.variants.end() - 1);  // the last: every fusion
 }
@@ -406,8 +407,8 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
     if (!layer.fused.empty()) fused.push_back(layer_title(layer));
   if (!fused.empty())
     x.say(fmt::format("fused layers, explored {} (a definition one-to-one over another's output, a pointwise "
-                      "layer over a depthwise one, or a pooling over a convolution, inlined into it: no buffer for "
-                      "that output): {}\n",
+                      "layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
+                      "output read through by its one reader, inlined into it: no buffer for that output): {}\n",
                       x.o.fusion == "only" ? "instead of the layers they fuse (--fusion only)" : "as alternatives",
                       fmt::join(fused, ", ")));
   return network_spaces(std::move(x.layers), std::move(x.variants), x.rules, target, n);

@@ -149,8 +149,8 @@ TEST_F(ExploreCli, AOneToOneLayerIsFusedIntoItsProducer) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* line :
        {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
-        "output, a pointwise layer over a depthwise one, or a pooling over a convolution, inlined into it: no buffer for "
-        "that output): conv2+block",
+        "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
+        "output read through by its one reader, inlined into it: no buffer for that output): conv2+block",
         "fused layer (conv2+block): 6 alternative(s) of 1 strategy (conv-gpu)", "fused layer (conv2+block): 3 candidates",
         "network #1          conv1: conv-gpu #"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
@@ -216,15 +216,16 @@ TEST_F(ExploreCli, FusionErrors) {
   expect(fmt::format("explore {} --fusion only", unet), 1,
          "error: --fusion only: no definition of " + unet +
              " is one-to-one over another's output (a bias, an activation, a residual add that reads it once, and "
-             "nothing else reads it), a pointwise layer over a depthwise one or a pooling over a convolution "
-             "(non-overlapping windows of its output, which nothing else reads); explore it with --fusion off");
+             "nothing else reads it), a pointwise layer over a depthwise one, a pooling over a convolution "
+             "(non-overlapping windows of its output, which nothing else reads) or a permutation of another's output "
+             "(a channel shuffle) that one definition reads once; explore it with --fusion off");
   // A fused layer without a space says so under its own label, not the name of the definition
-  // its program keeps (ShuffleNet's residual add fused into the grouped 1x1 layer before it:
-  // "fused layer (dw+g2+unit): not offered: layer 'unit': ...").
+  // its program keeps (ShuffleNet's residual add fused into the grouped 1x1 layer before it,
+  // with every other fusion: "fused layer (shuffled+dw+g2+unit): not offered: layer 'unit': ...").
   const std::string shufflenet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/shufflenet_unit.sr";
   Result r = run(fmt::format("explore {} -s conv-gpu --fusion only --evals 1 --runs 1", shufflenet));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  for (const char* line : {"fused layer (dw+g2+unit): not offered: the strategies given have no valid point on this target "
+  for (const char* line : {"fused layer (shuffled+dw+g2+unit): not offered: the strategies given have no valid point on this target "
                            "(conv-gpu #1: code generation refuses this program: mapSeq runs outside every parallel map",
                            "error: no fused layer of the network has a space (see above); explore it with --fusion off"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
@@ -244,8 +245,8 @@ TEST_F(ExploreCli, AConvolutionIsFusedIntoItsPooling) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* line :
        {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
-        "output, a pointwise layer over a depthwise one, or a pooling over a convolution, inlined into it: no buffer for "
-        "that output): conv2+pooled",
+        "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
+        "output read through by its one reader, inlined into it: no buffer for that output): conv2+pooled",
         "fused layer (conv2+pooled): 7 alternative(s) of 2 strategies (conv-pool-tile, conv-gpu)",
         "network #1          conv1: conv-gpu #"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
@@ -318,8 +319,8 @@ TEST_F(ExploreCli, APoolingOverTile2DIsFusedWithItsConvolution) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* line :
        {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
-        "output, a pointwise layer over a depthwise one, or a pooling over a convolution, inlined into it: no buffer for "
-        "that output): features+pooled",
+        "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
+        "output read through by its one reader, inlined into it: no buffer for that output): features+pooled",
         "fused layer (features+pooled): 3 alternative(s) of 2 strategies (conv-pool-tile, conv-pool-kappa)",
         "network #1          features+pooled: conv-pool-"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
@@ -387,8 +388,8 @@ TEST_F(ExploreCli, ADepthwiseLayerIsFusedIntoItsPointwiseLayer) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* line :
        {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
-        "output, a pointwise layer over a depthwise one, or a pooling over a convolution, inlined into it: no buffer for "
-        "that output): depthwise+pointwise",
+        "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
+        "output read through by its one reader, inlined into it: no buffer for that output): depthwise+pointwise",
         "fused layer (depthwise+pointwise): 2 alternative(s) of 2 strategies (conv-dw-pw-private, conv-dw-pw-local)",
         "network #1          depthwise+pointwise: conv-dw-pw-"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;

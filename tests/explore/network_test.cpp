@@ -367,6 +367,93 @@ TEST(Fusion, TheFusedResnetBlockInterpretsAsTheNetwork) {
   EXPECT_EQ(variants[1].layers, (std::vector<std::size_t>{0, 3}));
 }
 
+// Which definitions that only rearrange are read through by their one reader: a channel
+// shuffle between two convolutions, a transposed output; not one two definitions read, nor
+// one its reader reads twice, nor one that computes.
+struct LayoutCase {
+  const char* what;
+  std::string defs;
+  std::vector<std::pair<std::string, std::string>> fusions;  // (producer, consumer)
+};
+void PrintTo(const LayoutCase& c, std::ostream* os) { *os << c.what; }
+
+class LayoutFusions : public ::testing::TestWithParam<LayoutCase> {};
+
+TEST_P(LayoutFusions, Table) {
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const Fusion& f : layout_fusions(parse(kHeader + GetParam().defs))) {
+    got.emplace_back(f.producer, f.consumer);
+    EXPECT_EQ(f.kind, FusionKind::Layout);
+  }
+  EXPECT_EQ(got, GetParam().fusions);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Network, LayoutFusions,
+    ::testing::Values(
+        LayoutCase{"a channel shuffle between two convolutions",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef s = map2D(px -> join(transpose(split(1, px))), a)" +
+                       "\ndef b = " + conv("s", "wb", "bb"),
+                   {{"s", "b"}}},
+        LayoutCase{"a transposed output read by a convolution",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef t = transpose(a)\ndef b = " + conv("t", "wb", "bb"),
+                   {{"t", "b"}}},
+        LayoutCase{"a padding holds more values than it reads: kept",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef q = pad2D(1, 1, 1, 1, 0.0, a)\ndef b = map2D(win -> "
+                   "join(map((k, c) -> reduce(c, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(k)))), zip(wb, "
+                   "bb))), slide2D(3, 3, 1, 1, q))",
+                   {}},
+        LayoutCase{"a layout of an input is no layer's output: kept",
+                   "def q = map2D(px -> join(transpose(split(1, px))), image)\ndef b = " + conv("q", "wb", "bb"), {}},
+        LayoutCase{"a concatenation of two definitions' pixels (U-Net's) is kept",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("image", "wb", "bb") +
+                       "\ndef m = map2D(p -> concat(p.0, p.1), zip2D(a, b))\ndef c = map2D(px -> map(v -> max(v, 0.0), px), m)",
+                   {}},
+        LayoutCase{"a layout two definitions read is kept",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef s = map2D(px -> join(transpose(split(1, px))), a)" +
+                       "\ndef b = " + conv("s", "wb", "bb") + "\ndef c = " + conv("s", "wa", "ba"),
+                   {}},
+        LayoutCase{"a layout its reader reads twice is kept",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef s = map2D(px -> join(transpose(split(1, px))), a)" +
+                       "\ndef r = map((x, y) -> map((p, q) -> map((u, v) -> u + v, zip(p, q)), zip(x, y)), zip(s, s))",
+                   {}},
+        LayoutCase{"an activation computes: not a layout",
+                   "def a = " + conv("image", "wa", "ba") + "\ndef r = map2D(px -> map(v -> max(v, 0.0), px), a)" +
+                       "\ndef b = " + conv("r", "wb", "bb"),
+                   {}}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.what}); });
+
+// ShuffleNet's channel shuffle read through by the depthwise layer after it: the fused
+// variant's depthwise layer reads the grouped layer's output through the shuffle (a view),
+// computes what the network does, value for value, and is a depthwise convolution still
+// (normal-form, then conv-depthwise-kappa applies); the shuffle has no layer of its own.
+TEST(Fusion, TheChannelShuffleIsReadThroughByTheDepthwiseLayer) {
+  ir::Program network = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/networks/shufflenet_unit.sr");
+  std::vector<Fusion> fusions = layout_fusions(network);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0].producer, "shuffled");
+  EXPECT_EQ(fusions[0].consumer, "dw");
+  ir::Program fused = typecheck::typecheck(ir::bind_sizes(fuse(network, fusions[0]), {})).program;
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(network, {})).program;
+  interp::Tensors inputs = interp::random_inputs(checked, 7);
+  interp::Tensors want = interp::evaluate(checked, inputs), got = interp::evaluate(fused, inputs);
+  for (const char* d : {"dw", "unit"}) {
+    ASSERT_TRUE(got.count(d) && want.count(d)) << d;
+    EXPECT_FALSE(got.at(d).f32.empty()) << d;
+    EXPECT_EQ(got.at(d).f32, want.at(d).f32) << d;
+  }
+  EXPECT_EQ(got.count("shuffled"), 0u);
+
+  static const rewrite::RuleSet rules = rewrite::load_rules_dir(std::string(LIFTC_SOURCE_DIR) + "/rules");
+  std::vector<Layer> layers = split_layers(network);
+  add_fused_layers(network, layers, &rules);
+  auto dw = std::find_if(layers.begin(), layers.end(), [](const Layer& l) { return layer_title(l) == "shuffled+dw"; });
+  ASSERT_NE(dw, layers.end());
+  rewrite::RewriteOptions o;
+  o.budget.max_alternatives = 1;
+  EXPECT_FALSE(rewrite::rewrite_program(rules, "conv-depthwise-kappa", dw->program, o).programs.empty());
+}
+
 // A network without a one-to-one consumer has one variant: its layers as written.
 TEST(Fusion, ANetworkWithoutOneToOneLayersHasOneVariant) {
   ir::Program network = parse(kHeader + "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb"));

@@ -263,6 +263,33 @@ std::vector<Fusion> one_to_one_fusions(const ir::Program& network) {
   return out;
 }
 
+std::vector<Fusion> layout_fusions(const ir::Program& network) {
+  ir::Program typed = typecheck::typecheck(network).program;
+  std::map<std::string, std::int64_t> sizes = ir::size_values(typed);
+  std::vector<Fusion> out;
+  for (auto producer = typed.defs.begin(); producer != typed.defs.end(); ++producer) {
+    if (!ir::only_rearranges(producer->body)) continue;
+    // A permutation of one earlier definition's values: it reads that definition alone
+    // (no input, no second definition: a concatenation) and has as many values.
+    std::vector<std::string> reads = ir::free_vars(producer->body);
+    if (reads.size() != 1) continue;
+    auto source = std::find_if(typed.defs.begin(), producer, [&](const ir::Definition& d) { return d.name == reads[0]; });
+    if (source == producer) continue;
+    std::optional<std::int64_t> count = scalars(producer->body.type(), sizes);
+    if (!count || count != scalars(source->body.type(), sizes)) continue;
+    std::vector<const ir::Definition*> readers;
+    bool once = true;
+    for (const auto& d : typed.defs) {
+      std::size_t n = reads_of(d.body, producer->name);
+      if (n == 0) continue;
+      readers.push_back(&d);
+      once = once && n == 1;
+    }
+    if (readers.size() == 1 && once) out.push_back({producer->name, readers.front()->name, FusionKind::Layout, {}});
+  }
+  return out;
+}
+
 namespace {
 
 bool reduces(const ir::Expr& e) {
@@ -504,11 +531,15 @@ std::vector<Fusion> conv_pool_fusions(const ir::Program& network, const rewrite:
   return out;
 }
 
+// A layout read through by its reader first (it moves no computation: a view), then the
+// others, one producer per consumer.
 std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::RuleSet* rules) {
-  std::vector<Fusion> out = one_to_one_fusions(network);
-  if (!rules) return out;
-  std::vector<Fusion> more = depthwise_pointwise_fusions(network, *rules);
-  for (auto& f : conv_pool_fusions(network, *rules)) more.push_back(std::move(f));
+  std::vector<Fusion> out = layout_fusions(network);
+  std::vector<Fusion> more = one_to_one_fusions(network);
+  if (rules) {
+    for (auto& f : depthwise_pointwise_fusions(network, *rules)) more.push_back(std::move(f));
+    for (auto& f : conv_pool_fusions(network, *rules)) more.push_back(std::move(f));
+  }
   for (auto& f : more) {
     bool taken = std::any_of(out.begin(), out.end(), [&](const Fusion& g) { return g.consumer == f.consumer; });
     if (!taken) out.push_back(std::move(f));  // one producer per consumer
@@ -521,7 +552,7 @@ ir::Program fuse(const ir::Program& network, const Fusion& f) {
   auto producer = std::find_if(out.defs.begin(), out.defs.end(), [&](const auto& d) { return d.name == f.producer; });
   auto consumer = std::find_if(out.defs.begin(), out.defs.end(), [&](const auto& d) { return d.name == f.consumer; });
   LIFTC_ASSERT(producer != out.defs.end() && consumer != out.defs.end(), "a fusion names two definitions of the network");
-  if (f.kind == FusionKind::OneToOne || f.kind == FusionKind::ConvPool) {
+  if (f.kind == FusionKind::OneToOne || f.kind == FusionKind::ConvPool || f.kind == FusionKind::Layout) {
     consumer->body = ir::substitute(consumer->body, {{f.producer, producer->body}});
   } else {
     ir::Expr read = pixel_read(consumer->body, f.producer, f.producer_form);

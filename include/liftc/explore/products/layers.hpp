@@ -45,6 +45,7 @@ enum class FusionKind {
   OneToOne,            // each value where the consumer's element-wise function reads it (an epilogue)
   DepthwisePointwise,  // each pixel's depthwise values computed where the pointwise layer reads that pixel
   ConvPool,            // each pooling window's convolution outputs computed where the pooling reads them
+  Layout,              // a definition that only rearranges read through by its one reader (a view, no copy)
 };
 
 /// A definition inlined into the one definition that reads it.
@@ -62,6 +63,13 @@ struct Fusion {
 /// another value of the same shape: no reduction, no window, no padding, no reordering),
 /// and it has as many scalars as the producer. In definition order of the consumers.
 std::vector<Fusion> one_to_one_fusions(const ir::Program& network);
+
+/// The fusions of `network` (typed or not) of a definition that only permutes another's
+/// values (ir::only_rearranges, it reads one earlier definition and nothing else, and has as
+/// many values: a channel shuffle, a transpose, a pixel shuffle) into the one definition
+/// that reads it, once: its reader reads through it (a view), so it is no layer, no copy
+/// kernel and no buffer of its own. In definition order of the producers.
+std::vector<Fusion> layout_fusions(const ir::Program& network);
 
 /// The fusions of `network` (typed or not) of a depthwise convolution into the pointwise
 /// (1x1, stride 1) layer that reads it (MobileNet's DW+PW): the consumer reads the producer
