@@ -532,7 +532,7 @@ std::vector<Fusion> conv_pool_fusions(const ir::Program& network, const rewrite:
 }
 
 // A layout read through by its reader first (it moves no computation: a view), then the
-// others, one producer per consumer.
+// others.
 std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::RuleSet* rules) {
   std::vector<Fusion> out = layout_fusions(network);
   std::vector<Fusion> more = one_to_one_fusions(network);
@@ -541,8 +541,12 @@ std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::Rul
     for (auto& f : conv_pool_fusions(network, *rules)) more.push_back(std::move(f));
   }
   for (auto& f : more) {
-    bool taken = std::any_of(out.begin(), out.end(), [&](const Fusion& g) { return g.consumer == f.consumer; });
-    if (!taken) out.push_back(std::move(f));  // one producer per consumer
+    // One producer per consumer; a layout its reader reads through takes in no producer (a
+    // producer's computation followed by a permutation is no form the strategies take).
+    bool taken = std::any_of(out.begin(), out.end(), [&](const Fusion& g) {
+      return g.consumer == f.consumer || (g.kind == FusionKind::Layout && g.producer == f.consumer);
+    });
+    if (!taken) out.push_back(std::move(f));
   }
   return out;
 }
