@@ -85,14 +85,9 @@ TEST_F(RunnerTest, ACandidateOverTheCutOffAfterItsValidatedRunIsNotRunAgain) {
   EXPECT_FALSE(phase("timed_runs"));
 }
 
-// A kernel that never ends, with a cut-off of 300 ms and the watchdog's 60 s: the runner
-// stops waiting once the kernel ran longer than the cut-off (counted from when PoCL reports
-// it running, after compiling it) and exits at once, its answer cut with one sample over the
-// cut-off, not validated. Process exit with the kernel running does not hang on PoCL.
-TEST_F(RunnerTest, AKernelStillRunningPastTheCutOffIsNotWaitedFor) {
-  BundleSettings s;
-  s.cutoff_ms = 300;
-  WorkerResult w = run(test::kHangingBody, s, 60);
+// A runner that stopped waiting for a hanging kernel's validated run once it passed a
+// cut-off of 300 ms: exited well before the watchdog, its answer cut with that one sample.
+void expect_stopped_at_300_ms(const WorkerResult& w) {
   ASSERT_EQ(w.end, WorkerResult::End::Exited) << w.out << w.err;
   EXPECT_EQ(w.code, 0);
   EXPECT_LT(w.seconds, 15) << "waited for the watchdog";
@@ -102,9 +97,20 @@ TEST_F(RunnerTest, AKernelStillRunningPastTheCutOffIsNotWaitedFor) {
   EXPECT_TRUE(a.stopped);
   ASSERT_EQ(a.samples_ms.size(), 1u);
   EXPECT_GT(a.samples_ms[0], 300);
-  EXPECT_LT(a.samples_ms[0], 2000);
   EXPECT_NE(a.reason.find("stopped waiting for the validated run after "), std::string::npos) << a.reason;
   EXPECT_NE(a.reason.find(" ms of its kernels (not validated)"), std::string::npos) << a.reason;
+}
+
+// A kernel that never ends, with a cut-off of 300 ms and the watchdog's 60 s: the runner
+// stops waiting once the kernel ran longer than the cut-off (counted from when PoCL reports
+// it running, after compiling it) and exits at once, its answer cut with one sample over the
+// cut-off, not validated. Process exit with the kernel running does not hang on PoCL.
+TEST_F(RunnerTest, AKernelStillRunningPastTheCutOffIsNotWaitedFor) {
+  BundleSettings s;
+  s.cutoff_ms = 300;
+  WorkerResult w = run(test::kHangingBody, s, 60);
+  expect_stopped_at_300_ms(w);
+  EXPECT_LT(parse_runner_answer(w.out).samples_ms.at(0), 2000);
   // Without a cut-off the same kernel runs until the watchdog kills it (AHangingKernelIsKilledByTheWatchdog).
 }
 
@@ -133,15 +139,7 @@ TEST_F(RunnerTest, AKernelStillRunningIsStoppedByAPointValidatedWhileItRuns) {
       EXPECT_EQ(w.end, WorkerResult::End::TimedOut) << w.out << w.err;
       continue;
     }
-    ASSERT_EQ(w.end, WorkerResult::End::Exited) << w.out << w.err;
-    EXPECT_LT(w.seconds, 15) << "waited for the watchdog";
-    RunnerAnswer a = parse_runner_answer(w.out);
-    EXPECT_EQ(a.status, "ok");
-    EXPECT_TRUE(a.cut);
-    EXPECT_TRUE(a.stopped);
-    ASSERT_EQ(a.samples_ms.size(), 1u);
-    EXPECT_GT(a.samples_ms[0], 300);
-    EXPECT_NE(a.reason.find("stopped waiting for the validated run after "), std::string::npos) << a.reason;
+    expect_stopped_at_300_ms(w);
   }
 }
 
