@@ -232,6 +232,18 @@ TEST_F(ExploreCli, FusionErrors) {
   EXPECT_EQ(r.output.find("layer 'unit'"), std::string::npos) << r.output;
 }
 
+// ShuffleNet's unit with every fusion: each layer explored is reported with why it stopped;
+// a layer that no variant runs (the channel shuffle over g1's groups, which the depthwise
+// layer reads through) is not reported as "0 candidates ... stopped: " and "no front".
+TEST_F(ExploreCli, ALayerNoVariantRunsIsNotReported) {
+  const std::string shufflenet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/shufflenet_unit.sr";
+  Result r = run(fmt::format("explore {} --evals 2 --runs 1 -q", shufflenet));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("layer 3 (dw): 2 candidates in "), std::string::npos) << r.output;
+  for (const char* absent : {"stopped: \n", "(stopped: )", "0 candidates in"})
+    EXPECT_EQ(r.output.find(absent), std::string::npos) << absent << "\n" << r.output;
+}
+
 // vgg_block's conv2 is fused into its 2x2 max pooling (conv2+pooled; --fusion only): the
 // fused layer gets conv-pool-tile, the front's point runs it as one kernel that reads conv1
 // and writes the pooled values (no conv2 buffer: the layer's memory is its inputs and the
