@@ -45,9 +45,7 @@ std::string front_text(const LoopResult& r, const CandidateSpace& space, const s
 std::string layers_text(const NetworkExploration& net, std::size_t jobs) {
   std::string out;
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
-    // A layer no variant runs (the shuffle after a grouped layer's groups, where its reader
-    // reads through it) has no loop to report.
-    if (net.layers[i].same_as != i || !net.results[i] || !net.results[i]->explored) continue;
+    if (net.layers[i].same_as != i || !net.results[i]) continue;
     const LayerResult& r = *net.results[i];
     const Layer& layer = net.layers[i];
     out += !layer.fused.empty()      ? fmt::format("fused layer ({}): ", layer_title(layer))

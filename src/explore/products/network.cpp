@@ -82,7 +82,6 @@ void explore_layer(LayerResult& r, const std::string& label, Store& store, std::
     return r.loop.explored[a].evaluation.time_ms < r.loop.explored[b].evaluation.time_ms;
   });
   r.times = evaluator.times();
-  r.explored = true;
 }
 
 }  // namespace
@@ -183,6 +182,13 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
   std::erase_if(net.variants, [&](const NetworkVariant& v) {
     return std::any_of(v.layers.begin(), v.layers.end(), [&](std::size_t i) { return !net.results[i]; });
   });
+  // A layer whose every variant went with another layer's missing space is explored by none
+  // (ShuffleNet's shuffle over g1's groups, once the variant of every fusion went).
+  std::set<std::size_t> kept;
+  for (const auto& v : net.variants)
+    for (std::size_t i : v.layers) kept.insert({i, net.layers[i].same_as});
+  for (std::size_t i = 0; i < net.layers.size(); ++i)
+    if (!kept.count(i)) net.results[i] = nullptr;
   if (net.variants.empty())
     throw Error(std::any_of(net.layers.begin(), net.layers.end(), [](const Layer& l) { return !l.group_of.empty(); })
                     ? "neither the grouped convolution whole nor its groups have a space (see above)"

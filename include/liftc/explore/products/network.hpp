@@ -31,7 +31,6 @@ struct LayerResult {
   std::vector<std::string> skipped;  // alternatives without a valid point
   std::vector<NotApplied> not_applied;  // strategies named that do not apply to the layer
   EvaluatorTimes times;
-  bool explored = false;  // some variant of the network runs it (explore_network), so its loop ran
 };
 
 /// How the layers are explored.
