@@ -640,17 +640,18 @@ TEST(Transfer, RowsOfOtherProgramsAndDevicesRelativeToTheirBest) {
   EXPECT_TRUE(transfer_rows(*s, t).groups.empty());
 }
 
-TEST(Transfer, TheNearestShapesBestPointsMappedWhereTheyFit) {
+TEST(Transfer, TheNearestShapesBestPointsMappedToTheNearestValidPoint) {
   auto dir = test::fresh_test_folder("transfer");
   auto s = transfer_store((dir / "db").string());
   CandidateSpace cs = cube();
   TransferTarget t{"this", "dev", "A=4x8"};
-  // near (A=8x8), lone (A=16x8), far (A=64x8), the device's own before gpu's; x=20 does
-  // not fit the cube; the program's own rows are --warm-start's, not these.
+  // near (A=8x8), lone (A=16x8), far (A=64x8), the device's own before gpu's; near's
+  // fastest, x=20, is outside the cube's 1..16: it becomes the nearest valid point, x=16;
+  // the program's own rows are --warm-start's, not these.
   EXPECT_EQ(nearest_shape_seeds(*s, t, cs, 10, 2),
-            (std::vector<Candidate>{{0, {11, 4, 7}}, {0, {9, 4, 7}}, {0, {4, 4, 4}}, {0, {5, 5, 5}}, {0, {6, 5, 5}},
+            (std::vector<Candidate>{{0, {16, 4, 7}}, {0, {11, 4, 7}}, {0, {4, 4, 4}}, {0, {5, 5, 5}}, {0, {6, 5, 5}},
                                     {0, {2, 2, 2}}, {0, {2, 2, 3}}}));
-  EXPECT_EQ(nearest_shape_seeds(*s, t, cs, 1), (std::vector<Candidate>{{0, {11, 4, 7}}}));
+  EXPECT_EQ(nearest_shape_seeds(*s, t, cs, 1), (std::vector<Candidate>{{0, {16, 4, 7}}}));
 }
 
 }  // namespace

@@ -153,7 +153,7 @@ std::vector<Candidate> nearest_shape_seeds(const Store& db, const TransferTarget
     for (const Evaluation* e : rows) {
       if (seeds.size() >= count || from_group >= per_group) break;
       for (std::size_t a = 0; a < space.alternatives.size(); ++a) {
-        const Alternative& alt = *space.alternatives[a];
+        Alternative& alt = *space.alternatives[a];  // repair may cache what it counts
         if (alt.strategy() != e->strategy || alternative_number(alt) != e->alternative) continue;
         Point p;
         try {
@@ -161,7 +161,14 @@ std::vector<Candidate> nearest_shape_seeds(const Store& db, const TransferTarget
         } catch (const Error&) {
           break;  // other parameters: it does not fit this space
         }
-        if (!alt.valid(p)) break;
+        // Another shape's sizes divide differently: a point that is not valid here becomes
+        // the nearest valid one (a tile of 32 columns divides a 224-wide row, not a 56-wide
+        // one: there it becomes 28).
+        if (!alt.valid(p)) {
+          std::optional<Point> near = alt.repair(p);
+          if (!near) break;
+          p = std::move(*near);
+        }
         Candidate c{a, std::move(p)};
         if (taken.insert(c).second) {
           seeds.push_back(std::move(c));

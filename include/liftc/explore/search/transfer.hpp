@@ -37,7 +37,8 @@ double shapes_distance(const std::string& a, const std::string& b);
 /// The fastest validated points of the other programs of `db` (other shapes, other devices:
 /// the target's device first, then by shapes_distance), up to `per_group` of each group in
 /// that order and `count` in all, mapped into `space`: the alternative of the same strategy
-/// and number, the point read by its parameter names, kept where it is valid there.
+/// and number, the point read by its parameter names, and where it is not valid there, the
+/// space's nearest valid point (`Alternative::repair`).
 std::vector<Candidate> nearest_shape_seeds(const Store& db, const TransferTarget& target, const CandidateSpace& space,
                                            std::size_t count, std::size_t per_group = 4);
 
