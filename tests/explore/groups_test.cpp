@@ -85,6 +85,10 @@ INSTANTIATE_TEST_SUITE_P(
         SplitCase{"conv/forms/grouped_per_group.sr", "conv into 2 groups (conv_g0, conv_g1) of 2 channels each"},
         // A grouped 1x1 convolution written per pixel, split(N, px) (grouped-pointwise-windows-joined).
         SplitCase{"conv/forms/grouped_pointwise.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        // Its channels taken by slide(N, N, px) (grouped-channels-slide-as-split), or zipped
+        // first (grouped-channels-last).
+        SplitCase{"conv/forms/grouped_pointwise_slide.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        SplitCase{"conv/forms/grouped_pointwise_channels_first.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         SplitCase{"networks/shufflenet_unit.sr", "g1 into 2 groups (g1_g0, g1_g1) of 4 channels each; g2 into 2 groups (g2_g0, g2_g1) of 4 channels each"},
         // Not grouped: a dense convolution, a depthwise one, a network of dense ones.
         SplitCase{"conv/conv_small.sr", ""}, SplitCase{"conv/forms/depthwise.sr", ""},
@@ -121,7 +125,8 @@ INSTANTIATE_TEST_SUITE_P(Groups, GroupZipOrders, ::testing::ValuesIn(test::kGrou
 // every program (low-level ones, stencils, networks) without an error.
 TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
   const std::set<std::string> grouped = {"conv/forms/grouped.sr", "conv/forms/grouped_per_group.sr",
-                                         "conv/forms/grouped_pointwise.sr", "conv/grouped/resnext_3x3.sr",
+                                         "conv/forms/grouped_pointwise.sr", "conv/forms/grouped_pointwise_slide.sr",
+                                         "conv/forms/grouped_pointwise_channels_first.sr", "conv/grouped/resnext_3x3.sr",
                                          "networks/resnext_block.sr", "networks/shufflenet_unit.sr"};
   const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
   int programs = 0;
