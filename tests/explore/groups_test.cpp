@@ -87,8 +87,10 @@ INSTANTIATE_TEST_SUITE_P(
         SplitCase{"conv/forms/grouped_pointwise.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         // Its channels taken by slide(N, N, px) (grouped-channels-slide-as-split), or zipped
         // first (grouped-channels-last).
-        SplitCase{"conv/forms/grouped_pointwise_slide.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
-        SplitCase{"conv/forms/grouped_pointwise_channels_first.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        SplitCase{"conv/forms/grouped_pointwise_slide.sr",
+                  "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        SplitCase{"conv/forms/grouped_pointwise_channels_first.sr",
+                  "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         SplitCase{"networks/shufflenet_unit.sr", "g1 into 2 groups (g1_g0, g1_g1) of 4 channels each; g2 into 2 groups (g2_g0, g2_g1) of 4 channels each"},
         // Not grouped: a dense convolution, a depthwise one, a network of dense ones.
         SplitCase{"conv/conv_small.sr", ""}, SplitCase{"conv/forms/depthwise.sr", ""},
