@@ -20,7 +20,7 @@ const char* const kDepthwiseForms[] = {"depthwise.sr", "depthwise_chw.sr", "dept
                                        "depthwise_hwc_columns.sr", "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr",
                                        "depthwise_zip2d.sr", "depthwise_columns_bias_start.sr", "depthwise_chw_dilated.sr",
                                        "depthwise_stride2.sr", "depthwise_multiplier.sr", "depthwise_kernel_first.sr",
-                                       "depthwise_multiplier_outer.sr"};
+                                       "depthwise_multiplier_outer.sr", "depthwise_chw_kernel_first.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "dilated_1x1_windows.sr",
@@ -100,7 +100,8 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-gemm"})
       for (const char* f : kDepthwiseForms) t.push_back({f, s, kDepthwise});
     for (const char* s : {"conv-parametric", "conv-tiled"})
-      for (const char* f : {"depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_chw_dilated.sr"})
+      for (const char* f :
+           {"depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_chw_dilated.sr", "depthwise_chw_kernel_first.sr"})
         t.push_back({f, s, kPerChannelWindows});
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local",
                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
