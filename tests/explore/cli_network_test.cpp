@@ -458,6 +458,13 @@ TEST_F(ExploreCli, ADepthwiseLayerSummedFromItsBiasesIsFusedIntoItsPointwiseLaye
   explore_fused_pair(*this, {"depthwise_separable_bias_start", "dw+pw", "dw", "pw: matches the expected values (288 values)"});
 }
 
+// A depthwise layer without biases whose dot products take the kernel first
+// (depthwise_separable_kernel_first.sr, a second writer's form; before zero-bias-depthwise and
+// kernel-operand-second-depthwise --fusion only found no pair in it).
+TEST_F(ExploreCli, ADepthwiseLayerWithoutBiasesTakingTheKernelFirstIsFusedIntoItsPointwiseLayer) {
+  explore_fused_pair(*this, {"depthwise_separable_kernel_first", "dw+pw", "dw", "pw: matches the expected values (1024 values)"});
+}
+
 TEST_F(ExploreCli, AChannelFirstDepthwiseLayerIsFusedIntoItsPointwiseLayer) {
   explore_fused_pair(*this,
                      {"mobilenet_v1_pair_chw", "depthwise+pointwise", "depthwise", "pointwise: matches the expected values (1024 values)"});

@@ -653,6 +653,10 @@ TEST_P(DepthwisePointwiseWrittenOtherwise, IsFusedAndInterpretsAsTheNetwork) {
 INSTANTIATE_TEST_SUITE_P(
     Network, DepthwisePointwiseWrittenOtherwise,
     ::testing::Values(WrittenOtherwise{"depthwise_separable_zip2d.sr", "dw", "pw", "let px = join(map((v, c, u) ->", false},
+                      WrittenOtherwise{"depthwise_separable_kernel_first.sr", "dw", "pw",
+                                       "let px = join(map((w, b, c) -> map(v -> max(v, 0.0), reduce(b, (a, p) -> a + p.0 * p.1, "
+                                       "zip(join(c), join(w)))), zip(dw_w, let zero = 0.0 in map(k -> zero, dw_w), ",
+                                       true},
                       WrittenOtherwise{"mobilenet_v1_pair_chw.sr", "depthwise", "pointwise",
                                        "transpose(map(x -> transpose(x), map(row -> map(window -> let pixel = "
                                        "join(map((w, b, x) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
