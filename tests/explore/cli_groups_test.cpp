@@ -89,6 +89,30 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
     EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
 }
 
+// A grouped 1x1 convolution written per pixel whose channels are taken with slide(N, N, px)
+// (grouped_pointwise_slide.sr) or zipped first (grouped_pointwise_channels_first.sr), a
+// second writer's forms: split by group (normal-form's grouped-channels-*), its groups take
+// conv-chw-tile and conv-gemm, and the front point's host program validates every layer.
+class GroupedPointwiseCli : public ExploreCli, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(GroupedPointwiseCli, IsSplitByGroupAndItsGroupsValidate) {
+  const std::string file = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/" + GetParam() + ".sr";
+  Result r = run(fmt::format("explore {} -s conv-chw-tile -s conv-gemm --search random --evals 3 --jobs 2 -o out", file));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("conv into 2 groups (conv_g0, conv_g1) of 4 channels each"), std::string::npos) << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
+  Result host = run_front_point(*this, GetParam());
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  for (const char* layer : {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
+                            "conv: matches the expected values"})
+    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Groups, GroupedPointwiseCli,
+                         ::testing::Values("grouped_pointwise_slide", "grouped_pointwise_channels_first"),
+                         [](const auto& info) { return info.param; });
+
 // A grouped convolution whose map over its groups zips the groups' kernels, biases and window
 // channels in another order than grouped.sr's (grouped_orders.hpp; bwkt: the triple taken
 // whole): split by group all the same (normal-form reorders the zip), its groups take
