@@ -278,7 +278,10 @@ TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) 
   const std::vector<Case> cases = {
       {"depthwise.sr", "conv-chw-tile",
        "its step `register-tile-form` applies nowhere: sigma windows x kappa kernels per reduction (register-tile, "
-       "register-tile-activation), " + pairs},
+       "register-tile-activation, register-tile-residual, register-tile-residual-activation), which needs a map over "
+       "(kernel, bias) pairs whose kernels read all the channels of a window, or over (kernel, bias, value) triples where "
+       "the output is combined value by value with another image (a residual add fused into the convolution)" +
+           pairs.substr(pairs.find(" (a depthwise"))},
       {"depthwise_chw.sr", "conv-chw-omega-kappa",
        "its step `kernel-groups-form` applies nowhere: kappa kernels per reduction (kernel-groups-into-reduction), " + pairs},
       {"depthwise.sr", "conv-gemm",
