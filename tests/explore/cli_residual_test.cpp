@@ -56,13 +56,14 @@ TEST_F(ExploreCli, AResidualAddInTheConvolutionsDefinitionIsSplitOffAndValidates
 
 // The register tile with a residual epilogue (register-tile-residual, -activation): the
 // convolution's sigma x kappa accumulators start from the bias plus the residual value, or
-// the function of each sum and its residual value is applied to them in private memory. The
+// the function of each sum and its residual value is applied to them in private memory; and
+// the split-K local tiles (conv-block-rows-split-residual), whose summing kernel does so. The
 // one-definition form relu(conv(x) + x) (residual-windows-form) and MobileNetV2's projection
 // with its residual add fused (projected+block, explore's one-to-one fusion: a 1x1
 // convolution written per pixel, pointwise-windows-residual) each get conv-chw-tile, whose
 // points validate against the interpreter (float8 accumulators need a multiple of 8 kernels:
 // C = 4 leaves that alternative out).
-TEST_F(ExploreCli, TheRegisterTileTakesAResidualAddFusedIntoItsConvolution) {
+TEST_F(ExploreCli, TheRegisterAndSplitTilesTakeAResidualAddFusedIntoTheirConvolution) {
   Result one = run(fmt::format("explore {} -s conv-chw-tile --search random --evals 3 --jobs 2 -o one", kResidual));
   ASSERT_EQ(one.exit_code, 0) << one.output;
   EXPECT_NE(one.output.find("fused layer (out_conv+out): 3 alternative(s) of 1 strategy (conv-chw-tile)"), std::string::npos)
@@ -78,6 +79,17 @@ TEST_F(ExploreCli, TheRegisterTileTakesAResidualAddFusedIntoItsConvolution) {
             std::string::npos)
       << mobilenet.output;
   EXPECT_TRUE(validated(read(dir_ / "mobilenet/evaluated.csv"), "projected+block", "conv-chw-tile")) << mobilenet.output;
+
+  // Split along the 576 (here 24) channels of the projection: the partial sums' kernel, then
+  // the summing kernel adds each output's partial sums to its bias and the block's input.
+  Result split = run(fmt::format("explore {}/examples/networks/mobilenet_v2_block.sr -s conv-chw-tile-split --search "
+                                 "random --evals 2 --jobs 2 -o split",
+                                 LIFTC_SOURCE_DIR));
+  ASSERT_EQ(split.exit_code, 0) << split.output;
+  EXPECT_NE(split.output.find("fused layer (projected+block): 2 alternative(s) of 1 strategy (conv-chw-tile-split)"),
+            std::string::npos)
+      << split.output;
+  EXPECT_TRUE(validated(read(dir_ / "split/evaluated.csv"), "projected+block", "conv-chw-tile-split")) << split.output;
 }
 
 // conv-gpu on the one-definition form: code generation refused every alternative before

@@ -295,7 +295,10 @@ TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) 
        "(conv-block-chunks, -activation), " + windows},
       {"depthwise.sr", "conv-chw-tile-split",
        "its step `block-rows-split-form` applies nowhere: a work-group per block of output rows x kernels x group of "
-       "channels (conv-block-rows-split, -activation), " + windows}};
+       "channels (conv-block-rows-split, -activation, -residual, -residual-activation), which needs a map over (kernel, "
+       "bias) pairs whose kernels read all the channels of a window, or over (kernel, bias, value) triples where the "
+       "output is combined value by value with another image (a residual add fused into the convolution)" +
+           windows.substr(windows.find(" (a depthwise"))}};
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.form) + " " + c.strategy);
     try {
