@@ -104,8 +104,8 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusedOnTheResidualFormRunsOnTheSplit
                 "work-groups or kernels of its own: a convolution whose windows (or outputs) are zipped with another "
                 "image's pixels in its own definition (a residual add, relu(conv(x) + x)) is split by liftc explore into "
                 "the convolution, which every dense strategy takes, and the add over it (with the add fused back as an "
-                "alternative); written so, conv-lower, stencil-parametric, conv-chw, conv-chw-kappa and conv-chw-tile take it "
-                "whole)",
+                "alternative); written so, conv-lower, stencil-parametric, conv-chw, conv-chw-kappa, conv-chw-tile and "
+                "conv-chw-tile-split take it whole)",
                 kResidual)),
             std::string::npos)
       << whole.output;
