@@ -346,8 +346,10 @@ TEST_F(ExploreCli, APoolingOverTile2DIsFusedWithItsConvolution) {
 // The MobileNet examples (examples/networks/mobilenet_v1_pair.sr, mobilenet_v2_block.sr),
 // written as a user would: each depthwise layer is offered conv-depthwise-kappa and none of
 // the dense strategies, each 1x1 layer (written per pixel) the dense ones and not
-// conv-depthwise-kappa, the residual add is lowered by the fallback; every layer of the
-// front's point validates in its host program. One row a network.
+// conv-depthwise-kappa, the residual add is lowered by the fallback, and MobileNetV2's
+// projection with the residual add fused is offered conv-chw-tile (register-tile-residual: the
+// front's point may run it, with no projected layer); every layer of the front's point
+// validates in its host program. One row a network.
 struct MobileNetCase {
   const char* program;
   std::vector<std::pair<std::string, std::string>> layers;  // the layer line's start, its strategies
@@ -383,8 +385,9 @@ TEST_F(ExploreCli, MobileNetV2BlockGetsTheDepthwiseAndDenseStrategiesAndValidate
                             {{"layer 1/4 (expanded): ", "of 2 strategies (conv-gemm, conv-chw-tile)"},
                              {"layer 2/4 (depthwise): ", "of 1 strategy (conv-depthwise-kappa)"},
                              {"layer 3/4 (projected): ", "of 2 strategies (conv-gemm, conv-chw-tile)"},
-                             {"layer 4/4 (block): ", "of 1 strategy (lower-glb2)"}},
-                            {"expanded", "depthwise", "projected", "block"}});
+                             {"layer 4/4 (block): ", "of 1 strategy (lower-glb2)"},
+                             {"fused layer (projected+block): ", "of 1 strategy (conv-chw-tile)"}},
+                            {"expanded", "depthwise", "block"}});
 }
 
 // MobileNetV1's depthwise layer is fused into the pointwise layer that reads it: the fused

@@ -289,7 +289,10 @@ TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) 
        "window-flatten-activation), " + pairs},
       {"dilated.sr", "conv-chw-tile-m0",
        "its step `kernel-minor-weights` applies nowhere: the weights of the map over (kernel, bias) pairs read from a "
-       "kernel-minor copy (weights-kernel-minor), " + windows},
+       "kernel-minor copy (weights-kernel-minor, -residual), which needs a map over (kernel, bias) pairs whose kernels "
+       "read all the channels of a window, or over (kernel, bias, value) triples where the output is combined value by "
+       "value with another image (a residual add fused into the convolution)" +
+           windows.substr(windows.find(" (a depthwise"))},
       {"dilated.sr", "conv-chw-tile-local",
        "its step `block-chunks-form` applies nowhere: a work-group per block of windows x kernels, the channels in chunks "
        "(conv-block-chunks, -activation), " + windows},
