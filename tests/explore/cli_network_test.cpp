@@ -347,7 +347,7 @@ TEST_F(ExploreCli, APoolingOverTile2DIsFusedWithItsConvolution) {
 // written as a user would: each depthwise layer is offered conv-depthwise-kappa and none of
 // the dense strategies, each 1x1 layer (written per pixel) the dense ones and not
 // conv-depthwise-kappa, the residual add is lowered by the fallback, and MobileNetV2's
-// projection with the residual add fused is offered conv-chw-tile (register-tile-residual: the
+// projection with the residual add fused is offered conv-gemm and conv-chw-tile (the
 // front's point may run it, with no projected layer); every layer of the front's point
 // validates in its host program. One row a network.
 struct MobileNetCase {
@@ -386,7 +386,7 @@ TEST_F(ExploreCli, MobileNetV2BlockGetsTheDepthwiseAndDenseStrategiesAndValidate
                              {"layer 2/4 (depthwise): ", "of 1 strategy (conv-depthwise-kappa)"},
                              {"layer 3/4 (projected): ", "of 2 strategies (conv-gemm, conv-chw-tile)"},
                              {"layer 4/4 (block): ", "of 1 strategy (lower-glb2)"},
-                             {"fused layer (projected+block): ", "of 1 strategy (conv-chw-tile)"}},
+                             {"fused layer (projected+block): ", "of 2 strategies (conv-gemm, conv-chw-tile)"}},
                             {"expanded", "depthwise", "block"}});
 }
 

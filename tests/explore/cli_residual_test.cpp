@@ -24,8 +24,8 @@ bool validated(const std::string& csv, const std::string& layer, const std::stri
   return false;
 }
 
-// conv-gemm, which the one-definition form is not offered, runs on its convolution split off;
-// conv-chw-tile and conv-chw take the definition as written too, the fused alternative.
+// conv-chw-tile, conv-gemm and conv-chw run on its convolution split off, and take the
+// definition as written too, the fused alternative (the first two with a residual epilogue).
 // Every point validates against the interpreter, and the front point's host program
 // validates every layer it runs.
 TEST_F(ExploreCli, AResidualAddInTheConvolutionsDefinitionIsSplitOffAndValidates) {
@@ -40,13 +40,16 @@ TEST_F(ExploreCli, AResidualAddInTheConvolutionsDefinitionIsSplitOffAndValidates
         "every dense strategy; the add over it fused back in is the alternative): out into out_conv (the convolution) "
         "and out (its values combined with image)\n",
         "layer 1/2 (out_conv): ", "of 3 strategies (conv-chw-tile, conv-gemm, conv-chw)",
-        "fused layer (out_conv+out): 4 alternative(s) of 2 strategies (conv-chw-tile, conv-chw)",
-        "note: fused layer (out_conv+out): conv-gemm does not apply to it", "network Pareto front"})
+        "fused layer (out_conv+out): 6 alternative(s) of 3 strategies (conv-chw-tile, conv-gemm, conv-chw)",
+        "network Pareto front"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
   EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("note: fused layer (out_conv+out)"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
   EXPECT_TRUE(validated(csv, "out_conv", "conv-chw-tile") || validated(csv, "out_conv", "conv-gemm")) << csv;
-  EXPECT_TRUE(validated(csv, "out_conv+out", "conv-chw-tile") || validated(csv, "out_conv+out", "conv-chw")) << csv;
+  EXPECT_TRUE(validated(csv, "out_conv+out", "conv-chw-tile") || validated(csv, "out_conv+out", "conv-gemm") ||
+              validated(csv, "out_conv+out", "conv-chw"))
+      << csv;
   EXPECT_TRUE(std::filesystem::exists(dir_ / "out/expected/out_conv.npy"));
 
   Result host = run_front_point(*this, "conv_residual_one_definition");
@@ -56,14 +59,15 @@ TEST_F(ExploreCli, AResidualAddInTheConvolutionsDefinitionIsSplitOffAndValidates
 
 // The register tile with a residual epilogue (register-tile-residual, -activation): the
 // convolution's sigma x kappa accumulators start from the bias plus the residual value, or
-// the function of each sum and its residual value is applied to them in private memory; and
-// the split-K local tiles (conv-block-rows-split-residual), whose summing kernel does so. The
+// the function of each sum and its residual value is applied to them in private memory; so do
+// the GEMM's (gemm-register-tile-residual), and the split-K local tiles
+// (conv-block-rows-split-residual) in their summing kernel. The
 // one-definition form relu(conv(x) + x) (residual-windows-form) and MobileNetV2's projection
 // with its residual add fused (projected+block, explore's one-to-one fusion: a 1x1
-// convolution written per pixel, pointwise-windows-residual) each get conv-chw-tile, whose
-// points validate against the interpreter (float8 accumulators need a multiple of 8 kernels:
+// convolution written per pixel, pointwise-windows-residual) each get conv-chw-tile (and the
+// latter conv-gemm and conv-chw-tile-split), whose points validate against the interpreter (float8 accumulators need a multiple of 8 kernels:
 // C = 4 leaves that alternative out).
-TEST_F(ExploreCli, TheRegisterAndSplitTilesTakeAResidualAddFusedIntoTheirConvolution) {
+TEST_F(ExploreCli, TheTileGemmAndSplitStrategiesTakeAResidualAddFusedIntoTheirConvolution) {
   Result one = run(fmt::format("explore {} -s conv-chw-tile --search random --evals 3 --jobs 2 -o one", kResidual));
   ASSERT_EQ(one.exit_code, 0) << one.output;
   EXPECT_NE(one.output.find("fused layer (out_conv+out): 3 alternative(s) of 1 strategy (conv-chw-tile)"), std::string::npos)
@@ -79,6 +83,17 @@ TEST_F(ExploreCli, TheRegisterAndSplitTilesTakeAResidualAddFusedIntoTheirConvolu
             std::string::npos)
       << mobilenet.output;
   EXPECT_TRUE(validated(read(dir_ / "mobilenet/evaluated.csv"), "projected+block", "conv-chw-tile")) << mobilenet.output;
+
+  // The GEMM: the projection's pixels read in place (1x1 windows) or copied by im2col, the
+  // accumulators starting from the bias and the block's input.
+  Result gemm = run(fmt::format("explore {}/examples/networks/mobilenet_v2_block.sr -s conv-gemm --search random "
+                                "--evals 2 --jobs 2 -o gemm",
+                                LIFTC_SOURCE_DIR));
+  ASSERT_EQ(gemm.exit_code, 0) << gemm.output;
+  EXPECT_NE(gemm.output.find("fused layer (projected+block): 4 alternative(s) of 1 strategy (conv-gemm)"),
+            std::string::npos)
+      << gemm.output;
+  EXPECT_TRUE(validated(read(dir_ / "gemm/evaluated.csv"), "projected+block", "conv-gemm")) << gemm.output;
 
   // Split along the 576 (here 24) channels of the projection: the partial sums' kernel, then
   // the summing kernel adds each output's partial sums to its bias and the block's input.
@@ -104,8 +119,8 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusedOnTheResidualFormRunsOnTheSplit
                 "work-groups or kernels of its own: a convolution whose windows (or outputs) are zipped with another "
                 "image's pixels in its own definition (a residual add, relu(conv(x) + x)) is split by liftc explore into "
                 "the convolution, which every dense strategy takes, and the add over it (with the add fused back as an "
-                "alternative); written so, conv-lower, stencil-parametric, conv-chw, conv-chw-kappa, conv-chw-tile and "
-                "conv-chw-tile-split take it whole)",
+                "alternative); written so, conv-lower, stencil-parametric, conv-chw, conv-chw-kappa, conv-chw-m0, "
+                "conv-chw-tile, conv-chw-tile-m0, conv-chw-tile-split and conv-gemm take it whole)",
                 kResidual)),
             std::string::npos)
       << whole.output;
@@ -119,7 +134,7 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusedOnTheResidualFormRunsOnTheSplit
 // `liftc space` shows the layers explore searches: the convolution split off, which
 // conv-chw-tile takes, and the add; --whole-program takes the definition as written, which
 // conv-chw-tile takes too (its residual epilogue: residual-windows-form, register-tile-residual)
-// and conv-chw-tile-m0 is not offered (it says why).
+// and conv-chw-tile-local is not offered (it says why).
 TEST_F(ExploreCli, SpaceShowsTheConvolutionSplitOffItsResidualAdd) {
   Result r = run(fmt::format("space {} -s conv-chw-tile --target mali-g72 --samples 0", kResidual));
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -133,9 +148,9 @@ TEST_F(ExploreCli, SpaceShowsTheConvolutionSplitOffItsResidualAdd) {
   Result whole = run(fmt::format("space {} -s conv-chw-tile --target mali-g72 --samples 0 --whole-program", kResidual));
   ASSERT_EQ(whole.exit_code, 0) << whole.output;
   EXPECT_NE(whole.output.find("== strategy conv-chw-tile, alternative 1 of 4"), std::string::npos) << whole.output;
-  Result m0 = run(fmt::format("space {} -s conv-chw-tile-m0 --target mali-g72 --samples 0 --whole-program", kResidual));
-  EXPECT_EQ(m0.exit_code, 1) << m0.output;
-  EXPECT_NE(m0.output.find("(its step `unzipped-pixels-form` applies nowhere: "), std::string::npos) << m0.output;
+  Result local = run(fmt::format("space {} -s conv-chw-tile-local --target mali-g72 --samples 0 --whole-program", kResidual));
+  EXPECT_EQ(local.exit_code, 1) << local.output;
+  EXPECT_NE(local.output.find("(its step `unzipped-pixels-form` applies nowhere: "), std::string::npos) << local.output;
 }
 
 }  // namespace

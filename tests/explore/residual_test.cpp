@@ -134,7 +134,8 @@ TEST(ResidualSplits, OnlyTheConvolutionsWithAResidualAddAreSplit) {
   EXPECT_GE(programs, 50);
   EXPECT_EQ(fmt::format("{}", fmt::join(split, ", ")),
             "conv/forms/conv_residual_one_definition.sr, conv/forms/conv_residual_output.sr, "
-            "conv/forms/conv_residual_relu_first.sr, conv/fused/depthwise_pointwise_residual.sr");
+            "conv/forms/conv_residual_relu_first.sr, conv/fused/conv_residual.sr, "
+            "conv/fused/depthwise_pointwise_residual.sr, conv/fused/pointwise_residual.sr");
 }
 
 }  // namespace

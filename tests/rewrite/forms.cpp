@@ -114,7 +114,7 @@ const std::vector<NotOffered>& forms_not_offered() {
       for (const char* f : kPooledForms) t.push_back({f, s, kPooled});
     for (const char* f : {"conv_residual_one_definition.sr", "conv_residual_relu_first.sr", "conv_residual_output.sr"}) {
       for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-chw-tile-local",
-                            "conv-gemm", "conv-winograd", "conv-winograd-gemm", "conv-winograd-local"})
+                            "conv-winograd", "conv-winograd-gemm", "conv-winograd-local"})
         t.push_back({f, s, kZippedPixels});
       for (const char* s : {"conv-local", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa"})
         t.push_back({f, s, kZippedPairs});

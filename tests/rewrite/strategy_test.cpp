@@ -286,7 +286,10 @@ TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) 
        "its step `kernel-groups-form` applies nowhere: kappa kernels per reduction (kernel-groups-into-reduction), " + pairs},
       {"depthwise.sr", "conv-gemm",
        "its step `im2col-form` applies nowhere: the windows read as rows of the im2col matrix (window-flatten, "
-       "window-flatten-activation), " + pairs},
+       "window-flatten-activation, window-flatten-residual, window-flatten-residual-activation), which needs a map over "
+       "(kernel, bias) pairs whose kernels read all the channels of a window, or over (kernel, bias, value) triples where "
+       "the output is combined value by value with another image (a residual add fused into the convolution)" +
+           pairs.substr(pairs.find(" (a depthwise"))},
       {"dilated.sr", "conv-chw-tile-m0",
        "its step `kernel-minor-weights` applies nowhere: the weights of the map over (kernel, bias) pairs read from a "
        "kernel-minor copy (weights-kernel-minor, -residual), which needs a map over (kernel, bias) pairs whose kernels "
