@@ -5,18 +5,22 @@
 # The front's fastest point's host program is built and run on the device with every layer
 # validated against the interpreter's values, so the point that is reported is one that works.
 #
-# liftc's network time, two ways:
+# liftc's network time, three ways:
 #   - kernels: the sum of its layers' measured times (each the median of the candidate's
 #     timed runs, OpenCL event times: the kernels alone, no launch or gap), the front's time_ms;
 #   - host wall: the median wall time of a run of the front point's host program, run
 #     --repeat times (every kernel enqueued back to back, the host clock around the run up to
-#     clFinish: launches and the gaps between kernels counted, as a deployed program pays).
+#     clFinish: launches and the gaps between kernels counted, as a deployed program pays);
+#   - device span: the median span of the same runs on the device's clock (OpenCL event
+#     profiling, from a marker enqueued before the first kernel to the end of the last): the
+#     kernels and the gaps between them, as CUDA events recorded around PyTorch's pass measure
+#     it, without the host's wait for clFinish.
 # PyTorch's, two ways (scripts/bench_torch_network.py, CUDA event times around one pass):
 #   - eager: whole forward passes, each layer launched from Python;
 #   - CUDA graph: the same pass captured once and replayed (no launch gaps from Python).
 # The ratios are PyTorch time / liftc time (> 1: liftc is faster): the CUDA graph against
-# liftc's kernels and against its host wall time. Memory is the front point's peak footprint
-# (buffers freed when dead).
+# liftc's kernels, its host wall time and its device span. Memory is the front point's peak
+# footprint (buffers freed when dead).
 #
 # Usage: scripts/bench_network.sh [--liftc PATH] [--device D] [--evals N] [--search S]
 #                                 [--strategy S]... [--fusion on|off|only] [--repeat N]
@@ -121,18 +125,22 @@ fi
 # The host program's wall time of a run: "wall: X ms per run (median of N runs ...".
 wall_ms="$(sed -n 's/^wall: \([0-9.]*\) ms per run .*/\1/p' "$work/validate.txt")"
 [[ -n "$wall_ms" ]] || { echo "bench_network.sh: the host program printed no wall time: see $work/validate.txt" >&2; exit 1; }
-python3 - "$name" "${sizes[*]}" "$liftc_ms" "$wall_ms" "$repeat" "$memory" "$fused" "$torch_eager" "$torch_graph" \
-  "$explore_s" "$evals" <<'EOF'
+span_ms="$(sed -n 's/^span: \([0-9.]*\) ms per run .*/\1/p' "$work/validate.txt")"
+[[ -n "$span_ms" ]] || { echo "bench_network.sh: the host program printed no span: see $work/validate.txt" >&2; exit 1; }
+python3 - "$name" "${sizes[*]}" "$liftc_ms" "$wall_ms" "$span_ms" "$repeat" "$memory" "$fused" "$torch_eager" \
+  "$torch_graph" "$explore_s" "$evals" <<'EOF'
 import sys
-name, sizes, liftc_ms, wall_ms, repeat, memory, fused, eager, graph, explore_s, evals = sys.argv[1:]
-liftc_ms, wall_ms = float(liftc_ms), float(wall_ms)
+name, sizes, liftc_ms, wall_ms, span_ms, repeat, memory, fused, eager, graph, explore_s, evals = sys.argv[1:]
+liftc_ms, wall_ms, span_ms = float(liftc_ms), float(wall_ms), float(span_ms)
 def ratio(torch_ms, ms):
     return f"{float(torch_ms) / ms:.2f}" if torch_ms != "n/a" else "n/a"
 print()
 print("| network | sizes | liftc kernels (ms, sum of layers' event times) | liftc host wall (ms, median of "
-      f"{repeat} runs) | fused | peak memory (MiB) | PyTorch eager (ms) | PyTorch CUDA graph (ms) | "
-      "graph / liftc kernels | graph / liftc wall | explore (s, evals per layer) |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-print(f"| {name} | {sizes} | {liftc_ms:.4f} | {wall_ms:.4f} | {fused} | {int(memory) / 2**20:.2f} | {eager} | {graph} | "
-      f"{ratio(graph, liftc_ms)} | {ratio(graph, wall_ms)} | {explore_s} ({evals}) |")
+      f"{repeat} runs) | liftc device span (ms, median of the same runs) | fused | peak memory (MiB) | "
+      "PyTorch eager (ms) | PyTorch CUDA graph (ms) | graph / liftc kernels | graph / liftc wall | "
+      "graph / liftc span | explore (s, evals per layer) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print(f"| {name} | {sizes} | {liftc_ms:.4f} | {wall_ms:.4f} | {span_ms:.4f} | {fused} | {int(memory) / 2**20:.2f} | "
+      f"{eager} | {graph} | {ratio(graph, liftc_ms)} | {ratio(graph, wall_ms)} | {ratio(graph, span_ms)} | "
+      f"{explore_s} ({evals}) |")
 EOF

@@ -3,6 +3,7 @@
 // written with a host program per point that runs every layer and validates each against
 // the interpreter. Small sizes, few evaluations: a CI test on PoCL.
 
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -141,7 +142,7 @@ TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
 // a layer of its own whose points are validated against the interpreter's block. With
 // --fusion only the network is conv1 and conv2+block: the front point's host program runs
 // the fused layer as one kernel (conv2, the add and the ReLU), makes no conv2 buffer,
-// validates, and with --repeat prints the wall time of repeated runs. With --fusion on, the
+// validates, and with --repeat prints the wall time and device span of repeated runs. With --fusion on, the
 // fused layer is explored beside the layers as written and the front is of both variants.
 TEST_F(ExploreCli, AOneToOneLayerIsFusedIntoItsProducer) {
   const std::string resnet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/resnet_block.sr";
@@ -175,9 +176,17 @@ TEST_F(ExploreCli, AOneToOneLayerIsFusedIntoItsProducer) {
   ASSERT_EQ(host.exit_code, 0) << host.output;
   for (const char* line : {"kernel conv1_kernel: ", "kernel block_kernel: ", "conv1: matches the expected values (512 values)",
                            "block: matches the expected values (512 values)",
-                           "ms per run (median of 5 runs of every kernel enqueued back to back, host clock; least "})
+                           "ms per run (median of 5 runs of every kernel enqueued back to back, host clock; least ",
+                           "ms per run (median of the same runs, device clock from a marker before the first kernel to the "
+                           "end of the last; least "})
     EXPECT_NE(host.output.find(line), std::string::npos) << line << "\n" << host.output;
   EXPECT_EQ(host.output.find("conv2"), std::string::npos) << host.output;
+  // The span on the device's clock is within the host's wall time around the same runs.
+  double wall = 0, span = 0;
+  ASSERT_EQ(std::sscanf(host.output.c_str() + host.output.find("wall: "), "wall: %lf", &wall), 1) << host.output;
+  ASSERT_EQ(std::sscanf(host.output.c_str() + host.output.find("span: "), "span: %lf", &span), 1) << host.output;
+  EXPECT_GT(span, 0.0) << host.output;
+  EXPECT_LE(span, wall + 0.001) << host.output;
   Result bad = run_shell(fmt::format("'{0}/build/resnet_block' '{1}/out/inputs' '{1}/values' --repeat 0",
                                      project.string(), dir_.string()));
   EXPECT_EQ(bad.exit_code, 1);

@@ -687,17 +687,31 @@ inline int count_flag(const char* flag, const char* text) {
   return static_cast<int>(n);
 }
 
-// The host's wall time of `repeats` runs of the plan (ms each, in order), as a deployed
-// program runs it: every buffer made once (the inputs uploaded, the others the poison) and
-// held through all runs, each run's steps enqueued back to back without waiting, the clock
-// read before the first is enqueued and after clFinish. Unlike run_plan's event times, it
-// counts the launches and the gaps between kernels.
-inline std::vector<double> time_plan_wall(cl_context context, cl_command_queue queue, const PlanInfo& plan,
-                                          const BuiltPlan& built, const std::vector<std::vector<char>>& inputs,
-                                          int repeats) {
+// Two times of each of `repeats` runs of the plan (ms each, in order), as a deployed program
+// runs it: every buffer made once (the inputs uploaded, the others the poison) and held
+// through all runs, each run's steps enqueued back to back without waiting.
+// - wall: the host's clock, read before the first step is enqueued and after clFinish;
+// - span: the device's clock (event profiling), from the end of a marker enqueued before the
+//   first step to the end of the last step, as CUDA events recorded around a run (a CUDA
+//   graph's replay) measure it: the kernels and the gaps between them, without the host's
+//   wait for clFinish to return.
+// Unlike run_plan's event times of each step, both count the gaps between kernels.
+struct PlanRunTimes {
+  std::vector<double> wall, span;
+};
+
+inline PlanRunTimes time_plan_runs(cl_context context, cl_command_queue queue, const PlanInfo& plan,
+                                   const BuiltPlan& built, const std::vector<std::vector<char>>& inputs, int repeats) {
   std::vector<cl_mem> mems(plan.buffers.size(), nullptr);
-  std::vector<double> times;
+  PlanRunTimes times;
+  cl_event before = nullptr, last = nullptr;
+  auto release_events = [&] {
+    if (before) clReleaseEvent(before);
+    if (last) clReleaseEvent(last);
+    before = last = nullptr;
+  };
   auto release_all = [&] {
+    release_events();
     for (cl_mem& m : mems) {
       if (m) clReleaseMemObject(m);
       m = nullptr;
@@ -708,23 +722,30 @@ inline std::vector<double> time_plan_wall(cl_context context, cl_command_queue q
     check(clFinish(queue), "uploading the inputs");
     for (int r = 0; r < repeats; ++r) {
       auto start = std::chrono::steady_clock::now();
+      check(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &before), "enqueueing a marker");
       for (size_t s = 0; s < plan.stages.size(); ++s)
         for (size_t i = 0; i < plan.stages[s].kernels.size(); ++i) {
           const KernelInfo& k = plan.stages[s].kernels[i];
+          // Only the run's last step keeps its event: the end of the span.
+          if (last) clReleaseEvent(last);
+          last = nullptr;
           if (k.library) {
-            cl_event event = nullptr;
-            call_library(queue, k, mems, &event);
-            if (event) clReleaseEvent(event);
+            call_library(queue, k, mems, &last);
             continue;
           }
           cl_kernel kernel = built.kernels[s][i];
           set_step_args(k, kernel, mems);
           cl_int launched = clEnqueueNDRangeKernel(queue, kernel, k.dims, nullptr, k.global,
-                                                   k.has_local ? k.local : nullptr, 0, nullptr, nullptr);
+                                                   k.has_local ? k.local : nullptr, 0, nullptr, &last);
           check(launched, std::string("launching ") + k.name + work_group_note(queue, k, kernel, launched));
         }
       check(clFinish(queue), "running the kernels");
-      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      times.wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      cl_ulong from = 0, to = 0;
+      clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END, sizeof(from), &from, nullptr);
+      if (last) clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof(to), &to, nullptr);
+      times.span.push_back(to > from ? double(to - from) * 1e-6 : 0.0);
+      release_events();
     }
   } catch (...) {
     release_all();
