@@ -91,6 +91,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         SplitCase{"conv/forms/grouped_pointwise_channels_first.sr",
                   "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        // Each group's outputs joined inside the map over the groups, the window zipped first
+        // (a third writer's form): join-of-joined-results-triples moves the join out.
+        SplitCase{"conv/forms/grouped_joined_per_group.sr",
+                  "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         SplitCase{"networks/shufflenet_unit.sr", "g1 into 2 groups (g1_g0, g1_g1) of 4 channels each; g2 into 2 groups (g2_g0, g2_g1) of 4 channels each"},
         // Not grouped: a dense convolution, a depthwise one, a network of dense ones.
         SplitCase{"conv/conv_small.sr", ""}, SplitCase{"conv/forms/depthwise.sr", ""},
@@ -128,7 +132,8 @@ INSTANTIATE_TEST_SUITE_P(Groups, GroupZipOrders, ::testing::ValuesIn(test::kGrou
 TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
   const std::set<std::string> grouped = {"conv/forms/grouped.sr", "conv/forms/grouped_per_group.sr",
                                          "conv/forms/grouped_pointwise.sr", "conv/forms/grouped_pointwise_slide.sr",
-                                         "conv/forms/grouped_pointwise_channels_first.sr", "conv/grouped/resnext_3x3.sr",
+                                         "conv/forms/grouped_pointwise_channels_first.sr",
+                                         "conv/forms/grouped_joined_per_group.sr", "conv/grouped/resnext_3x3.sr",
                                          "networks/resnext_block.sr", "networks/shufflenet_unit.sr"};
   const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
   int programs = 0;
