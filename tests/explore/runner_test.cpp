@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -16,6 +17,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include "liftc/explore/evaluation/bundle.hpp"
@@ -536,6 +538,27 @@ TEST(Worker, ShellRunnersGetTheBundleAsOneArgument) {
   EXPECT_EQ(w.out, "/tmp/a dir|");
   WorkerResult missing = run_worker("/no/such/runner", false, "/tmp", 10);
   EXPECT_EQ(missing.code, 127);
+}
+
+// A sample is the run's span on the device's clock, from its first kernel's start to its
+// last kernel's end, so the gaps between a candidate's kernels count (a deployed program pays
+// them). Three launches of a kernel: on PoCL each launch after the first starts microseconds
+// after its predecessor's end (2.2 µs a run against 0.8 µs of kernels on the 2-core machine),
+// so the median sample is well above the kernels' medians summed, which it was about before.
+TEST_F(RunnerTest, ASampleIsTheRunsSpanGapsBetweenItsKernelsIncluded) {
+  runtime::LaunchPlan plan = add_plan();
+  plan.kernels = {plan.kernels[0], plan.kernels[0], plan.kernels[0]};  // out = a + b, three times
+  BundleSettings s;
+  s.runs = 9;
+  write_bundle(dir_.string(), add_kernel("if (i < n) out[i] = a[i] + b[i];"), plan, expected_sum(), s);
+  WorkerResult w = run_worker(LIFTC_RUNNER_PATH, false, dir_.string(), 60);
+  RunnerAnswer a = parse_runner_answer(w.out);
+  ASSERT_EQ(a.status, "ok") << a.reason;
+  ASSERT_EQ(a.samples_ms.size(), 9u);
+  const nlohmann::json medians = nlohmann::json::parse(w.out).at("kernel_median_ms");
+  ASSERT_EQ(medians.size(), 3u);
+  double kernels = medians[0].get<double>() + medians[1].get<double>() + medians[2].get<double>();
+  EXPECT_GT(a.median_ms, 1.1 * kernels) << "the median sample against the kernels' medians summed";
 }
 
 // The plan's build options reach the runner's OpenCL compiler (`options` in bundle.txt):
