@@ -7,14 +7,15 @@
 #
 # liftc's network time, three ways:
 #   - kernels: the sum of its layers' measured times (each the median of the candidate's
-#     timed runs, OpenCL event times: the kernels alone, no launch or gap), the front's time_ms;
+#     timed runs, a run timed from its first kernel's start to its last kernel's end: the gaps
+#     between a layer's kernels counted, not those between layers), the front's time_ms;
 #   - host wall: the median wall time of a run of the front point's host program, run
 #     --repeat times (every kernel enqueued back to back, the host clock around the run up to
 #     clFinish: launches and the gaps between kernels counted, as a deployed program pays);
-#   - device span: the median span of the same runs on the device's clock (OpenCL event
-#     profiling, from a marker enqueued before the first kernel to the end of the last): the
-#     kernels and the gaps between them, as CUDA events recorded around PyTorch's pass measure
-#     it, without the host's wait for clFinish.
+#   - device span: the median span of --repeat more runs on the device's clock (OpenCL event
+#     profiling, from the first kernel's start to the last one's end): the kernels and the
+#     gaps between them, as CUDA events recorded around PyTorch's pass measure it, without the
+#     host's wait for clFinish (nor the launch of the first kernel, which PyTorch's includes).
 # PyTorch's, two ways (scripts/bench_torch_network.py, CUDA event times around one pass):
 #   - eager: whole forward passes, each layer launched from Python;
 #   - CUDA graph: the same pass captured once and replayed (no launch gaps from Python).
@@ -135,8 +136,8 @@ liftc_ms, wall_ms, span_ms = float(liftc_ms), float(wall_ms), float(span_ms)
 def ratio(torch_ms, ms):
     return f"{float(torch_ms) / ms:.2f}" if torch_ms != "n/a" else "n/a"
 print()
-print("| network | sizes | liftc kernels (ms, sum of layers' event times) | liftc host wall (ms, median of "
-      f"{repeat} runs) | liftc device span (ms, median of the same runs) | fused | peak memory (MiB) | "
+print("| network | sizes | liftc kernels (ms, sum of layers' times) | liftc host wall (ms, median of "
+      f"{repeat} runs) | liftc device span (ms, median of {repeat} more runs) | fused | peak memory (MiB) | "
       "PyTorch eager (ms) | PyTorch CUDA graph (ms) | graph / liftc kernels | graph / liftc wall | "
       "graph / liftc span | explore (s, evals per layer) |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")

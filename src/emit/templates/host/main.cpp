@@ -6,9 +6,9 @@
 //   With --expected, compares each output with DIR/<definition>.npy (|got - want| <=
 //   atol + rtol * |want|) and exits 1 when any differs. With --repeat N, then runs every
 //   kernel N times more, each run enqueued back to back, and prints the host's wall time of
-//   a run and its span on the device's clock (median, least, most): the gaps between
-//   kernels included, which the event times of each kernel (and their total) leave out; the
-//   wall time also counts the launches and the wait for clFinish.
+//   a run, then N runs more and their span on the device's clock (median, least, most): the
+//   gaps between kernels included, which the event times of each kernel (and their total)
+//   leave out; the wall time also counts the launches and the wait for clFinish.
 #include <algorithm>
 #include <filesystem>
 //@default support: #include "../host_support.hpp"
@@ -115,9 +115,9 @@ int run_host(int argc, char** argv) {
     std::printf("wall: %.4f ms per run (median of %d runs of every kernel enqueued back to back, host clock; least "
                 "%.4f ms, most %.4f ms)\n",
                 wall[wall.size() / 2], repeats, wall.front(), wall.back());
-    std::printf("span: %.4f ms per run (median of the same runs, device clock from a marker before the first kernel "
-                "to the end of the last; least %.4f ms, most %.4f ms)\n",
-                span[span.size() / 2], span.front(), span.back());
+    std::printf("span: %.4f ms per run (median of %d more runs, device clock from the first kernel's start to the "
+                "last one's end; least %.4f ms, most %.4f ms)\n",
+                span[span.size() / 2], repeats, span.front(), span.back());
   }
   release(built);
   clReleaseCommandQueue(queue);
