@@ -65,8 +65,8 @@ TEST_F(ExploreCli, AResidualAddInTheConvolutionsDefinitionIsSplitOffAndValidates
 // one-definition form relu(conv(x) + x) (residual-windows-form) and MobileNetV2's projection
 // with its residual add fused (projected+block, explore's one-to-one fusion: a 1x1
 // convolution written per pixel, pointwise-windows-residual) each get conv-chw-tile (and the
-// latter conv-gemm and conv-chw-tile-split), whose points validate against the interpreter (float8 accumulators need a multiple of 8 kernels:
-// C = 4 leaves that alternative out).
+// latter conv-gemm and conv-chw-tile-split), whose points validate against the interpreter
+// (float8 accumulators need a multiple of 8 kernels: C = 4 leaves that alternative out).
 TEST_F(ExploreCli, TheTileGemmAndSplitStrategiesTakeAResidualAddFusedIntoTheirConvolution) {
   Result one = run(fmt::format("explore {} -s conv-chw-tile --search random --evals 3 --jobs 2 -o one", kResidual));
   ASSERT_EQ(one.exit_code, 0) << one.output;
@@ -75,36 +75,27 @@ TEST_F(ExploreCli, TheTileGemmAndSplitStrategiesTakeAResidualAddFusedIntoTheirCo
   EXPECT_EQ(one.output.find("code generation refuses"), std::string::npos) << one.output;
   EXPECT_TRUE(validated(read(dir_ / "one/evaluated.csv"), "out_conv+out", "conv-chw-tile")) << one.output;
 
-  Result mobilenet = run(fmt::format("explore {}/examples/networks/mobilenet_v2_block.sr -s conv-chw-tile --search random "
-                                     "--evals 2 --jobs 2 -o mobilenet",
-                                     LIFTC_SOURCE_DIR));
-  ASSERT_EQ(mobilenet.exit_code, 0) << mobilenet.output;
-  EXPECT_NE(mobilenet.output.find("fused layer (projected+block): 3 alternative(s) of 1 strategy (conv-chw-tile)"),
-            std::string::npos)
-      << mobilenet.output;
-  EXPECT_TRUE(validated(read(dir_ / "mobilenet/evaluated.csv"), "projected+block", "conv-chw-tile")) << mobilenet.output;
-
-  // The GEMM: the projection's pixels read in place (1x1 windows) or copied by im2col, the
-  // accumulators starting from the bias and the block's input.
-  Result gemm = run(fmt::format("explore {}/examples/networks/mobilenet_v2_block.sr -s conv-gemm --search random "
-                                "--evals 2 --jobs 2 -o gemm",
-                                LIFTC_SOURCE_DIR));
-  ASSERT_EQ(gemm.exit_code, 0) << gemm.output;
-  EXPECT_NE(gemm.output.find("fused layer (projected+block): 4 alternative(s) of 1 strategy (conv-gemm)"),
-            std::string::npos)
-      << gemm.output;
-  EXPECT_TRUE(validated(read(dir_ / "gemm/evaluated.csv"), "projected+block", "conv-gemm")) << gemm.output;
-
-  // Split along the 576 (here 24) channels of the projection: the partial sums' kernel, then
-  // the summing kernel adds each output's partial sums to its bias and the block's input.
-  Result split = run(fmt::format("explore {}/examples/networks/mobilenet_v2_block.sr -s conv-chw-tile-split --search "
-                                 "random --evals 2 --jobs 2 -o split",
-                                 LIFTC_SOURCE_DIR));
-  ASSERT_EQ(split.exit_code, 0) << split.output;
-  EXPECT_NE(split.output.find("fused layer (projected+block): 2 alternative(s) of 1 strategy (conv-chw-tile-split)"),
-            std::string::npos)
-      << split.output;
-  EXPECT_TRUE(validated(read(dir_ / "split/evaluated.csv"), "projected+block", "conv-chw-tile-split")) << split.output;
+  // MobileNetV2's projection with the block's add fused: the register tile; the GEMM (the
+  // projection's pixels read in place, 1x1 windows, or copied by im2col, the accumulators
+  // starting from the bias and the block's input); the split along the 576 (here 24)
+  // channels of the projection (the partial sums' kernel, then the summing kernel adds each
+  // output's partial sums to its bias and the block's input).
+  struct Case {
+    const char* strategy;
+    int alternatives;
+  };
+  for (const Case& c : {Case{"conv-chw-tile", 3}, Case{"conv-gemm", 4}, Case{"conv-chw-tile-split", 2}}) {
+    SCOPED_TRACE(c.strategy);
+    Result r = run(fmt::format("explore {}/examples/networks/mobilenet_v2_block.sr -s {} --search random --evals 2 "
+                               "--jobs 2 -o {}",
+                               LIFTC_SOURCE_DIR, c.strategy, c.strategy));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("fused layer (projected+block): {} alternative(s) of 1 strategy ({})",
+                                        c.alternatives, c.strategy)),
+              std::string::npos)
+        << r.output;
+    EXPECT_TRUE(validated(read(dir_ / c.strategy / "evaluated.csv"), "projected+block", c.strategy)) << r.output;
+  }
 }
 
 // conv-gpu on the one-definition form: code generation refused every alternative before
