@@ -95,6 +95,12 @@ INSTANTIATE_TEST_SUITE_P(
         // (a third writer's form): join-of-joined-results-triples moves the join out.
         SplitCase{"conv/forms/grouped_joined_per_group.sr",
                   "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        // Written channel-first, each group a dense CHW convolution written kernel by kernel
+        // (a third writer's form): kernels-outermost in each group, groups-kernels-outermost
+        // moves the transposes back to kernel-first out of the map over the groups, and
+        // groups-channel-first makes it grouped_per_group.sr's form.
+        SplitCase{"conv/forms/grouped_chw_kernel_by_kernel.sr",
+                  "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         SplitCase{"networks/shufflenet_unit.sr", "g1 into 2 groups (g1_g0, g1_g1) of 4 channels each; g2 into 2 groups (g2_g0, g2_g1) of 4 channels each"},
         // Not grouped: a dense convolution, a depthwise one, a network of dense ones.
         SplitCase{"conv/conv_small.sr", ""}, SplitCase{"conv/forms/depthwise.sr", ""},
@@ -133,7 +139,8 @@ TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
   const std::set<std::string> grouped = {"conv/forms/grouped.sr", "conv/forms/grouped_per_group.sr",
                                          "conv/forms/grouped_pointwise.sr", "conv/forms/grouped_pointwise_slide.sr",
                                          "conv/forms/grouped_pointwise_channels_first.sr",
-                                         "conv/forms/grouped_joined_per_group.sr", "conv/grouped/resnext_3x3.sr",
+                                         "conv/forms/grouped_joined_per_group.sr", "conv/forms/grouped_chw_kernel_by_kernel.sr",
+                                         "conv/grouped/resnext_3x3.sr",
                                          "networks/resnext_block.sr", "networks/shufflenet_unit.sr"};
   const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
   int programs = 0;
@@ -208,6 +215,8 @@ INSTANTIATE_TEST_SUITE_P(
                                            "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-kappa", "conv-gemm",
                                            "conv-winograd", "conv-winograd-gemm", "conv-local"}},
                       GroupStrategiesCase{"conv/forms/grouped_per_group.sr",
+                                          {"conv-chw-tile", "conv-chw-omega", "conv-chw-omega-kappa", "conv-gemm"}},
+                      GroupStrategiesCase{"conv/forms/grouped_chw_kernel_by_kernel.sr",
                                           {"conv-chw-tile", "conv-chw-omega", "conv-chw-omega-kappa", "conv-gemm"}}),
     [](const auto& info) { return testing::readable_name(info.index, {info.param.file}); });
 

@@ -29,7 +29,8 @@ const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "
 
 // The grouped forms: normal-form makes each grouped.sr's map over the groups' (kernels, biases, windows).
 const char* const kGroupedForms[] = {"grouped.sr", "grouped_per_group.sr", "grouped_pointwise.sr", "grouped_pointwise_slide.sr",
-                                     "grouped_pointwise_channels_first.sr", "grouped_joined_per_group.sr"};
+                                     "grouped_pointwise_channels_first.sr", "grouped_joined_per_group.sr",
+                                     "grouped_chw_kernel_by_kernel.sr"};
 
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
@@ -92,7 +93,7 @@ const std::vector<NotOffered>& forms_not_offered() {
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
-    for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr"})
+    for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr", "grouped_chw_kernel_by_kernel.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0",
@@ -116,7 +117,8 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local",
                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
       for (const char* f : kGroupedForms) t.push_back({f, s, kGrouped});
-    for (const char* s : {"conv-parametric", "conv-tiled"}) t.push_back({"grouped_per_group.sr", s, kPerGroupWindows});
+    for (const char* s : {"conv-parametric", "conv-tiled"})
+      for (const char* f : {"grouped_per_group.sr", "grouped_chw_kernel_by_kernel.sr"}) t.push_back({f, s, kPerGroupWindows});
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split",
                           "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm", "conv-winograd",
                           "conv-winograd-gemm", "conv-winograd-local"})

@@ -96,6 +96,23 @@ ir::Expr pixel_groups_map(const ir::Expr& e, Grouped& g) {
   return {};
 }
 
+// The window sizes of the slides under `e`, slide(n, step, ...)'s n (pre-order), each a
+// constant (the sizes are bound); none where one is not.
+std::optional<std::vector<std::int64_t>> slide_sizes(const ir::Expr& e) {
+  std::vector<std::int64_t> out;
+  if (is_call(e, ir::Prim::Slide)) {
+    std::optional<std::int64_t> n = e->sizes.empty() ? std::nullopt : e->sizes[0].constant();
+    if (!n) return std::nullopt;
+    out.push_back(*n);
+  }
+  for (const auto& a : e->args) {
+    std::optional<std::vector<std::int64_t>> under = slide_sizes(a);
+    if (!under) return std::nullopt;
+    out.insert(out.end(), under->begin(), under->end());
+  }
+  return out;
+}
+
 // `body` as a grouped convolution written as a map over its groups (`g.per_group_windows`):
 // only rearranging around a pixel_groups_map, each group's outputs per pixel an array.
 std::optional<Grouped> per_group_form(const ir::Expr& body) {
@@ -110,13 +127,25 @@ std::optional<Grouped> per_group_form(const ir::Expr& body) {
     return std::nullopt;
   std::optional<std::int64_t> outputs = t.elem().elem().elem().length().constant();
   if (!outputs) return std::nullopt;
-  // Each group's channels: the innermost length of a group's window.
+  // Each group's channels: its window's values over the K x K of the windows' two slides (a
+  // window [K][K][C/G] of an HWC group or [C/G][K][K] of a CHW one, grouped_chw_kernel_by_kernel.sr);
+  // without those slides, the innermost length of the window.
   ir::Expr f = ir::map2d_function(g.maps);
-  ir::Type window = f->param_types.empty() ? ir::Type() : f->param_types[0];
-  while (window.is_array() && window.elem().is_array()) window = window.elem();
+  ir::Type pixel = f->param_types.empty() ? ir::Type() : f->param_types[0];  // [G][a group's window]
+  if (!pixel.is_array()) return std::nullopt;
+  ir::Type window = pixel.elem();
+  std::int64_t values = 1;
+  for (; window.is_array(); window = window.elem()) {
+    std::optional<std::int64_t> n = window.length().constant();
+    if (!n) return std::nullopt;
+    values *= *n;
+    if (!window.elem().is_array()) break;
+  }
   std::optional<std::int64_t> channels = window.is_array() ? window.length().constant() : std::optional<std::int64_t>();
   if (!channels) return std::nullopt;
-  g.channels = *channels;
+  std::optional<std::vector<std::int64_t>> slides = slide_sizes(g.maps->args[1]);
+  std::int64_t spatial = slides && slides->size() == 2 ? (*slides)[0] * (*slides)[1] : 0;
+  g.channels = spatial > 0 && values % spatial == 0 ? values / spatial : *channels;
   g.per_group_windows = true;
   g.body = body;
   g.outputs = *outputs;
