@@ -59,8 +59,8 @@ done
 [[ ${#searches[@]} -gt 0 ]] || searches=(random genetic model)
 [[ -n "$work" ]] || work="$(mktemp -d "${TMPDIR:-/tmp}/liftc-bench-search-device.XXXXXX")"
 mkdir -p "$work"
-for search in "${searches[@]}"; do
-  if [[ $search == model-db && -z "$train_db" ]]; then
+for search in "${searches[@]}"; do  # a table of stores already made needs no database
+  if [[ $search == model-db && -z "$train_db" && $table_only -eq 0 ]]; then
     echo "bench_search_device.sh: --search model-db needs --train-db DB" >&2; exit 2
   fi
 done

@@ -757,8 +757,8 @@ TEST_F(ExploreCli, TheWorkersBenchmarkExploresOncePerWorkerCount) {
 
 // scripts/bench_search_device.sh --train-db: the search model-db is the model search trained
 // first on a tuning database's rows (here one shape's store, for another shape), and it is a
-// row of the table beside model; model-db without a database, or a database that is not
-// there, is refused.
+// row of the table beside model (--table-only makes it again without a database); model-db
+// without a database, or a database that is not there, is refused.
 TEST_F(ExploreCli, TheDeviceSearchBenchmarkTrainsModelDbOnATuningDatabase) {
   const std::string bench = fmt::format("bash '{}/scripts/bench_search_device.sh' --liftc '{}' -s conv-chw --time 2",
                                         LIFTC_SOURCE_DIR, LIFTC_BINARY);
@@ -775,6 +775,12 @@ TEST_F(ExploreCli, TheDeviceSearchBenchmarkTrainsModelDbOnATuningDatabase) {
   std::string log = read(dir_ / "second" / "conv_c1_m8-model-db.log");
   EXPECT_NE(log.find("tuning database first/conv_small-model.db: "), std::string::npos) << log;
   EXPECT_EQ(read(dir_ / "second" / "conv_c1_m8-model.log").find("tuning database"), std::string::npos);
+  // The table of those stores again, without exploring: it needs no tuning database.
+  Result table = run_shell(fmt::format("{} --table-only --search model --search model-db --work second "
+                                       "'{}/examples/conv/conv_c1_m8.sr'",
+                                       bench, LIFTC_SOURCE_DIR));
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_TRUE(std::regex_search(table.output, std::regex("\nconv_c1_m8 +model-db +[0-9]+ "))) << table.output;
   for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
            {"--search model-db", "--search model-db needs --train-db DB"},
            {"--search model-db --train-db nowhere.db", "no tuning database nowhere.db"}}) {
