@@ -81,6 +81,9 @@ const char* const kZippedPairs =
     "a convolution and its residual add in one definition: its (kernel, bias) pairs inside the map over the pixels "
     "zipped with the other image, not directly in the map over windows (hoist-kernels, the kernel-minor copy, the "
     "omega partial sums)";
+const char* const kResidualReadByActivation =
+    "a ReLU before the residual add, relu(conv(x)) + x: a function of each sum that reads the other image's value, "
+    "which the local-memory tiles' work-items cannot apply to their own register tiles (they hold the sums alone)";
 
 }  // namespace
 
@@ -124,13 +127,14 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-winograd-gemm", "conv-winograd-local"})
       for (const char* f : kPooledForms) t.push_back({f, s, kPooled});
     for (const char* f : {"conv_residual_one_definition.sr", "conv_residual_relu_first.sr", "conv_residual_output.sr"}) {
-      for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-chw-tile-local",
-                            "conv-winograd", "conv-winograd-gemm", "conv-winograd-local"})
+      for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-winograd",
+                            "conv-winograd-gemm", "conv-winograd-local"})
         t.push_back({f, s, kZippedPixels});
       for (const char* s : {"conv-local", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa"})
         t.push_back({f, s, kZippedPairs});
     }
     t.push_back({"conv_residual_relu_first.sr", "conv-chw-kappa", kZippedPairs});
+    t.push_back({"conv_residual_relu_first.sr", "conv-chw-tile-local", kResidualReadByActivation});
     return t;
   }();
   return table;

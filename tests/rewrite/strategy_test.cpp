@@ -299,7 +299,11 @@ TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) 
            windows.substr(windows.find(" (a depthwise"))},
       {"depthwise.sr", "conv-chw-tile-local",
        "its step `block-chunks-form` applies nowhere: a work-group per block of windows x kernels, the channels in chunks "
-       "(conv-block-chunks, -activation, -dilated, -dilated-activation), " + pairs +
+       "(conv-block-chunks, -activation, -dilated, -dilated-activation, -residual, -residual-activation), which needs a "
+       "map over (kernel, bias) pairs whose kernels read all the channels of a window, or over (kernel, bias, value) "
+       "triples where the output is combined value by value with another image (a residual add fused into the "
+       "convolution; an activation after it that reads the sum alone, relu(conv(x) + x), not relu(conv(x)) + x)" +
+           pairs.substr(pairs.find(" (a depthwise")) +
            ", directly in the 2D map over slide2D's windows themselves or over dilated views of them (every e-th row and "
            "d-th column of each, as normal-form's dilated-windows-out leaves them)"},
       {"dilated.sr", "conv-chw-tile-split",
