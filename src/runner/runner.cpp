@@ -419,22 +419,14 @@ class Runner {
     return true;
   }
 
-  // A completed step's time: a kernel's event from start to end, a library call's from its marker's end.
-  static double time_of(cl_event event, cl_event marker) {
+  // From the start of a completed step (a kernel's event start, a library call's marker's
+  // end: its own event is its last kernel's) to the end of a completed step `last`, in ms: a
+  // step's time (`last` the step itself), or a run's span (from its first step to its last).
+  static double time_of(cl_event event, cl_event marker, cl_event last = nullptr) {
     cl_ulong start = 0, end = 0;
     if (marker) clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END, sizeof start, &start, nullptr);
     else clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-    clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
-    return end > start ? double(end - start) * 1e-6 : 0.0;
-  }
-
-  // A completed run's span: from its first step's start (a kernel's event start, a library
-  // call's marker end) to its last step's end.
-  static double span_of(cl_event first, cl_event first_marker, cl_event last) {
-    cl_ulong start = 0, end = 0;
-    if (first_marker) clGetEventProfilingInfo(first_marker, CL_PROFILING_COMMAND_END, sizeof start, &start, nullptr);
-    else clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-    clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+    clGetEventProfilingInfo(last ? last : event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
     return end > start ? double(end - start) * 1e-6 : 0.0;
   }
 
@@ -701,7 +693,7 @@ class Runner {
     }
     cl_int err = clFinish(queue_);
     if (err != CL_SUCCESS) throw fail({"run", cl_failure("clFinish", err)});
-    if (span && !events.empty()) *span = span_of(events.front(), before.front(), events.back());
+    if (span && !events.empty()) *span = time_of(events.front(), before.front(), events.back());
     for (std::size_t k = 0; k < events.size(); ++k) {
       if (times) times->push_back(time_of(events[k], before[k]));
       if (before[k]) clReleaseEvent(before[k]);
