@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "liftc/explore/cost/model.hpp"
@@ -566,6 +567,58 @@ TEST(ModelSearch, ATuningDatabaseTrainsTheModelBeforeTheFirstMeasurement) {
     }
   }
   EXPECT_LT(with, 0.8 * without) << "the first rounds' mean time, with the database and without";
+}
+
+// With a tuning database the first round is the seeds, then ranked proposals (the seeds'
+// neighbours first) and a random share: not a point of every alternative, which with many
+// alternatives would spend most of the round where the database says the time is not.
+TEST(ModelSearch, WithATuningDatabaseTheFirstRoundIsRankedNotAPointOfEveryAlternative) {
+  auto cubes = [] {  // 12 alternatives of the cube, each 1.5 ms slower than the one before
+    std::vector<std::int64_t> d;
+    for (int i = 1; i <= 16; ++i) d.push_back(i);
+    CandidateSpace cs;
+    for (int a = 1; a <= 12; ++a)
+      cs.alternatives.push_back(std::make_unique<test::ToySpace>(
+          fmt::format("cube #{}", a), std::vector<Parameter>{{"x", d}, {"y", d}, {"z", d}},
+          [](const Point&) { return true; }));
+    return cs;
+  };
+  CandidateSpace cs = cubes();
+  Featurizer f = parameter_features(cs);
+  TransferRows db;
+  std::mt19937_64 rng(5);
+  std::vector<Candidate> rows;
+  for (int i = 0; i < 600; ++i) {
+    std::size_t a = std::size_t(i) % 12;
+    rows.push_back({a, cs.alternatives[a]->sample(rng)});
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& c : rows) best = std::min(best, other_shape_cost(c).objectives.time_ms);
+  for (const auto& c : rows) {
+    db.features.push_back(f(c));
+    db.relative_time.push_back(other_shape_cost(c).objectives.time_ms / best);
+  }
+  db.groups = {600};
+  const Candidate other_best{0, {10, 3, 7}};  // the other shape's optimum, as the nearest shape's seed
+  ModelSearchOptions o = small_rounds();
+  o.seeds = {other_best};
+  ModelSearchOptions trained = o;
+  trained.transfer = db;
+  CandidateSpace a = cubes(), b = cubes();
+  auto cold = make_model_search(a, o, 3), warm = make_model_search(b, trained, 3);
+  std::vector<Candidate> cold_round, warm_round;
+  while (!cold->waiting()) cold_round.push_back(*cold->ask());
+  while (!warm->waiting()) warm_round.push_back(*warm->ask());
+  ASSERT_EQ(warm_round.size(), 16u);
+  EXPECT_EQ(warm_round[0], other_best);
+  std::set<std::size_t> cold_alternatives;
+  for (const auto& c : cold_round) cold_alternatives.insert(c.alternative);
+  EXPECT_EQ(cold_alternatives.size(), 12u) << "without a database: a point of every alternative";
+  auto in_first = std::count_if(warm_round.begin(), warm_round.end(), [](const Candidate& c) { return c.alternative == 0; });
+  EXPECT_GE(in_first, 12) << "the seed and the ranked three quarters in the fastest alternative";
+  double warm_best = std::numeric_limits<double>::infinity();
+  for (const auto& c : warm_round) warm_best = std::min(warm_best, cube_cost(c).objectives.time_ms);
+  EXPECT_LE(warm_best, 1.2) << "a neighbour of the seed, one step from the optimum (11, 4, 7), is in the round";
 }
 
 TEST(Transfer, ShapesDistance) {

@@ -89,6 +89,25 @@ TEST(Mutation, MutantsAreValidAndMove) {
   EXPECT_GT(moved, 200);
 }
 
+TEST(Neighbours, EachParameterOneStepDownAndUpValidAndDistinct) {
+  CandidateSpace cs = test::toy_candidates();
+  auto& alt = *cs.alternatives[0];  // a divides 64, b divides a, a*b <= 256
+  EXPECT_EQ(neighbours(alt, {8, 4}), (std::vector<Point>{{4, 4}, {16, 4}, {8, 2}, {8, 8}}));
+  // At the domain's end a has no step up; b's step up (64, 8) breaks a*b <= 256 and repairs
+  // to (64, 4) itself, so it is no neighbour.
+  EXPECT_EQ(neighbours(alt, {64, 4}), (std::vector<Point>{{32, 4}, {64, 2}}));
+  std::mt19937_64 rng(6);
+  for (int i = 0; i < 100; ++i) {
+    Point p = alt.sample(rng);
+    std::set<Point> seen;
+    for (const Point& n : neighbours(alt, p)) {
+      EXPECT_TRUE(alt.valid(n));
+      EXPECT_NE(n, p);
+      EXPECT_TRUE(seen.insert(n).second) << "repeated";
+    }
+  }
+}
+
 TEST(RandomSearch, DistinctValidPointsUntilTheSpaceIsExhausted) {
   CandidateSpace cs = test::toy_candidates();
   double total = cs.alternatives[0]->count() + cs.alternatives[1]->count();

@@ -64,12 +64,12 @@ std::optional<Candidate> RoundSearch::sample_of(std::size_t a) {
   return std::nullopt;
 }
 
-void RoundSearch::first_round(const std::vector<Candidate>& seeds, std::size_t size) {
+void RoundSearch::first_round(const std::vector<Candidate>& seeds, std::size_t size, bool every_alternative) {
   for (const Candidate& c : seeds)
     if (c.alternative < space_.alternatives.size() && space_.alternatives[c.alternative]->valid(c.point) && fresh(c))
       queue(c);
   std::vector<std::size_t> order;
-  for (std::size_t a = 0; a < space_.alternatives.size(); ++a)
+  for (std::size_t a = 0; every_alternative && a < space_.alternatives.size(); ++a)
     if (space_.alternatives[a]->count() > 0) order.push_back(a);
   std::shuffle(order.begin(), order.end(), rng_);
   for (std::size_t a : order)

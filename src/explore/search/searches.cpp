@@ -1,4 +1,4 @@
-// Random and genetic search (ask/tell), selection, crossover and mutation.
+// Random and genetic search (ask/tell), selection, crossover, mutation and a point's neighbours.
 
 #include "liftc/explore/search/searches.hpp"
 
@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -109,6 +110,27 @@ std::optional<Point> mutate(Alternative& alt, const Point& p, double rate, std::
   }
   if (alt.valid(child)) return child;
   return alt.repair(child);
+}
+
+std::vector<Point> neighbours(Alternative& alt, const Point& p) {
+  const auto& params = alt.parameters();
+  std::vector<Point> out;
+  std::set<Point> seen{p};
+  for (std::size_t i = 0; i < params.size() && i < p.size(); ++i) {
+    const auto& domain = params[i].domain;
+    auto at = std::lower_bound(domain.begin(), domain.end(), p[i]);
+    std::vector<std::int64_t> steps;
+    if (at != domain.begin()) steps.push_back(*std::prev(at));
+    if (at != domain.end() && *at == p[i]) ++at;  // p's own value is no step
+    if (at != domain.end()) steps.push_back(*at);
+    for (std::int64_t v : steps) {
+      Point q = p;
+      q[i] = v;
+      std::optional<Point> valid = alt.valid(q) ? std::optional<Point>(q) : alt.repair(q);
+      if (valid && seen.insert(*valid).second) out.push_back(std::move(*valid));
+    }
+  }
+  return out;
 }
 
 namespace {

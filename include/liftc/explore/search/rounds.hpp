@@ -58,8 +58,10 @@ class RoundSearch : public Search {
   /// Generation 0, queued: the `seeds` that are valid points of the space, a point of every
   /// alternative with valid points (in random order), then random draws up to `size`. With
   /// more alternatives than `size` (VGG-16's layer 2 has 28 to a population of 24), draws
-  /// alone left a third of them, the fastest among them, without a single point.
-  void first_round(const std::vector<Candidate>& seeds, std::size_t size);
+  /// alone left a third of them, the fastest among them, without a single point. Without
+  /// `every_alternative`, the seeds and the draws only (a search that already knows where
+  /// to look: the model-guided search trained on a tuning database ranks its first round).
+  void first_round(const std::vector<Candidate>& seeds, std::size_t size, bool every_alternative = true);
 
   CandidateSpace& space_;
   std::mt19937_64 rng_;

@@ -100,6 +100,13 @@ std::optional<Point> crossover(Alternative& alt, const Point& a, const Point& b,
 /// domain (or, one time in four, to any value); the result is repaired when invalid.
 std::optional<Point> mutate(Alternative& alt, const Point& p, double rate, std::mt19937_64& rng);
 
+/// The points one step from `p`: each parameter in turn moved to the next value of its domain
+/// below and above, the others kept; a step that breaks a constraint is repaired (and dropped
+/// when that finds no valid point, or only `p`). Distinct, in parameter order. Where a good
+/// point is known, its neighbours are where a small gain is most likely (the last few percent
+/// of a search are single parameters moved by one step, more often than jumps).
+std::vector<Point> neighbours(Alternative& alt, const Point& p);
+
 /// Draws a strategy uniformly, then one of its alternatives uniformly (alternatives without
 /// valid points are never drawn); a strategy over emulated local memory gets
 /// kEmulatedLocalShare of a share, and a strategy named in `strategy_weights` that weight of
