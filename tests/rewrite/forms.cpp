@@ -25,7 +25,7 @@ const char* const kDepthwiseForms[] = {"depthwise.sr", "depthwise_chw.sr", "dept
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "dilated_1x1_windows.sr",
-                                     "dilated_oihw_window_planes.sr"};
+                                     "dilated_oihw_window_planes.sr", "dilated_pad_split.sr"};
 
 // The grouped forms: normal-form makes each grouped.sr's map over the groups' (kernels, biases, windows).
 const char* const kGroupedForms[] = {"grouped.sr", "grouped_per_group.sr", "grouped_pointwise.sr", "grouped_pointwise_slide.sr",
@@ -48,7 +48,7 @@ const char* const kPerGroupWindows =
 const char* const kDilatedWindows =
     "dilated: the windows are a view of slide2D's wider windows (every d-th row and column), not slide2D's windows "
     "themselves (the windows-2D shape in which conv-parametric and conv-tiled tile the rows by their slides, the "
-    "kernel-minor copy and conv-local find their places, and conv-chw-tile-split's tiles of whole output rows)";
+    "kernel-minor copy and conv-local find their places)";
 const char* const kDilatedWinograd = "Winograd F(m x m, 3 x 3) needs slide2D's 3x3 windows with stride 1, not dilated ones";
 
 const char* const kPerChannelWindowsDense =
@@ -104,8 +104,7 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-winograd-local"})
       t.push_back({"chw_kernels_outermost.sr", s, kPerChannelWindowsDense});
     for (const char* f : kDilatedForms) {
-      for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0",
-                            "conv-chw-tile-split"})
+      for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0"})
         t.push_back({f, s, kDilatedWindows});
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kDilatedWinograd});
     }

@@ -201,6 +201,34 @@ TEST(Match, SizeGuardsHoldAtTheProgramsDeclaredSizes) {
   EXPECT_TRUE(apply_rule(set.rules[0], t.body, t.env, names, {}, {}, {{"K", arith::Expr(5)}}).empty());
 }
 
+// pad-split-take-first reads every d-th element as join(slide(1, d, x)) only where that is
+// the same: the padding at the end and d - 1 long (exactly the last chunk's dropped values),
+// each chunk cropped at its end to its first element. One line a case.
+TEST(Match, PadSplitTakeFirstDropsOnlyThePadding) {
+  auto rw = [](const std::string& n, const std::string& body) {
+    return rewrite_root("pad-split-take-first", "input x : [float]" + n + "\ndef out = " + body);
+  };
+  EXPECT_EQ(rw("7", "join(map(c -> pad(0, -2, 0.0, c), split(3, pad(0, 2, 1.0, x))))"),
+            (std::vector<std::string>{"join(slide(1, 3, x))"}));
+  EXPECT_EQ(rw("5", "join(map(c -> pad(0, -1, 0.0, c), split(2, pad(0, 1, 0.0, x))))"),
+            (std::vector<std::string>{"join(slide(1, 2, x))"}));
+  // A padding of 1 < d - 1: the last chunk drops x's element 7 too; slide(1, 3) of 8 elements is not strict.
+  EXPECT_TRUE(rw("8", "join(map(c -> pad(0, -2, 0.0, c), split(3, pad(0, 1, 0.0, x))))").empty());
+  // Each chunk's first two elements kept, or its last one.
+  EXPECT_TRUE(rw("7", "join(map(c -> pad(0, -1, 0.0, c), split(3, pad(0, 2, 0.0, x))))").empty());
+  EXPECT_TRUE(rw("7", "join(map(c -> pad(-2, 0, 0.0, c), split(3, pad(0, 2, 0.0, x))))").empty());
+  // The padding at the front: the padding would be kept, x's elements dropped.
+  EXPECT_TRUE(rw("7", "join(map(c -> pad(0, -2, 0.0, c), split(3, pad(2, 0, 0.0, x))))").empty());
+  EXPECT_TRUE(rw("7", "join(map(c -> pad(0, -2, 0.0, c), split(3, pad(1, 1, 0.0, x))))").empty());
+  // The same guard for arrays' first elements.
+  EXPECT_EQ(rewrite_root("pad-split-take-first-element",
+                         "input x : [[float]4]5\ndef out = map(c -> join(pad(0, -1, 0.0, c)), split(2, pad(0, 1, 0.0, x)))"),
+            (std::vector<std::string>{"join(slide(1, 2, x))"}));
+  EXPECT_TRUE(rewrite_root("pad-split-take-first-element",
+                           "input x : [[float]4]6\ndef out = map(c -> join(pad(0, -1, 0.0, c)), split(2, pad(0, 0, 0.0, x)))")
+                  .empty());
+}
+
 TEST(Match, ResultsThatDoNotTypeCheckAreDropped) {
   // reduce-split's partial sums start at 0.0: not for an int reduction.
   EXPECT_TRUE(rewrite_root("reduce-split", "size N\ninput x : [int]N\ndef out = reduce(0, (a, v) -> a + v, x)").empty());

@@ -259,8 +259,8 @@ TEST(Strategy, ANamedStepThatAppliesNowhereSaysWhatItNeeds) {
 
 // The same for the register tile, the kernel-minor copy, the kernel groups, the local-memory
 // blocks and the im2col matrix on a depthwise convolution (its kernels read one channel each)
-// and a dilated one (its windows a view of wider ones, which the kernel-minor copy and the
-// split-K blocks do not take; conv-chw-tile-local's blocks do): each strategy stops at its
+// and a dilated one (its windows a view of wider ones, which the kernel-minor copy does not
+// take; conv-chw-tile-local's and conv-chw-tile-split's blocks do): each strategy stops at its
 // named step, which says what it needs and which strategy a depthwise convolution takes.
 TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) {
   const std::string pairs =
@@ -306,18 +306,15 @@ TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) 
            pairs.substr(pairs.find(" (a depthwise")) +
            ", directly in the 2D map over slide2D's windows themselves or over dilated views of them (every e-th row and "
            "d-th column of each, as normal-form's dilated-windows-out leaves them)"},
-      {"dilated.sr", "conv-chw-tile-split",
-       "its step `block-rows-split-form` applies nowhere: a work-group per block of output rows x kernels x group of "
-       "channels (conv-block-rows-split, -activation, -residual, -residual-activation), which needs a map over (kernel, "
-       "bias) pairs whose kernels read all the channels of a window, or over (kernel, bias, value) triples where the "
-       "output is combined value by value with another image (a residual add fused into the convolution)" +
-           windows.substr(windows.find(" (a depthwise"))},
       {"depthwise.sr", "conv-chw-tile-split",
        "its step `block-rows-split-form` applies nowhere: a work-group per block of output rows x kernels x group of "
-       "channels (conv-block-rows-split, -activation, -residual, -residual-activation), which needs a map over (kernel, "
-       "bias) pairs whose kernels read all the channels of a window, or over (kernel, bias, value) triples where the "
-       "output is combined value by value with another image (a residual add fused into the convolution)" +
-           windows.substr(windows.find(" (a depthwise"))}};
+       "channels (conv-block-rows-split, -activation, -dilated, -dilated-activation, -residual, -residual-activation), "
+       "which needs a map over (kernel, bias) pairs whose kernels read all the channels of a window, or over (kernel, "
+       "bias, value) triples where the output is combined value by value with another image (a residual add fused into "
+       "the convolution)" +
+           pairs.substr(pairs.find(" (a depthwise")) +
+           ", directly in the 2D map over slide2D's windows themselves or over dilated views of them (every e-th row and "
+           "d-th column of each, as normal-form's dilated-windows-out leaves them)"}};
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.form) + " " + c.strategy);
     try {
