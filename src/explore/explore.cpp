@@ -197,7 +197,7 @@ void split_grouped(Exploration& x) {
 // half storage, a replay or a warm start, which take the program as written.
 void split_residual_adds(Exploration& x) {
   if (x.o.whole_program) return;
-  ResidualProgram split = split_residuals(x.program);
+  ResidualProgram split = split_residuals(x.program, &x.rules);
   if (split.splits.empty()) return;
   if (x.s.storage.any() || !x.o.replay.empty() || x.o.warm_start) {
     x.say(fmt::format("note: {}: the convolution with its residual add is explored as written, not also split "

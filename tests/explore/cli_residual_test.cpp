@@ -102,6 +102,58 @@ TEST_F(ExploreCli, TheTileGemmAndSplitStrategiesTakeAResidualAddFusedIntoTheirCo
   }
 }
 
+// The residual forms a fourth writer wrote (issue 38): the image zipped first, zip2D(image,
+// windows); the convolution's output zipped after the image, zip2D(image, conv); the image's
+// value in each sum's start, reduce(b + r, ...). normal-form makes each
+// conv_residual_one_definition.sr's form: explore splits it (the first and the last in their
+// normal form, the second as written), and the fused alternative takes the register tile with
+// its residual epilogue, as conv_residual_one_definition.sr's does. Points of both validate.
+TEST_F(ExploreCli, TheResidualFormsWithTheImageFirstOrInTheSumsStartAreSplitAndTiled) {
+  for (const char* form : {"conv_residual_image_first", "conv_residual_output_image_first", "conv_residual_in_start"}) {
+    SCOPED_TRACE(form);
+    Result r = run(fmt::format("explore {}/examples/conv/forms/{}.sr -s conv-chw-tile --search random --evals 3 --jobs 2 -o {}",
+                               LIFTC_SOURCE_DIR, form, form));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const char* line : {"out into out_conv (the convolution) and out (its values combined with image)\n",
+                             "fused layer (out_conv+out): 3 alternative(s) of 1 strategy (conv-chw-tile)"})
+      EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+    EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
+    std::string csv = read(dir_ / form / "evaluated.csv");
+    EXPECT_TRUE(validated(csv, "out_conv", "conv-chw-tile")) << csv;
+    EXPECT_TRUE(validated(csv, "out_conv+out", "conv-chw-tile")) << csv;
+  }
+}
+
+// A network's residual add written with the block's input first: the ResNet block's
+// zip(image, conv2) at the rows, pixels and values (residual-pass-second), and MobileNetV2's 2D
+// map over zip2D(image, projected) (residual-outputs-second, then as the one-definition forms,
+// residual-windows-form). Their fused layers take the residual epilogue's strategies with as
+// many alternatives as resnet_block.sr's and mobilenet_v2_block.sr's (above), and validate.
+TEST_F(ExploreCli, ANetworksResidualAddWithTheInputFirstTakesTheEpiloguesStrategiesWhenFused) {
+  struct Case {
+    const char* network;
+    const char* strategy;
+    const char* fused;
+    int alternatives;
+  };
+  for (const Case& c : {Case{"resnet_block_skip_first", "conv-chw-tile", "conv2+block", 4},
+                        Case{"mobilenet_v2_block_residual_first", "conv-chw-tile", "projected+block", 3},
+                        Case{"mobilenet_v2_block_residual_first", "conv-gemm", "projected+block", 4},
+                        Case{"mobilenet_v2_block_residual_first", "conv-chw-tile-split", "projected+block", 2},
+                        Case{"mobilenet_v2_block_residual_first", "conv-chw-tile-local", "projected+block", 1}}) {
+    SCOPED_TRACE(std::string(c.network) + " " + c.strategy);
+    std::string out = std::string(c.network) + "-" + c.strategy;
+    Result r = run(fmt::format("explore {}/examples/networks/{}.sr -s {} --search random --evals 2 --jobs 2 -o {}",
+                               LIFTC_SOURCE_DIR, c.network, c.strategy, out));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("fused layer ({}): {} alternative(s) of 1 strategy ({})", c.fused,
+                                        c.alternatives, c.strategy)),
+              std::string::npos)
+        << r.output;
+    EXPECT_TRUE(validated(read(dir_ / out / "evaluated.csv"), c.fused, c.strategy)) << r.output;
+  }
+}
+
 // conv-gpu on the one-definition form: code generation refused every alternative before
 // ("the values that mapGlb(2) computes are read by other work-items of the same kernel");
 // explored whole it is refused with the reason, and split it runs on the convolution.

@@ -2,6 +2,7 @@
 // over it (explore/products/residual.hpp), without a device: which definitions are split,
 // and that the split program interprets to the program's values, value for value.
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -13,11 +14,17 @@
 #include "liftc/interp/interp.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
+#include "liftc/rewrite/load.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 #include "../readable_name.hpp"
 
 namespace liftc::explore {
 namespace {
+
+const rewrite::RuleSet& rules() {
+  static const rewrite::RuleSet r = rewrite::load_rules_dir(std::string(LIFTC_SOURCE_DIR) + "/rules");
+  return r;
+}
 
 ir::Program example(const std::string& path) {
   return parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/" + path);
@@ -78,6 +85,9 @@ INSTANTIATE_TEST_SUITE_P(
         // The convolution's output zipped with the image (explore's one-to-one fusion of conv_skip.sr).
         ResidualCase{"conv/forms/conv_residual_output.sr",
                      "out into out_conv (the convolution) and out (its values combined with image)"},
+        // The same with the image zipped first, zip2D(image, conv): the convolution a closed part.
+        ResidualCase{"conv/forms/conv_residual_output_image_first.sr",
+                     "out into out_conv (the convolution) and out (its values combined with image)"},
         // MobileNetV2's block with every fusion: the depthwise and pointwise layers fused, then the add.
         ResidualCase{"conv/fused/depthwise_pointwise_residual.sr",
                      "block into block_conv (the convolution) and block (its values combined with image)"},
@@ -113,10 +123,14 @@ def out = map2D((window, r) -> map(v -> v.0 + v.1,
 }
 
 // Every example: split_residuals takes every program (low-level ones, stencils, networks)
-// without an error, and splits only the convolutions with a residual add in their definition.
+// without an error, and splits only the convolutions with a residual add in their definition:
+// as written, and with the rules, also those whose normal form is such a definition (the image
+// zipped first, conv_residual_image_first.sr; the image's value in the sums' start,
+// conv_residual_in_start.sr). conv_residual_output_image_first.sr's convolution is a closed
+// part of its definition, split as written.
 TEST(ResidualSplits, OnlyTheConvolutionsWithAResidualAddAreSplit) {
   const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
-  std::set<std::string> split;
+  std::set<std::string> split, split_normal;
   int programs = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     if (entry.path().extension() != ".sr") continue;
@@ -129,13 +143,54 @@ TEST(ResidualSplits, OnlyTheConvolutionsWithAResidualAddAreSplit) {
       continue;  // a program with sizes left to tune (explore needs their values)
     }
     if (!split_residuals(program).splits.empty()) split.insert(file);
+    if (!split_residuals(program, &rules()).splits.empty()) split_normal.insert(file);
     ++programs;
   }
   EXPECT_GE(programs, 50);
-  EXPECT_EQ(fmt::format("{}", fmt::join(split, ", ")),
+  const std::string as_written =
+      "conv/forms/conv_residual_one_definition.sr, conv/forms/conv_residual_output.sr, "
+      "conv/forms/conv_residual_output_image_first.sr, conv/forms/conv_residual_relu_first.sr, conv/fused/conv_residual.sr, "
+      "conv/fused/depthwise_pointwise_residual.sr, conv/fused/pointwise_residual.sr";
+  EXPECT_EQ(fmt::format("{}", fmt::join(split, ", ")), as_written);
+  EXPECT_EQ(fmt::format("{}", fmt::join(split_normal, ", ")),
+            "conv/forms/conv_residual_image_first.sr, conv/forms/conv_residual_in_start.sr, "
             "conv/forms/conv_residual_one_definition.sr, conv/forms/conv_residual_output.sr, "
-            "conv/forms/conv_residual_relu_first.sr, conv/fused/conv_residual.sr, "
+            "conv/forms/conv_residual_output_image_first.sr, conv/forms/conv_residual_relu_first.sr, conv/fused/conv_residual.sr, "
             "conv/fused/depthwise_pointwise_residual.sr, conv/fused/pointwise_residual.sr");
+}
+
+// A residual add written with the image zipped first, or with the image's value in each sum's
+// start, is split in its normal form (with the rules; as written it is not): the convolution
+// and the add over it. The image first: the split computes the program's values bit for bit
+// (an addition's operands swapped); the value in the start: up to the rounding of the
+// additions' order ((b + r) + the products before, (b + the products) + r after), which
+// add_residual_references allows it and no other split.
+TEST(ResidualSplits, AResidualAddWrittenOtherwiseIsSplitInItsNormalForm) {
+  struct Case {
+    const char* file;
+    bool exact;
+  };
+  for (const Case& c : {Case{"conv/forms/conv_residual_image_first.sr", true}, Case{"conv/forms/conv_residual_in_start.sr", false}}) {
+    SCOPED_TRACE(c.file);
+    ir::Program program = example(c.file);
+    EXPECT_TRUE(split_residuals(program).splits.empty());
+    ResidualProgram split = split_residuals(program, &rules());
+    EXPECT_EQ(residual_splits_text(split), "out into out_conv (the convolution) and out (its values combined with image)");
+    ASSERT_EQ(split.splits.size(), 1u);
+    EXPECT_TRUE(split.splits[0].normal_form);
+    interp::Tensors inputs = interp::random_inputs(typecheck::typecheck(ir::bind_sizes(program, {})).program, 13);
+    std::vector<float> want = values(program, inputs).at("out").f32, got = values(split.program, inputs).at("out").f32;
+    ASSERT_EQ(got.size(), want.size());
+    if (c.exact) EXPECT_EQ(got, want);
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], interp::magnitude_tolerance * (1 + std::fabs(want[i]))) << i;
+    Problem problem;
+    problem.file = c.file;
+    problem.inputs = inputs;
+    problem.reference = values(program, inputs);
+    add_residual_references(problem, split);  // no error: the split's values are the definition's
+    EXPECT_TRUE(problem.reference.count("out_conv"));
+  }
 }
 
 }  // namespace

@@ -73,6 +73,13 @@ const char* const kPooled =
 // named by a let or not.
 const char* const kPooledForms[] = {"conv_pool_one_definition.sr", "conv_pool_joined.sr", "conv_pool_tile2d.sr",
                                     "conv_pool_tile2d_let.sr"};
+// The forms of a convolution and its residual add in one definition: its windows zipped with
+// the other image's pixels, or its output; the image zipped first (normal-form swaps the zips:
+// residual-pixels-second, residual-outputs-second, residual-value-second and its -pairs form),
+// or its values in each sum's start (residual-start-out-activation adds them after the sums).
+const char* const kResidualForms[] = {"conv_residual_one_definition.sr",  "conv_residual_relu_first.sr",
+                                      "conv_residual_output.sr",          "conv_residual_image_first.sr",
+                                      "conv_residual_output_image_first.sr", "conv_residual_in_start.sr"};
 const char* const kZippedPixels =
     "a convolution and its residual add in one definition: its windows zipped with the other image's pixels, which "
     "the strategies that map the windows or the kernels' sums onto work-items, work-groups or kernels of their own "
@@ -125,7 +132,7 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm", "conv-winograd",
                           "conv-winograd-gemm", "conv-winograd-local"})
       for (const char* f : kPooledForms) t.push_back({f, s, kPooled});
-    for (const char* f : {"conv_residual_one_definition.sr", "conv_residual_relu_first.sr", "conv_residual_output.sr"}) {
+    for (const char* f : kResidualForms) {
       for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-winograd",
                             "conv-winograd-gemm", "conv-winograd-local"})
         t.push_back({f, s, kZippedPixels});

@@ -10,6 +10,7 @@
 
 #include "liftc/explore/products/split_references.hpp"
 #include "liftc/ir/prim.hpp"
+#include "liftc/rewrite/engine.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
 namespace liftc::explore {
@@ -168,9 +169,21 @@ void names_in(const ir::Expr& e, std::vector<std::string>& out) {
   for (const auto& a : e->args) names_in(a, out);
 }
 
+// Each definition of `program` in normal form (rules' normal-form), or none where it gives none.
+std::optional<ir::Program> normal_forms(const ir::Program& program, const rewrite::RuleSet* rules) {
+  if (!rules || !rules->strategy("normal-form")) return std::nullopt;
+  try {
+    rewrite::ProgramRewrite r = rewrite::rewrite_program(*rules, "normal-form", program, {});
+    if (!r.programs.empty()) return r.programs.front().program;
+  } catch (const Error&) {
+    // normal-form does not apply: the definitions as written only
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-ResidualProgram split_residuals(const ir::Program& program) {
+ResidualProgram split_residuals(const ir::Program& program, const rewrite::RuleSet* rules) {
   ResidualProgram out{program, {}};
   // A program a strategy rewrote already has tuning parameters (sizes with a range and no
   // value) its definitions share: it is explored whole, as explored_by_layer says, not split.
@@ -185,45 +198,66 @@ ResidualProgram split_residuals(const ir::Program& program) {
     globals.push_back(i.name);
     types[i.name] = i.type;
   }
+  std::optional<ir::Program> normal;  // the definitions in normal form, made when one is not split as written
+  bool normalized = false;
   out.program.defs.clear();
   for (std::size_t d = 0; d < typed.defs.size(); ++d) {
     const ir::Definition& def = typed.defs[d];
-    std::vector<std::string> bound = avoid;  // the program's names and every name of the body
-    names_in(def.body, bound);
-    std::string conv = ir::fresh_name(def.name + "_conv", bound);
-    bound.push_back(conv);
-    std::optional<Parts> parts = residual_parts(def.body, globals, conv, bound);
-    // The rest one to one over the convolution, and reading another value of its size: a
-    // residual (not a bias per channel, which normal-form takes into the sums).
-    std::vector<std::string> others;
-    bool split = parts && element_wise(parts->rest);
-    if (split) {
+    // `body` split into its convolution `conv` and the layer over it, and what that layer
+    // combines the convolution's output with; none where `body` is not such a definition.
+    struct Split {
+      Parts parts;
+      std::string conv;
+      std::vector<std::string> others;
+    };
+    auto split_of = [&](const ir::Expr& body) -> std::optional<Split> {
+      std::vector<std::string> bound = avoid;  // the program's names and every name of the body
+      names_in(body, bound);
+      std::string conv = ir::fresh_name(def.name + "_conv", bound);
+      bound.push_back(conv);
+      std::optional<Parts> parts = residual_parts(body, globals, conv, bound);
+      // The rest one to one over the convolution, and reading another value of its size: a
+      // residual (not a bias per channel, which normal-form takes into the sums).
+      if (!parts || !element_wise(parts->rest)) return std::nullopt;
+      std::vector<std::string> others;
       ir::Program check = out.program;
       check.defs.push_back({conv, parts->convolution, def.loc});
       check.defs.push_back({def.name, parts->rest, def.loc});
       try {
         ir::Program checked = typecheck::typecheck(check).program;
         std::optional<std::int64_t> n = scalars(checked.defs[checked.defs.size() - 2].body.type(), sizes);
-        split = n && n == scalars(checked.defs.back().body.type(), sizes);
+        if (!n || n != scalars(checked.defs.back().body.type(), sizes)) return std::nullopt;
         for (const auto& name : ir::free_vars(parts->rest))
-          if (auto t = types.find(name); split && name != conv && t != types.end() && scalars(t->second, sizes) == n)
+          if (auto t = types.find(name); name != conv && t != types.end() && scalars(t->second, sizes) == n)
             others.push_back(name);
       } catch (const Error&) {
-        split = false;  // not of one shape (an internal matter: the definition stays whole)
+        return std::nullopt;  // not of one shape (an internal matter: the definition stays whole)
       }
+      if (others.empty()) return std::nullopt;
+      return Split{std::move(*parts), conv, std::move(others)};
+    };
+    std::optional<Split> split = split_of(def.body);
+    // Written otherwise (the other image zipped first, the residual in the sums' start): as
+    // its normal form, where that is one of the two forms.
+    bool from_normal_form = false;
+    if (!split && rules) {
+      if (!normalized) normal = normal_forms(program, rules);
+      normalized = true;
+      if (normal && d < normal->defs.size() && normal->defs[d].name == def.name)
+        if ((split = split_of(normal->defs[d].body))) from_normal_form = true;
     }
-    split = split && !others.empty();
     globals.push_back(def.name);
     types[def.name] = def.body.type();
     if (!split) {
       out.program.defs.push_back(program.defs[d]);
       continue;
     }
-    avoid.push_back(conv);
-    globals.push_back(conv);
-    out.program.defs.push_back({conv, parts->convolution, def.loc});
-    out.program.defs.push_back({def.name, parts->rest, def.loc});
-    out.splits.push_back({def.name, conv, fmt::format("{}", fmt::join(others, ", "))});
+    avoid.push_back(split->conv);
+    globals.push_back(split->conv);
+    out.program.defs.push_back({split->conv, split->parts.convolution, def.loc});
+    out.program.defs.push_back({def.name, split->parts.rest, def.loc});
+    out.splits.push_back(
+        {def.name, split->conv, fmt::format("{}", fmt::join(split->others, ", ")), from_normal_form});
   }
   if (out.splits.empty()) return {program, {}};
   typecheck::typecheck(out.program);  // an internal error, not the user's, if it does not check
@@ -236,7 +270,8 @@ void add_residual_references(Problem& network, const ResidualProgram& split) {
     definitions.push_back({s.definition,
                            fmt::format("'{}' split into its convolution '{}' and the layer over it", s.definition,
                                        s.convolution),
-                           {s.convolution}});
+                           {s.convolution},
+                           s.normal_form});
   add_split_references(network, split.program, definitions);
 }
 

@@ -1,5 +1,7 @@
 #include "liftc/explore/products/split_references.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "liftc/interp/interp.hpp"
@@ -8,6 +10,20 @@
 
 namespace liftc::explore {
 
+namespace {
+
+// Whether `got` is `want`, bit for bit, or each value within the interpreter's tolerance of
+// a reassociated sum where `up_to_rounding`.
+bool same_values(const std::vector<float>& want, const std::vector<float>& got, bool up_to_rounding) {
+  if (!up_to_rounding || want.size() != got.size()) return want == got;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (!(std::fabs(double(want[i]) - got[i]) <= interp::magnitude_tolerance * (1.0 + std::fabs(double(want[i])))))
+      return false;
+  return true;
+}
+
+}  // namespace
+
 void add_split_references(Problem& network, const ir::Program& split, const std::vector<SplitDefinition>& definitions) {
   if (definitions.empty()) return;
   interp::Tensors values = interp::evaluate(typecheck::typecheck(ir::bind_sizes(split, {})).program, network.inputs);
@@ -15,7 +31,7 @@ void add_split_references(Problem& network, const ir::Program& split, const std:
     auto whole = network.reference.find(d.definition);
     auto parts = values.find(d.definition);
     if (whole == network.reference.end() || parts == values.end() || whole->second.shape != parts->second.shape ||
-        whole->second.f32 != parts->second.f32)
+        !same_values(whole->second.f32, parts->second.f32, d.up_to_rounding))
       throw Error(fmt::format("{}: {} does not compute its value (an internal error: explore it with --whole-program)",
                               network.file, d.described));
     for (const auto& p : d.parts) network.reference[p] = values.at(p);

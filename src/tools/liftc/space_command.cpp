@@ -184,7 +184,7 @@ void run_space(const SpaceOptions& o) {
   // A convolution whose definition adds a residual: its layers as explore searches them, the
   // convolution split off and the add over it (explore's fused alternative is the definition whole).
   explore::ResidualProgram residual;
-  if (!o.whole_program) residual = explore::split_residuals(program);
+  if (!o.whole_program) residual = explore::split_residuals(program, &rules);
   if (!residual.splits.empty()) program = residual.program;
   // A program of several definitions is a network: the space of each layer, as explore
   // searches it (layers of one shape once).

@@ -11,6 +11,7 @@
 
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/ir/program.hpp"
+#include "liftc/rewrite/load.hpp"
 
 namespace liftc::explore {
 
@@ -20,6 +21,8 @@ struct ResidualSplit {
   std::string convolution;  // the convolution's new definition, `NAME_conv` (a name the program has not)
   std::string other;        // what the element-wise layer combines the convolution's output with (its free variables
                             // but the convolution, comma-separated)
+  bool normal_form = false;  // split from the definition's normal form (rules' normal-form), not as written: its
+                             // values may differ from the definition's by the rounding of another order of additions
 };
 
 /// A program with its convolutions that add a residual split (split_residuals).
@@ -41,7 +44,12 @@ struct ResidualProgram {
 /// (a residual add needs as many output channels as input channels). Each adds the same
 /// values in the same order: add_residual_references checks it. A program with tuning
 /// parameters (one a strategy rewrote) is not split.
-ResidualProgram split_residuals(const ir::Program& program);
+/// With `rules`, a definition in neither form as written is split in its normal form
+/// (`normal-form`) where that is one of them: the other image zipped first
+/// (`zip2D(image, windows)`), or its values in the sums' start (`reduce(b + r, ...)`, which
+/// normal-form adds after the sums instead: the same values up to the rounding of the
+/// additions' order, which add_residual_references allows such a split).
+ResidualProgram split_residuals(const ir::Program& program, const rewrite::RuleSet* rules = nullptr);
 
 /// Adds to `network.reference` the interpreter's values of the split-off convolutions (on
 /// `network.inputs`) and checks that the split program computes each split definition's value

@@ -16,10 +16,12 @@ struct SplitDefinition {
   std::string definition;          // its name, kept in the split program
   std::string described;           // for the error: "the grouped convolution 'c' split into its 2 groups"
   std::vector<std::string> parts;  // the split program's new definitions whose values become references
+  bool up_to_rounding = false;     // its value may differ by rounding (the split adds in another order): each value
+                                   // within interp::magnitude_tolerance * (1 + |value|), not bit for bit
 };
 
 /// Interprets `split` on `network`'s inputs; each of `definitions` must compute the value
-/// `network.reference` holds for it (else a liftc::Error: an internal error, explore with
+/// `network.reference` holds for it (bit for bit, or up to rounding where it says so; else a liftc::Error: an internal error, explore with
 /// --whole-program), and each part's value is added to `network.reference`.
 void add_split_references(Problem& network, const ir::Program& split, const std::vector<SplitDefinition>& definitions);
 
