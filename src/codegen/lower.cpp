@@ -134,7 +134,7 @@ View KernelBuilder::constant_array(const ir::Expr& e) {
   m->name = fresh("constants");
   m->space = AddressSpace::Constant;
   m->type = e.type();
-  local_decls_.push_back(c::constant_array(m->name, element_type(e.type()), *values));
+  start_decls_.push_back(c::constant_array(m->name, element_type(e.type()), *values));
   View v = mem_view(m);
   constants_.emplace(std::move(key), v);
   return v;

@@ -203,7 +203,7 @@ class KernelBuilder {
   std::vector<std::vector<c::Stmt>> blocks_;
   int group_writes_ = 0;               // work-group-level mapLcl writes to local or global memory so far
   bool group_writes_global_ = false;   // one of them wrote global memory (a barrier needs its fence)
-  std::vector<c::Stmt> local_decls_;
+  std::vector<c::Stmt> start_decls_;  // the kernel's first statements: its local, private and constant arrays
   std::vector<Buffer> allocations_;
   std::map<std::pair<std::string, std::vector<double>>, View> constants_;  // by type and values
   int counter_ = 0;

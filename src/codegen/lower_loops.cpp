@@ -534,12 +534,15 @@ View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope&
     throw Error(fmt::format("{} memory '{}' needs a constant size, not {}: bind the sizes", to_string(space), m->name,
                             arith::to_string(b.elements)));
   ir::Type scalar = ir::Type::scalar(b.scalar);
+  // Arrays in local and private memory are declared at the kernel's start, not where they are
+  // first written: an array has no initial value either way, and NVIDIA's OpenCL compiler
+  // (H200, driver 580) miscompiled a private array declared after a loop that filled another
+  // (MobileNetV2's depthwise values and their pointwise sums, conv-dw-pw-private with a
+  // residual add: wrong values unless built with -cl-opt-disable; docs/results.md).
   if (m->variable)
     emit(c::decl(m->name, stored, space, std::nullopt, nullptr));
-  else if (space == AddressSpace::Local)
-    local_decls_.push_back(c::decl(m->name, scalar, space, b.elements, nullptr));
-  else if (space == AddressSpace::Private)
-    emit(c::decl(m->name, scalar, space, b.elements, nullptr));
+  else if (space == AddressSpace::Local || space == AddressSpace::Private)
+    start_decls_.push_back(c::decl(m->name, scalar, space, b.elements, nullptr));
 
   View v = mem_view(m);
   for (const auto& l : regions) v = access(v, l.var);
@@ -567,7 +570,7 @@ std::vector<c::Stmt> KernelBuilder::build(const ir::Expr& body, const Scope& sco
     };
     copy_level(r.view, dest, scope, 0);
   }
-  std::vector<c::Stmt> out = local_decls_;
+  std::vector<c::Stmt> out = start_decls_;
   out.insert(out.end(), blocks_[0].begin(), blocks_[0].end());
   return out;
 }
