@@ -295,8 +295,8 @@ class ModelSearch : public RoundSearch {
       // The genetic search's generation 0 (the seeds and a point of every alternative, then
       // random draws). With a model trained on a tuning database: the seeds, then ranked
       // proposals (bred from the seeds: their neighbours first) and a random share; a point
-      // of every alternative would spend most of the first round (VGG-16's layer 2 has 28
-      // alternatives) where the database already says the time is not.
+      // of every alternative would take all of the first round (VGG-16's layer 2 has 28
+      // alternatives to a first round of 24), whatever the database says of them.
       started_ = true;
       first_round(o_.seeds, 0, !full_.model.trained());
       queue_ranked(o_.warmup - std::min(random_share, o_.warmup), o_.warmup);

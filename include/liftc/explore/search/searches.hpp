@@ -103,8 +103,8 @@ std::optional<Point> mutate(Alternative& alt, const Point& p, double rate, std::
 /// The points one step from `p`: each parameter in turn moved to the next value of its domain
 /// below and above, the others kept; a step that breaks a constraint is repaired (and dropped
 /// when that finds no valid point, or only `p`). Distinct, in parameter order. Where a good
-/// point is known, its neighbours are where a small gain is most likely (the last few percent
-/// of a search are single parameters moved by one step, more often than jumps).
+/// point is known, these are the smallest steps from it, which a mutation (each parameter
+/// moved with some probability) proposes rarely.
 std::vector<Point> neighbours(Alternative& alt, const Point& p);
 
 /// Draws a strategy uniformly, then one of its alternatives uniformly (alternatives without
