@@ -530,25 +530,32 @@ Outcome other_shape_cost(const Candidate& c) {
   return o;
 }
 
-// A tuning database of another shape: its rows trained on before the first measurement
-// rank the first round's draws, which then land near the optimum far more often than random.
-TEST(ModelSearch, ATuningDatabaseTrainsTheModelBeforeTheFirstMeasurement) {
-  CandidateSpace cs = cube();
+// A tuning database of one group: `count` points of `cs` drawn in turn from each alternative,
+// their features and their times at the other shape relative to the best of them.
+TransferRows other_shape_database(CandidateSpace& cs, std::size_t count) {
   Featurizer f = parameter_features(cs);
-  TransferRows db;
   std::mt19937_64 rng(5);
   std::vector<Candidate> rows;
-  for (int i = 0; i < 300; ++i) {
-    std::size_t a = i % 2;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::size_t a = i % cs.alternatives.size();
     rows.push_back({a, cs.alternatives[a]->sample(rng)});
   }
   double best = std::numeric_limits<double>::infinity();
   for (const auto& c : rows) best = std::min(best, other_shape_cost(c).objectives.time_ms);
+  TransferRows db;
   for (const auto& c : rows) {
     db.features.push_back(f(c));
     db.relative_time.push_back(other_shape_cost(c).objectives.time_ms / best);
   }
-  db.groups = {300};
+  db.groups = {static_cast<unsigned>(count)};
+  return db;
+}
+
+// A tuning database of another shape: its rows trained on before the first measurement
+// rank the first round's draws, which then land near the optimum far more often than random.
+TEST(ModelSearch, ATuningDatabaseTrainsTheModelBeforeTheFirstMeasurement) {
+  CandidateSpace cs = cube();
+  TransferRows db = other_shape_database(cs, 300);
   double with = 0, without = 0;
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     ModelSearchOptions o = small_rounds();
@@ -584,21 +591,7 @@ TEST(ModelSearch, WithATuningDatabaseTheFirstRoundIsRankedNotAPointOfEveryAltern
     return cs;
   };
   CandidateSpace cs = cubes();
-  Featurizer f = parameter_features(cs);
-  TransferRows db;
-  std::mt19937_64 rng(5);
-  std::vector<Candidate> rows;
-  for (int i = 0; i < 600; ++i) {
-    std::size_t a = std::size_t(i) % 12;
-    rows.push_back({a, cs.alternatives[a]->sample(rng)});
-  }
-  double best = std::numeric_limits<double>::infinity();
-  for (const auto& c : rows) best = std::min(best, other_shape_cost(c).objectives.time_ms);
-  for (const auto& c : rows) {
-    db.features.push_back(f(c));
-    db.relative_time.push_back(other_shape_cost(c).objectives.time_ms / best);
-  }
-  db.groups = {600};
+  TransferRows db = other_shape_database(cs, 600);
   const Candidate other_best{0, {10, 3, 7}};  // the other shape's optimum, as the nearest shape's seed
   ModelSearchOptions o = small_rounds();
   o.seeds = {other_best};
