@@ -51,11 +51,6 @@ const char* const kDilatedWindows =
     "kernel-minor copy and conv-local find their places)";
 const char* const kDilatedWinograd = "Winograd F(m x m, 3 x 3) needs slide2D's 3x3 windows with stride 1, not dilated ones";
 
-const char* const kPerChannelWindowsDense =
-    "written kernel by kernel over a CHW image: the windows are built per channel, map(pl -> slide2D(...), image), "
-    "not slide2D's windows of one HWC image (the windows-2D shape that the slide tiling, the kernel-minor copy, "
-    "conv-local, the local-memory tiles and Winograd look for)";
-
 const char* const kSquareTiling =
     "slide2D-tiling tiles square windows with one stride, slide2D(k, k, s, s, x)";
 
@@ -106,10 +101,6 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr", "grouped_chw_kernel_by_kernel.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
-    for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0",
-                          "conv-chw-tile-local", "conv-chw-tile-split", "conv-winograd", "conv-winograd-gemm",
-                          "conv-winograd-local"})
-      t.push_back({"chw_kernels_outermost.sr", s, kPerChannelWindowsDense});
     for (const char* f : kDilatedForms) {
       for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0"})
         t.push_back({f, s, kDilatedWindows});
