@@ -21,7 +21,8 @@ const char* const kDepthwiseForms[] = {"depthwise.sr", "depthwise_chw.sr", "dept
                                        "depthwise_zip2d.sr", "depthwise_columns_bias_start.sr", "depthwise_chw_dilated.sr",
                                        "depthwise_stride2.sr", "depthwise_multiplier.sr", "depthwise_kernel_first.sr",
                                        "depthwise_multiplier_outer.sr", "depthwise_chw_kernel_first.sr",
-                                       "depthwise_no_bias.sr", "depthwise_hwc_channel_outer.sr"};
+                                       "depthwise_no_bias.sr", "depthwise_hwc_channel_outer.sr",
+                                       "depthwise_rows_dilated.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "dilated_1x1_windows.sr",
