@@ -94,8 +94,10 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
 // second writer's forms, a grouped 3x3 convolution whose groups' outputs are joined inside
 // the map over the groups (grouped_joined_per_group.sr, a third writer's) and one of a CHW
 // image split into groups of planes, each group written kernel by kernel
-// (grouped_chw_kernel_by_kernel.sr, a third writer's): split by group (normal-form's
-// grouped-channels-*, join-of-joined-results-triples, groups-kernels-outermost), its groups take
+// (grouped_chw_kernel_by_kernel.sr, a third writer's), and one whose image's pixels are split
+// into the groups' channels before the windows (grouped_split_image.sr, a fifth writer's): split
+// by group (normal-form's grouped-channels-*, join-of-joined-results-triples,
+// groups-kernels-outermost, split-pixels-into-windows), its groups take
 // conv-chw-tile and conv-gemm, and the front point's host program validates every layer.
 class GroupedPointwiseCli : public ExploreCli, public ::testing::WithParamInterface<std::string> {};
 
@@ -115,7 +117,8 @@ TEST_P(GroupedPointwiseCli, IsSplitByGroupAndItsGroupsValidate) {
 
 INSTANTIATE_TEST_SUITE_P(Groups, GroupedPointwiseCli,
                          ::testing::Values("grouped_pointwise_slide", "grouped_pointwise_channels_first",
-                                           "grouped_joined_per_group", "grouped_chw_kernel_by_kernel"),
+                                           "grouped_joined_per_group", "grouped_chw_kernel_by_kernel",
+                                           "grouped_split_image"),
                          [](const auto& info) { return info.param; });
 
 // A grouped convolution whose map over its groups zips the groups' kernels, biases and window

@@ -660,8 +660,8 @@ INSTANTIATE_TEST_SUITE_P(
                       WrittenOtherwise{"mobilenet_v1_pair_chw.sr", "depthwise", "pointwise",
                                        "transpose(map(x -> transpose(x), map(row -> map(window -> let pixel = "
                                        "join(map((w, b, x) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
-                                       "zip(join(x), join(w)))), zip(dw_w, dw_b, window))) in join(map((w, b) -> map(v -> "
-                                       "max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(pixel, w)))",
+                                       "zip(join(x), join(w)))), zip(dw_w, dw_b, transpose(map(t -> transpose(t), window))))) in "
+                                       "join(map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(pixel, w)))",
                                        true}),
     [](const auto& info) { return testing::readable_name(info.index, {info.param.network}); });
 

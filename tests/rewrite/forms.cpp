@@ -21,16 +21,18 @@ const char* const kDepthwiseForms[] = {"depthwise.sr", "depthwise_chw.sr", "dept
                                        "depthwise_zip2d.sr", "depthwise_columns_bias_start.sr", "depthwise_chw_dilated.sr",
                                        "depthwise_stride2.sr", "depthwise_multiplier.sr", "depthwise_kernel_first.sr",
                                        "depthwise_multiplier_outer.sr", "depthwise_chw_kernel_first.sr",
-                                       "depthwise_no_bias.sr"};
+                                       "depthwise_no_bias.sr", "depthwise_hwc_channel_outer.sr",
+                                       "depthwise_rows_dilated.sr", "depthwise_dilated_per_channel.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "dilated_1x1_windows.sr",
-                                     "dilated_oihw_window_planes.sr", "dilated_pad_split.sr"};
+                                     "dilated_oihw_window_planes.sr", "dilated_pad_split.sr", "dilated_rows_only.sr",
+                                     "dilated_columns_only.sr"};
 
 // The grouped forms: normal-form makes each grouped.sr's map over the groups' (kernels, biases, windows).
 const char* const kGroupedForms[] = {"grouped.sr", "grouped_per_group.sr", "grouped_pointwise.sr", "grouped_pointwise_slide.sr",
                                      "grouped_pointwise_channels_first.sr", "grouped_joined_per_group.sr",
-                                     "grouped_chw_kernel_by_kernel.sr"};
+                                     "grouped_chw_kernel_by_kernel.sr", "grouped_split_image.sr"};
 
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
@@ -38,8 +40,8 @@ const char* const kWinogradPairs =
     "Winograd needs the map over (kernel, bias) pairs over all channels directly in the map over windows";
 
 const char* const kPerChannelWindows =
-    "depthwise, channel-first: the windows are each channel's, not slide2D's windows of one HWC image (the windows-2D "
-    "shape that split-join on a row's windows, pad-for-tiling and slide-tiling look for)";
+    "depthwise, channel-first and dilated: the windows are a view of each channel's wider windows, not slide2D's windows "
+    "of one HWC image (the windows-2D shape that split-join on a row's windows, pad-for-tiling and slide-tiling look for)";
 
 const char* const kPerGroupWindows =
     "grouped, per group: the windows are each group's channels', not slide2D's windows of one HWC image (the windows-2D "
@@ -50,11 +52,6 @@ const char* const kDilatedWindows =
     "themselves (the windows-2D shape in which conv-parametric and conv-tiled tile the rows by their slides, the "
     "kernel-minor copy and conv-local find their places)";
 const char* const kDilatedWinograd = "Winograd F(m x m, 3 x 3) needs slide2D's 3x3 windows with stride 1, not dilated ones";
-
-const char* const kPerChannelWindowsDense =
-    "written kernel by kernel over a CHW image: the windows are built per channel, map(pl -> slide2D(...), image), "
-    "not slide2D's windows of one HWC image (the windows-2D shape that the slide tiling, the kernel-minor copy, "
-    "conv-local, the local-memory tiles and Winograd look for)";
 
 const char* const kSquareTiling =
     "slide2D-tiling tiles square windows with one stride, slide2D(k, k, s, s, x)";
@@ -103,13 +100,10 @@ const std::vector<NotOffered>& forms_not_offered() {
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
-    for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr", "grouped_chw_kernel_by_kernel.sr"})
+    for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr", "grouped_chw_kernel_by_kernel.sr",
+                          "grouped_split_image.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
-    for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0",
-                          "conv-chw-tile-local", "conv-chw-tile-split", "conv-winograd", "conv-winograd-gemm",
-                          "conv-winograd-local"})
-      t.push_back({"chw_kernels_outermost.sr", s, kPerChannelWindowsDense});
     for (const char* f : kDilatedForms) {
       for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0"})
         t.push_back({f, s, kDilatedWindows});
@@ -119,10 +113,7 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
                           "conv-gemm"})
       for (const char* f : kDepthwiseForms) t.push_back({f, s, kDepthwise});
-    for (const char* s : {"conv-parametric", "conv-tiled"})
-      for (const char* f :
-           {"depthwise_chw.sr", "depthwise_chw_nested.sr", "depthwise_chw_dilated.sr", "depthwise_chw_kernel_first.sr"})
-        t.push_back({f, s, kPerChannelWindows});
+    for (const char* s : {"conv-parametric", "conv-tiled"}) t.push_back({"depthwise_chw_dilated.sr", s, kPerChannelWindows});
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local",
                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
       for (const char* f : kGroupedForms) t.push_back({f, s, kGrouped});
