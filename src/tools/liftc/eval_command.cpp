@@ -128,7 +128,8 @@ void add_eval_command(CLI::App& app) {
   // "argument was not expected".
   auto save_folder = std::make_shared<std::string>();
   CLI::Option* save = cmd->add_option("--save-inputs", *save_folder, "also write the inputs used to DIR/inputs/ (of -o DIR)")
-                          ->expected(0, 1);
+                          ->expected(0, 1)
+                          ->type_name("");  // a flag in --help: it takes no value
   cmd->add_flag("--force", options->force, "overwrite existing files in DIR");
   cmd->callback([options, output, save, save_folder] {
     if (!save_folder->empty())
