@@ -126,7 +126,9 @@ def out = map2D((window, r) -> map(v -> v.0 + v.1,
 // without an error, and splits only the convolutions with a residual add in their definition:
 // as written, and with the rules, also those whose normal form is such a definition (the image
 // zipped first, conv_residual_image_first.sr; the image's value in the sums' start,
-// conv_residual_in_start.sr). conv_residual_output_image_first.sr's convolution is a closed
+// conv_residual_in_start.sr; the value zipped first with the kernels and biases,
+// conv_residual_value_first.sr and conv_residual_value_start.sr).
+// conv_residual_output_image_first.sr's convolution is a closed
 // part of its definition, split as written.
 TEST(ResidualSplits, OnlyTheConvolutionsWithAResidualAddAreSplit) {
   const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
@@ -155,7 +157,8 @@ TEST(ResidualSplits, OnlyTheConvolutionsWithAResidualAddAreSplit) {
   EXPECT_EQ(fmt::format("{}", fmt::join(split_normal, ", ")),
             "conv/forms/conv_residual_image_first.sr, conv/forms/conv_residual_in_start.sr, "
             "conv/forms/conv_residual_one_definition.sr, conv/forms/conv_residual_output.sr, "
-            "conv/forms/conv_residual_output_image_first.sr, conv/forms/conv_residual_relu_first.sr, conv/fused/conv_residual.sr, "
+            "conv/forms/conv_residual_output_image_first.sr, conv/forms/conv_residual_relu_first.sr, "
+            "conv/forms/conv_residual_value_first.sr, conv/forms/conv_residual_value_start.sr, conv/fused/conv_residual.sr, "
             "conv/fused/depthwise_pointwise_residual.sr, conv/fused/pointwise_residual.sr");
 }
 
