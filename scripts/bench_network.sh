@@ -24,8 +24,12 @@
 # footprint (buffers freed when dead).
 #
 # Usage: scripts/bench_network.sh [--liftc PATH] [--device D] [--evals N] [--search S]
-#                                 [--strategy S]... [--fusion on|off|only] [--repeat N]
-#                                 [--out DIR] NET.sr [SIZE=VALUE...]
+#                                 [--train-db DB]... [--strategy S]... [--fusion on|off|only]
+#                                 [--repeat N] [--out DIR] NET.sr [SIZE=VALUE...]
+#   --search is liftc explore's (default model, liftc explore's own default; the runs in
+#   docs/results.md before 2026-11-30 used genetic, this script's default then);
+#   --train-db DB (repeatable): with --search model, the tuning databases its model is trained
+#   on before each layer's first measurement (other networks' or shapes' stores);
 #   --fusion is liftc explore's (default on: fused layers as alternatives of the front);
 #   --repeat N: the host program's timed runs (default 100).
 #   SIZE=VALUE replaces the value of a `size` of the program (e.g. H=256 W=256 D=56 S=12),
@@ -36,7 +40,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 liftc="$root/build/liftc"
 device=""
 evals=60
-search=genetic
+search=model
+train_dbs=()
 out=""
 strategies=()
 fusion=on
@@ -49,6 +54,7 @@ while [[ $# -gt 0 ]]; do
     --device) device="$2"; shift 2 ;;
     --evals) evals="$2"; shift 2 ;;
     --search) search="$2"; shift 2 ;;
+    --train-db) train_dbs+=(--train-db "$2"); shift 2 ;;
     --strategy) strategies+=(-s "$2"); shift 2 ;;
     --fusion) fusion="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
@@ -83,8 +89,8 @@ EOF
 device_args=()
 [[ -n "$device" ]] && device_args=(--device "$device")
 start=$(date +%s)
-"$liftc" explore "$sized" --pareto --search "$search" --evals "$evals" --fusion "$fusion" "${device_args[@]}" \
-  "${strategies[@]}" -o "$work/front" --force -q > "$work/explore.txt"
+"$liftc" explore "$sized" --pareto --search "$search" "${train_dbs[@]}" --evals "$evals" --fusion "$fusion" \
+  "${device_args[@]}" "${strategies[@]}" -o "$work/front" --force -q > "$work/explore.txt"
 explore_s=$(( $(date +%s) - start ))
 cat "$work/explore.txt"
 

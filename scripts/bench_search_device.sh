@@ -13,7 +13,8 @@
 #   --liftc PATH        liftc (default build/liftc)
 #   --search NAME       a search (repeatable; default random, genetic and model); model-db is
 #                       the model search trained on --train-db's rows first
-#   --train-db DB       the tuning database of model-db (another program's or shape's store)
+#   --train-db DB       a tuning database of model-db (another program's or shape's store;
+#                       repeatable: the stores read as one)
 #   -s STRATEGY         a strategy (repeatable; default every strategy that applies)
 #   --time SECONDS      wall time of each exploration (default 120)
 #   --device TEXT       the OpenCL device (index or part of its name)
@@ -32,7 +33,7 @@ device=""
 jobs=""
 seed=1
 work=""
-train_db=""
+train_dbs=()
 table_only=0
 programs=()
 
@@ -48,7 +49,7 @@ while [[ $# -gt 0 ]]; do
     --jobs) need "$@"; jobs="$2"; shift 2 ;;
     --seed) need "$@"; seed="$2"; shift 2 ;;
     --work) need "$@"; work="$2"; shift 2 ;;
-    --train-db) need "$@"; train_db="$2"; shift 2 ;;
+    --train-db) need "$@"; train_dbs+=("$2"); shift 2 ;;
     --table-only) table_only=1; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "bench_search_device.sh: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
@@ -60,11 +61,11 @@ done
 [[ -n "$work" ]] || work="$(mktemp -d "${TMPDIR:-/tmp}/liftc-bench-search-device.XXXXXX")"
 mkdir -p "$work"
 for search in "${searches[@]}"; do  # a table of stores already made needs no database
-  if [[ $search == model-db && -z "$train_db" && $table_only -eq 0 ]]; then
+  if [[ $search == model-db && ${#train_dbs[@]} -eq 0 && $table_only -eq 0 ]]; then
     echo "bench_search_device.sh: --search model-db needs --train-db DB" >&2; exit 2
   fi
 done
-[[ -z "$train_db" || -f "$train_db" ]] || { echo "bench_search_device.sh: no tuning database $train_db" >&2; exit 2; }
+for t in "${train_dbs[@]}"; do [[ -f "$t" ]] || { echo "bench_search_device.sh: no tuning database $t" >&2; exit 2; }; done
 for p in "${programs[@]}"; do [[ -f "$p" ]] || { echo "bench_search_device.sh: no program $p" >&2; exit 2; }; done
 
 if [[ $table_only -eq 0 ]]; then
@@ -80,7 +81,10 @@ if [[ $table_only -eq 0 ]]; then
       [[ -e "$db" ]] && { echo "bench_search_device.sh: $db exists (a new --work, or --table-only)" >&2; exit 2; }
       start=$(date +%s.%N)
       how=(--search "$search")
-      [[ $search == model-db ]] && how=(--search model --train-db "$train_db")
+      if [[ $search == model-db ]]; then
+        how=(--search model)
+        for t in "${train_dbs[@]}"; do how+=(--train-db "$t"); done
+      fi
       "$liftc" explore "$p" "${how[@]}" "${flags[@]}" --db "$db" > "$work/$name-$search.log" 2>&1 ||
         echo "bench_search_device.sh: $name $search: liftc explore failed (see $work/$name-$search.log)" >&2
       awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' > "$work/$name-$search.wall"

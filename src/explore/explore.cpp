@@ -101,16 +101,18 @@ void resume(Exploration& x) {
   stored.out_dir = x.o.out_dir, stored.db = x.o.db, stored.force = x.o.force, stored.quiet = x.o.quiet;
   stored.jobs = x.o.jobs, stored.isolate = x.o.isolate, stored.workers = x.o.workers, stored.resume = true;
   // A tuning database's URL is stored without its password (request_to_json): given again.
-  if (!x.o.train_db.empty()) {
-    if (shown_store_name(x.o.train_db) != stored.train_db)
+  if (!x.o.train_dbs.empty()) {
+    if (shown_store_names(x.o.train_dbs) != stored.train_dbs)
       throw Error(fmt::format("--resume: run {} of {} trained its model on {}, not {}", last.id, x.shown_db,
-                              stored.train_db.empty() ? "no tuning database" : stored.train_db,
-                              shown_store_name(x.o.train_db)));
-    stored.train_db = x.o.train_db;
-  } else if (password_hidden(stored.train_db)) {
-    throw Error(fmt::format("--resume: run {} of {} trains its model on the tuning database {}, whose password is "
-                            "not stored; give it again with --train-db URL",
-                            last.id, x.shown_db, stored.train_db));
+                              stored.train_dbs.empty() ? "no tuning database" : fmt::format("{}", fmt::join(stored.train_dbs, ", ")),
+                              fmt::join(shown_store_names(x.o.train_dbs), ", ")));
+    stored.train_dbs = x.o.train_dbs;
+  } else {
+    for (const auto& db : stored.train_dbs)
+      if (password_hidden(db))
+        throw Error(fmt::format("--resume: run {} of {} trains its model on the tuning database {}, whose password is "
+                                "not stored; give its databases again with --train-db",
+                                last.id, x.shown_db, db));
   }
   x.o = stored;
   x.say(fmt::format("resuming run {} of {} (started {})\n", last.id, x.shown_db, last.started));
@@ -241,6 +243,22 @@ NamedFeatures point_named_features(const cost::FeatureContext& ctx, const Candid
   return {std::move(f.names), std::move(f.values)};
 }
 
+// --train-db's stores, opened (one that does not exist is an error), in the order given.
+struct TuningDatabases {
+  std::vector<std::unique_ptr<Store>> opened;
+  std::vector<const Store*> stores() const {
+    std::vector<const Store*> out;
+    for (const auto& s : opened) out.push_back(s.get());
+    return out;
+  }
+};
+
+TuningDatabases open_tuning_databases(const std::vector<std::string>& names) {
+  TuningDatabases dbs;
+  for (const auto& name : names) dbs.opened.push_back(Store::open_existing(name));
+  return dbs;
+}
+
 // What the model-guided search sees and starts from (nothing for another search):
 // - every candidate's features from the kernels it would run (cost::candidate_features,
 //   memoized; a candidate whose kernels do not generate: what its point says). They cost a
@@ -250,11 +268,12 @@ NamedFeatures point_named_features(const cost::FeatureContext& ctx, const Candid
 //   there, above the 20% the model may take, and halved the evaluations per second); with
 //   `generations` (a run on a device: null in a replay) each candidate is generated once
 //   for its features and its evaluation;
-// - a tuning database's rows of other programs, shapes and devices (`db`; none: null),
+// - the tuning databases' rows of other programs, shapes and devices (`dbs`; none: empty),
 //   trained on before the first measurement, and the nearest shapes' best points mapped
 //   into `space`, after the seeds.
-void model_inputs(Exploration& x, const CandidateSpace& space, const constraints::Target& target, const Store* db,
-                  const std::string& db_name, TransferTarget t, std::shared_ptr<GenerationMemo> generations = nullptr) {
+void model_inputs(Exploration& x, const CandidateSpace& space, const constraints::Target& target,
+                  const std::vector<const Store*>& dbs, const std::vector<std::string>& db_names, TransferTarget t,
+                  std::shared_ptr<GenerationMemo> generations = nullptr) {
   if (x.s.search->name != "model") return;
   auto ctx = std::make_shared<cost::FeatureContext>(cost::feature_context(space, x.rules, target, x.o.build_options));
   ctx->generations = std::move(generations);
@@ -275,15 +294,16 @@ void model_inputs(Exploration& x, const CandidateSpace& space, const constraints
   // with two rounds' worth, once rounds no longer waited for their slowest candidate
   // (rounds.hpp, the lag), features took 35-47% of VGG-16 layer 5's 120 s loop.
   x.s.shortlist = std::max<std::size_t>(x.s.jobs, 8);
-  if (!db) return;
+  if (dbs.empty()) return;
   t.strategies = ctx->strategies;
-  x.s.transfer = transfer_rows(*db, t);
-  std::vector<Candidate> nearest = nearest_shape_seeds(*db, t, space, x.s.genetic.population);
+  x.s.transfer = transfer_rows(dbs, t);
+  std::vector<Candidate> nearest = nearest_shape_seeds(dbs, t, space, x.s.genetic.population);
   x.s.genetic.seeds.insert(x.s.genetic.seeds.end(), nearest.begin(), nearest.end());
   if (x.s.transfer.groups.empty() && nearest.empty()) return;  // a store of this program alone
   x.say(fmt::format("tuning database {}: {} row(s) of {} other program(s) or device(s) train the model before the first "
                     "measurement; {} best point(s) of the nearest shapes start its first round\n",
-                    shown_store_name(db_name), x.s.transfer.features.size(), x.s.transfer.groups.size(), nearest.size()));
+                    fmt::join(shown_store_names(db_names), ", "), x.s.transfer.features.size(),
+                    x.s.transfer.groups.size(), nearest.size()));
 }
 
 // Replay: the search against a store's results instead of a device; the space is the
@@ -310,8 +330,8 @@ void replay(Exploration& x) {
       t.device = e.device, t.shapes = e.shapes;
       break;
     }
-  std::unique_ptr<Store> train = x.o.train_db.empty() ? nullptr : Store::open_existing(x.o.train_db);
-  model_inputs(x, space, target, train.get(), x.o.train_db, t);
+  TuningDatabases train = open_tuning_databases(x.o.train_dbs);
+  model_inputs(x, space, target, train.stores(), x.o.train_dbs, t);
   if (x.s.replay_seeds > 0) {
     MakeSearch seeded = [&x](CandidateSpace& sp, std::uint64_t seed) {
       Settings t = x.s;
@@ -506,10 +526,10 @@ void explore_program(Exploration& x, CandidateSpace& space, const Problem& probl
   }
   // The tuning database: --train-db, else the run's own store (its rows of earlier runs).
   TransferTarget t{problem.program_hash, device.name, problem.shapes};
-  std::unique_ptr<Store> train = x.o.train_db.empty() ? nullptr : Store::open_existing(x.o.train_db);
-  if (!train) t.before_run = run;
-  model_inputs(x, space, target, train ? train.get() : x.store.get(), x.o.train_db.empty() ? x.db : x.o.train_db, t,
-               generations);
+  TuningDatabases train = open_tuning_databases(x.o.train_dbs);
+  if (train.opened.empty()) t.before_run = run;
+  model_inputs(x, space, target, train.opened.empty() ? std::vector<const Store*>{x.store.get()} : train.stores(),
+               train.opened.empty() ? std::vector<std::string>{x.db} : x.o.train_dbs, t, generations);
   auto search = x.s.make_search(space);
   StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
   LoopResult r = explore_loop(*search, start, x.s.budget, x.s.jobs, x.progress);

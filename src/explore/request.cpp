@@ -20,7 +20,7 @@ json request_to_json(const Request& o) {
           {"build_options", o.build_options}, {"whole_program", o.whole_program}, {"warm_start", o.warm_start},
           {"max_program_alternatives", o.max_program_alternatives}, {"storage", o.storage},
           // A tuning database's password stays out of the store (a team reads it): --resume asks for it.
-          {"fusion", o.fusion}, {"train_db", shown_store_name(o.train_db)}};
+          {"fusion", o.fusion}, {"train_db", shown_store_names(o.train_dbs)}};
 }
 
 void request_from_json(const json& j, Request& o) {
@@ -41,7 +41,13 @@ void request_from_json(const json& j, Request& o) {
   o.max_program_alternatives = j.value("max_program_alternatives", "");  // nor before --max-program-alternatives
   o.storage = j.value("storage", "float");                                // nor before --storage
   o.fusion = j.value("fusion", "off");  // nor before --fusion: a network then had no fused layers
-  o.train_db = j.value("train_db", "");  // nor before --train-db
+  // Nor before --train-db; one name (or "" for none) before it was repeatable.
+  const json& train = j.contains("train_db") ? j.at("train_db") : json(json::array());
+  if (train.is_string())
+    o.train_dbs = train.get<std::string>().empty() ? std::vector<std::string>{}
+                                                   : std::vector<std::string>{train.get<std::string>()};
+  else
+    o.train_dbs = train.get<std::vector<std::string>>();
 }
 
 }  // namespace liftc::explore

@@ -65,7 +65,7 @@ void settle_search(const Request& o, Settings& s) {
     std::string names = search_names([](const SearchKind& k) { return k.population; }, false);
     throw Error(fmt::format("--warm-start seeds the {0} search's first generation: give it with --search {0}", names));
   }
-  if (!o.train_db.empty() && s.search->name != "model")
+  if (!o.train_dbs.empty() && s.search->name != "model")
     throw Error("--train-db trains the model-guided search's model: give it with --search model");
 }
 

@@ -210,7 +210,7 @@ TEST_F(PostgresCli, ATuningDatabaseOnPostgresTrainsTheModelSearch) {
   }
   expect("explore --resume --db r.db", 1,
          fmt::format("error: --resume: run 1 of r.db trains its model on the tuning database {}, whose password is "
-                     "not stored; give it again with --train-db URL\n",
+                     "not stored; give its databases again with --train-db\n",
                      shown));
   expect(fmt::format("explore --resume --db r.db --train-db '{}'", url()), 1,
          fmt::format("error: --resume: run 1 of r.db trained its model on {}, not {}\n", shown, url()));

@@ -3,6 +3,7 @@
 // (tests/data/search_replay/matmul_small.sql, M = 4), and a new exploration of another shape
 // (matmul_m8.sr, M = 8) with --search model in it.
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -56,6 +57,17 @@ TEST_F(ExploreCli, TrainDbIsAnotherStoreAndOnlyForTheModelSearch) {
   EXPECT_NE(r.output.find("tuning database small.db: 168 row(s) of 1 other program(s) or device(s) train the model"),
             std::string::npos)
       << r.output;
+  // Given twice, the stores are read as one: the same program on the same device in both is
+  // one group of both stores' rows.
+  std::filesystem::copy_file(dir() / "small.db", dir() / "copy.db");
+  Result two = run(fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --evals 4 --population 4 "
+                               "-j 2 --warmup 1 --runs 1 -q --db two.db --train-db small.db --train-db copy.db",
+                               kRecorded));
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("tuning database small.db, copy.db: 336 row(s) of 1 other program(s) or device(s) train "
+                            "the model"),
+            std::string::npos)
+      << two.output;
   // A store without other programs' rows: nothing to say of it.
   Result alone = run(fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --evals 4 --population 4 "
                                  "-j 2 --warmup 1 --runs 1 -q --db new.db",
@@ -67,6 +79,24 @@ TEST_F(ExploreCli, TrainDbIsAnotherStoreAndOnlyForTheModelSearch) {
   expect(fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --train-db missing.db --db y.db",
                      kRecorded),
          1, "missing.db");
+}
+
+// The tuning databases a run trains on are stored with it: --resume opens them again, and
+// --resume with others is refused.
+TEST_F(ExploreCli, AResumedRunTrainsOnTheDatabasesItStartedWith) {
+  sql(dir() / "small.db", text_of(kRecorded + "matmul_small.sql"));
+  std::filesystem::copy_file(dir() / "small.db", dir() / "copy.db");
+  std::string explore = fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --evals 4 "
+                                    "--population 4 -j 2 --warmup 1 --runs 1 -q --db r.db",
+                                    kRecorded);
+  Result r = run(explore + " --train-db small.db --train-db copy.db");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  sql(dir() / "r.db", "DELETE FROM run_ends");  // as if it had been stopped
+  expect("explore --resume --db r.db --train-db small.db", 1,
+         "error: --resume: run 1 of r.db trained its model on small.db, copy.db, not small.db\n");
+  Result resumed = run("explore --resume --db r.db");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("tuning database small.db, copy.db: 336 row(s)"), std::string::npos) << resumed.output;
 }
 
 }  // namespace

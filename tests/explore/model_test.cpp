@@ -671,7 +671,7 @@ TEST(Transfer, RowsOfOtherProgramsAndDevicesRelativeToTheirBest) {
   auto s = transfer_store((dir / "db").string());
   TransferTarget t{"this", "dev", "A=4x8"};
   t.strategies = {"cube", "other"};
-  TransferRows rows = transfer_rows(*s, t);
+  TransferRows rows = transfer_rows({s.get()}, t);
   // Groups by (program, device) in the store's order of keys: far/dev, near/dev, near/gpu.
   EXPECT_EQ(rows.groups, (std::vector<unsigned>{2, 4, 2}));
   ASSERT_EQ(rows.relative_time.size(), 8u);
@@ -683,7 +683,34 @@ TEST(Transfer, RowsOfOtherProgramsAndDevicesRelativeToTheirBest) {
             (std::vector<std::string>{"strategy.cube", "strategy.other", "alternative", "param.x", "param.y", "param.z"}));
   EXPECT_EQ(rows.features[0].values, (std::vector<float>{1, 0, 1, 5, 5, 5}));
   t.before_run = 1;  // a resumed first run: no earlier rows
-  EXPECT_TRUE(transfer_rows(*s, t).groups.empty());
+  EXPECT_TRUE(transfer_rows({s.get()}, t).groups.empty());
+}
+
+// Several stores (--train-db given more than once) are read as one: a (program, device) of
+// two of them is one group, its times relative to the best of both.
+TEST(Transfer, SeveralStoresAreReadAsOneDatabase) {
+  auto dir = test::fresh_test_folder("transfer");
+  auto first = transfer_store((dir / "first").string());
+  auto second = Store::open((dir / "second").string());
+  std::int64_t run = second->begin_run("cube.sr", "{}");
+  for (Evaluation e : {stored("lone", "dev", "A=16x8", "x=4,y=4,z=5", 0.15),  // lone ranks now: 0.3 is 2x its best
+                       stored("other", "dev", "A=4x16", "x=7,y=7,z=7", 0.3),
+                       stored("other", "dev", "A=4x16", "x=8,y=7,z=7", 0.9)}) {
+    e.run = run;
+    second->add(e);
+  }
+  TransferTarget t{"this", "dev", "A=4x8"};
+  t.strategies = {"cube"};
+  TransferRows both = transfer_rows({first.get(), second.get()}, t);
+  // far/dev, lone/dev, near/dev, near/gpu, other/dev (the groups' keys in order).
+  EXPECT_EQ(both.groups, (std::vector<unsigned>{2, 2, 4, 2, 2}));
+  EXPECT_EQ(both.relative_time[2], 2.0);  // lone's 0.3 of the first store against 0.15 of the second
+  EXPECT_EQ(both.relative_time[3], 1.0);
+  EXPECT_EQ(transfer_rows({first.get()}, t).groups.size(), 3u);
+  // The nearest shapes over both: other (A=4x16) is as near as near (A=8x8), after it in the map's order.
+  CandidateSpace cs = cube();
+  EXPECT_EQ(nearest_shape_seeds({first.get(), second.get()}, t, cs, 3, 1),
+            (std::vector<Candidate>{{0, {16, 4, 7}}, {0, {7, 7, 7}}, {0, {4, 4, 5}}}));
 }
 
 TEST(Transfer, TheNearestShapesBestPointsMappedToTheNearestValidPoint) {
@@ -694,10 +721,10 @@ TEST(Transfer, TheNearestShapesBestPointsMappedToTheNearestValidPoint) {
   // near (A=8x8), lone (A=16x8), far (A=64x8), the device's own before gpu's; near's
   // fastest, x=20, is outside the cube's 1..16: it becomes the nearest valid point, x=16;
   // the program's own rows are --warm-start's, not these.
-  EXPECT_EQ(nearest_shape_seeds(*s, t, cs, 10, 2),
+  EXPECT_EQ(nearest_shape_seeds({s.get()}, t, cs, 10, 2),
             (std::vector<Candidate>{{0, {16, 4, 7}}, {0, {11, 4, 7}}, {0, {4, 4, 4}}, {0, {5, 5, 5}}, {0, {6, 5, 5}},
                                     {0, {2, 2, 2}}, {0, {2, 2, 3}}}));
-  EXPECT_EQ(nearest_shape_seeds(*s, t, cs, 1), (std::vector<Candidate>{{0, {16, 4, 7}}}));
+  EXPECT_EQ(nearest_shape_seeds({s.get()}, t, cs, 1), (std::vector<Candidate>{{0, {16, 4, 7}}}));
 }
 
 }  // namespace

@@ -31,7 +31,9 @@ struct Request {
   // Not stored: where results go and how. (The rules folder and what identifies the
   // program and the rules are stored besides the options: see run.cpp.)
   std::string out_dir, db, replay, rules_dir, jobs;
-  std::string train_db;  // --search model: the tuning database its model is trained on first (default: the run's store; transfer.hpp)
+  // --search model: the tuning databases its model is trained on first (--train-db, repeatable;
+  // none: the run's own store; transfer.hpp). Stored, each without its password.
+  std::vector<std::string> train_dbs;
   std::string workers;  // --workers: N (start N local workers), "external" (only queue), "" (run candidates here)
   std::string seeds;  // with --replay: replay the search with this many seeds (replay_benchmark.hpp)
   bool force = false, resume = false, quiet = false, isolate = false;

@@ -50,15 +50,17 @@ std::optional<std::vector<std::pair<std::string, std::int64_t>>> stored_paramete
   return out;
 }
 
-// The rows of `db` by (program, device), the target's own left out, each group's rows in
-// the store's order.
-std::map<Group, std::vector<Evaluation>> other_groups(const Store& db, const TransferTarget& target) {
+// The rows of `dbs` by (program, device), the target's own left out, each group's rows in
+// the stores' order.
+std::map<Group, std::vector<Evaluation>> other_groups(const std::vector<const Store*>& dbs,
+                                                      const TransferTarget& target) {
   std::map<Group, std::vector<Evaluation>> groups;
-  for (auto& e : db.evaluations()) {
-    if (e.run >= target.before_run) continue;
-    if (e.program == target.program_hash && e.device == target.device) continue;
-    groups[{e.program, e.device}].push_back(std::move(e));
-  }
+  for (const Store* db : dbs)
+    for (auto& e : db->evaluations()) {
+      if (e.run >= target.before_run) continue;
+      if (e.program == target.program_hash && e.device == target.device) continue;
+      groups[{e.program, e.device}].push_back(std::move(e));
+    }
   return groups;
 }
 
@@ -71,8 +73,8 @@ double best_time(const std::vector<Evaluation>& rows) {
 
 }  // namespace
 
-TransferRows transfer_rows(const Store& db, const TransferTarget& target, std::size_t limit) {
-  auto groups = other_groups(db, target);
+TransferRows transfer_rows(const std::vector<const Store*>& dbs, const TransferTarget& target, std::size_t limit) {
+  auto groups = other_groups(dbs, target);
   std::size_t total = 0;
   for (const auto& [g, rows] : groups) total += rows.size();
   std::size_t stride = limit > 0 && total > limit ? (total + limit - 1) / limit : 1;
@@ -130,9 +132,9 @@ double shapes_distance(const std::string& a, const std::string& b) {
   return d;
 }
 
-std::vector<Candidate> nearest_shape_seeds(const Store& db, const TransferTarget& target, const CandidateSpace& space,
-                                           std::size_t count, std::size_t per_group) {
-  auto groups = other_groups(db, target);
+std::vector<Candidate> nearest_shape_seeds(const std::vector<const Store*>& dbs, const TransferTarget& target,
+                                           const CandidateSpace& space, std::size_t count, std::size_t per_group) {
+  auto groups = other_groups(dbs, target);
   // Nearest first: the target's device before others, then by shapes.
   std::vector<std::tuple<bool, double, const std::vector<Evaluation>*>> order;
   for (const auto& [g, rows] : groups) {

@@ -50,6 +50,12 @@ bool is_database_url(const std::string& db) { return url_backend(db) != nullptr;
 
 std::string shown_store_name(const std::string& db) { return is_database_url(db) ? hide_password(db) : db; }
 
+std::vector<std::string> shown_store_names(const std::vector<std::string>& dbs) {
+  std::vector<std::string> shown;
+  for (const auto& db : dbs) shown.push_back(shown_store_name(db));
+  return shown;
+}
+
 bool password_hidden(const std::string& shown) {
   return is_database_url(shown) && (shown.find(":***@") != std::string::npos || shown.find("password=***") != std::string::npos);
 }

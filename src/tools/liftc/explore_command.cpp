@@ -69,9 +69,12 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--db", o->db, "the results store (default DIR/results.db with -o, else ./liftc-results.db)");
   cmd->add_flag("--resume", o->resume, "continue the store's last unfinished run (its options are read back)");
   cmd->add_option("--replay", o->replay, "run the search against a store's results instead of a device");
-  cmd->add_option("--train-db", o->train_db,
+  cmd->add_option("--train-db", o->train_dbs,
                   "model: train the model first on the rows of other programs, shapes and devices of this store (a "
-                  "SQLite path or a postgresql:// URL), and start from the nearest shapes' best points (default: --db)");
+                  "SQLite path or a postgresql:// URL), and start from the nearest shapes' best points; repeatable, "
+                  "the stores' rows together (default: --db)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--seeds", o->seeds,
                   "with --replay: replay the search with N seeds (--seed, --seed + 1, ...) and print the median best "
                   "found against the number of measurements and the median measurements to within 5% and 10% of the "

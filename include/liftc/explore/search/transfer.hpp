@@ -23,23 +23,25 @@ struct TransferTarget {
   std::vector<std::string> strategies;  // the one-hot columns `strategy.<name>` (cost::feature_strategies)
 };
 
-/// Rows of `db` of every (program, device) but the target's, grouped so, each row's features
+/// Rows of the stores `dbs` (one tuning database, or several read as one: a (program, device)
+/// in two of them is one group) of every (program, device) but the target's, grouped so, each row's features
 /// those of cost::point_features (strategy one-hot, alternative, `param.<name>`: what a row
 /// says without its program) and its time relative to its group's best validated time
 /// (infinity: failed). A group without two different validated times is left out (it ranks
 /// nothing); at most `limit` rows, every k-th of each group beyond it.
-TransferRows transfer_rows(const Store& db, const TransferTarget& target, std::size_t limit = 4000);
+TransferRows transfer_rows(const std::vector<const Store*>& dbs, const TransferTarget& target, std::size_t limit = 4000);
 
 /// How far two shapes texts are apart: Σ |log(a/b)| over the dimensions of inputs of one
 /// name and rank, and 10 for an input either lacks or of another rank.
 double shapes_distance(const std::string& a, const std::string& b);
 
-/// The fastest validated points of the other programs of `db` (other shapes, other devices:
+/// The fastest validated points of the other programs of `dbs` (other shapes, other devices:
 /// the target's device first, then by shapes_distance), up to `per_group` of each group in
 /// that order and `count` in all, mapped into `space`: the alternative of the same strategy
 /// and number, the point read by its parameter names, and where it is not valid there, the
 /// space's nearest valid point (`Alternative::repair`).
-std::vector<Candidate> nearest_shape_seeds(const Store& db, const TransferTarget& target, const CandidateSpace& space,
+std::vector<Candidate> nearest_shape_seeds(const std::vector<const Store*>& dbs, const TransferTarget& target,
+                                           const CandidateSpace& space,
                                            std::size_t count, std::size_t per_group = 4);
 
 }  // namespace liftc::explore

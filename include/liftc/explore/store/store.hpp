@@ -180,6 +180,9 @@ bool is_database_url(const std::string& db);
 /// `db` as messages show it: a URL with its password as `***` (hide_password), a path as given.
 std::string shown_store_name(const std::string& db);
 
+/// Each of `dbs` as shown_store_name shows it.
+std::vector<std::string> shown_store_names(const std::vector<std::string>& dbs);
+
 /// Whether `shown` (a shown_store_name) had a password, now `***`: it cannot be opened as it is.
 bool password_hidden(const std::string& shown);
 
