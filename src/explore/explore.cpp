@@ -259,6 +259,16 @@ TuningDatabases open_tuning_databases(const std::vector<std::string>& names) {
   return dbs;
 }
 
+// What the model learns from before the first measurement: --train-db's stores, else the
+// run's own store, of which only the rows of earlier runs (`t.before_run`).
+std::pair<std::vector<const Store*>, std::vector<std::string>> model_databases(const Exploration& x,
+                                                                                const TuningDatabases& train,
+                                                                                std::int64_t run, TransferTarget& t) {
+  if (!train.opened.empty()) return {train.stores(), x.o.train_dbs};
+  t.before_run = run;
+  return {{x.store.get()}, {x.db}};
+}
+
 // What the model-guided search sees and starts from (nothing for another search):
 // - every candidate's features from the kernels it would run (cost::candidate_features,
 //   memoized; a candidate whose kernels do not generate: what its point says). They cost a
@@ -271,17 +281,19 @@ TuningDatabases open_tuning_databases(const std::vector<std::string>& names) {
 // - the tuning databases' rows of other programs, shapes and devices (`dbs`; none: empty),
 //   trained on before the first measurement, and the nearest shapes' best points mapped
 //   into `space`, after the seeds.
-void model_inputs(Exploration& x, const CandidateSpace& space, const constraints::Target& target,
+// `s` is x.s for a program, a copy of it for each layer of a network (`label`: the layer's
+// name, which its line about the database starts with).
+void model_inputs(Exploration& x, Settings& s, const CandidateSpace& space, const constraints::Target& target,
                   const std::vector<const Store*>& dbs, const std::vector<std::string>& db_names, TransferTarget t,
-                  std::shared_ptr<GenerationMemo> generations = nullptr) {
-  if (x.s.search->name != "model") return;
+                  std::shared_ptr<GenerationMemo> generations = nullptr, const std::string& label = "") {
+  if (s.search->name != "model") return;
   auto ctx = std::make_shared<cost::FeatureContext>(cost::feature_context(space, x.rules, target, x.o.build_options));
   ctx->generations = std::move(generations);
-  x.s.reused_by_evaluator = [memo = ctx->generations] {
+  s.reused_by_evaluator = [memo = ctx->generations] {
     constexpr auto evaluator = static_cast<std::size_t>(GenerationMemo::User::Evaluator);
     return memo ? memo->stats().saved_s[evaluator] : 0.0;
   };
-  x.s.features = caching([ctx](const Candidate& c) {
+  s.features = caching([ctx](const Candidate& c) {
     try {
       cost::FeatureVector f = cost::candidate_features(c, *ctx);
       return NamedFeatures{std::move(f.names), std::move(f.values)};
@@ -289,21 +301,21 @@ void model_inputs(Exploration& x, const CandidateSpace& space, const constraints
       return point_named_features(*ctx, c);
     }
   });
-  x.s.shortlist_features = [ctx](const Candidate& c) { return point_named_features(*ctx, c); };
+  s.shortlist_features = [ctx](const Candidate& c) { return point_named_features(*ctx, c); };
   // One round's worth gets the code features (a generation each, 6-7 ms on the H200's host):
   // with two rounds' worth, once rounds no longer waited for their slowest candidate
   // (rounds.hpp, the lag), features took 35-47% of VGG-16 layer 5's 120 s loop.
-  x.s.shortlist = std::max<std::size_t>(x.s.jobs, 8);
+  s.shortlist = std::max<std::size_t>(s.jobs, 8);
   if (dbs.empty()) return;
   t.strategies = ctx->strategies;
-  x.s.transfer = transfer_rows(dbs, t);
-  std::vector<Candidate> nearest = nearest_shape_seeds(dbs, t, space, x.s.genetic.population);
-  x.s.genetic.seeds.insert(x.s.genetic.seeds.end(), nearest.begin(), nearest.end());
-  if (x.s.transfer.groups.empty() && nearest.empty()) return;  // a store of this program alone
-  x.say(fmt::format("tuning database {}: {} row(s) of {} other program(s) or device(s) train the model before the first "
+  s.transfer = transfer_rows(dbs, t);
+  std::vector<Candidate> nearest = nearest_shape_seeds(dbs, t, space, s.genetic.population);
+  s.genetic.seeds.insert(s.genetic.seeds.end(), nearest.begin(), nearest.end());
+  if (s.transfer.groups.empty() && nearest.empty()) return;  // a store of this program alone
+  x.say(fmt::format("{}tuning database {}: {} row(s) of {} other program(s) or device(s) train the model before the first "
                     "measurement; {} best point(s) of the nearest shapes start its first round\n",
-                    fmt::join(shown_store_names(db_names), ", "), x.s.transfer.features.size(),
-                    x.s.transfer.groups.size(), nearest.size()));
+                    label, fmt::join(shown_store_names(db_names), ", "), s.transfer.features.size(),
+                    s.transfer.groups.size(), nearest.size()));
 }
 
 // Replay: the search against a store's results instead of a device; the space is the
@@ -331,7 +343,7 @@ void replay(Exploration& x) {
       break;
     }
   TuningDatabases train = open_tuning_databases(x.o.train_dbs);
-  model_inputs(x, space, target, train.stores(), x.o.train_dbs, t);
+  model_inputs(x, x.s, space, target, train.stores(), x.o.train_dbs, t);
   if (x.s.replay_seeds > 0) {
     MakeSearch seeded = [&x](CandidateSpace& sp, std::uint64_t seed) {
       Settings t = x.s;
@@ -389,7 +401,6 @@ NetworkOptions network_options(Exploration& x) {
   n.budget = x.s.budget;
   n.jobs = x.s.jobs;
   n.evaluator = x.s.evaluator;
-  n.make_search = [&x](CandidateSpace& sp) { return x.s.make_search(sp); };
   n.progress = x.progress;
   n.report = [&x](const std::string& line) { x.say(line + "\n"); };
   return n;
@@ -527,9 +538,8 @@ void explore_program(Exploration& x, CandidateSpace& space, const Problem& probl
   // The tuning database: --train-db, else the run's own store (its rows of earlier runs).
   TransferTarget t{problem.program_hash, device.name, problem.shapes};
   TuningDatabases train = open_tuning_databases(x.o.train_dbs);
-  if (train.opened.empty()) t.before_run = run;
-  model_inputs(x, space, target, train.opened.empty() ? std::vector<const Store*>{x.store.get()} : train.stores(),
-               train.opened.empty() ? std::vector<std::string>{x.db} : x.o.train_dbs, t, generations);
+  auto [dbs, names] = model_databases(x, train, run, t);
+  model_inputs(x, x.s, space, target, dbs, names, t, generations);
   auto search = x.s.make_search(space);
   StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
   LoopResult r = explore_loop(*search, start, x.s.budget, x.s.jobs, x.progress);
@@ -604,6 +614,17 @@ void explore_on_device(Exploration& x) {
   }
   if (x.network) options.evaluator = x.s.evaluator;  // with the workers' check
   if (!x.network) return explore_program(x, space, problem, device.report, run, device.target);
+  // Each layer's search, and the model-guided search's inputs of that layer: its own
+  // features, and the tuning database's rows of other programs (the other layers' among
+  // them, where an earlier run or --train-db holds them) and nearest shapes' points.
+  TuningDatabases train = open_tuning_databases(x.o.train_dbs);
+  options.make_search = [&](CandidateSpace& sp, const Problem& layer, const std::string& label) {
+    Settings s = x.s;
+    TransferTarget t{layer.program_hash, device.report.name, layer.shapes};
+    auto [dbs, names] = model_databases(x, train, run, t);
+    model_inputs(x, s, sp, device.target, dbs, names, t, nullptr, label + ": ");
+    return s.make_search(sp);
+  };
   explore_network(net, problem, *x.store, run, device.report, options);
   end_run(x, run);
   say_on_interrupt("");

@@ -50,6 +50,26 @@ TEST_F(ExploreCli, ALayerExploredAsAnotherTakesItsKernelsOwnWorkGroupSizes) {
     EXPECT_NE(run.output.find(layer), std::string::npos) << layer << "\n" << run.output;
 }
 
+// Each layer of a network gets the model-guided search's own inputs: a tuning database's rows
+// of the other layers (a layer's own rows are --warm-start's) train its model, from the stores
+// --train-db names, else from the run's store's earlier runs.
+TEST_F(ExploreCli, EachLayerOfANetworkTrainsItsModelOnATuningDatabase) {
+  std::string explore = fmt::format("explore {} --fusion off --evals 4 --runs 1 --jobs 2", kVggBlock);
+  Result first = run(explore + " --search random --db first.db");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(first.output.find("tuning database"), std::string::npos) << first.output;
+  Result named = run(explore + " --search model --db second.db --train-db first.db");
+  ASSERT_EQ(named.exit_code, 0) << named.output;
+  Result own = run(explore + " --search model --db first.db");
+  ASSERT_EQ(own.exit_code, 0) << own.output;
+  for (const char* layer : {"layer 1/3 (conv1): tuning database first.db: ", "layer 3/3 (pooled): tuning database first.db: "}) {
+    EXPECT_NE(named.output.find(layer), std::string::npos) << layer << "\n" << named.output;
+    EXPECT_NE(own.output.find(layer), std::string::npos) << layer << "\n" << own.output;
+  }
+  EXPECT_NE(named.output.find("row(s) of 1 other program(s) or device(s) train the model"), std::string::npos)
+      << named.output;
+}
+
 TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
   Result r = run(fmt::format("explore {} --fusion off --pareto --evals 3 --runs 2 --jobs 2 -o out", kVggBlock));
   ASSERT_EQ(r.exit_code, 0) << r.output;

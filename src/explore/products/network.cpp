@@ -72,7 +72,7 @@ void explore_layer(LayerResult& r, const std::string& label, Store& store, std::
   std::filesystem::create_directories(work_dir, ec);
   if (ec) throw Error(fmt::format("cannot create the work folder {}: {}", work_dir, ec.message()));
   Evaluator evaluator(r.problem, r.space, store, run, device, eo);
-  std::unique_ptr<Search> search = o.make_search(r.space);
+  std::unique_ptr<Search> search = o.make_search(r.space, r.problem, label);
   StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
   if (o.progress) std::fflush(stdout);
   r.loop = explore_loop(*search, start, o.budget, o.jobs, o.progress, label);
