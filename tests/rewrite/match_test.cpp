@@ -229,6 +229,35 @@ TEST(Match, PadSplitTakeFirstDropsOnlyThePadding) {
                   .empty());
 }
 
+// pad-split-transpose-take-first reads every d-th element kept as the first row of the
+// transposed chunks as join(slide(1, d, x)) under pad-split-take-first's guard: the padding at
+// the end and d - 1 long, the first of the d rows kept. phase-windows-interleaved reads the
+// phases' windows as one slide's only where each phase is slid by 1. One line a case.
+TEST(Match, TransposedChunksAndPhasesAreDilatedOnlyWhereTheSame) {
+  auto rw = [](const std::string& rule, const std::string& type, const std::string& body) {
+    return rewrite_root(rule, "input x : " + type + "\ndef out = " + body);
+  };
+  const std::string t = "pad-split-transpose-take-first";
+  EXPECT_EQ(rw(t, "[float]7", "join(pad(0, -2, 0.0, transpose(split(3, pad(0, 2, 1.0, x)))))"),
+            (std::vector<std::string>{"join(slide(1, 3, x))"}));
+  EXPECT_EQ(rw(t, "[[float]4]5", "join(pad(0, -1, 0.0, transpose(split(2, pad(0, 1, 0.0, x)))))"),
+            (std::vector<std::string>{"join(slide(1, 2, x))"}));
+  // A padding of 1 < d - 1: slide(1, 3) of 8 elements is not strict.
+  EXPECT_TRUE(rw(t, "[float]8", "join(pad(0, -2, 0.0, transpose(split(3, pad(0, 1, 0.0, x)))))").empty());
+  // The first two rows kept (every third element, then the ones after them), or the last row.
+  EXPECT_TRUE(rw(t, "[float]7", "join(pad(0, -1, 0.0, transpose(split(3, pad(0, 2, 0.0, x)))))").empty());
+  EXPECT_TRUE(rw(t, "[float]7", "join(pad(-2, 0, 0.0, transpose(split(3, pad(0, 2, 0.0, x)))))").empty());
+  // The padding at the front: the first row would be the padding's.
+  EXPECT_TRUE(rw(t, "[float]7", "join(pad(0, -2, 0.0, transpose(split(3, pad(2, 0, 0.0, x)))))").empty());
+  const std::string p = "phase-windows-interleaved";
+  EXPECT_EQ(rw(p, "[float]12", "join(transpose(map(ph -> slide(3, 1, ph), transpose(split(2, x)))))"),
+            (std::vector<std::string>{"map(w -> join(slide(1, 2, w)), slide(5, 1, x))"}));
+  EXPECT_EQ(rw(p, "[[float]4]9", "join(transpose(map(ph -> slide(2, 1, ph), transpose(split(3, x)))))"),
+            (std::vector<std::string>{"map(w -> join(slide(1, 3, w)), slide(4, 1, x))"}));
+  // Each phase slid by 2: windows 0, 1, 4, 5, 8, 9 of slide(5, 1, x), no one slide's.
+  EXPECT_TRUE(rw(p, "[float]14", "join(transpose(map(ph -> slide(3, 2, ph), transpose(split(2, x)))))").empty());
+}
+
 TEST(Match, ResultsThatDoNotTypeCheckAreDropped) {
   // reduce-split's partial sums start at 0.0: not for an int reduction.
   EXPECT_TRUE(rewrite_root("reduce-split", "size N\ninput x : [int]N\ndef out = reduce(0, (a, v) -> a + v, x)").empty());
