@@ -32,7 +32,8 @@ const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "
 // The grouped forms: normal-form makes each grouped.sr's map over the groups' (kernels, biases, windows).
 const char* const kGroupedForms[] = {"grouped.sr", "grouped_per_group.sr", "grouped_pointwise.sr", "grouped_pointwise_slide.sr",
                                      "grouped_pointwise_channels_first.sr", "grouped_joined_per_group.sr",
-                                     "grouped_chw_kernel_by_kernel.sr", "grouped_split_image.sr"};
+                                     "grouped_chw_kernel_by_kernel.sr", "grouped_split_image.sr",
+                                     "grouped_split_image_unpadded.sr"};
 
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
@@ -104,7 +105,7 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr", "grouped_chw_kernel_by_kernel.sr",
-                          "grouped_split_image.sr"})
+                          "grouped_split_image.sr", "grouped_split_image_unpadded.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* f : kDilatedForms) {
