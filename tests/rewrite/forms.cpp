@@ -40,10 +40,6 @@ const char* const kWinogradShape =
 const char* const kWinogradPairs =
     "Winograd needs the map over (kernel, bias) pairs over all channels directly in the map over windows";
 
-const char* const kPerChannelWindows =
-    "depthwise, channel-first and dilated: the windows are a view of each channel's wider windows, not slide2D's windows "
-    "of one HWC image (the windows-2D shape that split-join on a row's windows, pad-for-tiling and slide-tiling look for)";
-
 const char* const kPerGroupWindows =
     "grouped, per group: the windows are each group's channels', not slide2D's windows of one HWC image (the windows-2D "
     "shape that split-join on a row's windows, pad-for-tiling and slide-tiling look for)";
@@ -117,7 +113,6 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
                           "conv-gemm"})
       for (const char* f : kDepthwiseForms) t.push_back({f, s, kDepthwise});
-    for (const char* s : {"conv-parametric", "conv-tiled"}) t.push_back({"depthwise_chw_dilated.sr", s, kPerChannelWindows});
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local",
                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
       for (const char* f : kGroupedForms) t.push_back({f, s, kGrouped});
