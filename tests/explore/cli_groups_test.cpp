@@ -95,9 +95,10 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
 // the map over the groups (grouped_joined_per_group.sr, a third writer's) and one of a CHW
 // image split into groups of planes, each group written kernel by kernel
 // (grouped_chw_kernel_by_kernel.sr, a third writer's), and one whose image's pixels are split
-// into the groups' channels before the windows (grouped_split_image.sr, a fifth writer's): split
-// by group (normal-form's grouped-channels-*, join-of-joined-results-triples,
-// groups-kernels-outermost, split-pixels-into-windows), its groups take
+// into the groups' channels before the windows (grouped_split_image.sr, a fifth writer's; and
+// grouped_split_image_unpadded.sr, its windows slid without padding): split by group
+// (normal-form's grouped-channels-*, join-of-joined-results-triples, groups-kernels-outermost,
+// split-pixels-into-windows and its -unpadded form), its groups take
 // conv-chw-tile and conv-gemm, and the front point's host program validates every layer.
 class GroupedPointwiseCli : public ExploreCli, public ::testing::WithParamInterface<std::string> {};
 
@@ -118,7 +119,7 @@ TEST_P(GroupedPointwiseCli, IsSplitByGroupAndItsGroupsValidate) {
 INSTANTIATE_TEST_SUITE_P(Groups, GroupedPointwiseCli,
                          ::testing::Values("grouped_pointwise_slide", "grouped_pointwise_channels_first",
                                            "grouped_joined_per_group", "grouped_chw_kernel_by_kernel",
-                                           "grouped_split_image"),
+                                           "grouped_split_image", "grouped_split_image_unpadded"),
                          [](const auto& info) { return info.param; });
 
 // A grouped convolution whose map over its groups zips the groups' kernels, biases and window

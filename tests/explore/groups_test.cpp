@@ -104,6 +104,9 @@ INSTANTIATE_TEST_SUITE_P(
         // The image's pixels split into the groups' channels before the windows (a fifth
         // writer's form): split-pixels-into-windows moves the split into each window.
         SplitCase{"conv/forms/grouped_split_image.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        // The same split pixels slid without padding (split-pixels-into-windows-unpadded).
+        SplitCase{"conv/forms/grouped_split_image_unpadded.sr",
+                  "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         SplitCase{"networks/shufflenet_unit.sr", "g1 into 2 groups (g1_g0, g1_g1) of 4 channels each; g2 into 2 groups (g2_g0, g2_g1) of 4 channels each"},
         // Not grouped: a dense convolution, a depthwise one, a network of dense ones.
         SplitCase{"conv/conv_small.sr", ""}, SplitCase{"conv/forms/depthwise.sr", ""},
@@ -143,7 +146,7 @@ TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
                                          "conv/forms/grouped_pointwise.sr", "conv/forms/grouped_pointwise_slide.sr",
                                          "conv/forms/grouped_pointwise_channels_first.sr",
                                          "conv/forms/grouped_joined_per_group.sr", "conv/forms/grouped_chw_kernel_by_kernel.sr",
-                                         "conv/forms/grouped_split_image.sr",
+                                         "conv/forms/grouped_split_image.sr", "conv/forms/grouped_split_image_unpadded.sr",
                                          "conv/grouped/resnext_3x3.sr",
                                          "networks/resnext_block.sr", "networks/shufflenet_unit.sr"};
   const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";

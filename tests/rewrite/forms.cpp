@@ -32,16 +32,13 @@ const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "
 // The grouped forms: normal-form makes each grouped.sr's map over the groups' (kernels, biases, windows).
 const char* const kGroupedForms[] = {"grouped.sr", "grouped_per_group.sr", "grouped_pointwise.sr", "grouped_pointwise_slide.sr",
                                      "grouped_pointwise_channels_first.sr", "grouped_joined_per_group.sr",
-                                     "grouped_chw_kernel_by_kernel.sr", "grouped_split_image.sr"};
+                                     "grouped_chw_kernel_by_kernel.sr", "grouped_split_image.sr",
+                                     "grouped_split_image_unpadded.sr"};
 
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
 const char* const kWinogradPairs =
     "Winograd needs the map over (kernel, bias) pairs over all channels directly in the map over windows";
-
-const char* const kPerChannelWindows =
-    "depthwise, channel-first and dilated: the windows are a view of each channel's wider windows, not slide2D's windows "
-    "of one HWC image (the windows-2D shape that split-join on a row's windows, pad-for-tiling and slide-tiling look for)";
 
 const char* const kPerGroupWindows =
     "grouped, per group: the windows are each group's channels', not slide2D's windows of one HWC image (the windows-2D "
@@ -104,7 +101,7 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr", "grouped_chw_kernel_by_kernel.sr",
-                          "grouped_split_image.sr"})
+                          "grouped_split_image.sr", "grouped_split_image_unpadded.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* f : kDilatedForms) {
@@ -116,7 +113,6 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa",
                           "conv-gemm"})
       for (const char* f : kDepthwiseForms) t.push_back({f, s, kDepthwise});
-    for (const char* s : {"conv-parametric", "conv-tiled"}) t.push_back({"depthwise_chw_dilated.sr", s, kPerChannelWindows});
     for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local",
                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
       for (const char* f : kGroupedForms) t.push_back({f, s, kGrouped});
