@@ -54,6 +54,7 @@ std::string layers_text(const NetworkExploration& net, std::size_t jobs) {
     out += summary_text(r.loop, r.space);
     out += fmt::format("  {} job(s): {:.2f} evaluations/s; per candidate: {}\n", jobs,
                        r.loop.seconds > 0 ? double(r.loop.explored.size()) / r.loop.seconds : 0.0, r.times.text());
+    if (!r.search_report.empty()) out += fmt::format("  {}\n", r.search_report);
     std::vector<Evaluation> rows;
     for (std::size_t k : r.front) rows.push_back(r.loop.explored[k].evaluation);
     out += rows.empty() ? fmt::format("  no front: {}\n", no_front_reason(r.loop, r.space)) : front_table(rows);

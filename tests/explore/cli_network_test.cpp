@@ -68,6 +68,8 @@ TEST_F(ExploreCli, EachLayerOfANetworkTrainsItsModelOnATuningDatabase) {
   }
   EXPECT_NE(named.output.find("row(s) of 1 other program(s) or device(s) train the model"), std::string::npos)
       << named.output;
+  // Each layer's outcome gives its model's line (trained on the database first, its share of the loop).
+  EXPECT_NE(named.output.find("  model: trained on "), std::string::npos) << named.output;
 }
 
 TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {

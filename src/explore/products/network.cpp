@@ -82,6 +82,7 @@ void explore_layer(LayerResult& r, const std::string& label, Store& store, std::
     return r.loop.explored[a].evaluation.time_ms < r.loop.explored[b].evaluation.time_ms;
   });
   r.times = evaluator.times();
+  r.search_report = search->report();
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ struct LayerResult {
   std::vector<std::string> skipped;  // alternatives without a valid point
   std::vector<NotApplied> not_applied;  // strategies named that do not apply to the layer
   EvaluatorTimes times;
+  std::string search_report;  // the search's own line (Search::report: the model's trainings and share), or empty
 };
 
 /// How the layers are explored.
