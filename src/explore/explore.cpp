@@ -281,6 +281,18 @@ std::pair<std::vector<const Store*>, std::vector<std::string>> model_databases(c
 // - the tuning databases' rows of other programs, shapes and devices (`dbs`; none: empty),
 //   trained on before the first measurement, and the nearest shapes' best points mapped
 //   into `space`, after the seeds.
+// The model-guided search's candidates generated once for their features and their
+// evaluation (null for another search). A random draw's kept generation waits for its
+// features until it is told: after at most the loop's window (8 rounds) and the search's lag
+// (6 rounds), each round adding a round's shortlist and its random draws; the first round is
+// --population. So 16 rounds and a population keep them all: at most 280 generations with 16
+// jobs, 152 with 2 (--population is 24 at most unless given).
+std::shared_ptr<GenerationMemo> model_generations(const Exploration& x, const CandidateSpace& space) {
+  if (x.s.search->name != "model") return nullptr;
+  std::size_t round = std::max<std::size_t>(x.s.jobs, 8);
+  return std::make_shared<GenerationMemo>(space, x.s.evaluator.build_options, 16 * round + x.s.genetic.population);
+}
+
 // `s` is x.s for a program, a copy of it for each layer of a network (`label`: the layer's
 // name, which its line about the database starts with).
 void model_inputs(Exploration& x, Settings& s, const CandidateSpace& space, const constraints::Target& target,
@@ -515,20 +527,9 @@ void end_run(Exploration& x, std::int64_t run) {
 // A whole program's exploration: the loop over its space, then its front and -o folder.
 void explore_program(Exploration& x, CandidateSpace& space, const Problem& problem, const DeviceReport& device,
                      std::int64_t run, const constraints::Target& target) {
-  // The model-guided search's candidates generated once for their features and their
-  // evaluation. A random draw's kept generation waits for its features until it is told:
-  // after at most the loop's window (8 rounds) and the search's lag (6 rounds), each round
-  // adding a round's shortlist and its random draws; the first round is --population. So
-  // 16 rounds and a population keep them all: at most 280 generations with 16 jobs, 152
-  // with 2 (--population is 24 at most unless given).
-  std::shared_ptr<GenerationMemo> generations;
   EvaluatorOptions evaluating = x.s.evaluator;
-  if (x.s.search->name == "model") {
-    std::size_t round = std::max<std::size_t>(x.s.jobs, 8);
-    generations = std::make_shared<GenerationMemo>(space, evaluating.build_options,
-                                                   16 * round + x.s.genetic.population);
-    evaluating.generations = generations;
-  }
+  std::shared_ptr<GenerationMemo> generations = model_generations(x, space);
+  evaluating.generations = generations;
   Evaluator evaluator(problem, space, *x.store, run, device, evaluating);
   if (x.o.warm_start) {
     x.s.genetic.seeds = stored_seeds(*x.store, problem.program_hash, device.name, run, space, x.s.genetic.population);
@@ -622,8 +623,9 @@ void explore_on_device(Exploration& x) {
     Settings s = x.s;
     TransferTarget t{layer.program_hash, device.report.name, layer.shapes};
     auto [dbs, names] = model_databases(x, train, run, t);
-    model_inputs(x, s, sp, device.target, dbs, names, t, nullptr, label + ": ");
-    return s.make_search(sp);
+    std::shared_ptr<GenerationMemo> generations = model_generations(x, sp);
+    model_inputs(x, s, sp, device.target, dbs, names, t, generations, label + ": ");
+    return NetworkOptions::LayerSearch{s.make_search(sp), generations};
   };
   explore_network(net, problem, *x.store, run, device.report, options);
   end_run(x, run);

@@ -66,13 +66,15 @@ std::shared_ptr<LayerResult> layer_space(const Layer& layer, const std::string& 
 // Searches the layer's space with its own Evaluator, in a work folder of its own.
 void explore_layer(LayerResult& r, const std::string& label, Store& store, std::int64_t run, const DeviceReport& device,
                    const NetworkOptions& o, const std::string& work_dir) {
+  NetworkOptions::LayerSearch made = o.make_search(r.space, r.problem, label);
+  std::unique_ptr<Search>& search = made.search;
   EvaluatorOptions eo = o.evaluator;
   eo.work_dir = work_dir;
+  eo.generations = made.generations;
   std::error_code ec;
   std::filesystem::create_directories(work_dir, ec);
   if (ec) throw Error(fmt::format("cannot create the work folder {}: {}", work_dir, ec.message()));
   Evaluator evaluator(r.problem, r.space, store, run, device, eo);
-  std::unique_ptr<Search> search = o.make_search(r.space, r.problem, label);
   StartFn start = [&](const Candidate& c) { return evaluator.start(c); };
   if (o.progress) std::fflush(stdout);
   r.loop = explore_loop(*search, start, o.budget, o.jobs, o.progress, label);

@@ -41,8 +41,13 @@ struct NetworkOptions {
   Budget budget;                        // per layer of a new shape
   std::size_t jobs = 1;
   EvaluatorOptions evaluator;           // work_dir: each layer explores in a folder of its own under it
-  // A layer's search: its space, its problem (program hash, shapes) and its label.
-  std::function<std::unique_ptr<Search>(CandidateSpace&, const Problem&, const std::string&)> make_search;
+  // A layer's search, given its space, its problem (program hash, shapes) and its label; with
+  // the memo of generations its search and its evaluator share (null: none).
+  struct LayerSearch {
+    std::unique_ptr<Search> search;
+    std::shared_ptr<GenerationMemo> generations;
+  };
+  std::function<LayerSearch(CandidateSpace&, const Problem&, const std::string&)> make_search;
   std::FILE* progress = nullptr;        // the progress line, naming the layer in hand
   std::function<void(const std::string&)> report;  // a line per layer (its space, its outcome); may be empty
 };
