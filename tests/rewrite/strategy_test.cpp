@@ -402,6 +402,31 @@ TEST(Strategy, AProgramThatIsNotDepthwiseThenPointwiseIsToldWhatTheFusedStrategi
   }
 }
 
+// conv-depthwise-kappa on a depthwise convolution fused with its pointwise one (explore's fused
+// layers, HWC, channel-first, with the residual add) stops at unfused-depthwise-form, which
+// says why (its channel groups on work-items would compute the let's values that the others
+// read) and names the fused strategies. Before that step it was offered them with no valid
+// point (code generation refused every one: a data race).
+TEST(Strategy, ADepthwiseConvolutionFusedWithItsPointwiseOneIsToldConvDepthwiseKappaIsNotForIt) {
+  const std::string why =
+      "its step `unfused-depthwise-form` applies nowhere: a depthwise convolution whose channels' values are not "
+      "let-bound for a pointwise one (no dw-pw-values), which conv-depthwise-kappa needs to put its channel groups on "
+      "work-items of global dimension 2: a depthwise convolution fused with its pointwise one lets each window's "
+      "depthwise values and reads all of them in every pointwise sum, values that work-items of other channel groups "
+      "would compute (a data race); its strategies are conv-dw-pw-private and conv-dw-pw-local";
+  for (const char* form : {"conv/fused/depthwise_pointwise.sr", "conv/fused/depthwise_pointwise_chw.sr",
+                           "conv/fused/depthwise_pointwise_residual.sr"}) {
+    SCOPED_TRACE(form);
+    try {
+      rewrite_program(library(), "conv-depthwise-kappa", program(example(form)));
+      ADD_FAILURE() << "the strategy applied";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "strategy `conv-depthwise-kappa` does not apply to any definition of <test> (" + why + ")");
+    }
+    EXPECT_FALSE(rewrite_program(library(), "conv-dw-pw-private", program(example(form))).programs.empty());
+  }
+}
+
 // conv-pool-tile and conv-pool-kappa (rules/conv_pool.rules) on a program that is not a
 // convolution fused with its pooling (a convolution alone, a depthwise one; its pooling as a
 // second definition, over slide2D's windows or tile2D's tiles, which explore fuses; a 3x3
