@@ -402,6 +402,32 @@ TEST(Strategy, AProgramThatIsNotDepthwiseThenPointwiseIsToldWhatTheFusedStrategi
   }
 }
 
+// conv-depthwise-kappa on a depthwise convolution fused with its pointwise one (explore's fused
+// layers, HWC, channel-first, with the residual add; the add written in one definition) stops
+// at unfused-depthwise-form, which says why (its channel groups on work-items would compute
+// the let's values that the others read) and names the fused strategies. Before that step it
+// was offered them with no valid point (code generation refused every one: a data race).
+TEST(Strategy, ADepthwiseConvolutionFusedWithItsPointwiseOneIsToldConvDepthwiseKappaIsNotForIt) {
+  const std::string why =
+      "its step `unfused-depthwise-form` applies nowhere: a depthwise convolution whose channels' values are not "
+      "let-bound for a pointwise one (no dw-pw-values), which conv-depthwise-kappa needs to put its channel groups on "
+      "work-items of global dimension 2: a depthwise convolution fused with its pointwise one lets each window's "
+      "depthwise values and reads all of them in every pointwise sum, values that work-items of other channel groups "
+      "would compute (a data race); its strategies are conv-dw-pw-private and conv-dw-pw-local";
+  for (const char* form : {"conv/fused/depthwise_pointwise.sr", "conv/fused/depthwise_pointwise_chw.sr",
+                           "conv/fused/depthwise_pointwise_residual.sr",
+                           "conv/forms/depthwise_pointwise_residual_zip2d.sr"}) {
+    SCOPED_TRACE(form);
+    try {
+      rewrite_program(library(), "conv-depthwise-kappa", program(example(form)));
+      ADD_FAILURE() << "the strategy applied";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "strategy `conv-depthwise-kappa` does not apply to any definition of <test> (" + why + ")");
+    }
+    EXPECT_FALSE(rewrite_program(library(), "conv-dw-pw-private", program(example(form))).programs.empty());
+  }
+}
+
 // conv-pool-tile and conv-pool-kappa (rules/conv_pool.rules) on a program that is not a
 // convolution fused with its pooling (a convolution alone, a depthwise one; its pooling as a
 // second definition, over slide2D's windows or tile2D's tiles, which explore fuses; a 3x3
@@ -473,8 +499,9 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
 // the pairs forms_not_offered() lists with their reason (rules/README.md's table), and is
 // offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa
 // and conv-depthwise-tile for the depthwise forms, conv-pool-tile and conv-pool-kappa for
-// conv_pool_one_definition.sr and conv_pool_joined.sr; conv_small.sr, a dense convolution alone,
-// is offered none).
+// conv_pool_one_definition.sr and conv_pool_joined.sr, conv-dw-pw-private and conv-dw-pw-local
+// for depthwise_pointwise_residual_zip2d.sr; conv_small.sr, a dense convolution alone, is
+// offered none).
 TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
   std::vector<std::string> canonical = offered_strategies(example("conv/conv_small.sr"));
   EXPECT_GE(canonical.size(), 16u);
@@ -498,8 +525,9 @@ TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
 
 // Every strategy a form of examples/conv/forms/ is not offered (forms_not_offered(), and
 // conv-depthwise-kappa and conv-depthwise-tile for every form that is not depthwise, conv-pool-tile
-// and conv-pool-kappa for every form that is not a convolution and its pooling in one definition) is
-// refused with a reason in a
+// and conv-pool-kappa for every form that is not a convolution and its pooling in one definition,
+// conv-dw-pw-private and conv-dw-pw-local for every form that is not a depthwise convolution fused
+// with its pointwise one) is refused with a reason in a
 // user's terms: the step that applied nowhere is a named one, whose description says what a
 // convolution needs for it ("... which needs a convolution over 3x3 windows with stride 1 ..."),
 // never a rewrite expression such as `topdown(hoist-kernels)` or `where(windows-2D)`.
@@ -508,7 +536,8 @@ TEST(Forms, EveryStrategyNotOfferedSaysWhyInAUsersTerms) {
   std::vector<std::pair<std::string, std::string>> refused;
   for (const NotOffered& n : forms_not_offered()) refused.emplace_back(n.form, n.strategy);
   for (const auto& form : conv_forms())
-    for (const char* own : {"conv-depthwise-kappa", "conv-depthwise-tile", "conv-pool-tile", "conv-pool-kappa"})
+    for (const char* own : {"conv-depthwise-kappa", "conv-depthwise-tile", "conv-pool-tile", "conv-pool-kappa",
+                            "conv-dw-pw-private", "conv-dw-pw-local"})
       if (std::none_of(forms_only_offered().begin(), forms_only_offered().end(),
                        [&](const OnlyOffered& o) { return o.form == form && std::string_view(o.strategy) == own; }))
         refused.emplace_back(form, own);
