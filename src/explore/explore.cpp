@@ -104,7 +104,8 @@ void resume(Exploration& x) {
   if (!x.o.train_dbs.empty()) {
     if (shown_store_names(x.o.train_dbs) != stored.train_dbs)
       throw Error(fmt::format("--resume: run {} of {} trained its model on {}, not {}", last.id, x.shown_db,
-                              stored.train_dbs.empty() ? "no tuning database" : fmt::format("{}", fmt::join(stored.train_dbs, ", ")),
+                              stored.train_dbs.empty() ? "no tuning database"
+                                                       : fmt::format("{}", fmt::join(stored.train_dbs, ", ")),
                               fmt::join(shown_store_names(x.o.train_dbs), ", ")));
     stored.train_dbs = x.o.train_dbs;
   } else {
@@ -269,18 +270,6 @@ std::pair<std::vector<const Store*>, std::vector<std::string>> model_databases(c
   return {{x.store.get()}, {x.db}};
 }
 
-// What the model-guided search sees and starts from (nothing for another search):
-// - every candidate's features from the kernels it would run (cost::candidate_features,
-//   memoized; a candidate whose kernels do not generate: what its point says). They cost a
-//   generation each (3-5 ms on PoCL's host, about 7 ms for VGG-16 layer 5 on the H200's),
-//   so a round's 256 proposals are first ranked by a second model on what their points say,
-//   and only the best round's worth get them (4 rounds' worth took 30% of a 60 s loop
-//   there, above the 20% the model may take, and halved the evaluations per second); with
-//   `generations` (a run on a device: null in a replay) each candidate is generated once
-//   for its features and its evaluation;
-// - the tuning databases' rows of other programs, shapes and devices (`dbs`; none: empty),
-//   trained on before the first measurement, and the nearest shapes' best points mapped
-//   into `space`, after the seeds.
 // The model-guided search's candidates generated once for their features and their
 // evaluation (null for another search). A random draw's kept generation waits for its
 // features until it is told: after at most the loop's window (8 rounds) and the search's lag
@@ -293,6 +282,18 @@ std::shared_ptr<GenerationMemo> model_generations(const Exploration& x, const Ca
   return std::make_shared<GenerationMemo>(space, x.s.evaluator.build_options, 16 * round + x.s.genetic.population);
 }
 
+// What the model-guided search sees and starts from (nothing for another search):
+// - every candidate's features from the kernels it would run (cost::candidate_features,
+//   memoized; a candidate whose kernels do not generate: what its point says). They cost a
+//   generation each (3-5 ms on PoCL's host, about 7 ms for VGG-16 layer 5 on the H200's),
+//   so a round's 256 proposals are first ranked by a second model on what their points say,
+//   and only the best round's worth get them (4 rounds' worth took 30% of a 60 s loop
+//   there, above the 20% the model may take, and halved the evaluations per second); with
+//   `generations` (a run on a device: null in a replay) each candidate is generated once
+//   for its features and its evaluation;
+// - the tuning databases' rows of other programs, shapes and devices (`dbs`; none: empty),
+//   trained on before the first measurement, and the nearest shapes' best points mapped
+//   into `space`, after the seeds.
 // `s` is x.s for a program, a copy of it for each layer of a network (`label`: the layer's
 // name, which its line about the database starts with).
 void model_inputs(Exploration& x, Settings& s, const CandidateSpace& space, const constraints::Target& target,
