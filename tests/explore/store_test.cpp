@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/explore/request.hpp"
 #include "liftc/explore/store/sqlite_store.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "test_folder.hpp"
@@ -30,6 +31,28 @@ namespace liftc::explore {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A run's options as stored: --train-db's stores as a list (each without its password), and
+// a run stored before --train-db repeated, with one name or "" for none, read back so.
+TEST(StoredRequest, TrainDbsAreAListAndAnOlderRunsOneNameIsReadBack) {
+  Request r;
+  r.file = "conv.sr";
+  r.train_dbs = {"a.db", "postgresql://u:secret@host/db"};
+  nlohmann::json j = request_to_json(r);
+  EXPECT_EQ(j.at("train_db"), nlohmann::json({"a.db", "postgresql://u:***@host/db"}));
+  Request back;
+  request_from_json(j, back);
+  EXPECT_EQ(back.train_dbs, (std::vector<std::string>{"a.db", "postgresql://u:***@host/db"}));
+  for (auto [stored, want] : std::vector<std::pair<nlohmann::json, std::vector<std::string>>>{
+           {"old.db", {"old.db"}}, {"", {}}}) {
+    j["train_db"] = stored;
+    request_from_json(j, back);
+    EXPECT_EQ(back.train_dbs, want) << stored;
+  }
+  j.erase("train_db");  // a run stored before --train-db
+  request_from_json(j, back);
+  EXPECT_TRUE(back.train_dbs.empty());
+}
 
 class StoreTest : public ::testing::Test {
  protected:
