@@ -3,6 +3,7 @@
 // (tests/data/search_replay/matmul_small.sql, M = 4), and a new exploration of another shape
 // (matmul_m8.sr, M = 8) with --search model in it.
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,15 +22,21 @@ std::string text_of(const std::string& path) {
   return s.str();
 }
 
+// liftc explore of the recorded M = 8 shape with the model-guided search: `evals` candidates
+// (a first round of as many, at most 6), one timed run each, then `rest` (the store, ...).
+std::string explore_m8(int evals, const std::string& rest) {
+  return fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --evals {} --population {} -j 2 "
+                     "--warmup 1 --runs 1 -q {}",
+                     kRecorded, evals, std::min(evals, 6), rest);
+}
+
 // The model is trained on the other shape's 168 rows before the first measurement, the
 // recorded best point (it fits M = 8) is in the first round, and the summary gives the
 // model's share of the loop.
 TEST_F(ExploreCli, AModelSearchOfANewShapeStartsFromTheStoresOtherShape) {
   sql(dir() / "r.db", text_of(kRecorded + "matmul_small.sql"));
   ASSERT_EQ(rows(dir() / "r.db"), 168);
-  Result r = run(fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --evals 10 --population 6 "
-                             "-j 2 --warmup 1 --runs 1 -q --db r.db",
-                             kRecorded));
+  Result r = run(explore_m8(10, "--db r.db"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("tuning database r.db: 168 row(s) of 1 other program(s) or device(s) train the model before "
                           "the first measurement; 4 best point(s) of the nearest shapes start its first round\n"),
@@ -50,9 +57,7 @@ TEST_F(ExploreCli, AModelSearchOfANewShapeStartsFromTheStoresOtherShape) {
 // --train-db names another store; a search without a model refuses it.
 TEST_F(ExploreCli, TrainDbIsAnotherStoreAndOnlyForTheModelSearch) {
   sql(dir() / "small.db", text_of(kRecorded + "matmul_small.sql"));
-  Result r = run(fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --evals 6 --population 6 "
-                             "-j 2 --warmup 1 --runs 1 -q --db new.db --train-db small.db",
-                             kRecorded));
+  Result r = run(explore_m8(6, "--db new.db --train-db small.db"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("tuning database small.db: 168 row(s) of 1 other program(s) or device(s) train the model"),
             std::string::npos)
@@ -60,18 +65,14 @@ TEST_F(ExploreCli, TrainDbIsAnotherStoreAndOnlyForTheModelSearch) {
   // Given twice, the stores are read as one: the same program on the same device in both is
   // one group of both stores' rows.
   std::filesystem::copy_file(dir() / "small.db", dir() / "copy.db");
-  Result two = run(fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --evals 4 --population 4 "
-                               "-j 2 --warmup 1 --runs 1 -q --db two.db --train-db small.db --train-db copy.db",
-                               kRecorded));
+  Result two = run(explore_m8(4, "--db two.db --train-db small.db --train-db copy.db"));
   ASSERT_EQ(two.exit_code, 0) << two.output;
   EXPECT_NE(two.output.find("tuning database small.db, copy.db: 336 row(s) of 1 other program(s) or device(s) train "
                             "the model"),
             std::string::npos)
       << two.output;
   // A store without other programs' rows: nothing to say of it.
-  Result alone = run(fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --evals 4 --population 4 "
-                                 "-j 2 --warmup 1 --runs 1 -q --db new.db",
-                                 kRecorded));
+  Result alone = run(explore_m8(4, "--db new.db"));
   ASSERT_EQ(alone.exit_code, 0) << alone.output;
   EXPECT_EQ(alone.output.find("tuning database"), std::string::npos) << alone.output;
   expect(fmt::format("explore '{}matmul_m8.sr' --search genetic --train-db small.db --db x.db", kRecorded), 1,
@@ -86,10 +87,7 @@ TEST_F(ExploreCli, TrainDbIsAnotherStoreAndOnlyForTheModelSearch) {
 TEST_F(ExploreCli, AResumedRunTrainsOnTheDatabasesItStartedWith) {
   sql(dir() / "small.db", text_of(kRecorded + "matmul_small.sql"));
   std::filesystem::copy_file(dir() / "small.db", dir() / "copy.db");
-  std::string explore = fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --evals 4 "
-                                    "--population 4 -j 2 --warmup 1 --runs 1 -q --db r.db",
-                                    kRecorded);
-  Result r = run(explore + " --train-db small.db --train-db copy.db");
+  Result r = run(explore_m8(4, "--db r.db --train-db small.db --train-db copy.db"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   sql(dir() / "r.db", "DELETE FROM run_ends");  // as if it had been stopped
   expect("explore --resume --db r.db --train-db small.db", 1,
