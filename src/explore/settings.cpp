@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "liftc/codegen/module.hpp"
+#include "liftc/explore/store/store.hpp"
 #include "liftc/runtime/validate.hpp"
 #include "liftc/support/diagnostic.hpp"
 
@@ -67,6 +68,10 @@ void settle_search(const Request& o, Settings& s) {
   }
   if (!o.train_dbs.empty() && s.search->name != "model")
     throw Error("--train-db trains the model-guided search's model: give it with --search model");
+  for (std::size_t i = 0; i < o.train_dbs.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k)
+      if (o.train_dbs[k] == o.train_dbs[i])  // its rows would count twice
+        throw Error(fmt::format("--train-db {} is given twice", shown_store_name(o.train_dbs[i])));
 }
 
 void settle_evaluator(const Request& o, Settings& s) {

@@ -77,6 +77,9 @@ TEST_F(ExploreCli, TrainDbIsAnotherStoreAndOnlyForTheModelSearch) {
   EXPECT_EQ(alone.output.find("tuning database"), std::string::npos) << alone.output;
   expect(fmt::format("explore '{}matmul_m8.sr' --search genetic --train-db small.db --db x.db", kRecorded), 1,
          "error: --train-db trains the model-guided search's model: give it with --search model\n");
+  expect(fmt::format("explore '{}matmul_m8.sr' --search model --train-db small.db --train-db small.db --db x.db",
+                     kRecorded),
+         1, "error: --train-db small.db is given twice\n");
   expect(fmt::format("explore '{}matmul_m8.sr' -s matmul-parametric --search model --train-db missing.db --db y.db",
                      kRecorded),
          1, "missing.db");
