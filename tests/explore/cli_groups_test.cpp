@@ -196,6 +196,56 @@ TEST_F(ExploreCli, ResNeXtBlockGetsTheDenseStrategiesPerGroupAndValidates) {
   EXPECT_GE(points, 1);
 }
 
+// A residual add (and ReLU) over a grouped convolution (examples/networks/grouped_residual.sr):
+// fused into the convolution whole it has no strategy with a valid point, and explore says why;
+// the add also goes into each group's epilogue, block_g0 being group 0's dense convolution with
+// the input's channels of the group added (a view), which conv-chw-tile and conv-gemm take
+// (their residual epilogues), explored once for both groups; and into the groups' join, the
+// add reading the groups' outputs through their concatenation (conv_g0+conv_g1+block, which
+// before took the place of conv+block and went with it). Their points validate against the
+// interpreter, and so does every front point's host program, each layer it runs. (Before:
+// only the fused layer whole, refused.)
+TEST_F(ExploreCli, AResidualAddOverAGroupedConvolutionGoesIntoEachGroupsEpilogue) {
+  const std::string file = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/grouped_residual.sr";
+  Result r = run(fmt::format("explore {} -s conv-chw-tile -s conv-gemm -s conv-lower --search random --pareto --evals 3 "
+                             "--jobs 2 -o out",
+                             file));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"conv into 2 groups (conv_g0, conv_g1) of 2 channels each; block fused into each of conv's groups (block_g0, "
+        "block_g1), over their channels",
+        "fused layer (conv+block): not offered: the strategies given have no valid point on this target (conv-lower #1: "
+        "code generation refuses this program: mapSeq runs outside every parallel map",
+        "fused layer (conv+block_g0): 5 alternative(s) of 3 strategies (conv-chw-tile, conv-gemm, conv-lower)",
+        "fused layer (conv+block_g1): the shape of fused layer (conv+block_g0): explored once, its results taken",
+        "fused layer (conv_g0+conv_g1+block): 1 alternative(s) of 1 strategy (conv-lower)",
+        "group layer (block: its groups' outputs joined): the shape of group layer (conv: its groups' outputs joined)",
+        "network Pareto front"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "conv+block_g0", "conv-chw-tile") || validated(csv, "conv+block_g0", "conv-gemm")) << csv;
+  EXPECT_TRUE(validated(csv, "conv_g0+conv_g1+block", "conv-lower")) << csv;
+  EXPECT_TRUE(fs::exists(dir_ / "out/expected/block_g1.npy"));
+  // Every front point's host program (whichever variant it runs) matches the interpreter's
+  // values for each layer it runs.
+  int points = 0;
+  for (const auto& entry : fs::directory_iterator(dir_ / "out/front")) {
+    std::string project = entry.path().string();
+    std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
+                                    "'{0}/log.txt' 2>&1",
+                                    project);
+    ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
+    fs::create_directories(entry.path() / "values");
+    Result host = run_shell(fmt::format("'{0}/build/grouped_residual' '{1}/out/inputs' '{0}/values' --expected "
+                                        "'{1}/out/expected'",
+                                        project, dir_.string()));
+    ASSERT_EQ(host.exit_code, 0) << host.output;
+    EXPECT_NE(host.output.find("block: matches the expected values"), std::string::npos) << host.output;
+    ++points;
+  }
+  EXPECT_GE(points, 1);
+}
+
 // A replay, a warm start and half storage take one program's space: the grouped convolution
 // is taken whole, and explore says so.
 TEST_F(ExploreCli, AReplayTakesAGroupedConvolutionWholeAndSaysSo) {

@@ -107,7 +107,13 @@ INSTANTIATE_TEST_SUITE_P(
         // The same split pixels slid without padding (split-pixels-into-windows-unpadded).
         SplitCase{"conv/forms/grouped_split_image_unpadded.sr",
                   "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
-        SplitCase{"networks/shufflenet_unit.sr", "g1 into 2 groups (g1_g0, g1_g1) of 4 channels each; g2 into 2 groups (g2_g0, g2_g1) of 4 channels each"},
+        // g2's residual add (unit) goes into each of its groups' epilogues too.
+        SplitCase{"networks/shufflenet_unit.sr",
+                  "g1 into 2 groups (g1_g0, g1_g1) of 4 channels each; g2 into 2 groups (g2_g0, g2_g1) of 4 channels "
+                  "each; unit fused into each of g2's groups (unit_g0, unit_g1), over their channels"},
+        SplitCase{"networks/grouped_residual.sr",
+                  "conv into 2 groups (conv_g0, conv_g1) of 2 channels each; block fused into each of conv's groups "
+                  "(block_g0, block_g1), over their channels"},
         // Not grouped: a dense convolution, a depthwise one, a network of dense ones.
         SplitCase{"conv/conv_small.sr", ""}, SplitCase{"conv/forms/depthwise.sr", ""},
         SplitCase{"conv/forms/depthwise_chw.sr", ""}, SplitCase{"conv/forms/relu_max_0x.sr", ""},
@@ -148,7 +154,8 @@ TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
                                          "conv/forms/grouped_joined_per_group.sr", "conv/forms/grouped_chw_kernel_by_kernel.sr",
                                          "conv/forms/grouped_split_image.sr", "conv/forms/grouped_split_image_unpadded.sr",
                                          "conv/grouped/resnext_3x3.sr",
-                                         "networks/resnext_block.sr", "networks/shufflenet_unit.sr"};
+                                         "networks/resnext_block.sr", "networks/shufflenet_unit.sr",
+                                         "networks/grouped_residual.sr"};
   const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
   int programs = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
@@ -267,6 +274,53 @@ TEST(GroupSplits, TheSplitIsAVariantOfItsOwnLayers) {
 
   std::vector<Layer> dense = split_layers(example("networks/resnet_block.sr"));
   EXPECT_TRUE(add_group_split_layers(split_groups(example("networks/resnet_block.sr"), rules()), dense).empty());
+}
+
+// A residual add over a grouped convolution (grouped_residual.sr) split into its groups'
+// epilogues: block_g0 is group 0's dense convolution with the image's channels 0..1 added, the
+// program of the parts interprets to block's value bit for bit, and its variant explores the
+// parts once (fused layers: conv+block_g0) and their concatenation, with no layer for conv.
+TEST(GroupSplits, AResidualAddOverTheGroupsIsSplitIntoTheirEpilogues) {
+  ir::Program program = example("networks/grouped_residual.sr");
+  GroupedProgram split = split_groups(program, rules());
+  ASSERT_EQ(split.epilogue_splits.size(), 1u);
+  EXPECT_EQ(split.epilogue_splits[0].fused, "conv");
+  std::vector<std::string> names;
+  for (const auto& d : split.epilogues.defs) names.push_back(d.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"block_g0", "block_g1", "block"}));
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(program, {})).program;
+  interp::Tensors inputs = interp::random_inputs(checked, 11);
+  interp::Tensors want = values(program, &inputs), got = values(split.epilogues, &inputs);
+  EXPECT_EQ(got.at("block").shape, want.at("block").shape);
+  EXPECT_EQ(got.at("block").f32, want.at("block").f32);
+
+  std::vector<Layer> layers = split_layers(program);
+  std::vector<NetworkVariant> v = add_group_split_layers(split, layers);
+  ASSERT_EQ(v.size(), 3u);  // the groups and their concatenation, read through by block, the add in the epilogues
+  ASSERT_EQ(v[2].layers.size(), 3u);
+  const Layer &g0 = layers[v[2].layers[0]], &g1 = layers[v[2].layers[1]], &joined = layers[v[2].layers[2]];
+  EXPECT_EQ(layer_title(g0), "conv+block_g0");
+  EXPECT_EQ(layer_title(g1), "conv+block_g1");
+  EXPECT_EQ(layer_title(joined), "block (its groups joined)");
+  EXPECT_EQ(g0.reads, (std::vector<std::string>{"weights", "biases", "image"}));
+  EXPECT_EQ(g1.same_as, v[2].layers[0]);
+  EXPECT_EQ(joined.reads, (std::vector<std::string>{"block_g0", "block_g1"}));
+
+  // With the convolution whole fused into block too (add_fused_layers: conv+block, reading
+  // the convolution's inputs), the variant whose block reads the groups through their
+  // concatenation keeps a layer of its own, titled after the groups it reads.
+  std::vector<Layer> all = split_layers(program);
+  add_fused_layers(program, all, &rules());
+  std::vector<NetworkVariant> w = add_group_split_layers(split, all);
+  ASSERT_EQ(w.size(), 3u);
+  std::vector<std::string> titles;
+  for (std::size_t i : w[1].layers) titles.push_back(layer_title(all[i]));
+  EXPECT_EQ(titles, (std::vector<std::string>{"conv_g0", "conv_g1", "conv_g0+conv_g1+block"}));
+  EXPECT_EQ(all[w[1].layers.back()].reads, (std::vector<std::string>{"conv_g0", "conv_g1", "image"}));
+
+  // A reader that is not one value per value of the convolution is left whole (ResNeXt's
+  // `expanded`, a 1x1 convolution over the groups' outputs).
+  EXPECT_TRUE(split_groups(example("networks/resnext_block.sr"), rules()).epilogue_splits.empty());
 }
 
 // A group explored as the first of its split takes the first's points: its own program

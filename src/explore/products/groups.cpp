@@ -278,6 +278,89 @@ std::optional<ir::Program> normal_layer(const ir::Program& typed, std::size_t d,
   }
 }
 
+// Whether `e` joins or splits an array anywhere (a one-to-one reader that does neither keeps
+// each value at its index at every level: it only maps, zips and computes scalars).
+bool joins_or_splits(const ir::Expr& e) {
+  if (is_call(e, ir::Prim::Join) || is_call(e, ir::Prim::Split)) return true;
+  return std::any_of(e->args.begin(), e->args.end(), joins_or_splits);
+}
+
+// Each pixel of `x` cropped to channels k*n .. k*n + n - 1 of its m (a view).
+ir::Expr group_channels(const ir::Expr& x, std::int64_t k, std::int64_t n, std::int64_t m) {
+  return map_of(
+      ir::make_lambda({"r"}, map_of(ir::make_lambda({"p"}, cropped(ir::make_var("p"), k * n, n, m)), ir::make_var("r"))),
+      x);
+}
+
+// Sets out.epilogues and out.epilogue_splits (groups.hpp): each split grouped convolution of
+// `program` in grouped.sr's form (`bodies` has its groups) whose one-to-one reader (one_to_one_fusions) keeps each value at its index (no
+// join or split), reads besides it only values of its type, [H][W][M] scalars, and has that
+// type too, that reader split into one definition per group, the reader over the group's
+// dense convolution (`bodies`: each split's groups' definitions) and the other values'
+// pixels cropped to the group's M/G channels. Group g's outputs are channels g*M/G ..
+// (g+1)*M/G - 1 of each pixel (the concatenation of the groups' pixels is the convolution's
+// pixel), and the reader computes each of its values from those at the same index alone, so
+// the parts' concatenation is the reader's value (add_group_references checks it).
+void split_epilogues(GroupedProgram& out, const ir::Program& program,
+                     const std::map<std::string, std::vector<ir::Expr>>& bodies, std::vector<std::string>& avoid) {
+  ir::Program typed = typecheck::typecheck(ir::bind_sizes(program, {})).program;
+  auto type_of = [&](const std::string& name) {
+    for (const auto& i : typed.inputs)
+      if (i.name == name) return i.type;
+    for (const auto& d : typed.defs)
+      if (d.name == name) return d.body.type();
+    return ir::Type();
+  };
+  ir::Program p = program;
+  std::vector<GroupSplit> splits;
+  for (const Fusion& f : one_to_one_fusions(program)) {
+    auto s = std::find_if(out.splits.begin(), out.splits.end(), [&](const GroupSplit& g) { return g.definition == f.producer; });
+    if (s == out.splits.end() || !bodies.count(f.producer)) continue;
+    const ir::Type t = type_of(f.producer);  // [H][W][M]
+    if (!t.is_array() || !t.elem().is_array() || !t.elem().elem().is_array() || !t.elem().elem().elem().is_scalar())
+      continue;
+    std::optional<std::int64_t> m = t.elem().elem().length().constant();
+    auto consumer = std::find_if(typed.defs.begin(), typed.defs.end(), [&](const auto& d) { return d.name == f.consumer; });
+    if (!m || *m % s->groups != 0 || !(consumer->body.type() == t) || joins_or_splits(consumer->body)) continue;
+    std::vector<std::string> others;
+    bool alike = true;
+    for (const auto& name : ir::free_vars(consumer->body)) {
+      if (name == f.producer) continue;
+      others.push_back(name);
+      alike = alike && type_of(name) == t;
+    }
+    if (!alike) continue;
+    ir::Program q = p;
+    auto at = std::find_if(q.defs.begin(), q.defs.end(), [&](const auto& d) { return d.name == f.consumer; });
+    GroupSplit split{f.consumer, s->groups, s->channels, {}, {}, f.producer};
+    std::vector<ir::Definition> parts;
+    std::vector<std::string> names = avoid;
+    for (std::int64_t k = 0; k < s->groups; ++k) {
+      std::vector<std::pair<std::string, ir::Expr>> bindings{{f.producer, bodies.at(f.producer).at(static_cast<std::size_t>(k))}};
+      for (const auto& o : others) bindings.emplace_back(o, group_channels(ir::make_var(o), k, *m / s->groups, *m));
+      std::string name = ir::fresh_name(fmt::format("{}_g{}", f.consumer, k), names);
+      names.push_back(name);
+      split.parts.push_back(name);
+      parts.push_back({name, ir::substitute(at->body, bindings), at->loc});
+    }
+    ir::Definition joined{f.consumer, concatenation(split.parts), at->loc};
+    at = q.defs.insert(q.defs.erase(at), parts.begin(), parts.end()) + static_cast<long>(parts.size());
+    q.defs.insert(at, joined);
+    std::erase_if(q.defs, [&](const ir::Definition& d) { return d.name == f.producer; });
+    try {
+      typecheck::typecheck(q);
+    } catch (const Error&) {
+      continue;  // not this form after all: the reader stays whole
+    }
+    avoid = std::move(names);
+    p = std::move(q);
+    splits.push_back(std::move(split));
+  }
+  if (splits.empty()) return;
+  out.epilogues = std::move(p);
+  out.epilogue_splits = std::move(splits);
+}
+
 }  // namespace
 
 GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& rules) {
@@ -286,12 +369,13 @@ GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& 
   ir::Program typed = typecheck::typecheck(program).program;
   std::vector<std::string> avoid = ir::declared_names(program);
   out.program.defs.clear();
+  std::map<std::string, std::vector<ir::Expr>> bodies;  // each split's groups' definitions
   for (std::size_t d = 0; d < typed.defs.size(); ++d) {
     const ir::Definition& def = program.defs[d];
     std::optional<ir::Program> layer = normal_layer(typed, d, rules);
     std::optional<Grouped> g = layer ? grouped_form(layer->defs.front().body) : std::nullopt;
     std::vector<ir::Definition> groups;
-    GroupSplit split{def.name, g ? g->groups : 0, g ? g->channels : 0, {}};
+    GroupSplit split{def.name, g ? g->groups : 0, g ? g->channels : 0, {}, {}, {}};
     for (std::int64_t k = 0; g && k < g->groups; ++k) {
       std::vector<std::string> bound = avoid;
       for (const auto& n : ir::free_vars(layer->defs.front().body)) bound.push_back(n);
@@ -306,14 +390,19 @@ GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& 
       out.program.defs.push_back(def);
       continue;
     }
+    // (Written per group, its groups' outputs go back into the convolution's pixels through
+    // its layout, in an order the epilogues do not follow: no epilogue split of it.)
+    if (!g->per_group_windows)
+      for (const auto& part : groups) bodies[def.name].push_back(part.body);
     out.program.defs.insert(out.program.defs.end(), groups.begin(), groups.end());
     ir::Expr joined = g->per_group_windows ? ir::replace_node(g->body, g->maps, concatenation(split.parts, g->outputs))
                                            : concatenation(split.parts);
     out.program.defs.push_back({def.name, joined, def.loc});
     out.splits.push_back(std::move(split));
   }
-  if (out.splits.empty()) return {program, {}, {}};
+  if (out.splits.empty()) return {program, {}, {}, {}, {}};
   typecheck::typecheck(out.program);  // an internal error, not the user's, if it does not check
+  split_epilogues(out, program, bodies, avoid);
   // The concatenations later definitions read, read by them through a view.
   std::vector<std::pair<std::string, ir::Expr>> joined;
   for (auto& split : out.splits) {
@@ -337,6 +426,22 @@ GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& 
   return out;
 }
 
+namespace {
+
+// The groups of split `s` differ only in what they crop: explored once, as the first.
+void explore_groups_once(const GroupSplit& s, std::vector<Layer>& layers) {
+  auto part = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find_if(layers.begin(), layers.end(), [&](const Layer& l) {
+                                      return l.name == name && l.group_of == s.definition;
+                                    }) - layers.begin());
+  };
+  std::size_t first = part(s.parts.front());
+  for (std::size_t k = 1; k < s.parts.size(); ++k)
+    if (std::size_t i = part(s.parts[k]); layers[i].same_as == i) layers[i].same_as = layers[first].same_as;
+}
+
+}  // namespace
+
 std::vector<NetworkVariant> add_group_split_layers(const GroupedProgram& split, std::vector<Layer>& layers) {
   if (split.splits.empty()) return {};
   std::map<std::string, std::string> group_of;  // a split's definitions: the grouped convolution's name
@@ -350,22 +455,38 @@ std::vector<NetworkVariant> add_group_split_layers(const GroupedProgram& split, 
     if (auto it = group_of.find(layer.name); it != group_of.end()) layer.group_of = it->second;
   };
   std::vector<NetworkVariant> out{add_variant_layers(split.program, layers, tag)};
-  // The groups of a split differ only in what they crop: explored once, as the first.
-  for (const auto& s : split.splits) {
-    auto part = [&](const std::string& name) {
-      return static_cast<std::size_t>(std::find_if(layers.begin(), layers.end(), [&](const Layer& l) {
-                                        return l.name == name && l.group_of == s.definition;
-                                      }) - layers.begin());
-    };
-    std::size_t first = part(s.parts.front());
-    for (std::size_t k = 1; k < s.parts.size(); ++k)
-      if (std::size_t i = part(s.parts[k]); layers[i].same_as == i) layers[i].same_as = layers[first].same_as;
-  }
+  for (const auto& s : split.splits) explore_groups_once(s, layers);
   if (!split.read_through.defs.empty())
     out.push_back(add_variant_layers(split.read_through, layers, [&](Layer& layer) {
       tag(layer);
-      if (auto it = took.find(layer.name); it != took.end()) layer.fused = it->second;
+      auto it = took.find(layer.name);
+      if (it == took.end()) return;
+      layer.fused = it->second;
+      // The grouped convolution whole fused one-to-one into this reader (add_fused_layers:
+      // a residual add's `conv+block`) has its name and title but reads the convolution's
+      // inputs: this one, which reads the groups, is titled after them (conv_g0+conv_g1+block).
+      bool titled = std::any_of(layers.begin(), layers.end(), [&](const Layer& l) {
+        return l.name == layer.name && l.fused == layer.fused && l.group_of == layer.group_of && l.reads != layer.reads;
+      });
+      if (!titled) return;
+      layer.fused.clear();
+      for (const auto& s : split.splits)
+        if (std::find(it->second.begin(), it->second.end(), s.definition) != it->second.end())
+          layer.fused.insert(layer.fused.end(), s.parts.begin(), s.parts.end());
     }));
+  if (split.epilogue_splits.empty()) return out;
+  std::map<std::string, const GroupSplit*> part_of;  // an epilogue split's definitions: the split
+  for (const auto& s : split.epilogue_splits) {
+    part_of[s.definition] = &s;
+    for (const auto& p : s.parts) part_of[p] = &s;
+  }
+  out.push_back(add_variant_layers(split.epilogues, layers, [&](Layer& layer) {
+    auto it = part_of.find(layer.name);
+    if (it == part_of.end()) return;
+    layer.group_of = it->second->definition;
+    if (layer.name != it->second->definition) layer.fused = {it->second->fused};
+  }));
+  for (const auto& s : split.epilogue_splits) explore_groups_once(s, layers);
   return out;
 }
 
@@ -399,6 +520,13 @@ void add_group_references(Problem& network, const GroupedProgram& split) {
                            fmt::format("the grouped convolution '{}' split into its {} groups", s.definition, s.groups),
                            s.parts});
   add_split_references(network, split.program, definitions);
+  std::vector<SplitDefinition> epilogues;
+  for (const auto& s : split.epilogue_splits)
+    epilogues.push_back({s.definition,
+                         fmt::format("'{}' split by the {} groups of the grouped convolution '{}' it reads", s.definition,
+                                     s.groups, s.fused),
+                         s.parts});
+  add_split_references(network, split.epilogues, epilogues);
 }
 
 std::string group_splits_text(const GroupedProgram& split) {
@@ -406,6 +534,9 @@ std::string group_splits_text(const GroupedProgram& split) {
   for (const auto& s : split.splits)
     out.push_back(fmt::format("{} into {} groups ({}) of {} channels each", s.definition, s.groups,
                               fmt::join(s.parts, ", "), s.channels));
+  for (const auto& s : split.epilogue_splits)
+    out.push_back(fmt::format("{} fused into each of {}'s groups ({}), over their channels", s.definition, s.fused,
+                              fmt::join(s.parts, ", ")));
   return fmt::format("{}", fmt::join(out, "; "));
 }
 

@@ -107,15 +107,31 @@ std::string fusions_text(const NetworkExploration& net, const NetworkPoint& poin
   for (const Fusion& f : net.variants.at(point.variant).fusions)
     out.push_back(fmt::format("{} into {}", f.producer, f.consumer));
   std::vector<std::string> split;  // the grouped convolutions the point runs by group
-  for (std::size_t i : point_layers(net, point))
-    if (const Layer& l = net.layers[i]; !l.group_of.empty() && std::find(split.begin(), split.end(), l.group_of) == split.end())
-      split.push_back(l.group_of);
+  std::vector<std::string> epilogues;  // the readers it runs in each group's epilogue ("conv+block")
+  for (std::size_t i : point_layers(net, point)) {
+    const Layer& l = net.layers[i];
+    if (l.group_of.empty()) continue;
+    if (!l.fused.empty()) {
+      std::string each = fmt::format("{}+{}", fmt::join(l.fused, "+"), l.group_of);
+      if (std::find(epilogues.begin(), epilogues.end(), each) == epilogues.end()) epilogues.push_back(each);
+    } else if (l.name != l.group_of || std::none_of(net.layers.begin(), net.layers.end(), [&](const Layer& o) {
+                 return o.group_of == l.group_of && !o.fused.empty();
+               })) {
+      if (std::find(split.begin(), split.end(), l.group_of) == split.end()) split.push_back(l.group_of);
+    }
+  }
   for (const std::string& g : split) out.push_back(fmt::format("{} split by group", g));
+  for (const std::string& e : epilogues) out.push_back(fmt::format("{} split by group", e));
   for (std::size_t i : point_layers(net, point)) {  // a layer reading a split convolution's groups itself
     const Layer& l = net.layers[i];
     bool reads_groups = l.group_of.empty() && !l.fused.empty() &&
                         std::find(split.begin(), split.end(), l.fused.front()) != split.end();
     if (reads_groups) out.push_back(fmt::format("{}'s groups read by {}", fmt::join(l.fused, ", "), l.name));
+    // Titled after the groups it reads (groups.cpp: the convolution whole was fused into it too).
+    bool reads_parts = l.group_of.empty() && !l.fused.empty() && std::any_of(net.layers.begin(), net.layers.end(), [&](const Layer& o) {
+                         return o.name == l.fused.front() && !o.group_of.empty() && o.group_of != o.name && o.fused.empty();
+                       });
+    if (reads_parts) out.push_back(fmt::format("{} read by {}", fmt::join(l.fused, ", "), l.name));
   }
   return fmt::format("{}", fmt::join(out, ", "));
 }
@@ -153,8 +169,11 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
     }
     // A grouped convolution split by group (groups.hpp) is an alternative, and so is the
     // grouped convolution whole: either may go.
-    bool split = written_layer(layer) && std::any_of(net.layers.begin(), net.layers.end(),
-                                                     [&](const Layer& l) { return l.group_of == layer.name; });
+    // (Not a reader split into the groups' epilogues, whose parts are fused layers: it is no
+    // grouped convolution.)
+    bool split = written_layer(layer) && std::any_of(net.layers.begin(), net.layers.end(), [&](const Layer& l) {
+                   return l.group_of == layer.name && l.name != layer.name && l.fused.empty();
+                 });
     if (written_layer(layer) && !split) {
       try {
         net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);

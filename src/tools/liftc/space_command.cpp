@@ -160,10 +160,14 @@ void print_library_space(explore::LibraryAlternative& alt, std::uint64_t samples
 }
 
 // "layer 2/3 (conv2)", or for a part of a grouped convolution split by group "group layer
-// (conv_g0, a group of conv)", or for a layer reading the groups themselves "fused layer
-// (conv+next: ...)" (`written`: the layers as written, first in `layers`).
+// (conv_g0, a group of conv)", for a layer reading the groups themselves "fused layer
+// (conv+next: ...)", for a reader split into the groups' epilogues "fused layer
+// (conv+next_g0: ...)" (`written`: the layers as written, first in `layers`).
 std::string layer_heading(const std::vector<explore::Layer>& layers, std::size_t i, std::size_t written) {
   const explore::Layer& l = layers[i];
+  if (!l.fused.empty() && !l.group_of.empty())
+    return fmt::format("fused layer ({}: {} over one group of {}, on that group's channels)", explore::layer_title(l),
+                       l.group_of, fmt::join(l.fused, ", "));
   if (!l.fused.empty())
     return fmt::format("fused layer ({}: it reads {}'s groups, not their concatenation)", explore::layer_title(l),
                        fmt::join(l.fused, ", "));

@@ -27,6 +27,9 @@ struct GroupSplit {
   std::int64_t channels = 0;       // C/G: each group's channels of the image
   std::vector<std::string> parts;  // the groups' definitions, `conv_g0`, `conv_g1`, ... (names the program has not)
   std::vector<std::string> readers;  // the later definitions that read the grouped convolution
+  // An epilogue split (GroupedProgram::epilogues): the grouped convolution whose groups its
+  // parts take in, `definition` being its one reader; empty for a grouped convolution's own split.
+  std::string fused;
 };
 
 /// A program with its grouped convolutions split (split_groups).
@@ -37,6 +40,17 @@ struct GroupedProgram {
   // view: each reads the groups' outputs where it read the grouped convolution's) and its
   // definition removed: no pass and no buffer for it. No definitions: no split is read.
   ir::Program read_through;
+  // The grouped convolutions (in grouped.sr's form: not written per group, whose layout puts
+  // the groups' outputs back in an order of its own) whose one reader is element-wise over
+  // each of their values (a residual add, an activation: maps, zips and scalars only, every
+  // other value it reads of the convolution's type, its output too) with that reader split
+  // by group too: part g is
+  // the reader over group g's dense convolution and the other values' pixels cropped to group
+  // g's channels (views), so the reader is each group's epilogue; the reader's definition is
+  // its parts' concatenation per pixel, and the convolution has no definition (no buffer).
+  // No definitions: no such reader.
+  ir::Program epilogues;
+  std::vector<GroupSplit> epilogue_splits;  // the readers split (GroupSplit::fused: the convolution each takes in)
 };
 
 /// `program` (parsed, its sizes with values) with each grouped convolution split: a
@@ -61,8 +75,10 @@ GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& 
 /// reads a split grouped convolution a second variant, `read_through`'s, whose readers take
 /// the concatenation in (Layer::fused: the grouped convolution's name). Layers of one shape
 /// are explored once, as split_layers finds them, and so are the groups of one split: each
-/// group after the first takes the first as same_as (its code from group_space). None when
-/// `split` has no splits.
+/// group after the first takes the first as same_as (its code from group_space). Where
+/// `split` has epilogues, a variant of their layers too: each part with Layer::group_of the
+/// reader's name and Layer::fused the grouped convolution's ("conv+block_g0"), their
+/// concatenation with Layer::group_of its own name. None when `split` has no splits.
 std::vector<NetworkVariant> add_group_split_layers(const GroupedProgram& split, std::vector<Layer>& layers);
 
 /// The space of group layer `layer` where another group of the same split grouped
@@ -75,8 +91,9 @@ std::vector<NetworkVariant> add_group_split_layers(const GroupedProgram& split, 
 constraints::Space group_space(const constraints::Space& explored, const Layer& layer, const rewrite::RuleSet& rules);
 
 /// Adds to `network.reference` the interpreter's values of the groups' definitions (on
-/// `network.inputs`), and checks that their concatenation is each grouped convolution's
-/// value as the program computes it: a liftc::Error naming the definition otherwise.
+/// `network.inputs`), and of the epilogues' parts, and checks that their concatenation is
+/// each grouped convolution's (each reader's) value as the program computes it: a
+/// liftc::Error naming the definition otherwise.
 void add_group_references(Problem& network, const GroupedProgram& split);
 
 /// "conv into 2 groups (conv_g0, conv_g1) of 2 channels": what split_groups did, for messages.
