@@ -130,6 +130,9 @@ class ModuleBuilder {
 
     Threads threads = fit_to_device(p.threads, options_);
     detail::KernelBuilder builder(p.name, options_, threads, p.copy);
+    std::set<std::string> taken{name};
+    for (const auto& b : m_.memory.buffers) taken.insert(b.name);
+    builder.avoid_global_names(std::move(taken));
     c::Function fn;
     fn.name = p.name;
     fn.body = builder.build(p.body, scope_, mem_view(out));

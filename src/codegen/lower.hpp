@@ -153,6 +153,9 @@ class KernelBuilder {
   std::vector<c::Stmt> build(const ir::Expr& body, const Scope& scope, const View& dest);
   /// Buffers the kernel allocated (intermediate, local, private).
   const std::vector<Buffer>& allocations() const { return allocations_; }
+  /// Names of the module's buffers so far, which the kernel's global scratch buffers must not
+  /// take (another kernel's scratch `gtmp_2` is another buffer).
+  void avoid_global_names(std::set<std::string> names) { taken_globals_ = std::move(names); }
 
  private:
   Result compile(const ir::Expr& e, const Scope& s, const std::optional<View>& dest);
@@ -207,6 +210,7 @@ class KernelBuilder {
   std::vector<Buffer> allocations_;
   std::map<std::pair<std::string, std::vector<double>>, View> constants_;  // by type and values
   int counter_ = 0;
+  std::set<std::string> taken_globals_;  // avoid_global_names
   // Parallel maps whose consumer is a map of the same kind and dimension over exactly their
   // result: the work-item that writes element i is the one that reads it.
   std::set<const ir::ExprNode*> same_item_producers_;

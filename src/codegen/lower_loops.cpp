@@ -516,6 +516,7 @@ View KernelBuilder::allocate(const ir::Type& t, AddressSpace space, const Scope&
   auto m = std::make_shared<Memory>();
   const char* prefix = space == AddressSpace::Global ? "g" : space == AddressSpace::Local ? "lmem" : "pmem";
   m->name = fresh(fmt::format("{}{}", prefix, hint));
+  while (space == AddressSpace::Global && taken_globals_.count(m->name)) m->name = fresh(fmt::format("{}{}", prefix, hint));
   m->space = space;
   m->type = full;
   m->work_item_dims = work_item_dims;

@@ -1,6 +1,9 @@
 // Small programs built with the IR builders: generated, run on OpenCL, compared with the
 // interpreter; and the shape of the code they generate.
 
+#include <set>
+#include <string>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -69,6 +72,28 @@ TEST(Lowering, RowSumsWithReduceSeq) {
   Program p = program({{"m", mat, {}}}, {{"s", call(Prim::MapGlb, {0}, {lam({"row"}, sum), var("m")}), {}}});
   Module m = run_and_compare(p);
   EXPECT_NE(m.kernels[0].source.find("for (int i_2 = 0; i_2 < 16; i_2 += 1)"), std::string::npos) << m.kernels[0].source;
+}
+
+// Two kernels of one module, each with a global scratch buffer (a sequential map's values
+// that a reduction then reads): the second's scratch is another buffer, not the first's under
+// the same name (found with matvec-parametric on examples/networks/se_block.sr explored
+// whole: both fully connected layers' partial sums were `gtmp_2`, the host made one buffer of
+// the second's size, and the first layer wrote past it).
+TEST(Lowering, EachKernelsGlobalScratchIsABufferOfItsOwn) {
+  auto row_sums = [](const char* input) {
+    Expr doubled = call(Prim::MapSeq, {}, {lam({"x"}, mul(var("x"), make_float(2.0))), var("row")});
+    Expr sum = call(Prim::ReduceSeq, {}, {make_float(0.0), lam({"acc", "v"}, add(var("acc"), var("v"))), doubled});
+    return call(Prim::MapGlb, {0}, {lam({"row"}, sum), var(input)});
+  };
+  Program p = program({{"wide", Type::array(floats(16), 8), {}}, {"narrow", Type::array(floats(2), 8), {}}},
+                      {{"s", row_sums("wide"), {}}, {"t", row_sums("narrow"), {}}});
+  Module m = run_and_compare(p);
+  ASSERT_EQ(m.kernels.size(), 2u);
+  std::set<std::string> names;
+  for (const auto& b : m.memory.buffers) {
+    if (b.space == AddressSpace::Global) EXPECT_TRUE(names.insert(b.name).second) << "two global buffers named " << b.name;
+  }
+  EXPECT_EQ(names.size(), 6u);  // wide, narrow, s, t and the two scratch buffers
 }
 
 TEST(Lowering, SplitJoinAroundMapsWritesThroughViews) {

@@ -571,6 +571,34 @@ TEST_F(ExploreCli, UNetStepGetsTheDenseStrategiesAndValidates) {
         << layer << "\n" << host.output;
 }
 
+// The squeeze-and-excitation block (examples/networks/se_block.sr, issue 38): its two fully
+// connected layers, matrix-vector products, are offered matvec-rows and matvec-parametric
+// beside the straightforward lowerings (liftc space, the default strategies); explored with
+// them alone, the pooling and the scaling go to the fallback's lowering, and every layer of
+// the front's point, its matrix-vector kernels included, validates in its host program.
+TEST_F(ExploreCli, SqueezeExcitationBlockGetsTheMatrixVectorStrategiesAndValidates) {
+  const std::string path = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/se_block.sr";
+  Result space = run(fmt::format("space {} --samples 0", path));
+  ASSERT_EQ(space.exit_code, 0) << space.output;
+  for (const char* line : {"==== layer 2/4 (squeezed)", "== strategy matvec-rows, alternative 7 of 7",
+                           "== strategy matvec-parametric, alternative 5 of 5", "==== layer 3/4 (excited)"})
+    EXPECT_NE(space.output.find(line), std::string::npos) << line << "\n" << space.output;
+  Result r = run(fmt::format("explore {} -s matvec-rows -s matvec-parametric --pareto --evals 4 --runs 2 --jobs 2 -o out", path));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"layer 1/4 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)",
+        "layer 2/4 (squeezed): 11 alternative(s) of 2 strategies (matvec-rows, matvec-parametric)",
+        "layer 3/4 (excited): 6 alternative(s) of 2 strategies (matvec-rows, matvec-parametric)",
+        "layer 4/4 (block): 1 alternative(s) of 1 strategy (lower-glb2)", "squeezed: matvec-", "excited: matvec-",
+        "network Pareto front"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  Result host = run_front_point(*this, "se_block");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  for (const char* layer : {"pooled", "squeezed", "excited", "block"})
+    EXPECT_NE(host.output.find(std::string(layer) + ": matches the expected values"), std::string::npos)
+        << layer << "\n" << host.output;
+}
+
 // A program whose only other definition rearranges data (a channel concatenation, as a user
 // writes before a convolution) is one convolution, not a network: explored as one program,
 // its convolution's alternatives are not capped by --max-program-alternatives, which bounds
