@@ -91,8 +91,11 @@ const char* const kResidualReadByActivation =
 
 // MobileNetV2's depthwise layer, projection and residual add in one definition, the depthwise
 // windows zipped with the block's input (conv-dw-pw-private and conv-dw-pw-local take it through
-// dw-pw-residual-zipped-form; conv-lower, stencil-parametric and conv-chw as normal-form leaves it).
-const char* const kDwPwResidualForm = "depthwise_pointwise_residual_zip2d.sr";
+// dw-pw-residual-zipped-form; conv-lower, stencil-parametric and conv-chw as normal-form leaves it):
+// the add a function of two parameters, of one reading the pair through projections, or with the
+// block's input zipped before the pointwise sums.
+const char* const kDwPwResidualForms[] = {"depthwise_pointwise_residual_zip2d.sr", "depthwise_pointwise_residual_pair.sr",
+                                          "depthwise_pointwise_residual_value_first.sr"};
 const char* const kDwPwZippedPixels =
     "a depthwise convolution fused with its pointwise one and a residual add in one definition: its windows zipped "
     "with the other image's pixels, which the strategies that map the windows or the kernels' sums onto work-items, "
@@ -145,12 +148,14 @@ const std::vector<NotOffered>& forms_not_offered() {
     }
     t.push_back({"conv_residual_relu_first.sr", "conv-chw-kappa", kZippedPairs});
     t.push_back({"conv_residual_relu_first.sr", "conv-chw-tile-local", kResidualReadByActivation});
-    for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-chw-m0",
-                          "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split", "conv-gemm",
-                          "conv-winograd", "conv-winograd-gemm", "conv-winograd-local"})
-      t.push_back({kDwPwResidualForm, s, kDwPwZippedPixels});
-    for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa"})
-      t.push_back({kDwPwResidualForm, s, kDwPwPairs});
+    for (const char* f : kDwPwResidualForms) {
+      for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-chw-m0",
+                            "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split", "conv-gemm",
+                            "conv-winograd", "conv-winograd-gemm", "conv-winograd-local"})
+        t.push_back({f, s, kDwPwZippedPixels});
+      for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa"})
+        t.push_back({f, s, kDwPwPairs});
+    }
     return t;
   }();
   return table;
@@ -163,7 +168,8 @@ const std::vector<OnlyOffered>& forms_only_offered() {
       for (const char* s : {"conv-depthwise-kappa", "conv-depthwise-tile"}) t.push_back({f, s});
     for (const char* f : kPooledForms)
       for (const char* s : {"conv-pool-tile", "conv-pool-kappa"}) t.push_back({f, s});
-    for (const char* s : {"conv-dw-pw-private", "conv-dw-pw-local"}) t.push_back({kDwPwResidualForm, s});
+    for (const char* f : kDwPwResidualForms)
+      for (const char* s : {"conv-dw-pw-private", "conv-dw-pw-local"}) t.push_back({f, s});
     return t;
   }();
   return table;

@@ -416,7 +416,9 @@ TEST(Strategy, ADepthwiseConvolutionFusedWithItsPointwiseOneIsToldConvDepthwiseK
       "would compute (a data race); its strategies are conv-dw-pw-private and conv-dw-pw-local";
   for (const char* form : {"conv/fused/depthwise_pointwise.sr", "conv/fused/depthwise_pointwise_chw.sr",
                            "conv/fused/depthwise_pointwise_residual.sr",
-                           "conv/forms/depthwise_pointwise_residual_zip2d.sr"}) {
+                           "conv/forms/depthwise_pointwise_residual_zip2d.sr",
+                           "conv/forms/depthwise_pointwise_residual_pair.sr",
+                           "conv/forms/depthwise_pointwise_residual_value_first.sr"}) {
     SCOPED_TRACE(form);
     try {
       rewrite_program(library(), "conv-depthwise-kappa", program(example(form)));
@@ -500,8 +502,8 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
 // offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa
 // and conv-depthwise-tile for the depthwise forms, conv-pool-tile and conv-pool-kappa for
 // conv_pool_one_definition.sr and conv_pool_joined.sr, conv-dw-pw-private and conv-dw-pw-local
-// for depthwise_pointwise_residual_zip2d.sr; conv_small.sr, a dense convolution alone, is
-// offered none).
+// for depthwise_pointwise_residual_zip2d.sr, _pair.sr and _value_first.sr; conv_small.sr, a
+// dense convolution alone, is offered none).
 TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
   std::vector<std::string> canonical = offered_strategies(example("conv/conv_small.sr"));
   EXPECT_GE(canonical.size(), 16u);
