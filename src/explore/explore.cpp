@@ -261,15 +261,12 @@ TuningDatabases open_tuning_databases(const std::vector<std::string>& names) {
 }
 
 // What the model learns from before the first measurement: --train-db's stores, else the
-// run's own store, of which only the rows of earlier runs (`t.before_run`) and, for a layer of
-// a network, this run's rows of its other programs too: the layers explored before it, each
-// whole before the next starts, so that a resumed run's layer trains on what it did at first.
+// run's own store, of which only the rows of earlier runs (`t.before_run`).
 std::pair<std::vector<const Store*>, std::vector<std::string>> model_databases(const Exploration& x,
                                                                                 const TuningDatabases& train,
-                                                                                std::int64_t run, TransferTarget& t,
-                                                                                bool network_layer = false) {
+                                                                                std::int64_t run, TransferTarget& t) {
   if (!train.opened.empty()) return {train.stores(), x.o.train_dbs};
-  t.before_run = network_layer ? run + 1 : run;
+  t.before_run = run;
   return {{x.store.get()}, {x.db}};
 }
 
@@ -620,13 +617,13 @@ void explore_on_device(Exploration& x) {
   if (x.network) options.evaluator = x.s.evaluator;  // with the workers' check
   if (!x.network) return explore_program(x, space, problem, device.report, run, device.target);
   // Each layer's search, and the model-guided search's inputs of that layer: its own
-  // features, and the tuning database's rows of other programs (the layers explored before
-  // it in this run, and any an earlier run or --train-db holds) and nearest shapes' points.
+  // features, and the tuning database's rows of other programs (the other layers' among
+  // them, where an earlier run or --train-db holds them) and nearest shapes' points.
   TuningDatabases train = open_tuning_databases(x.o.train_dbs);
   options.make_search = [&](CandidateSpace& sp, const Problem& layer, const std::string& label) {
     Settings s = x.s;
     TransferTarget t{layer.program_hash, device.report.name, layer.shapes};
-    auto [dbs, names] = model_databases(x, train, run, t, true);
+    auto [dbs, names] = model_databases(x, train, run, t);
     std::shared_ptr<GenerationMemo> generations = model_generations(x, sp);
     model_inputs(x, s, sp, device.target, dbs, names, t, generations, label + ": ");
     return NetworkOptions::LayerSearch{s.make_search(sp), generations};

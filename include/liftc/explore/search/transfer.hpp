@@ -19,9 +19,7 @@ struct TransferTarget {
   std::string program_hash;
   std::string device;
   std::string shapes;  // "image=28x28x32,weights=32x3x3x32": the nearest shapes are nearest to these
-  // Rows of runs before this one only (a resumed run's own rows and later ones are not; a
-  // network's layer is given its run + 1: its run's other layers, explored before it, too).
-  std::int64_t before_run = std::numeric_limits<std::int64_t>::max();
+  std::int64_t before_run = std::numeric_limits<std::int64_t>::max();  // rows of earlier runs only (a resumed run's own rows and later ones are not)
   std::vector<std::string> strategies;  // the one-hot columns `strategy.<name>` (cost::feature_strategies)
 };
 
