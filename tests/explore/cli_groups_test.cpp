@@ -180,15 +180,7 @@ TEST_F(ExploreCli, ResNeXtBlockGetsTheDenseStrategiesPerGroupAndValidates) {
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
   int points = 0;
   for (const auto& entry : fs::directory_iterator(dir_ / "out/front")) {
-    std::string project = entry.path().string();
-    std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
-                                    "'{0}/log.txt' 2>&1",
-                                    project);
-    ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
-    fs::create_directories(entry.path() / "values");
-    Result host = run_shell(fmt::format("'{0}/build/resnext_block' '{1}/out/inputs' '{0}/values' --expected "
-                                        "'{1}/out/expected'",
-                                        project, dir_.string()));
+    Result host = run_front_point(*this, "resnext_block", entry.path().filename().string());
     ASSERT_EQ(host.exit_code, 0) << host.output;  // every layer it runs within the tolerance
     EXPECT_NE(host.output.find("block: matches the expected values"), std::string::npos) << host.output;
     ++points;
@@ -230,15 +222,7 @@ TEST_F(ExploreCli, AResidualAddOverAGroupedConvolutionGoesIntoEachGroupsEpilogue
   // values for each layer it runs.
   int points = 0;
   for (const auto& entry : fs::directory_iterator(dir_ / "out/front")) {
-    std::string project = entry.path().string();
-    std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
-                                    "'{0}/log.txt' 2>&1",
-                                    project);
-    ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
-    fs::create_directories(entry.path() / "values");
-    Result host = run_shell(fmt::format("'{0}/build/grouped_residual' '{1}/out/inputs' '{0}/values' --expected "
-                                        "'{1}/out/expected'",
-                                        project, dir_.string()));
+    Result host = run_front_point(*this, "grouped_residual", entry.path().filename().string());
     ASSERT_EQ(host.exit_code, 0) << host.output;
     EXPECT_NE(host.output.find("block: matches the expected values"), std::string::npos) << host.output;
     ++points;

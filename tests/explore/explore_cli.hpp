@@ -209,18 +209,20 @@ class ExploreCli : public ::testing::Test {
   }
 };
 
-// The host program of front point 1 of out/, built with cmake and run on the network's
-// inputs with every layer's expected values (exit code -1 when it does not build).
-inline Result run_front_point(ExploreCli& cli, const std::string& program) {
+// The host program of front point `point` of out/ (the first by default), built with cmake
+// and run on the network's inputs with every layer's expected values, its own values written
+// to values/POINT (exit code -1 when it does not build).
+inline Result run_front_point(ExploreCli& cli, const std::string& program, const std::string& point = "1") {
   const std::filesystem::path& dir = cli.dir();
-  std::string project = (dir / "out/front/1").string();
+  std::string project = (dir / "out/front" / point).string();
   std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
                                   "'{0}/log.txt' 2>&1",
                                   project);
   if (std::system(build.c_str()) != 0) return {-1, "the host program did not build: see " + project + "/log.txt"};
-  std::filesystem::create_directories(dir / "values");
-  return cli.run_shell(fmt::format("'{0}/build/{2}' '{1}/out/inputs' '{1}/values' --expected '{1}/out/expected'", project,
-                               dir.string(), program));
+  std::filesystem::path values = dir / "values" / point;
+  std::filesystem::create_directories(values);
+  return cli.run_shell(fmt::format("'{0}/build/{2}' '{1}/out/inputs' '{3}' --expected '{1}/out/expected'", project,
+                                   dir.string(), program, values.string()));
 }
 
 }  // namespace liftc::explore::test
