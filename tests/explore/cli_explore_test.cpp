@@ -797,7 +797,7 @@ TEST_F(ExploreCli, TheDeviceSearchBenchmarkTrainsModelDbOnATuningDatabase) {
 // or not: the shape 04 06 06 04 is 4x6x6x4 in its tag and its table row alike, 010 is ten
 // and 08 eight (not octal, nor an error), and one past nine digits is refused.
 TEST_F(ExploreCli, TheShapeBenchmarkGivesAShapeItsOwnTimeBudget) {
-  const std::string bench = shape_benchmark("--strategies conv-chw-tile --evals 40 --time 600 04 06 06 04 1 1 0 2 6 6 2 1 1 0");
+  const std::string bench = shape_benchmark("--strategies conv-chw-tile --evals 400 --time 600 04 06 06 04 1 1 0 2 6 6 2 1 1 0");
   Result r = run_shell(bench + " --time-for 4x6x6x4-k1s1p0=03 -o out");  // decimal: 08 would be an octal error
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(read(dir_ / "out" / "table.md").find("| 4 6 6 4 1 1 0 | 6x6x4 | "), std::string::npos);
@@ -819,7 +819,7 @@ TEST_F(ExploreCli, TheShapeBenchmarkGivesAShapeItsOwnTimeBudget) {
   std::string timed = read(dir_ / "out" / "explore-4x6x6x4-k1s1p0.txt");
   EXPECT_NE(timed.find("stopped: time budget of 3 s"), std::string::npos) << timed;
   std::string counted = read(dir_ / "out" / "explore-2x6x6x2-k1s1p0.txt");
-  EXPECT_NE(counted.find("stopped: budget of 40 evaluations"), std::string::npos) << counted;
+  EXPECT_NE(counted.find("stopped: budget of 400 evaluations"), std::string::npos) << counted;
   Result unknown = run_shell(bench + " --time-for 4x6x6x4-k3s1p1=3");
   EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
   EXPECT_NE(unknown.output.find("--time-for 4x6x6x4-k3s1p1=3: no shape 4x6x6x4-k3s1p1; the shapes are 4x6x6x4-k1s1p0 "
