@@ -365,6 +365,77 @@ TEST(ModelSearch, ASlowStrategysRandomDrawsShrinkOnceItIsJudged) {
   EXPECT_GT(slow, 0u) << "the slow strategy keeps kLeastPromise of a share";
 }
 
+TEST(ModelSearch, ContendersAreTheStrategiesWithinAFactorOfTheFastestNearestFirst) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::map<std::string, StrategyRecord> records{{"fastest", {5, 1.0}}, {"close", {3, 1.2}},   {"twice", {4, 2.0}},
+                                                {"thrice", {9, 3.0}},  {"failing", {4, kInf}}, {"unjudged", {1, 1.1}}};
+  EXPECT_EQ(contending_strategies(records, 5), (std::vector<std::string>{"close", "twice"}))
+      << "not the fastest itself, nor one over kContenderFactor slower, failing or not judged yet";
+  EXPECT_EQ(contending_strategies(records, 1), (std::vector<std::string>{"close"}));
+  EXPECT_TRUE(contending_strategies({{"alone", {6, 1.0}}}, 4).empty());
+}
+
+// Two strategies: one whose points are all near its best ("shallow"), and one slower at
+// most of its points but whose best, reached by small steps, is the fastest of all
+// ("deep"). A search that gives the ranked share to the fastest so far locks into
+// "shallow"; each round's contender slot climbs "deep".
+Outcome shallow_or_deep(const Candidate& c) {
+  Outcome o;
+  o.ok = true;
+  double x = double(c.point[0]), y = double(c.point[1]);
+  o.objectives.time_ms = c.alternative == 0 ? 1.0 + 0.01 * (std::fabs(x - 8) + std::fabs(y - 8))
+                                            : 0.6 + 0.15 * (std::fabs(x - 14) + std::fabs(y - 2));
+  o.objectives.memory = 1;
+  return o;
+}
+
+CandidateSpace shallow_and_deep() {
+  std::vector<std::int64_t> d;
+  for (int i = 1; i <= 16; ++i) d.push_back(i);
+  CandidateSpace cs;
+  for (const char* label : {"shallow #1", "deep #1"})
+    cs.alternatives.push_back(std::make_unique<test::ToySpace>(label, std::vector<Parameter>{{"x", d}, {"y", d}},
+                                                               [](const Point&) { return true; }));
+  return cs;
+}
+
+TEST(ModelSearch, EachRoundMeasuresAContendersOwnBestRankedProposal) {
+  ModelSearchOptions o = small_rounds();
+  o.epsilon = 0;  // no random share: every candidate after the first round is ranked
+  std::size_t rounds_without = 0;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    CandidateSpace cs = shallow_and_deep();
+    auto search = make_model_search(cs, o, seed);
+    auto asked = run(*search, 96, shallow_or_deep);
+    ASSERT_EQ(asked.size(), 96u);
+    // While "deep" is still slower than "shallow" it contends (within kContenderFactor), so
+    // every round after the first has one of its points.
+    double best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+      if (i >= o.warmup && i % o.batch == 0 && best[1] > best[0] && best[1] <= kContenderFactor * best[0]) {
+        bool deep = false;
+        for (std::size_t j = i; j < i + o.batch; ++j) deep = deep || asked[j].alternative == 1;
+        rounds_without += !deep;
+      }
+      std::size_t a = asked[i].alternative;
+      best[a] = std::min(best[a], shallow_or_deep(asked[i]).objectives.time_ms);
+    }
+  }
+  EXPECT_EQ(rounds_without, 0u);
+}
+
+TEST(ModelSearch, AStrategySlowerAtFirstButFastestAtItsBestIsFound) {
+  std::size_t found = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    CandidateSpace cs = shallow_and_deep();
+    auto search = make_model_search(cs, small_rounds(), seed);
+    double best = std::numeric_limits<double>::infinity();
+    for (const Candidate& c : run(*search, 120, shallow_or_deep)) best = std::min(best, shallow_or_deep(c).objectives.time_ms);
+    found += best < 0.7;
+  }
+  EXPECT_GE(found, 9u) << "seeds of 10 whose 120 asks came within 0.1 ms of deep's best (0.6 ms)";
+}
+
 // Asks until `best` was asked; the number of asks (the budget + 1 when never).
 std::size_t asks_to(Search& search, const Candidate& best, std::size_t budget) {
   for (std::size_t i = 1; i <= budget; ++i) {
