@@ -10,7 +10,8 @@ pass captured in a CUDA graph (torch.cuda.CUDAGraph: one launch, no gaps from Py
 is timed by CUDA events around one pass (or one replay).
 
 Usage: bench_torch_network.py NETWORK SIZE=VALUE... [--runs N]
-  NETWORK: fsrcnn, resnet_block, vgg_block, mobilenet_v1_pair, mobilenet_v2_block or unet_step
+  NETWORK: fsrcnn, resnet_block, vgg_block, mobilenet_v1_pair, mobilenet_v2_block, unet_step,
+           se_block, grouped_residual or resnext_block
   the sizes are the program's `size` names, e.g. fsrcnn H=256 W=256 D=56 S=12 R=2
 """
 import statistics
@@ -94,6 +95,51 @@ def mobilenet_v2_block(s):
     return run
 
 
+def se_block(s):
+    """examples/networks/se_block.sr: each channel's mean over the pixels, relu(linear C->R),
+    sigmoid(linear R->C), every pixel's channels scaled by those C weights."""
+    fc1 = (torch.randn(s["R"], s["C"], device="cuda") * 0.1, torch.randn(s["R"], device="cuda") * 0.1)
+    fc2 = (torch.randn(s["C"], s["R"], device="cuda") * 0.1, torch.randn(s["C"], device="cuda") * 0.1)
+    x = torch.randn(1, s["C"], s["H"], s["W"], device="cuda")
+
+    def run():
+        squeezed = F.relu(F.linear(x.mean(dim=(2, 3)), *fc1))
+        return x * torch.sigmoid(F.linear(squeezed, *fc2))[:, :, None, None]
+
+    return run
+
+
+def grouped(c, k, g):
+    """A bias and weights of a k x k convolution of c channels to c in g groups."""
+    return (torch.randn(c, c // g, k, k, device="cuda") * 0.1, torch.randn(c, device="cuda") * 0.1)
+
+
+def grouped_residual(s):
+    """examples/networks/grouped_residual.sr: a grouped 3x3 convolution of C channels in G
+    groups, then relu(its output + the input)."""
+    w = grouped(s["C"], 3, s["G"])
+    x = torch.randn(1, s["C"], s["H"], s["W"], device="cuda")
+
+    def run():
+        return F.relu(F.conv2d(x, *w, padding=1, groups=s["G"]) + x)
+
+    return run
+
+
+def resnext_block(s):
+    """examples/networks/resnext_block.sr: relu(1x1 C->C), relu(grouped 3x3 in G groups),
+    1x1 C->C, then relu(its output + the input)."""
+    w1, w2, w3 = conv(s["C"], s["C"], 1), grouped(s["C"], 3, s["G"]), conv(s["C"], s["C"], 1)
+    x = torch.randn(1, s["C"], s["H"], s["W"], device="cuda")
+
+    def run():
+        y = F.relu(F.conv2d(x, *w1))
+        y = F.relu(F.conv2d(y, *w2, padding=1, groups=s["G"]))
+        return F.relu(F.conv2d(y, *w3) + x)
+
+    return run
+
+
 def unet_step(s):
     """examples/networks/unet_step.sr: relu(conv3x3 C->F), relu(conv3x3 F->F) (the skip),
     2x2 max pooling, relu(conv3x3 F->G) at half resolution, nearest upsampling by 2,
@@ -118,6 +164,9 @@ NETWORKS = {
     "mobilenet_v1_pair": mobilenet_v1_pair,
     "mobilenet_v2_block": mobilenet_v2_block,
     "unet_step": unet_step,
+    "se_block": se_block,
+    "grouped_residual": grouped_residual,
+    "resnext_block": resnext_block,
 }
 
 
