@@ -355,8 +355,9 @@ TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatTheDepthwiseStrategiesNee
                                         " directly in the map over a row's windows" + written +
                                         "its register tile is conv-chw-tile's) and a grouped convolution's a group of them"},
         Case{"conv-depthwise-local",
-             "its step `depthwise-local-tiles-form` applies nowhere: a work-group per block of tau windows of a row x gamma "
-             "channels with its input tile in local memory (depthwise-local-tiles, -activation), " + depthwise +
+             "its step `depthwise-local-tiles-form` applies nowhere: a work-group per block of tau windows of a row (or of "
+             "eta rows) x gamma channels with its input tile in local memory (depthwise-local-tiles, -activation, or -2d, "
+             "-2d-activation), " + depthwise +
                  " directly in the 2D map over slide2D's windows (written per pixel over zip(weights, biases, channels), "
                  "channel-first over each channel's windows, with the pairs or triples in any order or nested, the windows "
                  "and kernels [K][K] blocks or columns of flattened HWC blocks, or each window times [K][K][C] kernels "
