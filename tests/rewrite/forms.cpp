@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string_view>
 
 #include "harness.hpp"
 
@@ -166,6 +167,11 @@ const std::vector<OnlyOffered>& forms_only_offered() {
     std::vector<OnlyOffered> t;
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-depthwise-kappa", "conv-depthwise-tile"}) t.push_back({f, s});
+    // The local tiles split the channels among work-groups, so a channel multiplier's m kernels
+    // a channel (each group's kernels not its tile's channels) is not taken.
+    for (const char* f : kDepthwiseForms)
+      if (std::string_view(f) != "depthwise_multiplier.sr" && std::string_view(f) != "depthwise_multiplier_outer.sr")
+        t.push_back({f, "conv-depthwise-local"});
     for (const char* f : kPooledForms)
       for (const char* s : {"conv-pool-tile", "conv-pool-kappa"}) t.push_back({f, s});
     for (const char* f : kDwPwResidualForms)

@@ -19,7 +19,8 @@ struct NotOffered {
 const std::vector<NotOffered>& forms_not_offered();
 
 /// A strategy offered to a form although conv/conv_small.sr is not offered it (a strategy
-/// of the form's own kind: conv-depthwise-kappa and conv-depthwise-tile for the depthwise forms,
+/// of the form's own kind: conv-depthwise-kappa, conv-depthwise-tile and (but for a channel
+/// multiplier) conv-depthwise-local for the depthwise forms,
 /// conv-pool-tile and conv-pool-kappa for a convolution and its pooling in one definition,
 /// conv-dw-pw-private and conv-dw-pw-local for a depthwise convolution fused with its pointwise one).
 struct OnlyOffered {

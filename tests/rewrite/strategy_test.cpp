@@ -327,10 +327,10 @@ TEST(Strategy, DepthwiseAndDilatedConvolutionsAreToldWhatTheFastStrategiesNeed) 
   }
 }
 
-// conv-depthwise-kappa and conv-depthwise-tile on a convolution that is not depthwise (a dense
-// one, a grouped one) stop at their named step, which says what a depthwise convolution is
-// and how it may be written (the forms normal-form recognises), and where a dense or grouped
-// one goes instead.
+// conv-depthwise-kappa, conv-depthwise-tile and conv-depthwise-local on a convolution that is
+// not depthwise (a dense one, a grouped one) stop at their named step, which says what a
+// depthwise convolution is and how it may be written (the forms normal-form recognises), and
+// where a dense or grouped one goes instead.
 TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatTheDepthwiseStrategiesNeed) {
   const std::string depthwise =
       "which needs a depthwise convolution: each channel convolved with its own kernel, a map over (kernel, "
@@ -353,7 +353,18 @@ TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatTheDepthwiseStrategiesNee
         Case{"conv-depthwise-tile", "its step `depthwise-register-tile-form` applies nowhere: sigma windows x kappa channels "
                                     "per reduction (depthwise-register-tile, -activation), " + depthwise +
                                         " directly in the map over a row's windows" + written +
-                                        "its register tile is conv-chw-tile's) and a grouped convolution's a group of them"}})
+                                        "its register tile is conv-chw-tile's) and a grouped convolution's a group of them"},
+        Case{"conv-depthwise-local",
+             "its step `depthwise-local-tiles-form` applies nowhere: a work-group per block of tau windows of a row (or of "
+             "eta rows) x gamma channels with its input tile in local memory (depthwise-local-tiles, -activation, or -2d, "
+             "-2d-activation), " + depthwise +
+                 " directly in the 2D map over slide2D's windows (written per pixel over zip(weights, biases, channels), "
+                 "channel-first over each channel's windows, with the pairs or triples in any order or nested, the windows "
+                 "and kernels [K][K] blocks or columns of flattened HWC blocks, or each window times [K][K][C] kernels "
+                 "element-wise, zip2D, summed per channel; dilated windows, join(slide(1, d, ...)), the tiles those of the "
+                 "wider windows), one kernel a channel (m kernels a channel, [C][m][K][K] weights, a channel multiplier: "
+                 "conv-depthwise-tile and conv-depthwise-kappa); a dense convolution's kernels read all the channels (its "
+                 "local-memory tiles are conv-chw-tile-local's) and a grouped convolution's a group of them"}})
     for (const char* form : {"conv/conv_small.sr", "conv/forms/grouped.sr"}) {
       SCOPED_TRACE(std::string(c.strategy) + " " + form);
       try {
@@ -499,8 +510,8 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
 
 // Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
 // the pairs forms_not_offered() lists with their reason (rules/README.md's table), and is
-// offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa
-// and conv-depthwise-tile for the depthwise forms, conv-pool-tile and conv-pool-kappa for
+// offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa,
+// conv-depthwise-tile and, but for a channel multiplier, conv-depthwise-local for the depthwise forms, conv-pool-tile and conv-pool-kappa for
 // conv_pool_one_definition.sr and conv_pool_joined.sr, conv-dw-pw-private and conv-dw-pw-local
 // for depthwise_pointwise_residual_zip2d.sr, _pair.sr and _value_first.sr; conv_small.sr, a
 // dense convolution alone, is offered none).
@@ -526,7 +537,8 @@ TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
 }
 
 // Every strategy a form of examples/conv/forms/ is not offered (forms_not_offered(), and
-// conv-depthwise-kappa and conv-depthwise-tile for every form that is not depthwise, conv-pool-tile
+// conv-depthwise-kappa, conv-depthwise-tile and conv-depthwise-local for every form that is not
+// depthwise (conv-depthwise-local for a channel multiplier's too), conv-pool-tile
 // and conv-pool-kappa for every form that is not a convolution and its pooling in one definition,
 // conv-dw-pw-private and conv-dw-pw-local for every form that is not a depthwise convolution fused
 // with its pointwise one) is refused with a reason in a
@@ -538,8 +550,8 @@ TEST(Forms, EveryStrategyNotOfferedSaysWhyInAUsersTerms) {
   std::vector<std::pair<std::string, std::string>> refused;
   for (const NotOffered& n : forms_not_offered()) refused.emplace_back(n.form, n.strategy);
   for (const auto& form : conv_forms())
-    for (const char* own : {"conv-depthwise-kappa", "conv-depthwise-tile", "conv-pool-tile", "conv-pool-kappa",
-                            "conv-dw-pw-private", "conv-dw-pw-local"})
+    for (const char* own : {"conv-depthwise-kappa", "conv-depthwise-tile", "conv-depthwise-local", "conv-pool-tile",
+                            "conv-pool-kappa", "conv-dw-pw-private", "conv-dw-pw-local"})
       if (std::none_of(forms_only_offered().begin(), forms_only_offered().end(),
                        [&](const OnlyOffered& o) { return o.form == form && std::string_view(o.strategy) == own; }))
         refused.emplace_back(form, own);
