@@ -120,13 +120,9 @@ void resume(Exploration& x) {
   x.resumed = last;
 }
 
-// --storage half: the program's buffers stored as halves (a network explored layer by layer
-// does not take it yet).
+// --storage half: the program's buffers stored as halves; a network's layers (split_layers,
+// its fused layers) each store what it reads and its definition as the network does.
 void store_as_half(Exploration& x) {
-  if (x.s.storage.any() && x.network)
-    throw Error(fmt::format("--storage {}: {} is a network, explored layer by layer, which half storage does not do "
-                            "yet; explore it with --whole-program",
-                            x.o.storage, x.o.file));
   x.program.half = codegen::half_buffers(typecheck::typecheck(x.program).program, x.s.storage);
 }
 
@@ -171,11 +167,12 @@ void fuse_layers(Exploration& x) {
 // concatenation another.
 void split_grouped(Exploration& x) {
   // --fusion only explores the network with every fusion alone: no variant of the layers as written.
-  if (x.o.whole_program || (x.network && x.s.storage.any()) || x.o.fusion == "only") return;
+  if (x.o.whole_program || x.o.fusion == "only") return;
   x.grouped = split_groups(x.program, x.rules);
   if (x.grouped.splits.empty()) return;
-  // Half storage, a replay and a warm start take one program's space, not a network's.
-  if (!x.network && (x.s.storage.any() || !x.o.replay.empty() || x.o.warm_start)) {
+  // A replay and a warm start take one program's space, not a network's; half storage is not
+  // given to the groups' layers yet (split_groups's definitions are not the network's).
+  if (x.s.storage.any() || (!x.network && (!x.o.replay.empty() || x.o.warm_start))) {
     x.say(fmt::format("note: {}: the grouped convolution is explored whole, not also split by group (explore without "
                       "it to search its groups too)\n",
                       x.s.storage.any() ? "--storage " + x.o.storage

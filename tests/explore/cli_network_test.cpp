@@ -712,5 +712,98 @@ TEST_F(ExploreCli, AStrategyNamedAppliesToTheLayersItFitsTheOthersFallBack) {
   }
 }
 
+// --storage half on a network explored layer by layer: every layer's buffers (inputs,
+// weights, the buffers between layers, outputs) are halves, each layer's candidates validate
+// with the half tolerance, the composed front's memory is half the float front's, its host
+// program stores halves and validates every layer, and its folder deploys. In one store the
+// half run's rows are the layers' own, not the float run's.
+TEST_F(ExploreCli, ANetworkExploredLayerByLayerStoresItsBuffersAsHalves) {
+  const std::string explore =
+      fmt::format("explore {} -s conv-gpu --fusion off --pareto --evals 2 --runs 1 --jobs 2 --db r.db", kVggBlock);
+  Result f32 = run(explore + " -q -o f32");
+  ASSERT_EQ(f32.exit_code, 0) << f32.output;
+  Result f16 = run(explore + " -q --storage half -o out");
+  ASSERT_EQ(f16.exit_code, 0) << f16.output;
+  // Each layer's candidates ran and validated: none was served from the float run's rows.
+  for (const char* line : {"network: 3 layers, 2 of a shape of their own", "network Pareto front"})
+    EXPECT_NE(f16.output.find(line), std::string::npos) << line << "\n" << f16.output;
+  for (const char* layer : {"layer 1 (conv1): 2 candidates in ", "layer 3 (pooled): 2 candidates in "}) {
+    std::size_t at = f16.output.find(layer);
+    ASSERT_NE(at, std::string::npos) << layer << "\n" << f16.output;
+    EXPECT_NE(f16.output.substr(at, f16.output.find('\n', at) - at).find("; 0 served from the store;"),
+              std::string::npos)
+        << f16.output;
+  }
+  for (const char* word : {"wrong", "failed"}) EXPECT_EQ(f16.output.find(word), std::string::npos) << f16.output;
+  EXPECT_EQ(rows(dir_ / "r.db"), 8);  // 2 layers' 2 rows, in each run
+  EXPECT_EQ(query(dir_ / "r.db", "SELECT count(DISTINCT program) FROM evaluations"),
+            (std::vector<std::vector<std::string>>{{"4"}}));
+  double half = least_memory(read(dir_ / "out/pareto.csv")), full = least_memory(read(dir_ / "f32/pareto.csv"));
+  EXPECT_DOUBLE_EQ(2 * half, full) << read(dir_ / "out/pareto.csv") << read(dir_ / "f32/pareto.csv");
+
+  std::string kernels = read(dir_ / "out/front/1/kernels.cl");
+  for (const char* call : {"vload_half", "vstore_half"}) EXPECT_NE(kernels.find(call), std::string::npos) << kernels;
+  std::string host = read(dir_ / "out/front/1/main.cpp");
+  for (const char* buffer : {"\"image\", ", "\"w2\", ", "\"conv1\", ", "\"pooled\", "}) {
+    std::size_t at = host.find(buffer);
+    ASSERT_NE(at, std::string::npos) << buffer << "\n" << host;
+    EXPECT_NE(host.substr(at, host.find('\n', at) - at).find("(stored as halves)"), std::string::npos) << buffer;
+  }
+  Result values = run_front_point(*this, "vgg_block");
+  ASSERT_EQ(values.exit_code, 0) << values.output;
+  for (const char* layer : {"conv1: matches the expected values (512 values)",
+                            "conv2: matches the expected values (512 values)",
+                            "pooled: matches the expected values (128 values)"})
+    EXPECT_NE(values.output.find(layer), std::string::npos) << layer << "\n" << values.output;
+
+  // Deployed, the library's points store the same halves, and its demo validates every layer.
+  Result deployed = run("deploy out -o deployed");
+  ASSERT_EQ(deployed.exit_code, 0) << deployed.output;
+  EXPECT_NE(read(dir_ / "deployed/points.cpp").find("(stored as halves)"), std::string::npos);
+  const fs::path project = dir_ / "deployed";
+  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
+                                  "'{0}/log.txt' 2>&1",
+                                  project.string());
+  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
+  Result demo = run_shell(fmt::format("'{0}/build/demo' --memory-budget {1} --inputs '{2}/out/inputs' --expected "
+                                      "'{2}/out/expected'",
+                                      project.string(), static_cast<long>(half), dir_.string()));
+  ASSERT_EQ(demo.exit_code, 0) << demo.output;
+  for (const char* layer : {"conv1: matches the expected values", "conv2: matches the expected values",
+                            "pooled: matches the expected values"})
+    EXPECT_NE(demo.output.find(layer), std::string::npos) << layer << "\n" << demo.output;
+}
+
+// A fused layer in half: the convolution fused into its pooling (conv2+pooled, conv-pool-tile)
+// stores what it reads and its output as halves, writes no conv2 buffer, and its front's host
+// program validates the network's layers; its memory is half the float run's.
+TEST_F(ExploreCli, AFusedLayerStoresItsBuffersAsHalves) {
+  const std::string explore =
+      fmt::format("explore {} -s conv-pool-tile --fusion only --pareto --evals 2 --runs 1 --jobs 2 -q", kVggBlock);
+  Result f16 = run(explore + " --storage half --db half.db -o out");
+  ASSERT_EQ(f16.exit_code, 0) << f16.output;
+  EXPECT_NE(f16.output.find("conv2+pooled: conv-pool-tile #1"), std::string::npos) << f16.output;
+  Result f32 = run(explore + " --db float.db -o f32");
+  ASSERT_EQ(f32.exit_code, 0) << f32.output;
+  double half = least_memory(read(dir_ / "out/pareto.csv")), full = least_memory(read(dir_ / "f32/pareto.csv"));
+  EXPECT_DOUBLE_EQ(2 * half, full) << read(dir_ / "out/pareto.csv") << read(dir_ / "f32/pareto.csv");
+  // The fused layer's own memory objective: 4896 bytes in float (docs/exploring.md), 2448 in half.
+  std::string evaluated = read(dir_ / "out/evaluated.csv");
+  std::size_t row = evaluated.find("\nconv2+pooled,");
+  ASSERT_NE(row, std::string::npos) << evaluated;
+  EXPECT_NE(evaluated.substr(row, evaluated.find('\n', row + 1) - row).find(",2448,conv-pool-tile,"), std::string::npos)
+      << evaluated;
+  std::string kernels = read(dir_ / "out/front/1/kernels.cl");
+  std::size_t pooled = kernels.find("kernel void pooled_kernel(");
+  ASSERT_NE(pooled, std::string::npos) << kernels;
+  EXPECT_NE(kernels.find("vstore_half", pooled), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("conv2"), std::string::npos) << kernels;
+  Result values = run_front_point(*this, "vgg_block");
+  ASSERT_EQ(values.exit_code, 0) << values.output;
+  for (const char* layer : {"conv1: matches the expected values (512 values)",
+                            "pooled: matches the expected values (128 values)"})
+    EXPECT_NE(values.output.find(layer), std::string::npos) << layer << "\n" << values.output;
+}
+
 }  // namespace
 }  // namespace liftc::explore::test

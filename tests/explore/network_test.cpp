@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "liftc/codegen/module.hpp"
 #include "liftc/explore/products/compose.hpp"
 #include "liftc/explore/products/layers.hpp"
 #include "liftc/interp/interp.hpp"
@@ -844,6 +845,61 @@ TEST(ConvPoolFusion, APoolingOverTile2DIsFusedAsOverSlide2D) {
     SCOPED_TRACE(strategy);
     EXPECT_FALSE(rewrite::rewrite_program(library(), strategy, typecheck::typecheck(fused).program).programs.empty());
   }
+}
+
+// `network` with its buffers stored as `storage` says (--storage half, half=a,...).
+ir::Program stored(ir::Program network, const std::string& storage) {
+  network.half = codegen::half_buffers(typecheck::typecheck(network).program, codegen::parse_storage(storage));
+  return network;
+}
+
+// `layer`'s program lowered by conv-naive (no tuning parameters) and generated.
+codegen::Module naive_module(const ir::Program& layer) {
+  rewrite::RewriteOptions o;
+  o.budget.max_alternatives = 1;
+  ir::Program lowered = rewrite::rewrite_program(library(), "conv-naive", layer, o).programs.at(0).program;
+  return codegen::generate(typecheck::typecheck(ir::bind_sizes(lowered, {})).program);
+}
+
+// A network explored layer by layer with --storage half: each layer stores what it reads and
+// its definition as the network does, and generates vload_half/vstore_half for them.
+TEST(Layers, EachLayerStoresItsBuffersAsTheNetworkDoes) {
+  const std::string defs = "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("a", "wb", "bb", "q");
+  std::vector<Layer> layers = split_layers(stored(parse(kHeader + defs), "half"));
+  ASSERT_EQ(layers.size(), 2u);
+  EXPECT_EQ(layers[0].program.half, (std::set<std::string>{"wa", "ba", "image", "a"}));
+  EXPECT_EQ(layers[1].program.half, (std::set<std::string>{"wb", "bb", "a", "b"}));
+  EXPECT_EQ(layers[1].same_as, 0u);  // stored alike: one shape
+  codegen::Module m = naive_module(layers[1].program);
+  for (const auto& name : {"wb", "bb", "a", "b"})
+    EXPECT_EQ(m.memory.buffer(name).storage, codegen::Storage::Half) << name;
+  EXPECT_NE(m.source().find("vload_half"), std::string::npos) << m.source();
+  EXPECT_NE(m.source().find("vstore_half"), std::string::npos) << m.source();
+  // Renamed after the shape it was explored as, its halves are its own names.
+  EXPECT_EQ(rename_layer(layers[0].program, layers[0], layers[1]).half, layers[1].program.half);
+
+  // Some buffers as halves: a layer reading a half where another of its shape reads a float
+  // is another shape (its kernels read it otherwise).
+  std::vector<Layer> some = split_layers(stored(parse(kHeader + defs), "half=a"));
+  EXPECT_EQ(some[0].program.half, (std::set<std::string>{"a"}));
+  EXPECT_EQ(some[1].program.half, (std::set<std::string>{"a"}));
+  EXPECT_EQ(some[1].same_as, 1u);
+  EXPECT_TRUE(split_layers(parse(kHeader + defs))[1].program.half.empty());
+}
+
+// A fused layer stores as the network does what it reads and its definition; the producer
+// fused into it has no buffer, and no half of its name.
+TEST(Layers, AFusedLayerStoresItsBuffersAsTheNetworkDoes) {
+  ir::Program network =
+      stored(parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/networks/resnet_block.sr"), "half");
+  std::vector<Layer> layers = split_layers(network);
+  add_fused_layers(network, layers);
+  ASSERT_EQ(layers.size(), 4u);
+  ASSERT_EQ(layer_title(layers[3]), "conv2+block");
+  EXPECT_EQ(layers[3].program.half, (std::set<std::string>{"w2", "b2", "conv1", "image", "block"}));
+  codegen::Module m = naive_module(layers[3].program);
+  EXPECT_EQ(m.memory.buffer("block").storage, codegen::Storage::Half);
+  EXPECT_EQ(m.memory.buffer("conv1").storage, codegen::Storage::Half);
 }
 
 }  // namespace

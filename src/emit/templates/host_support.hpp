@@ -227,9 +227,12 @@ inline double element(const std::vector<char>& data, size_t i, bool is_float) {
 }
 
 // Checks one output: no element may still hold the poison; with `expected`, every element
-// must be within the tolerance. Prints one line; returns whether it passed.
+// must be within the tolerance, an output stored as halves within one half ulp more (rtol +
+// 2^-10, as liftc run and explore compare it: runtime::Tolerance::for_half). Prints one line;
+// returns whether it passed.
 inline bool check_output(const BufferInfo& b, const std::vector<char>& got, const std::vector<char>* expected, double rtol,
                          double atol) {
+  if (b.half) rtol += 1.0 / 1024.0;
   size_t unwritten = 0, first_unwritten = 0;
   for (size_t i = 0; i < b.elements; ++i) {
     uint32_t bits;

@@ -88,7 +88,10 @@ std::int64_t largest_kernel_bytes(const codegen::HostPlan& plan) {
       for (const auto& a : k.args)
         if (a.buffer >= 0) used.insert(a.buffer);
       std::int64_t bytes = 0;
-      for (int b : used) bytes += plan.buffers[static_cast<std::size_t>(b)].elements * 4;
+      for (int b : used) {
+        const codegen::HostBuffer& buffer = plan.buffers[static_cast<std::size_t>(b)];
+        bytes += buffer.elements * buffer.element_bytes();  // 2 an element when stored as halves
+      }
       most = std::max(most, bytes);
     }
   return most;

@@ -55,11 +55,16 @@ ir::Expr renamed(const ir::Expr& body, const std::vector<std::string>& from, con
   return bindings.empty() ? body : ir::substitute(body, bindings);
 }
 
-// Whether layer `b` has the shape of layer `a`, both with their sizes bound.
+// Whether layer `b` has the shape of layer `a`, both with their sizes bound: the same
+// body, reading values of the same types, each stored alike (as floats or as halves), and
+// its definition stored alike.
 bool same_shape(const Layer& a, const ir::Program& bound_a, const Layer& b, const ir::Program& bound_b) {
   if (a.reads.size() != b.reads.size()) return false;
   for (std::size_t i = 0; i < a.reads.size(); ++i)
-    if (!(bound_a.inputs[i].type == bound_b.inputs[i].type)) return false;
+    if (!(bound_a.inputs[i].type == bound_b.inputs[i].type) ||
+        bound_a.half.count(a.reads[i]) != bound_b.half.count(b.reads[i]))
+      return false;
+  if (bound_a.half.count(a.name) != bound_b.half.count(b.name)) return false;
   return ir::alpha_equal(renamed(bound_b.defs[0].body, b.reads, a.reads), bound_a.defs[0].body);
 }
 
@@ -93,6 +98,7 @@ bool explored_by_layer(const ir::Program& program) {
 namespace {
 
 // Definition `d` of `typed` (a checked network) as a layer of its own; same_as its own index.
+// What it reads and its definition are stored as the network stores them (ir::Program::half).
 Layer layer_of(const ir::Program& typed, std::size_t d, std::size_t index) {
   const ir::Definition& def = typed.defs[d];
   Layer layer;
@@ -101,7 +107,9 @@ Layer layer_of(const ir::Program& typed, std::size_t d, std::size_t index) {
   layer.program.source = typed.source;
   std::vector<std::string> bound_names;
   first_uses(def.body, bound_names, layer.reads);
+  if (typed.half.count(def.name)) layer.program.half.insert(def.name);
   for (const auto& name : layer.reads) {
+    if (typed.half.count(name)) layer.program.half.insert(name);
     auto input = std::find_if(typed.inputs.begin(), typed.inputs.end(), [&](const auto& i) { return i.name == name; });
     if (input != typed.inputs.end()) {
       layer.program.inputs.push_back(*input);
@@ -674,6 +682,11 @@ ir::Program rename_layer(const ir::Program& rewritten, const Layer& from, const 
   }
   p.defs[0].name = to.name;
   p.defs[0].body = renamed(p.defs[0].body, from.reads, to.reads);
+  // Stored alike (same_shape): the same positions are halves under `to`'s names.
+  p.half.clear();
+  for (std::size_t i = 0; i < from.reads.size(); ++i)
+    if (rewritten.half.count(from.reads[i])) p.half.insert(to.reads[i]);
+  if (rewritten.half.count(from.name)) p.half.insert(to.name);
   return p;
 }
 

@@ -281,10 +281,14 @@ void explore_network(NetworkExploration& net, const Problem& network, Store& sto
     explore_layer(r, layer_label(net, i), store, run, device, o, dir);
   }
 
-  // The bytes of each value; per variant, what each of its layers reads and writes.
+  // The bytes of each value (2 an element where the network stores it as halves, as its
+  // layers do); per variant, what each of its layers reads and writes.
+  std::set<std::string> half;
+  for (const Layer& layer : net.layers) half.insert(layer.program.half.begin(), layer.program.half.end());
   std::map<std::string, double> bytes;
   for (const auto* values : {&network.inputs, &network.reference})
-    for (const auto& [name, t] : *values) bytes[name] = 4.0 * static_cast<double>(t.element_count());
+    for (const auto& [name, t] : *values)
+      bytes[name] = (half.count(name) ? 2.0 : 4.0) * static_cast<double>(t.element_count());
   std::vector<NetworkPoint> points;
   net.resident.clear();
   for (std::size_t v = 0; v < net.variants.size(); ++v) {

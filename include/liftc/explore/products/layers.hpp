@@ -4,9 +4,11 @@
 // is a program of its own (the sizes, the values it reads as inputs, its one definition),
 // with its own space, its own reference (the network interpreter's value of the
 // definition, from the network interpreter's values of what it reads) and its own rows in
-// the store. Layers of the same shape (the same body up to the names of what it reads and
-// of its bound variables, at the same size values, reading values of the same types) are
-// explored once; the others take that exploration's points, their code generated from
+// the store. With `--storage half` a layer stores what it reads and its definition as the
+// network does (ir::Program::half): its inputs, weights and output as halves, the arithmetic
+// in float. Layers of the same shape (the same body up to the names of what it reads and
+// of its bound variables, at the same size values, reading values of the same types, each
+// stored alike) are explored once; the others take that exploration's points, their code generated from
 // the same rewritten program with their own names.
 
 #include <cstddef>
@@ -23,7 +25,8 @@ namespace liftc::explore {
 /// One definition of a network as a program of its own.
 struct Layer {
   std::string name;                // the definition
-  ir::Program program;             // the network's sizes; inputs: what it reads, in first-use order; its definition
+  ir::Program program;             // the network's sizes; inputs: what it reads, in first-use order; its definition;
+                                   // half: those of them the network stores as halves
   std::vector<std::string> reads;  // the names of those inputs (network inputs and earlier definitions)
   std::size_t same_as = 0;         // the first layer of its shape (its own index when it is the first)
   std::vector<std::string> fused;  // the definitions inlined into it (fuse), in order; none for a layer as written
@@ -142,12 +145,14 @@ bool is_network(const ir::Program& program);
 bool explored_by_layer(const ir::Program& program);
 
 /// `rewritten`, a program rewritten from `from`'s layer program, with `to`'s names: its
-/// inputs and its definition renamed (`from` and `to` of the same shape).
+/// inputs and its definition renamed, and those stored as halves (`from` and `to` of the
+/// same shape).
 ir::Program rename_layer(const ir::Program& rewritten, const Layer& from, const Layer& to);
 
 /// The problem of one layer: the network's values of what it reads as inputs, the
 /// network's value of its definition as reference; its hash is the network's and the
-/// layer's name (so its store rows are its own), its file `FILE:NAME`.
+/// layer's name (so its store rows are its own; the network's hash includes its storage, so
+/// a half run's layer rows are apart from a float run's), its file `FILE:NAME`.
 Problem layer_problem(const Problem& network, const Layer& layer);
 
 }  // namespace liftc::explore

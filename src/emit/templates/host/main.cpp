@@ -4,11 +4,12 @@
 //   OUTPUT_DIR/<definition>.npy. Every output and scratch buffer starts as a poison NaN, so an
 //   output element never written, or computed from data read before it was written, shows.
 //   With --expected, compares each output with DIR/<definition>.npy (|got - want| <=
-//   atol + rtol * |want|) and exits 1 when any differs. With --repeat N, then runs every
-//   kernel N times more, each run enqueued back to back, and prints the host's wall time of
-//   a run, then N runs more and their span on the device's clock (median, least, most): the
-//   gaps between kernels included, which the event times of each kernel (and their total)
-//   leave out; the wall time also counts the launches and the wait for clFinish.
+//   atol + rtol * |want|; rtol + 2^-10 for an output stored as halves) and exits 1 when any
+//   differs. With --repeat N, then runs every kernel N times more, each run enqueued back to
+//   back, and prints the host's wall time of a run, then N runs more and their span on the
+//   device's clock (median, least, most): the gaps between kernels included, which the event
+//   times of each kernel (and their total) leave out; the wall time also counts the launches
+//   and the wait for clFinish.
 #include <algorithm>
 #include <filesystem>
 //@default support: #include "../host_support.hpp"
