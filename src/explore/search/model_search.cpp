@@ -109,17 +109,11 @@ class ModelSearch : public RoundSearch {
  private:
   void told(const Candidate& c, const Outcome& o) override {
     measured_.push_back({c, o, row_of(full_, c), two_stage_ ? row_of(cheap_, c) : Row{}});
-    std::string strategy = strategy_of(c);
-    StrategyRecord& r = strategies_[strategy];
+    StrategyRecord& r = strategies_[space_.alternatives[c.alternative]->strategy()];
     ++r.outcomes;
-    if (timed(o) && o.objectives.time_ms < r.best_ms) {
-      r.best_ms = o.objectives.time_ms;
-      strategy_best_[strategy] = c;
-    }
+    if (timed(o)) r.best_ms = std::min(r.best_ms, o.objectives.time_ms);
     stats_.loop_seconds = seconds_since(started_at_);
   }
-
-  std::string strategy_of(const Candidate& c) const { return space_.alternatives[c.alternative]->strategy(); }
 
   Row row_of(Ranker& r, const Candidate& c) {
     auto t0 = Clock::now();
@@ -230,10 +224,6 @@ class ModelSearch : public RoundSearch {
     for (std::size_t i = 0; i < ps.size() && i < kNeighbourhoods; ++i)
       for (Point& n : neighbours(*space_.alternatives[ps[i]->alternative], ps[i]->point))
         add({ps[i]->alternative, std::move(n)});
-    for (const std::string& s : contenders_) {  // each contender's small steps from its own best
-      const Candidate& best = strategy_best_.at(s);
-      for (Point& n : neighbours(*space_.alternatives[best.alternative], best.point)) add({best.alternative, std::move(n)});
-    }
     std::size_t bred = ps.empty() ? 0 : o_.pool - o_.pool / 4;
     std::uniform_real_distribution<double> coin(0.0, 1.0);
     for (std::size_t attempt = 0; pool.size() < bred && attempt < 2 * bred; ++attempt) {
@@ -267,8 +257,7 @@ class ModelSearch : public RoundSearch {
 
   // The pool's candidates in the model's order, best first. In two stages, the pool is
   // first ranked by the shortlisting model (on what a point says alone), and only its best
-  // `shortlist` get the model's features (a generation each) and its order, with the
-  // shortlisting model's best of each contender (so that its slot has one to take).
+  // `shortlist` get the model's features (a generation each) and its order.
   std::vector<Candidate> ranked(std::vector<Candidate> pool) {
     double featuring = stats_.feature_seconds;
     auto t0 = Clock::now();
@@ -277,12 +266,7 @@ class ModelSearch : public RoundSearch {
       std::vector<Row> rows;
       for (const auto& c : pool) rows.push_back(row_of(cheap_, c));
       pool = by_score(std::move(pool), cheap_.score(rows));
-      std::set<std::string> wanted(contenders_.begin(), contenders_.end());
-      for (std::size_t i = 0; i < o_.shortlist; ++i) wanted.erase(strategy_of(pool[i]));
-      std::vector<Candidate> kept(pool.begin(), pool.begin() + std::ptrdiff_t(o_.shortlist));
-      for (std::size_t i = o_.shortlist; i < pool.size() && !wanted.empty(); ++i)
-        if (wanted.erase(strategy_of(pool[i]))) kept.push_back(pool[i]);
-      pool = std::move(kept);
+      pool.resize(o_.shortlist);
     }
     std::vector<Row> rows;
     for (const auto& c : pool) rows.push_back(row_of(full_, c));
@@ -292,30 +276,11 @@ class ModelSearch : public RoundSearch {
   }
 
   // The best-ranked of a pool of proposals up to `size` queued, then random draws up to
-  // `fill` (the share that keeps the model learning where it ranks wrongly). The contenders
-  // (contending_strategies) come first: each its own best-ranked proposal, up to a third of
-  // the ranked share, so a strategy that is not the fastest yet but within a small factor
-  // of it keeps climbing from its own best. Without them the ranked share went to the
-  // fastest strategy's neighbourhood and a strategy that needs hundreds of its own
-  // measurements to near its best never got them: on VGG-16's layer 2 on the H200 the
-  // defaults measured `conv-chw-tile-m0` 1,334 times and `conv-winograd-local` 76 times
-  // (best 0.2552 ms), and ended 1.135 times slower than `-s @fast`, where Winograd measured
-  // 1,475 times reached 0.1441 ms (docs/results.md).
+  // `fill` (the share that keeps the model learning where it ranks wrongly).
   void queue_ranked(std::size_t size, std::size_t fill) {
     if (full_.model.trained() && queued() < size) {
-      std::size_t ranked_share = size - std::min(size, queued());
-      contenders_ = contending_strategies(strategies_, std::max<std::size_t>(1, ranked_share / 3));
       std::vector<Candidate> best = ranked(propose());
-      std::vector<bool> taken(best.size(), false);
-      for (const std::string& s : contenders_)
-        for (std::size_t i = 0; i < best.size(); ++i)
-          if (!taken[i] && strategy_of(best[i]) == s) {
-            taken[i] = true;
-            queue(best[i]);
-            break;
-          }
-      for (std::size_t i = 0; i < best.size() && queued() < size; ++i)
-        if (!taken[i]) queue(best[i]);
+      for (std::size_t i = 0; i < best.size() && queued() < size; ++i) queue(best[i]);
     }
     std::map<std::string, double> promise = strategy_promise(strategies_);
     while (queued() < fill)
@@ -349,8 +314,6 @@ class ModelSearch : public RoundSearch {
   std::size_t prior_rows_ = 0;
   std::vector<Measured> measured_;  // in the order told
   std::map<std::string, StrategyRecord> strategies_;  // the outcomes of each strategy's candidates
-  std::map<std::string, Candidate> strategy_best_;     // each strategy's fastest validated candidate
-  std::vector<std::string> contenders_;                // this round's (contending_strategies)
   std::size_t trained_rows_ = 0;  // the run's rows at the last training
   bool clock_started_ = false;
   Clock::time_point started_at_;
@@ -369,18 +332,6 @@ std::map<std::string, double> strategy_promise(const std::map<std::string, Strat
     promise[name] = std::max(kLeastPromise, ratio * ratio);
   }
   return promise;
-}
-
-std::vector<std::string> contending_strategies(const std::map<std::string, StrategyRecord>& strategies,
-                                               std::size_t most) {
-  std::vector<std::pair<double, std::string>> timed;
-  for (const auto& [name, r] : strategies)
-    if (r.outcomes >= kStrategyJudgedAfter && std::isfinite(r.best_ms)) timed.emplace_back(r.best_ms, name);
-  std::sort(timed.begin(), timed.end());
-  std::vector<std::string> out;
-  for (std::size_t i = 1; i < timed.size() && out.size() < most; ++i)
-    if (timed[i].first <= kContenderFactor * timed[0].first) out.push_back(timed[i].second);
-  return out;
 }
 
 Featurizer parameter_features(const CandidateSpace& space) {

@@ -97,18 +97,6 @@ inline constexpr double kLeastPromise = 0.05;
 /// times the best) no longer takes a share of the device's time equal to the fastest's.
 std::map<std::string, double> strategy_promise(const std::map<std::string, StrategyRecord>& strategies);
 
-/// How much slower than the fastest strategy's best a strategy's best may be to contend.
-inline constexpr double kContenderFactor = 2.0;
-
-/// The strategies other than the fastest whose best is within kContenderFactor of the
-/// fastest's (each judged: at least kStrategyJudgedAfter outcomes), nearest first, at most
-/// `most`. Each round of the model-guided search measures each its own best-ranked proposal
-/// (among them its best point's neighbours) before the rest of the ranking: the fastest
-/// strategy early on is not always the fastest at the end, and a strategy whose best point
-/// takes hundreds of its own measurements to find got too few while another led.
-std::vector<std::string> contending_strategies(const std::map<std::string, StrategyRecord>& strategies,
-                                               std::size_t most);
-
 /// What the search's model cost, for the report at the end of a run.
 struct ModelSearchStats {
   std::size_t trainings = 0;
