@@ -25,16 +25,18 @@
 #
 # Usage: scripts/bench_network.sh [--liftc PATH] [--device D] [--evals N] [--search S]
 #                                 [--train-db DB]... [--strategy S]... [--fusion on|off|only]
-#                                 [--repeat N] [--out DIR] NET.sr [SIZE=VALUE...]
+#                                 [--storage float|half] [--repeat N] [--out DIR] NET.sr [SIZE=VALUE...]
 #   --search is liftc explore's (default model, liftc explore's own default; the runs in
 #   docs/results.md before 2026-11-30 used genetic, this script's default then);
 #   --train-db DB (repeatable): with --search model, the tuning databases its model is trained
 #   on before each layer's first measurement (other networks' or shapes' stores);
 #   --fusion is liftc explore's (default on: fused layers as alternatives of the front);
+#   --storage half: liftc's buffers (inputs, weights, the layers' outputs) stored as halves,
+#   arithmetic in float (liftc explore --storage); PyTorch's network stays float32;
 #   --repeat N: the host program's timed runs (default 100).
 #   SIZE=VALUE replaces the value of a `size` of the program (e.g. H=256 W=256 D=56 S=12),
 #   and is passed to the PyTorch network of the same name (fsrcnn, resnet_block, vgg_block, mobilenet_v1_pair,
-#   mobilenet_v2_block, unet_step).
+#   mobilenet_v2_block, unet_step, se_block, grouped_residual, resnext_block).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 liftc="$root/build/liftc"
@@ -45,6 +47,7 @@ train_dbs=()
 out=""
 strategies=()
 fusion=on
+storage=float
 repeat=100
 program=""
 sizes=()
@@ -58,6 +61,7 @@ while [[ $# -gt 0 ]]; do
     --strategy) strategies+=(-s "$2"); shift 2 ;;
     --fusion) fusion="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
+    --storage) storage="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     *=*) sizes+=("$1"); shift ;;
     -*) echo "bench_network.sh: unknown option '$1'" >&2; exit 1 ;;
@@ -90,7 +94,7 @@ device_args=()
 [[ -n "$device" ]] && device_args=(--device "$device")
 start=$(date +%s)
 "$liftc" explore "$sized" --pareto --search "$search" "${train_dbs[@]}" --evals "$evals" --fusion "$fusion" \
-  "${device_args[@]}" "${strategies[@]}" -o "$work/front" --force -q > "$work/explore.txt"
+  --storage "$storage" "${device_args[@]}" "${strategies[@]}" -o "$work/front" --force -q > "$work/explore.txt"
 explore_s=$(( $(date +%s) - start ))
 cat "$work/explore.txt"
 
