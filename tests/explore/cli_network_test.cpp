@@ -599,6 +599,50 @@ TEST_F(ExploreCli, SqueezeExcitationBlockGetsTheMatrixVectorStrategiesAndValidat
         << layer << "\n" << host.output;
 }
 
+// The squeeze-and-excitation block with rows-omega (issue 38): its pooling (each channel's
+// mean over the pixels) and its two fully connected layers are each a map over rows of sums,
+// split into omega partial sums computed by a kernel of their own and summed by another
+// (alternatives 1 and 2: rows or chunks on global dimension 0) or by a work-group per row
+// (3); the scaling goes to the fallback's lowering. Every layer of the front's point
+// validates in its host program, and so does a fully connected layer alone
+// (examples/fully_connected.sr), a matrix-vector product, where each alternative validates.
+TEST_F(ExploreCli, RowsOfSumsGetRowsOmegaAndValidate) {
+  const std::string path = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/se_block.sr";
+  Result r = run(fmt::format("explore {} -s rows-omega --pareto --evals 4 --runs 2 --jobs 2 -o out", path));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"layer 1/4 (pooled): 3 alternative(s) of 1 strategy (rows-omega)",
+        "layer 2/4 (squeezed): 3 alternative(s) of 1 strategy (rows-omega)",
+        "layer 3/4 (excited): 3 alternative(s) of 1 strategy (rows-omega)",
+        "layer 4/4 (block): 1 alternative(s) of 1 strategy (lower-glb2)", "pooled: rows-omega", "squeezed: rows-omega",
+        "excited: rows-omega", "network Pareto front"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  Result host = run_front_point(*this, "se_block");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  for (const char* layer : {"pooled", "squeezed", "excited", "block"})
+    EXPECT_NE(host.output.find(std::string(layer) + ": matches the expected values"), std::string::npos)
+        << layer << "\n" << host.output;
+
+  fs::remove_all(dir_ / "out");
+  const std::string fc = std::string(LIFTC_SOURCE_DIR) + "/examples/fully_connected.sr";
+  Result m = run(fmt::format("explore {} -s rows-omega --pareto --evals 9 --runs 2 --jobs 2 -o out", fc));
+  ASSERT_EQ(m.exit_code, 0) << m.output;
+  EXPECT_NE(m.output.find("space: 3 alternative(s)"), std::string::npos) << m.output;
+  // Each alternative ran and matched the interpreter (ok, or cut: validated, then slower).
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  for (const char* alternative : {",rows-omega,1,", ",rows-omega,2,", ",rows-omega,3,"}) {
+    bool validated = false;
+    std::istringstream lines(csv);
+    for (std::string line; std::getline(lines, line);)
+      validated = validated || (line.find(alternative) != std::string::npos &&
+                                (line.find(",ok,") != std::string::npos || line.find(",cut,") != std::string::npos));
+    EXPECT_TRUE(validated) << alternative << "\n" << csv;
+  }
+  Result fc_host = run_front_point(*this, "fully_connected");
+  ASSERT_EQ(fc_host.exit_code, 0) << fc_host.output;
+  EXPECT_NE(fc_host.output.find("fc: matches the expected values"), std::string::npos) << fc_host.output;
+}
+
 // A program whose only other definition rearranges data (a channel concatenation, as a user
 // writes before a convolution) is one convolution, not a network: explored as one program,
 // its convolution's alternatives are not capped by --max-program-alternatives, which bounds

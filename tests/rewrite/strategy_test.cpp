@@ -485,6 +485,40 @@ TEST(Strategy, AProgramThatIsNotAConvolutionAndItsPoolingIsToldWhatConvPoolTileN
   }
 }
 
+// rows-omega is offered only where a definition is rows of sums at its root (the SE block's
+// pooling, a matrix-vector product): a convolution, a matrix product, a max pooling per
+// channel (its reduction is no sum) and a pooling over windows are told what it needs.
+TEST(Strategy, WhatIsNotRowsOfSumsIsToldWhatRowsOmegaNeeds) {
+  const std::string why =
+      "its step `row-partial-sums-form` applies nowhere: each row's sum as omega partial sums over strided chunks "
+      "(reduce-split-strided), computed by a kernel of their own and summed after (row-partial-sums-out, -activation, "
+      "row-pair-partial-sums-out, -activation) or by a work-group per row, which needs a definition whose value is the "
+      "join of a map over rows or "
+      "(row, bias) pairs, each a sum (a + reduction: a channel over the pixels, a row's multiply-accumulate with a "
+      "vector) from a start that no row changes or from its bias, an element-wise function after it or none (a "
+      "convolution's sums sit in its map over windows: its omega partial sums are conv-chw-omega's; a matrix "
+      "product's in its map over each row's columns: matmul-parametric splits them)";
+  const std::string max_rows = R"(size H = 4, W = 4, C = 8
+input image : [[[float]C]W]H
+def pooled = join(map(ch -> reduce(-1000000.0, (acc, v) -> max(acc, v), ch), transpose(join(image))))
+)";
+  for (const std::string& text : {example("conv/conv_small.sr"), example("matmul.sr"), example("maxpool_floor.sr"), max_rows}) {
+    try {
+      rewrite_program(library(), "rows-omega", program(text));
+      ADD_FAILURE() << "the strategy applied\n" << text;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "strategy `rows-omega` does not apply to any definition of <test> (" + why + ")");
+    }
+  }
+  // Where it applies: three alternatives per definition of rows of sums (rows or chunks on
+  // global dimension 0, or a work-group per row), two for rows without a function after their
+  // sums (matvec_no_bias.sr's output layer: no work-group per row), combined over a program's
+  // definitions.
+  for (const auto& [file, alternatives] : std::vector<std::pair<const char*, std::size_t>>{
+           {"fully_connected.sr", 3}, {"matvec_no_bias.sr", 6}, {"networks/se_block.sr", 27}})
+    EXPECT_EQ(rewrite_program(library(), "rows-omega", program(example(file))).programs.size(), alternatives) << file;
+}
+
 // The strategies whose kernels or work-groups cover the whole image, on a convolution and its
 // pooling in one definition, stop at unpooled-conv-form, which says why and names the
 // strategy that takes it.
