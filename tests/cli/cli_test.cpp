@@ -922,8 +922,9 @@ TEST_F(Cli, AStrategyThatDoesNotApplySaysWhichStepFoundNothing) {
   for (const char* strategy : {"conv-winograd-gemm", "conv-winograd-local"})
     expect(std::string("rewrite c5.sr --strategy ") + strategy, 1,
            "does not apply to any definition of c5.sr (its step `winograd-gemm-form` applies nowhere: Winograd F(2x2, "
-           "3x3) or F(4x4, 3x3) as a batched matrix multiplication (the four rules winograd-f2x2-gemm, -f4x4-gemm and "
-           "their -activation variants), which needs a convolution over 3x3 windows with stride 1");
+           "3x3) or F(4x4, 3x3) as a batched matrix multiplication (the rules winograd-f2x2-gemm, -f4x4-gemm and "
+           "their -activation, -residual and -residual-activation variants), which needs a convolution over 3x3 "
+           "windows with stride 1");
 }
 
 // The GEMM path's space: sigma and kappa with their declared ranges and the divisibility

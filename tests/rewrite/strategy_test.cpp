@@ -228,15 +228,19 @@ TEST(NormalForm, ReachesAFixedPointAndIsIdempotent) {
 TEST(Strategy, ANamedStepThatAppliesNowhereSaysWhatItNeeds) {
   const std::string needs =
       "which needs a convolution over 3x3 windows with stride 1 whose output sides 2 (F(2x2)) or 4 (F(4x4)) divides, "
-      "and one map over (kernel, bias) pairs whose kernels read all the channels (a depthwise or grouped convolution "
-      "has none, though liftc explore and liftc space split a grouped one into dense convolutions per group, which "
-      "Winograd takes; a dilated window is not a 3x3 window)";
+      "and one map over (kernel, bias) pairs whose kernels read all the channels, or over (kernel, bias, value) "
+      "triples where the output is combined value by value with another image of its shape (a residual add fused "
+      "into the convolution) (a depthwise or grouped convolution has none, though liftc explore and liftc space "
+      "split a grouped one into dense convolutions per group, which Winograd takes; a dilated window is not a 3x3 "
+      "window)";
   const std::string direct =
       "its step `winograd-form` applies nowhere: Winograd F(2x2, 3x3) or F(4x4, 3x3) with the transformed products "
-      "summed per tile and kernel (the four rules winograd-f2x2, -f4x4 and their -activation variants), " + needs;
+      "summed per tile and kernel (the rules winograd-f2x2, -f4x4 and their -activation, -residual and "
+      "-residual-activation variants), " + needs;
   const std::string gemm =
       "its step `winograd-gemm-form` applies nowhere: Winograd F(2x2, 3x3) or F(4x4, 3x3) as a batched matrix "
-      "multiplication (the four rules winograd-f2x2-gemm, -f4x4-gemm and their -activation variants), " + needs;
+      "multiplication (the rules winograd-f2x2-gemm, -f4x4-gemm and their -activation, -residual and "
+      "-residual-activation variants), " + needs;
   struct Case {
     const char* form;
     const char* strategy;
