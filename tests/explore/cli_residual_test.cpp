@@ -102,6 +102,49 @@ TEST_F(ExploreCli, TheTileGemmAndSplitStrategiesTakeAResidualAddFusedIntoTheirCo
   }
 }
 
+// The Winograd strategies with a residual epilogue (winograd-f2x2-residual, -f4x4-residual,
+// their -gemm forms and -residual-activation variants, winograd-kernel-groups-residual and
+// winograd-register-tile-residual): the ResNet block's second 3x3 convolution with its skip add
+// and ReLU fused (conv2+block), each output value of the output transform starting from the
+// bias plus the block's input and the ReLU applied there. Every alternative is offered (F(2x2)
+// and F(4x4): 8 x 8), the fused layer's points validate against the interpreter, and the
+// conv-winograd-local front point's host program validates every layer it runs. And the
+// one-definition form with the ReLU before the add (relu(conv(x)) + x: a function of each sum
+// and the residual value), split and fused back, with conv-winograd-gemm (6 x 6: F(2x2) only).
+TEST_F(ExploreCli, TheWinogradStrategiesTakeAResidualAddFusedIntoTheirConvolution) {
+  struct Case {
+    const char* strategy;
+    int alternatives;
+    const char* out;
+  };
+  for (const Case& c : {Case{"conv-winograd", 6, "conv-winograd"}, Case{"conv-winograd-gemm", 6, "conv-winograd-gemm"},
+                        Case{"conv-winograd-local", 2, "out"}}) {
+    SCOPED_TRACE(c.strategy);
+    Result r = run(fmt::format("explore {}/examples/networks/resnet_block.sr -s {} --fusion only --search random "
+                               "--evals 2 --jobs 2 -o {}",
+                               LIFTC_SOURCE_DIR, c.strategy, c.out));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("fused layer (conv2+block): {} alternative(s) of 1 strategy ({})",
+                                        c.alternatives, c.strategy)),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("note: fused layer (conv2+block)"), std::string::npos) << r.output;
+    EXPECT_TRUE(validated(read(dir_ / c.out / "evaluated.csv"), "conv2+block", c.strategy)) << r.output;
+  }
+  Result host = run_front_point(*this, "resnet_block");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("block: matches the expected values"), std::string::npos) << host.output;
+
+  Result first = run(fmt::format("explore {}/examples/conv/forms/conv_residual_relu_first.sr -s conv-winograd-gemm "
+                                 "--search random --evals 2 --jobs 2 -o first",
+                                 LIFTC_SOURCE_DIR));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("fused layer (out_conv+out): 3 alternative(s) of 1 strategy (conv-winograd-gemm)"),
+            std::string::npos)
+      << first.output;
+  EXPECT_TRUE(validated(read(dir_ / "first/evaluated.csv"), "out_conv+out", "conv-winograd-gemm")) << first.output;
+}
+
 // The residual forms a fourth writer wrote (issue 38): the image zipped first, zip2D(image,
 // windows); the convolution's output zipped after the image, zip2D(image, conv); the image's
 // value in each sum's start, reduce(b + r, ...); the value zipped first with the kernels and
@@ -169,7 +212,8 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusedOnTheResidualFormRunsOnTheSplit
                 "image's pixels in its own definition (a residual add, relu(conv(x) + x)) is split by liftc explore into "
                 "the convolution, which every dense strategy takes, and the add over it (with the add fused back as an "
                 "alternative); written so, conv-lower, stencil-parametric, conv-chw, conv-chw-kappa, conv-chw-m0, "
-                "conv-chw-tile, conv-chw-tile-m0, conv-chw-tile-local, conv-chw-tile-split and conv-gemm take it whole)",
+                "conv-chw-tile, conv-chw-tile-m0, conv-chw-tile-local, conv-chw-tile-split, conv-gemm, conv-winograd, "
+                "conv-winograd-gemm and conv-winograd-local take it whole)",
                 kResidual)),
             std::string::npos)
       << whole.output;

@@ -141,8 +141,7 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-winograd-gemm", "conv-winograd-local"})
       for (const char* f : kPooledForms) t.push_back({f, s, kPooled});
     for (const char* f : kResidualForms) {
-      for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-winograd",
-                            "conv-winograd-gemm", "conv-winograd-local"})
+      for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0"})
         t.push_back({f, s, kZippedPixels});
       for (const char* s : {"conv-local", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa"})
         t.push_back({f, s, kZippedPairs});
