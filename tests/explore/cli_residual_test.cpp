@@ -145,6 +145,22 @@ TEST_F(ExploreCli, TheWinogradStrategiesTakeAResidualAddFusedIntoTheirConvolutio
   EXPECT_TRUE(validated(read(dir_ / "first/evaluated.csv"), "out_conv+out", "conv-winograd-gemm")) << first.output;
 }
 
+// The omega partial sums with a residual epilogue (map2D-flatten-residual,
+// partial-sums-out-residual, -residual-activation): ResNet's conv2+block, its partial sums a
+// kernel of their own, the summing kernel starting each output from its bias plus the block's
+// input and applying the ReLU. Both strategies are offered the fused layer, whose points validate.
+TEST_F(ExploreCli, TheOmegaPartialSumsTakeAResidualAddFusedIntoTheirConvolution) {
+  Result r = run(fmt::format("explore {}/examples/networks/resnet_block.sr -s conv-chw-omega -s conv-chw-omega-m0 "
+                             "--fusion only --search random --evals 4 --jobs 2 -o out",
+                             LIFTC_SOURCE_DIR));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("fused layer (conv2+block): 2 alternative(s) of 2 strategies (conv-chw-omega, conv-chw-omega-m0)"),
+            std::string::npos)
+      << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "conv2+block", "conv-chw-omega") || validated(csv, "conv2+block", "conv-chw-omega-m0")) << csv;
+}
+
 // The residual forms a fourth writer wrote (issue 38): the image zipped first, zip2D(image,
 // windows); the convolution's output zipped after the image, zip2D(image, conv); the image's
 // value in each sum's start, reduce(b + r, ...); the value zipped first with the kernels and
@@ -212,8 +228,8 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusedOnTheResidualFormRunsOnTheSplit
                 "image's pixels in its own definition (a residual add, relu(conv(x) + x)) is split by liftc explore into "
                 "the convolution, which every dense strategy takes, and the add over it (with the add fused back as an "
                 "alternative); written so, conv-lower, stencil-parametric, conv-chw, conv-chw-kappa, conv-chw-m0, "
-                "conv-chw-tile, conv-chw-tile-m0, conv-chw-tile-local, conv-chw-tile-split, conv-gemm, conv-winograd, "
-                "conv-winograd-gemm and conv-winograd-local take it whole)",
+                "conv-chw-tile, conv-chw-tile-m0, conv-chw-tile-local, conv-chw-tile-split, conv-chw-omega, "
+                "conv-chw-omega-m0, conv-gemm, conv-winograd, conv-winograd-gemm and conv-winograd-local take it whole)",
                 kResidual)),
             std::string::npos)
       << whole.output;
