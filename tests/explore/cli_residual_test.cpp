@@ -146,19 +146,28 @@ TEST_F(ExploreCli, TheWinogradStrategiesTakeAResidualAddFusedIntoTheirConvolutio
 }
 
 // The omega partial sums with a residual epilogue (map2D-flatten-residual,
-// partial-sums-out-residual, -residual-activation): ResNet's conv2+block, its partial sums a
-// kernel of their own, the summing kernel starting each output from its bias plus the block's
-// input and applying the ReLU. Both strategies are offered the fused layer, whose points validate.
+// partial-sums-out-residual, -residual-activation; with kappa kernels per work-item
+// kernel-groups-into-reduction-residual and partial-sums-out-kappa-residual, -residual-activation):
+// ResNet's conv2+block, its partial sums a kernel of their own, the summing kernel adding each
+// output's partial sums to its bias plus the block's input and applying the ReLU. Each strategy
+// is offered the fused layer (conv-chw-omega-kappa two alternatives), whose points validate.
 TEST_F(ExploreCli, TheOmegaPartialSumsTakeAResidualAddFusedIntoTheirConvolution) {
-  Result r = run(fmt::format("explore {}/examples/networks/resnet_block.sr -s conv-chw-omega -s conv-chw-omega-m0 "
-                             "--fusion only --search random --evals 4 --jobs 2 -o out",
-                             LIFTC_SOURCE_DIR));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("fused layer (conv2+block): 2 alternative(s) of 2 strategies (conv-chw-omega, conv-chw-omega-m0)"),
-            std::string::npos)
-      << r.output;
-  std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "conv2+block", "conv-chw-omega") || validated(csv, "conv2+block", "conv-chw-omega-m0")) << csv;
+  struct Case {
+    const char* strategy;
+    int alternatives;
+  };
+  for (const Case& c : {Case{"conv-chw-omega", 1}, Case{"conv-chw-omega-m0", 1}, Case{"conv-chw-omega-kappa", 2}}) {
+    SCOPED_TRACE(c.strategy);
+    Result r = run(fmt::format("explore {}/examples/networks/resnet_block.sr -s {} --fusion only --search random "
+                               "--evals 2 --jobs 2 -o {}",
+                               LIFTC_SOURCE_DIR, c.strategy, c.strategy));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("fused layer (conv2+block): {} alternative(s) of 1 strategy ({})",
+                                        c.alternatives, c.strategy)),
+              std::string::npos)
+        << r.output;
+    EXPECT_TRUE(validated(read(dir_ / c.strategy / "evaluated.csv"), "conv2+block", c.strategy)) << r.output;
+  }
 }
 
 // The residual forms a fourth writer wrote (issue 38): the image zipped first, zip2D(image,
@@ -229,7 +238,8 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusedOnTheResidualFormRunsOnTheSplit
                 "the convolution, which every dense strategy takes, and the add over it (with the add fused back as an "
                 "alternative); written so, conv-lower, stencil-parametric, conv-chw, conv-chw-kappa, conv-chw-m0, "
                 "conv-chw-tile, conv-chw-tile-m0, conv-chw-tile-local, conv-chw-tile-split, conv-chw-omega, "
-                "conv-chw-omega-m0, conv-gemm, conv-winograd, conv-winograd-gemm and conv-winograd-local take it whole)",
+                "conv-chw-omega-m0, conv-chw-omega-kappa, conv-gemm, conv-winograd, conv-winograd-gemm and "
+                "conv-winograd-local take it whole)",
                 kResidual)),
             std::string::npos)
       << whole.output;

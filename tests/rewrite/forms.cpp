@@ -84,8 +84,8 @@ const char* const kZippedPixels =
     "cannot take (unzipped-pixels-form); liftc explore splits it into the convolution, which they take, and the add";
 const char* const kZippedPairs =
     "a convolution and its residual add in one definition: its (kernel, bias) pairs inside the map over the pixels "
-    "zipped with the other image, not directly in the map over windows (hoist-kernels, the kappa kernel groups of "
-    "conv-chw-kappa and conv-chw-omega-kappa)";
+    "zipped with the other image, not directly in the map over windows (hoist-kernels; conv-chw-kappa's kappa kernel "
+    "groups)";
 const char* const kResidualReadByActivation =
     "a ReLU before the residual add, relu(conv(x)) + x: a function of each sum that reads the other image's value, "
     "which the local-memory tiles' work-items cannot apply to their own register tiles (they hold the sums alone)";
@@ -143,7 +143,7 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* f : kResidualForms) {
       for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0"})
         t.push_back({f, s, kZippedPixels});
-      for (const char* s : {"conv-local", "conv-chw-omega-kappa"}) t.push_back({f, s, kZippedPairs});
+      t.push_back({f, "conv-local", kZippedPairs});
     }
     t.push_back({"conv_residual_relu_first.sr", "conv-chw-kappa", kZippedPairs});
     t.push_back({"conv_residual_relu_first.sr", "conv-chw-tile-local", kResidualReadByActivation});
