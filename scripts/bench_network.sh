@@ -23,9 +23,11 @@
 # liftc's kernels, its host wall time and its device span. Memory is the front point's peak
 # footprint (buffers freed when dead).
 #
-# Usage: scripts/bench_network.sh [--liftc PATH] [--device D] [--evals N] [--search S]
+# Usage: scripts/bench_network.sh [--liftc PATH] [--device D] [--evals N] [--time S] [--search S]
 #                                 [--train-db DB]... [--strategy S]... [--fusion on|off|only]
 #                                 [--storage float|half] [--repeat N] [--out DIR] NET.sr [SIZE=VALUE...]
+#   --evals N and --time S are each layer's budget (liftc explore's: a network's every layer and
+#   fused layer gets them), whichever ends first; --time alone lifts --evals' default of 60;
 #   --search is liftc explore's (default model, liftc explore's own default; the runs in
 #   docs/results.md before 2026-11-30 used genetic, this script's default then);
 #   --train-db DB (repeatable): with --search model, the tuning databases its model is trained
@@ -41,7 +43,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 liftc="$root/build/liftc"
 device=""
-evals=60
+evals=""
+time_s=""
 search=model
 train_dbs=()
 out=""
@@ -56,6 +59,7 @@ while [[ $# -gt 0 ]]; do
     --liftc) liftc="$2"; shift 2 ;;
     --device) device="$2"; shift 2 ;;
     --evals) evals="$2"; shift 2 ;;
+    --time) time_s="$2"; shift 2 ;;
     --search) search="$2"; shift 2 ;;
     --train-db) train_dbs+=(--train-db "$2"); shift 2 ;;
     --strategy) strategies+=(-s "$2"); shift 2 ;;
@@ -72,6 +76,12 @@ done
 [[ -n "$program" && -f "$program" ]] || { echo "bench_network.sh: give the network's .sr file" >&2; exit 1; }
 [[ -x "$liftc" ]] || { echo "bench_network.sh: no liftc at $liftc" >&2; exit 1; }
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || { echo "bench_network.sh: --repeat takes a whole number of at least 1, not '$repeat'" >&2; exit 1; }
+budget=(--evals "${evals:-60}")
+budget_text="${evals:-60} evals"
+if [[ -n "$time_s" ]]; then
+  budget=(--evals "${evals:-10000000}" --time "$time_s")
+  budget_text="${time_s} s${evals:+, $evals evals}"
+fi
 name="$(basename "$program" .sr)"
 work="${out:-$(mktemp -d)}"
 mkdir -p "$work"
@@ -93,7 +103,7 @@ EOF
 device_args=()
 [[ -n "$device" ]] && device_args=(--device "$device")
 start=$(date +%s)
-"$liftc" explore "$sized" --pareto --search "$search" "${train_dbs[@]}" --evals "$evals" --fusion "$fusion" \
+"$liftc" explore "$sized" --pareto --search "$search" "${train_dbs[@]}" "${budget[@]}" --fusion "$fusion" \
   --storage "$storage" "${device_args[@]}" "${strategies[@]}" -o "$work/front" --force -q > "$work/explore.txt"
 explore_s=$(( $(date +%s) - start ))
 cat "$work/explore.txt"
@@ -139,9 +149,9 @@ wall_ms="$(sed -n 's/^wall: \([0-9.]*\) ms per run .*/\1/p' "$work/validate.txt"
 span_ms="$(sed -n 's/^span: \([0-9.]*\) ms per run .*/\1/p' "$work/validate.txt")"
 [[ -n "$span_ms" ]] || { echo "bench_network.sh: the host program printed no span: see $work/validate.txt" >&2; exit 1; }
 python3 - "$name" "${sizes[*]}" "$liftc_ms" "$wall_ms" "$span_ms" "$repeat" "$memory" "$fused" "$torch_eager" \
-  "$torch_graph" "$explore_s" "$evals" <<'EOF'
+  "$torch_graph" "$explore_s" "$budget_text" <<'EOF'
 import sys
-name, sizes, liftc_ms, wall_ms, span_ms, repeat, memory, fused, eager, graph, explore_s, evals = sys.argv[1:]
+name, sizes, liftc_ms, wall_ms, span_ms, repeat, memory, fused, eager, graph, explore_s, budget = sys.argv[1:]
 liftc_ms, wall_ms, span_ms = float(liftc_ms), float(wall_ms), float(span_ms)
 def ratio(torch_ms, ms):
     return f"{float(torch_ms) / ms:.2f}" if torch_ms != "n/a" else "n/a"
@@ -149,9 +159,9 @@ print()
 print("| network | sizes | liftc kernels (ms, sum of layers' times) | liftc host wall (ms, median of "
       f"{repeat} runs) | liftc device span (ms, median of {repeat} more runs) | fused | peak memory (MiB) | "
       "PyTorch eager (ms) | PyTorch CUDA graph (ms) | graph / liftc kernels | graph / liftc wall | "
-      "graph / liftc span | explore (s, evals per layer) |")
+      "graph / liftc span | explore (s; budget per layer) |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 print(f"| {name} | {sizes} | {liftc_ms:.4f} | {wall_ms:.4f} | {span_ms:.4f} | {fused} | {int(memory) / 2**20:.2f} | "
       f"{eager} | {graph} | {ratio(graph, liftc_ms)} | {ratio(graph, wall_ms)} | {ratio(graph, span_ms)} | "
-      f"{explore_s} ({evals}) |")
+      f"{explore_s} ({budget}) |")
 EOF
