@@ -164,19 +164,20 @@ void fuse_layers(Exploration& x) {
 // A grouped convolution's dense convolutions per group (split_groups), a variant of their
 // own beside the program as written (and its fusions). A program with one makes a network of
 // its layers: the grouped convolution whole is one variant, its groups and their
-// concatenation another.
+// concatenation another. With --storage half each group stores what it reads and writes as
+// the network stores the grouped convolution's values.
 void split_grouped(Exploration& x) {
   // --fusion only explores the network with every fusion alone: no variant of the layers as written.
   if (x.o.whole_program || x.o.fusion == "only") return;
   x.grouped = split_groups(x.program, x.rules);
   if (x.grouped.splits.empty()) return;
-  // A replay and a warm start take one program's space, not a network's; half storage is not
-  // given to the groups' layers yet (split_groups's definitions are not the network's).
-  if (x.s.storage.any() || (!x.network && (!x.o.replay.empty() || x.o.warm_start))) {
+  // A replay and a warm start take one program's space, not a network's. With half storage
+  // the groups and their concatenation are stored as the network stores the grouped
+  // convolution (split_groups carries ir::Program::half to them).
+  if (!x.network && (!x.o.replay.empty() || x.o.warm_start)) {
     x.say(fmt::format("note: {}: the grouped convolution is explored whole, not also split by group (explore without "
                       "it to search its groups too)\n",
-                      x.s.storage.any() ? "--storage " + x.o.storage
-                                        : (x.o.replay.empty() ? std::string("--warm-start") : std::string("--replay"))));
+                      x.o.replay.empty() ? std::string("--warm-start") : std::string("--replay")));
     x.grouped = {};
     return;
   }

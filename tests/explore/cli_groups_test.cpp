@@ -230,8 +230,8 @@ TEST_F(ExploreCli, AResidualAddOverAGroupedConvolutionGoesIntoEachGroupsEpilogue
   EXPECT_GE(points, 1);
 }
 
-// A replay, a warm start and half storage take one program's space: the grouped convolution
-// is taken whole, and explore says so.
+// A replay and a warm start take one program's space: the grouped convolution is taken
+// whole, and explore says so (half storage splits it: cli_network_test.cpp).
 TEST_F(ExploreCli, AReplayTakesAGroupedConvolutionWholeAndSaysSo) {
   Result r = run(fmt::format("explore {} --replay missing.db", kGrouped));
   EXPECT_EQ(r.exit_code, 1) << r.output;

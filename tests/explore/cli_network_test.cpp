@@ -849,5 +849,53 @@ TEST_F(ExploreCli, AFusedLayerStoresItsBuffersAsHalves) {
     EXPECT_NE(values.output.find(layer), std::string::npos) << layer << "\n" << values.output;
 }
 
+// A grouped convolution under half storage is split by group too (before: explored whole,
+// with a note): each group's layer reads its view of the image's channels and its group's
+// weights as halves and writes halves, as the network stores the grouped convolution, and
+// so does their concatenation; each validates with the half tolerance, the composed front's
+// memory is half the float run's, the front point's host program stores halves and
+// validates every layer it runs, and deploy stores them too.
+TEST_F(ExploreCli, AGroupedConvolutionSplitByGroupStoresItsBuffersAsHalves) {
+  const std::string grouped = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/grouped.sr";
+  const std::string explore =
+      fmt::format("explore {} -s conv-chw-tile --search random --pareto --evals 2 --runs 1 --jobs 2", grouped);
+  Result f16 = run(explore + " --storage half -o out");
+  ASSERT_EQ(f16.exit_code, 0) << f16.output;
+  EXPECT_EQ(f16.output.find("the grouped convolution is explored whole"), std::string::npos) << f16.output;
+  for (const char* line : {"conv into 2 groups (conv_g0, conv_g1) of 2 channels each",
+                           "group layer (conv_g1, a group of conv): the shape of group layer (conv_g0, a group of conv): "
+                           "explored once, its results taken",
+                           "network Pareto front"})
+    EXPECT_NE(f16.output.find(line), std::string::npos) << line << "\n" << f16.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  bool validated = false;
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);)
+    validated = validated || (line.rfind("conv_g0,", 0) == 0 && line.find(",ok,") != std::string::npos);
+  EXPECT_TRUE(validated) << csv;
+  Result f32 = run(explore + " -q -o f32");
+  ASSERT_EQ(f32.exit_code, 0) << f32.output;
+  double half = least_memory(read(dir_ / "out/pareto.csv")), full = least_memory(read(dir_ / "f32/pareto.csv"));
+  EXPECT_DOUBLE_EQ(2 * half, full) << read(dir_ / "out/pareto.csv") << read(dir_ / "f32/pareto.csv");
+
+  std::string kernels = read(dir_ / "out/front/1/kernels.cl");
+  for (const char* call : {"vload_half", "vstore_half"}) EXPECT_NE(kernels.find(call), std::string::npos) << kernels;
+  std::string host = read(dir_ / "out/front/1/main.cpp");
+  for (const char* buffer : {"\"image\", ", "\"weights\", ", "\"conv_g0\", ", "\"conv_g1\", ", "\"conv\", "}) {
+    std::size_t at = host.find(buffer);
+    ASSERT_NE(at, std::string::npos) << buffer << "\n" << host;
+    EXPECT_NE(host.substr(at, host.find('\n', at) - at).find("(stored as halves)"), std::string::npos) << buffer;
+  }
+  Result values = run_front_point(*this, "grouped");
+  ASSERT_EQ(values.exit_code, 0) << values.output;
+  for (const char* layer : {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
+                            "conv: matches the expected values"})
+    EXPECT_NE(values.output.find(layer), std::string::npos) << layer << "\n" << values.output;
+  // Deployed from its folder, the library's points store the same halves.
+  Result deployed = run("deploy out -o deployed");
+  ASSERT_EQ(deployed.exit_code, 0) << deployed.output;
+  EXPECT_NE(read(dir_ / "deployed/points.cpp").find("(stored as halves)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace liftc::explore::test

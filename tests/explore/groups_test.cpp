@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "liftc/codegen/module.hpp"
 #include "liftc/constraints/target.hpp"
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/products/groups.hpp"
@@ -16,6 +17,7 @@
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/engine.hpp"
+#include "liftc/support/half.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 #include "../readable_name.hpp"
 #include "grouped_orders.hpp"
@@ -372,6 +374,53 @@ TEST(GroupSplits, TheGroupsReferencesAreCheckedAgainstTheGroupedConvolution) {
     EXPECT_EQ(e.message(), "grouped.sr: the grouped convolution 'conv' split into its 2 groups does not compute its "
                            "value (an internal error: explore it with --whole-program)");
   }
+}
+
+// With --storage half, the groups and their concatenation are stored as the network stores
+// the grouped convolution, and a reader's epilogue parts as it stores the reader (the
+// convolution, which has no buffer there, is no half of theirs): each layer of the split
+// reads and writes halves where the network does, and its reference is rounded where they
+// are stored. The epilogues' split is checked on floats, where it is exact (the convolution
+// the network rounds before the add is not rounded in each group's epilogue).
+TEST(GroupSplits, UnderHalfStorageTheGroupsStoreAsTheGroupedConvolution) {
+  ir::Program program = example("networks/grouped_residual.sr");
+  program.half = codegen::half_buffers(typecheck::typecheck(program).program, codegen::parse_storage("half"));
+  GroupedProgram split = split_groups(program, rules());
+  ASSERT_EQ(split.splits.size(), 1u);
+  ASSERT_EQ(split.epilogue_splits.size(), 1u);
+  for (const char* name : {"conv_g0", "conv_g1", "conv", "image", "weights", "biases"})
+    EXPECT_TRUE(split.program.half.count(name)) << name;
+  EXPECT_TRUE(split.read_through.half.count("conv_g1"));
+  EXPECT_TRUE(split.epilogues.half.count("block_g0") && split.epilogues.half.count("block"));
+  EXPECT_FALSE(split.epilogues.half.count("conv"));
+
+  std::vector<Layer> layers = split_layers(program);
+  std::vector<NetworkVariant> v = add_group_split_layers(split, layers);
+  ASSERT_EQ(v.size(), 3u);
+  const Layer &group = layers[v[0].layers[0]], &joined = layers[v[0].layers[2]];
+  ASSERT_EQ(group.name, "conv_g0");
+  EXPECT_EQ(group.program.half, (std::set<std::string>{"weights", "biases", "image", "conv_g0"}));
+  ASSERT_EQ(joined.name, "conv");
+  EXPECT_EQ(joined.program.half, (std::set<std::string>{"conv_g0", "conv_g1", "conv"}));
+  EXPECT_EQ(layers[v[2].layers[0]].program.half, (std::set<std::string>{"weights", "biases", "image", "block_g0"}));
+
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(program, {})).program;
+  Problem p;
+  p.file = "grouped_residual.sr";
+  p.inputs = interp::random_inputs(checked, 11);
+  p.reference = interp::evaluate(checked, p.inputs);
+  add_group_references(p, split);
+  for (const char* part : {"conv_g0", "conv_g1", "block_g0", "block_g1"}) {
+    ASSERT_TRUE(p.reference.count(part)) << part;
+    for (float x : p.reference.at(part).f32) ASSERT_EQ(half::round(x), x) << part;  // stored: a half
+  }
+
+  // Only the image stored as halves: the groups store floats, as the convolution does.
+  ir::Program some = example("networks/grouped_residual.sr");
+  some.half = codegen::half_buffers(typecheck::typecheck(some).program, codegen::parse_storage("half=image"));
+  GroupedProgram image_only = split_groups(some, rules());
+  EXPECT_EQ(image_only.program.half, (std::set<std::string>{"image"}));
+  EXPECT_EQ(image_only.epilogues.half, (std::set<std::string>{"image"}));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "liftc/explore/products/split_references.hpp"
+#include "liftc/interp/interp.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/typecheck/typecheck.hpp"
@@ -352,6 +353,10 @@ void split_epilogues(GroupedProgram& out, const ir::Program& program,
     } catch (const Error&) {
       continue;  // not this form after all: the reader stays whole
     }
+    // The parts stored as the network stores the reader (ir::Program::half); the convolution
+    // has no buffer here, so its values are not rounded to halves before the reader's sum.
+    if (program.half.count(f.consumer)) q.half.insert(split.parts.begin(), split.parts.end());
+    q.half.erase(f.producer);
     avoid = std::move(names);
     p = std::move(q);
     splits.push_back(std::move(split));
@@ -395,6 +400,9 @@ GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& 
     if (!g->per_group_windows)
       for (const auto& part : groups) bodies[def.name].push_back(part.body);
     out.program.defs.insert(out.program.defs.end(), groups.begin(), groups.end());
+    // Stored as the network stores the grouped convolution (ir::Program::half): its groups'
+    // values too, so each group writes halves where the convolution did.
+    if (program.half.count(def.name)) out.program.half.insert(split.parts.begin(), split.parts.end());
     ir::Expr joined = g->per_group_windows ? ir::replace_node(g->body, g->maps, concatenation(split.parts, g->outputs))
                                            : concatenation(split.parts);
     out.program.defs.push_back({def.name, joined, def.loc});
@@ -526,7 +534,29 @@ void add_group_references(Problem& network, const GroupedProgram& split) {
                          fmt::format("'{}' split by the {} groups of the grouped convolution '{}' it reads", s.definition,
                                      s.groups, s.fused),
                          s.parts});
-  add_split_references(network, split.epilogues, epilogues);
+  if (epilogues.empty()) return;
+  // A grouped convolution the network stores as halves is rounded before its reader adds to
+  // it, while each group's epilogue adds to its sums unrounded (no buffer between them): the
+  // parts' concatenation is the reader's value up to that rounding. The split is checked where
+  // it is exact, on floats (against the split program's value of the reader, its groups
+  // checked above), and the parts' references are the epilogues' own values, rounded where
+  // they are stored, which their kernels compute.
+  bool rounded_apart = std::any_of(split.epilogue_splits.begin(), split.epilogue_splits.end(),
+                                   [&](const GroupSplit& s) { return split.program.half.count(s.fused) > 0; });
+  if (!rounded_apart) {
+    add_split_references(network, split.epilogues, epilogues);
+    return;
+  }
+  ir::Program floats = split.program, float_epilogues = split.epilogues;
+  floats.half.clear();
+  float_epilogues.half.clear();
+  Problem checked = network;
+  checked.reference = interp::evaluate(typecheck::typecheck(ir::bind_sizes(floats, {})).program, network.inputs);
+  add_split_references(checked, float_epilogues, epilogues);
+  interp::Tensors values =
+      interp::evaluate(typecheck::typecheck(ir::bind_sizes(split.epilogues, {})).program, network.inputs);
+  for (const auto& s : split.epilogue_splits)
+    for (const auto& p : s.parts) network.reference[p] = values.at(p);
 }
 
 std::string group_splits_text(const GroupedProgram& split) {
