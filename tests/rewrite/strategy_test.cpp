@@ -562,8 +562,9 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
 // Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
 // the pairs forms_not_offered() lists with their reason (rules/README.md's table), and is
 // offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa,
-// conv-depthwise-tile and, but for a channel multiplier, conv-depthwise-local for the depthwise forms, conv-pool-tile, conv-pool-kappa and
-// conv-pool-tile-rt for the pooled forms (conv_pool_one_definition.sr, conv_pool_joined.sr, conv_pool_tile2d.sr, _let.sr), conv-dw-pw-private and conv-dw-pw-local
+// conv-depthwise-tile and, but for a channel multiplier, conv-depthwise-local for the depthwise forms,
+// conv-pool-tile, conv-pool-kappa and conv-pool-tile-rt for the pooled forms (conv_pool_one_definition.sr,
+// conv_pool_joined.sr, conv_pool_tile2d.sr, _let.sr), conv-dw-pw-private and conv-dw-pw-local
 // for depthwise_pointwise_residual_zip2d.sr, _pair.sr and _value_first.sr; conv_small.sr, a
 // dense convolution alone, is offered none).
 TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
