@@ -325,6 +325,28 @@ TEST_F(ExploreCli, AConvolutionIsFusedIntoItsPooling) {
     EXPECT_NE(both.output.find(line), std::string::npos) << line << "\n" << both.output;
 }
 
+// conv-pool-tile-rt on vgg_block.sr's fused layer conv2+pooled (issue 38): a work-item per
+// sigma pooled pixels of a row and kappa kernels keeps their sums in private memory and writes
+// only the pooled values; the front's kernel has no conv2 buffer and no global scratch buffer
+// (the sums and their activation in private memory), and the host program validates conv1 and
+// the pooled values.
+TEST_F(ExploreCli, TheFusedConvolutionAndPoolingTakeARegisterTile) {
+  Result r = run(fmt::format("explore {} -s conv-pool-tile-rt --fusion only --pareto --evals 3 --runs 2 --jobs 2 -o out",
+                             kVggBlock));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line : {"fused layer (conv2+pooled): 1 alternative(s) of 1 strategy (conv-pool-tile-rt)",
+                           "conv2+pooled: conv-pool-tile-rt #1"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  std::string kernels = read(dir_ / "out/front/1/kernels.cl");
+  EXPECT_NE(kernels.find("kernel void pooled_kernel("), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("conv2"), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("gtmp"), std::string::npos) << kernels;  // the sums and their activation private, no scratch buffer
+  Result host = run_front_point(*this, "vgg_block");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  for (const char* layer : {"conv1: matches the expected values (512 values)", "pooled: matches the expected values (128 values)"})
+    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+}
+
 // examples/conv/forms/conv_pool.sr, a convolution from 2 to 4 channels and its 2x2 max
 // pooling, whose peak is the convolution's layer (its inputs and its 6x6x4 output): fused
 // (conv+pooled, conv-pool-tile: no buffer for the convolution's output), the front's least

@@ -831,7 +831,7 @@ TEST(ConvPoolFusion, TheFusedConvPoolHoldsNoConvolutionBuffer) {
 // examples/conv/forms/conv_pool_tile2d_layers.sr: the pooling over tile2D(2, 2, features) (a
 // split and transposes, as a new user wrote it) is fused with the convolution as slide2D's
 // windows are, the fused layer computes what the network does, value for value, and
-// normal-form brings it to the form conv-pool-tile and conv-pool-kappa take.
+// normal-form brings it to the form conv-pool-tile, conv-pool-kappa and conv-pool-tile-rt take.
 TEST(ConvPoolFusion, APoolingOverTile2DIsFusedAsOverSlide2D) {
   ir::Program network = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/conv_pool_tile2d_layers.sr");
   std::vector<Fusion> fusions = layer_fusions(network, &library());
@@ -841,7 +841,7 @@ TEST(ConvPoolFusion, APoolingOverTile2DIsFusedAsOverSlide2D) {
   ir::Program fused = fuse(network, fusions[0]);
   ASSERT_EQ(fused.defs.size(), 1u);
   expect_same_values(network, fused, "pooled");
-  for (const char* strategy : {"conv-pool-tile", "conv-pool-kappa"}) {
+  for (const char* strategy : {"conv-pool-tile", "conv-pool-kappa", "conv-pool-tile-rt"}) {
     SCOPED_TRACE(strategy);
     EXPECT_FALSE(rewrite::rewrite_program(library(), strategy, typecheck::typecheck(fused).program).programs.empty());
   }

@@ -171,7 +171,7 @@ const std::vector<OnlyOffered>& forms_only_offered() {
       if (std::string_view(f) != "depthwise_multiplier.sr" && std::string_view(f) != "depthwise_multiplier_outer.sr")
         t.push_back({f, "conv-depthwise-local"});
     for (const char* f : kPooledForms)
-      for (const char* s : {"conv-pool-tile", "conv-pool-kappa"}) t.push_back({f, s});
+      for (const char* s : {"conv-pool-tile", "conv-pool-kappa", "conv-pool-tile-rt"}) t.push_back({f, s});
     for (const char* f : kDwPwResidualForms)
       for (const char* s : {"conv-dw-pw-private", "conv-dw-pw-local"}) t.push_back({f, s});
     return t;

@@ -445,7 +445,7 @@ TEST(Strategy, ADepthwiseConvolutionFusedWithItsPointwiseOneIsToldConvDepthwiseK
   }
 }
 
-// conv-pool-tile and conv-pool-kappa (rules/conv_pool.rules) on a program that is not a
+// conv-pool-tile, conv-pool-kappa and conv-pool-tile-rt (rules/conv_pool.rules) on a program that is not a
 // convolution fused with its pooling (a convolution alone, a depthwise one; its pooling as a
 // second definition, over slide2D's windows or tile2D's tiles, which explore fuses; a 3x3
 // pooling with stride 2, whose windows overlap) stop at their named step, which says what the
@@ -463,12 +463,25 @@ TEST(Strategy, AProgramThatIsNotAConvolutionAndItsPoolingIsToldWhatConvPoolTileN
       "(pool-channels-out, -unjoined), which needs a convolution fused with the pooling that reads it (as "
       "conv-pool-form) whose pooling reduces each channel over the window's values (a max or average pooling: map(c -> "
       "reduce(..., c), transpose(join(window)))) of one sum per (kernel, bias) pair, with an activation after it or none";
+  const std::string rt_why =
+      "its step `pool-register-tile-form` applies nowhere: sigma pooled pixels x kappa kernels per reduction step "
+      "(pool-register-tile, -unjoined, -blocks), which needs a convolution fused with the pooling that reads it (as "
+      "conv-pool-form) whose pooling reduces each channel over the window's values joined per pixel (a max or average "
+      "pooling: map(c -> reduce(..., c), transpose(join(window))), or each channel's 2D block of it) of one "
+      "multiply-accumulate per (kernel, bias) pair over the window and the kernel flattened (zip(join(join(window)), "
+      "join(join(w)))), from the bias, with an activation after it or none";
   for (const std::string& text : {example("conv/conv_small.sr"), example("conv/forms/depthwise.sr")}) {
     try {
       rewrite_program(library(), "conv-pool-kappa", program(text));
       ADD_FAILURE() << "the strategy applied";
     } catch (const Error& e) {
       EXPECT_EQ(e.message(), "strategy `conv-pool-kappa` does not apply to any definition of <test> (" + kappa_why + ")");
+    }
+    try {
+      rewrite_program(library(), "conv-pool-tile-rt", program(text));
+      ADD_FAILURE() << "the strategy applied";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "strategy `conv-pool-tile-rt` does not apply to any definition of <test> (" + rt_why + ")");
     }
   }
   std::string overlapping = example("conv/forms/conv_pool_one_definition.sr");
@@ -549,8 +562,9 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
 // Every form of examples/conv/forms/ is offered the strategies conv/conv_small.sr is, except
 // the pairs forms_not_offered() lists with their reason (rules/README.md's table), and is
 // offered the strategies of its own kind that forms_only_offered() lists (conv-depthwise-kappa,
-// conv-depthwise-tile and, but for a channel multiplier, conv-depthwise-local for the depthwise forms, conv-pool-tile and conv-pool-kappa for
-// conv_pool_one_definition.sr and conv_pool_joined.sr, conv-dw-pw-private and conv-dw-pw-local
+// conv-depthwise-tile and, but for a channel multiplier, conv-depthwise-local for the depthwise forms,
+// conv-pool-tile, conv-pool-kappa and conv-pool-tile-rt for the pooled forms (conv_pool_one_definition.sr,
+// conv_pool_joined.sr, conv_pool_tile2d.sr, _let.sr), conv-dw-pw-private and conv-dw-pw-local
 // for depthwise_pointwise_residual_zip2d.sr, _pair.sr and _value_first.sr; conv_small.sr, a
 // dense convolution alone, is offered none).
 TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
@@ -576,8 +590,8 @@ TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
 
 // Every strategy a form of examples/conv/forms/ is not offered (forms_not_offered(), and
 // conv-depthwise-kappa, conv-depthwise-tile and conv-depthwise-local for every form that is not
-// depthwise (conv-depthwise-local for a channel multiplier's too), conv-pool-tile
-// and conv-pool-kappa for every form that is not a convolution and its pooling in one definition,
+// depthwise (conv-depthwise-local for a channel multiplier's too), conv-pool-tile,
+// conv-pool-kappa and conv-pool-tile-rt for every form that is not a convolution and its pooling in one definition,
 // conv-dw-pw-private and conv-dw-pw-local for every form that is not a depthwise convolution fused
 // with its pointwise one) is refused with a reason in a
 // user's terms: the step that applied nowhere is a named one, whose description says what a
@@ -589,7 +603,7 @@ TEST(Forms, EveryStrategyNotOfferedSaysWhyInAUsersTerms) {
   for (const NotOffered& n : forms_not_offered()) refused.emplace_back(n.form, n.strategy);
   for (const auto& form : conv_forms())
     for (const char* own : {"conv-depthwise-kappa", "conv-depthwise-tile", "conv-depthwise-local", "conv-pool-tile",
-                            "conv-pool-kappa", "conv-dw-pw-private", "conv-dw-pw-local"})
+                            "conv-pool-kappa", "conv-pool-tile-rt", "conv-dw-pw-private", "conv-dw-pw-local"})
       if (std::none_of(forms_only_offered().begin(), forms_only_offered().end(),
                        [&](const OnlyOffered& o) { return o.form == form && std::string_view(o.strategy) == own; }))
         refused.emplace_back(form, own);
