@@ -104,10 +104,9 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
   // The fastest point's host program: conv2's kernels are conv1's exploration under conv2's names.
   Result host = run_front_point(*this, "vgg_block");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  for (const char* layer : {"conv1: matches the expected values (512 values)",
-                            "conv2: matches the expected values (512 values)",
-                            "pooled: matches the expected values (128 values)"})
-    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+  expect_all_in(host.output, {"conv1: matches the expected values (512 values)",
+                              "conv2: matches the expected values (512 values)",
+                              "pooled: matches the expected values (128 values)"});
 
   // The network front deploys as a library: each point one kernel choice per layer, all of
   // them in the point's plan (liftc deploy; tests/explore/cli_deploy_test.cpp runs a demo).
@@ -188,10 +187,7 @@ TEST_F(ExploreCli, AOneToOneLayerIsFusedIntoItsProducer) {
   EXPECT_EQ(kernels.find("conv2"), std::string::npos) << kernels;  // no kernel writes or reads a conv2 buffer
 
   const fs::path project = dir_ / "out/front/1";
-  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
-                                  "'{0}/log.txt' 2>&1",
-                                  project.string());
-  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
+  ASSERT_TRUE(build_project(project)) << "see " << project << "/log.txt";
   Result host = run_shell(fmt::format("'{0}/build/resnet_block' '{1}/out/inputs' '{1}/values' --expected "
                                       "'{1}/out/expected' --repeat 5",
                                       project.string(), dir_.string()));
@@ -817,27 +813,22 @@ TEST_F(ExploreCli, ANetworkExploredLayerByLayerStoresItsBuffersAsHalves) {
   }
   Result values = run_front_point(*this, "vgg_block");
   ASSERT_EQ(values.exit_code, 0) << values.output;
-  for (const char* layer : {"conv1: matches the expected values (512 values)",
-                            "conv2: matches the expected values (512 values)",
-                            "pooled: matches the expected values (128 values)"})
-    EXPECT_NE(values.output.find(layer), std::string::npos) << layer << "\n" << values.output;
+  expect_all_in(values.output, {"conv1: matches the expected values (512 values)",
+                                "conv2: matches the expected values (512 values)",
+                                "pooled: matches the expected values (128 values)"});
 
   // Deployed, the library's points store the same halves, and its demo validates every layer.
   Result deployed = run("deploy out -o deployed");
   ASSERT_EQ(deployed.exit_code, 0) << deployed.output;
   EXPECT_NE(read(dir_ / "deployed/points.cpp").find("(stored as halves)"), std::string::npos);
   const fs::path project = dir_ / "deployed";
-  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
-                                  "'{0}/log.txt' 2>&1",
-                                  project.string());
-  ASSERT_EQ(std::system(build.c_str()), 0) << "see " << project << "/log.txt";
+  ASSERT_TRUE(build_project(project)) << "see " << project << "/log.txt";
   Result demo = run_shell(fmt::format("'{0}/build/demo' --memory-budget {1} --inputs '{2}/out/inputs' --expected "
                                       "'{2}/out/expected'",
                                       project.string(), static_cast<long>(half), dir_.string()));
   ASSERT_EQ(demo.exit_code, 0) << demo.output;
-  for (const char* layer : {"conv1: matches the expected values", "conv2: matches the expected values",
-                            "pooled: matches the expected values"})
-    EXPECT_NE(demo.output.find(layer), std::string::npos) << layer << "\n" << demo.output;
+  expect_all_in(demo.output, {"conv1: matches the expected values", "conv2: matches the expected values",
+                              "pooled: matches the expected values"});
 }
 
 // A fused layer in half: the convolution fused into its pooling (conv2+pooled, conv-pool-tile)

@@ -24,6 +24,25 @@ bool validated(const std::string& csv, const std::string& layer, const std::stri
   return false;
 }
 
+// Explores examples/networks/`network`.sr with `strategy` alone (and `flags`) into folder
+// `out`: the exploration succeeds, offers the fused `layer` `alternatives` alternative(s) of
+// that strategy alone, without a note about it, and one of its points validates. Its output.
+std::string expect_fused_layer_validates(ExploreCli& cli, const std::string& network, const std::string& flags,
+                                         const std::string& strategy, int alternatives, const std::string& layer,
+                                         const std::string& out) {
+  SCOPED_TRACE(strategy);
+  Result r = cli.run(fmt::format("explore {}/examples/networks/{}.sr -s {} {} --search random --evals 2 --jobs 2 -o {}",
+                                 LIFTC_SOURCE_DIR, network, strategy, flags, out));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(fmt::format("fused layer ({}): {} alternative(s) of 1 strategy ({})", layer, alternatives,
+                                      strategy)),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("note: fused layer (" + layer + ")"), std::string::npos) << r.output;
+  EXPECT_TRUE(validated(cli.read(cli.dir() / out / "evaluated.csv"), layer, strategy)) << r.output;
+  return r.output;
+}
+
 // conv-chw-tile, conv-gemm and conv-chw run on its convolution split off, and take the
 // definition as written too, the fused alternative (the first two with a residual epilogue).
 // Every point validates against the interpreter, and the front point's host program
@@ -88,18 +107,9 @@ TEST_F(ExploreCli, TheTileGemmAndSplitStrategiesTakeAResidualAddFusedIntoTheirCo
     int alternatives;
   };
   for (const Case& c : {Case{"conv-chw-tile", 3}, Case{"conv-gemm", 4}, Case{"conv-chw-tile-split", 2},
-                        Case{"conv-chw-tile-local", 1}}) {
-    SCOPED_TRACE(c.strategy);
-    Result r = run(fmt::format("explore {}/examples/networks/mobilenet_v2_block.sr -s {} --search random --evals 2 "
-                               "--jobs 2 -o {}",
-                               LIFTC_SOURCE_DIR, c.strategy, c.strategy));
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find(fmt::format("fused layer (projected+block): {} alternative(s) of 1 strategy ({})",
-                                        c.alternatives, c.strategy)),
-              std::string::npos)
-        << r.output;
-    EXPECT_TRUE(validated(read(dir_ / c.strategy / "evaluated.csv"), "projected+block", c.strategy)) << r.output;
-  }
+                        Case{"conv-chw-tile-local", 1}})
+    expect_fused_layer_validates(*this, "mobilenet_v2_block", "", c.strategy, c.alternatives, "projected+block",
+                                 c.strategy);
 }
 
 // The Winograd strategies with a residual epilogue (winograd-f2x2-residual, -f4x4-residual,
@@ -118,19 +128,9 @@ TEST_F(ExploreCli, TheWinogradStrategiesTakeAResidualAddFusedIntoTheirConvolutio
     const char* out;
   };
   for (const Case& c : {Case{"conv-winograd", 6, "conv-winograd"}, Case{"conv-winograd-gemm", 6, "conv-winograd-gemm"},
-                        Case{"conv-winograd-local", 2, "out"}}) {
-    SCOPED_TRACE(c.strategy);
-    Result r = run(fmt::format("explore {}/examples/networks/resnet_block.sr -s {} --fusion only --search random "
-                               "--evals 2 --jobs 2 -o {}",
-                               LIFTC_SOURCE_DIR, c.strategy, c.out));
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find(fmt::format("fused layer (conv2+block): {} alternative(s) of 1 strategy ({})",
-                                        c.alternatives, c.strategy)),
-              std::string::npos)
-        << r.output;
-    EXPECT_EQ(r.output.find("note: fused layer (conv2+block)"), std::string::npos) << r.output;
-    EXPECT_TRUE(validated(read(dir_ / c.out / "evaluated.csv"), "conv2+block", c.strategy)) << r.output;
-  }
+                        Case{"conv-winograd-local", 2, "out"}})
+    expect_fused_layer_validates(*this, "resnet_block", "--fusion only", c.strategy, c.alternatives, "conv2+block",
+                                 c.out);
   Result host = run_front_point(*this, "resnet_block");
   ASSERT_EQ(host.exit_code, 0) << host.output;
   EXPECT_NE(host.output.find("block: matches the expected values"), std::string::npos) << host.output;
@@ -156,18 +156,9 @@ TEST_F(ExploreCli, TheOmegaPartialSumsTakeAResidualAddFusedIntoTheirConvolution)
     const char* strategy;
     int alternatives;
   };
-  for (const Case& c : {Case{"conv-chw-omega", 1}, Case{"conv-chw-omega-m0", 1}, Case{"conv-chw-omega-kappa", 2}}) {
-    SCOPED_TRACE(c.strategy);
-    Result r = run(fmt::format("explore {}/examples/networks/resnet_block.sr -s {} --fusion only --search random "
-                               "--evals 2 --jobs 2 -o {}",
-                               LIFTC_SOURCE_DIR, c.strategy, c.strategy));
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find(fmt::format("fused layer (conv2+block): {} alternative(s) of 1 strategy ({})",
-                                        c.alternatives, c.strategy)),
-              std::string::npos)
-        << r.output;
-    EXPECT_TRUE(validated(read(dir_ / c.strategy / "evaluated.csv"), "conv2+block", c.strategy)) << r.output;
-  }
+  for (const Case& c : {Case{"conv-chw-omega", 1}, Case{"conv-chw-omega-m0", 1}, Case{"conv-chw-omega-kappa", 2}})
+    expect_fused_layer_validates(*this, "resnet_block", "--fusion only", c.strategy, c.alternatives, "conv2+block",
+                                 c.strategy);
 }
 
 // The residual forms a fourth writer wrote (issue 38): the image zipped first, zip2D(image,

@@ -25,6 +25,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using liftc::explore::test::build_project;
 using liftc::explore::test::ExploreCli;
 using liftc::explore::test::kMatmul;
 using liftc::explore::test::kStencil;
@@ -433,10 +434,7 @@ TEST_F(ExploreCli, ASingleProgramsFrontHasItsInputsAndExpectedValues) {
 
   // The front's first point, built and run on those inputs, matches the expected values.
   std::string project = (dir_ / "out/front/1").string();
-  Result built = run_shell(fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build "
-                                       "'{0}/build' >> '{0}/log.txt' 2>&1",
-                                       project));
-  ASSERT_EQ(built.exit_code, 0) << read(project + "/log.txt");
+  ASSERT_TRUE(build_project(project)) << read(project + "/log.txt");
   fs::create_directories(dir_ / "values");
   Result host = run_shell(fmt::format("'{}/build/stencil2d' out/inputs values --expected out/expected", project));
   EXPECT_EQ(host.exit_code, 0) << host.output;

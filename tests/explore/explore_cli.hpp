@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -209,16 +210,27 @@ class ExploreCli : public ::testing::Test {
   }
 };
 
+// Builds the cmake project in `project` (into project/build, its log in project/log.txt):
+// whether it built.
+inline bool build_project(const std::filesystem::path& project) {
+  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
+                                  "'{0}/log.txt' 2>&1",
+                                  project.string());
+  return std::system(build.c_str()) == 0;
+}
+
+// Expects every one of `lines` in `output`.
+inline void expect_all_in(const std::string& output, std::initializer_list<const char*> lines) {
+  for (const char* line : lines) EXPECT_NE(output.find(line), std::string::npos) << line << "\n" << output;
+}
+
 // The host program of front point `point` of out/ (the first by default), built with cmake
 // and run on the network's inputs with every layer's expected values, its own values written
 // to values/POINT (exit code -1 when it does not build).
 inline Result run_front_point(ExploreCli& cli, const std::string& program, const std::string& point = "1") {
   const std::filesystem::path& dir = cli.dir();
   std::string project = (dir / "out/front" / point).string();
-  std::string build = fmt::format("cmake -S '{0}' -B '{0}/build' > '{0}/log.txt' 2>&1 && cmake --build '{0}/build' >> "
-                                  "'{0}/log.txt' 2>&1",
-                                  project);
-  if (std::system(build.c_str()) != 0) return {-1, "the host program did not build: see " + project + "/log.txt"};
+  if (!build_project(project)) return {-1, "the host program did not build: see " + project + "/log.txt"};
   std::filesystem::path values = dir / "values" / point;
   std::filesystem::create_directories(values);
   return cli.run_shell(fmt::format("'{0}/build/{2}' '{1}/out/inputs' '{3}' --expected '{1}/out/expected'", project,
