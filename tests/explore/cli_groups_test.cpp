@@ -35,18 +35,18 @@ TEST_F(ExploreCli, AGroupedConvolutionGetsTheDenseStrategiesPerGroupAndValidates
   Result r = run(fmt::format("explore {} -s conv-chw-tile -s conv-gemm --search random --pareto --evals 4 --jobs 2 -o out",
                              kGrouped));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"program: 1 layer, explored with its own space and reference (4 evaluations): conv\n",
-        "grouped convolution split by group, explored as an alternative (each group a dense convolution over its "
-        "channels of the image, which every dense strategy takes; their outputs joined per pixel): conv into 2 groups "
-        "(conv_g0, conv_g1) of 2 channels each",
-        "layer 1/1 (conv): not offered: conv-chw-tile, conv-gemm do not apply to the grouped convolution whole (its "
-        "groups, dense convolutions, take them)",
-        "group layer (conv_g0, a group of conv): 4 alternative(s) of 2 strategies (conv-chw-tile, conv-gemm)",
-        "group layer (conv_g1, a group of conv): the shape of group layer (conv_g0, a group of conv): explored once, "
-        "its results taken",
-        "group layer (conv: its groups' outputs joined): 1 alternative(s) of 1 strategy (id)", "network Pareto front"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"program: 1 layer, explored with its own space and reference (4 evaluations): conv\n",
+       "grouped convolution split by group, explored as an alternative (each group a dense convolution over its "
+       "channels of the image, which every dense strategy takes; their outputs joined per pixel): conv into 2 groups "
+       "(conv_g0, conv_g1) of 2 channels each",
+       "layer 1/1 (conv): not offered: conv-chw-tile, conv-gemm do not apply to the grouped convolution whole (its "
+       "groups, dense convolutions, take them)",
+       "group layer (conv_g0, a group of conv): 4 alternative(s) of 2 strategies (conv-chw-tile, conv-gemm)",
+       "group layer (conv_g1, a group of conv): the shape of group layer (conv_g0, a group of conv): explored once, "
+       "its results taken",
+       "group layer (conv: its groups' outputs joined): 1 alternative(s) of 1 strategy (id)", "network Pareto front"});
   // conv_g1 takes conv_g0's points (the same program but the channels it crops), its code
   // rewritten for its own channels: the host program validates it.
   std::string csv = read(dir_ / "out/evaluated.csv");
@@ -55,9 +55,8 @@ TEST_F(ExploreCli, AGroupedConvolutionGetsTheDenseStrategiesPerGroupAndValidates
 
   Result host = run_front_point(*this, "grouped");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  for (const char* layer : {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
-                            "conv: matches the expected values"})
-    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+  expect_all_in(host.output, {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
+                              "conv: matches the expected values"});
 
   // Its store's rows are its layers': deployed from its folder, not from the store.
   Result deploy = run("deploy --db out/results.db --run 1 -o deployed");
@@ -84,9 +83,8 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
   EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
   Result host = run_front_point(*this, "grouped_per_group");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  for (const char* layer : {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
-                            "conv: matches the expected values"})
-    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+  expect_all_in(host.output, {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
+                              "conv: matches the expected values"});
 }
 
 // A grouped 1x1 convolution written per pixel whose channels are taken with slide(N, N, px)
@@ -111,9 +109,8 @@ TEST_P(GroupedPointwiseCli, IsSplitByGroupAndItsGroupsValidate) {
   EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
   Result host = run_front_point(*this, GetParam());
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  for (const char* layer : {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
-                            "conv: matches the expected values"})
-    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+  expect_all_in(host.output, {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
+                              "conv: matches the expected values"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Groups, GroupedPointwiseCli,
@@ -148,15 +145,15 @@ INSTANTIATE_TEST_SUITE_P(Groups, GroupZipOrderCli, ::testing::Values("kwb", "bkw
 TEST_F(ExploreCli, SpaceShowsAGroupedConvolutionWholeAndSplitByGroup) {
   Result r = run(fmt::format("space {} -s conv-chw-kappa -s conv-chw-tile --target mali-g72 --samples 0", kGrouped));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"// a grouped convolution split by group: conv into 2 groups (conv_g0, conv_g1) of 2 channels each; each group "
-        "a dense convolution over its channels of the image (every dense strategy takes it), their outputs joined per "
-        "pixel: explore searches these layers as an alternative to the convolution whole (--whole-program: the program "
-        "as one, not split)",
-        "==== layer 1/1 (conv)\n// conv-chw-tile does not apply to this layer\n\n== strategy conv-chw-kappa",
-        "==== group layer (conv_g0, a group of conv)\n\n== strategy conv-chw-kappa, alternative 1 of 1",
-        "==== group layer (conv: its groups' outputs joined)"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"// a grouped convolution split by group: conv into 2 groups (conv_g0, conv_g1) of 2 channels each; each group "
+       "a dense convolution over its channels of the image (every dense strategy takes it), their outputs joined per "
+       "pixel: explore searches these layers as an alternative to the convolution whole (--whole-program: the program "
+       "as one, not split)",
+       "==== layer 1/1 (conv)\n// conv-chw-tile does not apply to this layer\n\n== strategy conv-chw-kappa",
+       "==== group layer (conv_g0, a group of conv)\n\n== strategy conv-chw-kappa, alternative 1 of 1",
+       "==== group layer (conv: its groups' outputs joined)"});
   Result whole = run(fmt::format("space {} -s conv-chw-kappa --target mali-g72 --samples 0 --whole-program", kGrouped));
   ASSERT_EQ(whole.exit_code, 0) << whole.output;
   EXPECT_EQ(whole.output.find("group layer"), std::string::npos) << whole.output;
@@ -172,12 +169,12 @@ TEST_F(ExploreCli, ResNeXtBlockGetsTheDenseStrategiesPerGroupAndValidates) {
                              "--evals 4 --jobs 2 -o out",
                              file));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"grouped into 4 groups (grouped_g0, grouped_g1, grouped_g2, grouped_g3) of 8 channels each",
-        "group layer (grouped_g3, a group of grouped): the shape of group layer (grouped_g0, a group of grouped): "
-        "explored once, its results taken",
-        "fused layer (grouped+expanded): 9 alternative(s) of 3 strategies", "network Pareto front"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"grouped into 4 groups (grouped_g0, grouped_g1, grouped_g2, grouped_g3) of 8 channels each",
+       "group layer (grouped_g3, a group of grouped): the shape of group layer (grouped_g0, a group of grouped): "
+       "explored once, its results taken",
+       "fused layer (grouped+expanded): 9 alternative(s) of 3 strategies", "network Pareto front"});
   int points = 0;
   for (const auto& entry : fs::directory_iterator(dir_ / "out/front")) {
     Result host = run_front_point(*this, "resnext_block", entry.path().filename().string());
@@ -203,17 +200,17 @@ TEST_F(ExploreCli, AResidualAddOverAGroupedConvolutionGoesIntoEachGroupsEpilogue
                              "--jobs 2 -o out",
                              file));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"conv into 2 groups (conv_g0, conv_g1) of 2 channels each; block fused into each of conv's groups (block_g0, "
-        "block_g1), over their channels",
-        "fused layer (conv+block): not offered: the strategies given have no valid point on this target (conv-lower #1: "
-        "code generation refuses this program: mapSeq runs outside every parallel map",
-        "fused layer (conv+block_g0): 5 alternative(s) of 3 strategies (conv-chw-tile, conv-gemm, conv-lower)",
-        "fused layer (conv+block_g1): the shape of fused layer (conv+block_g0): explored once, its results taken",
-        "fused layer (conv_g0+conv_g1+block): 1 alternative(s) of 1 strategy (conv-lower)",
-        "group layer (block: its groups' outputs joined): the shape of group layer (conv: its groups' outputs joined)",
-        "network Pareto front"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"conv into 2 groups (conv_g0, conv_g1) of 2 channels each; block fused into each of conv's groups (block_g0, "
+       "block_g1), over their channels",
+       "fused layer (conv+block): not offered: the strategies given have no valid point on this target (conv-lower #1: "
+       "code generation refuses this program: mapSeq runs outside every parallel map",
+       "fused layer (conv+block_g0): 5 alternative(s) of 3 strategies (conv-chw-tile, conv-gemm, conv-lower)",
+       "fused layer (conv+block_g1): the shape of fused layer (conv+block_g0): explored once, its results taken",
+       "fused layer (conv_g0+conv_g1+block): 1 alternative(s) of 1 strategy (conv-lower)",
+       "group layer (block: its groups' outputs joined): the shape of group layer (conv: its groups' outputs joined)",
+       "network Pareto front"});
   std::string csv = read(dir_ / "out/evaluated.csv");
   EXPECT_TRUE(validated(csv, "conv+block_g0", "conv-chw-tile") || validated(csv, "conv+block_g0", "conv-gemm")) << csv;
   EXPECT_TRUE(validated(csv, "conv_g0+conv_g1+block", "conv-lower")) << csv;

@@ -45,9 +45,8 @@ TEST_F(ExploreCli, ALayerExploredAsAnotherTakesItsKernelsOwnWorkGroupSizes) {
   EXPECT_NE(conv1.find("}, true"), std::string::npos) << conv1;  // a size of its own (3 points: not all the runtime's)
   Result run = run_front_point(*this, "vgg_block");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  for (const char* layer : {"conv1: matches the expected values", "conv2: matches the expected values",
-                            "pooled: matches the expected values"})
-    EXPECT_NE(run.output.find(layer), std::string::npos) << layer << "\n" << run.output;
+  expect_all_in(run.output, {"conv1: matches the expected values", "conv2: matches the expected values",
+                             "pooled: matches the expected values"});
 }
 
 // Each layer of a network gets the model-guided search's own inputs: a tuning database's rows
@@ -75,12 +74,12 @@ TEST_F(ExploreCli, EachLayerOfANetworkTrainsItsModelOnATuningDatabase) {
 TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
   Result r = run(fmt::format("explore {} --fusion off --pareto --evals 3 --runs 2 --jobs 2 -o out", kVggBlock));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"network: 3 layers, 2 of a shape of their own, each explored with its own space and reference (3 evaluations "
-        "each): conv1, conv2 (as conv1), pooled",
-        "layer 2/3 (conv2): the shape of layer 1 (conv1): explored once, its results taken",
-        "explore layer 3/3 (pooled): 3/3 evaluated", "network Pareto front"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"network: 3 layers, 2 of a shape of their own, each explored with its own space and reference (3 evaluations "
+       "each): conv1, conv2 (as conv1), pooled",
+       "layer 2/3 (conv2): the shape of layer 1 (conv1): explored once, its results taken",
+       "explore layer 3/3 (pooled): 3/3 evaluated", "network Pareto front"});
   for (const char* f : {"out/pareto.csv", "out/pareto.json", "out/evaluated.csv", "out/results.db",
                         "out/front/1/kernels.cl", "out/front/1/main.cpp", "out/front/1/CMakeLists.txt",
                         "out/inputs/image.npy", "out/inputs/w2.npy", "out/expected/conv1.npy",
@@ -113,8 +112,7 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
   Result deployed = run("deploy out -o deployed");
   ASSERT_EQ(deployed.exit_code, 0) << deployed.output;
   std::string readme = read(dir_ / "deployed/README.md");
-  for (const char* choice : {"conv1: ", "; conv2: ", "; pooled: "})
-    EXPECT_NE(readme.find(choice), std::string::npos) << choice << "\n" << readme;
+  expect_all_in(readme, {"conv1: ", "; conv2: ", "; pooled: "});
   EXPECT_NE(read(dir_ / "deployed/points.cpp").find("pooled_kernel"), std::string::npos);
 
   // The run as if interrupted: --resume explores it again, layer by layer, every candidate
@@ -122,9 +120,8 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
   sql(dir_ / "out/results.db", "DELETE FROM run_ends");
   Result again = run("explore --resume --db out/results.db -q");
   EXPECT_EQ(again.exit_code, 0) << again.output;
-  for (const char* line : {"resuming run 1 of out/results.db", "network: 3 layers",
-                           "layer 1 (conv1): 3 candidates", "; 3 served from the store;", "network Pareto front"})
-    EXPECT_NE(again.output.find(line), std::string::npos) << line << "\n" << again.output;
+  expect_all_in(again.output, {"resuming run 1 of out/results.db", "network: 3 layers", "layer 1 (conv1): 3 candidates",
+                               "; 3 served from the store;", "network Pareto front"});
   EXPECT_EQ(again.output.find("0 served from the store"), std::string::npos) << again.output;
   EXPECT_EQ(rows(dir_ / "out/results.db"), 6);
 }
@@ -154,9 +151,8 @@ TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
 
   Result host = run_front_point(*this, "fsrcnn");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  for (const char* layer : {"features: matches", "shrunk: matches", "mapped: matches", "subpixels: matches",
-                            "upscaled: matches"})
-    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+  expect_all_in(host.output,
+                {"features: matches", "shrunk: matches", "mapped: matches", "subpixels: matches", "upscaled: matches"});
 }
 
 // The ResNet block's residual add and ReLU (block) are one-to-one over conv2: fused into it,
@@ -169,13 +165,13 @@ TEST_F(ExploreCli, AOneToOneLayerIsFusedIntoItsProducer) {
   const std::string resnet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/resnet_block.sr";
   Result r = run(fmt::format("explore {} -s conv-gpu --fusion only --pareto --evals 3 --runs 2 --jobs 2 -o out", resnet));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
-        "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
-        "output read through by its one reader, inlined into it: no buffer for that output): conv2+block",
-        "fused layer (conv2+block): 6 alternative(s) of 1 strategy (conv-gpu)", "fused layer (conv2+block): 3 candidates",
-        "network #1          conv1: conv-gpu #"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
+       "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
+       "output read through by its one reader, inlined into it: no buffer for that output): conv2+block",
+       "fused layer (conv2+block): 6 alternative(s) of 1 strategy (conv-gpu)",
+       "fused layer (conv2+block): 3 candidates", "network #1          conv1: conv-gpu #"});
   EXPECT_EQ(r.output.find("layer 2/3 (conv2)"), std::string::npos) << r.output;  // fused away: not explored
   std::string json = read(dir_ / "out/pareto.json");
   for (const char* key : {"\"fused\": [\n      {\n        \"consumer\": \"block\",\n        \"producer\": \"conv2\"",
@@ -192,12 +188,12 @@ TEST_F(ExploreCli, AOneToOneLayerIsFusedIntoItsProducer) {
                                       "'{1}/out/expected' --repeat 5",
                                       project.string(), dir_.string()));
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  for (const char* line : {"kernel conv1_kernel: ", "kernel block_kernel: ", "conv1: matches the expected values (512 values)",
-                           "block: matches the expected values (512 values)",
-                           "ms per run (median of 5 runs of every kernel enqueued back to back, host clock; least ",
-                           "ms per run (median of 5 more runs, device clock from the first kernel's start to the last "
-                           "one's end; least "})
-    EXPECT_NE(host.output.find(line), std::string::npos) << line << "\n" << host.output;
+  expect_all_in(host.output,
+                {"kernel conv1_kernel: ", "kernel block_kernel: ", "conv1: matches the expected values (512 values)",
+                 "block: matches the expected values (512 values)",
+                 "ms per run (median of 5 runs of every kernel enqueued back to back, host clock; least ",
+                 "ms per run (median of 5 more runs, device clock from the first kernel's start to the last "
+                 "one's end; least "});
   EXPECT_EQ(host.output.find("conv2"), std::string::npos) << host.output;
   // The span on the device's clock is within the host's wall time of a run (medians).
   double wall = 0, span = 0;
@@ -214,9 +210,8 @@ TEST_F(ExploreCli, AOneToOneLayerIsFusedIntoItsProducer) {
   // Both variants: the layers as written and the fused layer, each explored; their fronts merged.
   Result both = run(fmt::format("explore {} -s conv-gpu --pareto --evals 2 --runs 2 --jobs 2 -q --db both.db", resnet));
   ASSERT_EQ(both.exit_code, 0) << both.output;
-  for (const char* line : {"fused layers, explored as alternatives", "layer 2/3 (conv2): ", "layer 3/3 (block): ",
-                           "fused layer (conv2+block): ", "network Pareto front"})
-    EXPECT_NE(both.output.find(line), std::string::npos) << line << "\n" << both.output;
+  expect_all_in(both.output, {"fused layers, explored as alternatives", "layer 2/3 (conv2): ", "layer 3/3 (block): ",
+                              "fused layer (conv2+block): ", "network Pareto front"});
   // Each layer's rows are its own: conv2+block's are not block's.
   EXPECT_EQ(rows(dir_ / "both.db"), 8);
 }
@@ -252,10 +247,11 @@ TEST_F(ExploreCli, FusionErrors) {
   const std::string shufflenet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/shufflenet_unit.sr";
   Result r = run(fmt::format("explore {} -s conv-gpu --fusion only --evals 1 --runs 1", shufflenet));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  for (const char* line : {"fused layer (shuffled+dw+g2+unit): not offered: the strategies given have no valid point on this target "
-                           "(conv-gpu #1: code generation refuses this program: mapSeq runs outside every parallel map",
-                           "error: no fused layer of the network has a space (see above); explore it with --fusion off"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"fused layer (shuffled+dw+g2+unit): not offered: the strategies given have no valid point on this target "
+       "(conv-gpu #1: code generation refuses this program: mapSeq runs outside every parallel map",
+       "error: no fused layer of the network has a space (see above); explore it with --fusion off"});
   EXPECT_EQ(r.output.find("layer 'unit'"), std::string::npos) << r.output;
 }
 
@@ -282,23 +278,22 @@ TEST_F(ExploreCli, AConvolutionIsFusedIntoItsPooling) {
                              "-o out",
                              kVggBlock));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
-        "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
-        "output read through by its one reader, inlined into it: no buffer for that output): conv2+pooled",
-        "fused layer (conv2+pooled): 7 alternative(s) of 2 strategies (conv-pool-tile, conv-gpu)",
-        "network #1          conv1: conv-gpu #"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
+       "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
+       "output read through by its one reader, inlined into it: no buffer for that output): conv2+pooled",
+       "fused layer (conv2+pooled): 7 alternative(s) of 2 strategies (conv-pool-tile, conv-gpu)",
+       "network #1          conv1: conv-gpu #"});
   EXPECT_EQ(r.output.find("layer 2/3 (conv2)"), std::string::npos) << r.output;  // fused away: not explored
   std::string csv = read(dir_ / "out/pareto.csv");
   EXPECT_NE(csv.find("fused: conv2 into pooled"), std::string::npos) << csv;
   std::string json = read(dir_ / "out/pareto.json");
-  for (const char* key : {"\"consumer\": \"pooled\"", "\"producer\": \"conv2\"", "\"layer\": \"conv2+pooled\""})
-    EXPECT_NE(json.find(key), std::string::npos) << key << "\n" << json;
+  expect_all_in(json, {"\"consumer\": \"pooled\"", "\"producer\": \"conv2\"", "\"layer\": \"conv2+pooled\""});
   Result host = run_front_point(*this, "vgg_block");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  for (const char* layer : {"conv1: matches the expected values (512 values)", "pooled: matches the expected values (128 values)"})
-    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+  expect_all_in(host.output, {"conv1: matches the expected values (512 values)",
+                              "pooled: matches the expected values (128 values)"});
   EXPECT_EQ(host.output.find("conv2"), std::string::npos) << host.output;
 
   // conv-pool-tile alone: the fused layer's kernel writes no conv2 buffer.
@@ -316,9 +311,8 @@ TEST_F(ExploreCli, AConvolutionIsFusedIntoItsPooling) {
                                 "both.db",
                                 kVggBlock));
   ASSERT_EQ(both.exit_code, 0) << both.output;
-  for (const char* line : {"fused layers, explored as alternatives", "layer 3/3 (pooled): ", "fused layer (conv2+pooled): ",
-                           "network Pareto front"})
-    EXPECT_NE(both.output.find(line), std::string::npos) << line << "\n" << both.output;
+  expect_all_in(both.output, {"fused layers, explored as alternatives",
+                              "layer 3/3 (pooled): ", "fused layer (conv2+pooled): ", "network Pareto front"});
 }
 
 // conv-pool-tile-rt on vgg_block.sr's fused layer conv2+pooled (issue 38): a work-item per
@@ -330,17 +324,16 @@ TEST_F(ExploreCli, TheFusedConvolutionAndPoolingTakeARegisterTile) {
   Result r = run(fmt::format("explore {} -s conv-pool-tile-rt --fusion only --pareto --evals 3 --runs 2 --jobs 2 -o out",
                              kVggBlock));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line : {"fused layer (conv2+pooled): 1 alternative(s) of 1 strategy (conv-pool-tile-rt)",
-                           "conv2+pooled: conv-pool-tile-rt #1"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(r.output, {"fused layer (conv2+pooled): 1 alternative(s) of 1 strategy (conv-pool-tile-rt)",
+                           "conv2+pooled: conv-pool-tile-rt #1"});
   std::string kernels = read(dir_ / "out/front/1/kernels.cl");
   EXPECT_NE(kernels.find("kernel void pooled_kernel("), std::string::npos) << kernels;
   EXPECT_EQ(kernels.find("conv2"), std::string::npos) << kernels;
   EXPECT_EQ(kernels.find("gtmp"), std::string::npos) << kernels;  // the sums and their activation private, no scratch buffer
   Result host = run_front_point(*this, "vgg_block");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  for (const char* layer : {"conv1: matches the expected values (512 values)", "pooled: matches the expected values (128 values)"})
-    EXPECT_NE(host.output.find(layer), std::string::npos) << layer << "\n" << host.output;
+  expect_all_in(host.output, {"conv1: matches the expected values (512 values)",
+                              "pooled: matches the expected values (128 values)"});
 }
 
 // examples/conv/forms/conv_pool.sr, a convolution from 2 to 4 channels and its 2x2 max
@@ -378,13 +371,13 @@ TEST_F(ExploreCli, APoolingOverTile2DIsFusedWithItsConvolution) {
                              "--jobs 2 -o out",
                              net));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
-        "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
-        "output read through by its one reader, inlined into it: no buffer for that output): features+pooled",
-        "fused layer (features+pooled): 3 alternative(s) of 2 strategies (conv-pool-tile, conv-pool-kappa)",
-        "network #1          features+pooled: conv-pool-"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
+       "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
+       "output read through by its one reader, inlined into it: no buffer for that output): features+pooled",
+       "fused layer (features+pooled): 3 alternative(s) of 2 strategies (conv-pool-tile, conv-pool-kappa)",
+       "network #1          features+pooled: conv-pool-"});
   EXPECT_EQ(read(dir_ / "out/front/1/kernels.cl").find("features"), std::string::npos);
   Result host = run_front_point(*this, "conv_pool_tile2d_layers");
   ASSERT_EQ(host.exit_code, 0) << host.output;
@@ -456,13 +449,13 @@ TEST_F(ExploreCli, ADepthwiseLayerIsFusedIntoItsPointwiseLayer) {
                              "--runs 2 --jobs 2 -o out",
                              v1));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
-        "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
-        "output read through by its one reader, inlined into it: no buffer for that output): depthwise+pointwise",
-        "fused layer (depthwise+pointwise): 2 alternative(s) of 2 strategies (conv-dw-pw-private, conv-dw-pw-local)",
-        "network #1          depthwise+pointwise: conv-dw-pw-"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"fused layers, explored instead of the layers they fuse (--fusion only) (a definition one-to-one over another's "
+       "output, a pointwise layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
+       "output read through by its one reader, inlined into it: no buffer for that output): depthwise+pointwise",
+       "fused layer (depthwise+pointwise): 2 alternative(s) of 2 strategies (conv-dw-pw-private, conv-dw-pw-local)",
+       "network #1          depthwise+pointwise: conv-dw-pw-"});
   std::string csv = read(dir_ / "out/pareto.csv");
   EXPECT_NE(csv.find("fused: depthwise into pointwise"), std::string::npos) << csv;
   EXPECT_EQ(least_memory(csv), 7040.0) << csv;
@@ -538,12 +531,12 @@ TEST_F(ExploreCli, TheFusedMobileNetV2BlockPeaksBelowTheUnfusedOne) {
   Result fused = run(fmt::format(
       "explore {} -s conv-dw-pw-private -s conv-dw-pw-local --pareto --evals 2 --runs 2 --jobs 2 -o out", v2));
   ASSERT_EQ(fused.exit_code, 0) << fused.output;
-  for (const char* line : {"fused layer (depthwise+projected): 2 alternative(s) of 2 strategies (conv-dw-pw-private, "
-                           "conv-dw-pw-local)",
-                           "fused layer (projected+block): ",
-                           "fused layer (depthwise+projected+block): 2 alternative(s) of 2 strategies "
-                           "(conv-dw-pw-private, conv-dw-pw-local)"})
-    EXPECT_NE(fused.output.find(line), std::string::npos) << line << "\n" << fused.output;
+  expect_all_in(fused.output,
+                {"fused layer (depthwise+projected): 2 alternative(s) of 2 strategies (conv-dw-pw-private, "
+                 "conv-dw-pw-local)",
+                 "fused layer (projected+block): ",
+                 "fused layer (depthwise+projected+block): 2 alternative(s) of 2 strategies "
+                 "(conv-dw-pw-private, conv-dw-pw-local)"});
   Result plain = run(fmt::format("explore {} -s conv-lower --fusion off --pareto --evals 2 --runs 2 --jobs 2 -q --db "
                                  "off.db -o off",
                                  v2));
@@ -573,20 +566,17 @@ TEST_F(ExploreCli, UNetStepGetsTheDenseStrategiesAndValidates) {
   const std::string path = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/unet_step.sr";
   Result r = run(fmt::format("explore {} -s conv-gemm -s conv-chw-tile --pareto --evals 2 --runs 2 --jobs 2 -o out", path));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"layer 1/6 (enc1): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
-        "layer 2/6 (enc2): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
-        "layer 3/6 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)",
-        "layer 4/6 (low): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
-        "layer 5/6 (merged): 1 alternative(s) of 1 strategy (id)",
-        "layer 6/6 (decoded): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
-        "note: layer 5/6 (merged): conv-gemm, conv-chw-tile do not apply to it: lowered by id", "network Pareto front"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(r.output, {"layer 1/6 (enc1): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
+                           "layer 2/6 (enc2): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
+                           "layer 3/6 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)",
+                           "layer 4/6 (low): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
+                           "layer 5/6 (merged): 1 alternative(s) of 1 strategy (id)",
+                           "layer 6/6 (decoded): 6 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
+                           "note: layer 5/6 (merged): conv-gemm, conv-chw-tile do not apply to it: lowered by id",
+                           "network Pareto front"});
   Result host = run_front_point(*this, "unet_step");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  for (const char* layer : {"enc1", "enc2", "pooled", "low", "merged", "decoded"})
-    EXPECT_NE(host.output.find(std::string(layer) + ": matches the expected values"), std::string::npos)
-        << layer << "\n" << host.output;
+  expect_layers_match(host.output, {"enc1", "enc2", "pooled", "low", "merged", "decoded"});
 }
 
 // The squeeze-and-excitation block (examples/networks/se_block.sr, issue 38): its two fully
@@ -598,23 +588,18 @@ TEST_F(ExploreCli, SqueezeExcitationBlockGetsTheMatrixVectorStrategiesAndValidat
   const std::string path = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/se_block.sr";
   Result space = run(fmt::format("space {} --samples 0", path));
   ASSERT_EQ(space.exit_code, 0) << space.output;
-  for (const char* line : {"==== layer 2/4 (squeezed)", "== strategy matvec-rows, alternative 7 of 7",
-                           "== strategy matvec-parametric, alternative 5 of 5", "==== layer 3/4 (excited)"})
-    EXPECT_NE(space.output.find(line), std::string::npos) << line << "\n" << space.output;
+  expect_all_in(space.output, {"==== layer 2/4 (squeezed)", "== strategy matvec-rows, alternative 7 of 7",
+                               "== strategy matvec-parametric, alternative 5 of 5", "==== layer 3/4 (excited)"});
   Result r = run(fmt::format("explore {} -s matvec-rows -s matvec-parametric --pareto --evals 4 --runs 2 --jobs 2 -o out", path));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"layer 1/4 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)",
-        "layer 2/4 (squeezed): 11 alternative(s) of 2 strategies (matvec-rows, matvec-parametric)",
-        "layer 3/4 (excited): 6 alternative(s) of 2 strategies (matvec-rows, matvec-parametric)",
-        "layer 4/4 (block): 1 alternative(s) of 1 strategy (lower-glb2)", "squeezed: matvec-", "excited: matvec-",
-        "network Pareto front"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(r.output, {"layer 1/4 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)",
+                           "layer 2/4 (squeezed): 11 alternative(s) of 2 strategies (matvec-rows, matvec-parametric)",
+                           "layer 3/4 (excited): 6 alternative(s) of 2 strategies (matvec-rows, matvec-parametric)",
+                           "layer 4/4 (block): 1 alternative(s) of 1 strategy (lower-glb2)", "squeezed: matvec-",
+                           "excited: matvec-", "network Pareto front"});
   Result host = run_front_point(*this, "se_block");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  for (const char* layer : {"pooled", "squeezed", "excited", "block"})
-    EXPECT_NE(host.output.find(std::string(layer) + ": matches the expected values"), std::string::npos)
-        << layer << "\n" << host.output;
+  expect_layers_match(host.output, {"pooled", "squeezed", "excited", "block"});
 }
 
 // The squeeze-and-excitation block with rows-omega (issue 38): its pooling (each channel's
@@ -628,18 +613,14 @@ TEST_F(ExploreCli, RowsOfSumsGetRowsOmegaAndValidate) {
   const std::string path = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/se_block.sr";
   Result r = run(fmt::format("explore {} -s rows-omega --pareto --evals 4 --runs 2 --jobs 2 -o out", path));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"layer 1/4 (pooled): 3 alternative(s) of 1 strategy (rows-omega)",
-        "layer 2/4 (squeezed): 3 alternative(s) of 1 strategy (rows-omega)",
-        "layer 3/4 (excited): 3 alternative(s) of 1 strategy (rows-omega)",
-        "layer 4/4 (block): 1 alternative(s) of 1 strategy (lower-glb2)", "pooled: rows-omega", "squeezed: rows-omega",
-        "excited: rows-omega", "network Pareto front"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(r.output, {"layer 1/4 (pooled): 3 alternative(s) of 1 strategy (rows-omega)",
+                           "layer 2/4 (squeezed): 3 alternative(s) of 1 strategy (rows-omega)",
+                           "layer 3/4 (excited): 3 alternative(s) of 1 strategy (rows-omega)",
+                           "layer 4/4 (block): 1 alternative(s) of 1 strategy (lower-glb2)", "pooled: rows-omega",
+                           "squeezed: rows-omega", "excited: rows-omega", "network Pareto front"});
   Result host = run_front_point(*this, "se_block");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  for (const char* layer : {"pooled", "squeezed", "excited", "block"})
-    EXPECT_NE(host.output.find(std::string(layer) + ": matches the expected values"), std::string::npos)
-        << layer << "\n" << host.output;
+  expect_layers_match(host.output, {"pooled", "squeezed", "excited", "block"});
 
   fs::remove_all(dir_ / "out");
   const std::string fc = std::string(LIFTC_SOURCE_DIR) + "/examples/fully_connected.sr";
@@ -787,8 +768,7 @@ TEST_F(ExploreCli, ANetworkExploredLayerByLayerStoresItsBuffersAsHalves) {
   Result f16 = run(explore + " -q --storage half -o out");
   ASSERT_EQ(f16.exit_code, 0) << f16.output;
   // Each layer's candidates ran and validated: none was served from the float run's rows.
-  for (const char* line : {"network: 3 layers, 2 of a shape of their own", "network Pareto front"})
-    EXPECT_NE(f16.output.find(line), std::string::npos) << line << "\n" << f16.output;
+  expect_all_in(f16.output, {"network: 3 layers, 2 of a shape of their own", "network Pareto front"});
   for (const char* layer : {"layer 1 (conv1): 2 candidates in ", "layer 3 (pooled): 2 candidates in "}) {
     std::size_t at = f16.output.find(layer);
     ASSERT_NE(at, std::string::npos) << layer << "\n" << f16.output;
@@ -857,9 +837,8 @@ TEST_F(ExploreCli, AFusedLayerStoresItsBuffersAsHalves) {
   EXPECT_EQ(kernels.find("conv2"), std::string::npos) << kernels;
   Result values = run_front_point(*this, "vgg_block");
   ASSERT_EQ(values.exit_code, 0) << values.output;
-  for (const char* layer : {"conv1: matches the expected values (512 values)",
-                            "pooled: matches the expected values (128 values)"})
-    EXPECT_NE(values.output.find(layer), std::string::npos) << layer << "\n" << values.output;
+  expect_all_in(values.output, {"conv1: matches the expected values (512 values)",
+                                "pooled: matches the expected values (128 values)"});
 }
 
 // A grouped convolution under half storage is split by group too (before: explored whole,
@@ -875,11 +854,11 @@ TEST_F(ExploreCli, AGroupedConvolutionSplitByGroupStoresItsBuffersAsHalves) {
   Result f16 = run(explore + " --storage half -o out");
   ASSERT_EQ(f16.exit_code, 0) << f16.output;
   EXPECT_EQ(f16.output.find("the grouped convolution is explored whole"), std::string::npos) << f16.output;
-  for (const char* line : {"conv into 2 groups (conv_g0, conv_g1) of 2 channels each",
-                           "group layer (conv_g1, a group of conv): the shape of group layer (conv_g0, a group of conv): "
-                           "explored once, its results taken",
-                           "network Pareto front"})
-    EXPECT_NE(f16.output.find(line), std::string::npos) << line << "\n" << f16.output;
+  expect_all_in(f16.output,
+                {"conv into 2 groups (conv_g0, conv_g1) of 2 channels each",
+                 "group layer (conv_g1, a group of conv): the shape of group layer (conv_g0, a group of conv): "
+                 "explored once, its results taken",
+                 "network Pareto front"});
   std::string csv = read(dir_ / "out/evaluated.csv");
   bool validated = false;
   std::istringstream lines(csv);
@@ -901,9 +880,8 @@ TEST_F(ExploreCli, AGroupedConvolutionSplitByGroupStoresItsBuffersAsHalves) {
   }
   Result values = run_front_point(*this, "grouped");
   ASSERT_EQ(values.exit_code, 0) << values.output;
-  for (const char* layer : {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
-                            "conv: matches the expected values"})
-    EXPECT_NE(values.output.find(layer), std::string::npos) << layer << "\n" << values.output;
+  expect_all_in(values.output, {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
+                                "conv: matches the expected values"});
   // Deployed from its folder, the library's points store the same halves.
   Result deployed = run("deploy out -o deployed");
   ASSERT_EQ(deployed.exit_code, 0) << deployed.output;

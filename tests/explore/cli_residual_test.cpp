@@ -52,16 +52,16 @@ TEST_F(ExploreCli, AResidualAddInTheConvolutionsDefinitionIsSplitOffAndValidates
                              "--jobs 2 -o out",
                              kResidual));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"network: 2 layers, 2 of a shape of their own, each explored with its own space and reference (4 evaluations "
-        "each): out_conv, out\n",
-        "residual add split off its convolution, each explored as a layer of its own (the convolution alone takes "
-        "every dense strategy; the add over it fused back in is the alternative): out into out_conv (the convolution) "
-        "and out (its values combined with image)\n",
-        "layer 1/2 (out_conv): ", "of 3 strategies (conv-chw-tile, conv-gemm, conv-chw)",
-        "fused layer (out_conv+out): 6 alternative(s) of 3 strategies (conv-chw-tile, conv-gemm, conv-chw)",
-        "network Pareto front"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"network: 2 layers, 2 of a shape of their own, each explored with its own space and reference (4 evaluations "
+       "each): out_conv, out\n",
+       "residual add split off its convolution, each explored as a layer of its own (the convolution alone takes "
+       "every dense strategy; the add over it fused back in is the alternative): out into out_conv (the convolution) "
+       "and out (its values combined with image)\n",
+       "layer 1/2 (out_conv): ", "of 3 strategies (conv-chw-tile, conv-gemm, conv-chw)",
+       "fused layer (out_conv+out): 6 alternative(s) of 3 strategies (conv-chw-tile, conv-gemm, conv-chw)",
+       "network Pareto front"});
   EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("note: fused layer (out_conv+out)"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
@@ -175,9 +175,8 @@ TEST_F(ExploreCli, TheResidualFormsWithTheImageFirstOrInTheSumsStartAreSplitAndT
     Result r = run(fmt::format("explore {}/examples/conv/forms/{}.sr -s conv-chw-tile --search random --evals 3 --jobs 2 -o {}",
                                LIFTC_SOURCE_DIR, form, form));
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    for (const char* line : {"out into out_conv (the convolution) and out (its values combined with image)\n",
-                             "fused layer (out_conv+out): 3 alternative(s) of 1 strategy (conv-chw-tile)"})
-      EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+    expect_all_in(r.output, {"out into out_conv (the convolution) and out (its values combined with image)\n",
+                             "fused layer (out_conv+out): 3 alternative(s) of 1 strategy (conv-chw-tile)"});
     EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
     std::string csv = read(dir_ / form / "evaluated.csv");
     EXPECT_TRUE(validated(csv, "out_conv", "conv-chw-tile")) << csv;
@@ -249,13 +248,13 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusedOnTheResidualFormRunsOnTheSplit
 TEST_F(ExploreCli, SpaceShowsTheConvolutionSplitOffItsResidualAdd) {
   Result r = run(fmt::format("space {} -s conv-chw-tile --target mali-g72 --samples 0", kResidual));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"// a residual add split off its convolution: out into out_conv (the convolution) and out (its values combined "
-        "with image); the convolution alone takes every dense strategy: explore searches these layers, and the "
-        "definition whole as their fused alternative (--whole-program: the program as written, not split)\n",
-        "==== layer 1/2 (out_conv)\n\n== strategy conv-chw-tile, alternative 1 of 4",
-        "==== layer 2/2 (out)\n// conv-chw-tile does not apply: lowered by lower-glb2"})
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  expect_all_in(
+      r.output,
+      {"// a residual add split off its convolution: out into out_conv (the convolution) and out (its values combined "
+       "with image); the convolution alone takes every dense strategy: explore searches these layers, and the "
+       "definition whole as their fused alternative (--whole-program: the program as written, not split)\n",
+       "==== layer 1/2 (out_conv)\n\n== strategy conv-chw-tile, alternative 1 of 4",
+       "==== layer 2/2 (out)\n// conv-chw-tile does not apply: lowered by lower-glb2"});
   Result whole = run(fmt::format("space {} -s conv-chw-tile --target mali-g72 --samples 0 --whole-program", kResidual));
   ASSERT_EQ(whole.exit_code, 0) << whole.output;
   EXPECT_NE(whole.output.find("== strategy conv-chw-tile, alternative 1 of 4"), std::string::npos) << whole.output;

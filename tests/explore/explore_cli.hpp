@@ -224,6 +224,13 @@ inline void expect_all_in(const std::string& output, std::initializer_list<const
   for (const char* line : lines) EXPECT_NE(output.find(line), std::string::npos) << line << "\n" << output;
 }
 
+// Expects a host program's `output` to say that each of `layers` matches its expected values.
+inline void expect_layers_match(const std::string& output, std::initializer_list<const char*> layers) {
+  for (const char* layer : layers)
+    EXPECT_NE(output.find(std::string(layer) + ": matches the expected values"), std::string::npos)
+        << layer << "\n" << output;
+}
+
 // The host program of front point `point` of out/ (the first by default), built with cmake
 // and run on the network's inputs with every layer's expected values, its own values written
 // to values/POINT (exit code -1 when it does not build).
