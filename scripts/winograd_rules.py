@@ -194,16 +194,10 @@ GEMM_COMMENT = """\
 // convolution; the multiplications are {mults} of the direct convolution's.
 """
 
-GEMM = """\
-rule winograd-f{m}x{m}-gemm{suffix} "Winograd F({m}x{m}, 3x3) as a batched matrix multiplication: input and weight transforms by kernels of their own, per transform row the tiles' and kernels' transformed values multiplied over the channels by a kernel of its own, then the output transform{what}":
-{lhs}    => join(map(tr -> map(q -> join(q), transpose(tr)),
-         split((length(elem(x)) - 2) / {m},
-           mapGlb(1, pt -> map(t -> transpose(t), transpose(
-                   mapGlb(0, (pk, b) -> let pp = toPrivate(y -> mapSeq(z -> z, y), pk) in
-                                        split({m}, mapSeq(a -> {open_seq}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, pp)){close},
-                                          {aa})),
-                          zip(pt, bs)))),
-             map(pq -> transpose(pq), transpose(map(pr -> map(pm -> join(pm), pr),
+# The input tiles' and the weights' transforms (each a kernel of its own) and their products
+# per transform row, summed over the channels: what the GEMM templates with and without a
+# residual epilogue share.
+GEMM_PRODUCTS = """\
                map(vu -> map(a -> map(u -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(a, u)), vu.1), transpose(vu.0)),
                  zip(toGlobal(ct -> transpose(map(tc -> transpose(tc),
                                 mapGlb(0, dc -> mapGlb(1, d -> let dp = toPrivate(y -> mapSeq(z -> z, y), join(d)) in
@@ -217,6 +211,19 @@ rule winograd-f{m}x{m}-gemm{suffix} "Winograd F({m}x{m}, 3x3) as a batched matri
                                                                join(mapSeq(g -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(wp, pad(0, k * k - 9, 0.0, g))),
                                                                  {gg_})), wk),
                                        mc))),
+"""
+
+GEMM = """\
+rule winograd-f{m}x{m}-gemm{suffix} "Winograd F({m}x{m}, 3x3) as a batched matrix multiplication: input and weight transforms by kernels of their own, per transform row the tiles' and kernels' transformed values multiplied over the channels by a kernel of its own, then the output transform{what}":
+{lhs}    => join(map(tr -> map(q -> join(q), transpose(tr)),
+         split((length(elem(x)) - 2) / {m},
+           mapGlb(1, pt -> map(t -> transpose(t), transpose(
+                   mapGlb(0, (pk, b) -> let pp = toPrivate(y -> mapSeq(z -> z, y), pk) in
+                                        split({m}, mapSeq(a -> {open_seq}reduce(b, (acc, p) -> acc + p.0 * p.1, zip(a, pp)){close},
+                                          {aa})),
+                          zip(pt, bs)))),
+             map(pq -> transpose(pq), transpose(map(pr -> map(pm -> join(pm), pr),
+""" + GEMM_PRODUCTS + """\
                        map(w -> transpose(map(kr -> transpose(kr), w)), ws)))))))))))
     if k == 3
 """
@@ -232,19 +239,7 @@ rule winograd-f{m}x{m}-gemm{suffix} "Winograd F({m}x{m}, 3x3) as a batched matri
                                               zip({aa}, cs))),
                           zip(pt, bs, transpose(join(yt)))))),
              zip(map(pq -> transpose(pq), transpose(map(pr -> map(pm -> join(pm), pr),
-               map(vu -> map(a -> map(u -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(a, u)), vu.1), transpose(vu.0)),
-                 zip(toGlobal(ct -> transpose(map(tc -> transpose(tc),
-                                mapGlb(0, dc -> mapGlb(1, d -> let dp = toPrivate(y -> mapSeq(z -> z, y), join(d)) in
-                                                               join(mapSeq(e -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(dp, e)),
-                                                                 {bb})), dc),
-                                       ct))),
-                       transpose(map(d -> transpose(map(ir -> transpose(ir), d)),
-                         join(map(transpose, slide({alpha}, {m}, map(row -> slide({alpha}, {m}, row), x))))))),
-                     toGlobal(mc -> transpose(map(cm -> transpose(cm),
-                                mapGlb(1, wk -> mapGlb(0, w -> let wp = toPrivate(y -> mapSeq(z -> z, y), join(w)) in
-                                                               join(mapSeq(g -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(wp, pad(0, k * k - 9, 0.0, g))),
-                                                                 {gg_})), wk),
-                                       mc))),
+""" + GEMM_PRODUCTS + """\
                        map(w -> transpose(map(kr -> transpose(kr), w)), ws))))))),
                join(map(transpose, slide({m}, {m}, map(row -> slide({m}, {m}, row), xr)))))))))
     if k == 3
