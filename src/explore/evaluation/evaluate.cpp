@@ -189,6 +189,12 @@ std::pair<std::string, bool> runner_of(const EvaluatorOptions& o) {
 
 }  // namespace
 
+std::shared_ptr<ServePool> serving_pool(const EvaluatorOptions& options) {
+  auto [runner, shell] = runner_of(options);
+  if (shell || options.isolate) return nullptr;
+  return std::make_shared<ServePool>(runner);
+}
+
 std::optional<std::string> runner_executable(const std::string& command) {
   std::size_t begin = command.find_first_not_of(" \t");
   if (begin == std::string::npos) return std::nullopt;
@@ -278,7 +284,8 @@ Evaluator::Evaluator(const Problem& problem, const CandidateSpace& space, Store&
     : problem_(problem), space_(space), store_(store), run_(run), device_(device), options_(std::move(options)) {
   std::tie(runner_, shell_) = runner_of(options_);
   live_path_ = (std::filesystem::path(options_.work_dir) / "validated-points").string();
-  if (!shell_ && !options_.isolate) pool_ = std::make_shared<ServePool>(runner_);
+  pool_ = options_.pool ? options_.pool : serving_pool(options_);
+  LIFTC_ASSERT(!pool_ || pool_->runner() == runner_, "a shared pool serves the evaluator's own runner");
   LIFTC_ASSERT(!options_.generations || options_.generations->build_options() == options_.build_options,
                "kernels kept for the evaluator are generated with its build options");
   checked_with_ = fmt::format("checked rtol {} atol {}\nprogram {}\nrunner {}\n", options_.bundle.rtol,

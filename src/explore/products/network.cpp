@@ -64,12 +64,14 @@ std::shared_ptr<LayerResult> layer_space(const Layer& layer, const std::string& 
 }
 
 // Searches the layer's space with its own Evaluator, in a work folder of its own.
+// Its runners are `pool`'s, the network's.
 void explore_layer(LayerResult& r, const std::string& label, Store& store, std::int64_t run, const DeviceReport& device,
-                   const NetworkOptions& o, const std::string& work_dir) {
+                   const NetworkOptions& o, const std::string& work_dir, const std::shared_ptr<ServePool>& pool) {
   NetworkOptions::LayerSearch made = o.make_search(r.space, r.problem, label);
   std::unique_ptr<Search>& search = made.search;
   EvaluatorOptions eo = o.evaluator;
   eo.work_dir = work_dir;
+  eo.pool = pool;
   eo.generations = made.generations;
   std::error_code ec;
   std::filesystem::create_directories(work_dir, ec);
@@ -271,6 +273,11 @@ void explore_network(NetworkExploration& net, const Problem& network, Store& sto
     net.variants.emplace_back();
     for (std::size_t i = 0; i < n; ++i) net.variants[0].layers.push_back(i);
   }
+  // One set of serving runners for every layer: each keeps its device open from one layer's
+  // candidates to the next's. Opening it is the slow part of a runner's start (on an H200
+  // with 32 jobs starting at once, 5-9 s each), and a layer given a few seconds of search
+  // spent a third of them waiting for its own runners to open the device again.
+  std::shared_ptr<ServePool> pool = o.evaluator.pool ? o.evaluator.pool : serving_pool(o.evaluator);
   std::set<std::size_t> run_by_some;  // the layers (first of their shape) some variant runs
   for (const auto& v : net.variants)
     for (std::size_t i : v.layers) run_by_some.insert(net.layers[i].same_as);
@@ -278,7 +285,7 @@ void explore_network(NetworkExploration& net, const Problem& network, Store& sto
     LayerResult& r = *net.results[i];
     r.problem = layer_problem(network, net.layers[i]);
     std::string dir = (std::filesystem::path(o.evaluator.work_dir) / fmt::format("layer-{}", i + 1)).string();
-    explore_layer(r, layer_label(net, i), store, run, device, o, dir);
+    explore_layer(r, layer_label(net, i), store, run, device, o, dir, pool);
   }
 
   // The bytes of each value (2 an element where the network stores it as halves, as its

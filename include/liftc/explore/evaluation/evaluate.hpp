@@ -93,7 +93,16 @@ struct EvaluatorOptions {
   /// evaluation (generation_memo.hpp: made for the space evaluated, with `build_options`).
   /// Null: each candidate generated here.
   std::shared_ptr<GenerationMemo> generations;
+  /// Serving runners shared with other Evaluators of the same runner and device (a network's
+  /// layers: serving_pool), so that each does not open the device afresh in --jobs new
+  /// processes. Null: the Evaluator makes its own (none where a runner is a process per
+  /// candidate: --runner, --isolate).
+  std::shared_ptr<ServePool> pool;
 };
+
+/// The serving runners for Evaluators of `options`: null where each candidate gets a
+/// process of its own (a --runner command, --isolate).
+std::shared_ptr<ServePool> serving_pool(const EvaluatorOptions& options);
 
 /// Puts the bundle folder `dir` in `queue` as run `run`'s candidate `key` for a worker of
 /// `kind`, waits for its outcome (calling `check` while it waits) and gives it as the

@@ -88,6 +88,8 @@ class ServePool {
   WorkerResult run(const std::string& bundle_dir, double timeout_s);
   /// The workers made so far.
   std::size_t size() const;
+  /// The runner each worker starts.
+  const std::string& runner() const { return runner_; }
 
  private:
   std::string runner_;
