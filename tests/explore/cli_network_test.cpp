@@ -829,6 +829,25 @@ TEST_F(ExploreCli, ANetworkExploredLayerByLayerStoresItsBuffersAsHalves) {
                               "pooled: matches the expected values"});
 }
 
+// Under half storage a depthwise layer is not fused into the pointwise one that sums its
+// values (layers.hpp, unfused_under_half), and explore says so; the other fusions stay.
+TEST_F(ExploreCli, UnderHalfStorageADepthwiseLayerIsNotFusedIntoItsPointwiseReader) {
+  const std::string mobilenet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v2_block.sr";
+  const std::string explore =
+      fmt::format("explore {} -s conv-lower --evals 1 --runs 1 --jobs 1 -q --db r.db", mobilenet);
+  Result f32 = run(explore);
+  ASSERT_EQ(f32.exit_code, 0) << f32.output;
+  EXPECT_NE(f32.output.find("fused layer (depthwise+projected)"), std::string::npos) << f32.output;
+  EXPECT_EQ(f32.output.find("not fused under half storage"), std::string::npos) << f32.output;
+  Result f16 = run(explore + " --storage half");
+  ASSERT_EQ(f16.exit_code, 0) << f16.output;
+  EXPECT_NE(f16.output.find("not fused under half storage: depthwise into projected (a fused layer would keep"),
+            std::string::npos)
+      << f16.output;
+  EXPECT_EQ(f16.output.find("fused layer (depthwise+"), std::string::npos) << f16.output;
+  EXPECT_NE(f16.output.find("fused layer (projected+block)"), std::string::npos) << f16.output;
+}
+
 // A fused layer in half: the convolution fused into its pooling (conv2+pooled, conv-pool-tile)
 // stores what it reads and its output as halves, writes no conv2 buffer, and its front's host
 // program validates the network's layers; its memory is half the float run's.

@@ -539,13 +539,18 @@ std::vector<Fusion> conv_pool_fusions(const ir::Program& network, const rewrite:
   return out;
 }
 
+bool unfused_under_half(const ir::Program& network, const Fusion& f) {
+  return f.kind == FusionKind::DepthwisePointwise && network.half.count(f.producer) > 0;
+}
+
 // A layout read through by its reader first (it moves no computation: a view), then the
 // others.
 std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::RuleSet* rules) {
   std::vector<Fusion> out = layout_fusions(network);
   std::vector<Fusion> more = one_to_one_fusions(network);
   if (rules) {
-    for (auto& f : depthwise_pointwise_fusions(network, *rules)) more.push_back(std::move(f));
+    for (auto& f : depthwise_pointwise_fusions(network, *rules))
+      if (!unfused_under_half(network, f)) more.push_back(std::move(f));
     for (auto& f : conv_pool_fusions(network, *rules)) more.push_back(std::move(f));
   }
   for (auto& f : more) {

@@ -114,8 +114,17 @@ struct NetworkVariant {
   std::vector<Fusion> fusions;
 };
 
+/// Whether `f` is left unmade because `network` stores its producer as halves: a depthwise
+/// layer's values that a pointwise one sums. Fused, they would stay floats in registers or
+/// local memory, while the network (and every layer's expected values) rounds them to a half
+/// before the sums; over a few hundred channels the two differ beyond the half tolerance
+/// (MobileNetV2 at 14x14, 576 channels: 4% of the outputs, by 1-3 times the tolerance, on
+/// every candidate on an H200). A one-to-one or pooling fusion rounds no value it then sums.
+bool unfused_under_half(const ir::Program& network, const Fusion& f);
+
 /// The fusions of `network` `add_fused_layers` makes variants of: one_to_one_fusions, then
-/// (with `rules`) depthwise_pointwise_fusions and conv_pool_fusions, one producer per consumer.
+/// (with `rules`) depthwise_pointwise_fusions and conv_pool_fusions, one producer per
+/// consumer, none that unfused_under_half leaves unmade.
 std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::RuleSet* rules);
 
 /// The variants of `network` whose layers `layers` are (split_layers): the network as
