@@ -12,9 +12,9 @@
 // kernels' profiling events, is over the bundle's cut-off, stop there; otherwise run
 // warm-up and timed runs, each timed the same way, and stop timing after the first timed
 // run when it is over the cut-off; check the canaries; print the result. A run whose
-// kernels are still running when their time passes the cut-off is not waited for: the
-// answer says so (`"stopped":true`, cut) and the runner exits at once (it cannot stop a
-// kernel; its process's end does, on PoCL and NVIDIA's driver).
+// kernels are still running kStopGraceMs after their time passed the cut-off is not waited
+// for: the answer says so (`"stopped":true`, cut) and the runner exits at once (it cannot
+// stop a kernel; its process's end does, on PoCL and NVIDIA's driver).
 // A `library` line is a CLBlast routine's call in the same sequence (README.md, "Library
 // calls"); a runner built without CLBlast answers such a bundle with status build.
 // With a `lock` file, every kernel execution (the validated run, the warm-up and timed
@@ -370,17 +370,28 @@ class Runner {
     return err != CL_SUCCESS ? err : s;
   }
 
+  // How long a run whose count passed the cut-off is still waited for (host time from that
+  // moment) before the runner gives up on it and exits. A run that ends within it is a cut
+  // like one over the cut-off after it ended (its times measured, the validated run
+  // checked), and the serving runner goes on in its context; one given up on costs the next
+  // candidate a fresh runner, which opens the device again: on an H200 with 32 runners
+  // opening it at once, 5-9 s each, and a cut layer's candidates were a third of them fresh.
+  // The device stays locked while it is waited for, as it does while an ending process's
+  // kernels are stopped.
+  static constexpr double kStopGraceMs = 100;
+
   // Waits for a run's steps in order while their time stays within the cut-off: a completed
   // step counts its event time (`time_of`), the step in progress the host time since it was
   // first seen running: since CL_RUNNING where the driver reports it (on PoCL a kernel is
   // CL_SUBMITTED while it is compiled for its work-group size), else since CL_SUBMITTED
   // (NVIDIA), since its marker ended for a library call. Until the session knows which, a
   // step counts from CL_RUNNING only. Returns false when the count passed the cut-off with
-  // kernels still running; `times` then holds what each step counted.
+  // kernels still running kStopGraceMs later; `times` then holds what each step counted.
   bool wait_within_cutoff(const std::vector<cl_event>& events, const std::vector<cl_event>& before,
                           std::vector<double>& times) {
     times.assign(events.size(), 0.0);
     double counted = 0;
+    double over_since = -1;  // when the count first passed the cut-off (now_ms)
     for (std::size_t k = 0; k < events.size(); ++k) {
       double since = -1;      // when the step was first seen running (now_ms)
       double submitted = -1;  // when it was last seen CL_SUBMITTED, if that was its last status
@@ -408,8 +419,11 @@ class Runner {
         if (since >= 0) {
           times[k] = now_ms() - since;
           if (counted + times[k] > cutoff_.now()) {
-            times.resize(k + 1);
-            return false;
+            if (over_since < 0) over_since = now;
+            if (now - over_since > kStopGraceMs) {
+              times.resize(k + 1);
+              return false;
+            }
           }
         }
         // Polled often at first (a fast kernel is not slowed much), then every millisecond.

@@ -103,6 +103,25 @@ void expect_stopped_at_300_ms(const WorkerResult& w) {
   EXPECT_NE(a.reason.find(" ms of its kernels (not validated)"), std::string::npos) << a.reason;
 }
 
+// A kernel that runs past a cut-off of a microsecond but ends well within the runner's
+// grace after it (kStopGraceMs, 100 ms; this kernel takes a few milliseconds on PoCL): its
+// validated run is waited for and checked, and the answer is cut, not stopped, so a serving
+// runner would go on in its context.
+TEST_F(RunnerTest, ARunThatEndsWithinTheGraceAfterTheCutOffIsWaitedFor) {
+  BundleSettings s;
+  s.runs = 5;
+  s.cutoff_ms = 1e-3;
+  WorkerResult w = run("volatile int k = 0; while (k < 20000) k++; if (i < n) out[i] = a[i] + b[i];", s);
+  ASSERT_EQ(w.end, WorkerResult::End::Exited) << w.out << w.err;
+  RunnerAnswer a = parse_runner_answer(w.out);
+  EXPECT_EQ(a.status, "ok") << w.out;
+  EXPECT_TRUE(a.cut) << w.out;
+  EXPECT_FALSE(a.stopped) << w.out;
+  ASSERT_EQ(a.samples_ms.size(), 1u) << w.out;
+  EXPECT_GT(a.samples_ms[0], 1e-3);
+  EXPECT_EQ(a.reason.find("stopped waiting"), std::string::npos) << a.reason;
+}
+
 // A kernel that never ends, with a cut-off of 300 ms and the watchdog's 60 s: the runner
 // stops waiting once the kernel ran longer than the cut-off (counted from when PoCL reports
 // it running, after compiling it) and exits at once, its answer cut with one sample over the
