@@ -634,13 +634,15 @@ TEST_F(ExploreCli, RowsOfSumsGetRowsOmegaAndValidate) {
 }
 
 // The same block written with each fully connected layer's bias added after its sum, inside
-// the activation (examples/networks/se_block_bias_after_sum.sr, issue 38: max(s + q.1, 0.0),
-// sigmoid(b + s)), and a fully connected layer's tanh(s + bias)
-// (examples/fully_connected_tanh.sr): normal-form makes each bias its sum's start, so the
-// layers get rows-omega's three alternatives, as se_block.sr's, and the matrix-vector
-// strategies; every layer of the front's point validates in its host program against the
-// program as written (the sum from the bias adds it first, not last: the same up to
-// rounding), and so does each alternative of the tanh layer.
+// the activation, and the means as a pass over the channels' joined sums
+// (examples/networks/se_block_bias_after_sum.sr, issue 38: max(s + q.1, 0.0), sigmoid(b + s),
+// map(s -> s / float(H * W), join(...))), and a fully connected layer's tanh(s + bias)
+// (examples/fully_connected_tanh.sr): normal-form makes each bias its sum's start and moves
+// the division onto each sum, so the layers get rows-omega's three alternatives, as
+// se_block.sr's, and the fully connected ones the matrix-vector strategies; every layer of
+// the front's point validates in its host program against the program as written (the sum
+// from the bias adds it first, not last: the same up to rounding), and so does each
+// alternative of the tanh layer.
 TEST_F(ExploreCli, BiasesAddedAfterTheSumGetRowsOmegaAndValidate) {
   const std::string path = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/se_block_bias_after_sum.sr";
   Result space = run(fmt::format("space {} --samples 0", path));
