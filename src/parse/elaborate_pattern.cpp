@@ -37,6 +37,12 @@ const ast::Expr* sole_argument(const ast::Expr& e, const char* callee) {
   return &args->args.front();
 }
 
+// Whether a pattern mentions a name bound by an enclosing pattern lambda or let.
+bool mentions_bound(const Pattern& p) {
+  if (p.kind == PatternKind::Var && p.bound) return true;
+  return std::any_of(p.args.begin(), p.args.end(), mentions_bound);
+}
+
 const char* kind_name(VarKind k) {
   switch (k) {
     case VarKind::Expr: return "an expression";
@@ -221,16 +227,27 @@ Pattern Elaborator::pattern_apply(const std::string& f, const std::vector<ast::E
   p.name = f;
   const PatternMode& mode = *pattern_mode_;
   if (mode.binds) {
-    // A higher-order pattern: g applied to distinct bound names matches any expression over them.
+    // A higher-order pattern: g applied to distinct bound names matches any expression over
+    // them; g applied to one expression over bound names (`g(s + b)`) matches any expression
+    // in which they occur only inside matches of it (an abstraction, src/rewrite/match.cpp).
     pattern_var_kind(f, VarKind::Function, at);
+    const auto misapplied = [&f](const SourceLoc& here) {
+      return Error(fmt::format("on the left, function variable `{}` may only be applied to distinct lambda "
+                               "parameters or to one expression over them",
+                               f),
+                   here);
+    };
+    if (args.size() == 1 && !name_of(args[0])) {
+      Pattern over = pattern_data(args[0], env);
+      if (!mentions_bound(over)) throw misapplied(loc(args[0], pattern_text_));
+      p.args.push_back(std::move(over));
+      return p;
+    }
     std::set<std::string> seen;
     for (const auto& a : args) {
       const SourceLoc here = loc(a, pattern_text_);
       const std::string* n = name_of(a);
-      if (!n || !bound(env, *n) || !seen.insert(*n).second)
-        throw Error(
-            fmt::format("on the left, function variable `{}` may only be applied to distinct lambda parameters", f),
-            here);
+      if (!n || !bound(env, *n) || !seen.insert(*n).second) throw misapplied(here);
       p.args.push_back(pattern_variable(*n, here, env));
     }
     return p;

@@ -1,6 +1,7 @@
 // Matching a left side against a typed IR expression (binding-aware; see match.hpp).
 
 #include <algorithm>
+#include <optional>
 
 #include "liftc/rewrite/match.hpp"
 
@@ -89,6 +90,7 @@ class Matcher {
 
   // `g(e1, ...)` on the left: g becomes the lambda `(e1', ...) -> e`.
   bool higher_order(const Pattern& p, const ir::Expr& e) {
+    if (p.args.size() == 1 && !(p.args[0].kind == PatternKind::Var && p.args[0].bound)) return abstraction(p, e);
     std::vector<std::string> params;
     for (const auto& a : p.args) params.push_back(actual(a.name));
     for (std::size_t i = 0; i < params.size(); ++i)
@@ -104,6 +106,99 @@ class Matcher {
     if (it != m.functions.end()) return ir::alpha_equal(it->second, lambda);
     m.functions.emplace(p.name, lambda);
     return true;
+  }
+
+  // `g(t)` on the left, t an expression over enclosing pattern lambdas' parameters (`s + b`):
+  // the first subexpression of e, pre-order, that t matches binds t's variables; it and every
+  // subexpression alpha-equal to it become g's parameter, and g is `y -> e` with them replaced.
+  // The lambdas' parameters may occur in e only inside those (they would escape g), and a
+  // subexpression is taken only where e binds none of its free names (a capture).
+  bool abstraction(const Pattern& p, const ir::Expr& e) {
+    std::optional<ir::Expr> instance;
+    find_instance(p.args[0], e, {}, instance);
+    if (!instance) return false;
+    std::vector<std::string> avoid = names_in(e);
+    for (const auto& b : bound_) avoid.push_back(b.second);
+    const std::string y = ir::fresh_name("y", avoid);
+    const std::vector<std::string> captured = ir::free_vars(*instance);
+    ir::Expr body = replace_instances(e, *instance, captured, ir::make_var(y, e.loc()), {});
+    auto fv = ir::free_vars(body);
+    for (const auto& b : bound_)
+      if (std::find(fv.begin(), fv.end(), b.second) != fv.end()) return false;
+    ir::Expr lambda = ir::make_lambda({y}, body, e.loc());
+    auto it = m.functions.find(p.name);
+    if (it != m.functions.end()) return ir::alpha_equal(it->second, lambda);
+    m.functions.emplace(p.name, lambda);
+    return true;
+  }
+
+  // Pre-order: the first subexpression of e that t matches with none of its free names bound
+  // inside the expression abstracted over (`inner`); its bindings are kept.
+  void find_instance(const Pattern& t, const ir::Expr& e, const std::vector<std::string>& inner,
+                     std::optional<ir::Expr>& found) {
+    if (found) return;
+    const bool same_head = t.kind != PatternKind::Call || (e.kind() == ir::ExprKind::Call && e->prim == t.prim);
+    if (same_head && !captures(inner, e)) {
+      Matcher trial = *this;
+      if (trial.data(t, e)) {
+        *this = std::move(trial);
+        found = e;
+        return;
+      }
+    }
+    for_children(e, inner, [&](const ir::Expr& child, const std::vector<std::string>& names) {
+      find_instance(t, child, names, found);
+    });
+  }
+
+  // e with every subexpression alpha-equal to `instance` that no binder inside e captures
+  // (one of `free`, the instance's free names) replaced by `y`.
+  static ir::Expr replace_instances(const ir::Expr& e, const ir::Expr& instance, const std::vector<std::string>& free,
+                                    const ir::Expr& y, const std::vector<std::string>& inner) {
+    const bool shadowed =
+        std::any_of(free.begin(), free.end(), [&](const std::string& n) { return contains(inner, n); });
+    if (shadowed) return e;
+    if (ir::alpha_equal(e, instance)) return y;
+    std::vector<ir::Expr> args;
+    for_children(e, inner, [&](const ir::Expr& child, const std::vector<std::string>& names) {
+      args.push_back(replace_instances(child, instance, free, y, names));
+    });
+    return ir::with_args(e, std::move(args));
+  }
+
+  // Calls visit(child, names bound around it inside the expression walked) for each child of
+  // e in order: a lambda binds its parameters in its body, a let its name in its body.
+  template <typename Visit>
+  static void for_children(const ir::Expr& e, const std::vector<std::string>& inner, Visit&& visit) {
+    for (std::size_t i = 0; i < e->args.size(); ++i) {
+      std::vector<std::string> names = inner;
+      if (e.kind() == ir::ExprKind::Lambda) names.insert(names.end(), e->params.begin(), e->params.end());
+      if (e.kind() == ir::ExprKind::Let && i == 1) names.push_back(e->name);
+      visit(e->args[i], names);
+    }
+  }
+
+  static bool contains(const std::vector<std::string>& names, const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  }
+
+  // Whether a binder inside the expression walked (`inner`) binds a free name of e.
+  static bool captures(const std::vector<std::string>& inner, const ir::Expr& e) {
+    if (inner.empty()) return false;
+    auto fv = ir::free_vars(e);
+    return std::any_of(fv.begin(), fv.end(), [&](const std::string& n) { return contains(inner, n); });
+  }
+
+  // Every name e uses or binds (a fresh parameter avoids them all).
+  static std::vector<std::string> names_in(const ir::Expr& e) {
+    std::vector<std::string> out;
+    if (e.kind() == ir::ExprKind::Var || e.kind() == ir::ExprKind::Let) out.push_back(e->name);
+    if (e.kind() == ir::ExprKind::Lambda) out.insert(out.end(), e->params.begin(), e->params.end());
+    for (const auto& a : e->args) {
+      auto inner = names_in(a);
+      out.insert(out.end(), inner.begin(), inner.end());
+    }
+    return out;
   }
 
   bool sizes(const std::vector<arith::Expr>& ps, const std::vector<arith::Expr>& es) {

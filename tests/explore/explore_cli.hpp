@@ -231,6 +231,20 @@ inline void expect_layers_match(const std::string& output, std::initializer_list
         << layer << "\n" << output;
 }
 
+// Expects `csv` (an evaluated.csv) to hold, for each of alternatives 1 to `n` of `strategy`, a
+// row that ran and matched the interpreter (ok, or cut: validated, then slower).
+inline void expect_each_alternative_validated(const std::string& csv, const std::string& strategy, int n) {
+  for (int alternative = 1; alternative <= n; ++alternative) {
+    const std::string key = fmt::format(",{},{},", strategy, alternative);
+    bool validated = false;
+    std::istringstream lines(csv);
+    for (std::string line; std::getline(lines, line);)
+      validated = validated || (line.find(key) != std::string::npos &&
+                                (line.find(",ok,") != std::string::npos || line.find(",cut,") != std::string::npos));
+    EXPECT_TRUE(validated) << key << "\n" << csv;
+  }
+}
+
 // The host program of front point `point` of out/ (the first by default), built with cmake
 // and run on the network's inputs with every layer's expected values, its own values written
 // to values/POINT (exit code -1 when it does not build).

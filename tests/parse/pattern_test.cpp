@@ -124,7 +124,12 @@ const ErrorCase kErrors[] = {
     {"map(f, x)", "map(f, f)", "`f` is a function variable; it cannot be used as a value", 1, 29},
     {"map(f, x)", "map(y -> y(x), x)", "`y` is a value, not a function", 1, 31},
     {"map(f, x)", "split(n, x)", "unbound variable `n` on the right side", 1, 28},
-    {"map(x -> g(x, x), y)", "y", "on the left, function variable `g` may only be applied to distinct lambda parameters", 1, 23},
+    {"map(x -> g(x, x), y)", "y",
+     "on the left, function variable `g` may only be applied to distinct lambda parameters or to one expression over them",
+     1, 23},
+    {"map(x -> g(y + 1.0), y)", "y",
+     "on the left, function variable `g` may only be applied to distinct lambda parameters or to one expression over them",
+     1, 20},
 };
 
 TEST(Pattern, ErrorsSayWhatAndWhere) {

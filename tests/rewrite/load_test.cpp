@@ -60,7 +60,12 @@ const BadFile kBad[] = {
      "2:14: error: 9 is not a value of parameter `n` of rule `r`"},
     {"rule try: join(x) => x", "1:1: error: `try` is a strategy combinator"},
     {"rule r: x => x", "1:9: error: the left side of a rule must be a primitive call or a let"},
-    {"rule r: map(x -> g(x, x), y) => y", "1:23: error: on the left, function variable `g` may only be applied to distinct lambda parameters"},
+    {"rule r: map(x -> g(x, x), y) => y",
+     "1:23: error: on the left, function variable `g` may only be applied to distinct lambda parameters or to one "
+     "expression over them"},
+    {"rule r: map(x -> g(y + 1.0), y) => y",
+     "1:20: error: on the left, function variable `g` may only be applied to distinct lambda parameters or to one "
+     "expression over them"},
     // Size arguments and guards, read by parse::read_size as a program's sizes are.
     {"rule r: split(n + 1, x) => x", "1:15: error: a size argument on the left must be a variable or a constant"},
     {"rule r: split(-n, x) => x", "1:15: error: a size argument on the left must be a variable or a constant"},

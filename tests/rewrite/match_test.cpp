@@ -56,6 +56,23 @@ TEST(Match, HigherOrderPatternBindsTheBody) {
   EXPECT_EQ(r[0], "reduce(0.0, (a, e) -> a + e * e, x)");
 }
 
+// `h(s + b)` on the left: h is the body abstracted over every copy of the sum plus the
+// bias; a body that uses the sum elsewhere, or whose copy a lambda of its own captures, does
+// not match.
+TEST(Match, AnAbstractionPatternBindsTheBodyOverEveryCopy) {
+  const std::string rows = std::string(kVec) + "input b : float\n";
+  auto at = [&](const char* body) {
+    return rewrite_root("bias-into-reduce-activation",
+                        rows + "def out = map(s -> " + body + ", reduce(0.0, (acc, v) -> acc + v * v, x))");
+  };
+  EXPECT_EQ(at("tanh(s + b)"), (std::vector<std::string>{"map(v -> tanh(v), reduce(b, (a, e) -> a + e * e, x))"}));
+  EXPECT_EQ(at("select(s + b > 0.0, s + b, 0.1 * (s + b))"),
+            (std::vector<std::string>{"map(v -> select(v > 0.0, v, 0.1 * v), reduce(b, (a, e) -> a + e * e, x))"}));
+  EXPECT_TRUE(at("(s + b) * s").empty());
+  EXPECT_TRUE(at("s + 1.0 + s").empty());
+  EXPECT_TRUE(at("reduce(0.0, (acc, s) -> acc + (s + b), x)").empty());  // its s is the inner lambda's
+}
+
 TEST(Match, FreshParametersAreUniqueAndRanged) {
   Typed t = typed(std::string(kVec) + "def out = map(a -> a, x)");
   FreshNames names;

@@ -530,9 +530,11 @@ def pooled = join(map(ch -> reduce(-1000000.0, (acc, v) -> max(acc, v), ch), tra
   // Where it applies: three alternatives per definition of rows of sums (rows or chunks on
   // global dimension 0, or a work-group per row), two for rows without a function after their
   // sums (matvec_no_bias.sr's output layer: no work-group per row), combined over a program's
-  // definitions.
+  // definitions; the same where each layer adds its bias after the sum, inside its activation
+  // (normal-form makes it the sum's start: bias-into-reduce-activation).
   for (const auto& [file, alternatives] : std::vector<std::pair<const char*, std::size_t>>{
-           {"fully_connected.sr", 3}, {"matvec_no_bias.sr", 6}, {"networks/se_block.sr", 27}})
+           {"fully_connected.sr", 3}, {"matvec_no_bias.sr", 6}, {"networks/se_block.sr", 27},
+           {"fully_connected_tanh.sr", 3}, {"networks/se_block_bias_after_sum.sr", 27}})
     EXPECT_EQ(rewrite_program(library(), "rows-omega", program(example(file))).programs.size(), alternatives) << file;
 }
 

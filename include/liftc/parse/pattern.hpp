@@ -6,9 +6,10 @@
 // expressions and reorder's index function. What differs is what a name that is bound
 // nowhere means. In a program it is an error ("unknown name"); in a pattern it is a pattern
 // variable, of the kind its position asks for: an expression variable in a data position
-// (`x`), a function variable in a function position (`f`, or applied to lambda-bound names:
-// `g(e)`), a size variable in a size position (`n` in `split(n, x)`). Names bound by the
-// pattern's own lambdas and lets stay bound (`Pattern::bound`), not pattern variables.
+// (`x`), a function variable in a function position (`f`, or applied to lambda-bound names,
+// `g(e)`, or to one expression over them, `g(e + b)`), a size variable in a size position
+// (`n` in `split(n, x)`). Names bound by the pattern's own lambdas and lets stay bound
+// (`Pattern::bound`), not pattern variables.
 //
 // A partial application in a function position stays a call with fewer operands (`map(f)`),
 // not a lambda as in a program, so the matcher sees what the rule's author wrote.
@@ -61,7 +62,8 @@ using PatternVars = std::map<std::string, VarKind>;
 struct PatternMode {
   /// True for a binding pattern (a rule's left side): a free name becomes a pattern variable
   /// of `vars`, of the kind its position asks for (the same name twice must be the same
-  /// kind); an applied function variable takes distinct lambda-bound names only; a size
+  /// kind); an applied function variable takes distinct lambda-bound names, or one
+  /// expression that mentions one (`g(s + b)`, an abstraction); a size
   /// argument is a name or a constant. False for a template (a right side): every free
   /// name must already be a variable of `vars` of that kind, or a name of `fresh` in a size.
   bool binds = true;

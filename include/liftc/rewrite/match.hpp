@@ -4,9 +4,11 @@
 // Matching is binding-aware: a pattern lambda matches any lambda of as many parameters
 // (alpha equivalence), a variable bound outside a pattern lambda may not capture that
 // lambda's parameters, a function variable applied to lambda-bound variables (`g(e)`)
-// matches any body (a higher-order pattern: g becomes `e -> body`), a partial application
-// in a function position (`map(f)`) matches its eta-expanded lambda, and a variable that
-// occurs twice must match alpha-equal expressions.
+// matches any body (a higher-order pattern: g becomes `e -> body`), one applied to an
+// expression over them (`g(s + b)`) matches any body in which they occur only inside
+// matches of it (an abstraction: g becomes `y -> body` with those matches y), a partial
+// application in a function position (`map(f)`) matches its eta-expanded lambda, and a
+// variable that occurs twice must match alpha-equal expressions.
 
 #include <functional>
 #include <map>
