@@ -620,6 +620,36 @@ TEST_F(ExploreCli, SqueezeExcitationBlockGetsTheMatrixVectorStrategiesAndValidat
   expect_layers_match(host.output, {"pooled", "squeezed", "excited", "block"});
 }
 
+// examples/networks/`block`.sr, an SE block, explored with rows-omega: its pooling and both
+// fully connected layers take its three alternatives, the scaling the fallback's lowering,
+// and every layer of the front's point validates in its host program. Then the fully
+// connected layer examples/`fc`.sr alone: each alternative validates, and so does its front's
+// point.
+void expect_rows_omega_block_and_layer(ExploreCli& cli, const std::string& block, const std::string& fc) {
+  Result r = cli.run(fmt::format("explore {}/examples/networks/{}.sr -s rows-omega --pareto --evals 4 --runs 2 --jobs 2 "
+                                 "-o out",
+                                 LIFTC_SOURCE_DIR, block));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output, {"layer 1/4 (pooled): 3 alternative(s) of 1 strategy (rows-omega)",
+                           "layer 2/4 (squeezed): 3 alternative(s) of 1 strategy (rows-omega)",
+                           "layer 3/4 (excited): 3 alternative(s) of 1 strategy (rows-omega)",
+                           "layer 4/4 (block): 1 alternative(s) of 1 strategy (lower-glb2)", "pooled: rows-omega",
+                           "squeezed: rows-omega", "excited: rows-omega", "network Pareto front"});
+  Result host = run_front_point(cli, block);
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  expect_layers_match(host.output, {"pooled", "squeezed", "excited", "block"});
+
+  std::filesystem::remove_all(cli.dir() / "out");
+  Result m = cli.run(fmt::format("explore {}/examples/{}.sr -s rows-omega --pareto --evals 9 --runs 2 --jobs 2 -o out",
+                                 LIFTC_SOURCE_DIR, fc));
+  ASSERT_EQ(m.exit_code, 0) << m.output;
+  EXPECT_NE(m.output.find("space: 3 alternative(s)"), std::string::npos) << m.output;
+  expect_each_alternative_validated(cli.read(cli.dir() / "out/evaluated.csv"), "rows-omega", 3);
+  Result fc_host = run_front_point(cli, fc);
+  ASSERT_EQ(fc_host.exit_code, 0) << fc_host.output;
+  EXPECT_NE(fc_host.output.find("fc: matches the expected values"), std::string::npos) << fc_host.output;
+}
+
 // The squeeze-and-excitation block with rows-omega (issue 38): its pooling (each channel's
 // mean over the pixels) and its two fully connected layers are each a map over rows of sums,
 // split into omega partial sums computed by a kernel of their own and summed by another
@@ -628,27 +658,7 @@ TEST_F(ExploreCli, SqueezeExcitationBlockGetsTheMatrixVectorStrategiesAndValidat
 // validates in its host program, and so does a fully connected layer alone
 // (examples/fully_connected.sr), a matrix-vector product, where each alternative validates.
 TEST_F(ExploreCli, RowsOfSumsGetRowsOmegaAndValidate) {
-  const std::string path = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/se_block.sr";
-  Result r = run(fmt::format("explore {} -s rows-omega --pareto --evals 4 --runs 2 --jobs 2 -o out", path));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  expect_all_in(r.output, {"layer 1/4 (pooled): 3 alternative(s) of 1 strategy (rows-omega)",
-                           "layer 2/4 (squeezed): 3 alternative(s) of 1 strategy (rows-omega)",
-                           "layer 3/4 (excited): 3 alternative(s) of 1 strategy (rows-omega)",
-                           "layer 4/4 (block): 1 alternative(s) of 1 strategy (lower-glb2)", "pooled: rows-omega",
-                           "squeezed: rows-omega", "excited: rows-omega", "network Pareto front"});
-  Result host = run_front_point(*this, "se_block");
-  ASSERT_EQ(host.exit_code, 0) << host.output;
-  expect_layers_match(host.output, {"pooled", "squeezed", "excited", "block"});
-
-  fs::remove_all(dir_ / "out");
-  const std::string fc = std::string(LIFTC_SOURCE_DIR) + "/examples/fully_connected.sr";
-  Result m = run(fmt::format("explore {} -s rows-omega --pareto --evals 9 --runs 2 --jobs 2 -o out", fc));
-  ASSERT_EQ(m.exit_code, 0) << m.output;
-  EXPECT_NE(m.output.find("space: 3 alternative(s)"), std::string::npos) << m.output;
-  expect_each_alternative_validated(read(dir_ / "out/evaluated.csv"), "rows-omega", 3);
-  Result fc_host = run_front_point(*this, "fully_connected");
-  ASSERT_EQ(fc_host.exit_code, 0) << fc_host.output;
-  EXPECT_NE(fc_host.output.find("fc: matches the expected values"), std::string::npos) << fc_host.output;
+  expect_rows_omega_block_and_layer(*this, "se_block", "fully_connected");
 }
 
 // The same block written with each fully connected layer's bias added after its sum, inside
@@ -668,26 +678,7 @@ TEST_F(ExploreCli, BiasesAddedAfterTheSumGetRowsOmegaAndValidate) {
   expect_all_in(space.output, {"==== layer 2/4 (squeezed)", "== strategy matvec-rows, alternative 7 of 7",
                                "== strategy matvec-parametric, alternative 5 of 5", "== strategy rows-omega, alternative 3 of 3",
                                "==== layer 3/4 (excited)"});
-  Result r = run(fmt::format("explore {} -s rows-omega --pareto --evals 4 --runs 2 --jobs 2 -o out", path));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  expect_all_in(r.output, {"layer 1/4 (pooled): 3 alternative(s) of 1 strategy (rows-omega)",
-                           "layer 2/4 (squeezed): 3 alternative(s) of 1 strategy (rows-omega)",
-                           "layer 3/4 (excited): 3 alternative(s) of 1 strategy (rows-omega)",
-                           "layer 4/4 (block): 1 alternative(s) of 1 strategy (lower-glb2)", "pooled: rows-omega",
-                           "squeezed: rows-omega", "excited: rows-omega", "network Pareto front"});
-  Result host = run_front_point(*this, "se_block_bias_after_sum");
-  ASSERT_EQ(host.exit_code, 0) << host.output;
-  expect_layers_match(host.output, {"pooled", "squeezed", "excited", "block"});
-
-  fs::remove_all(dir_ / "out");
-  const std::string fc = std::string(LIFTC_SOURCE_DIR) + "/examples/fully_connected_tanh.sr";
-  Result m = run(fmt::format("explore {} -s rows-omega --pareto --evals 9 --runs 2 --jobs 2 -o out", fc));
-  ASSERT_EQ(m.exit_code, 0) << m.output;
-  EXPECT_NE(m.output.find("space: 3 alternative(s)"), std::string::npos) << m.output;
-  expect_each_alternative_validated(read(dir_ / "out/evaluated.csv"), "rows-omega", 3);
-  Result fc_host = run_front_point(*this, "fully_connected_tanh");
-  ASSERT_EQ(fc_host.exit_code, 0) << fc_host.output;
-  EXPECT_NE(fc_host.output.find("fc: matches the expected values"), std::string::npos) << fc_host.output;
+  expect_rows_omega_block_and_layer(*this, "se_block_bias_after_sum", "fully_connected_tanh");
 }
 
 // A program whose only other definition rearranges data (a channel concatenation, as a user
