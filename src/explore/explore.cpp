@@ -586,6 +586,14 @@ void explore_on_device(Exploration& x) {
   // Device, target and space first: a runner that does not answer or a strategy that does
   // not apply is reported before anything is written.
   Device device = probe(x);
+  // The serving runners open the device while the space, the reference and the run are made
+  // (ServePool::warm, with the probe's bundle): on an H200, 32 runners opening it at once
+  // took 5-9 s each, which a first layer's search spent waiting. Workers open their own.
+  if (!x.s.evaluator.queue && x.s.workers == 0 && !x.s.external_workers)
+    if (std::shared_ptr<ServePool> pool = serving_pool(x.s.evaluator)) {
+      pool->warm(x.s.jobs, probe_bundle_dir(x.s.evaluator), x.s.evaluator.timeout_s);
+      x.s.evaluator.pool = std::move(pool);
+    }
   CandidateSpace space;
   NetworkOptions options;
   NetworkExploration net;

@@ -234,9 +234,13 @@ bool servable(const Evaluation& row, double timeout_s) {
   return false;  // crash, runner, or a status this liftc does not know
 }
 
+std::string probe_bundle_dir(const EvaluatorOptions& options) {
+  return (std::filesystem::path(options.work_dir) / "probe").string();
+}
+
 DeviceReport probe_device(const EvaluatorOptions& options) {
   auto [runner, shell] = runner_of(options);
-  std::string dir = (std::filesystem::path(options.work_dir) / "probe").string();
+  std::string dir = probe_bundle_dir(options);
   write_probe_bundle(dir, options.bundle.device);
   WorkerResult w = run_worker(runner, shell, dir, options.timeout_s);
   std::string who = shell ? fmt::format("the runner '{}'", runner) : fmt::format("the runner {}", runner);

@@ -457,6 +457,27 @@ WorkerResult ServeWorker::run(const std::string& bundle_dir, double timeout_s) {
 
 ServePool::ServePool(std::string runner) : runner_(std::move(runner)) {}
 
+ServePool::~ServePool() {
+  for (std::thread& t : warming_) t.join();
+}
+
+void ServePool::warm(std::size_t n, const std::string& probe_dir, double timeout_s) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  most_ = n;
+  for (std::size_t i = workers_.size(); i < n; ++i) {
+    workers_.push_back(std::make_unique<ServeWorker>(runner_));
+    ServeWorker* worker = workers_.back().get();
+    // Its answer is not looked at: a runner that failed to open the device is replaced at
+    // its first candidate (ServeWorker::run), which then reports why.
+    warming_.emplace_back([this, worker, probe_dir, timeout_s] {
+      worker->run(probe_dir, timeout_s);
+      std::lock_guard<std::mutex> back(mutex_);
+      idle_.push_back(worker);
+      freed_.notify_one();
+    });
+  }
+}
+
 std::size_t ServePool::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return workers_.size();
@@ -465,7 +486,8 @@ std::size_t ServePool::size() const {
 WorkerResult ServePool::run(const std::string& bundle_dir, double timeout_s) {
   ServeWorker* worker = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (most_ > 0 && workers_.size() >= most_) freed_.wait(lock, [this] { return !idle_.empty(); });
     if (idle_.empty()) {
       workers_.push_back(std::make_unique<ServeWorker>(runner_));
       worker = workers_.back().get();
@@ -483,6 +505,7 @@ WorkerResult ServePool::run(const std::string& bundle_dir, double timeout_s) {
     ~GiveBack() {
       std::lock_guard<std::mutex> lock(pool.mutex_);
       pool.idle_.push_back(worker);
+      pool.freed_.notify_one();
     }
   } give_back{*this, worker};
   return worker->run(bundle_dir, timeout_s);

@@ -111,8 +111,12 @@ std::shared_ptr<ServePool> serving_pool(const EvaluatorOptions& options);
 WorkerResult run_queued(Queue& queue, std::int64_t run, const std::string& key, const DeviceKind& kind,
                         double timeout_s, const std::string& dir, const std::function<void()>& check, std::int64_t* id);
 
-/// Asks the runner which device it runs on (a probe bundle through the same path).
+/// Asks the runner which device it runs on (a probe bundle through the same path, written
+/// in probe_bundle_dir and left there: ServePool::warm runs it again).
 DeviceReport probe_device(const EvaluatorOptions& options);
+
+/// Where probe_device writes its probe bundle: `probe` in the work folder.
+std::string probe_bundle_dir(const EvaluatorOptions& options);
 
 /// The executable a `--runner` command starts: its first word as a path, or found on
 /// $PATH; nothing when there is no such executable file.

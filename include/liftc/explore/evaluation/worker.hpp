@@ -7,9 +7,11 @@
 // with its process group, and so is every running runner's group when liftc gets SIGINT
 // or SIGTERM.
 
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace liftc::explore {
@@ -85,7 +87,17 @@ class ServeWorker {
 class ServePool {
  public:
   explicit ServePool(std::string runner);
+  /// Waits for the runners still opening the device for warm().
+  ~ServePool();
+  ServePool(const ServePool&) = delete;
+  ServePool& operator=(const ServePool&) = delete;
+
   WorkerResult run(const std::string& bundle_dir, double timeout_s);
+  /// Starts `n` workers now, each running the probe bundle in `probe_dir` on a thread of its
+  /// own, so that their runners open the device while the caller does other work (a serving
+  /// runner keeps what a bundle opened for the next). From then on the pool holds at most `n`
+  /// workers: a run that finds none idle while `n` exist waits for one.
+  void warm(std::size_t n, const std::string& probe_dir, double timeout_s);
   /// The workers made so far.
   std::size_t size() const;
   /// The runner each worker starts.
@@ -94,8 +106,11 @@ class ServePool {
  private:
   std::string runner_;
   mutable std::mutex mutex_;
+  std::condition_variable freed_;  // a worker went back to idle_
   std::vector<std::unique_ptr<ServeWorker>> workers_;
   std::vector<ServeWorker*> idle_;
+  std::size_t most_ = 0;  // at most this many workers (warm); 0: no limit
+  std::vector<std::thread> warming_;
 };
 
 /// "killed by signal 11 (Segmentation fault)", "exited with code 3", "timed out after 10 s
