@@ -25,7 +25,7 @@ const std::vector<const char*> kExamples = {
     "conv/conv_small.sr", "conv/conv_relu_swapped.sr", "stencil1d.sr",         "stencil2d.sr",
     "matmul.sr",          "logsumexp.sr",              "softmax/softmax.sr", "maxpool_floor.sr",
     "conv/forms/depthwise.sr", "conv/fused/depthwise_pointwise.sr", "conv/forms/conv_pool_one_definition.sr",
-    "conv/forms/conv_residual_one_definition.sr", "fully_connected.sr"};
+    "conv/forms/conv_residual_one_definition.sr", "conv/fused/conv_pool_unjoined.sr", "fully_connected.sr"};
 constexpr int kSamplesPerAlternative = 8;
 constexpr std::size_t kAlternativesPerStrategy = 6;
 

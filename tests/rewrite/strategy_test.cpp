@@ -461,15 +461,18 @@ TEST(Strategy, AProgramThatIsNotAConvolutionAndItsPoolingIsToldWhatConvPoolTileN
   const std::string kappa_why =
       "its step `pool-channels-form` applies nowhere: the pooling per channel outside the convolution's kernels "
       "(pool-channels-out, -unjoined), which needs a convolution fused with the pooling that reads it (as "
-      "conv-pool-form) whose pooling reduces each channel over the window's values (a max or average pooling: map(c -> "
-      "reduce(..., c), transpose(join(window)))) of one sum per (kernel, bias) pair, with an activation after it or none";
+      "conv-pool-form) whose pooling reduces each channel over the window (a max or average pooling: map(c -> reduce(..., "
+      "c), transpose(join(window))), its one-element results joined per pooled pixel or not, or map(ch -> reduce(..., "
+      "join(ch)), transpose(map(transpose, window)))) and whose convolution computes one sum per (kernel, bias) pair, "
+      "with an activation after it or none";
   const std::string rt_why =
       "its step `pool-register-tile-form` applies nowhere: sigma pooled pixels x kappa kernels per reduction step "
       "(pool-register-tile, -unjoined, -blocks), which needs a convolution fused with the pooling that reads it (as "
-      "conv-pool-form) whose pooling reduces each channel over the window's values joined per pixel (a max or average "
-      "pooling: map(c -> reduce(..., c), transpose(join(window))), or each channel's 2D block of it) of one "
-      "multiply-accumulate per (kernel, bias) pair over the window and the kernel flattened (zip(join(join(window)), "
-      "join(join(w)))), from the bias, with an activation after it or none";
+      "conv-pool-form) whose pooling reduces each channel over the window (a max or average pooling: map(c -> reduce(..., "
+      "c), transpose(join(window))), its one-element results joined per pooled pixel or not, or map(ch -> reduce(..., "
+      "join(ch)), transpose(map(transpose, window)))) and whose convolution computes, per (kernel, bias) pair, one "
+      "multiply-accumulate from the bias over the window and the kernel flattened (reduce(b, (acc, p) -> acc + p.0 * "
+      "p.1, zip(join(join(window)), join(join(w))))), with an activation after it or none";
   for (const std::string& text : {example("conv/conv_small.sr"), example("conv/forms/depthwise.sr")}) {
     try {
       rewrite_program(library(), "conv-pool-kappa", program(text));

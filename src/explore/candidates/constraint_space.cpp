@@ -64,20 +64,27 @@ std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const
   return out;
 }
 
+ir::Program fallback_form(const ir::Program& program, const rewrite::RuleSet& rules) {
+  if (!rules.strategy("normal-form")) return program;
+  // normal-form never fails (a normalize): one result, the program where no rule applies.
+  return rewrite::rewrite_program(rules, "normal-form", program, {}).programs.front().program;
+}
+
 std::optional<std::string> fallback_strategy(const ir::Program& program, const rewrite::RuleSet& rules) {
+  const ir::Program form = fallback_form(program, rules);
   for (const char* fallback : kFallbackStrategies) {
     if (!rules.strategy(fallback)) continue;
     rewrite::ProgramRewrite r;
     try {
-      r = rewrite::rewrite_program(rules, fallback, program, {});
+      r = rewrite::rewrite_program(rules, fallback, form, {});
     } catch (const Error&) {
       continue;
     }
     // A lowering that changes nothing (lower-seq on a program already low-level) is no
     // fallback: the program is explored as written.
     for (const auto& alt : r.programs)
-      for (std::size_t d = 0; d < alt.program.defs.size() && d < program.defs.size(); ++d)
-        if (!ir::alpha_equal(alt.program.defs[d].body, program.defs[d].body)) return fallback;
+      for (std::size_t d = 0; d < alt.program.defs.size() && d < form.defs.size(); ++d)
+        if (!ir::alpha_equal(alt.program.defs[d].body, form.defs[d].body)) return fallback;
   }
   return std::nullopt;
 }
@@ -144,11 +151,13 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
   }
   // No strategy applies: a definition no convolution or stencil strategy matches is
   // lowered by the first fallback that applies (its outer maps over global work-items, or
-  // sequentially);
+  // sequentially), from its normal form (fallback_form: a fused layer's convolution inside
+  // its pooling's windows);
   // an already low-level program is explored as written (strategy id).
   if (!applied && (!strategies_given || not_applied)) {
-    CandidateSpace fallback =
-        build_candidate_space(program, rules, {fallback_strategy(program, rules).value_or("id")}, true, target, skipped);
+    std::optional<std::string> lowering = fallback_strategy(program, rules);
+    CandidateSpace fallback = build_candidate_space(lowering ? fallback_form(program, rules) : program, rules,
+                                                    {lowering.value_or("id")}, true, target, skipped);
     cs.alternatives.insert(cs.alternatives.begin(), std::make_move_iterator(fallback.alternatives.begin()),
                            std::make_move_iterator(fallback.alternatives.end()));
   }

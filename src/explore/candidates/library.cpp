@@ -372,8 +372,9 @@ std::unique_ptr<LibraryAlternative::Impl> convgemm_alternative(const ConvShape& 
   enumerate(*a, [&](auto& v) { return direct_valid(v, target); });
   auto source = std::make_shared<SourceFile>(SourceFile{"<clblast-convgemm around " + c.def + ">", convgemm_helper_text(c)});
   ir::Program helper = parse::parse_program(source);
-  std::string lowering = fallback_strategy(helper, rules).value_or("id");
-  CandidateSpace space = build_candidate_space(helper, rules, {lowering}, true, target);
+  std::optional<std::string> lowering = fallback_strategy(helper, rules);
+  CandidateSpace space =
+      build_candidate_space(lowering ? fallback_form(helper, rules) : helper, rules, {lowering.value_or("id")}, true, target);
   a->helper = std::move(space.alternatives.front());
   // Its work-groups as large as the space allows: the point nearest to every maximum.
   Point most;

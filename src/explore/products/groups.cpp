@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/products/split_references.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/ir/program.hpp"
@@ -499,7 +500,11 @@ std::vector<NetworkVariant> add_group_split_layers(const GroupedProgram& split, 
 }
 
 constraints::Space group_space(const constraints::Space& explored, const Layer& layer, const rewrite::RuleSet& rules) {
-  rewrite::ProgramRewrite r = rewrite::rewrite_program(rules, explored.strategy, layer.program, {});
+  // A fallback lowering lowers the layer's normal form (fallback_form), as for the group explored.
+  const bool lowering = std::find(std::begin(kFallbackStrategies), std::end(kFallbackStrategies), explored.strategy) !=
+                        std::end(kFallbackStrategies);
+  rewrite::ProgramRewrite r = rewrite::rewrite_program(
+      rules, explored.strategy, lowering ? fallback_form(layer.program, rules) : layer.program, {});
   if (r.programs.size() != explored.alternatives)
     throw Error(fmt::format("group layer '{}': strategy {} gives {} alternatives, not the {} of the group explored in "
                             "its stead (an internal error: explore it with --whole-program)",

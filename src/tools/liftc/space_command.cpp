@@ -57,7 +57,7 @@ std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites_of(
                            : "no strategy of strategies.rules applies";
   if (std::optional<std::string> fallback = explore::fallback_strategy(program, rules)) {
     note = fmt::format("// {}: lowered by {}\n", none, *fallback);
-    rewrites.emplace_back(*fallback, rewrite::rewrite_program(rules, *fallback, program, options));
+    rewrites.emplace_back(*fallback, rewrite::rewrite_program(rules, *fallback, explore::fallback_form(program, rules), options));
     return rewrites;
   }
   note = fmt::format("// {}: the program as written (strategy id)\n", none);

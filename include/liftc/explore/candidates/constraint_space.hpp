@@ -67,8 +67,16 @@ inline constexpr const char* kNetworkStrategies[] = {"net-chw-kappa"};
 /// over global work-items, else everything sequential (one work-item).
 inline constexpr const char* kFallbackStrategies[] = {"lower-glb2", "lower-glb1", "lower-seq"};
 
-/// The first of kFallbackStrategies that applies to `program` and changes it; nothing
-/// when none does (the program is then taken as written, strategy `id`).
+/// The program kFallbackStrategies lower: `program`'s normal form (normal-form of
+/// rules/normalize.rules, where `rules` has it, as every convolution strategy starts), so that
+/// a computation the normal form moves into its reader is computed there: a fused layer's
+/// convolution in each pooling window of the pooling that reads it, not before the pooling's
+/// maps over work-items by every work-item (which code generation refuses). `program`
+/// itself where `rules` has no normal-form.
+ir::Program fallback_form(const ir::Program& program, const rewrite::RuleSet& rules);
+
+/// The first of kFallbackStrategies that applies to fallback_form(program) and changes it;
+/// nothing when none does (the program is then taken as written, strategy `id`).
 std::optional<std::string> fallback_strategy(const ir::Program& program, const rewrite::RuleSet& rules);
 
 /// The default strategies of explore and space: those of rules/strategies.rules, in file
