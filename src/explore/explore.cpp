@@ -588,10 +588,12 @@ void explore_on_device(Exploration& x) {
   Device device = probe(x);
   // The serving runners open the device while the space, the reference and the run are made
   // (ServePool::warm, with the probe's bundle): on an H200, 32 runners opening it at once
-  // took 5-9 s each, which a first layer's search spent waiting. Workers open their own.
+  // took 5-9 s each, which a first layer's search spent waiting. Workers open their own. No
+  // more runners than candidates: `--evals 1` opens the device once.
   if (!x.s.evaluator.queue && x.s.workers == 0 && !x.s.external_workers)
     if (std::shared_ptr<ServePool> pool = serving_pool(x.s.evaluator)) {
-      pool->warm(x.s.jobs, probe_bundle_dir(x.s.evaluator), x.s.evaluator.timeout_s);
+      std::size_t runners = std::min(x.s.jobs, std::max<std::size_t>(x.s.budget.evaluations, 1));
+      pool->warm(runners, probe_bundle_dir(x.s.evaluator), x.s.evaluator.timeout_s);
       x.s.evaluator.pool = std::move(pool);
     }
   CandidateSpace space;
