@@ -160,6 +160,10 @@ void fuse_layers(Exploration& x) {
                       "the half tolerance)\n",
                       fmt::join(unfused, ", ")));
   if (x.o.fusion == "on") return;
+  if (x.variants.size() == 1 && !unfused.empty())
+    throw Error(fmt::format("--fusion only: {}'s one fusion, {}, is not made under half storage (above); explore it "
+                            "with --fusion off, or without --storage half",
+                            x.o.file, fmt::join(unfused, ", ")));
   if (x.variants.size() == 1)
     throw Error(fmt::format("--fusion only: no definition of {} is one-to-one over another's output (a bias, an "
                             "activation, a residual add that reads it once, and nothing else reads it), a "

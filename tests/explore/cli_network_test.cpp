@@ -850,7 +850,8 @@ TEST_F(ExploreCli, ANetworkExploredLayerByLayerStoresItsBuffersAsHalves) {
 }
 
 // Under half storage a depthwise layer is not fused into the pointwise one that sums its
-// values (layers.hpp, unfused_under_half), and explore says so; the other fusions stay.
+// values (layers.hpp, unfused_under_half), and explore says so; the other fusions stay. With
+// --fusion only, a network whose one fusion that was is refused with the reason.
 TEST_F(ExploreCli, UnderHalfStorageADepthwiseLayerIsNotFusedIntoItsPointwiseReader) {
   const std::string mobilenet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v2_block.sr";
   const std::string explore =
@@ -866,6 +867,14 @@ TEST_F(ExploreCli, UnderHalfStorageADepthwiseLayerIsNotFusedIntoItsPointwiseRead
       << f16.output;
   EXPECT_EQ(f16.output.find("fused layer (depthwise+"), std::string::npos) << f16.output;
   EXPECT_NE(f16.output.find("fused layer (projected+block)"), std::string::npos) << f16.output;
+  // A network whose one fusion is that one has nothing to explore with --fusion only, and is told why.
+  const std::string pair = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v1_pair.sr";
+  Result only = run(fmt::format("explore {} -s conv-lower --evals 1 --jobs 1 -q --storage half --fusion only", pair));
+  EXPECT_EQ(only.exit_code, 1) << only.output;
+  EXPECT_NE(only.output.find("error: --fusion only: " + pair + "'s one fusion, depthwise into pointwise, is not made "
+                             "under half storage (above); explore it with --fusion off, or without --storage half\n"),
+            std::string::npos)
+      << only.output;
 }
 
 // A fused layer in half: the convolution fused into its pooling (conv2+pooled, conv-pool-tile)
