@@ -84,8 +84,7 @@ const char* const kZippedPixels =
     "cannot take (unzipped-pixels-form); liftc explore splits it into the convolution, which they take, and the add";
 const char* const kZippedPairs =
     "a convolution and its residual add in one definition: its (kernel, bias) pairs inside the map over the pixels "
-    "zipped with the other image, not directly in the map over windows (hoist-kernels; conv-chw-kappa's kappa kernel "
-    "groups)";
+    "zipped with the other image, not directly in the map over windows (hoist-kernels)";
 const char* const kResidualReadByActivation =
     "a ReLU before the residual add, relu(conv(x)) + x: a function of each sum that reads the other image's value, "
     "which the local-memory tiles' work-items cannot apply to their own register tiles (they hold the sums alone)";
@@ -141,18 +140,17 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-winograd-gemm", "conv-winograd-local"})
       for (const char* f : kPooledForms) t.push_back({f, s, kPooled});
     for (const char* f : kResidualForms) {
-      for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0"})
+      for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-chw-kappa"})
         t.push_back({f, s, kZippedPixels});
       t.push_back({f, "conv-local", kZippedPairs});
     }
-    t.push_back({"conv_residual_relu_first.sr", "conv-chw-kappa", kZippedPairs});
     t.push_back({"conv_residual_relu_first.sr", "conv-chw-tile-local", kResidualReadByActivation});
     for (const char* f : kDwPwResidualForms) {
-      for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-chw-m0",
-                            "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split", "conv-gemm",
-                            "conv-winograd", "conv-winograd-gemm", "conv-winograd-local"})
+      for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-chw-kappa",
+                            "conv-chw-m0", "conv-chw-tile", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split",
+                            "conv-gemm", "conv-winograd", "conv-winograd-gemm", "conv-winograd-local"})
         t.push_back({f, s, kDwPwZippedPixels});
-      for (const char* s : {"conv-local", "conv-chw-kappa", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa"})
+      for (const char* s : {"conv-local", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa"})
         t.push_back({f, s, kDwPwPairs});
     }
     return t;
