@@ -616,8 +616,10 @@ void explore_on_device(Exploration& x) {
   x.say(fmt::format("reference: {}\n", problem.reference_from_store
                                            ? std::string("from the store")
                                            : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds)));
-  if (x.network) add_group_references(problem, x.grouped);
+  // The residual split first: a grouped convolution split by group may be the convolution a
+  // residual add was split off (split_grouped runs on that program), whose value it adds.
   add_residual_references(problem, x.residual);
+  if (x.network) add_group_references(problem, x.grouped);
   std::int64_t run = begin_run(x, problem, device.target, rules_identity);
   // Interrupted (Ctrl-C, SIGTERM), the run stays unfinished in the store: say how to go on.
   // --jobs and -o are not stored with the run: the command gives them again as given.

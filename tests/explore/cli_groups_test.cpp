@@ -3,6 +3,7 @@
 // take; their points validate, and a front point's host program validates every layer.
 // Small sizes, few evaluations: a CI test on PoCL.
 
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -225,6 +226,32 @@ TEST_F(ExploreCli, AResidualAddOverAGroupedConvolutionGoesIntoEachGroupsEpilogue
     ++points;
   }
   EXPECT_GE(points, 1);
+}
+
+// A grouped convolution and its residual add in one definition: explore splits the add off
+// (z_conv, then z over it), then z_conv by group, whose groups' joined values are checked
+// against z_conv's value from the residual split. (Before, the group split was checked before
+// that value existed: "does not compute its value (an internal error ...)".)
+TEST_F(ExploreCli, AGroupedConvolutionAndItsResidualAddInOneDefinitionAreSplitBoth) {
+  std::ofstream(dir_ / "grouped_residual_one.sr")
+      << "size H = 6, W = 6, G = 2, CG = 4, MG = 4\n"
+         "input x : [[[float](G*CG)]W]H\n"
+         "input wts : [[[[[float]CG]3]3]MG]G\n"
+         "input bs : [[float]MG]G\n"
+         "def z = map2D(pq -> map(uv -> max(uv.0 + uv.1, 0.0), zip(pq.0, pq.1)),\n"
+         "  zip2D(map2D(win -> join(map((gwin, gw, gb) -> join(map((k, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1,\n"
+         "                                 zip(join(join(gwin)), join(join(k)))), zip(gw, gb))),\n"
+         "                               zip(transpose(map(transpose, map2D(px -> split(CG, px), win))), wts, bs))),\n"
+         "              slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, x))),\n"
+         "        x))\n";
+  Result r = run("explore grouped_residual_one.sr -s conv-chw-tile -s conv-lower --search random --pareto --evals 2 "
+                 "--jobs 2 -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output, {"z into z_conv (the convolution) and z", "group layer (z_conv_g0, a group of z_conv)",
+                           "network Pareto front"});
+  Result host = run_front_point(*this, "grouped_residual_one");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("z: matches the expected values"), std::string::npos) << host.output;
 }
 
 // A replay and a warm start take one program's space: the grouped convolution is taken
