@@ -341,7 +341,8 @@ TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatTheDepthwiseStrategiesNee
       "bias, channel window) triples";
   const std::string written =
       " (written per pixel over zip(weights, biases, channels), channel-first over each "
-      "channel's windows, with the pairs or triples in any order or nested, the windows and kernels [K][K] blocks or "
+      "channel's windows (a 2D map over them, map2D, each output pixel's one-element result not joined into its row), "
+      "with the pairs or triples in any order or nested, the windows and kernels [K][K] blocks or "
       "columns of flattened HWC blocks, or each window times [K][K][C] kernels element-wise, zip2D, summed per channel; "
       "m kernels a channel, [C][m][K][K] weights, a channel multiplier; dilated windows, join(slide(1, d, ...))); "
       "a dense convolution's kernels read all the channels (";
@@ -363,7 +364,8 @@ TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatTheDepthwiseStrategiesNee
              "eta rows) x gamma channels with its input tile in local memory (depthwise-local-tiles, -activation, or -2d, "
              "-2d-activation), " + depthwise +
                  " directly in the 2D map over slide2D's windows (written per pixel over zip(weights, biases, channels), "
-                 "channel-first over each channel's windows, with the pairs or triples in any order or nested, the windows "
+                 "channel-first over each channel's windows (a 2D map over them, map2D, each output pixel's one-element "
+                 "result not joined into its row), with the pairs or triples in any order or nested, the windows "
                  "and kernels [K][K] blocks or columns of flattened HWC blocks, or each window times [K][K][C] kernels "
                  "element-wise, zip2D, summed per channel; dilated windows, join(slide(1, d, ...)), the tiles those of the "
                  "wider windows), one kernel a channel (m kernels a channel, [C][m][K][K] weights, a channel multiplier: "
@@ -551,7 +553,7 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
       "pooled-conv-windows), which partial sums, im2col and local-memory tiles computed by kernels or work-groups of "
       "their own need: a convolution fused with the pooling that reads it (a 2D map over non-overlapping windows of its "
       "output, in one definition or as two layers explore fuses) computes its outputs inside each pooling window, by a "
-      "work-item each; its strategy is conv-pool-tile";
+      "work-item each; its strategies are conv-pool-tile, conv-pool-kappa and conv-pool-tile-rt";
   for (const char* strategy : {"conv-local", "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega-kappa",
                                "conv-gemm", "conv-winograd-local"}) {
     SCOPED_TRACE(strategy);
