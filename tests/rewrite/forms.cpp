@@ -135,9 +135,9 @@ const std::vector<NotOffered>& forms_not_offered() {
       for (const char* f : kGroupedForms) t.push_back({f, s, kGrouped});
     for (const char* s : {"conv-parametric", "conv-tiled"})
       for (const char* f : {"grouped_per_group.sr", "grouped_chw_kernel_by_kernel.sr"}) t.push_back({f, s, kPerGroupWindows});
-    for (const char* s : {"conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-tile-local", "conv-chw-tile-split",
-                          "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm", "conv-winograd",
-                          "conv-winograd-gemm", "conv-winograd-local"})
+    for (const char* s : {"conv-naive", "conv-gpu", "conv-gpu-k0", "conv-local", "conv-chw-m0", "conv-chw-tile-m0",
+                          "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0",
+                          "conv-chw-omega-kappa", "conv-gemm", "conv-winograd", "conv-winograd-gemm", "conv-winograd-local"})
       for (const char* f : kPooledForms) t.push_back({f, s, kPooled});
     for (const char* f : kResidualForms) {
       for (const char* s : {"conv-parametric", "conv-tiled", "conv-naive", "conv-gpu", "conv-gpu-k0", "conv-chw-kappa"})

@@ -551,7 +551,8 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
   const std::string why =
       "its step `unpooled-conv-form` applies nowhere: a convolution whose outputs are computed over the whole image (no "
       "pooled-conv-windows), which partial sums, im2col and local-memory tiles computed by kernels or work-groups of "
-      "their own need: a convolution fused with the pooling that reads it (a 2D map over non-overlapping windows of its "
+      "their own need, and kernels put on a global dimension of their own (conv-naive, conv-gpu, conv-gpu-k0: each "
+      "work-item would pool channels other work-items compute): a convolution fused with the pooling that reads it (a 2D map over non-overlapping windows of its "
       "output, in one definition or as two layers explore fuses) computes its outputs inside each pooling window, by a "
       "work-item each; its strategies are conv-pool-tile, conv-pool-kappa and conv-pool-tile-rt";
   for (const char* strategy : {"conv-local", "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega-kappa",
