@@ -56,8 +56,7 @@ TEST_F(ExploreCli, AGroupedConvolutionGetsTheDenseStrategiesPerGroupAndValidates
 
   Result host = run_front_point(*this, "grouped");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  expect_all_in(host.output, {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
-                              "conv: matches the expected values"});
+  expect_layers_match(host.output, {"conv_g0", "conv_g1", "conv"});
 
   // Its store's rows are its layers': deployed from its folder, not from the store.
   Result deploy = run("deploy --db out/results.db --run 1 -o deployed");
@@ -84,8 +83,7 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
   EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
   Result host = run_front_point(*this, "grouped_per_group");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  expect_all_in(host.output, {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
-                              "conv: matches the expected values"});
+  expect_layers_match(host.output, {"conv_g0", "conv_g1", "conv"});
 }
 
 // A grouped 1x1 convolution written per pixel whose channels are taken with slide(N, N, px)
@@ -110,8 +108,7 @@ TEST_P(GroupedPointwiseCli, IsSplitByGroupAndItsGroupsValidate) {
   EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
   Result host = run_front_point(*this, GetParam());
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  expect_all_in(host.output, {"conv_g0: matches the expected values", "conv_g1: matches the expected values",
-                              "conv: matches the expected values"});
+  expect_layers_match(host.output, {"conv_g0", "conv_g1", "conv"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Groups, GroupedPointwiseCli,
@@ -176,14 +173,7 @@ TEST_F(ExploreCli, ResNeXtBlockGetsTheDenseStrategiesPerGroupAndValidates) {
        "group layer (grouped_g3, a group of grouped): the shape of group layer (grouped_g0, a group of grouped): "
        "explored once, its results taken",
        "fused layer (grouped+expanded): 9 alternative(s) of 3 strategies", "network Pareto front"});
-  int points = 0;
-  for (const auto& entry : fs::directory_iterator(dir_ / "out/front")) {
-    Result host = run_front_point(*this, "resnext_block", entry.path().filename().string());
-    ASSERT_EQ(host.exit_code, 0) << host.output;  // every layer it runs within the tolerance
-    EXPECT_NE(host.output.find("block: matches the expected values"), std::string::npos) << host.output;
-    ++points;
-  }
-  EXPECT_GE(points, 1);
+  expect_every_front_point_matches(*this, "resnext_block", "block: matches the expected values");
 }
 
 // A residual add (and ReLU) over a grouped convolution (examples/networks/grouped_residual.sr):
@@ -218,14 +208,7 @@ TEST_F(ExploreCli, AResidualAddOverAGroupedConvolutionGoesIntoEachGroupsEpilogue
   EXPECT_TRUE(fs::exists(dir_ / "out/expected/block_g1.npy"));
   // Every front point's host program (whichever variant it runs) matches the interpreter's
   // values for each layer it runs.
-  int points = 0;
-  for (const auto& entry : fs::directory_iterator(dir_ / "out/front")) {
-    Result host = run_front_point(*this, "grouped_residual", entry.path().filename().string());
-    ASSERT_EQ(host.exit_code, 0) << host.output;
-    EXPECT_NE(host.output.find("block: matches the expected values"), std::string::npos) << host.output;
-    ++points;
-  }
-  EXPECT_GE(points, 1);
+  expect_every_front_point_matches(*this, "grouped_residual", "block: matches the expected values");
 }
 
 // A grouped convolution and its residual add in one definition: explore splits the add off

@@ -258,4 +258,18 @@ inline Result run_front_point(ExploreCli& cli, const std::string& program, const
                                    dir.string(), program, values.string()));
 }
 
+// The host program of every front point of out/ (whichever variant it runs) built and run:
+// each exits 0 (every layer it runs within the tolerance) and prints `expected` (a layer's
+// "NAME: matches the expected values"); there is at least one point.
+inline void expect_every_front_point_matches(ExploreCli& cli, const std::string& program, const std::string& expected) {
+  int points = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(cli.dir() / "out/front")) {
+    Result host = run_front_point(cli, program, entry.path().filename().string());
+    ASSERT_EQ(host.exit_code, 0) << host.output;
+    EXPECT_NE(host.output.find(expected), std::string::npos) << host.output;
+    ++points;
+  }
+  EXPECT_GE(points, 1);
+}
+
 }  // namespace liftc::explore::test
