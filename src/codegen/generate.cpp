@@ -15,6 +15,7 @@
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/support/half.hpp"
 #include "lower.hpp"
+#include "opencl_functions.hpp"
 
 namespace liftc::codegen {
 
@@ -194,7 +195,7 @@ class ModuleBuilder {
       fn = pass.run(fn);
       if (options_.dump) options_.dump(pass.name, p.name, print_kernel(fn));
     }
-    k.source = print_kernel(fn);
+    k.source = detail::round_half_definitions(builder.round_half_widths()) + print_kernel(fn);
     k.function = std::move(fn);
     m_.kernels.push_back(std::move(k));
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "liftc/support/diagnostic.hpp"
+#include "opencl_functions.hpp"
 
 namespace liftc::codegen::detail {
 
@@ -275,6 +276,12 @@ View KernelBuilder::compile_scalar(const ir::Expr& e, const Scope& s) {
   ir::Type t = result_type(e, a);
   bool is_float = t.scalar_kind() == ir::ScalarKind::Float;
   std::string_view op = ir::operator_spelling(p);
+  // roundHalf: a function of the kernel's text (OpenCL C has none), one per vector width.
+  if (p == ir::Prim::RoundHalf) {
+    int width = t.is_vector() ? t.width() : 1;
+    round_half_widths_.insert(width);
+    return value_view(c::call(round_half_function(width), a, t));
+  }
   // exp, log, sin, floor, ...: the OpenCL C function of the same name (floats and float vectors).
   if (ir::is_float_math(p)) return value_view(c::call(std::string(ir::signature(p).name), a, t));
   switch (p) {

@@ -156,6 +156,9 @@ class KernelBuilder {
   /// Names of the module's buffers so far, which the kernel's global scratch buffers must not
   /// take (another kernel's scratch `gtmp_2` is another buffer).
   void avoid_global_names(std::set<std::string> names) { taken_globals_ = std::move(names); }
+  /// The vector widths (1: a float) of the roundHalf calls the kernel makes, whose functions
+  /// its text must define (opencl_functions.hpp).
+  const std::set<int>& round_half_widths() const { return round_half_widths_; }
 
  private:
   Result compile(const ir::Expr& e, const Scope& s, const std::optional<View>& dest);
@@ -211,6 +214,7 @@ class KernelBuilder {
   std::map<std::pair<std::string, std::vector<double>>, View> constants_;  // by type and values
   int counter_ = 0;
   std::set<std::string> taken_globals_;  // avoid_global_names
+  std::set<int> round_half_widths_;      // round_half_widths
   // Parallel maps whose consumer is a map of the same kind and dimension over exactly their
   // result: the work-item that writes element i is the one that reads it.
   std::set<const ir::ExprNode*> same_item_producers_;

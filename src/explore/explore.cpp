@@ -150,20 +150,7 @@ void fuse_layers(Exploration& x) {
     throw Error(fmt::format("--fusion: '{}' is not on, off or only", x.o.fusion));
   if (!x.network || x.o.fusion == "off") return;
   x.variants = add_fused_layers(x.program, x.layers, &x.rules);
-  std::vector<std::string> unfused;
-  if (!x.program.half.empty())
-    for (const Fusion& f : depthwise_pointwise_fusions(x.program, x.rules))
-      if (unfused_under_half(x.program, f)) unfused.push_back(fmt::format("{} into {}", f.producer, f.consumer));
-  if (!unfused.empty())
-    x.say(fmt::format("not fused under half storage: {} (a fused layer would keep the depthwise values as floats, "
-                      "where the network rounds them to halves before the pointwise sums, which then differ beyond "
-                      "the half tolerance)\n",
-                      fmt::join(unfused, ", ")));
   if (x.o.fusion == "on") return;
-  if (x.variants.size() == 1 && !unfused.empty())
-    throw Error(fmt::format("--fusion only: {}'s one fusion, {}, is not made under half storage (above); explore it "
-                            "with --fusion off, or without --storage half",
-                            x.o.file, fmt::join(unfused, ", ")));
   if (x.variants.size() == 1)
     throw Error(fmt::format("--fusion only: no definition of {} is one-to-one over another's output (a bias, an "
                             "activation, a residual add that reads it once, and nothing else reads it), a "

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "liftc/support/half.hpp"
+
 namespace liftc::interp::detail {
 
 namespace {
@@ -123,6 +125,7 @@ Word unary_lane(Prim p, ScalarKind k, Word a) {
       case Prim::Ceil: return of_f32(std::ceil(x));
       case Prim::Round: return of_f32(std::round(x));  // halfway cases away from zero, as OpenCL's round
       case Prim::Trunc: return of_f32(std::trunc(x));
+      case Prim::RoundHalf: return of_f32(half::round(x));  // what a half buffer holds once x is stored
       case Prim::Abs: return of_f32(std::fabs(x));
       case Prim::ToFloat: return a;
       LIFTC_NON_BUILTIN_PRIM_CASES LIFTC_COMPARISON_CASES case Prim::Add: case Prim::Sub: case Prim::Mul:

@@ -56,6 +56,8 @@ std::optional<std::string> reserved_in_kernels(std::string_view name) {
   if (listed(kBuiltins, name) || prefix_and_width(name, "vload") || prefix_and_width(name, "vstore") ||
       name.substr(0, 8) == "convert_")
     return std::string("a built-in function or constant of OpenCL C that the generated kernels use");
+  if (name == "liftc_round_half" || prefix_and_width(name, "liftc_round_half"))
+    return std::string("a function the generated kernels define (roundHalf's)");
   if (name.substr(0, 2) == "__") return std::string("reserved in C (it begins with two underscores)");
   return std::nullopt;
 }

@@ -117,6 +117,45 @@ TEST(HalfStorage, TheInterpreterRoundsWhereTheBuffersAreStored) {
   EXPECT_TRUE(std::isinf(out.at("y").f32[2])) << "70000 is past the largest half";
 }
 
+// roundHalf in a kernel: a function its text defines (vstore_half into a private array,
+// vload_half back), one per vector width, in a guard so that two kernels in one source
+// define it once; on OpenCL it gives the interpreter's values bit for bit, ties, the largest
+// half and past it, and subnormal halves included.
+TEST(HalfStorage, RoundHalfRoundsAsAHalfBufferStores) {
+  Expr scalars = call(Prim::MapGlb, {0}, {lam({"x"}, call(Prim::RoundHalf, {}, {var("x")})), var("a")});
+  Expr vectors =
+      call(Prim::AsScalar, {},
+           {call(Prim::MapGlb, {0},
+                 {lam({"x"}, call(Prim::RoundHalf, {}, {var("x")})), call(Prim::AsVector, {4}, {var("a")})})});
+  Program p = program({{"a", floats(16), {}}}, {{"y", scalars, {}}, {"z", vectors, {}}}, {});
+  Program c = testing::checked(p);
+  Module m = generate(c);
+  ASSERT_EQ(m.kernels.size(), 2u);
+  EXPECT_NE(m.kernels[0].source.find("#ifndef LIFTC_ROUND_HALF\n"), std::string::npos) << m.kernels[0].source;
+  EXPECT_NE(m.kernels[0].source.find("liftc_round_half(a[g_0])"), std::string::npos) << m.kernels[0].source;
+  EXPECT_NE(m.kernels[1].source.find("float4 liftc_round_half4(float4 x)"), std::string::npos) << m.kernels[1].source;
+  EXPECT_EQ(m.source().find("cl_khr_fp16"), std::string::npos) << "roundHalf needs no extension";
+  io::Tensor a{io::DType::Float32,
+               {16},
+               {1.0001f, 0.1f, 1.00048828125f, 1.00146484375f, 65519.0f, 65520.0f, 1e-7f, 1.4901161193847656e-08f,
+                -0.1f, -1e-7f, -65520.0f, 3.14159f, 2048.5f, 6e-5f, 0.0f, -0.0f},
+               {}};
+  interp::Tensors expected = interp::evaluate(c, {{"a", a}});
+  runtime::RunOptions ro;
+  ro.warmup_runs = 0;
+  host::Execution ex = host::execute(m, {{"a", a}}, testing::session(), ro);
+  ASSERT_TRUE(ex.run.ok()) << ex.run.failure();
+  for (const char* name : {"y", "z"})
+    for (std::size_t i = 0; i < a.f32.size(); ++i) {
+      EXPECT_EQ(ex.outputs.at(name).f32[i], expected.at(name).f32[i]) << name << " " << i << "\n" << m.source();
+      EXPECT_EQ(std::signbit(ex.outputs.at(name).f32[i]), std::signbit(expected.at(name).f32[i])) << name << " " << i;
+    }
+  // Both kernels' functions in one source, as a network's host program puts them: defined once each.
+  Program twice = program({{"a", floats(16), {}}}, {{"y", scalars, {}}, {"w", scalars, {}}}, {});
+  Module both = run_and_compare(twice);
+  EXPECT_NE(both.kernels[1].source.find("#ifndef LIFTC_ROUND_HALF\n"), std::string::npos);
+}
+
 // Windows over a padded half input: the pad is a bounds check around vload_half, the
 // windows' sums are float and stored once, as halves.
 TEST(HalfStorage, PaddedWindowsOverHalvesRunExactly) {

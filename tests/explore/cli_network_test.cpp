@@ -852,32 +852,29 @@ TEST_F(ExploreCli, ANetworkExploredLayerByLayerStoresItsBuffersAsHalves) {
                               "pooled: matches the expected values"});
 }
 
-// Under half storage a depthwise layer is not fused into the pointwise one that sums its
-// values (layers.hpp, unfused_under_half), and explore says so; the other fusions stay. With
-// --fusion only, a network whose one fusion that was is refused with the reason.
-TEST_F(ExploreCli, UnderHalfStorageADepthwiseLayerIsNotFusedIntoItsPointwiseReader) {
-  const std::string mobilenet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v2_block.sr";
-  const std::string explore =
-      fmt::format("explore {} -s conv-lower --evals 1 --runs 1 --jobs 1 -q --db r.db", mobilenet);
-  Result f32 = run(explore);
-  ASSERT_EQ(f32.exit_code, 0) << f32.output;
-  EXPECT_NE(f32.output.find("fused layer (depthwise+projected)"), std::string::npos) << f32.output;
-  EXPECT_EQ(f32.output.find("not fused under half storage"), std::string::npos) << f32.output;
-  Result f16 = run(explore + " --storage half");
-  ASSERT_EQ(f16.exit_code, 0) << f16.output;
-  EXPECT_NE(f16.output.find("not fused under half storage: depthwise into projected (a fused layer would keep"),
-            std::string::npos)
-      << f16.output;
-  EXPECT_EQ(f16.output.find("fused layer (depthwise+"), std::string::npos) << f16.output;
-  EXPECT_NE(f16.output.find("fused layer (projected+block)"), std::string::npos) << f16.output;
-  // A network whose one fusion is that one has nothing to explore with --fusion only, and is told why.
+// Under half storage a depthwise layer is fused into the pointwise one that sums its values
+// as in float, and the fused layer rounds the depthwise values to halves where it keeps them
+// (layers.hpp, fuse: roundHalf), as the network rounds them when it stores them: its kernels
+// define liftc_round_half, and every front point's host program validates the network's
+// output. MobileNetV2's block gets the fusion too.
+TEST_F(ExploreCli, UnderHalfStorageADepthwiseLayerFusedIntoItsPointwiseReaderRoundsItsValues) {
   const std::string pair = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v1_pair.sr";
-  Result only = run(fmt::format("explore {} -s conv-lower --evals 1 --jobs 1 -q --storage half --fusion only", pair));
-  EXPECT_EQ(only.exit_code, 1) << only.output;
-  EXPECT_NE(only.output.find("error: --fusion only: " + pair + "'s one fusion, depthwise into pointwise, is not made "
-                             "under half storage (above); explore it with --fusion off, or without --storage half\n"),
-            std::string::npos)
-      << only.output;
+  Result only =
+      run(fmt::format("explore {} -s conv-dw-pw-private --fusion only --storage half --pareto --evals 3 "
+                      "--runs 1 --jobs 1 -q --db half.db -o out",
+                      pair));
+  ASSERT_EQ(only.exit_code, 0) << only.output;
+  EXPECT_NE(only.output.find("fused layer (depthwise+pointwise)"), std::string::npos) << only.output;
+  expect_each_alternative_validated(read(dir_ / "out/evaluated.csv"), "conv-dw-pw-private", 1);
+  std::string kernels = read(dir_ / "out/front/1/kernels.cl");
+  EXPECT_NE(kernels.find("liftc_round_half("), std::string::npos) << kernels;
+  expect_every_front_point_matches(*this, "mobilenet_v1_pair", "pointwise: matches the expected values");
+  const std::string mobilenet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v2_block.sr";
+  Result f16 =
+      run(fmt::format("explore {} -s conv-lower --evals 1 --runs 1 --jobs 1 -q --db r.db --storage half", mobilenet));
+  ASSERT_EQ(f16.exit_code, 0) << f16.output;
+  EXPECT_NE(f16.output.find("fused layer (depthwise+projected)"), std::string::npos) << f16.output;
+  EXPECT_NE(f16.output.find("fused layer (projected+block)"), std::string::npos) << f16.output;
 }
 
 // A fused layer in half: the convolution fused into its pooling (conv2+pooled, conv-pool-tile)

@@ -598,6 +598,33 @@ TEST(DepthwisePointwiseFusion, TheFusedMobileNetV1PairInterpretsAsTheNetwork) {
   EXPECT_EQ(add_fused_layers(network, plain).size(), 1u);
 }
 
+// Under half storage the network rounds the depthwise values to halves when it stores them,
+// and the pointwise sums read those: the fused layer rounds each where it keeps it
+// (roundHalf), so it computes the network's values bit for bit. Fused without the rounding,
+// it does not.
+TEST(DepthwisePointwiseFusion, UnderHalfStorageTheFusedLayerRoundsTheDepthwiseValuesAsTheNetworkStoresThem) {
+  ir::Program network = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/networks/mobilenet_v1_pair.sr");
+  ir::Program half = network;
+  for (const auto& i : network.inputs) half.half.insert(i.name);
+  for (const auto& d : network.defs) half.half.insert(d.name);
+  std::vector<Fusion> fusions = layer_fusions(half, &library());
+  ASSERT_EQ(fusions.size(), 1u);
+  ir::Program fused = fuse(half, fusions[0]);
+  EXPECT_EQ(fused.half, (std::set<std::string>{"image", "dw_w", "dw_b", "pw_w", "pw_b", "pointwise"}));
+  std::string text = ir::to_string(fused.defs[0].body);
+  EXPECT_NE(text.find("roundHalf(max("), std::string::npos) << text;
+  expect_same_values(half, fused, "pointwise");
+  // The same fusion of the network in float, its inputs and output then stored as halves:
+  // the depthwise values are not rounded, and some outputs differ.
+  ir::Program unrounded = fuse(network, fusions[0]);
+  EXPECT_EQ(ir::to_string(unrounded.defs[0].body).find("roundHalf"), std::string::npos);
+  unrounded.half = fused.half;
+  ir::Program checked = typecheck::typecheck(ir::bind_sizes(half, {})).program;
+  interp::Tensors inputs = interp::random_inputs(checked, 11);
+  EXPECT_NE(interp::evaluate(typecheck::typecheck(ir::bind_sizes(unrounded, {})).program, inputs).at("pointwise").f32,
+            interp::evaluate(checked, inputs).at("pointwise").f32);
+}
+
 // Interprets `network` and `fused` on the same random inputs: `out`'s values equal up to
 // float rounding (normal-form may reassociate a sum: the bias as its start).
 void expect_close_values(const ir::Program& network, const ir::Program& fused, const std::string& out) {

@@ -62,6 +62,30 @@ TEST(InterpMath, UnaryFunctionsOfOpenCL) {
   expect_close(out.at("z"), {4}, {-2, 2, 3, -3}, 0.0);
 }
 
+// roundHalf: the nearest IEEE half, ties to even, as a float (what a half buffer holds), on
+// values whose halves are known: ties, the largest half and past it, subnormal halves.
+TEST(InterpMath, RoundHalfIsTheNearestHalf) {
+  const std::vector<float> values = {1.0001f,  0.1f,     1.00048828125f, 1.00146484375f,
+                                     65519.0f, 65520.0f, 1e-7f,          1.4901161193847656e-08f};
+  const std::vector<double> halves = {1.0,
+                                      0.0999755859375,
+                                      1.0 /* tie to the even 1 */,
+                                      1.001953125 /* tie to the even 1 + 2^-9 */,
+                                      65504.0,
+                                      INFINITY,
+                                      1.1920928955078125e-07 /* 2 * 2^-24 */,
+                                      0.0 /* 2^-26: a quarter of the least subnormal */};
+  ir::Program p = text(
+      "input x : [float]8\ndef y = map(v -> roundHalf(v), x)\n"
+      "def z = asScalar(map(v -> roundHalf(v), asVector(4, x)))\n");
+  Tensors out = evaluate(p, {{"x", tensor({8}, values)}});
+  for (const char* name : {"y", "z"}) {
+    ASSERT_EQ(out.at(name).f32.size(), halves.size()) << name;
+    for (std::size_t i = 0; i < halves.size(); ++i)
+      EXPECT_EQ(out.at(name).f32[i], float(halves[i])) << name << " " << i;
+  }
+}
+
 TEST(InterpMath, InfinityLiterals) {
   ir::Program p = text("input x : [float]3\ndef lo = reduce(-inf, (a, v) -> max(a, v), x)\n"
                        "def hi = reduce(inf, (a, v) -> min(a, v), x)\ndef e = map(v -> exp(-inf) + v, x)\n");

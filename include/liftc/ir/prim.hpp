@@ -88,6 +88,9 @@ namespace liftc::ir {
   X(Ceil, "ceil", 0, plain, 0) \
   X(Round, "round", 0, plain, 0) \
   X(Trunc, "trunc", 0, plain, 0) \
+  /* roundHalf(x): x rounded to the nearest IEEE half (ties to even) and read back as a float, */ \
+  /* what a half buffer holds once x is stored (liftc/support/half.hpp); not OpenCL's name. */ \
+  X(RoundHalf, "roundHalf", 0, plain, 0) \
   X(ToFloat, "float", 0, plain, 0)             /* float(x): int to float */ \
   X(SizeValue, "sizeValue", 1, plain)          /* a size used as an int value (one size argument, no operands) */
 
@@ -123,7 +126,7 @@ inline constexpr int kPrimCount = 0 LIFTC_PRIMS(LIFTC_PRIM_ONE);
   case ::liftc::ir::Prim::Lt: case ::liftc::ir::Prim::Le: case ::liftc::ir::Prim::Gt: \
   case ::liftc::ir::Prim::Ge: case ::liftc::ir::Prim::Eq: case ::liftc::ir::Prim::Ne:
 
-/// The case labels of the float math functions (is_float_math: exp, sqrt, exp2 .. trunc),
+/// The case labels of the float math functions (is_float_math: exp, sqrt, exp2 .. trunc, roundHalf),
 /// one group of the scalar builtins.
 #define LIFTC_FLOAT_MATH_CASES \
   case ::liftc::ir::Prim::Exp: case ::liftc::ir::Prim::Sqrt: case ::liftc::ir::Prim::Exp2: \
@@ -132,7 +135,7 @@ inline constexpr int kPrimCount = 0 LIFTC_PRIMS(LIFTC_PRIM_ONE);
   case ::liftc::ir::Prim::Tan: case ::liftc::ir::Prim::Asin: case ::liftc::ir::Prim::Acos: \
   case ::liftc::ir::Prim::Atan: case ::liftc::ir::Prim::Sinh: case ::liftc::ir::Prim::Cosh: \
   case ::liftc::ir::Prim::Tanh: case ::liftc::ir::Prim::Floor: case ::liftc::ir::Prim::Ceil: \
-  case ::liftc::ir::Prim::Round: case ::liftc::ir::Prim::Trunc:
+  case ::liftc::ir::Prim::Round: case ::liftc::ir::Prim::Trunc: case ::liftc::ir::Prim::RoundHalf:
 
 /// The case labels of every layout primitive (is_layout: zip, concat, split, join, slide, pad,
 /// transpose, reorder, asVector, asScalar), for a switch that treats them as one class and
@@ -184,7 +187,8 @@ bool is_reduce(Prim p);
 /// The OpenCL primitives that the interpreter treats as their algorithmic meaning.
 bool is_opencl(Prim p);
 /// exp, sqrt and the other unary math functions of OpenCL C (log, sin, tanh, floor, ...):
-/// one float or float-vector operand, the same type back, the OpenCL function of that name.
+/// one float or float-vector operand, the same type back, the OpenCL function of that name
+/// (roundHalf, which OpenCL C lacks, a function codegen defines: opencl_functions.hpp).
 bool is_float_math(Prim p);
 /// Infix operator spelling for binary/unary scalar builtins ("+", "<", "!"), or "".
 std::string_view operator_spelling(Prim p);

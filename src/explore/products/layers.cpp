@@ -539,18 +539,13 @@ std::vector<Fusion> conv_pool_fusions(const ir::Program& network, const rewrite:
   return out;
 }
 
-bool unfused_under_half(const ir::Program& network, const Fusion& f) {
-  return f.kind == FusionKind::DepthwisePointwise && network.half.count(f.producer) > 0;
-}
-
 // A layout read through by its reader first (it moves no computation: a view), then the
 // others.
 std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::RuleSet* rules) {
   std::vector<Fusion> out = layout_fusions(network);
   std::vector<Fusion> more = one_to_one_fusions(network);
   if (rules) {
-    for (auto& f : depthwise_pointwise_fusions(network, *rules))
-      if (!unfused_under_half(network, f)) more.push_back(std::move(f));
+    for (auto& f : depthwise_pointwise_fusions(network, *rules)) more.push_back(std::move(f));
     for (auto& f : conv_pool_fusions(network, *rules)) more.push_back(std::move(f));
   }
   for (auto& f : more) {
@@ -563,6 +558,39 @@ std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::Rul
   }
   return out;
 }
+
+namespace {
+
+// `e`, of type `t` (a float or arrays of them), with each float rounded to the nearest half
+// (roundHalf). A map's function rounds its result itself (one map, not a second over it).
+ir::Expr rounded_to_half(const ir::Expr& e, const ir::Type& t) {
+  LIFTC_ASSERT(t.defined(), "a fused depthwise layer's form is typed");
+  if (t.is_scalar()) return ir::make_call(ir::Prim::RoundHalf, {}, {e});
+  LIFTC_ASSERT(t.is_array(), "a depthwise layer's values are floats or arrays of them");
+  if (e.kind() == ir::ExprKind::Call && e->prim == ir::Prim::Map && e->args[0].kind() == ir::ExprKind::Lambda &&
+      e->args[0]->params.size() == 1) {
+    const ir::Expr& f = e->args[0];
+    return ir::with_args(e, {ir::make_lambda(f->params, rounded_to_half(f->args[0], f->args[0].type())), e->args[1]});
+  }
+  std::vector<std::string> avoid = ir::free_vars(e);
+  std::string v = ir::fresh_name("value", avoid);
+  return ir::make_call(ir::Prim::Map, {}, {ir::make_lambda({v}, rounded_to_half(ir::make_var(v), t.elem())), e});
+}
+
+// G, a depthwise layer's function of a window in normal form (a map over its channels'
+// triples, joined or not), with each channel's value rounded to a half, as the network
+// stores the depthwise layer's output under half storage: the rules' `d(w, b, c)` of
+// each triple then ends in roundHalf (rules/depthwise_pointwise.rules).
+ir::Expr channel_values_rounded_to_half(const ir::Expr& g) {
+  if (g.kind() == ir::ExprKind::Call && g->prim == ir::Prim::Join)
+    return ir::with_args(g, {channel_values_rounded_to_half(g->args[0])});
+  LIFTC_ASSERT(g.kind() == ir::ExprKind::Call && g->prim == ir::Prim::Map && g->args[0].kind() == ir::ExprKind::Lambda,
+               "a depthwise form's function of a window maps over the channels");
+  const ir::Expr& f = g->args[0];
+  return ir::with_args(g, {ir::make_lambda(f->params, rounded_to_half(f->args[0], f->args[0].type())), g->args[1]});
+}
+
+}  // namespace
 
 ir::Program fuse(const ir::Program& network, const Fusion& f) {
   ir::Program out = network;
@@ -586,7 +614,10 @@ ir::Program fuse(const ir::Program& network, const Fusion& f) {
     std::string win = ir::fresh_name("window", avoid);
     avoid.push_back(win);
     std::string px = ir::fresh_name(pixel_fn->params[0], avoid);
-    ir::Expr g_win = ir::substitute(g, {{window_fn->params[0], ir::make_var(win)}});
+    // Under half storage the network rounds the depthwise values to halves before the
+    // pointwise sums read them: the fused layer rounds them where it keeps them.
+    ir::Expr g_win = ir::substitute(network.half.count(f.producer) ? channel_values_rounded_to_half(g) : g,
+                                    {{window_fn->params[0], ir::make_var(win)}});
     ir::Expr b_px = ir::substitute(b, {{pixel_fn->params[0], ir::make_var(px)}});
     if (g.kind() != ir::ExprKind::Call || g->prim != ir::Prim::Join) {
       // Each channel's value a one-element array (depthwise.sr's and the channel-first form's
@@ -601,6 +632,7 @@ ir::Program fuse(const ir::Program& network, const Fusion& f) {
         {row}, ir::make_call(ir::Prim::Map, {}, {per_window, ir::make_var(row)}));
     consumer->body = ir::replace_node(consumer->body, read, ir::make_call(ir::Prim::Map, {}, {rows, windows->args[1]}));
   }
+  out.half.erase(f.producer);  // no buffer of it
   out.defs.erase(producer);
   return out;
 }

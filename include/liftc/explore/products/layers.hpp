@@ -102,9 +102,12 @@ std::vector<Fusion> conv_pool_fusions(const ir::Program& network, const rewrite:
 /// consumer's 2D map over the producer's pixels, `map2D(px -> B, producer)`, becomes the
 /// producer's 2D map over its windows with each window's depthwise values let-bound,
 /// `map2D(win -> let px = G(win) in B, windows)` (G: the producer's function of a window in
-/// normal form), so that no pixel is computed twice and the intermediate is no buffer. A
-/// convolution-pooling fusion substitutes the body as a one-to-one fusion does; normal-form's
-/// pool-windows-of-conv then computes each pooling window's outputs where the pooling reads them.
+/// normal form), so that no pixel is computed twice and the intermediate is no buffer. When
+/// `network` stores the producer as halves, G's channel values end in roundHalf: the fused
+/// layer rounds them as the network's stores do, so its pointwise sums read the same values
+/// (without it they differed beyond the half tolerance: MobileNetV2 at 14x14, 576 channels,
+/// 4% of the outputs on an H200). A convolution-pooling fusion substitutes the body as a one-to-one fusion does;
+/// normal-form's pool-windows-of-conv then computes each pooling window's outputs where the pooling reads them.
 ir::Program fuse(const ir::Program& network, const Fusion& f);
 
 /// One way to run a network: its layers in order (indices into the network's layers) and
@@ -114,17 +117,9 @@ struct NetworkVariant {
   std::vector<Fusion> fusions;
 };
 
-/// Whether `f` is left unmade because `network` stores its producer as halves: a depthwise
-/// layer's values that a pointwise one sums. Fused, they would stay floats in registers or
-/// local memory, while the network (and every layer's expected values) rounds them to a half
-/// before the sums; over a few hundred channels the two differ beyond the half tolerance
-/// (MobileNetV2 at 14x14, 576 channels: 4% of the outputs, by 1-3 times the tolerance, on
-/// every candidate on an H200). A one-to-one or pooling fusion rounds no value it then sums.
-bool unfused_under_half(const ir::Program& network, const Fusion& f);
-
 /// The fusions of `network` `add_fused_layers` makes variants of: one_to_one_fusions, then
 /// (with `rules`) depthwise_pointwise_fusions and conv_pool_fusions, one producer per
-/// consumer, none that unfused_under_half leaves unmade.
+/// consumer.
 std::vector<Fusion> layer_fusions(const ir::Program& network, const rewrite::RuleSet* rules);
 
 /// The variants of `network` whose layers `layers` are (split_layers): the network as
