@@ -392,8 +392,8 @@ TEST(Strategy, AProgramThatIsNotDepthwiseThenPointwiseIsToldWhatTheFusedStrategi
       "function lets the window's depthwise values (a map over (kernel, bias, channel window) triples) and computes the "
       "pointwise sums from them (a map over (kernel, bias) pairs), each sum possibly combined with another image's value "
       "(a residual add); explore makes it of a network's depthwise layer and its pointwise consumer (--fusion on or "
-      "only; not under --storage half, where the network rounds the depthwise values to halves), HWC or channel-first "
-      "(inside the transposes back to CHW)";
+      "only; under --storage half it rounds the depthwise values to halves, roundHalf, as the network stores them), "
+      "HWC or channel-first (inside the transposes back to CHW)";
   const std::string priv = "its step `dw-pw-private-form` applies nowhere: the depthwise values of a window in private "
                            "memory (dw-pw-private, -residual, -chw), " + needs;
   const std::string local = "its step `dw-pw-local-form` applies nowhere: a work-group per tile of windows with their "
