@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -50,6 +51,13 @@ ir::Expr window_outputs(const ir::Expr& e, const std::string& ww) {
     if (ir::Expr found = window_outputs(e->args[i], ww); found.defined()) return found;
   }
   return {};
+}
+
+// Whether `e` takes non-overlapping windows of something anywhere (detail::pooled_array):
+// only then may its normal form be a pooling of a convolution's output.
+bool pools(const ir::Expr& e, const std::map<std::string, std::int64_t>& sizes) {
+  if (detail::pooled_array(e, sizes).defined()) return true;
+  return std::any_of(e->args.begin(), e->args.end(), [&](const ir::Expr& a) { return pools(a, sizes); });
 }
 
 // A definition split: the convolution's body and the pooling's body over `conv`.
@@ -122,7 +130,7 @@ PooledProgram split_poolings(const ir::Program& program, const rewrite::RuleSet*
     };
     auto split = split_of(def.body);
     bool from_normal_form = false;
-    if (!split && rules) {
+    if (!split && rules && pools(def.body, sizes)) {
       if (!normalized) normal = detail::normal_forms(program, rules);
       normalized = true;
       if (normal && d < normal->defs.size() && normal->defs[d].name == def.name)
