@@ -19,6 +19,7 @@
 #include "liftc/explore/evaluation/generation_memo.hpp"
 #include "liftc/explore/evaluation/local_workers.hpp"
 #include "liftc/explore/products/groups.hpp"
+#include "liftc/explore/products/pool_split.hpp"
 #include "liftc/explore/products/residual.hpp"
 #include "liftc/explore/products/network.hpp"
 #include "liftc/explore/products/output.hpp"
@@ -64,6 +65,7 @@ struct Exploration {
   std::vector<NetworkVariant> variants;  // of a network: as written, and fused (add_fused_layers)
   GroupedProgram grouped;  // the program with its grouped convolutions split by group (none: no splits)
   ResidualProgram residual;  // the program with its convolutions' residual adds split off (none: no splits)
+  PooledProgram pooled;      // that program with its convolutions' poolings split off (none: no splits)
   std::vector<std::string> strategies;
   std::FILE* progress = nullptr;
 
@@ -192,6 +194,14 @@ void split_grouped(Exploration& x) {
   for (auto& v : add_group_split_layers(x.grouped, x.layers)) x.variants.push_back(std::move(v));
 }
 
+// The flag that explores a split definition as written (split_residual_adds, split_poolings):
+// half storage, a replay or a warm start; empty: none.
+std::string unsplit_by(const Exploration& x) {
+  if (x.s.storage.any()) return "--storage " + x.o.storage;
+  if (!x.o.replay.empty()) return "--replay";
+  return x.o.warm_start ? "--warm-start" : "";
+}
+
 // A convolution whose definition then adds a residual (split_residuals): the program explored
 // with it split into the convolution and the element-wise layer over it, which the
 // one-to-one fusion fuses back as an alternative (fuse_layers). Not with --whole-program,
@@ -200,15 +210,33 @@ void split_residual_adds(Exploration& x) {
   if (x.o.whole_program) return;
   ResidualProgram split = split_residuals(x.program, &x.rules);
   if (split.splits.empty()) return;
-  if (x.s.storage.any() || !x.o.replay.empty() || x.o.warm_start) {
+  if (std::string flag = unsplit_by(x); !flag.empty()) {
     x.say(fmt::format("note: {}: the convolution with its residual add is explored as written, not also split "
                       "(explore without it to search the convolution alone too)\n",
-                      x.s.storage.any() ? "--storage " + x.o.storage
-                                        : (x.o.replay.empty() ? std::string("--warm-start") : std::string("--replay"))));
+                      flag));
     return;
   }
   x.residual = std::move(split);
   x.program = x.residual.program;
+}
+
+// A convolution and its pooling over non-overlapping windows of its output in one
+// definition (split_poolings): the program explored with it split into the convolution and
+// the pooling over it, which the convolution-pooling fusion fuses back as an alternative
+// (fuse_layers). Not with --whole-program, half storage, a replay or a warm start, which take
+// the program as written.
+void split_conv_poolings(Exploration& x) {
+  if (x.o.whole_program) return;
+  PooledProgram split = split_poolings(x.program, &x.rules);
+  if (split.splits.empty()) return;
+  if (std::string flag = unsplit_by(x); !flag.empty()) {
+    x.say(fmt::format("note: {}: the convolution with its pooling is explored as written, not also split (explore "
+                      "without it to search the convolution alone too)\n",
+                      flag));
+    return;
+  }
+  x.pooled = std::move(split);
+  x.program = x.pooled.program;
 }
 
 // Options, rules and program, checked; strategies chosen. Nothing is asked of a device.
@@ -221,6 +249,7 @@ void load(Exploration& x) {
   x.program = parse::load_program(x.o.file);
   require_size_values(x.program);  // before a store is made
   split_residual_adds(x);
+  split_conv_poolings(x);
   x.network = !x.o.whole_program && explored_by_layer(x.program);
   store_as_half(x);
   if (x.network) x.layers = split_layers(x.program);
@@ -439,6 +468,11 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
     x.say(fmt::format("residual add split off its convolution, each explored as a layer of its own (the convolution "
                       "alone takes every dense strategy; the add over it fused back in is the alternative): {}\n",
                       residual_splits_text(x.residual)));
+  if (!x.pooled.splits.empty())
+    x.say(fmt::format("pooling split off its convolution, each explored as a layer of its own (the convolution alone "
+                      "takes every dense strategy; the two fused back, the convolution computed inside each pooling "
+                      "window, are the alternative): {}\n",
+                      pool_splits_text(x.pooled)));
   if (!x.grouped.splits.empty())
     x.say(fmt::format("grouped convolution split by group, explored as an alternative (each group a dense convolution "
                       "over its channels of the image, which every dense strategy takes; their outputs joined per "
@@ -606,6 +640,7 @@ void explore_on_device(Exploration& x) {
   // The residual split first: a grouped convolution split by group may be the convolution a
   // residual add was split off (split_grouped runs on that program), whose value it adds.
   add_residual_references(problem, x.residual);
+  add_pool_split_references(problem, x.pooled);
   if (x.network) add_group_references(problem, x.grouped);
   std::int64_t run = begin_run(x, problem, device.target, rules_identity);
   // Interrupted (Ctrl-C, SIGTERM), the run stays unfinished in the store: say how to go on.

@@ -30,8 +30,12 @@ void expect_front_validates(ExploreCli& cli, const std::string& program) {
 
 // The one-definition form takes conv-pool-tile-rt (it was refused: its step
 // pool-register-tile-form applied nowhere), and conv-pool-tile and conv-pool-kappa with it.
+// Explored as written (--whole-program): without it explore splits the convolution off its
+// pooling and offers the definition as written as the fused alternative
+// (cli_pool_split_test.cpp).
 TEST_F(ExploreCli, AnUnjoinedPoolingOfAConvolutionTakesThePooledStrategies) {
-  Result r = run(fmt::format("explore {}conv_pool_unjoined.sr -s conv-pool-tile-rt --pareto --evals 4 --runs 2 --jobs 1 -o out",
+  Result r = run(fmt::format("explore {}conv_pool_unjoined.sr -s conv-pool-tile-rt --whole-program --pareto --evals 4 "
+                             "--runs 2 --jobs 1 -o out",
                              kFused));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   expect_all_in(r.output, {"space: 1 alternative(s)", "conv-pool-tile-rt #1"});
@@ -39,7 +43,7 @@ TEST_F(ExploreCli, AnUnjoinedPoolingOfAConvolutionTakesThePooledStrategies) {
   expect_front_validates(*this, "conv_pool_unjoined");
 
   Result all = run(fmt::format("explore {}conv_pool_unjoined.sr -s conv-pool-tile -s conv-pool-kappa -s conv-pool-tile-rt "
-                               "--evals 3 --runs 2 --jobs 1 --db all.db",
+                               "--whole-program --evals 3 --runs 2 --jobs 1 --db all.db",
                                kFused));
   ASSERT_EQ(all.exit_code, 0) << all.output;
   // conv-pool-tile's one alternative, two of conv-pool-kappa's (1: float2 dot products, 5:

@@ -241,7 +241,7 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusedOnTheResidualFormRunsOnTheSplit
 }
 
 // `liftc space` shows the layers explore searches: the convolution split off, which
-// conv-chw-tile takes, and the add; --whole-program takes the definition as written, which
+// conv-chw-tile takes, the add, and the two fused back, which conv-chw-tile takes too; --whole-program takes the definition as written, which
 // conv-chw-tile takes too (its residual epilogue: residual-windows-form, register-tile-residual)
 // and so does conv-chw-tile-local (conv-block-chunks-residual-activation: the padded image by a
 // kernel of its own or read with its bounds checked).
@@ -254,7 +254,9 @@ TEST_F(ExploreCli, SpaceShowsTheConvolutionSplitOffItsResidualAdd) {
        "with image); the convolution alone takes every dense strategy: explore searches these layers, and the "
        "definition whole as their fused alternative (--whole-program: the program as written, not split)\n",
        "==== layer 1/2 (out_conv)\n\n== strategy conv-chw-tile, alternative 1 of 4",
-       "==== layer 2/2 (out)\n// conv-chw-tile does not apply: lowered by lower-glb2"});
+       "==== layer 2/2 (out)\n// conv-chw-tile does not apply: lowered by lower-glb2",
+       "==== fused layer (out_conv+out: the two fused back into one definition, explore's alternative to the split)\n\n"
+       "== strategy conv-chw-tile, alternative 1 of 4"});
   Result whole = run(fmt::format("space {} -s conv-chw-tile --target mali-g72 --samples 0 --whole-program", kResidual));
   ASSERT_EQ(whole.exit_code, 0) << whole.output;
   EXPECT_NE(whole.output.find("== strategy conv-chw-tile, alternative 1 of 4"), std::string::npos) << whole.output;

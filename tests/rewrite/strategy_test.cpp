@@ -554,7 +554,9 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
       "their own need, and kernels put on a global dimension of their own (conv-naive, conv-gpu, conv-gpu-k0: each "
       "work-item would pool channels other work-items compute): a convolution fused with the pooling that reads it (a 2D map over non-overlapping windows of its "
       "output, in one definition or as two layers explore fuses) computes its outputs inside each pooling window, by a "
-      "work-item each; its strategies are conv-pool-tile, conv-pool-kappa and conv-pool-tile-rt";
+      "work-item each; its strategies are conv-pool-tile, conv-pool-kappa and conv-pool-tile-rt (a convolution pooled "
+      "in its own definition is split by liftc explore into the convolution, which every dense strategy takes, and the "
+      "pooling over it, with the two fused back as an alternative)";
   for (const char* strategy : {"conv-local", "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega-kappa",
                                "conv-gemm", "conv-winograd-local"}) {
     SCOPED_TRACE(strategy);

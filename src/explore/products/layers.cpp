@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "definition_forms.hpp"
 #include "liftc/ir/prim.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/rewrite/engine.hpp"
@@ -300,10 +301,7 @@ std::vector<Fusion> layout_fusions(const ir::Program& network) {
 
 namespace {
 
-bool reduces(const ir::Expr& e) {
-  if (e.kind() == ir::ExprKind::Call && e->prim == ir::Prim::Reduce) return true;
-  return std::any_of(e->args.begin(), e->args.end(), reduces);
-}
+using detail::reduces;
 
 bool is_var(const ir::Expr& e, const std::string& name) { return e.kind() == ir::ExprKind::Var && e->name == name; }
 
@@ -463,39 +461,11 @@ std::vector<Fusion> depthwise_pointwise_fusions(const ir::Program& network, cons
 
 namespace {
 
-// Whether `e` is `map(t -> transpose(t), slide(p, s, map(row -> slide(q, u, row), producer)))`,
-// slide2D's windows of the definition `producer`, with non-overlapping windows of two or
-// more rows and columns (s = p >= 2, u = q >= 2 at the size values `sizes`), or the same
-// tiles written with the prelude's tile2D, `map(t -> transpose(t), split(p, map(row ->
-// split(q, row), producer)))` (p, q >= 2), which normal-form makes slide2D's windows
-// (pool-tiles-as-windows).
+// Whether `e` is non-overlapping windows (p x q, p, q >= 2) of the definition `producer`:
+// slide2D's or tile2D's (detail::pooled_array).
 bool pooling_windows(const ir::Expr& e, const std::string& producer, const std::map<std::string, std::int64_t>& sizes) {
-  auto call = [](const ir::Expr& x, ir::Prim p) { return x.kind() == ir::ExprKind::Call && x->prim == p; };
-  auto lambda_of = [](const ir::Expr& f) { return f.kind() == ir::ExprKind::Lambda && f->params.size() == 1; };
-  auto at_least_2 = [&](const arith::Expr& n) {
-    std::optional<std::int64_t> v = arith::evaluate(n, sizes);
-    return v && *v >= 2;
-  };
-  // A slide whose size is its step, or a split: non-overlapping windows of two or more.
-  auto non_overlapping = [&](const ir::Expr& x) {
-    if (call(x, ir::Prim::Split)) return at_least_2(x->sizes[0]);
-    if (!call(x, ir::Prim::Slide)) return false;
-    std::optional<std::int64_t> size = arith::evaluate(x->sizes[0], sizes), step = arith::evaluate(x->sizes[1], sizes);
-    return size && step && *size == *step && *size >= 2;
-  };
-  if (!call(e, ir::Prim::Map) || !lambda_of(e->args[0])) return false;
-  const ir::Expr& t = e->args[0]->args[0];
-  if (!call(t, ir::Prim::Transpose) || t->args[0].kind() != ir::ExprKind::Var || t->args[0]->name != e->args[0]->params[0])
-    return false;
-  const ir::Expr& rows = e->args[1];
-  if (!non_overlapping(rows)) return false;
-  const ir::Expr& each = rows->args[0];
-  if (!call(each, ir::Prim::Map) || !lambda_of(each->args[0])) return false;
-  const ir::Expr& columns = each->args[0]->args[0];
-  if (!non_overlapping(columns) || columns->prim != rows->prim || columns->args[0].kind() != ir::ExprKind::Var ||
-      columns->args[0]->name != each->args[0]->params[0])
-    return false;
-  return each->args[1].kind() == ir::ExprKind::Var && each->args[1]->name == producer;
+  ir::Expr x = detail::pooled_array(e, sizes);
+  return x.defined() && x.kind() == ir::ExprKind::Var && x->name == producer;
 }
 
 // Whether the layer program `fused` (a pooling with a convolution substituted for what it

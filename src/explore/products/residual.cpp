@@ -8,24 +8,23 @@
 
 #include <fmt/format.h>
 
+#include "definition_forms.hpp"
 #include "liftc/explore/products/split_references.hpp"
 #include "liftc/ir/prim.hpp"
-#include "liftc/rewrite/engine.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
 namespace liftc::explore {
 
 namespace {
 
+using detail::names_in;
+using detail::normal_forms;
+using detail::reduces;
+
 bool is_call(const ir::Expr& e, ir::Prim p) { return e.defined() && e.kind() == ir::ExprKind::Call && e->prim == p; }
 
 bool is_var(const ir::Expr& e, const std::string& name) {
   return e.defined() && e.kind() == ir::ExprKind::Var && e->name == name;
-}
-
-bool reduces(const ir::Expr& e) {
-  if (is_call(e, ir::Prim::Reduce)) return true;
-  return std::any_of(e->args.begin(), e->args.end(), reduces);
 }
 
 // Whether `e` keeps values one to one: scalar computations, maps, zips, joins and splits
@@ -159,25 +158,6 @@ std::optional<Parts> residual_parts(const ir::Expr& body, const std::vector<std:
   for (const auto& a : body->args)
     if (ir::Expr c = reduction_part(a, globals, "", false, true); c.defined())
       return Parts{c, ir::replace_node(body, c, ir::make_var(conv))};
-  return std::nullopt;
-}
-
-// Every name `e` binds or reads (so that a fresh name captures nothing when put inside it).
-void names_in(const ir::Expr& e, std::vector<std::string>& out) {
-  if (e.kind() == ir::ExprKind::Var || e.kind() == ir::ExprKind::Let) out.push_back(e->name);
-  if (e.kind() == ir::ExprKind::Lambda) out.insert(out.end(), e->params.begin(), e->params.end());
-  for (const auto& a : e->args) names_in(a, out);
-}
-
-// Each definition of `program` in normal form (rules' normal-form), or none where it gives none.
-std::optional<ir::Program> normal_forms(const ir::Program& program, const rewrite::RuleSet* rules) {
-  if (!rules || !rules->strategy("normal-form")) return std::nullopt;
-  try {
-    rewrite::ProgramRewrite r = rewrite::rewrite_program(*rules, "normal-form", program, {});
-    if (!r.programs.empty()) return r.programs.front().program;
-  } catch (const Error&) {
-    // normal-form does not apply: the definitions as written only
-  }
   return std::nullopt;
 }
 

@@ -12,6 +12,7 @@
 #include "liftc/constraints/solve.hpp"
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/products/groups.hpp"
+#include "liftc/explore/products/pool_split.hpp"
 #include "liftc/explore/products/residual.hpp"
 #include "liftc/explore/products/layers.hpp"
 #include "liftc/explore/candidates/library.hpp"
@@ -162,9 +163,15 @@ void print_library_space(explore::LibraryAlternative& alt, std::uint64_t samples
 // "layer 2/3 (conv2)", or for a part of a grouped convolution split by group "group layer
 // (conv_g0, a group of conv)", for a layer reading the groups themselves "fused layer
 // (conv+next: ...)", for a reader split into the groups' epilogues "fused layer
-// (conv+next_g0: ...)" (`written`: the layers as written, first in `layers`).
-std::string layer_heading(const std::vector<explore::Layer>& layers, std::size_t i, std::size_t written) {
+// (conv+next_g0: ...)", for a split definition whole "fused layer (out_conv+out: ...)"
+// (`written`: the layers as written, first in `layers`; `split_alternatives`: the index of
+// the first split definition whole, the last layers).
+std::string layer_heading(const std::vector<explore::Layer>& layers, std::size_t i, std::size_t written,
+                          std::size_t split_alternatives) {
   const explore::Layer& l = layers[i];
+  if (i >= split_alternatives)
+    return fmt::format("fused layer ({}: the two fused back into one definition, explore's alternative to the split)",
+                       explore::layer_title(l));
   if (!l.fused.empty() && !l.group_of.empty())
     return fmt::format("fused layer ({}: {} over one group of {}, on that group's channels)", explore::layer_title(l),
                        l.group_of, fmt::join(l.fused, ", "));
@@ -174,6 +181,29 @@ std::string layer_heading(const std::vector<explore::Layer>& layers, std::size_t
   if (l.group_of.empty()) return fmt::format("layer {}/{} ({})", i + 1, written, l.name);
   if (l.group_of == l.name) return fmt::format("group layer ({}: its groups' outputs joined)", l.name);
   return fmt::format("group layer ({}, a group of {})", l.name, l.group_of);
+}
+
+// Appends to `layers` the layers explore fuses back from a split definition (a residual add
+// or a pooling split off its convolution, `splits`: each its convolution and its
+// definition): each the definition whole, `out_conv+out`, which explore's fusion of the
+// split program's layers (add_fused_layers) makes as the alternative to the two. The other
+// fusions of a network are not listed.
+void add_split_alternatives(const ir::Program& program, const std::vector<std::pair<std::string, std::string>>& splits,
+                            const rewrite::RuleSet& rules, std::vector<explore::Layer>& layers) {
+  if (splits.empty()) return;
+  std::vector<explore::Layer> all = explore::split_layers(program);
+  const std::size_t written = all.size();
+  explore::add_fused_layers(program, all, &rules);
+  for (std::size_t i = written; i < all.size(); ++i) {
+    bool alternative = std::any_of(splits.begin(), splits.end(), [&](const auto& split) {
+      return all[i].name == split.second && all[i].fused == std::vector<std::string>{split.first};
+    });
+    if (!alternative) continue;
+    explore::Layer layer = all[i];
+    // Of the shape of a layer as written (the first in `layers` too), or a shape of its own.
+    if (layer.same_as >= written) layer.same_as = layers.size();
+    layers.push_back(std::move(layer));
+  }
 }
 
 void run_space(const SpaceOptions& o) {
@@ -190,6 +220,11 @@ void run_space(const SpaceOptions& o) {
   explore::ResidualProgram residual;
   if (!o.whole_program) residual = explore::split_residuals(program, &rules);
   if (!residual.splits.empty()) program = residual.program;
+  // A convolution and its pooling in one definition: the same, the convolution split off and
+  // the pooling over it (explore's fused alternative is the definition whole).
+  explore::PooledProgram pooled;
+  if (!o.whole_program) pooled = explore::split_poolings(program, &rules);
+  if (!pooled.splits.empty()) program = pooled.program;
   // A program of several definitions is a network: the space of each layer, as explore
   // searches it (layers of one shape once).
   std::vector<explore::Layer> layers;
@@ -201,6 +236,12 @@ void run_space(const SpaceOptions& o) {
   if (!grouped.splits.empty() && layers.empty()) layers = explore::split_layers(program);
   const std::size_t written = layers.size();
   if (!grouped.splits.empty()) explore::add_group_split_layers(grouped, layers);
+  // The split definitions whole, explore's fused alternatives to their layers.
+  const std::size_t split_alternatives = layers.size();
+  std::vector<std::pair<std::string, std::string>> splits;
+  for (const auto& s : residual.splits) splits.emplace_back(s.convolution, s.definition);
+  for (const auto& s : pooled.splits) splits.emplace_back(s.convolution, s.definition);
+  if (!layers.empty()) add_split_alternatives(program, splits, rules, layers);
   std::vector<std::string> strategies =
       !o.strategies.empty() ? rewrite::expand_strategy_tags(rules, o.strategies)
                             : explore::default_strategies(rules, layers.empty() ? program : layers.front().program);
@@ -235,8 +276,8 @@ void run_space(const SpaceOptions& o) {
         : fmt::format(": the shape of {}, its space",
                       same.fused.empty() && same.group_of.empty()
                           ? fmt::format("layer {} ({})", layers[i].same_as + 1, same.name)
-                          : layer_heading(layers, layers[i].same_as, written));
-    part.heading = fmt::format("\n==== {}{}\n", layer_heading(layers, i, written), shape);
+                          : layer_heading(layers, layers[i].same_as, written, split_alternatives));
+    part.heading = fmt::format("\n==== {}{}\n", layer_heading(layers, i, written, split_alternatives), shape);
     if (layers[i].same_as != i) {
       not_applied[i] = not_applied[layers[i].same_as];
       continue;
@@ -266,6 +307,11 @@ void run_space(const SpaceOptions& o) {
                "explore searches these layers, and the definition whole as their fused alternative (--whole-program: "
                "the program as written, not split)\n",
                explore::residual_splits_text(residual));
+  if (!pooled.splits.empty())
+    fmt::print("// a pooling split off its convolution: {}; the convolution alone takes every dense strategy: explore "
+               "searches these layers, and the definition whole (the convolution computed inside each pooling window) "
+               "as their fused alternative (--whole-program: the program as written, not split)\n",
+               explore::pool_splits_text(pooled));
   if (!grouped.splits.empty())
     fmt::print("// a grouped convolution split by group: {}; each group a dense convolution over its channels of the "
                "image (every dense strategy takes it), their outputs joined per pixel: explore searches these layers "

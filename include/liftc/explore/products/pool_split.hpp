@@ -1,0 +1,60 @@
+#pragma once
+// A convolution and the pooling over non-overlapping windows of its output written in one
+// definition (a 2x2 max or average pooling with stride 2), explored as two layers: the
+// convolution alone, which every dense strategy takes (register tiles, local memory, omega,
+// GEMM, Winograd), and the pooling over it, which explore's convolution-pooling fusion
+// (layers.hpp, conv_pool_fusions) fuses back into the one-definition layer as an
+// alternative (the strategies conv-pool-tile, conv-pool-kappa and conv-pool-tile-rt), so the
+// front shows the trade-off. residual.hpp splits a residual add off its convolution the same
+// way.
+
+#include <string>
+#include <vector>
+
+#include "liftc/explore/evaluation/evaluate.hpp"
+#include "liftc/ir/program.hpp"
+#include "liftc/rewrite/load.hpp"
+
+namespace liftc::explore {
+
+/// One definition split into its convolution and the pooling over it.
+struct PoolSplit {
+  std::string definition;    // the definition (the pooling keeps its name)
+  std::string convolution;   // the convolution's new definition, `NAME_conv` (a name the program has not)
+  bool normal_form = false;  // split from the definition's normal form (rules' normal-form), not as written: its
+                             // values may differ from the definition's by the rounding of another order of additions
+};
+
+/// A program with its convolutions pooled in their own definitions split (split_poolings).
+struct PooledProgram {
+  ir::Program program;            // each split definition replaced by its convolution and the pooling over it
+  std::vector<PoolSplit> splits;  // in definition order; empty: none, `program` as given
+};
+
+/// `program` (parsed, its sizes with values) with each definition that pools a convolution's
+/// output over non-overlapping windows split in two, in one of two forms:
+/// - as written, `map2D(pool, slide2D(p, q, p, q, map2D(g, windows)))` (or over the prelude's
+///   `tile2D(p, q, ...)`), p and q at least 2, the convolution `map2D(g, windows)` a 2D map
+///   whose function reduces and that reads only inputs and earlier definitions;
+/// - the convolution's outputs computed inside each pooling window (normal-form's
+///   pool-windows-of-conv), `map2D(ww -> F(map2D(g, ww)), slide2D(p, q, p, q, windows))`, the
+///   pooling window `ww` read only there.
+/// The convolution becomes `NAME_conv = map2D(g, windows)` and the definition
+/// `map2D(pool, slide2D(p, q, p, q, NAME_conv))` (in the second form, pool: `pw -> F(pw)`):
+/// the same sums, the pooling's reductions in the same order; add_pool_split_references checks
+/// it. A program with tuning parameters (one a strategy rewrote) is not split.
+/// With `rules`, a definition in neither form as written is split in its normal form
+/// (`normal-form`) where that is one of them (a let of the convolution, tile2D's tiles of it
+/// under a let): the same values up to the rounding of the additions' order where normal-form
+/// reorders a sum (the bias as its start), which add_pool_split_references allows such a split.
+PooledProgram split_poolings(const ir::Program& program, const rewrite::RuleSet* rules = nullptr);
+
+/// Adds to `network.reference` the interpreter's values of the split-off convolutions (on
+/// `network.inputs`) and checks that the split program computes each split definition's value
+/// as the program does: a liftc::Error (an internal one) naming the definition otherwise.
+void add_pool_split_references(Problem& network, const PooledProgram& split);
+
+/// "pooled into pooled_conv (the convolution) and pooled (its pooling)", each split.
+std::string pool_splits_text(const PooledProgram& split);
+
+}  // namespace liftc::explore

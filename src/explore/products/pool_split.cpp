@@ -1,0 +1,175 @@
+// A convolution and the pooling over it, written in one definition, split apart (pool_split.hpp).
+
+#include "liftc/explore/products/pool_split.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "definition_forms.hpp"
+#include "liftc/explore/products/split_references.hpp"
+#include "liftc/ir/prim.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+
+namespace liftc::explore {
+
+namespace {
+
+// Whether every free variable of `e` is one of `globals` (the inputs and earlier definitions).
+bool reads_only(const ir::Expr& e, const std::vector<std::string>& globals) {
+  std::vector<std::string> names = ir::free_vars(e);
+  return std::all_of(names.begin(), names.end(), [&](const std::string& n) {
+    return std::find(globals.begin(), globals.end(), n) != globals.end();
+  });
+}
+
+// Whether `e` is a convolution of `globals`: a 2D map whose function reduces, reading nothing else.
+bool convolution(const ir::Expr& e, const std::vector<std::string>& globals) {
+  ir::Expr g = ir::map2d_function(e);
+  return g.defined() && detail::reduces(g->args[0]) && reads_only(e, globals);
+}
+
+// Whether `e` is a lambda with a parameter `name`.
+bool binds(const ir::Expr& e, const std::string& name) {
+  return e.kind() == ir::ExprKind::Lambda && std::find(e->params.begin(), e->params.end(), name) != e->params.end();
+}
+
+// The first subterm (pre-order) of `e` that is a 2D map over the free variable `ww` whose
+// function reduces, `map(r -> map(g, r), ww)` (a convolution's outputs of one pooling
+// window); undefined when there is none. Nothing that rebinds `ww` is looked into.
+ir::Expr window_outputs(const ir::Expr& e, const std::string& ww) {
+  if (binds(e, ww)) return {};
+  if (ir::Expr g = ir::map2d_function(e); g.defined()) {
+    const ir::Expr& over = e->args[1];
+    if (over.kind() == ir::ExprKind::Var && over->name == ww && detail::reduces(g->args[0])) return e;
+  }
+  for (std::size_t i = 0; i < e->args.size(); ++i) {
+    if (e.kind() == ir::ExprKind::Let && i == 1 && e->name == ww) continue;  // the let's body sees another ww
+    if (ir::Expr found = window_outputs(e->args[i], ww); found.defined()) return found;
+  }
+  return {};
+}
+
+// Whether `e` takes non-overlapping windows of something anywhere (detail::pooled_array):
+// only then may its normal form be a pooling of a convolution's output.
+bool pools(const ir::Expr& e, const std::map<std::string, std::int64_t>& sizes) {
+  if (detail::pooled_array(e, sizes).defined()) return true;
+  return std::any_of(e->args.begin(), e->args.end(), [&](const ir::Expr& a) { return pools(a, sizes); });
+}
+
+// A definition split: the convolution's body and the pooling's body over `conv`.
+struct Parts {
+  ir::Expr convolution, pooling;
+};
+
+// `body` (typed) as a convolution of `globals` and the pooling over it named `conv`; none
+// when it is neither form. `avoid`: every name of the program and of `body`.
+std::optional<Parts> pool_parts(const ir::Expr& body, const std::vector<std::string>& globals, const std::string& conv,
+                                const std::vector<std::string>& avoid, const std::map<std::string, std::int64_t>& sizes) {
+  ir::Expr f = ir::map2d_function(body);
+  if (!f.defined()) return std::nullopt;
+  ir::Expr pooled = detail::pooled_array(body->args[1], sizes);
+  if (!pooled.defined()) return std::nullopt;
+  // As written: the pooling's windows of the convolution's output.
+  if (convolution(pooled, globals)) return Parts{pooled, ir::replace_node(body, pooled, ir::make_var(conv))};
+  // The convolution's outputs computed inside each pooling window, `ww -> F(map2D(g, ww))`
+  // over the windows of the convolution's windows: `map2D(g, windows)` and `pw -> F(pw)`.
+  const std::string& ww = f->params[0];
+  ir::Expr outputs = window_outputs(f->args[0], ww);
+  if (!outputs.defined() || !reads_only(pooled, globals)) return std::nullopt;
+  ir::Expr convolution_body = ir::make_call(ir::Prim::Map, {}, {outputs->args[0], pooled});
+  if (!convolution(convolution_body, globals)) return std::nullopt;
+  std::string pw = ir::fresh_name("pw", avoid);
+  ir::Expr pool = ir::replace_node(f->args[0], outputs, ir::make_var(pw));
+  std::vector<std::string> still = ir::free_vars(pool);
+  if (std::find(still.begin(), still.end(), ww) != still.end()) return std::nullopt;  // F reads the window otherwise too
+  ir::Expr rest = ir::replace_node(body, f, ir::make_lambda({pw}, pool));
+  rest = ir::replace_node(rest, pooled, ir::make_var(conv));
+  return Parts{convolution_body, rest};
+}
+
+}  // namespace
+
+PooledProgram split_poolings(const ir::Program& program, const rewrite::RuleSet* rules) {
+  PooledProgram out{program, {}};
+  // A program a strategy rewrote already has tuning parameters (sizes with a range and no
+  // value) its definitions share: it is explored whole, as explored_by_layer says, not split.
+  if (std::any_of(program.sizes.begin(), program.sizes.end(), [](const auto& s) { return !s.value && s.min; }))
+    return out;
+  ir::Program typed = typecheck::typecheck(program).program;
+  std::map<std::string, std::int64_t> sizes = ir::size_values(typed);
+  std::vector<std::string> avoid = ir::declared_names(program);
+  std::vector<std::string> globals;
+  for (const auto& i : typed.inputs) globals.push_back(i.name);
+  std::optional<ir::Program> normal;  // the definitions in normal form, made when one is not split as written
+  bool normalized = false;
+  out.program.defs.clear();
+  for (std::size_t d = 0; d < typed.defs.size(); ++d) {
+    const ir::Definition& def = typed.defs[d];
+    // `body` split into its convolution `conv` and the pooling over it; none where it is not
+    // such a definition (or the parts do not check: the definition stays whole).
+    auto split_of = [&](const ir::Expr& body) -> std::optional<std::pair<Parts, std::string>> {
+      std::vector<std::string> bound = avoid;  // the program's names and every name of the body
+      detail::names_in(body, bound);
+      std::string conv = ir::fresh_name(def.name + "_conv", bound);
+      bound.push_back(conv);
+      std::optional<Parts> parts = pool_parts(body, globals, conv, bound, sizes);
+      if (!parts) return std::nullopt;
+      ir::Program check = out.program;
+      check.defs.push_back({conv, parts->convolution, def.loc});
+      check.defs.push_back({def.name, parts->pooling, def.loc});
+      try {
+        typecheck::typecheck(check);
+      } catch (const Error&) {
+        return std::nullopt;
+      }
+      return std::pair{std::move(*parts), conv};
+    };
+    auto split = split_of(def.body);
+    bool from_normal_form = false;
+    if (!split && rules && pools(def.body, sizes)) {
+      if (!normalized) normal = detail::normal_forms(program, rules);
+      normalized = true;
+      if (normal && d < normal->defs.size() && normal->defs[d].name == def.name)
+        if ((split = split_of(normal->defs[d].body))) from_normal_form = true;
+    }
+    globals.push_back(def.name);
+    if (!split) {
+      out.program.defs.push_back(program.defs[d]);
+      continue;
+    }
+    const auto& [parts, conv] = *split;
+    avoid.push_back(conv);
+    globals.push_back(conv);
+    out.program.defs.push_back({conv, parts.convolution, def.loc});
+    out.program.defs.push_back({def.name, parts.pooling, def.loc});
+    out.splits.push_back({def.name, conv, from_normal_form});
+  }
+  if (out.splits.empty()) return {program, {}};
+  typecheck::typecheck(out.program);  // an internal error, not the user's, if it does not check
+  return out;
+}
+
+void add_pool_split_references(Problem& network, const PooledProgram& split) {
+  std::vector<SplitDefinition> definitions;
+  for (const auto& s : split.splits)
+    definitions.push_back({s.definition,
+                           fmt::format("'{}' split into its convolution '{}' and the pooling over it", s.definition,
+                                       s.convolution),
+                           {s.convolution},
+                           s.normal_form});
+  add_split_references(network, split.program, definitions);
+}
+
+std::string pool_splits_text(const PooledProgram& split) {
+  std::vector<std::string> out;
+  for (const auto& s : split.splits)
+    out.push_back(fmt::format("{} into {} (the convolution) and {} (its pooling)", s.definition, s.convolution,
+                              s.definition));
+  return fmt::format("{}", fmt::join(out, "; "));
+}
+
+}  // namespace liftc::explore

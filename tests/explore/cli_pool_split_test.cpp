@@ -1,0 +1,121 @@
+// `liftc explore` and `liftc space` on a convolution and its pooling written in one definition
+// (issue 38): split into the convolution, which the dense strategies take, and the pooling
+// over it, with the definition as written explored as the fused alternative
+// (explore/products/pool_split.hpp). Small shapes (8x8 image, 4 to 4 channels), few
+// evaluations, one job: a CI test on PoCL.
+
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "explore_cli.hpp"
+
+namespace liftc::explore::test {
+namespace {
+
+const std::string kAverage = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/fused/conv_avgpool_joined.sr";
+
+// Whether evaluated.csv has a row of `layer` by `strategy` that ran and matched the
+// interpreter (ok, or cut: validated, then slower).
+bool validated(const std::string& csv, const std::string& layer, const std::string& strategy) {
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(layer + ",", 0) == 0 && line.find("," + strategy + ",") != std::string::npos &&
+        (line.find(",ok,") != std::string::npos || line.find(",cut,") != std::string::npos))
+      return true;
+  return false;
+}
+
+// The average pooling in the convolution's definition: the convolution split off takes
+// conv-gemm and conv-chw-tile (before, only the pooled strategies and the slow generic ones
+// took the definition), the pooling is lowered, and the two fused back, the definition as
+// written, take conv-pool-tile (and conv-chw-tile, with a scratch buffer). Points of the
+// split convolution and of the fused layer validate against the interpreter, and every front
+// point's host program validates the pooled values.
+TEST_F(ExploreCli, APoolingInTheConvolutionsDefinitionIsSplitOffAndValidates) {
+  Result r = run(fmt::format("explore {} -s conv-gemm -s conv-chw-tile -s conv-pool-tile --search random --pareto "
+                             "--evals 3 --jobs 1 -o out",
+                             kAverage));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(
+      r.output,
+      {"network: 2 layers, 2 of a shape of their own, each explored with its own space and reference (3 evaluations "
+       "each): pooled_conv, pooled\n",
+       "pooling split off its convolution, each explored as a layer of its own (the convolution alone takes every "
+       "dense strategy; the two fused back, the convolution computed inside each pooling window, are the "
+       "alternative): pooled into pooled_conv (the convolution) and pooled (its pooling)\n",
+       "layer 1/2 (pooled_conv): 5 alternative(s) of 2 strategies (conv-gemm, conv-chw-tile)",
+       "layer 2/2 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)",
+       "fused layer (pooled_conv+pooled): 4 alternative(s) of 2 strategies (conv-chw-tile, conv-pool-tile)",
+       "network Pareto front"});
+  EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "pooled_conv", "conv-gemm") || validated(csv, "pooled_conv", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(validated(csv, "pooled_conv+pooled", "conv-pool-tile") ||
+              validated(csv, "pooled_conv+pooled", "conv-chw-tile"))
+      << csv;
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "out/expected/pooled_conv.npy"));
+  expect_every_front_point_matches(*this, "conv_avgpool_joined", "pooled: matches the expected values (64 values)");
+}
+
+// The max pooling forms (each channel's 2D block of the window; each channel's values, its
+// one-element results unjoined; the convolution a let over tile2D's tiles, split in its
+// normal form): the convolution split off takes conv-gemm, and the fused layer conv-pool-tile.
+// --whole-program explores the definition as written, which conv-gemm does not take.
+TEST_F(ExploreCli, TheMaxPoolingFormsAreSplitAndTheirConvolutionTakesTheGemm) {
+  for (const char* form : {"forms/conv_pool_one_definition", "fused/conv_pool_unjoined", "forms/conv_pool_tile2d_let"}) {
+    SCOPED_TRACE(form);
+    std::string db = std::string(form).substr(std::string(form).find('/') + 1) + ".db";
+    Result r = run(fmt::format("explore {}/examples/conv/{}.sr -s conv-gemm -s conv-pool-tile --search random --evals 2 "
+                               "--jobs 1 --db {}",
+                               LIFTC_SOURCE_DIR, form, db));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    expect_all_in(r.output, {"pooled into pooled_conv (the convolution) and pooled (its pooling)\n",
+                             "layer 1/2 (pooled_conv): 2 alternative(s) of 1 strategy (conv-gemm)",
+                             "fused layer (pooled_conv+pooled): 1 alternative(s) of 1 strategy (conv-pool-tile)"});
+  }
+  Result whole = run(fmt::format("explore {}/examples/conv/forms/conv_pool_one_definition.sr -s conv-gemm "
+                                 "--whole-program --search random --evals 2 --jobs 1 --db whole.db",
+                                 LIFTC_SOURCE_DIR));
+  EXPECT_EQ(whole.exit_code, 1) << whole.output;
+  EXPECT_NE(whole.output.find("its step `unpooled-conv-form` applies nowhere"), std::string::npos) << whole.output;
+}
+
+// `liftc space` shows the layers explore searches: the convolution split off, which conv-gemm
+// takes, the pooling, and the two fused back, which conv-pool-tile takes (so a strategy that
+// takes only the fused layer is no error); --whole-program the definition as written.
+TEST_F(ExploreCli, SpaceShowsTheConvolutionSplitOffItsPooling) {
+  Result r = run(fmt::format("space {} -s conv-gemm -s conv-pool-tile --target mali-g72 --samples 0", kAverage));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(
+      r.output,
+      {"// a pooling split off its convolution: pooled into pooled_conv (the convolution) and pooled (its pooling); "
+       "the convolution alone takes every dense strategy: explore searches these layers, and the definition whole "
+       "(the convolution computed inside each pooling window) as their fused alternative (--whole-program: the "
+       "program as written, not split)\n",
+       "==== layer 1/2 (pooled_conv)\n// conv-pool-tile does not apply to this layer\n\n== strategy conv-gemm, "
+       "alternative 1 of 2",
+       "==== layer 2/2 (pooled)\n",
+       "==== fused layer (pooled_conv+pooled: the two fused back into one definition, explore's alternative to the "
+       "split)\n// conv-gemm does not apply to this layer\n\n== strategy conv-pool-tile, alternative 1 of 1"});
+  Result whole = run(fmt::format("space {} -s conv-pool-tile --target mali-g72 --samples 0 --whole-program", kAverage));
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  EXPECT_NE(whole.output.find("== strategy conv-pool-tile, alternative 1 of 1"), std::string::npos) << whole.output;
+  EXPECT_EQ(whole.output.find("pooled_conv"), std::string::npos) << whole.output;
+}
+
+// Half storage, a replay and a warm start explore the definition as written, and say so.
+TEST_F(ExploreCli, HalfStorageExploresAPooledConvolutionAsWrittenAndSaysSo) {
+  Result r = run(fmt::format("explore {} -s conv-pool-tile --storage half --search random --evals 1 --jobs 1", kAverage));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("note: --storage half: the convolution with its pooling is explored as written, not also "
+                          "split (explore without it to search the convolution alone too)\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("pooled_conv"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace liftc::explore::test

@@ -1,0 +1,194 @@
+// A convolution and its pooling written in one definition, split into the convolution and the
+// pooling over it (explore/products/pool_split.hpp), without a device: which definitions are
+// split, that the split program interprets to the program's values, value for value, and that
+// the convolution-pooling fusion offers the two fused back.
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "liftc/explore/products/layers.hpp"
+#include "liftc/explore/products/pool_split.hpp"
+#include "liftc/interp/interp.hpp"
+#include "liftc/ir/program.hpp"
+#include "liftc/parse/parse.hpp"
+#include "liftc/rewrite/load.hpp"
+#include "liftc/typecheck/typecheck.hpp"
+#include "../readable_name.hpp"
+
+namespace liftc::explore {
+namespace {
+
+const rewrite::RuleSet& rules() {
+  static const rewrite::RuleSet r = rewrite::load_rules_dir(std::string(LIFTC_SOURCE_DIR) + "/rules");
+  return r;
+}
+
+ir::Program example(const std::string& path) {
+  return parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/" + path);
+}
+
+ir::Program parsed(const std::string& text) {
+  return parse::parse_program(std::make_shared<const SourceFile>(SourceFile{"pool.sr", text}));
+}
+
+interp::Tensors values(const ir::Program& p, const interp::Tensors& inputs) {
+  return interp::evaluate(typecheck::typecheck(ir::bind_sizes(p, {})).program, inputs);
+}
+
+const std::string kPooledSplit = "pooled into pooled_conv (the convolution) and pooled (its pooling)";
+
+struct PoolCase {
+  const char* file;   // under examples/
+  std::string split;  // pool_splits_text with the rules; empty: nothing split
+  bool normal_form;   // split in its normal form (not as written)
+};
+void PrintTo(const PoolCase& c, std::ostream* os) { *os << c.file; }
+
+class PoolSplits : public ::testing::TestWithParam<PoolCase> {};
+
+// What split_poolings splits (with the rules); the split program's value of each definition
+// the program has is the program's, bit for bit where it was split as written (the same sums,
+// the pooling's reductions in the same order) and within the interpreter's tolerance of a
+// reordered sum where it was split in its normal form; the convolution-pooling fusion offers
+// the convolution fused back into its pooling; add_pool_split_references takes the split.
+TEST_P(PoolSplits, SplitsTheConvolutionOffAndInterpretsAsTheProgram) {
+  const PoolCase& c = GetParam();
+  ir::Program program = example(c.file);
+  PooledProgram split = split_poolings(program, &rules());
+  EXPECT_EQ(pool_splits_text(split), c.split);
+  if (split.splits.empty()) return;
+  for (const auto& s : split.splits) EXPECT_EQ(s.normal_form, c.normal_form) << s.definition;
+  // Without the rules only the definitions split as written are.
+  EXPECT_EQ(pool_splits_text(split_poolings(program)), c.normal_form ? "" : c.split);
+  interp::Tensors inputs = interp::random_inputs(typecheck::typecheck(ir::bind_sizes(program, {})).program, 11);
+  interp::Tensors want = values(program, inputs), got = values(split.program, inputs);
+  for (const auto& def : program.defs) {
+    ASSERT_TRUE(got.count(def.name)) << def.name;
+    EXPECT_EQ(got.at(def.name).shape, want.at(def.name).shape) << def.name;
+    const std::vector<float>& w = want.at(def.name).f32;
+    const std::vector<float>& g = got.at(def.name).f32;
+    ASSERT_EQ(g.size(), w.size()) << def.name;
+    if (!c.normal_form) EXPECT_EQ(g, w) << def.name;
+    for (std::size_t i = 0; i < w.size(); ++i)
+      EXPECT_NEAR(g[i], w[i], interp::magnitude_tolerance * (1 + std::fabs(w[i]))) << def.name << " " << i;
+  }
+  std::vector<Fusion> fusions = conv_pool_fusions(split.program, rules());
+  for (const auto& s : split.splits)
+    EXPECT_TRUE(std::any_of(fusions.begin(), fusions.end(), [&](const Fusion& f) {
+      return f.producer == s.convolution && f.consumer == s.definition && f.kind == FusionKind::ConvPool;
+    })) << s.definition;
+
+  Problem problem;
+  problem.file = c.file;
+  problem.inputs = inputs;
+  problem.reference = want;
+  add_pool_split_references(problem, split);
+  for (const auto& s : split.splits) EXPECT_EQ(problem.reference.at(s.convolution).f32, got.at(s.convolution).f32);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Poolings, PoolSplits,
+    ::testing::Values(
+        // The pooling's windows of the convolution's output as written: a max pooling of each
+        // channel's 2D block, of each channel's values (unjoined, joined, the convolution's
+        // pixels joined in the pooling), an average pooling (unjoined; joined per pooled pixel).
+        PoolCase{"conv/forms/conv_pool_one_definition.sr", kPooledSplit, false},
+        PoolCase{"conv/forms/conv_pool_joined.sr", kPooledSplit, false},
+        PoolCase{"conv/fused/conv_pool_unjoined.sr", kPooledSplit, false},
+        PoolCase{"conv/fused/conv_pool_unjoined_pixels.sr", kPooledSplit, false},
+        PoolCase{"conv/fused/conv_pool_unjoined_mean.sr", kPooledSplit, false},
+        PoolCase{"conv/fused/conv_avgpool_joined.sr", kPooledSplit, false},
+        // tile2D's tiles of the convolution's output (the bias added after the sums).
+        PoolCase{"conv/forms/conv_pool_tile2d.sr", kPooledSplit, false},
+        // The convolution a let: split in its normal form (the let inlined, the convolution's
+        // outputs computed inside each pooling window).
+        PoolCase{"conv/forms/conv_pool_tile2d_let.sr", kPooledSplit, true},
+        // Not split: the convolution and the pooling two definitions already (explore fuses
+        // them), a convolution alone, a pooling of an input, a residual add.
+        PoolCase{"conv/forms/conv_pool.sr", "", false}, PoolCase{"conv/forms/conv_pool_tile2d_layers.sr", "", false},
+        PoolCase{"conv/conv_small.sr", "", false}, PoolCase{"maxpool_floor.sr", "", false},
+        PoolCase{"conv/forms/conv_residual_one_definition.sr", "", false}, PoolCase{"networks/vgg_block.sr", "", false}),
+    [](const auto& info) { return testing::readable_name(info.index, {info.param.file}); });
+
+const std::string kHeader = R"(size C = 2, H = 6, W = 6, M = 4
+input weights : [[[[float]C]3]3]M
+input biases : [float]M
+input image : [[[float]C]W]H
+)";
+
+// The convolution's output, joined per pixel.
+const std::string kConv =
+    "map2D(window -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(window)), join(join(w)))), "
+    "zip(weights, biases))), slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))";
+
+// A max pooling of each channel over a window.
+const std::string kMax = "pw -> join(map(c -> reduce(-inf, (a, v) -> max(a, v), c), transpose(join(pw))))";
+
+// The fused form written by hand (normal-form's pool-windows-of-conv's: each pooling window's
+// convolution outputs computed inside it) is split as written, the names the split would pick
+// (`pooled_conv`, `pw`) taken inside the definition: fresh names, nothing captured. Windows that
+// overlap (a 2x2 pooling with stride 1), or of 1 x 1, are no pooling to split off; nor is a
+// pooling window that the pooling reads besides the convolution's outputs.
+TEST(PoolSplits, TheFusedFormIsSplitAndOverlappingWindowsAreNot) {
+  ir::Program fused = parsed(kHeader + R"(def pooled = map2D(ww -> join(map(c -> reduce(-inf, (a, v) -> max(a, v), c),
+    transpose(join(map2D(pooled_conv -> join(map((w, b) -> reduce(b, (acc, pw) -> acc + pw.0 * pw.1,
+                                                              zip(join(join(pooled_conv)), join(join(w)))),
+                                                   zip(weights, biases))), ww))))),
+  slide2D(2, 2, 2, 2, slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))))
+)");
+  PooledProgram split = split_poolings(fused);
+  EXPECT_EQ(pool_splits_text(split), "pooled into pooled_conv_1 (the convolution) and pooled (its pooling)");
+  ASSERT_EQ(split.program.defs.size(), 2u);
+  EXPECT_FALSE(split.splits[0].normal_form);
+  interp::Tensors inputs = interp::random_inputs(typecheck::typecheck(ir::bind_sizes(fused, {})).program, 5);
+  EXPECT_EQ(values(split.program, inputs).at("pooled").f32, values(fused, inputs).at("pooled").f32);
+
+  for (const std::string& unsplit :
+       {fmt::format("def pooled = map2D({}, slide2D(2, 2, 1, 1, {}))\n", kMax, kConv),
+        fmt::format("def pooled = map2D({}, slide2D(1, 1, 1, 1, {}))\n", kMax, kConv),
+        std::string("def pooled = map2D(ww -> map(v -> v.0, zip(join(map2D(win -> reduce(0.0, (a, x) -> a + x, "
+                    "join(join(win))), ww)), join(ww))), slide2D(2, 2, 2, 2, slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))))\n")}) {
+    SCOPED_TRACE(unsplit);
+    EXPECT_EQ(pool_splits_text(split_poolings(parsed(kHeader + unsplit), &rules())), "");
+  }
+}
+
+// Every example: split_poolings takes every program (low-level ones, stencils, networks)
+// without an error, and splits only the convolutions pooled in their own definition: as
+// written, and with the rules also conv_pool_tile2d_let.sr, whose normal form is one.
+TEST(PoolSplits, OnlyTheConvolutionsPooledInTheirOwnDefinitionAreSplit) {
+  const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
+  std::set<std::string> split, split_normal;
+  int programs = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (entry.path().extension() != ".sr") continue;
+    std::string file = entry.path().lexically_relative(root).generic_string();
+    SCOPED_TRACE(file);
+    ir::Program program = example(file);
+    try {
+      typecheck::typecheck(ir::bind_sizes(program, {}));
+    } catch (const Error&) {
+      continue;  // a program with sizes left to tune (explore needs their values)
+    }
+    if (!split_poolings(program).splits.empty()) split.insert(file);
+    if (!split_poolings(program, &rules()).splits.empty()) split_normal.insert(file);
+    ++programs;
+  }
+  EXPECT_GE(programs, 50);
+  const std::string as_written =
+      "conv/forms/conv_pool_joined.sr, conv/forms/conv_pool_one_definition.sr, conv/forms/conv_pool_tile2d.sr, "
+      "conv/fused/conv_avgpool_joined.sr, conv/fused/conv_pool_unjoined.sr, conv/fused/conv_pool_unjoined_mean.sr, "
+      "conv/fused/conv_pool_unjoined_pixels.sr";
+  EXPECT_EQ(fmt::format("{}", fmt::join(split, ", ")), as_written);
+  EXPECT_EQ(fmt::format("{}", fmt::join(split_normal, ", ")),
+            "conv/forms/conv_pool_joined.sr, conv/forms/conv_pool_one_definition.sr, conv/forms/conv_pool_tile2d.sr, "
+            "conv/forms/conv_pool_tile2d_let.sr, conv/fused/conv_avgpool_joined.sr, conv/fused/conv_pool_unjoined.sr, "
+            "conv/fused/conv_pool_unjoined_mean.sr, conv/fused/conv_pool_unjoined_pixels.sr");
+}
+
+}  // namespace
+}  // namespace liftc::explore
