@@ -159,6 +159,27 @@ TEST_F(SpaceCommand, WideDomainsGiveASpace) {
   }
 }
 
+// A network's fused layers, explore's alternatives to the layers they fuse (--fusion on),
+// are listed after its layers: MobileNetV1's depthwise layer inlined into its pointwise one,
+// with the fused strategies; --fusion off lists the layers as written only.
+TEST_F(SpaceCommand, ANetworksFusedLayersAreListedAfterItsLayers) {
+  const std::string pair = "space '" LIFTC_SOURCE_DIR "/examples/networks/mobilenet_v1_pair.sr' --target mali-g72 --samples 0";
+  Result on = run(pair + " -s conv-dw-pw-private -s conv-depthwise-kappa");
+  EXPECT_EQ(on.exit_code, 0) << on.output;
+  EXPECT_NE(on.output.find("\n==== layer 2/2 (pointwise)\n"), std::string::npos) << on.output;
+  std::size_t fused = on.output.find(
+      "\n==== fused layer (depthwise+pointwise: depthwise inlined into it, explore's alternative to the layers it "
+      "fuses; --fusion off: none)\n");
+  ASSERT_NE(fused, std::string::npos) << on.output;
+  EXPECT_NE(on.output.find("\n== strategy conv-dw-pw-private, alternative 1 of 1", fused), std::string::npos) << on.output;
+  Result off = run(pair + " -s conv-depthwise-kappa --fusion off");
+  EXPECT_EQ(off.exit_code, 0) << off.output;
+  EXPECT_EQ(off.output.find("fused layer"), std::string::npos) << off.output;
+  Result bad = run(pair + " --fusion only");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("--fusion: 'only' is not on or off"), std::string::npos) << bad.output;
+}
+
 // A network (two or more definitions that compute): each layer's space, layers of one shape
 // once; --whole-program as one, and a network already rewritten whole as one.
 TEST_F(SpaceCommand, ANetworkLayerByLayer) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -36,6 +37,7 @@ struct SpaceOptions {
   std::string rules_dir;
   std::size_t max_alternatives = 256;
   bool whole_program = false;
+  std::string fusion = "on";
 };
 
 // The rewrites of `program` by `strategies` (a strategy the user named must apply, unless
@@ -163,15 +165,20 @@ void print_library_space(explore::LibraryAlternative& alt, std::uint64_t samples
 // "layer 2/3 (conv2)", or for a part of a grouped convolution split by group "group layer
 // (conv_g0, a group of conv)", for a layer reading the groups themselves "fused layer
 // (conv+next: ...)", for a reader split into the groups' epilogues "fused layer
-// (conv+next_g0: ...)", for a split definition whole "fused layer (out_conv+out: ...)"
-// (`written`: the layers as written, first in `layers`; `split_alternatives`: the index of
-// the first split definition whole, the last layers).
+// (conv+next_g0: ...)", for a split definition whole "fused layer (out_conv+out: ...)", for
+// another fused layer of the network "fused layer (a+b: ...)" (`written`: the layers as
+// written, first in `layers`; `fused`: the index of the first fused alternative, the last
+// layers; `split_backs`: those of them that are a split definition whole).
 std::string layer_heading(const std::vector<explore::Layer>& layers, std::size_t i, std::size_t written,
-                          std::size_t split_alternatives) {
+                          std::size_t fused, const std::set<std::size_t>& split_backs) {
   const explore::Layer& l = layers[i];
-  if (i >= split_alternatives)
+  if (split_backs.count(i))
     return fmt::format("fused layer ({}: the two fused back into one definition, explore's alternative to the split)",
                        explore::layer_title(l));
+  if (i >= fused)
+    return fmt::format("fused layer ({}: {} inlined into it, explore's alternative to the layers it fuses; --fusion "
+                       "off: none)",
+                       explore::layer_title(l), fmt::join(l.fused, ", "));
   if (!l.fused.empty() && !l.group_of.empty())
     return fmt::format("fused layer ({}: {} over one group of {}, on that group's channels)", explore::layer_title(l),
                        l.group_of, fmt::join(l.fused, ", "));
@@ -183,25 +190,29 @@ std::string layer_heading(const std::vector<explore::Layer>& layers, std::size_t
   return fmt::format("group layer ({}, a group of {})", l.name, l.group_of);
 }
 
-// Appends to `layers` the layers explore fuses back from a split definition (a residual add
-// or a pooling split off its convolution, `splits`: each its convolution and its
-// definition): each the definition whole, `out_conv+out`, which explore's fusion of the
-// split program's layers (add_fused_layers) makes as the alternative to the two. The other
-// fusions of a network are not listed.
-void add_split_alternatives(const ir::Program& program, const std::vector<std::pair<std::string, std::string>>& splits,
-                            const rewrite::RuleSet& rules, std::vector<explore::Layer>& layers) {
-  if (splits.empty()) return;
+// Appends to `layers` (the `written` layers of `program` first) the fused layers explore
+// makes of them with --fusion on (add_fused_layers: a one-to-one layer into its producer, a
+// depthwise layer into its pointwise reader, a convolution into its pooling, a permutation
+// read through), each once, of the shape of an earlier one where explore takes it so; and to
+// `split_backs` the indices of those that are a split definition whole (a residual add or a
+// pooling split off its convolution, `splits`: each its convolution and its definition).
+void add_fused_alternatives(const ir::Program& program, std::size_t written,
+                            const std::vector<std::pair<std::string, std::string>>& splits,
+                            const rewrite::RuleSet& rules, std::vector<explore::Layer>& layers,
+                            std::set<std::size_t>& split_backs) {
   std::vector<explore::Layer> all = explore::split_layers(program);
-  const std::size_t written = all.size();
+  LIFTC_ASSERT(all.size() == written, "a network's layers as written come first");
   explore::add_fused_layers(program, all, &rules);
+  std::vector<std::size_t> index(all.size());  // of each layer of `all` in `layers`
+  for (std::size_t i = 0; i < written; ++i) index[i] = i;
   for (std::size_t i = written; i < all.size(); ++i) {
-    bool alternative = std::any_of(splits.begin(), splits.end(), [&](const auto& split) {
-      return all[i].name == split.second && all[i].fused == std::vector<std::string>{split.first};
-    });
-    if (!alternative) continue;
     explore::Layer layer = all[i];
-    // Of the shape of a layer as written (the first in `layers` too), or a shape of its own.
-    if (layer.same_as >= written) layer.same_as = layers.size();
+    layer.same_as = all[i].same_as == i ? layers.size() : index[all[i].same_as];
+    index[i] = layers.size();
+    bool split_back = std::any_of(splits.begin(), splits.end(), [&](const auto& split) {
+      return layer.name == split.second && layer.fused == std::vector<std::string>{split.first};
+    });
+    if (split_back) split_backs.insert(layers.size());
     layers.push_back(std::move(layer));
   }
 }
@@ -236,12 +247,14 @@ void run_space(const SpaceOptions& o) {
   if (!grouped.splits.empty() && layers.empty()) layers = explore::split_layers(program);
   const std::size_t written = layers.size();
   if (!grouped.splits.empty()) explore::add_group_split_layers(grouped, layers);
-  // The split definitions whole, explore's fused alternatives to their layers.
-  const std::size_t split_alternatives = layers.size();
+  // The fused layers explore makes with --fusion on, the split definitions whole among them.
+  if (o.fusion != "on" && o.fusion != "off") throw Error(fmt::format("--fusion: '{}' is not on or off", o.fusion));
+  const std::size_t fused = layers.size();
+  std::set<std::size_t> split_backs;
   std::vector<std::pair<std::string, std::string>> splits;
   for (const auto& s : residual.splits) splits.emplace_back(s.convolution, s.definition);
   for (const auto& s : pooled.splits) splits.emplace_back(s.convolution, s.definition);
-  if (!layers.empty()) add_split_alternatives(program, splits, rules, layers);
+  if (written > 0 && o.fusion == "on") add_fused_alternatives(program, written, splits, rules, layers, split_backs);
   std::vector<std::string> strategies =
       !o.strategies.empty() ? rewrite::expand_strategy_tags(rules, o.strategies)
                             : explore::default_strategies(rules, layers.empty() ? program : layers.front().program);
@@ -276,8 +289,8 @@ void run_space(const SpaceOptions& o) {
         : fmt::format(": the shape of {}, its space",
                       same.fused.empty() && same.group_of.empty()
                           ? fmt::format("layer {} ({})", layers[i].same_as + 1, same.name)
-                          : layer_heading(layers, layers[i].same_as, written, split_alternatives));
-    part.heading = fmt::format("\n==== {}{}\n", layer_heading(layers, i, written, split_alternatives), shape);
+                          : layer_heading(layers, layers[i].same_as, written, fused, split_backs));
+    part.heading = fmt::format("\n==== {}{}\n", layer_heading(layers, i, written, fused, split_backs), shape);
     if (layers[i].same_as != i) {
       not_applied[i] = not_applied[layers[i].same_as];
       continue;
@@ -348,6 +361,10 @@ void add_space_command(CLI::App& app) {
   cmd->add_flag("--whole-program", o->whole_program,
                 "a network (two or more definitions that compute) as one program (default: each layer's space, as "
                 "explore searches it)");
+  cmd->add_option("--fusion", o->fusion,
+                  "a network's fused layers (a one-to-one layer into its producer, a depthwise layer into its "
+                  "pointwise reader, a convolution into its pooling), explore's alternatives to the layers they "
+                  "fuse: on (default, listed after the layers, as explore --fusion on searches them) or off");
   cmd->callback([o] { run_space(*o); });
 }
 
