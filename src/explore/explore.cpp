@@ -202,6 +202,17 @@ std::string unsplit_by(const Exploration& x) {
   return x.o.warm_start ? "--warm-start" : "";
 }
 
+// Whether explore takes a split of a convolution's definition (`what`: "its residual add"):
+// not under unsplit_by's flags, where it says that it explores the definition as written.
+bool takes_split(Exploration& x, const std::string& what) {
+  std::string flag = unsplit_by(x);
+  if (flag.empty()) return true;
+  x.say(fmt::format("note: {}: the convolution with {} is explored as written, not also split (explore without it to "
+                    "search the convolution alone too)\n",
+                    flag, what));
+  return false;
+}
+
 // A convolution whose definition then adds a residual (split_residuals): the program explored
 // with it split into the convolution and the element-wise layer over it, which the
 // one-to-one fusion fuses back as an alternative (fuse_layers). Not with --whole-program,
@@ -209,13 +220,7 @@ std::string unsplit_by(const Exploration& x) {
 void split_residual_adds(Exploration& x) {
   if (x.o.whole_program) return;
   ResidualProgram split = split_residuals(x.program, &x.rules);
-  if (split.splits.empty()) return;
-  if (std::string flag = unsplit_by(x); !flag.empty()) {
-    x.say(fmt::format("note: {}: the convolution with its residual add is explored as written, not also split "
-                      "(explore without it to search the convolution alone too)\n",
-                      flag));
-    return;
-  }
+  if (split.splits.empty() || !takes_split(x, "its residual add")) return;
   x.residual = std::move(split);
   x.program = x.residual.program;
 }
@@ -228,13 +233,7 @@ void split_residual_adds(Exploration& x) {
 void split_conv_poolings(Exploration& x) {
   if (x.o.whole_program) return;
   PooledProgram split = split_poolings(x.program, &x.rules);
-  if (split.splits.empty()) return;
-  if (std::string flag = unsplit_by(x); !flag.empty()) {
-    x.say(fmt::format("note: {}: the convolution with its pooling is explored as written, not also split (explore "
-                      "without it to search the convolution alone too)\n",
-                      flag));
-    return;
-  }
+  if (split.splits.empty() || !takes_split(x, "its pooling")) return;
   x.pooled = std::move(split);
   x.program = x.pooled.program;
 }

@@ -21,18 +21,13 @@
 #include "liftc/typecheck/typecheck.hpp"
 #include "../readable_name.hpp"
 #include "grouped_orders.hpp"
+#include "split_examples.hpp"
 
 namespace liftc::explore {
 namespace {
 
-const rewrite::RuleSet& rules() {
-  static const rewrite::RuleSet r = rewrite::load_rules_dir(std::string(LIFTC_SOURCE_DIR) + "/rules");
-  return r;
-}
-
-ir::Program example(const std::string& path) {
-  return parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/" + path);
-}
+using test::example;
+using test::rules;
 
 // The values of `p` (sizes bound) on random inputs from seed 11.
 interp::Tensors values(const ir::Program& p, const interp::Tensors* inputs = nullptr) {

@@ -18,18 +18,13 @@
 #include "liftc/rewrite/load.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 #include "../readable_name.hpp"
+#include "split_examples.hpp"
 
 namespace liftc::explore {
 namespace {
 
-const rewrite::RuleSet& rules() {
-  static const rewrite::RuleSet r = rewrite::load_rules_dir(std::string(LIFTC_SOURCE_DIR) + "/rules");
-  return r;
-}
-
-ir::Program example(const std::string& path) {
-  return parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/" + path);
-}
+using test::example;
+using test::rules;
 
 ir::Program parsed(const std::string& text) {
   return parse::parse_program(std::make_shared<const SourceFile>(SourceFile{"pool.sr", text}));
@@ -161,30 +156,15 @@ TEST(PoolSplits, TheFusedFormIsSplitAndOverlappingWindowsAreNot) {
 // without an error, and splits only the convolutions pooled in their own definition: as
 // written, and with the rules also conv_pool_tile2d_let.sr, whose normal form is one.
 TEST(PoolSplits, OnlyTheConvolutionsPooledInTheirOwnDefinitionAreSplit) {
-  const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
-  std::set<std::string> split, split_normal;
-  int programs = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (entry.path().extension() != ".sr") continue;
-    std::string file = entry.path().lexically_relative(root).generic_string();
-    SCOPED_TRACE(file);
-    ir::Program program = example(file);
-    try {
-      typecheck::typecheck(ir::bind_sizes(program, {}));
-    } catch (const Error&) {
-      continue;  // a program with sizes left to tune (explore needs their values)
-    }
-    if (!split_poolings(program).splits.empty()) split.insert(file);
-    if (!split_poolings(program, &rules()).splits.empty()) split_normal.insert(file);
-    ++programs;
-  }
-  EXPECT_GE(programs, 50);
+  test::ExamplesSplit split = test::examples_split(
+      [](const ir::Program& p, const rewrite::RuleSet* r) { return !split_poolings(p, r).splits.empty(); });
+  EXPECT_GE(split.programs, 50);
   const std::string as_written =
       "conv/forms/conv_pool_joined.sr, conv/forms/conv_pool_one_definition.sr, conv/forms/conv_pool_tile2d.sr, "
       "conv/fused/conv_avgpool_joined.sr, conv/fused/conv_pool_unjoined.sr, conv/fused/conv_pool_unjoined_mean.sr, "
       "conv/fused/conv_pool_unjoined_pixels.sr";
-  EXPECT_EQ(fmt::format("{}", fmt::join(split, ", ")), as_written);
-  EXPECT_EQ(fmt::format("{}", fmt::join(split_normal, ", ")),
+  EXPECT_EQ(fmt::format("{}", fmt::join(split.as_written, ", ")), as_written);
+  EXPECT_EQ(fmt::format("{}", fmt::join(split.with_rules, ", ")),
             "conv/forms/conv_pool_joined.sr, conv/forms/conv_pool_one_definition.sr, conv/forms/conv_pool_tile2d.sr, "
             "conv/forms/conv_pool_tile2d_let.sr, conv/fused/conv_avgpool_joined.sr, conv/fused/conv_pool_unjoined.sr, "
             "conv/fused/conv_pool_unjoined_mean.sr, conv/fused/conv_pool_unjoined_pixels.sr");

@@ -17,18 +17,13 @@
 #include "liftc/rewrite/load.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 #include "../readable_name.hpp"
+#include "split_examples.hpp"
 
 namespace liftc::explore {
 namespace {
 
-const rewrite::RuleSet& rules() {
-  static const rewrite::RuleSet r = rewrite::load_rules_dir(std::string(LIFTC_SOURCE_DIR) + "/rules");
-  return r;
-}
-
-ir::Program example(const std::string& path) {
-  return parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/" + path);
-}
+using test::example;
+using test::rules;
 
 interp::Tensors values(const ir::Program& p, const interp::Tensors& inputs) {
   return interp::evaluate(typecheck::typecheck(ir::bind_sizes(p, {})).program, inputs);
@@ -131,30 +126,15 @@ def out = map2D((window, r) -> map(v -> v.0 + v.1,
 // conv_residual_output_image_first.sr's convolution is a closed
 // part of its definition, split as written.
 TEST(ResidualSplits, OnlyTheConvolutionsWithAResidualAddAreSplit) {
-  const std::filesystem::path root = std::filesystem::path(LIFTC_SOURCE_DIR) / "examples";
-  std::set<std::string> split, split_normal;
-  int programs = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (entry.path().extension() != ".sr") continue;
-    std::string file = entry.path().lexically_relative(root).generic_string();
-    SCOPED_TRACE(file);
-    ir::Program program = example(file);
-    try {
-      typecheck::typecheck(ir::bind_sizes(program, {}));
-    } catch (const Error&) {
-      continue;  // a program with sizes left to tune (explore needs their values)
-    }
-    if (!split_residuals(program).splits.empty()) split.insert(file);
-    if (!split_residuals(program, &rules()).splits.empty()) split_normal.insert(file);
-    ++programs;
-  }
-  EXPECT_GE(programs, 50);
+  test::ExamplesSplit split = test::examples_split(
+      [](const ir::Program& p, const rewrite::RuleSet* r) { return !split_residuals(p, r).splits.empty(); });
+  EXPECT_GE(split.programs, 50);
   const std::string as_written =
       "conv/forms/conv_residual_one_definition.sr, conv/forms/conv_residual_output.sr, "
       "conv/forms/conv_residual_output_image_first.sr, conv/forms/conv_residual_relu_first.sr, conv/fused/conv_residual.sr, "
       "conv/fused/depthwise_pointwise_residual.sr, conv/fused/pointwise_residual.sr";
-  EXPECT_EQ(fmt::format("{}", fmt::join(split, ", ")), as_written);
-  EXPECT_EQ(fmt::format("{}", fmt::join(split_normal, ", ")),
+  EXPECT_EQ(fmt::format("{}", fmt::join(split.as_written, ", ")), as_written);
+  EXPECT_EQ(fmt::format("{}", fmt::join(split.with_rules, ", ")),
             "conv/forms/conv_residual_image_first.sr, conv/forms/conv_residual_in_start.sr, "
             "conv/forms/conv_residual_one_definition.sr, conv/forms/conv_residual_output.sr, "
             "conv/forms/conv_residual_output_image_first.sr, conv/forms/conv_residual_relu_first.sr, "
