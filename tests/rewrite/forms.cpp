@@ -23,7 +23,9 @@ const char* const kDepthwiseForms[] = {"depthwise.sr", "depthwise_chw.sr", "dept
                                        "depthwise_stride2.sr", "depthwise_multiplier.sr", "depthwise_kernel_first.sr",
                                        "depthwise_multiplier_outer.sr", "depthwise_chw_kernel_first.sr",
                                        "depthwise_no_bias.sr", "depthwise_hwc_channel_outer.sr",
-                                       "depthwise_rows_dilated.sr", "depthwise_dilated_per_channel.sr"};
+                                       "depthwise_rows_dilated.sr", "depthwise_dilated_per_channel.sr",
+                                       "depthwise_chw_rows_joined.sr", "depthwise_chw_rows_joined_hwc_out.sr",
+                                       "depthwise_chw_join_after.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "dilated_1x1_windows.sr",
