@@ -86,6 +86,38 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
   expect_layers_match(host.output, {"conv_g0", "conv_g1", "conv"});
 }
 
+// A grouped 3x3 convolution of a CHW image written per group, kernel by kernel
+// (grouped_chw_kernel_by_kernel.sr, as a generality check wrote it too, issue 38) and an HWC
+// one written per group (grouped_per_group.sr): the convolution whole is not offered the local
+// tiles or Winograd, its groups are (normal-form reads a group's windows, the k-th of each
+// pixel's groups' windows, as the group's channels slid: one-group-windows), and their points
+// and the front point's host program validate. Before, the whole was told its groups took
+// them and every group layer then refused them.
+class PerGroupLocalTilesCli : public ExploreCli, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(PerGroupLocalTilesCli, ItsGroupsTakeTheLocalTilesAndWinograd) {
+  const std::string file = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/" + GetParam() + ".sr";
+  for (const char* strategy : {"conv-winograd-local", "conv-chw-tile-local"}) {
+    SCOPED_TRACE(strategy);
+    fs::remove_all(dir_ / "out");
+    Result r = run(fmt::format("explore {} -s {} --search random --evals 2 --jobs 2 -o out", file, strategy));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("not offered: {} does not apply to the grouped convolution whole (its groups, "
+                                        "dense convolutions, take it)",
+                                        strategy)),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("applies nowhere"), std::string::npos) << r.output;
+    EXPECT_TRUE(validated(read(dir_ / "out/evaluated.csv"), "conv_g0", strategy)) << read(dir_ / "out/evaluated.csv");
+  }
+  Result host = run_front_point(*this, GetParam());
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  expect_layers_match(host.output, {"conv_g0", "conv_g1", "conv"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groups, PerGroupLocalTilesCli, ::testing::Values("grouped_chw_kernel_by_kernel", "grouped_per_group"),
+                         [](const auto& info) { return info.param; });
+
 // A grouped 1x1 convolution written per pixel whose channels are taken with slide(N, N, px)
 // (grouped_pointwise_slide.sr) or zipped first (grouped_pointwise_channels_first.sr), a
 // second writer's forms, a grouped 3x3 convolution whose groups' outputs are joined inside
