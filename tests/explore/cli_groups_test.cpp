@@ -118,6 +118,24 @@ TEST_P(PerGroupLocalTilesCli, ItsGroupsTakeTheLocalTilesAndWinograd) {
 INSTANTIATE_TEST_SUITE_P(Groups, PerGroupLocalTilesCli, ::testing::Values("grouped_chw_kernel_by_kernel", "grouped_per_group"),
                          [](const auto& info) { return info.param; });
 
+// A grouped 1x1 convolution (grouped_pointwise.sr): neither the whole nor its groups take
+// Winograd (3x3 windows only), and the line about the whole says so rather than that its
+// groups take it (before, it did, and the group layer's refusal then contradicted it); of
+// the strategies named, those the groups take are said to be theirs.
+TEST_F(ExploreCli, AStrategyNeitherTheGroupedConvolutionNorItsGroupsTakeIsSaidSo) {
+  const std::string file = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/grouped_pointwise.sr";
+  Result r = run(fmt::format("explore {} -s conv-winograd -s conv-chw-tile --search random --evals 2 --jobs 2 -o out", file));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  expect_all_in(r.output, {"layer 1/1 (conv): not offered: conv-chw-tile does not apply to the grouped convolution whole "
+                           "(its groups, dense convolutions, take it)",
+                           "layer 1/1 (conv): not offered: conv-winograd does not apply to the grouped convolution "
+                           "whole, nor to its groups (dense convolutions: why, below)",
+                           "error: strategy `conv-winograd` applies to no layer of",
+                           "(layer 'conv_g0': strategy `conv-winograd` does not apply to any definition of",
+                           "which needs a convolution over 3x3 windows with stride 1"});
+  EXPECT_EQ(r.output.find("conv-winograd, conv-chw-tile do not apply"), std::string::npos) << r.output;
+}
+
 // A grouped 1x1 convolution written per pixel whose channels are taken with slide(N, N, px)
 // (grouped_pointwise_slide.sr) or zipped first (grouped_pointwise_channels_first.sr), a
 // second writer's forms, a grouped 3x3 convolution whose groups' outputs are joined inside
