@@ -1,10 +1,10 @@
 // `liftc explore` on channel-first convolutions whose rows' one-element results are joined
 // (a generality check's forms, issue 38): depthwise, map(row -> join(map(win -> reduce(..),
 // row)), slide2D(..)) per channel (its CHW output, or brought back to HWC, or each plane's rows
-// joined after a 2D map), and dense, written kernel by kernel. normal-form makes each a 2D map
-// over pixels of the triples' (pairs') results joined, the output transposed back
-// (depthwise-channel-first-rows-joined, kernels-outermost-rows-joined,
-// rows-joined-after-channel-windows): the fast strategies of their kind take them (before,
+// joined after a 2D map), and dense, written kernel by kernel. normal-form moves the joins out
+// of the map over the channels (kernels) and then into each pixel before the transposes back
+// (rows-joined-out-of-planes, -pairs, rows-joined-after-out-of-planes,
+// joined-rows-into-pixels): the fast strategies of their kind take them (before,
 // only conv-chw, conv-lower and stencil-parametric did), and their points validate. Small
 // sizes, two evaluations per strategy: a CI test on PoCL.
 
@@ -57,6 +57,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(RowsJoinedCase{"depthwise_chw_rows_joined", {"conv-depthwise-kappa", "conv-depthwise-local"}},
                       RowsJoinedCase{"depthwise_chw_rows_joined_hwc_out", {"conv-depthwise-tile"}},
                       RowsJoinedCase{"depthwise_chw_join_after", {"conv-depthwise-local"}},
+                      RowsJoinedCase{"depthwise_chw_dilated_rows_joined", {"conv-depthwise-tile"}},
                       RowsJoinedCase{"chw_kernels_outermost_rows_joined", {"conv-chw-tile-local", "conv-winograd-local"}}),
     [](const auto& info) { return std::string(info.param.form); });
 
