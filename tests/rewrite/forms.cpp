@@ -25,7 +25,8 @@ const char* const kDepthwiseForms[] = {"depthwise.sr", "depthwise_chw.sr", "dept
                                        "depthwise_no_bias.sr", "depthwise_hwc_channel_outer.sr",
                                        "depthwise_rows_dilated.sr", "depthwise_dilated_per_channel.sr",
                                        "depthwise_chw_rows_joined.sr", "depthwise_chw_rows_joined_hwc_out.sr",
-                                       "depthwise_chw_join_after.sr", "depthwise_chw_dilated_rows_joined.sr"};
+                                       "depthwise_chw_join_after.sr", "depthwise_chw_dilated_rows_joined.sr",
+                                       "depthwise_chw_no_bias.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "dilated_1x1_windows.sr",
