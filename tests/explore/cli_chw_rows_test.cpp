@@ -59,7 +59,8 @@ INSTANTIATE_TEST_SUITE_P(
                       RowsJoinedCase{"depthwise_chw_join_after", {"conv-depthwise-local"}},
                       RowsJoinedCase{"depthwise_chw_dilated_rows_joined", {"conv-depthwise-tile"}},
                       RowsJoinedCase{"depthwise_chw_no_bias", {"conv-depthwise-kappa"}},
-                      RowsJoinedCase{"chw_kernels_outermost_rows_joined", {"conv-chw-tile-local", "conv-winograd-local"}}),
+                      RowsJoinedCase{"chw_kernels_outermost_rows_joined", {"conv-chw-tile-local", "conv-winograd-local"}},
+                      RowsJoinedCase{"chw_kernels_outermost_no_bias", {"conv-chw-tile-split"}}),
     [](const auto& info) { return std::string(info.param.form); });
 
 }  // namespace
