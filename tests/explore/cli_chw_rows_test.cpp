@@ -1,11 +1,14 @@
 // `liftc explore` on channel-first convolutions whose rows' one-element results are joined
 // (a generality check's forms, issue 38): depthwise, map(row -> join(map(win -> reduce(..),
 // row)), slide2D(..)) per channel (its CHW output, or brought back to HWC, or each plane's rows
-// joined after a 2D map), and dense, written kernel by kernel. normal-form moves the joins out
-// of the map over the channels (kernels) and then into each pixel before the transposes back
-// (rows-joined-out-of-planes, -pairs, rows-joined-after-out-of-planes,
-// joined-rows-into-pixels): the fast strategies of their kind take them (before,
-// only conv-chw, conv-lower and stencil-parametric did), and their points validate. Small
+// joined after a 2D map, or with dilated windows, or without biases), and dense, written kernel
+// by kernel (with biases, or without: a map over the kernels alone). normal-form moves the
+// joins out of the map over the channels (kernels) and then into each pixel before the
+// transposes back (rows-joined-out-of-planes, -pairs, rows-joined-after-out-of-planes,
+// rows-joined-out-of-kernels, joined-rows-into-pixels; zero-bias-depthwise-channel-first,
+// kernels-outermost-no-bias): the fast strategies of their kind take them (before, only
+// conv-chw, conv-lower and stencil-parametric did, and for a dense one without biases
+// conv-naive, conv-gpu, conv-gpu-k0 and conv-chw-kappa too), and their points validate. Small
 // sizes, two evaluations per strategy: a CI test on PoCL.
 
 #include <filesystem>
