@@ -88,7 +88,9 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
 
 // A grouped 3x3 convolution of a CHW image written per group, kernel by kernel
 // (grouped_chw_kernel_by_kernel.sr, as a generality check wrote it too, issue 38) and an HWC
-// one written per group (grouped_per_group.sr): the convolution whole is not offered the local
+// one written per group (grouped_per_group.sr), and grouped_chw_kernel_by_kernel.sr with each
+// kernel's rows of scalars joined (grouped_chw_rows_joined.sr, whose joins normal-form moves
+// out of the grouped convolution): the convolution whole is not offered the local
 // tiles or Winograd, its groups are (normal-form reads a group's windows, the k-th of each
 // pixel's groups' windows, as the group's channels slid: one-group-windows), and their points
 // and the front point's host program validate. Before, the whole was told its groups took
@@ -115,7 +117,8 @@ TEST_P(PerGroupLocalTilesCli, ItsGroupsTakeTheLocalTilesAndWinograd) {
   expect_layers_match(host.output, {"conv_g0", "conv_g1", "conv"});
 }
 
-INSTANTIATE_TEST_SUITE_P(Groups, PerGroupLocalTilesCli, ::testing::Values("grouped_chw_kernel_by_kernel", "grouped_per_group"),
+INSTANTIATE_TEST_SUITE_P(Groups, PerGroupLocalTilesCli,
+                         ::testing::Values("grouped_chw_kernel_by_kernel", "grouped_per_group", "grouped_chw_rows_joined"),
                          [](const auto& info) { return info.param; });
 
 // A grouped 1x1 convolution (grouped_pointwise.sr): neither the whole nor its groups take

@@ -103,6 +103,10 @@ INSTANTIATE_TEST_SUITE_P(
         // groups-channel-first makes it grouped_per_group.sr's form.
         SplitCase{"conv/forms/grouped_chw_kernel_by_kernel.sr",
                   "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        // The same with each kernel's rows of scalars joined (a generality check's form):
+        // rows-joined-out-of-groups and join-of-groups-joined-rows move the joins out of the
+        // grouped convolution, a layout step after it, then as grouped_chw_kernel_by_kernel.sr.
+        SplitCase{"conv/forms/grouped_chw_rows_joined.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         // The image's pixels split into the groups' channels before the windows (a fifth
         // writer's form): split-pixels-into-windows moves the split into each window.
         SplitCase{"conv/forms/grouped_split_image.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
@@ -154,6 +158,7 @@ TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
                                          "conv/forms/grouped_pointwise.sr", "conv/forms/grouped_pointwise_slide.sr",
                                          "conv/forms/grouped_pointwise_channels_first.sr",
                                          "conv/forms/grouped_joined_per_group.sr", "conv/forms/grouped_chw_kernel_by_kernel.sr",
+                                         "conv/forms/grouped_chw_rows_joined.sr",
                                          "conv/forms/grouped_split_image.sr", "conv/forms/grouped_split_image_unpadded.sr",
                                          "conv/grouped/resnext_3x3.sr",
                                          "networks/resnext_block.sr", "networks/shufflenet_unit.sr",
@@ -240,7 +245,8 @@ INSTANTIATE_TEST_SUITE_P(
                                            "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-kappa", "conv-gemm",
                                            "conv-winograd", "conv-winograd-gemm", "conv-local"}},
                       GroupStrategiesCase{"conv/forms/grouped_per_group.sr", kPerGroupStrategies},
-                      GroupStrategiesCase{"conv/forms/grouped_chw_kernel_by_kernel.sr", kPerGroupStrategies}),
+                      GroupStrategiesCase{"conv/forms/grouped_chw_kernel_by_kernel.sr", kPerGroupStrategies},
+                      GroupStrategiesCase{"conv/forms/grouped_chw_rows_joined.sr", kPerGroupStrategies}),
     [](const auto& info) { return testing::readable_name(info.index, {info.param.file}); });
 
 // The variant of the split: the groups' layers and their concatenation appended, each marked
