@@ -25,7 +25,10 @@ const std::vector<const char*> kExamples = {
     "conv/conv_small.sr", "conv/conv_relu_swapped.sr", "stencil1d.sr",         "stencil2d.sr",
     "matmul.sr",          "logsumexp.sr",              "softmax/softmax.sr", "maxpool_floor.sr",
     "conv/forms/depthwise.sr", "conv/fused/depthwise_pointwise.sr", "conv/forms/conv_pool_one_definition.sr",
-    "conv/forms/conv_residual_one_definition.sr", "conv/fused/conv_pool_unjoined.sr", "fully_connected.sr"};
+    "conv/forms/conv_residual_one_definition.sr", "conv/fused/conv_pool_unjoined.sr", "fully_connected.sr",
+    // channel-first, each output row's one-element results joined: outputs joined per pixel
+    // under the transposes back to CHW (views the plan reads)
+    "conv/forms/depthwise_chw_rows_joined.sr", "conv/forms/chw_kernels_outermost_rows_joined.sr"};
 constexpr int kSamplesPerAlternative = 8;
 constexpr std::size_t kAlternativesPerStrategy = 6;
 

@@ -86,6 +86,59 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
   expect_layers_match(host.output, {"conv_g0", "conv_g1", "conv"});
 }
 
+// A grouped 3x3 convolution of a CHW image written per group, kernel by kernel
+// (grouped_chw_kernel_by_kernel.sr, as a generality check wrote it too, issue 38) and an HWC
+// one written per group (grouped_per_group.sr), and grouped_chw_kernel_by_kernel.sr with each
+// kernel's rows of scalars joined (grouped_chw_rows_joined.sr, whose joins normal-form moves
+// out of the grouped convolution): the convolution whole is not offered the local
+// tiles or Winograd, its groups are (normal-form reads a group's windows, the k-th of each
+// pixel's groups' windows, as the group's channels slid: one-group-windows), and their points
+// and the front point's host program validate. Before, the whole was told its groups took
+// them and every group layer then refused them.
+class PerGroupLocalTilesCli : public ExploreCli, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(PerGroupLocalTilesCli, ItsGroupsTakeTheLocalTilesAndWinograd) {
+  const std::string file = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/" + GetParam() + ".sr";
+  for (const char* strategy : {"conv-winograd-local", "conv-chw-tile-local"}) {
+    SCOPED_TRACE(strategy);
+    fs::remove_all(dir_ / "out");
+    Result r = run(fmt::format("explore {} -s {} --search random --evals 2 --jobs 2 -o out", file, strategy));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("not offered: {} does not apply to the grouped convolution whole (its groups, "
+                                        "dense convolutions, take it)",
+                                        strategy)),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("applies nowhere"), std::string::npos) << r.output;
+    EXPECT_TRUE(validated(read(dir_ / "out/evaluated.csv"), "conv_g0", strategy)) << read(dir_ / "out/evaluated.csv");
+  }
+  Result host = run_front_point(*this, GetParam());
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  expect_layers_match(host.output, {"conv_g0", "conv_g1", "conv"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groups, PerGroupLocalTilesCli,
+                         ::testing::Values("grouped_chw_kernel_by_kernel", "grouped_per_group", "grouped_chw_rows_joined"),
+                         [](const auto& info) { return info.param; });
+
+// A grouped 1x1 convolution (grouped_pointwise.sr): neither the whole nor its groups take
+// Winograd (3x3 windows only), and the line about the whole says so rather than that its
+// groups take it (before, it did, and the group layer's refusal then contradicted it); of
+// the strategies named, those the groups take are said to be theirs.
+TEST_F(ExploreCli, AStrategyNeitherTheGroupedConvolutionNorItsGroupsTakeIsSaidSo) {
+  const std::string file = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/grouped_pointwise.sr";
+  Result r = run(fmt::format("explore {} -s conv-winograd -s conv-chw-tile --search random --evals 2 --jobs 2 -o out", file));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  expect_all_in(r.output, {"layer 1/1 (conv): not offered: conv-chw-tile does not apply to the grouped convolution whole "
+                           "(its groups, dense convolutions, take it)",
+                           "layer 1/1 (conv): not offered: conv-winograd does not apply to the grouped convolution "
+                           "whole, nor to its groups (dense convolutions: why, below)",
+                           "error: strategy `conv-winograd` applies to no layer of",
+                           "(layer 'conv_g0': strategy `conv-winograd` does not apply to any definition of",
+                           "which needs a convolution over 3x3 windows with stride 1"});
+  EXPECT_EQ(r.output.find("conv-winograd, conv-chw-tile do not apply"), std::string::npos) << r.output;
+}
+
 // A grouped 1x1 convolution written per pixel whose channels are taken with slide(N, N, px)
 // (grouped_pointwise_slide.sr) or zipped first (grouped_pointwise_channels_first.sr), a
 // second writer's forms, a grouped 3x3 convolution whose groups' outputs are joined inside

@@ -23,7 +23,10 @@ const char* const kDepthwiseForms[] = {"depthwise.sr", "depthwise_chw.sr", "dept
                                        "depthwise_stride2.sr", "depthwise_multiplier.sr", "depthwise_kernel_first.sr",
                                        "depthwise_multiplier_outer.sr", "depthwise_chw_kernel_first.sr",
                                        "depthwise_no_bias.sr", "depthwise_hwc_channel_outer.sr",
-                                       "depthwise_rows_dilated.sr", "depthwise_dilated_per_channel.sr"};
+                                       "depthwise_rows_dilated.sr", "depthwise_dilated_per_channel.sr",
+                                       "depthwise_chw_rows_joined.sr", "depthwise_chw_rows_joined_hwc_out.sr",
+                                       "depthwise_chw_join_after.sr", "depthwise_chw_dilated_rows_joined.sr",
+                                       "depthwise_chw_no_bias.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "dilated_1x1_windows.sr",
@@ -33,7 +36,7 @@ const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "
 // The grouped forms: normal-form makes each grouped.sr's map over the groups' (kernels, biases, windows).
 const char* const kGroupedForms[] = {"grouped.sr", "grouped_per_group.sr", "grouped_pointwise.sr", "grouped_pointwise_slide.sr",
                                      "grouped_pointwise_channels_first.sr", "grouped_joined_per_group.sr",
-                                     "grouped_chw_kernel_by_kernel.sr", "grouped_split_image.sr",
+                                     "grouped_chw_kernel_by_kernel.sr", "grouped_chw_rows_joined.sr", "grouped_split_image.sr",
                                      "grouped_split_image_unpadded.sr"};
 
 const char* const kWinogradShape =
@@ -118,7 +121,7 @@ const std::vector<NotOffered>& forms_not_offered() {
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr", "grouped_chw_kernel_by_kernel.sr",
-                          "grouped_split_image.sr", "grouped_split_image_unpadded.sr"})
+                          "grouped_chw_rows_joined.sr", "grouped_split_image.sr", "grouped_split_image_unpadded.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* f : kDilatedForms) {
@@ -134,7 +137,8 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
       for (const char* f : kGroupedForms) t.push_back({f, s, kGrouped});
     for (const char* s : {"conv-parametric", "conv-tiled"})
-      for (const char* f : {"grouped_per_group.sr", "grouped_chw_kernel_by_kernel.sr"}) t.push_back({f, s, kPerGroupWindows});
+      for (const char* f : {"grouped_per_group.sr", "grouped_chw_kernel_by_kernel.sr", "grouped_chw_rows_joined.sr"})
+        t.push_back({f, s, kPerGroupWindows});
     for (const char* s : {"conv-naive", "conv-gpu", "conv-gpu-k0", "conv-local", "conv-chw-m0", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0",
                           "conv-chw-omega-kappa", "conv-gemm", "conv-winograd", "conv-winograd-gemm", "conv-winograd-local"})

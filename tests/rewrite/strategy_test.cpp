@@ -341,7 +341,7 @@ TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatTheDepthwiseStrategiesNee
       "bias, channel window) triples";
   const std::string written =
       " (written per pixel over zip(weights, biases, channels), channel-first over each "
-      "channel's windows (a 2D map over them, map2D, each output pixel's one-element result not joined into its row), "
+      "channel's windows (a 2D map over them, map2D, each output pixel's one-element result joined into its row or not), "
       "with the pairs or triples in any order or nested, the windows and kernels [K][K] blocks or "
       "columns of flattened HWC blocks, or each window times [K][K][C] kernels element-wise, zip2D, summed per channel; "
       "m kernels a channel, [C][m][K][K] weights, a channel multiplier; dilated windows, join(slide(1, d, ...))); "
@@ -365,7 +365,7 @@ TEST(Strategy, AConvolutionThatIsNotDepthwiseIsToldWhatTheDepthwiseStrategiesNee
              "-2d-activation), " + depthwise +
                  " directly in the 2D map over slide2D's windows (written per pixel over zip(weights, biases, channels), "
                  "channel-first over each channel's windows (a 2D map over them, map2D, each output pixel's one-element "
-                 "result not joined into its row), with the pairs or triples in any order or nested, the windows "
+                 "result joined into its row or not), with the pairs or triples in any order or nested, the windows "
                  "and kernels [K][K] blocks or columns of flattened HWC blocks, or each window times [K][K][C] kernels "
                  "element-wise, zip2D, summed per channel; dilated windows, join(slide(1, d, ...)), the tiles those of the "
                  "wider windows), one kernel a channel (m kernels a channel, [C][m][K][K] weights, a channel multiplier: "

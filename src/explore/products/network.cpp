@@ -138,6 +138,39 @@ std::string fusions_text(const NetworkExploration& net, const NetworkPoint& poin
   return fmt::format("{}", fmt::join(out, ", "));
 }
 
+namespace {
+
+// Reports that grouped convolution whole `i` takes none of the strategies named, saying of
+// each whether its groups take it (their first layer's space: the groups differ only in what
+// they crop), so that this line and a group layer's own refusal agree (a 1x1 convolution's
+// groups refuse Winograd as the whole does).
+void report_whole_not_offered(const NetworkExploration& net, std::size_t i, const std::vector<std::string>& named,
+                              const NetworkOptions& o) {
+  const Layer& whole = net.layers[i];
+  auto group = std::find_if(net.layers.begin(), net.layers.end(), [&](const Layer& l) {
+    return l.group_of == whole.name && l.name != whole.name && l.fused.empty();
+  });
+  const std::shared_ptr<LayerResult> groups =
+      group == net.layers.end() ? nullptr : net.results[static_cast<std::size_t>(group - net.layers.begin())];
+  std::vector<std::string> taken, refused;
+  for (const std::string& s : named) {
+    bool takes = groups && std::none_of(groups->not_applied.begin(), groups->not_applied.end(),
+                                        [&](const NotApplied& n) { return n.strategy == s; });
+    (takes ? taken : refused).push_back(s);
+  }
+  auto verb = [](const std::vector<std::string>& v) { return v.size() == 1 ? "does" : "do"; };
+  if (!taken.empty())
+    o.report(fmt::format("{}: not offered: {} {} not apply to the grouped convolution whole (its groups, dense "
+                         "convolutions, take {})",
+                         layer_label(net, i), fmt::join(taken, ", "), verb(taken), taken.size() == 1 ? "it" : "them"));
+  if (!refused.empty())
+    o.report(fmt::format("{}: not offered: {} {} not apply to the grouped convolution whole, nor to its groups (dense "
+                         "convolutions: why, below)",
+                         layer_label(net, i), fmt::join(refused, ", "), verb(refused)));
+}
+
+}  // namespace
+
 NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<NetworkVariant> variants,
                                   const rewrite::RuleSet& rules, const constraints::Target& target,
                                   const NetworkOptions& o) {
@@ -157,6 +190,7 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
   // The layers do not offer library candidates (layer_space says why).
   std::vector<std::string> named = o.strategies;
   std::erase_if(named, is_library_strategy);
+  std::vector<std::size_t> whole_not_offered;  // grouped convolutions whole that none of `named` takes
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& layer = net.layers[i];
     if (!used.count(i)) continue;  // --fusion only: a definition fused away
@@ -192,17 +226,16 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
     } catch (const Error& e) {
       if (o.report) o.report(fmt::format("{}: not offered: {}", layer_label(net, i), e.message()));
     }
-    // A grouped convolution whole that none of the strategies named takes (its groups do):
-    // lowered by a fallback, which nobody asked for; its groups' variant runs instead.
+    // A grouped convolution whole that none of the strategies named takes: lowered by a
+    // fallback, which nobody asked for; its groups' variant runs instead (reported once the
+    // groups' spaces say which of the strategies they take).
     if (split && net.results[i] && o.strategies_given && !named.empty() && net.results[i]->not_applied.size() == named.size()) {
-      if (o.report)
-        o.report(fmt::format("{}: not offered: {} {} not apply to the grouped convolution whole (its groups, dense "
-                             "convolutions, take {})",
-                             layer_label(net, i), fmt::join(named, ", "), named.size() == 1 ? "does" : "do",
-                             named.size() == 1 ? "it" : "them"));
+      whole_not_offered.push_back(i);
       net.results[i] = nullptr;
     }
   }
+  if (o.report)
+    for (std::size_t i : whole_not_offered) report_whole_not_offered(net, i, named, o);
   std::erase_if(net.variants, [&](const NetworkVariant& v) {
     return std::any_of(v.layers.begin(), v.layers.end(), [&](std::size_t i) { return !net.results[i]; });
   });
