@@ -8,6 +8,8 @@
 // scan said it would find no race, so a disagreement is an internal error, not a wrong
 // kernel or a wrong space.
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "lower.hpp"
@@ -178,11 +180,26 @@ class Scanner {
     }
     compile(e->args[1], {}, space);
     if (out.race) return {};
+    if (kind == LoopKind::Glb && dest && writes_a_sequential_maps_memory()) {
+      // Each work-item of this mapGlb writes its elements of memory that a mapSeq around it
+      // allocated, whose reader (after the mapSeq) then runs in every work-item of the
+      // dimension and reads every element: no barrier orders work-items of a global dimension.
+      out.race = CrossItemRead{e, fmt::format("the values that mapGlb({}) computes inside a sequential loop (mapSeq) are "
+                                              "read, with the loop's other values, by other work-items of the same "
+                                              "kernel, with no synchronisation between them (a data race)",
+                                              dim)};
+      return {};
+    }
     AddressSpace where = dest ? *dest : space.value_or(AddressSpace::Global);
     if (!dest) allocate(e.type(), where, ir::signature(e->prim).name);
+    // A sequential map's own memory: what the parallel maps inside it write into, through
+    // sequential maps that write into it too (a mapSeq given a destination is part of it).
+    bool own_memory = !dest || kind != LoopKind::Seq;
+    if (own_memory) allocations_.push_back({!dest && kind == LoopKind::Seq, loops_.size()});
     loops_.push_back({kind, dim, {}, e->args[1].type().length()});
     apply(e->args[0], {false}, where, space);
     loops_.pop_back();
+    if (own_memory) allocations_.pop_back();
     if (out.race || dest || kind == LoopKind::Seq) return {dest.has_value(), false};
     bool work_group_barrier = kind == LoopKind::Lcl && !inside(loops_, LoopKind::Lcl);
     if (!same_item_.count(e.get()) && !work_group_barrier)
@@ -227,10 +244,22 @@ class Scanner {
     if (f.kind() == ir::ExprKind::Lambda && !contains_loops(ir::lambda_body(f)))
       out.unrollable.push_back(e->args[2].type().length());
     loops_.push_back({LoopKind::Seq, 0, {}, e->args[2].type().length()});
+    allocations_.push_back({false, loops_.size()});  // the step writes into the accumulator, not a mapSeq's memory
     apply(f, {false, false}, acc_space, space);
+    allocations_.pop_back();
     loops_.pop_back();
     if (inner.defined()) in_place_.erase(inner.get());
     return {dest.has_value(), false};
+  }
+
+  // Whether the destination given here is (part of) memory that the innermost map or
+  // reduction around allocated for its values, a mapSeq's, with only sequential loops
+  // between: its elements are written here, per work-item of a parallel map, and read
+  // whole after the mapSeq.
+  bool writes_a_sequential_maps_memory() const {
+    if (allocations_.empty() || !allocations_.back().sequential_map) return false;
+    return std::all_of(loops_.begin() + static_cast<std::ptrdiff_t>(allocations_.back().depth), loops_.end(),
+                       [](const Loop& l) { return l.kind == LoopKind::Seq; });
   }
 
   // The allocation rule of KernelBuilder::allocate: one region per enclosing parallel loop
@@ -262,6 +291,14 @@ class Scanner {
 
  private:
   std::vector<Loop> loops_;  // their index variables are not needed here
+  // Per map and reduction being compiled that writes into memory of its own (not a mapSeq
+  // given a destination), innermost last: whether it is a mapSeq that allocated memory for
+  // its values, and the depth of loops_ at its loop.
+  struct Allocation {
+    bool sequential_map = false;
+    std::size_t depth = 0;
+  };
+  std::vector<Allocation> allocations_;
   std::map<std::string, bool> values_;  // variables bound to values (vs. memory)
   std::set<const ir::ExprNode*> same_item_;
   std::set<const ir::ExprNode*> in_place_;  // reduceSeqs accumulating in the enclosing one's private accumulator
