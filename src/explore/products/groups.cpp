@@ -527,11 +527,14 @@ constraints::Space group_space(const constraints::Space& explored, const Layer& 
 }
 
 void add_group_references(Problem& network, const GroupedProgram& split) {
+  // The groups are made of the convolution's normal form, which may add a bias written after
+  // the sum as the sum's start (bias-into-reduce): their concatenation is its value up to the
+  // rounding of that order of additions.
   std::vector<SplitDefinition> definitions;
   for (const auto& s : split.splits)
     definitions.push_back({s.definition,
                            fmt::format("the grouped convolution '{}' split into its {} groups", s.definition, s.groups),
-                           s.parts});
+                           s.parts, true});
   add_split_references(network, split.program, definitions);
   std::vector<SplitDefinition> epilogues;
   for (const auto& s : split.epilogue_splits)

@@ -66,7 +66,9 @@ struct GroupedProgram {
 /// (kernel, bias) pair as written; KW_g, KB_g: the kernels and biases cropped to group g,
 /// `join(pad(-g, g + 1 - G, 0.0, KW))`), then the definition itself, each pixel the
 /// concatenation of the groups' pixels. The interpreter's values are the same (each sum
-/// adds the same products in the same order): add_group_references checks it. The groups
+/// adds the same products in the same order), but for a bias the definition adds after
+/// its sums, which the normal form adds first: add_group_references checks them equal up
+/// to that rounding. The groups
 /// are stored as `program` stores the grouped convolution (ir::Program::half: its name there,
 /// theirs too), an epilogue split's parts as it stores their reader.
 GroupedProgram split_groups(const ir::Program& program, const rewrite::RuleSet& rules);
@@ -94,7 +96,8 @@ constraints::Space group_space(const constraints::Space& explored, const Layer& 
 
 /// Adds to `network.reference` the interpreter's values of the groups' definitions (on
 /// `network.inputs`), and of the epilogues' parts, and checks that their concatenation is
-/// each grouped convolution's (each reader's) value as the program computes it: a
+/// each grouped convolution's (each reader's) value as the program computes it (the groups'
+/// up to the rounding of a bias added first: split_groups): a
 /// liftc::Error naming the definition otherwise. An epilogue split of a convolution stored as
 /// halves is checked on floats (its parts add to the convolution's sums unrounded), its parts'
 /// references then the epilogues' values with their halves.
