@@ -4,6 +4,7 @@
 // (explore/products/pool_split.hpp). Small shapes (8x8 image, 4 to 4 channels), few
 // evaluations, one job: a CI test on PoCL.
 
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -58,6 +59,36 @@ TEST_F(ExploreCli, APoolingInTheConvolutionsDefinitionIsSplitOffAndValidates) {
       << csv;
   EXPECT_TRUE(std::filesystem::exists(dir_ / "out/expected/pooled_conv.npy"));
   expect_every_front_point_matches(*this, "conv_avgpool_joined", "pooled: matches the expected values (64 values)");
+}
+
+// A convolution with no activation after its sums and its 2x2 max pooling in one
+// definition: the fused layer takes conv-pool-kappa and conv-pool-tile-rt, whose rules read
+// an activation after each sum (pool-sums-identity-activation gives them the identity; before,
+// they refused it though their refusal said "an activation after it or none"), and a point of
+// each validates, as does every front point's host program.
+TEST_F(ExploreCli, APooledConvolutionWithoutAnActivationTakesThePooledRegisterTiles) {
+  std::ofstream(dir_ / "no_activation.sr") << R"(size C = 2, H = 4, W = 4, M = 4, K = 3
+input weights : [[[[float]C]K]K]M
+input biases  : [float]M
+input image   : [[[float]C]W]H
+def pooled = map2D(pw -> join(map(ch -> reduce(-inf, (a, v) -> max(a, v), join(ch)), transpose(map(transpose, pw)))),
+                   slide2D(2, 2, 2, 2,
+                           map2D(window -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1,
+                                                                     zip(join(join(window)), join(join(w)))),
+                                                    zip(weights, biases))),
+                                 slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))))
+)";
+  Result r = run("explore no_activation.sr -s conv-pool-kappa -s conv-pool-tile-rt --fusion only --pareto --evals 8 "
+                 "--jobs 1 -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("fused layer (pooled_conv+pooled): 3 alternative(s) of 2 strategies (conv-pool-kappa, "
+                          "conv-pool-tile-rt)"),
+            std::string::npos)
+      << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "pooled_conv+pooled", "conv-pool-kappa")) << csv;
+  EXPECT_TRUE(validated(csv, "pooled_conv+pooled", "conv-pool-tile-rt")) << csv;
+  expect_every_front_point_matches(*this, "no_activation", "pooled: matches the expected values");
 }
 
 // The max pooling forms (each channel's 2D block of the window; each channel's values, its
