@@ -463,15 +463,31 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
     x.say(fmt::format("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
                       "({} evaluations each): {}\n",
                       written, shapes, x.s.budget.evaluations, fmt::join(names, ", ")));
-  if (!x.residual.splits.empty())
+  // Whether the split definition `definition` is explored whole too: its fused layer, the
+  // convolution `convolution` taken back in (--fusion on, where the fusion takes it).
+  auto fused_back = [&](const std::string& definition, const std::string& convolution) {
+    return std::any_of(x.layers.begin(), x.layers.end(), [&](const Layer& l) {
+      return l.name == definition && l.fused == std::vector<std::string>{convolution};
+    });
+  };
+  const std::string unfused = x.o.fusion == "off" ? "not fused back (--fusion off)" : "not fused back: no fusion takes it";
+  if (!x.residual.splits.empty()) {
+    bool all = std::all_of(x.residual.splits.begin(), x.residual.splits.end(),
+                           [&](const ResidualSplit& s) { return fused_back(s.definition, s.convolution); });
     x.say(fmt::format("residual add split off its convolution, each explored as a layer of its own (the convolution "
-                      "alone takes every dense strategy; the add over it fused back in is the alternative): {}\n",
+                      "alone takes every dense strategy; {}): {}\n",
+                      all ? "the add over it fused back in is the alternative" : unfused,
                       residual_splits_text(x.residual)));
-  if (!x.pooled.splits.empty())
+  }
+  if (!x.pooled.splits.empty()) {
+    bool all = std::all_of(x.pooled.splits.begin(), x.pooled.splits.end(),
+                           [&](const PoolSplit& s) { return fused_back(s.definition, s.convolution); });
     x.say(fmt::format("pooling split off its convolution, each explored as a layer of its own (the convolution alone "
-                      "takes every dense strategy; the two fused back, the convolution computed inside each pooling "
-                      "window, are the alternative): {}\n",
+                      "takes every dense strategy; {}): {}\n",
+                      all ? "the two fused back, the convolution computed inside each pooling window, are the alternative"
+                          : unfused,
                       pool_splits_text(x.pooled)));
+  }
   if (!x.grouped.splits.empty())
     x.say(fmt::format("grouped convolution split by group, explored as an alternative (each group a dense convolution "
                       "over its channels of the image, which every dense strategy takes; their outputs joined per "

@@ -89,6 +89,13 @@ def pooled = map2D(pw -> join(map(ch -> reduce(-inf, (a, v) -> max(a, v), join(c
   EXPECT_TRUE(validated(csv, "pooled_conv+pooled", "conv-pool-kappa")) << csv;
   EXPECT_TRUE(validated(csv, "pooled_conv+pooled", "conv-pool-tile-rt")) << csv;
   expect_every_front_point_matches(*this, "no_activation", "pooled: matches the expected values");
+  // With --fusion off the split is explored without the definition whole, and explore says so.
+  Result off = run("explore no_activation.sr -s conv-gemm --fusion off --evals 1 --jobs 1 -q --db off.db");
+  ASSERT_EQ(off.exit_code, 0) << off.output;
+  EXPECT_NE(off.output.find("(the convolution alone takes every dense strategy; not fused back (--fusion off)): "
+                            "pooled into pooled_conv (the convolution) and pooled (its pooling)"),
+            std::string::npos)
+      << off.output;
 }
 
 // The max pooling forms (each channel's 2D block of the window; each channel's values, its
