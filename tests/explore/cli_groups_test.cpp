@@ -326,5 +326,33 @@ def out = map2D(win -> join(map((gw, ws, bs) -> join(map((w, b) -> map(s -> s + 
   expect_every_front_point_matches(*this, "grouped_bias_after", "out: matches the expected values");
 }
 
+// A grouped convolution on a CHW image written kernel by kernel in each group, each output
+// plane's rows joined after its 2D map (map(join, map2D(..)), a generality check's form):
+// normal-form moves the joins out of the map over the groups (rows-joined-after-out-of-groups),
+// so explore splits it by group and each group takes the dense strategies; the front's host
+// program validates the groups and their concatenation. Before, it was not split, and the
+// dense strategies offered on it whole were refused by code generation.
+TEST_F(ExploreCli, AGroupedChannelFirstConvolutionWithItsRowsJoinedAfterIsSplitByGroup) {
+  std::ofstream(dir_ / "grouped_chw_joined_after.sr") << R"(size C = 4, G = 2, CG = 2, MG = 2, H = 6, W = 6, K = 3
+input weights : [[[[[float]K]K]CG]MG]G
+input biases  : [[float]MG]G
+input image   : [[[float]W]H]C
+def out = join(map((planes, ws, bs) ->
+                     map((w, b) -> map(join, map2D(win -> map(s -> max(s, 0.0), reduce(b, (a, p) -> a + p.0 * p.1,
+                                                                                          zip(join(join(win)), join(join(w))))),
+                                                   map(transpose, transpose(map(pl -> slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, pl)),
+                                                                                planes))))),
+                         zip(ws, bs)),
+                   zip(split(CG, image), weights, biases)))
+)";
+  Result r = run("explore grouped_chw_joined_after.sr -s conv-chw-tile-local -s conv-gemm --pareto --evals 4 --runs 1 "
+                 "--jobs 1 -q -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("group layer (out_g0, a group of out): "), std::string::npos) << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(csv.find("out_g0,") != std::string::npos && csv.find(",ok,") != std::string::npos) << csv;
+  expect_every_front_point_matches(*this, "grouped_chw_joined_after", "out: matches the expected values");
+}
+
 }  // namespace
 }  // namespace liftc::explore::test
