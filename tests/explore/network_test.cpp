@@ -516,6 +516,19 @@ std::string pointwise_chw(const std::string& in) {
          "zip(pw_w, pw_b))), map(transpose, transpose(" + in + ")))))";
 }
 
+// A channel-first depthwise layer written with each plane's rows joined (map(join, map2D(..))).
+std::string depthwise_chw_rows_joined(const std::string& in) {
+  return "map((w, b, ch) -> map(join, map2D(win -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
+         "zip(join(win), join(w)))), slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, ch)))), zip(dw_w, dw_b, " + in + "))";
+}
+
+// A pointwise layer over the pixels of a CHW image (each pixel's channels), its output
+// brought back to CHW.
+std::string pointwise_chw_pixels(const std::string& in) {
+  return "transpose(map(transpose, map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), "
+         "zip(pw_w, pw_b))), map(transpose, transpose(" + in + ")))))";
+}
+
 std::string depthwise(const std::string& in) {
   return "map2D(win -> join(map((w, b, x) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, "
          "zip(join(x), join(w)))), zip(dw_w, dw_b, transpose(map(transpose, win))))), "
@@ -552,6 +565,8 @@ INSTANTIATE_TEST_SUITE_P(
                    "def d = " + depthwise_bias_start("image") + "\ndef p = " + pointwise("d"), {{"d", "p"}}},
         FusionCase{"a channel-first depthwise layer and the pointwise layer over its pixels, written back to CHW",
                    "def d = " + depthwise_chw("chw") + "\ndef p = " + pointwise_chw("d"), {{"d", "p"}}},
+        FusionCase{"a channel-first depthwise layer with its rows joined and the pointwise layer over its pixels",
+                   "def d = " + depthwise_chw_rows_joined("chw") + "\ndef p = " + pointwise_chw_pixels("d"), {{"d", "p"}}},
         FusionCase{"a pointwise layer over a network input has no producer to take in",
                    "def p = " + pointwise("image") + "\ndef q = " + depthwise("image"), {}}),
     [](const auto& info) { return testing::readable_name(info.index, {info.param.what}); });
@@ -596,6 +611,22 @@ TEST(DepthwisePointwiseFusion, TheFusedMobileNetV1PairInterpretsAsTheNetwork) {
   // Without the rules (no normal form to tell a depthwise layer by) there is no such fusion.
   std::vector<Layer> plain = split_layers(network);
   EXPECT_EQ(add_fused_layers(network, plain).size(), 1u);
+}
+
+// A channel-first depthwise layer written with each plane's rows joined, and the pointwise
+// layer over its pixels: its normal form joins each pixel's results after the 2D map over
+// windows (joined-rows-into-pixels), which the fusion reads as the join in the window's
+// function (windows_map); the fused layer computes the network's values bit for bit.
+TEST(DepthwisePointwiseFusion, AChannelFirstPairWithItsRowsJoinedFusesToTheNetworksValues) {
+  ir::Program network =
+      parse(kDwHeader + "def d = " + depthwise_chw_rows_joined("chw") + "\ndef p = " + pointwise_chw_pixels("d"));
+  std::vector<Fusion> fusions = depthwise_pointwise_fusions(network, library());
+  ASSERT_EQ(fusions.size(), 1u);
+  ir::Program fused = fuse(network, fusions[0]);
+  ASSERT_EQ(fused.defs.size(), 1u);
+  EXPECT_NE(ir::to_string(fused.defs[0].body).find("let px = join(map((w, b, "), std::string::npos)
+      << ir::to_string(fused.defs[0].body);
+  expect_same_values(network, fused, "p");
 }
 
 // Under half storage the network rounds the depthwise values to halves when it stores them,

@@ -319,14 +319,37 @@ ir::Expr rows_transposed(const ir::Expr& e) {
   return of.defined() && is_var(of, f->params[0]) ? e->args[1] : ir::Expr();
 }
 
+// `map(r -> map(p -> join(p), r), x)` (each pixel's one-element results joined): x, else undefined.
+ir::Expr pixels_joined(const ir::Expr& e) {
+  ir::Expr f = ir::map2d_function(e);
+  if (!f.defined() || f->params.size() != 1) return {};
+  const ir::Expr& body = f->args[0];
+  bool joins = body.kind() == ir::ExprKind::Call && body->prim == ir::Prim::Join && is_var(body->args[0], f->params[0]);
+  return joins ? e->args[1] : ir::Expr();
+}
+
 // The 2D map over windows of a depthwise layer's normal form: the form itself (an HWC
 // output), or x of `transpose(map(q -> transpose(q), x))` (a channel-first depthwise layer,
-// its HWC output brought back to CHW by depthwise-channel-first); else undefined.
+// its HWC output brought back to CHW by depthwise-channel-first), where x may join each
+// pixel's one-element results after the 2D map over windows (a channel-first layer written
+// with its rows joined, joined-rows-into-pixels): then that map with the join in its
+// function, `map(r -> map(win -> join(G(win)), r), windows)`; else undefined.
 ir::Expr windows_map(const ir::Expr& form) {
   if (ir::map2d_function(form).defined()) return form;
   ir::Expr chw = transposed(form);
   ir::Expr hwc = chw.defined() ? rows_transposed(chw) : ir::Expr();
-  return hwc.defined() && ir::map2d_function(hwc).defined() ? hwc : ir::Expr();
+  if (!hwc.defined()) return {};
+  if (ir::Expr windows = pixels_joined(hwc); windows.defined() && ir::map2d_function(windows).defined()) {
+    const ir::Expr& g = ir::map2d_function(windows);
+    std::vector<std::string> avoid = ir::free_vars(windows);
+    avoid.insert(avoid.end(), g->params.begin(), g->params.end());
+    std::string row = ir::fresh_name("row", avoid);
+    ir::Expr joined = ir::make_lambda(g->params, ir::make_call(ir::Prim::Join, {}, {g->args[0]}));
+    return ir::make_call(ir::Prim::Map, {},
+                         {ir::make_lambda({row}, ir::make_call(ir::Prim::Map, {}, {joined, ir::make_var(row)})),
+                          windows->args[1]});
+  }
+  return ir::map2d_function(hwc).defined() ? hwc : ir::Expr();
 }
 
 // Whether `e` is the pixels of `producer`'s output as a pointwise layer reads them: the

@@ -81,7 +81,9 @@ std::vector<Fusion> layout_fusions(const ir::Program& network);
 /// depthwise convolution: after `normal-form` of `rules`, a 2D map over windows that
 /// `depthwise-channel-groups-form` rewrites (each channel convolved with its own kernel), or
 /// that map transposed back to CHW (a channel-first depthwise layer, whose pixels the
-/// consumer reads as `map(transpose, transpose(producer))`).
+/// consumer reads as `map(transpose, transpose(producer))`; written with its rows joined, its
+/// normal form joins each pixel's results after that map, which the fusion reads as the join
+/// in the window's function).
 /// Each pixel's depthwise values are then computed once, where the pointwise function
 /// reads that pixel (`fuse`). In definition order of the consumers.
 std::vector<Fusion> depthwise_pointwise_fusions(const ir::Program& network, const rewrite::RuleSet& rules);
