@@ -26,13 +26,6 @@ namespace {
 
 const std::string kForms = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/";
 
-// Whether evaluated.csv (a program of one layer: no layer column) has a validated row by `strategy`.
-bool validated(const std::string& csv, const std::string& strategy) {
-  std::istringstream lines(csv);
-  for (std::string line; std::getline(lines, line);)
-    if (line.find(",ok,") != std::string::npos && line.find("," + strategy + ",") != std::string::npos) return true;
-  return false;
-}
 
 struct RowsJoinedCase {
   const char* form;
@@ -51,7 +44,7 @@ TEST_P(RowsJoinedCli, TakesItsKindsStrategiesAndValidates) {
                                strategy));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
-    EXPECT_TRUE(validated(read(dir_ / "out" / "evaluated.csv"), strategy)) << read(dir_ / "out" / "evaluated.csv");
+    EXPECT_TRUE(validated_by(read(dir_ / "out" / "evaluated.csv"), strategy)) << read(dir_ / "out" / "evaluated.csv");
   }
 }
 

@@ -16,13 +16,6 @@ namespace {
 
 const std::string kForms = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/";
 
-// Whether evaluated.csv (of a program of one layer: no layer column) has a validated row by `strategy`.
-bool validated(const std::string& csv, const std::string& strategy) {
-  std::istringstream lines(csv);
-  for (std::string line; std::getline(lines, line);)
-    if (line.find(",ok,") != std::string::npos && line.find("," + strategy + ",") != std::string::npos) return true;
-  return false;
-}
 
 // Each strategy explored on its own with two evaluations: it is offered (its space has
 // alternatives, none refused by code generation), and a point validates against the
@@ -42,7 +35,7 @@ TEST_F(ExploreCli, ADilationByPaddingAndSplittingGetsTheTileGemmAndLocalStrategi
     EXPECT_NE(r.output.find("space: "), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("2 candidates in "), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
-    EXPECT_TRUE(validated(read(dir_ / out / "evaluated.csv"), c.strategy)) << r.output;
+    EXPECT_TRUE(validated_by(read(dir_ / out / "evaluated.csv"), c.strategy)) << r.output;
   }
 }
 

@@ -231,6 +231,15 @@ inline void expect_layers_match(const std::string& output, std::initializer_list
         << layer << "\n" << output;
 }
 
+// Whether `csv` (the evaluated.csv of a program of one layer: no layer column) has a row by
+// `strategy` that ran and matched the interpreter.
+inline bool validated_by(const std::string& csv, const std::string& strategy) {
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(",ok,") != std::string::npos && line.find("," + strategy + ",") != std::string::npos) return true;
+  return false;
+}
+
 // Expects `csv` (an evaluated.csv) to hold, for each of alternatives 1 to `n` of `strategy`, a
 // row that ran and matched the interpreter (ok, or cut: validated, then slower).
 inline void expect_each_alternative_validated(const std::string& csv, const std::string& strategy, int n) {
