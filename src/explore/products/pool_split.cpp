@@ -156,11 +156,7 @@ PooledProgram split_poolings(const ir::Program& program, const rewrite::RuleSet*
 void add_pool_split_references(Problem& network, const PooledProgram& split) {
   std::vector<SplitDefinition> definitions;
   for (const auto& s : split.splits)
-    definitions.push_back({s.definition,
-                           fmt::format("'{}' split into its convolution '{}' and the pooling over it", s.definition,
-                                       s.convolution),
-                           {s.convolution},
-                           s.normal_form});
+    definitions.push_back(convolution_split(s.definition, s.convolution, s.normal_form, "the pooling over it"));
   add_split_references(network, split.program, definitions);
 }
 

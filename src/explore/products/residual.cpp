@@ -247,11 +247,7 @@ ResidualProgram split_residuals(const ir::Program& program, const rewrite::RuleS
 void add_residual_references(Problem& network, const ResidualProgram& split) {
   std::vector<SplitDefinition> definitions;
   for (const auto& s : split.splits)
-    definitions.push_back({s.definition,
-                           fmt::format("'{}' split into its convolution '{}' and the layer over it", s.definition,
-                                       s.convolution),
-                           {s.convolution},
-                           s.normal_form});
+    definitions.push_back(convolution_split(s.definition, s.convolution, s.normal_form, "the layer over it"));
   add_split_references(network, split.program, definitions);
 }
 

@@ -38,4 +38,10 @@ void add_split_references(Problem& network, const ir::Program& split, const std:
   }
 }
 
+SplitDefinition convolution_split(const std::string& definition, const std::string& convolution, bool normal_form,
+                                  const std::string& over) {
+  return {definition, fmt::format("'{}' split into its convolution '{}' and {}", definition, convolution, over),
+          {convolution}, normal_form};
+}
+
 }  // namespace liftc::explore

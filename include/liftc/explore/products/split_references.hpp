@@ -20,6 +20,12 @@ struct SplitDefinition {
                                    // within interp::magnitude_tolerance * (1 + |value|), not bit for bit
 };
 
+/// A definition split into its convolution `convolution` and the layer over it (`over`: "the
+/// layer over it", "the pooling over it"), from its normal form where `normal_form` says so
+/// (then up to rounding): split_residuals' and split_poolings' splits.
+SplitDefinition convolution_split(const std::string& definition, const std::string& convolution, bool normal_form,
+                                  const std::string& over);
+
 /// Interprets `split` on `network`'s inputs; each of `definitions` must compute the value
 /// `network.reference` holds for it (bit for bit, or up to rounding where it says so; else a liftc::Error: an internal error, explore with
 /// --whole-program), and each part's value is added to `network.reference`.
