@@ -132,7 +132,7 @@ TEST_F(ExploreCli, AStrategyNeitherTheGroupedConvolutionNorItsGroupsTakeIsSaidSo
   expect_all_in(r.output, {"layer 1/1 (conv): not offered: conv-chw-tile does not apply to the grouped convolution whole "
                            "(its groups, dense convolutions, take it)",
                            "layer 1/1 (conv): not offered: conv-winograd does not apply to the grouped convolution "
-                           "whole, nor to its groups (dense convolutions: why, below)",
+                           "whole, nor to its groups (dense convolutions: the group layer's reason is given for it)",
                            "error: strategy `conv-winograd` applies to no layer of",
                            "(layer 'conv_g0': strategy `conv-winograd` does not apply to any definition of",
                            "which needs a convolution over 3x3 windows with stride 1"});

@@ -165,7 +165,7 @@ void report_whole_not_offered(const NetworkExploration& net, std::size_t i, cons
                          layer_label(net, i), fmt::join(taken, ", "), verb(taken), taken.size() == 1 ? "it" : "them"));
   if (!refused.empty())
     o.report(fmt::format("{}: not offered: {} {} not apply to the grouped convolution whole, nor to its groups (dense "
-                         "convolutions: why, below)",
+                         "convolutions: the group layer's reason is given for it)",
                          layer_label(net, i), fmt::join(refused, ", "), verb(refused)));
 }
 
