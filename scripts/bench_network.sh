@@ -2,8 +2,11 @@
 # Benchmark of a whole network: `liftc explore NET.sr --pareto` explores it layer by layer on a
 # device and composes the network front; the same network then runs through PyTorch (cuDNN,
 # fp32, TF32 off, batch 1; scripts/bench_torch_network.py) on the same GPU, in this one run.
-# The front's fastest point's host program is built and run on the device with every layer
-# validated against the interpreter's values, so the point that is reported is one that works.
+# The host programs of the front's --points fastest points (by the sum of their kernels' times)
+# are built and run on the device with every layer validated against the interpreter's values,
+# so a point that is reported is one that works. Each gets a row: the fastest point by the
+# kernels' sum is not always the fastest on the wall, where a point of fewer kernels (a fused
+# layer) pays fewer launches and gaps.
 #
 # liftc's network time, three ways:
 #   - kernels: the sum of its layers' measured times (each the median of the candidate's
@@ -21,11 +24,13 @@
 #   - CUDA graph: the same pass captured once and replayed (no launch gaps from Python).
 # The ratios are PyTorch time / liftc time (> 1: liftc is faster): the CUDA graph against
 # liftc's kernels, its host wall time and its device span. Memory is the front point's peak
-# footprint (buffers freed when dead).
+# footprint (buffers freed when dead). The last line names the point of the least host wall
+# time of those timed.
 #
 # Usage: scripts/bench_network.sh [--liftc PATH] [--device D] [--evals N] [--time S] [--search S]
 #                                 [--train-db DB]... [--strategy S]... [--fusion on|off|only]
-#                                 [--storage float|half] [--repeat N] [--out DIR] NET.sr [SIZE=VALUE...]
+#                                 [--storage float|half] [--repeat N] [--points K] [--out DIR] NET.sr
+#                                 [SIZE=VALUE...]
 #   --evals N and --time S are each layer's budget (liftc explore's: a network's every layer and
 #   fused layer gets them), whichever ends first; --time alone lifts --evals' default of 60;
 #   --search is liftc explore's (default model, liftc explore's own default; the runs in
@@ -35,7 +40,9 @@
 #   --fusion is liftc explore's (default on: fused layers as alternatives of the front);
 #   --storage half: liftc's buffers (inputs, weights, the layers' outputs) stored as halves,
 #   arithmetic in float (liftc explore --storage); PyTorch's network stays float32;
-#   --repeat N: the host program's timed runs (default 100).
+#   --repeat N: each host program's timed runs (default 100);
+#   --points K: the front's K fastest points by the kernels' sum are timed (default 3; fewer
+#   when the front has fewer).
 #   SIZE=VALUE replaces the value of a `size` of the program (e.g. H=256 W=256 D=56 S=12),
 #   and is passed to the PyTorch network of the same name (fsrcnn, resnet_block, vgg_block, mobilenet_v1_pair,
 #   mobilenet_v2_block, unet_step, se_block, grouped_residual, resnext_block).
@@ -52,6 +59,7 @@ strategies=()
 fusion=on
 storage=float
 repeat=100
+points=3
 program=""
 sizes=()
 while [[ $# -gt 0 ]]; do
@@ -65,6 +73,7 @@ while [[ $# -gt 0 ]]; do
     --strategy) strategies+=(-s "$2"); shift 2 ;;
     --fusion) fusion="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
+    --points) points="$2"; shift 2 ;;
     --storage) storage="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     *=*) sizes+=("$1"); shift ;;
@@ -76,6 +85,7 @@ done
 [[ -n "$program" && -f "$program" ]] || { echo "bench_network.sh: give the network's .sr file" >&2; exit 1; }
 [[ -x "$liftc" ]] || { echo "bench_network.sh: no liftc at $liftc" >&2; exit 1; }
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || { echo "bench_network.sh: --repeat takes a whole number of at least 1, not '$repeat'" >&2; exit 1; }
+[[ "$points" =~ ^[1-9][0-9]*$ ]] || { echo "bench_network.sh: --points takes a whole number of at least 1, not '$points'" >&2; exit 1; }
 budget=(--evals "${evals:-60}")
 budget_text="${evals:-60} evals"
 if [[ -n "$time_s" ]]; then
@@ -109,28 +119,43 @@ explore_s=$(( $(date +%s) - start ))
 cat "$work/explore.txt"
 
 [[ -f "$work/front/pareto.json" ]] || { echo "bench_network.sh: the exploration wrote no front (no layer had a valid point?): see $work/explore.txt" >&2; exit 1; }
-# The fastest front point (rank 1 of pareto.csv is not necessarily the fastest: take the minimum).
-read -r rank liftc_ms memory fused <<< "$(python3 - "$work/front/pareto.json" <<'EOF'
+# The front's fastest points by the kernels' sum (rank 1 of pareto.csv is not necessarily the
+# fastest), one line each: rank, time_ms, memory_bytes, fused layers.
+mapfile -t chosen < <(python3 - "$work/front/pareto.json" "$points" <<'EOF'
 import json, sys
 points = json.load(open(sys.argv[1]))
 points = points["points"] if isinstance(points, dict) else points
-best = min((p for p in points if p.get("time_ms") is not None), key=lambda p: p["time_ms"])
-fused = ",".join(f"{f['producer']}>{f['consumer']}" for f in best.get("fused", [])) or "none"
-print(best["rank"], best["time_ms"], best["memory_bytes"], fused)
+timed = sorted((p for p in points if p.get("time_ms") is not None), key=lambda p: p["time_ms"])
+for p in timed[: int(sys.argv[2])]:
+    fused = ",".join(f"{f['producer']}>{f['consumer']}" for f in p.get("fused", [])) or "none"
+    print(p["rank"], p["time_ms"], p["memory_bytes"], fused)
 EOF
-)"
+)
+[[ ${#chosen[@]} -gt 0 ]] || { echo "bench_network.sh: the front has no timed point: see $work/front/pareto.json" >&2; exit 1; }
 
-# Its host program, built and run on the device, every layer checked.
-host="$work/front/front/$rank"
-cmake -S "$host" -B "$host/build" -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build "$host/build" -j > /dev/null
-exe="$(find "$host/build" -maxdepth 1 -type f -executable | head -1)"
-mkdir -p "$work/outputs"
-"$exe" "$work/front/inputs" "$work/outputs" --expected "$work/front/expected" --repeat "$repeat" | tee "$work/validate.txt"
-if grep -q "DIFFERS\|never written" "$work/validate.txt"; then
-  echo "bench_network.sh: the front point's host program does not validate" >&2
-  exit 1
-fi
+# Each one's host program, built and run on the device, every layer checked; its wall time
+# ("wall: X ms per run (median of N runs ...") and span ("span: X ms per run ...").
+timings=()
+for line in "${chosen[@]}"; do
+  read -r rank liftc_ms memory fused <<< "$line"
+  host="$work/front/front/$rank"
+  cmake -S "$host" -B "$host/build" -DCMAKE_BUILD_TYPE=Release > /dev/null
+  cmake --build "$host/build" -j > /dev/null
+  exe="$(find "$host/build" -maxdepth 1 -type f -executable | head -1)"
+  mkdir -p "$work/outputs/$rank"
+  echo "== front point $rank ($liftc_ms ms by its kernels, fused: $fused)"
+  "$exe" "$work/front/inputs" "$work/outputs/$rank" --expected "$work/front/expected" --repeat "$repeat" |
+    tee "$work/validate-$rank.txt"
+  if grep -q "DIFFERS\|never written" "$work/validate-$rank.txt"; then
+    echo "bench_network.sh: front point $rank's host program does not validate" >&2
+    exit 1
+  fi
+  wall_ms="$(sed -n 's/^wall: \([0-9.]*\) ms per run .*/\1/p' "$work/validate-$rank.txt")"
+  [[ -n "$wall_ms" ]] || { echo "bench_network.sh: the host program printed no wall time: see $work/validate-$rank.txt" >&2; exit 1; }
+  span_ms="$(sed -n 's/^span: \([0-9.]*\) ms per run .*/\1/p' "$work/validate-$rank.txt")"
+  [[ -n "$span_ms" ]] || { echo "bench_network.sh: the host program printed no span: see $work/validate-$rank.txt" >&2; exit 1; }
+  timings+=("$rank $liftc_ms $wall_ms $span_ms $memory $fused")
+done
 
 torch_eager="n/a"
 torch_graph="n/a"
@@ -143,25 +168,25 @@ print(" ".join(f"{k}={v}" for line in open(sys.argv[1]) if line.startswith("size
                for k, v in re.findall(r"(\w+)\s*=\s*(\d+)", line)))' "$sized")"
   read -r torch_eager torch_graph <<< "$(python3 "$root/scripts/bench_torch_network.py" "$name" "${all_sizes[@]}")"
 fi
-# The host program's wall time of a run: "wall: X ms per run (median of N runs ...".
-wall_ms="$(sed -n 's/^wall: \([0-9.]*\) ms per run .*/\1/p' "$work/validate.txt")"
-[[ -n "$wall_ms" ]] || { echo "bench_network.sh: the host program printed no wall time: see $work/validate.txt" >&2; exit 1; }
-span_ms="$(sed -n 's/^span: \([0-9.]*\) ms per run .*/\1/p' "$work/validate.txt")"
-[[ -n "$span_ms" ]] || { echo "bench_network.sh: the host program printed no span: see $work/validate.txt" >&2; exit 1; }
-python3 - "$name" "${sizes[*]}" "$liftc_ms" "$wall_ms" "$span_ms" "$repeat" "$memory" "$fused" "$torch_eager" \
-  "$torch_graph" "$explore_s" "$budget_text" <<'EOF'
+python3 - "$name" "${sizes[*]}" "$repeat" "$torch_eager" "$torch_graph" "$explore_s" "$budget_text" "${timings[@]}" <<'EOF'
 import sys
-name, sizes, liftc_ms, wall_ms, span_ms, repeat, memory, fused, eager, graph, explore_s, budget = sys.argv[1:]
-liftc_ms, wall_ms, span_ms = float(liftc_ms), float(wall_ms), float(span_ms)
+name, sizes, repeat, eager, graph, explore_s, budget = sys.argv[1:8]
+rows = [line.split() for line in sys.argv[8:]]
 def ratio(torch_ms, ms):
     return f"{float(torch_ms) / ms:.2f}" if torch_ms != "n/a" else "n/a"
 print()
-print("| network | sizes | liftc kernels (ms, sum of layers' times) | liftc host wall (ms, median of "
+print("| network | sizes | front point | liftc kernels (ms, sum of layers' times) | liftc host wall (ms, median of "
       f"{repeat} runs) | liftc device span (ms, median of {repeat} more runs) | fused | peak memory (MiB) | "
       "PyTorch eager (ms) | PyTorch CUDA graph (ms) | graph / liftc kernels | graph / liftc wall | "
       "graph / liftc span | explore (s; budget per layer) |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-print(f"| {name} | {sizes} | {liftc_ms:.4f} | {wall_ms:.4f} | {span_ms:.4f} | {fused} | {int(memory) / 2**20:.2f} | "
-      f"{eager} | {graph} | {ratio(graph, liftc_ms)} | {ratio(graph, wall_ms)} | {ratio(graph, span_ms)} | "
-      f"{explore_s} ({budget}) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for rank, liftc_ms, wall_ms, span_ms, memory, fused in rows:
+    liftc_ms, wall_ms, span_ms = float(liftc_ms), float(wall_ms), float(span_ms)
+    print(f"| {name} | {sizes} | {rank} | {liftc_ms:.4f} | {wall_ms:.4f} | {span_ms:.4f} | {fused} | "
+          f"{int(memory) / 2**20:.2f} | {eager} | {graph} | {ratio(graph, liftc_ms)} | {ratio(graph, wall_ms)} | "
+          f"{ratio(graph, span_ms)} | {explore_s} ({budget}) |")
+walls = [float(r[2]) for r in rows]
+best = rows[walls.index(min(walls))]
+print(f"\nleast host wall time of the {len(rows)} point(s) timed: front point {best[0]} ({float(best[2]):.4f} ms, "
+      f"fused: {best[5]}), {ratio(graph, float(best[2]))} of PyTorch's CUDA graph")
 EOF
