@@ -683,6 +683,25 @@ TEST_F(ExploreCli, BiasesAddedAfterTheSumGetRowsOmegaAndValidate) {
   expect_rows_omega_block_and_layer(*this, "se_block_bias_after_sum", "fully_connected_tanh");
 }
 
+// A fully connected layer whose rows' one-element sums are not joined, [[float]1]M
+// (examples/fully_connected_unjoined.sr, issue 38): the rows strategies make it split(1, ...)
+// of their join at the definition's root (one-element-results-joined) and rewrite the join;
+// before, it got stencil-parametric alone. Each alternative of rows-omega and matvec-rows
+// validates, and so does the front's point in its host program.
+TEST_F(ExploreCli, RowsWhoseOneElementSumsAreNotJoinedGetTheRowsStrategiesAndValidate) {
+  Result r = run(fmt::format("explore {}/examples/fully_connected_unjoined.sr -s rows-omega -s matvec-rows --pareto "
+                             "--evals 12 --runs 2 --jobs 2 -o out",
+                             LIFTC_SOURCE_DIR));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("space: 10 alternative(s)"), std::string::npos) << r.output;
+  std::string csv = read(dir() / "out/evaluated.csv");
+  expect_each_alternative_validated(csv, "rows-omega", 3);
+  expect_each_alternative_validated(csv, "matvec-rows", 7);
+  Result host = run_front_point(*this, "fully_connected_unjoined");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("fc: matches the expected values"), std::string::npos) << host.output;
+}
+
 // A program whose only other definition rearranges data (a channel concatenation, as a user
 // writes before a convolution) is one convolution, not a network: explored as one program,
 // its convolution's alternatives are not capped by --max-program-alternatives, which bounds

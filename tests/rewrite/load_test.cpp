@@ -13,7 +13,7 @@ namespace {
 TEST(Load, LibraryLoads) {
   const RuleSet& set = library();
   EXPECT_GE(set.rules.size(), 20u);
-  EXPECT_EQ(set.files.size(), 17u);  // algorithmic, conv_pool, depthwise_local, depthwise_pointwise, direct_conv, fusion, gemm_conv, library, local_tiles, normalize, opencl, partial_sums, shapes, strategies, tiling, vectorize, winograd
+  EXPECT_EQ(set.files.size(), 18u);  // algorithmic, conv_pool, depthwise_local, depthwise_pointwise, direct_conv, fusion, gemm_conv, library, local_tiles, normalize, opencl, partial_sums, rows, shapes, strategies, tiling, vectorize, winograd
   const Rule* sj = set.rule("split-join");
   ASSERT_NE(sj, nullptr);
   ASSERT_EQ(sj->params.size(), 1u);
