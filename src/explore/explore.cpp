@@ -15,6 +15,7 @@
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/cost/features.hpp"
+#include "liftc/explore/cost/kernel_dependencies.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/explore/evaluation/generation_memo.hpp"
 #include "liftc/explore/evaluation/local_workers.hpp"
@@ -341,6 +342,7 @@ void model_inputs(Exploration& x, Settings& s, const CandidateSpace& space, cons
     }
   });
   s.shortlist_features = [ctx](const Candidate& c) { return point_named_features(*ctx, c); };
+  s.kernel_reach = [ctx](const Candidate& c) { return cost::kernel_dependencies(c, *ctx); };
   // One round's worth gets the code features (a generation each, 6-7 ms on the H200's host):
   // with two rounds' worth, once rounds no longer waited for their slowest candidate
   // (rounds.hpp, the lag), features took 35-47% of VGG-16 layer 5's 120 s loop.

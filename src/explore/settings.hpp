@@ -34,9 +34,10 @@ struct Settings {
   std::size_t shortlist = 0;       // the proposals of a round its model scores
   TransferRows transfer; // a tuning database's rows it trains on first
   std::function<double()> reused_by_evaluator;  // of the features' generations (explore.cpp: model_inputs)
+  KernelReach kernel_reach;  // which kernels each parameter reaches (explore.cpp: model_inputs)
   std::unique_ptr<Search> make_search(CandidateSpace& space) const {
     return search->make(space, {seed, genetic, features, jobs, shortlist_features, shortlist, transfer,
-                                reused_by_evaluator});
+                                reused_by_evaluator, kernel_reach});
   }
 };
 

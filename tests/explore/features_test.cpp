@@ -9,6 +9,7 @@
 #include <ctime>
 #include <cstdlib>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/cost/features.hpp"
+#include "liftc/explore/cost/kernel_dependencies.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
@@ -178,6 +180,45 @@ TEST(Features, LocalTilesAndBarriersOfAWorkGroupStrategy) {
   EXPECT_GT(*f.find("sum.barriers"), 0);
   EXPECT_FLOAT_EQ(*f.find("local_share"), *f.find("max.local_bytes") / 32768.0f);
   EXPECT_EQ(*f.find("local_emulated"), 1);  // Mali emulates local memory in global memory
+}
+
+// Which kernels each parameter reaches (kernel_dependencies.hpp), on conv-winograd-local's
+// kernels (the pad, the input transform, the batched multiplication with its local tiles,
+// the output transform): a transform's work-group sizes reach that kernel alone, the local
+// tiles' the multiplication alone, and mad (a build option, in no kernel's text) every kernel.
+TEST(Features, EachParameterReachesTheKernelsWhoseCodeItChanges) {
+  ir::Program program = parse::load_program(source("examples/conv/conv_small.sr"));
+  CandidateSpace space = build_candidate_space(program, rules(), {"conv-winograd-local"}, true, mali());
+  ASSERT_FALSE(space.alternatives.empty());
+  FeatureContext ctx = feature_context(space, rules(), mali());
+  const auto& params = space.alternatives[0]->parameters();
+  // At a few points: a parameter without a valid neighbouring value at one of them is given
+  // every kernel there, so each parameter's narrowest reach is the one checked.
+  std::mt19937_64 rng(5);
+  std::size_t kernels = 0;
+  std::map<std::string, std::vector<std::size_t>> narrowest;
+  for (int sample = 0; sample < 6; ++sample) {
+    Candidate c{0, space.alternatives[0]->sample(rng)};
+    std::vector<std::vector<std::size_t>> reach = kernel_dependencies(c, ctx);
+    ASSERT_EQ(reach.size(), params.size());
+    kernels =
+        generate_candidate(*candidate_of(*space.alternatives[0]).constraint_space(), c.point, "").module.kernels.size();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      ASSERT_FALSE(reach[i].empty()) << params[i].name;
+      for (std::size_t k : reach[i]) EXPECT_LT(k, kernels) << params[i].name;
+      auto [it, added] = narrowest.try_emplace(params[i].name, reach[i]);
+      if (reach[i].size() < it->second.size()) it->second = reach[i];
+    }
+  }
+  ASSERT_GE(kernels, 3u);
+  std::vector<std::size_t> every(kernels);
+  for (std::size_t k = 0; k < kernels; ++k) every[k] = k;
+  EXPECT_EQ(narrowest.at("mad"), every);
+  for (const char* one : {"conv_local_0", "conv_local_1", "conv_part2_local_0", "conv_part2_local_1", "tau_HW"})
+    EXPECT_EQ(narrowest.at(one).size(), 1u) << one << ": " << ::testing::PrintToString(narrowest.at(one));
+  EXPECT_NE(narrowest.at("conv_local_0"), narrowest.at("conv_part2_local_0"));  // the two transforms
+  EXPECT_NE(narrowest.at("conv_local_0"), narrowest.at("tau_HW"));              // a transform and the multiplication
+  EXPECT_NE(narrowest.at("conv_part2_local_0"), narrowest.at("tau_HW"));
 }
 
 // Every candidate of an alternative has the same names in the same order, and every

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -393,6 +394,105 @@ TEST(ModelSearch, FindsTheOptimumOfAKnownCostInFewerAsksThanRandom) {
   EXPECT_LE(median(model), 300u) << ::testing::PrintToString(model);
   EXPECT_LT(median(model), median(random)) << ::testing::PrintToString(model) << " against "
                                            << ::testing::PrintToString(random);
+}
+
+// A candidate of two kernels: x reaches the first alone, y the second alone, z both; each
+// kernel's time is its own (x's and y's terms) plus half of z's. The search is told each
+// kernel's time (Outcome::kernel_ms) and, with kernel_reach, composes points of each kernel's
+// fastest parameters.
+Outcome two_kernel_cost(const Candidate& c) {
+  Outcome o = cube_cost(c);
+  double shared = 0.5 * (0.05 * double((c.point[2] - 7) * (c.point[2] - 7)) + 1.0 + 1.5 * double(c.alternative));
+  o.kernel_ms = {0.1 * std::fabs(double(c.point[0] - 11)) + shared, 0.2 * std::fabs(double(c.point[1] - 4)) + shared};
+  return o;
+}
+
+// x and y in 1..16, z in {6, 7}: many points share a z, as a Winograd alternative's points
+// share its build options.
+CandidateSpace two_kernel_space() {
+  std::vector<std::int64_t> d;
+  for (int i = 1; i <= 16; ++i) d.push_back(i);
+  CandidateSpace cs;
+  cs.alternatives.push_back(std::make_unique<test::ToySpace>(
+      "two kernels #1", std::vector<Parameter>{{"x", d}, {"y", d}, {"z", {6, 7}}}, [](const Point&) { return true; }));
+  return cs;
+}
+
+KernelReach two_kernel_reach() {
+  return [](const Candidate&) { return std::vector<std::vector<std::size_t>>{{0}, {1}, {0, 1}}; };
+}
+
+// With the kernels' times and which kernels each parameter reaches, each round after the
+// first asks the point composed of the fastest told point's z and, among the told points of
+// its alternative with that z, the x of the one whose first kernel ran fastest and the y of
+// the one whose second did (where that point is new); the report counts the points composed.
+TEST(ModelSearch, APointOfEachKernelsFastestParametersIsComposed) {
+  CandidateSpace cs = two_kernel_space();
+  ModelSearchOptions o = small_rounds();
+  o.kernel_reach = two_kernel_reach();
+  auto search = make_model_search(cs, o, 3);
+  std::vector<std::pair<Candidate, Outcome>> told;
+  std::set<Candidate> asked;
+  std::size_t composed_asked = 0;
+  for (int round = 0; round < 6; ++round) {
+    // The point the told outcomes compose, as the search's comment says.
+    std::optional<Candidate> expected;
+    if (!told.empty()) {
+      const auto* best = &told.front();
+      for (const auto& t : told)
+        if (t.second.objectives.time_ms < best->second.objectives.time_ms) best = &t;
+      Point p = best->first.point;
+      for (std::size_t k = 0; k < 2; ++k) {
+        const std::pair<Candidate, Outcome>* fastest = nullptr;
+        for (const auto& t : told)
+          if (t.first.alternative == best->first.alternative && t.first.point[2] == p[2] &&
+              (!fastest || t.second.kernel_ms[k] < fastest->second.kernel_ms[k]))
+            fastest = &t;
+        p[k] = fastest->first.point[k];
+      }
+      Candidate c{best->first.alternative, p};
+      if (p != best->first.point && !asked.count(c)) expected = c;
+    }
+    std::vector<Candidate> this_round;
+    while (auto c = search->ask()) {
+      this_round.push_back(*c);
+      if (search->waiting()) break;
+    }
+    ASSERT_FALSE(this_round.empty());
+    if (round > 0 && expected) {
+      EXPECT_NE(std::find(this_round.begin(), this_round.end(), *expected), this_round.end())
+          << "round " << round << ": no " << ::testing::PrintToString(expected->point);
+      ++composed_asked;
+    }
+    for (const auto& c : this_round) {
+      asked.insert(c);
+      Outcome out = two_kernel_cost(c);
+      search->tell(c, out);
+      told.emplace_back(c, out);
+    }
+  }
+  EXPECT_GE(composed_asked, 1u);
+  EXPECT_NE(search->report().find("point(s) composed of each kernel's fastest parameters"), std::string::npos)
+      << search->report();
+}
+
+// A composed point is valid (repaired where the composition is not) and fresh, and the same
+// outcomes give the same candidates (so --resume works with it).
+TEST(ModelSearch, ComposedPointsAreValidFreshAndReproducible) {
+  CandidateSpace cs = two_kernel_space();
+  ModelSearchOptions o = small_rounds();
+  o.kernel_reach = two_kernel_reach();
+  auto first = make_model_search(cs, o, 7);
+  std::vector<Candidate> asked = run(*first, 120, two_kernel_cost);
+  std::set<Candidate> seen;
+  for (const auto& c : asked) {
+    EXPECT_TRUE(cs.alternatives[c.alternative]->valid(c.point));
+    EXPECT_TRUE(seen.insert(c).second) << "a candidate was asked twice";
+  }
+  CandidateSpace again = two_kernel_space();
+  auto second = make_model_search(again, o, 7);
+  EXPECT_EQ(run(*second, 120, two_kernel_cost), asked);
+  EXPECT_NE(first->report().find("point(s) composed"), std::string::npos) << first->report();
 }
 
 TEST(ModelSearch, TheDefaultFeaturesAreTheStrategyAlternativeAndLogScaledParameters) {

@@ -170,7 +170,8 @@ RunnerAnswer check_answer(const json& j, const std::string& line) {
 
   if (const json* v = find(j, "kernel_median_ms")) {
     const json& medians = array_value(*v, "kernel_median_ms");
-    for (std::size_t i = 0; i < medians.size(); ++i) time_value(medians[i], fmt::format("kernel_median_ms[{}]", i));
+    for (std::size_t i = 0; i < medians.size(); ++i)
+      a.kernel_ms.push_back(time_value(medians[i], fmt::format("kernel_median_ms[{}]", i)));
   }
   if (const json* v = find(j, "mismatches")) count_value(*v, "mismatches");
   if (const json* v = find(j, "workspace_bytes")) a.workspace_bytes = count_value(*v, "workspace_bytes");

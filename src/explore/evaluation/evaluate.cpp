@@ -652,6 +652,7 @@ void Evaluator::record(Job& job) {
         e.reason = fmt::format("the runner answered ok with the time {}", a.median_ms);
       } else if (a.status == status::Ok) {
         e.time_ms = a.median_ms;
+        e.kernel_ms = a.kernel_ms;
         e.spread_ms = 0.5 * (a.max_ms - a.min_ms);
         if (a.stopped) {
           // Not waited for: the runner gave up as the kernels' time passed the cut-off.
@@ -701,6 +702,7 @@ Outcome outcome_of(const Evaluation& e) {
   o.objectives.spread_ms = o.ok && std::isfinite(e.spread_ms) ? e.spread_ms : 0;
   o.objectives.memory = static_cast<double>(e.memory_bytes);
   if (e.status == status::Cut) o.objectives.spread_ms = 0;
+  if (o.ok) o.kernel_ms = e.kernel_ms;
   return o;
 }
 

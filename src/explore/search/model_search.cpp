@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -81,6 +82,10 @@ class ModelSearch : public RoundSearch {
   // mutations (a third of the parameters at once, from any of the parents) rarely make.
   static constexpr std::size_t kNeighbourhoods = 4;
   static constexpr double kMutationRate = 0.3;
+  // The fastest alternatives that get a point composed of their kernels' fastest parameters each round.
+  static constexpr std::size_t kComposedAlternatives = 3;
+  // Ranks past each kernel's fastest setting that a composed point may take in all.
+  static constexpr std::size_t kComposedRanks = 4;
 
  public:
   ModelSearch(CandidateSpace& space, const ModelSearchOptions& o, std::uint64_t seed)
@@ -142,7 +147,8 @@ class ModelSearch : public RoundSearch {
       for (std::size_t i = at; i < at + g; ++i) {
         prior.push_back(i);
         double t = o_.transfer.relative_time[i];
-        data.relevance.push_back(static_cast<float>(std::isfinite(t) ? -std::log(t) : -std::log(worst_prior(at, g)) - 1.0));
+        data.relevance.push_back(
+            static_cast<float>(std::isfinite(t) ? -std::log(t) : -std::log(worst_prior(at, g)) - 1.0));
       }
       data.groups.push_back(g);
       at += g;
@@ -150,7 +156,8 @@ class ModelSearch : public RoundSearch {
     std::vector<double> times;
     for (const auto& m : measured_)
       if (timed(m.outcome)) times.push_back(m.outcome.objectives.time_ms);
-    bool own = times.size() >= 2 && *std::min_element(times.begin(), times.end()) != *std::max_element(times.begin(), times.end());
+    bool own = times.size() >= 2 &&
+               *std::min_element(times.begin(), times.end()) != *std::max_element(times.begin(), times.end());
     if (own) {
       double best = *std::min_element(times.begin(), times.end());
       double worst = -std::log(*std::max_element(times.begin(), times.end()) / best);
@@ -245,6 +252,120 @@ class ModelSearch : public RoundSearch {
     return pool;
   }
 
+  // Points composed of each kernel's fastest parameters. An alternative's candidates that
+  // run several kernels are timed kernel by kernel (Outcome::kernel_ms), and a parameter that
+  // reaches one kernel alone (ModelSearchOptions::kernel_reach: the Winograd transforms'
+  // work-group sizes, say) changes that kernel's time alone. From the alternative's fastest
+  // point b, each kernel takes the parameters that reach it alone from the measured point where
+  // it ran fastest among those that agree with b on the other parameters that reach it. The
+  // kComposedAlternatives fastest alternatives get one such point a round, where it is new:
+  // one point's transforms and another's multiplication, which mutations combine by chance
+  // (VGG-16 layer 3's last 5% came from such parameters a few at a time: docs/results.md).
+  std::vector<Candidate> composed() {
+    std::vector<Candidate> out;
+    if (!o_.kernel_reach) return out;
+    std::map<std::size_t, const Measured*> fastest_of;
+    for (const auto& m : measured_) {
+      if (!timed(m.outcome) || m.outcome.kernel_ms.size() < 2) continue;
+      auto [it, added] = fastest_of.try_emplace(m.candidate.alternative, &m);
+      if (!added && m.outcome.objectives.time_ms < it->second->outcome.objectives.time_ms) it->second = &m;
+    }
+    std::vector<const Measured*> bests;
+    for (const auto& [alternative, m] : fastest_of) bests.push_back(m);
+    std::stable_sort(bests.begin(), bests.end(), [](const Measured* a, const Measured* b) {
+      return a->outcome.objectives.time_ms < b->outcome.objectives.time_ms;
+    });
+    if (bests.size() > kComposedAlternatives) bests.resize(kComposedAlternatives);
+    for (const Measured* b : bests) {
+      std::size_t alternative = b->candidate.alternative, kernels = b->outcome.kernel_ms.size();
+      const Point& at = b->candidate.point;
+      const std::vector<std::vector<std::size_t>>& reach = reach_of(b->candidate);
+      bool fits = reach.size() == at.size();
+      for (const auto& r : reach)
+        fits = fits && std::all_of(r.begin(), r.end(), [&](std::size_t k) { return k < kernels; });
+      if (!fits) continue;  // the reach of another kernel plan than the one timed
+      auto reaches = [&](std::size_t i, std::size_t k) {
+        return std::find(reach[i].begin(), reach[i].end(), k) != reach[i].end();
+      };
+      // Each kernel's own parameters (those that reach it alone) at the points that agree
+      // with b on its other parameters, fastest first, each setting once.
+      std::vector<std::vector<std::pair<double, Point>>> settings(kernels);
+      for (std::size_t k = 0; k < kernels; ++k) {
+        std::map<Point, double> fastest;  // a setting of k's own parameters -> its least time
+        for (const auto& m : measured_) {
+          if (m.candidate.alternative != alternative || !timed(m.outcome) || m.outcome.kernel_ms.size() != kernels)
+            continue;
+          bool agrees = true;
+          Point own;
+          for (std::size_t i = 0; i < at.size() && agrees; ++i) {
+            agrees = !(reaches(i, k) && reach[i].size() > 1 && m.candidate.point[i] != at[i]);
+            if (reach[i].size() == 1 && reach[i][0] == k) own.push_back(m.candidate.point[i]);
+          }
+          if (!agrees) continue;
+          auto [it, added] = fastest.try_emplace(own, m.outcome.kernel_ms[k]);
+          if (!added) it->second = std::min(it->second, m.outcome.kernel_ms[k]);
+        }
+        for (const auto& [own, ms] : fastest) settings[k].emplace_back(ms, own);
+        std::stable_sort(settings[k].begin(), settings[k].end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+      }
+      // The combination of the kernels' settings of least rank sum (each kernel's fastest
+      // first, then the next ones) that is a fresh valid point (repaired to the nearest where
+      // it is not valid); at most kComposedRanks ranks in all past the fastest.
+      std::optional<Candidate> found;
+      std::vector<std::size_t> rank(kernels, 0);
+      for (std::size_t sum = 0; sum <= kComposedRanks && !found; ++sum)
+        for_each_ranks(rank, 0, sum, settings, [&] {
+          if (found) return;
+          Point p = at;
+          for (std::size_t k = 0; k < kernels; ++k) {
+            if (settings[k].empty()) continue;
+            const Point& own = settings[k][rank[k]].second;
+            std::size_t o = 0;
+            for (std::size_t i = 0; i < at.size(); ++i)
+              if (reach[i].size() == 1 && reach[i][0] == k) p[i] = own[o++];
+          }
+          Alternative& alt = *space_.alternatives[alternative];
+          std::optional<Point> valid = alt.valid(p) ? std::optional<Point>(p) : alt.repair(p);
+          if (!valid) return;
+          Candidate c{alternative, std::move(*valid)};
+          if (fresh(c) && std::find(out.begin(), out.end(), c) == out.end()) found = std::move(c);
+        });
+      if (found) out.push_back(std::move(*found));
+    }
+    stats_.composed += out.size();
+    return out;
+  }
+
+  // Calls `visit` with every `rank` (one a kernel, each below its kernel's settings, 0 where it
+  // has none) whose ranks from kernel `k` on sum to `left`.
+  template <typename Visit>
+  static void for_each_ranks(std::vector<std::size_t>& rank, std::size_t k, std::size_t left,
+                             const std::vector<std::vector<std::pair<double, Point>>>& settings, Visit&& visit) {
+    if (k == rank.size()) {
+      if (left == 0) visit();
+      return;
+    }
+    std::size_t most = settings[k].empty() ? 0 : std::min(left, settings[k].size() - 1);
+    for (std::size_t r = 0; r <= most; ++r) {
+      rank[k] = r;
+      for_each_ranks(rank, k + 1, left - r, settings, visit);
+    }
+    rank[k] = 0;
+  }
+
+  // Which kernels each parameter of `c`'s alternative reaches, found once an alternative (at
+  // its fastest point when first asked).
+  const std::vector<std::vector<std::size_t>>& reach_of(const Candidate& c) {
+    auto it = reach_.find(c.alternative);
+    if (it == reach_.end()) {
+      auto t0 = Clock::now();
+      it = reach_.emplace(c.alternative, o_.kernel_reach(c)).first;
+      stats_.reach_seconds += seconds_since(t0);
+    }
+    return it->second;
+  }
+
   // Candidates in the order of `scores`, best first.
   static std::vector<Candidate> by_score(std::vector<Candidate> pool, const std::vector<float>& scores) {
     std::vector<std::size_t> order(pool.size());
@@ -284,8 +405,10 @@ class ModelSearch : public RoundSearch {
     }
     std::map<std::string, double> promise = strategy_promise(strategies_);
     while (queued() < fill)
-      if (auto c = random_candidate(promise)) queue(*c);
-      else break;
+      if (auto c = random_candidate(promise))
+        queue(*c);
+      else
+        break;
   }
 
   void next_round() override {
@@ -303,6 +426,7 @@ class ModelSearch : public RoundSearch {
       return;
     }
     maybe_train();
+    for (const Candidate& c : composed()) queue(c);
     queue_ranked(o_.batch - std::min(random_share, o_.batch), o_.batch);
   }
 
@@ -312,9 +436,10 @@ class ModelSearch : public RoundSearch {
   bool two_stage_ = false;
   bool started_ = false;
   std::size_t prior_rows_ = 0;
-  std::vector<Measured> measured_;  // in the order told
-  std::map<std::string, StrategyRecord> strategies_;  // the outcomes of each strategy's candidates
-  std::size_t trained_rows_ = 0;  // the run's rows at the last training
+  std::vector<Measured> measured_;                                      // in the order told
+  std::map<std::string, StrategyRecord> strategies_;                    // the outcomes of each strategy's candidates
+  std::map<std::size_t, std::vector<std::vector<std::size_t>>> reach_;  // reach_of, by alternative
+  std::size_t trained_rows_ = 0;                                        // the run's rows at the last training
   bool clock_started_ = false;
   Clock::time_point started_at_;
   ModelSearchStats stats_;
@@ -361,7 +486,8 @@ Featurizer parameter_features(const CandidateSpace& space) {
   };
 }
 
-std::unique_ptr<Search> make_model_search(CandidateSpace& space, const ModelSearchOptions& options, std::uint64_t seed) {
+std::unique_ptr<Search> make_model_search(CandidateSpace& space, const ModelSearchOptions& options,
+                                          std::uint64_t seed) {
   return std::make_unique<ModelSearch>(space, options, seed);
 }
 
@@ -382,16 +508,23 @@ double model_share(const ModelSearchStats& s) {
 std::string format_model_stats(const ModelSearchStats& s) {
   std::string share = s.loop_seconds > 0 ? fmt::format("{:.1f}%", 100.0 * model_share(s)) : "-";
   std::string transfer =
-      s.transfer_rows > 0 ? fmt::format("trained on {} row(s) of a tuning database before the first measurement; ",
-                                        s.transfer_rows)
-                          : std::string();
+      s.transfer_rows > 0
+          ? fmt::format("trained on {} row(s) of a tuning database before the first measurement; ", s.transfer_rows)
+          : std::string();
   std::string reused = s.reused_seconds > 0
                            ? fmt::format(" ({:.3f} s of it kernels the evaluator then used)", s.reused_seconds)
                            : std::string();
-  return fmt::format("model: {}{} training(s) (up to {} rows), training {:.3f} s, features {:.3f} s{}, scoring {:.3f} s "
-                     "of {} candidates: {} of the loop's {:.2f} s; proposing {:.3f} s",
-                     transfer, s.trainings, s.rows, s.train_seconds, s.feature_seconds, reused, s.score_seconds,
-                     s.scored, share, s.loop_seconds, s.propose_seconds);
+  std::string composed = s.composed > 0
+                             ? fmt::format(
+                                   "; {} point(s) composed of each kernel's fastest parameters (which kernels each "
+                                   "parameter reaches: {:.3f} s)",
+                                   s.composed, s.reach_seconds)
+                             : std::string();
+  return fmt::format(
+      "model: {}{} training(s) (up to {} rows), training {:.3f} s, features {:.3f} s{}, scoring {:.3f} s "
+      "of {} candidates: {} of the loop's {:.2f} s; proposing {:.3f} s{}",
+      transfer, s.trainings, s.rows, s.train_seconds, s.feature_seconds, reused, s.score_seconds, s.scored, share,
+      s.loop_seconds, s.propose_seconds, composed);
 }
 
 }  // namespace liftc::explore

@@ -42,6 +42,7 @@ std::unique_ptr<Search> make_model(CandidateSpace& space, const SearchSettings& 
   o.features = s.features;
   o.transfer = s.transfer;
   o.reused_by_evaluator = s.reused_by_evaluator;
+  o.kernel_reach = s.kernel_reach;
   o.model.seed = s.seed;
   return make_model_search(space, o, s.seed);
 }

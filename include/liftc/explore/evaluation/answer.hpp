@@ -26,6 +26,9 @@ struct RunnerAnswer {
   nlohmann::json device;
   std::vector<double> samples_ms;  // finite, >= 0; at least one when status is ok and not a probe
   double median_ms = 0, min_ms = 0, max_ms = 0;  // of samples_ms (0 when there are none)
+  // kernel_median_ms: each kernel's median over the timed runs (a cut answer's one run), in
+  // launch order; empty when absent.
+  std::vector<double> kernel_ms;
   bool cut = false;      // timing stopped after one run over the cut-off (one sample)
   bool stopped = false;  // cut while its kernels still ran (the runner exits after this answer); cut too
   std::int64_t workspace_bytes = 0;  // device memory a library call allocated itself (CLBlast's temporary buffer); 0 when absent

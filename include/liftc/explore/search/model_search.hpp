@@ -34,6 +34,10 @@ struct NamedFeatures {
 /// What the model sees of a candidate, computed without running it.
 using Featurizer = std::function<NamedFeatures(const Candidate&)>;
 
+/// For each tuning parameter of a candidate's alternative, the kernels (indices in launch
+/// order) it reaches (cost::kernel_dependencies); empty when not known.
+using KernelReach = std::function<std::vector<std::vector<std::size_t>>(const Candidate&)>;
+
 /// The features every candidate has without its kernels: its strategy and alternative (as
 /// numbers, in the space's order) and each tuning parameter's value, log2-scaled
 /// (sign(v)·log2(1+|v|)), named by the parameter (parameters of one name in several
@@ -72,6 +76,10 @@ struct ModelSearchOptions {
   std::size_t shortlist = 0;
   std::vector<Candidate> seeds; // valid points the first round starts with (warm_start.hpp)
   TransferRows transfer;        // trained on before the first measurement (warm_start.hpp: transfer_rows)
+  // Points composed of each kernel's fastest parameters (ModelSearch::composed): where an
+  // alternative's candidates run several kernels and their times per kernel are told
+  // (Outcome::kernel_ms), which parameters reach which kernel. Empty: none composed.
+  KernelReach kernel_reach;
   // Of the features' time, the seconds of generations the evaluator then used for its
   // bundles (GenerationMemo): its own work, done once for both, not the model's. Empty: none.
   std::function<double()> reused_by_evaluator;
@@ -108,6 +116,8 @@ struct ModelSearchStats {
   double reused_seconds = 0;   // of feature_seconds, generations the evaluator then used (its own work)
   double score_seconds = 0;    // scoring the proposals
   double propose_seconds = 0;  // proposing (mutation, crossover, repair, draws)
+  std::size_t composed = 0;    // points composed of each kernel's fastest parameters
+  double reach_seconds = 0;    // finding which kernels each parameter reaches (generations)
   double loop_seconds = 0;     // from the first ask to the last tell
 };
 

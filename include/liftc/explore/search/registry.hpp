@@ -24,6 +24,7 @@ struct SearchSettings {
   std::size_t shortlist = 0;       // proposals of a round the model itself scores, after the first stage
   TransferRows transfer;   // a tuning database's rows the model is trained on first (transfer.hpp)
   std::function<double()> reused_by_evaluator;  // ModelSearchOptions::reused_by_evaluator
+  KernelReach kernel_reach;                     // ModelSearchOptions::kernel_reach
 };
 
 /// One search the command line offers.

@@ -22,6 +22,8 @@ namespace liftc::explore {
 struct Outcome {
   bool ok = false;        // built, ran and validated
   Objectives objectives;  // time (infinity when !ok), spread, memory
+  // Each kernel's median time in launch order, where the runner gave them (empty: not known).
+  std::vector<double> kernel_ms;
 };
 
 /// A search strategy.

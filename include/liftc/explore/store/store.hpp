@@ -68,6 +68,10 @@ struct Evaluation {
   double time_ms = 0;         // median of the timed runs (sum of all kernels); NaN when none
   double spread_ms = 0;       // half the range of the timed runs; NaN when none
   std::vector<double> samples_ms;  // every timed run
+  // Each kernel's median time (ms), in launch order, as this run's runner answered it; not
+  // stored (empty for a row read from a store). The model search composes points of the
+  // kernels' best parameters from it (model_search.hpp).
+  std::vector<double> kernel_ms;
   std::int64_t memory_bytes = 0;   // global memory of the memory plan
   std::string device;         // device name
   std::string driver;         // driver version
