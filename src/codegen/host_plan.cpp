@@ -3,6 +3,7 @@
 
 #include "liftc/codegen/host_plan.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -64,6 +65,32 @@ std::int64_t HostPlan::global_bytes() const {
   std::int64_t total = 0;
   for (const auto& b : buffers) total += b.elements * b.element_bytes();
   return total;
+}
+
+std::int64_t HostPlan::peak_bytes() const {
+  // Each buffer's first and last step, as the host's buffer_spans (host_support.hpp) finds
+  // them: a buffer no step names is held at the first step only.
+  std::vector<std::size_t> first(buffers.size(), 0), last(buffers.size(), 0);
+  std::vector<bool> named(buffers.size(), false);
+  std::size_t steps = 0;
+  for (const auto& s : stages)
+    for (const auto& k : s.kernels) {
+      for (const auto& a : k.args) {
+        if (a.buffer < 0) continue;
+        auto b = static_cast<std::size_t>(a.buffer);
+        if (!named[b]) first[b] = steps, named[b] = true;
+        last[b] = steps;
+      }
+      ++steps;
+    }
+  std::int64_t most = 0;
+  for (std::size_t step = 0; step < steps; ++step) {
+    std::int64_t held = 0;
+    for (std::size_t b = 0; b < buffers.size(); ++b)
+      if (first[b] <= step && step <= last[b]) held += buffers[b].elements * buffers[b].element_bytes();
+    most = std::max(most, held);
+  }
+  return most;
 }
 
 std::vector<const HostBuffer*> HostPlan::buffers_of(HostRole role) const {

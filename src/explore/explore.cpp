@@ -535,7 +535,8 @@ void report_network(Exploration& x, const NetworkExploration& net, const Problem
     throw Error("no network point: the layers' fronts compose to none");
   }
   if (!x.o.pareto) rows.resize(1);
-  x.say(fmt::format("{} (time: the layers' times summed; memory: the peak, each buffer freed after its last reader), {} "
+  x.say(fmt::format("{} (time: the layers' times summed; memory: the peak, each buffer held from the first kernel that "
+                    "uses it to the last, as its host program holds it), {} "
                     "point(s):\n{}",
                     x.o.pareto ? "network Pareto front" : "fastest network point", rows.size(), front_table(rows)));
   if (x.o.out_dir.empty()) return;

@@ -44,6 +44,29 @@ TEST(HostPlan, RoundTripsThroughPlanJson) {
   for (const auto& k : plan.stages[0].kernels) EXPECT_NE(tables.find("\"" + k.name + "\""), std::string::npos) << k.name;
 }
 
+// A host holds each buffer from the first step naming it to the last (host_support.hpp's
+// run_plan): the most at once is below every buffer together when one is freed before
+// another is made.
+TEST(HostPlan, PeakBytesHoldsEachBufferFromTheFirstStepNamingItToTheLast) {
+  // a: 32 bytes, t: 16, y: 8, s: 64 (2 bytes an element, half); steps (a, t), (t, y), (a, y, s).
+  HostPlan plan;
+  plan.buffers = {{"a", true, false, HostRole::Input, 8, {8}},
+                  {"t", true, false, HostRole::Scratch, 4, {}},
+                  {"y", true, false, HostRole::Output, 2, {2}},
+                  {"s", true, true, HostRole::Output, 32, {32}}};
+  HostStage stage;
+  stage.kernels = {HostKernel{"k0", 1, {1, 1, 1}, {0, 0, 0}, {{0, 0}, {1, 0}}, {}},
+                   HostKernel{"k1", 1, {1, 1, 1}, {0, 0, 0}, {{1, 0}, {2, 0}, {-1, 7}}, {}},
+                   HostKernel{"k2", 1, {1, 1, 1}, {0, 0, 0}, {{0, 0}, {2, 0}, {3, 0}}, {}}};
+  plan.stages = {stage};
+  EXPECT_EQ(plan.global_bytes(), 32 + 16 + 8 + 64);
+  EXPECT_EQ(plan.peak_bytes(), 32 + 8 + 64);  // at k2: a (read again), y and s; t freed after k1
+  // The two-kernel module: a, b and y for the sum, then y and the padded copy (a, b freed).
+  HostPlan two = host_plan(two_kernels());
+  EXPECT_EQ(two.peak_bytes(), 3 * 32 * 4);
+  EXPECT_LT(two.peak_bytes(), two.global_bytes());
+}
+
 TEST(HostPlan, CppStringEscapes) {
   EXPECT_EQ(cpp_string("a\"b\\c\nd?" "?=\x01"), "\"a\\\"b\\\\c\\nd\\?\\?=\\001\"");
 }

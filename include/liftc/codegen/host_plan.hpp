@@ -72,6 +72,10 @@ struct HostPlan {
 
   /// Bytes of every buffer (inputs, outputs, scratch): the global memory the plan holds.
   std::int64_t global_bytes() const;
+  /// The most bytes of buffers held at once while a step runs, when each buffer is held
+  /// from the first step whose arguments name it to the last, as a generated host holds
+  /// them (host_support.hpp, run_plan): what its host program prints as `device memory`.
+  std::int64_t peak_bytes() const;
   /// The buffers of `role`, in table order.
   std::vector<const HostBuffer*> buffers_of(HostRole role) const;
   /// Whether a step calls a library routine (a host must then be linked with CLBlast).

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <set>
 
 #include "liftc/support/diagnostic.hpp"
 
@@ -62,32 +63,61 @@ std::vector<NetworkPoint> merge_fronts(std::vector<NetworkPoint> points) {
   return kept;
 }
 
+namespace {
+
+// Whether a layer of `layers` in [from, to) reads or writes `name`.
+bool named_between(const std::vector<LayerBuffers>& layers, std::size_t from, std::size_t to, const std::string& name) {
+  for (std::size_t i = from; i < to; ++i)
+    if (layers[i].writes == name || std::find(layers[i].reads.begin(), layers[i].reads.end(), name) != layers[i].reads.end())
+      return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<double> resident_bytes(const std::vector<LayerBuffers>& layers, const std::map<std::string, double>& bytes) {
   const std::size_t n = layers.size();
-  // Each buffer's first and last step: network inputs from 0, outputs from their layer;
-  // to their last reader, or to the end for an output no later layer reads.
-  std::map<std::string, std::pair<std::size_t, std::size_t>> live;
-  for (std::size_t i = 0; i < n; ++i) live[layers[i].writes] = {i, n - 1};
-  std::map<std::string, std::size_t> last_read;
-  for (std::size_t i = 0; i < n; ++i)
-    for (const auto& r : layers[i].reads) last_read[r] = i;
-  for (const auto& [name, at] : last_read) {
-    auto it = live.find(name);
-    if (it == live.end()) live[name] = {0, at};
-    else if (at > it->second.first) it->second.second = at;  // read later: freed after its last reader
+  std::set<std::string> names;
+  for (const auto& l : layers) {
+    names.insert(l.writes);
+    names.insert(l.reads.begin(), l.reads.end());
   }
   std::vector<double> out(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& own = layers[i].reads;
-    for (const auto& [name, span] : live) {
-      if (i < span.first || i > span.second || name == layers[i].writes) continue;
-      if (std::find(own.begin(), own.end(), name) != own.end()) continue;
+  for (std::size_t i = 0; i < n; ++i)
+    for (const auto& name : names) {
+      if (named_between(layers, i, i + 1, name) || !named_between(layers, 0, i, name) ||
+          !named_between(layers, i + 1, n, name))
+        continue;
       auto b = bytes.find(name);
       LIFTC_ASSERT(b != bytes.end(), "every buffer a layer reads or writes has a size");
       out[i] += b->second;
     }
-  }
   return out;
+}
+
+double layer_peak(const LayerSteps& steps, const std::vector<LayerBuffers>& layers, std::size_t j) {
+  const std::size_t n = steps.kernels.size(), unnamed = n;
+  // Each buffer's first and last kernel of the layer (`unnamed` when none names it).
+  std::vector<std::size_t> first(steps.buffers.size(), unnamed), last(steps.buffers.size(), 0);
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t b : steps.kernels[k]) {
+      if (first[b] == unnamed) first[b] = k;
+      last[b] = k;
+    }
+  for (std::size_t b = 0; b < steps.buffers.size(); ++b) {
+    const LayerSteps::Buffer& buffer = steps.buffers[b];
+    if (first[b] == unnamed || !buffer.network) continue;
+    if (named_between(layers, 0, j, buffer.name)) first[b] = 0;
+    if (named_between(layers, j + 1, layers.size(), buffer.name)) last[b] = n - 1;
+  }
+  double most = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    double held = 0;
+    for (std::size_t b = 0; b < steps.buffers.size(); ++b)
+      if (first[b] != unnamed && first[b] <= k && k <= last[b]) held += steps.buffers[b].bytes;
+    most = std::max(most, held);
+  }
+  return most;
 }
 
 }  // namespace liftc::explore

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "liftc/codegen/host_plan.hpp"
 #include "liftc/codegen/plan.hpp"
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -23,6 +24,28 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// A layer module's kernels as its host program runs them (codegen::host_plan): each global
+// buffer, a network input or definition where `network` has its bytes (else the layer's own
+// intermediate), and the buffers each kernel's arguments name.
+LayerSteps layer_steps(const codegen::Module& m, const std::map<std::string, double>& network) {
+  codegen::HostPlan plan = codegen::host_plan(m);
+  LayerSteps out;
+  for (const codegen::HostBuffer& b : plan.buffers) {
+    bool shared = b.role != codegen::HostRole::Scratch;
+    LIFTC_ASSERT(!shared || network.count(b.name) != 0, "a layer's inputs and output are the network's inputs and definitions");
+    LIFTC_ASSERT(!shared || network.at(b.name) == static_cast<double>(b.elements * b.element_bytes()),
+                 "a layer stores a network value as the network does");
+    out.buffers.push_back({b.name, static_cast<double>(b.elements * b.element_bytes()), shared});
+  }
+  for (const codegen::HostStage& stage : plan.stages)
+    for (const codegen::HostKernel& k : stage.kernels) {
+      std::vector<std::size_t>& named = out.kernels.emplace_back();
+      for (const codegen::HostArg& a : k.args)
+        if (a.buffer >= 0) named.push_back(static_cast<std::size_t>(a.buffer));
+    }
+  return out;
 }
 
 // The strategies of `space`'s alternatives, each once, in order.
@@ -331,16 +354,30 @@ void explore_network(NetworkExploration& net, const Problem& network, Store& sto
       bytes[name] = (half.count(name) ? 2.0 : 4.0) * static_cast<double>(t.element_count());
   std::vector<NetworkPoint> points;
   net.resident.clear();
+  net.layer_peaks.clear();
+  std::map<std::pair<std::size_t, std::size_t>, LayerSteps> steps;  // per layer and index into its front
   for (std::size_t v = 0; v < net.variants.size(); ++v) {
     std::vector<LayerBuffers> buffers;
     for (std::size_t i : net.variants[v].layers) buffers.push_back({net.layers[i].reads, net.layers[i].name});
     net.resident.push_back(resident_bytes(buffers, bytes));
+    net.layer_peaks.emplace_back();
     std::vector<LayerFront> fronts;
     for (std::size_t j = 0; j < buffers.size(); ++j) {
-      const LayerResult& r = *net.results[net.variants[v].layers[j]];
+      const std::size_t i = net.variants[v].layers[j];
+      const LayerResult& r = *net.results[i];
       LayerFront f;
       f.resident_bytes = net.resident[v][j];
-      for (std::size_t k : r.front) f.points.push_back(outcome_of(r.loop.explored[k].evaluation).objectives);
+      std::vector<double>& peaks = net.layer_peaks[v].emplace_back();
+      for (std::size_t k = 0; k < r.front.size(); ++k) {
+        const Explored& x = r.loop.explored[r.front[k]];
+        Objectives o = outcome_of(x.evaluation).objectives;
+        // Its memory in the network: its own buffers' peak, as its host program holds them.
+        auto [at, fresh] = steps.try_emplace({i, k});
+        if (fresh) at->second = layer_steps(layer_module(net, i, x, ""), bytes);
+        o.memory = layer_peak(at->second, buffers, j);
+        peaks.push_back(o.memory);
+        f.points.push_back(o);
+      }
       fronts.push_back(std::move(f));
     }
     for (NetworkPoint& p : compose_fronts(fronts)) {
@@ -442,6 +479,22 @@ void rename_kernel_parts(constraints::Space& renamed, const constraints::Space& 
 
 }  // namespace
 
+codegen::Module layer_module(const NetworkExploration& net, std::size_t i, const Explored& x,
+                             const std::string& build_options) {
+  const Layer& layer = net.layers[i];
+  const ConstraintAlternative& alt = constraint_alternative(*net.results[i]->space.alternatives[x.candidate.alternative]);
+  if (layer.same_as == i) return generate_candidate(alt, x.candidate.point, build_options).module;
+  if (!layer.group_of.empty() && layer.group_of == net.layers[layer.same_as].group_of) {
+    // Another group of the same grouped convolution: its own channels, the same point.
+    LIFTC_ASSERT(net.rules, "a network's exploration keeps the rules its layers were rewritten with");
+    return generate_candidate(group_space(alt.space(), layer, *net.rules), x.candidate.point, build_options).module;
+  }
+  constraints::Space renamed = alt.space();
+  renamed.program = rename_layer(renamed.program, net.layers[layer.same_as], layer);
+  rename_kernel_parts(renamed, alt.space());
+  return generate_candidate(renamed, x.candidate.point, build_options).module;
+}
+
 codegen::Module network_module(const NetworkExploration& net, const NetworkPoint& point, const std::string& build_options) {
   codegen::Module out;
   out.contract = true;  // no pragma for the whole source: each kernel has its own
@@ -453,25 +506,9 @@ codegen::Module network_module(const NetworkExploration& net, const NetworkPoint
   }
   const std::vector<std::size_t>& run = point_layers(net, point);
   for (std::size_t j = 0; j < run.size(); ++j) {
-    const std::size_t i = run[j];
-    const Layer& layer = net.layers[i];
-    const Explored& x = chosen(net, point, j);
-    const ConstraintAlternative& alt = constraint_alternative(*net.results[i]->space.alternatives[x.candidate.alternative]);
-    Generated g;
-    if (layer.same_as == i) {
-      g = generate_candidate(alt, x.candidate.point, build_options);
-    } else if (!layer.group_of.empty() && layer.group_of == net.layers[layer.same_as].group_of) {
-      // Another group of the same grouped convolution: its own channels, the same point.
-      LIFTC_ASSERT(net.rules, "a network's exploration keeps the rules its layers were rewritten with");
-      g = generate_candidate(group_space(alt.space(), layer, *net.rules), x.candidate.point, build_options);
-    } else {
-      constraints::Space renamed = alt.space();
-      renamed.program = rename_layer(renamed.program, net.layers[layer.same_as], layer);
-      rename_kernel_parts(renamed, alt.space());
-      g = generate_candidate(renamed, x.candidate.point, build_options);
-    }
-    if (g.module.build_options != build_options) out.build_options = g.module.build_options;  // the mad parameter's
-    append(out, g.module, reserved);
+    codegen::Module m = layer_module(net, run[j], chosen(net, point, j), build_options);
+    if (m.build_options != build_options) out.build_options = m.build_options;  // the mad parameter's
+    append(out, m, reserved);
   }
   return out;
 }

@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "liftc/codegen/host_plan.hpp"
 #include "liftc/codegen/module.hpp"
 #include "liftc/emit/host_program.hpp"
 #include "liftc/explore/products/network.hpp"
 #include "liftc/explore/products/output.hpp"
+#include "liftc/support/diagnostic.hpp"
 #include "liftc/support/file.hpp"
 
 namespace liftc::explore {
@@ -59,7 +61,8 @@ std::vector<Evaluation> network_rows(const NetworkExploration& net, const Proble
       layers.push_back(fmt::format("{}: {}", layer_title(net.layers[run_layers[j]]), choice_text(chosen_row)));
     }
     e.point = fmt::format("{}", fmt::join(layers, "; "));
-    e.reason = "composed: the layers' times summed, the peak memory with each buffer freed after its last reader";
+    e.reason = "composed: the layers' times summed, the peak memory with each buffer held from the first kernel that "
+               "uses it to the last";
     if (std::string fused = fusions_text(net, p); !fused.empty()) e.reason += "; fused: " + fused;
     rows.push_back(std::move(e));
   }
@@ -82,8 +85,10 @@ void write_network_front(const std::string& dir_text, const NetworkExploration& 
     codegen::Module m = network_module(net, net.front[rank], build_options);
     fs::path project = dir / "front" / std::to_string(rank + 1);
     create_folder(project);
-    emit::write_host_project(m, project.string(), program_name);
     const NetworkPoint& point = net.front[rank];
+    LIFTC_ASSERT(static_cast<double>(codegen::host_plan(m).peak_bytes()) == point.objectives.memory,
+                 "a network point's memory is the peak its host program holds");
+    emit::write_host_project(m, project.string(), program_name);
     const std::vector<std::size_t>& run_layers = point_layers(net, point);
     std::vector<Evaluation> chosen_rows;
     for (std::size_t j = 0; j < run_layers.size(); ++j) chosen_rows.push_back(chosen(net, point, j).evaluation);
@@ -93,6 +98,7 @@ void write_network_front(const std::string& dir_text, const NetworkExploration& 
       layers[j]["layer"] = layer_title(layer);
       layers[j]["explored_as"] = layer_title(net.layers[layer.same_as]);
       layers[j]["fused"] = layer.fused;
+      layers[j]["peak_bytes"] = net.layer_peaks[point.variant][j][point.choice[j]];
       layers[j]["resident_bytes"] = net.resident[point.variant][j];
     }
     nlohmann::json fused = nlohmann::json::array();
@@ -100,8 +106,9 @@ void write_network_front(const std::string& dir_text, const NetworkExploration& 
       fused.push_back({{"producer", f.producer}, {"consumer", f.consumer}});
     const Evaluation& e = front[rank];
     // The bytes of every buffer the host program makes over the run (a fused point has no
-    // buffer for what it fused). memory_bytes is the peak, each buffer freed after its last
-    // reader, which a one-to-one fusion does not lower: the consumer's output is the size of
+    // buffer for what it fused). memory_bytes is the peak, each buffer held from the first
+    // kernel that uses it to the last (each layer's peak_bytes plus its resident_bytes, at
+    // most), which a one-to-one fusion does not lower: the consumer's output is the size of
     // the producer's, so the fused layer holds as much as the producer did.
     double buffers = 0;
     for (const codegen::Buffer& b : m.memory.buffers) buffers += static_cast<double>(codegen::evaluate(b.bytes, m));

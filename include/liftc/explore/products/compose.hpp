@@ -1,11 +1,17 @@
 #pragma once
 // A network's front from its layers' fronts. The layers run one after the other, so a
 // network point (one front point chosen per layer) takes the sum of their times (and of
-// their spreads), and its memory is the network's peak footprint: while layer i runs, its
-// own buffers (its memory objective: inputs, output, intermediates) plus the buffers that
-// are alive across it without being its own (an input a later layer reads, an earlier
-// layer's output read later); a buffer is freed once no later layer reads it, and a
-// definition no later layer reads is a network output, alive to the end.
+// their spreads), and its memory is the network's peak footprint as its host program holds
+// it: each device buffer from the first kernel whose arguments name it to the last (a
+// network input is uploaded at its first reader's kernel, a definition made at its layer's
+// first kernel that names it, and each freed, an output read back, after the last kernel
+// that names it). While one of layer i's kernels runs, the device holds the layer's own
+// buffers alive at that kernel (`layer_peak`: its inputs, output and intermediates, those
+// an earlier layer named alive from the layer's start, those a later layer names to its
+// end) plus the buffers alive across the layer without being its own (`resident_bytes`:
+// named by an earlier layer and by a later one). The most of those over the layers is the
+// point's memory, and it is what the point's host program prints (`device memory: N bytes
+// at most`, codegen::HostPlan::peak_bytes).
 //
 // Composition goes layer by layer and prunes as it goes: a partial combination that
 // another dominates by the medians (no more memory, no more time, less of one) is dropped,
@@ -24,8 +30,8 @@
 
 namespace liftc::explore {
 
-/// One layer as composition sees it: its front points (time, spread, its own memory) and
-/// the bytes alive across it that are not its own.
+/// One layer as composition sees it: its front points (time, spread, and as memory the
+/// layer_peak of its own buffers) and the bytes alive across it that are not its own.
 struct LayerFront {
   std::vector<Objectives> points;
   double resident_bytes = 0;
@@ -52,8 +58,26 @@ struct LayerBuffers {
 };
 
 /// For each layer, the bytes of the buffers alive while it runs that it does not touch:
-/// network inputs (named in `bytes`, written by no layer) from the start to their last
-/// reader, a layer's output from that layer to its last reader (to the end when none).
+/// a network input (named in `bytes`, written by no layer) or a layer's output that an
+/// earlier layer and a later one both read or write.
 std::vector<double> resident_bytes(const std::vector<LayerBuffers>& layers, const std::map<std::string, double>& bytes);
+
+/// One layer point's kernels as its host program runs them: its global buffers, and per
+/// kernel, in order, those its arguments name.
+struct LayerSteps {
+  struct Buffer {
+    std::string name;
+    double bytes = 0;
+    bool network = false;  // a network input or definition (else the layer's own intermediate)
+  };
+  std::vector<Buffer> buffers;
+  std::vector<std::vector<std::size_t>> kernels;  // per kernel: indices into `buffers`
+};
+
+/// The most bytes of layer `j`'s own buffers (`steps`, at its point) alive at once while one
+/// of its kernels runs, in the network of `layers`: a buffer from the first of its kernels
+/// naming it to the last, except that a network buffer an earlier layer reads or writes is
+/// alive from the layer's start, and one a later layer does to the layer's end.
+double layer_peak(const LayerSteps& steps, const std::vector<LayerBuffers>& layers, std::size_t j);
 
 }  // namespace liftc::explore

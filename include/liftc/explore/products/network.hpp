@@ -60,6 +60,7 @@ struct NetworkExploration {
   std::vector<std::shared_ptr<LayerResult>> results;  // per layer; layers of one shape share one
   std::vector<NetworkVariant> variants;               // empty: one, every layer in order (explore_network)
   std::vector<std::vector<double>> resident;          // per variant, per its layer: bytes alive across it (compose.hpp)
+  std::vector<std::vector<std::vector<double>>> layer_peaks;  // per variant, per its layer, per its front point: layer_peak
   std::vector<NetworkPoint> front;                    // choice[j]: index into the front of the variant's j-th layer
   const rewrite::RuleSet* rules = nullptr;  // network_spaces's: a group explored as another is rewritten again (groups.hpp)
 };
@@ -100,6 +101,11 @@ void explore_network(NetworkExploration& net, const Problem& network, Store& sto
 
 /// The evaluated row the `layer`-th layer of network point `point` (point_layers) chose.
 const Explored& chosen(const NetworkExploration& net, const NetworkPoint& point, std::size_t layer);
+
+/// Layer `i`'s code at `x` (a point of its result: its own, or the first layer's of its
+/// shape), under its own names: what network_module appends for it.
+codegen::Module layer_module(const NetworkExploration& net, std::size_t i, const Explored& x,
+                             const std::string& build_options);
 
 /// Generates every layer's code at the network point `point` and merges them into one
 /// Module: the layers' kernels in order (each with its own FP_CONTRACT pragma), their
