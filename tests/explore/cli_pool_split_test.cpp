@@ -121,6 +121,42 @@ TEST_F(ExploreCli, TheMaxPoolingFormsAreSplitAndTheirConvolutionTakesTheGemm) {
   EXPECT_NE(whole.output.find("its step `unpooled-conv-form` applies nowhere"), std::string::npos) << whole.output;
 }
 
+// A channel-first convolution written kernel by kernel with each output plane pooled 2x2, in
+// one definition (before, every strategy was offered it whole and code generation refused
+// each): the convolution split off takes the dense CHW strategies (conv-chw-tile, conv-gemm),
+// the per-plane pooling is lowered, and the definition whole is not fused back (no fusion
+// takes it), which explore says. Points of the convolution validate, and every front point's
+// host program validates the pooled values.
+TEST_F(ExploreCli, AChannelFirstConvolutionPooledPlaneByPlaneIsSplitAndItsConvolutionTakesTheTiles) {
+  Result r = run(fmt::format("explore {}/examples/conv/fused/chw_conv_pool.sr -s conv-chw-tile -s conv-gemm --search "
+                             "random --pareto --evals 3 --jobs 1 -o out",
+                             LIFTC_SOURCE_DIR));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output,
+                {"pooling split off its convolution, each explored as a layer of its own (the convolution alone takes "
+                 "every dense strategy; not fused back: no fusion takes it): pooled into pooled_conv (the convolution) "
+                 "and pooled (its pooling)\n",
+                 "layer 1/2 (pooled_conv): ", "of 2 strategies (conv-chw-tile, conv-gemm)",
+                 "layer 2/2 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)", "network Pareto front"});
+  EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("fused layer"), std::string::npos) << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "pooled_conv", "conv-chw-tile") || validated(csv, "pooled_conv", "conv-gemm")) << csv;
+  expect_every_front_point_matches(*this, "chw_conv_pool", "pooled: matches the expected values (64 values)");
+  // liftc space shows the same two layers, and says that the definition whole is no alternative.
+  Result space = run(fmt::format("space {}/examples/conv/fused/chw_conv_pool.sr -s conv-chw-tile --target mali-g72 "
+                                 "--samples 0",
+                                 LIFTC_SOURCE_DIR));
+  ASSERT_EQ(space.exit_code, 0) << space.output;
+  expect_all_in(space.output, {"// a pooling split off its convolution: pooled into pooled_conv (the convolution) and "
+                               "pooled (its pooling); the convolution alone takes every dense strategy: explore "
+                               "searches these layers, not fused back: no fusion takes it (--whole-program: the "
+                               "program as written, not split)\n",
+                               "==== layer 1/2 (pooled_conv)\n\n== strategy conv-chw-tile, alternative 1 of",
+                               "==== layer 2/2 (pooled)\n"});
+  EXPECT_EQ(space.output.find("fused layer"), std::string::npos) << space.output;
+}
+
 // `liftc space` shows the layers explore searches: the convolution split off, which conv-gemm
 // takes, the pooling, and the two fused back, which conv-pool-tile takes (so a strategy that
 // takes only the fused layer is no error); --whole-program the definition as written.

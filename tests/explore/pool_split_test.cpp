@@ -152,6 +152,74 @@ TEST(PoolSplits, TheFusedFormIsSplitAndOverlappingWindowsAreNot) {
   }
 }
 
+const std::string kChwHeader = R"(size C = 2, H = 6, W = 6, M = 4
+input weights : [[[[float]3]3]C]M
+input biases : [float]M
+input image : [[[float]W]H]C
+def windows(img) = map(transpose, transpose(map(pl -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, pl)), img)))
+)";
+
+// A kernel's sum over a window with its bias and a ReLU, one value (`conv` of a CHW plane per kernel).
+const std::string kChwSum =
+    "map(s -> max(s, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))))";
+
+// A channel-first convolution pooled plane by plane in one definition is split into the
+// convolution (its planes as written: kernel by kernel, or the channel-last convolution
+// transposed to CHW) and the per-plane pooling over it, however the plane is pooled (a max
+// pooling of slide2D's windows of the plane or of its rows joined, an average over tile2D's
+// tiles); the convolution a let, in its normal form. The split program computes the
+// program's values (bit for bit as written). The definition whole is not fused back: its
+// normal form pools the planes of a transposed convolution, which conv-pool-form does not
+// read. A per-plane pooling of an input, or over overlapping windows, is not split.
+TEST(PoolSplits, AChannelFirstConvolutionPooledPlaneByPlaneIsSplit) {
+  const std::string max = "w -> reduce(-inf, (a, v) -> max(a, v), join(w))";
+  const std::string planes = fmt::format(
+      "map((w, b) -> map(join, map2D(win -> {}, windows(image))), zip(weights, biases))", kChwSum);
+  const std::string unjoined_planes =
+      fmt::format("map((w, b) -> map2D(win -> {}, windows(image)), zip(weights, biases))", kChwSum);
+  const std::string transposed = fmt::format(
+      "transpose(map(transpose, map2D(win -> join(map((w, b) -> {}, zip(weights, biases))), windows(image))))",
+      kChwSum);
+  struct Case {
+    std::string body;
+    bool normal_form;
+  };
+  for (const Case& c : {
+           Case{fmt::format("map(pl -> map(join, map2D({}, slide2D(2, 2, 2, 2, pl))), {})", max, planes), false},
+           Case{fmt::format("map(pl -> map(join, map2D({}, slide2D(2, 2, 2, 2, map(join, pl)))), {})", max,
+                            unjoined_planes),
+                false},
+           Case{fmt::format("map(pl -> map(join, map2D({}, slide2D(2, 2, 2, 2, pl))), {})", max, transposed), false},
+           Case{fmt::format("map(pl -> map(join, map2D(t -> map(s -> s / 4.0, reduce(0.0, (a, v) -> a + v, "
+                            "join(t))), tile2D(2, 2, pl))), {})",
+                            planes),
+                false},
+           Case{fmt::format("let c = {} in map(pl -> map(join, map2D({}, slide2D(2, 2, 2, 2, pl))), c)", planes, max),
+                true},
+       }) {
+    SCOPED_TRACE(c.body);
+    ir::Program program = parsed(kChwHeader + "def pooled = " + c.body + "\n");
+    PooledProgram split = split_poolings(program, &rules());
+    ASSERT_EQ(pool_splits_text(split), kPooledSplit);
+    EXPECT_EQ(split.splits[0].normal_form, c.normal_form);
+    ASSERT_EQ(split.program.defs.size(), 2u);
+    interp::Tensors inputs = interp::random_inputs(typecheck::typecheck(ir::bind_sizes(program, {})).program, 7);
+    const std::vector<float> want = values(program, inputs).at("pooled").f32;
+    const std::vector<float> got = values(split.program, inputs).at("pooled").f32;
+    ASSERT_EQ(got.size(), want.size());
+    if (!c.normal_form) EXPECT_EQ(got, want);
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], interp::magnitude_tolerance * (1 + std::fabs(want[i]))) << i;
+    EXPECT_TRUE(conv_pool_fusions(split.program, rules()).empty());
+  }
+  for (const std::string& unsplit :
+       {fmt::format("map(pl -> map(join, map2D({}, slide2D(2, 2, 2, 2, pl))), image)", max),
+        fmt::format("map(pl -> map(join, map2D({}, slide2D(2, 2, 1, 1, pl))), {})", max, planes)}) {
+    SCOPED_TRACE(unsplit);
+    EXPECT_EQ(pool_splits_text(split_poolings(parsed(kChwHeader + "def pooled = " + unsplit + "\n"), &rules())), "");
+  }
+}
+
 // Every example: split_poolings takes every program (low-level ones, stencils, networks)
 // without an error, and splits only the convolutions pooled in their own definition: as
 // written, and with the rules also conv_pool_tile2d_let.sr, whose normal form is one.
@@ -161,13 +229,14 @@ TEST(PoolSplits, OnlyTheConvolutionsPooledInTheirOwnDefinitionAreSplit) {
   EXPECT_GE(split.programs, 50);
   const std::string as_written =
       "conv/forms/conv_pool_joined.sr, conv/forms/conv_pool_one_definition.sr, conv/forms/conv_pool_tile2d.sr, "
-      "conv/fused/conv_avgpool_joined.sr, conv/fused/conv_pool_unjoined.sr, conv/fused/conv_pool_unjoined_mean.sr, "
-      "conv/fused/conv_pool_unjoined_pixels.sr";
+      "conv/fused/chw_conv_pool.sr, conv/fused/conv_avgpool_joined.sr, conv/fused/conv_pool_unjoined.sr, "
+      "conv/fused/conv_pool_unjoined_mean.sr, conv/fused/conv_pool_unjoined_pixels.sr";
   EXPECT_EQ(fmt::format("{}", fmt::join(split.as_written, ", ")), as_written);
   EXPECT_EQ(fmt::format("{}", fmt::join(split.with_rules, ", ")),
             "conv/forms/conv_pool_joined.sr, conv/forms/conv_pool_one_definition.sr, conv/forms/conv_pool_tile2d.sr, "
-            "conv/forms/conv_pool_tile2d_let.sr, conv/fused/conv_avgpool_joined.sr, conv/fused/conv_pool_unjoined.sr, "
-            "conv/fused/conv_pool_unjoined_mean.sr, conv/fused/conv_pool_unjoined_pixels.sr");
+            "conv/forms/conv_pool_tile2d_let.sr, conv/fused/chw_conv_pool.sr, conv/fused/conv_avgpool_joined.sr, "
+            "conv/fused/conv_pool_unjoined.sr, conv/fused/conv_pool_unjoined_mean.sr, "
+            "conv/fused/conv_pool_unjoined_pixels.sr");
 }
 
 }  // namespace

@@ -32,6 +32,17 @@ bool convolution(const ir::Expr& e, const std::vector<std::string>& globals) {
   return g.defined() && detail::reduces(g->args[0]) && reads_only(e, globals);
 }
 
+// Whether `e` holds a convolution of `globals`: a 2D map whose function reduces somewhere in
+// it (a channel-first convolution's planes, `map((w, b) -> map2D(g, windows), ...)`, or its
+// normal form, the channel-last convolution transposed), reading nothing else.
+bool holds_convolution(const ir::Expr& e, const std::vector<std::string>& globals) {
+  auto has = [](const auto& self, const ir::Expr& x) -> bool {
+    if (ir::Expr g = ir::map2d_function(x); g.defined() && detail::reduces(g->args[0])) return true;
+    return std::any_of(x->args.begin(), x->args.end(), [&](const ir::Expr& a) { return self(self, a); });
+  };
+  return has(has, e) && reads_only(e, globals);
+}
+
 // Whether `e` is a lambda with a parameter `name`.
 bool binds(const ir::Expr& e, const std::string& name) {
   return e.kind() == ir::ExprKind::Lambda && std::find(e->params.begin(), e->params.end(), name) != e->params.end();
@@ -53,6 +64,21 @@ ir::Expr window_outputs(const ir::Expr& e, const std::string& ww) {
   return {};
 }
 
+// Whether `e` (a plane's function, its parameter `plane`) takes non-overlapping windows
+// (detail::pooled_array) of the plane: of an array that reads the plane and nothing else
+// (the plane, its values' one-element arrays joined, `map(join, plane)`). Nothing that
+// rebinds `plane` is looked into.
+bool pools_plane(const ir::Expr& e, const std::string& plane, const std::map<std::string, std::int64_t>& sizes) {
+  if (binds(e, plane)) return false;
+  if (ir::Expr a = detail::pooled_array(e, sizes); a.defined() && ir::free_vars(a) == std::vector<std::string>{plane})
+    return true;
+  for (std::size_t i = 0; i < e->args.size(); ++i) {
+    if (e.kind() == ir::ExprKind::Let && i == 1 && e->name == plane) continue;  // the let's body sees another plane
+    if (pools_plane(e->args[i], plane, sizes)) return true;
+  }
+  return false;
+}
+
 // Whether `e` takes non-overlapping windows of something anywhere (detail::pooled_array):
 // only then may its normal form be a pooling of a convolution's output.
 bool pools(const ir::Expr& e, const std::map<std::string, std::int64_t>& sizes) {
@@ -65,14 +91,28 @@ struct Parts {
   ir::Expr convolution, pooling;
 };
 
+// `body` (typed) as a channel-first (CHW) convolution of `globals` pooled plane by plane,
+// `map(pl -> F(pl), X)`, F pooling non-overlapping windows of its plane, X holding a
+// convolution: X and `map(pl -> F(pl), conv)`; none when it is not that form.
+std::optional<Parts> plane_pool_parts(const ir::Expr& body, const std::vector<std::string>& globals,
+                                      const std::string& conv, const std::map<std::string, std::int64_t>& sizes) {
+  if (body.kind() != ir::ExprKind::Call || body->prim != ir::Prim::Map) return std::nullopt;
+  const ir::Expr& f = body->args[0];
+  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1 || !pools_plane(f->args[0], f->params[0], sizes))
+    return std::nullopt;
+  const ir::Expr& planes = body->args[1];
+  if (!holds_convolution(planes, globals)) return std::nullopt;
+  return Parts{planes, ir::with_args(body, {f, ir::make_var(conv)})};
+}
+
 // `body` (typed) as a convolution of `globals` and the pooling over it named `conv`; none
-// when it is neither form. `avoid`: every name of the program and of `body`.
+// when it is none of the forms. `avoid`: every name of the program and of `body`.
 std::optional<Parts> pool_parts(const ir::Expr& body, const std::vector<std::string>& globals, const std::string& conv,
                                 const std::vector<std::string>& avoid, const std::map<std::string, std::int64_t>& sizes) {
   ir::Expr f = ir::map2d_function(body);
-  if (!f.defined()) return std::nullopt;
+  if (!f.defined()) return plane_pool_parts(body, globals, conv, sizes);
   ir::Expr pooled = detail::pooled_array(body->args[1], sizes);
-  if (!pooled.defined()) return std::nullopt;
+  if (!pooled.defined()) return plane_pool_parts(body, globals, conv, sizes);
   // As written: the pooling's windows of the convolution's output.
   if (convolution(pooled, globals)) return Parts{pooled, ir::replace_node(body, pooled, ir::make_var(conv))};
   // The convolution's outputs computed inside each pooling window, `ww -> F(map2D(g, ww))`

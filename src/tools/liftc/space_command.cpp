@@ -320,11 +320,24 @@ void run_space(const SpaceOptions& o) {
                "explore searches these layers, and the definition whole as their fused alternative (--whole-program: "
                "the program as written, not split)\n",
                explore::residual_splits_text(residual));
+  // Whether each of `splits` has its definition whole among the fused layers (explore's
+  // alternative to the split; a channel-first convolution pooled per plane has none).
+  auto all_fused_back = [&](const auto& splits) {
+    return std::all_of(splits.begin(), splits.end(), [&](const auto& split) {
+      return std::any_of(split_backs.begin(), split_backs.end(), [&](std::size_t i) {
+        return layers[i].name == split.definition && layers[i].fused == std::vector<std::string>{split.convolution};
+      });
+    });
+  };
+  const std::string unfused = o.fusion == "off" ? "not fused back (--fusion off)" : "not fused back: no fusion takes it";
   if (!pooled.splits.empty())
     fmt::print("// a pooling split off its convolution: {}; the convolution alone takes every dense strategy: explore "
-               "searches these layers, and the definition whole (the convolution computed inside each pooling window) "
-               "as their fused alternative (--whole-program: the program as written, not split)\n",
-               explore::pool_splits_text(pooled));
+               "searches these layers, {} (--whole-program: the program as written, not split)\n",
+               explore::pool_splits_text(pooled),
+               all_fused_back(pooled.splits)
+                   ? "and the definition whole (the convolution computed inside each pooling window) as their fused "
+                     "alternative"
+                   : unfused);
   if (!grouped.splits.empty())
     fmt::print("// a grouped convolution split by group: {}; each group a dense convolution over its channels of the "
                "image (every dense strategy takes it), their outputs joined per pixel: explore searches these layers "

@@ -38,11 +38,17 @@ struct PooledProgram {
 ///   whose function reduces and that reads only inputs and earlier definitions;
 /// - the convolution's outputs computed inside each pooling window (normal-form's
 ///   pool-windows-of-conv), `map2D(ww -> F(map2D(g, ww)), slide2D(p, q, p, q, windows))`, the
-///   pooling window `ww` read only there.
-/// The convolution becomes `NAME_conv = map2D(g, windows)` and the definition
-/// `map2D(pool, slide2D(p, q, p, q, NAME_conv))` (in the second form, pool: `pw -> F(pw)`):
-/// the same sums, the pooling's reductions in the same order; add_pool_split_references checks
-/// it. A program with tuning parameters (one a strategy rewrote) is not split.
+///   pooling window `ww` read only there;
+/// - a channel-first (CHW) convolution pooled plane by plane, `map(pl -> F(pl), X)`, F taking
+///   non-overlapping windows (as above) of its plane `pl` or of what it computes of the plane
+///   alone (`map(join, pl)`), X reading only inputs and earlier definitions and holding a 2D
+///   map whose function reduces (the planes of `map((w, b) -> map2D(g, windows), ...)`, or
+///   the channel-last convolution transposed to CHW, normal-form's form of them).
+/// The convolution becomes `NAME_conv = map2D(g, windows)` (in the third form X) and the
+/// definition `map2D(pool, slide2D(p, q, p, q, NAME_conv))` (in the second form, pool:
+/// `pw -> F(pw)`; in the third `map(pl -> F(pl), NAME_conv)`): the same sums, the pooling's
+/// reductions in the same order; add_pool_split_references checks it. A program with tuning
+/// parameters (one a strategy rewrote) is not split.
 /// With `rules`, a definition in neither form as written is split in its normal form
 /// (`normal-form`) where that is one of them (a let of the convolution, tile2D's tiles of it
 /// under a let): the same values up to the rounding of the additions' order where normal-form
