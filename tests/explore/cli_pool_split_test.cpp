@@ -157,6 +157,40 @@ TEST_F(ExploreCli, AChannelFirstConvolutionPooledPlaneByPlaneIsSplitAndItsConvol
   EXPECT_EQ(space.output.find("fused layer"), std::string::npos) << space.output;
 }
 
+// A convolution, its residual add and a ReLU, and a 2x2 max pooling in one definition (before,
+// every strategy was offered it whole and code generation refused each): the pooling is split
+// off the rest, and the convolution off the add, three layers; the convolution takes
+// conv-chw-tile, the add fused back into it too, and a point of each validates, as does every
+// front point's host program.
+TEST_F(ExploreCli, AResidualAddAndAPoolingInTheConvolutionsDefinitionAreBothSplitOff) {
+  std::ofstream(dir_ / "residual_pool.sr") << R"(size C = 4, H = 8, W = 8, K = 3
+input weights : [[[[float]C]K]K]C
+input biases  : [float]C
+input image   : [[[float]C]W]H
+def pooled = map2D(pw -> join(map(ch -> reduce(-inf, (a, v) -> max(a, v), join(ch)), transpose(map(transpose, pw)))),
+               slide2D(2, 2, 2, 2,
+                 map2D(q -> map(sr -> max(sr.0 + sr.1, 0.0), zip(q.0, q.1)),
+                   zip2D(map2D(win -> join(map((w, b) -> reduce(b, (a, p) -> a + p.0 * p.1, zip(join(join(win)), join(join(w)))),
+                                               zip(weights, biases))),
+                               slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))),
+                         image))))
+)";
+  Result r = run("explore residual_pool.sr -s conv-chw-tile --search random --pareto --evals 3 --jobs 1 -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output,
+                {"network: 3 layers, 3 of a shape of their own, each explored with its own space and reference (3 "
+                 "evaluations each): pooled_conv_conv, pooled_conv, pooled\n",
+                 "pooled into pooled_conv (the convolution and what follows it) and pooled (its pooling)\n",
+                 "pooled_conv into pooled_conv_conv (the convolution) and pooled_conv (its values combined with image)\n",
+                 "layer 1/3 (pooled_conv_conv): ", "fused layer (pooled_conv_conv+pooled_conv): ",
+                 "network Pareto front"});
+  EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "pooled_conv_conv", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(validated(csv, "pooled_conv_conv+pooled_conv", "conv-chw-tile")) << csv;
+  expect_every_front_point_matches(*this, "residual_pool", "pooled: matches the expected values (64 values)");
+}
+
 // `liftc space` shows the layers explore searches: the convolution split off, which conv-gemm
 // takes, the pooling, and the two fused back, which conv-pool-tile takes (so a strategy that
 // takes only the fused layer is no error); --whole-program the definition as written.

@@ -12,6 +12,7 @@
 
 #include "liftc/explore/products/layers.hpp"
 #include "liftc/explore/products/pool_split.hpp"
+#include "liftc/explore/products/residual.hpp"
 #include "liftc/interp/interp.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
@@ -150,6 +151,43 @@ TEST(PoolSplits, TheFusedFormIsSplitAndOverlappingWindowsAreNot) {
     SCOPED_TRACE(unsplit);
     EXPECT_EQ(pool_splits_text(split_poolings(parsed(kHeader + unsplit), &rules())), "");
   }
+}
+
+// A convolution, a residual add and a ReLU, and a 2x2 max pooling, all in one definition:
+// split_poolings splits off what the pooling pools, the convolution and the add over it (not
+// the convolution alone, and says so), and split_residuals then splits the convolution off
+// that: three layers, which compute the definition's value bit for bit; the references of
+// both splits are taken in that order.
+TEST(PoolSplits, APoolingOfAResidualAddIsSplitAndTheAddThenToo) {
+  const std::string header = R"(size C = 4, H = 6, W = 6
+input weights : [[[[float]C]3]3]C
+input biases : [float]C
+input image : [[[float]C]W]H
+)";
+  ir::Program program = parsed(header + fmt::format(R"(def pooled = map2D({}, slide2D(2, 2, 2, 2,
+  map2D(q -> map(sr -> max(sr.0 + sr.1, 0.0), zip(q.0, q.1)), zip2D({}, image))))
+)",
+                                                    kMax, kConv));
+  PooledProgram pooled = split_poolings(program, &rules());
+  EXPECT_EQ(pool_splits_text(pooled),
+            "pooled into pooled_conv (the convolution and what follows it) and pooled (its pooling)");
+  ASSERT_EQ(pooled.splits.size(), 1u);
+  EXPECT_FALSE(pooled.splits[0].convolution_alone);
+  ResidualProgram residual = split_residuals(pooled.program, &rules());
+  EXPECT_EQ(residual_splits_text(residual),
+            "pooled_conv into pooled_conv_conv (the convolution) and pooled_conv (its values combined with image)");
+  ASSERT_EQ(residual.program.defs.size(), 3u);
+  interp::Tensors inputs = interp::random_inputs(typecheck::typecheck(ir::bind_sizes(program, {})).program, 3);
+  interp::Tensors want = values(program, inputs), got = values(residual.program, inputs);
+  EXPECT_EQ(got.at("pooled").f32, want.at("pooled").f32);
+  Problem problem;
+  problem.file = "pool.sr";
+  problem.inputs = inputs;
+  problem.reference = want;
+  add_pool_split_references(problem, pooled);
+  add_residual_references(problem, residual);
+  EXPECT_EQ(problem.reference.at("pooled_conv").f32, got.at("pooled_conv").f32);
+  EXPECT_EQ(problem.reference.at("pooled_conv_conv").f32, got.at("pooled_conv_conv").f32);
 }
 
 const std::string kChwHeader = R"(size C = 2, H = 6, W = 6, M = 4

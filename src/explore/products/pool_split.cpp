@@ -89,6 +89,7 @@ bool pools(const ir::Expr& e, const std::map<std::string, std::int64_t>& sizes) 
 // A definition split: the convolution's body and the pooling's body over `conv`.
 struct Parts {
   ir::Expr convolution, pooling;
+  bool alone = true;  // `convolution` the convolution alone, not with values combined with its own after it
 };
 
 // `body` (typed) as a channel-first (CHW) convolution of `globals` pooled plane by plane,
@@ -113,8 +114,10 @@ std::optional<Parts> pool_parts(const ir::Expr& body, const std::vector<std::str
   if (!f.defined()) return plane_pool_parts(body, globals, conv, sizes);
   ir::Expr pooled = detail::pooled_array(body->args[1], sizes);
   if (!pooled.defined()) return plane_pool_parts(body, globals, conv, sizes);
-  // As written: the pooling's windows of the convolution's output.
-  if (convolution(pooled, globals)) return Parts{pooled, ir::replace_node(body, pooled, ir::make_var(conv))};
+  // As written: the pooling's windows of the convolution's output, or of its values combined
+  // element-wise with others (a residual add, which split_residuals then splits off it).
+  if (convolution(pooled, globals) || holds_convolution(pooled, globals))
+    return Parts{pooled, ir::replace_node(body, pooled, ir::make_var(conv)), convolution(pooled, globals)};
   // The convolution's outputs computed inside each pooling window, `ww -> F(map2D(g, ww))`
   // over the windows of the convolution's windows: `map2D(g, windows)` and `pw -> F(pw)`.
   const std::string& ww = f->params[0];
@@ -186,7 +189,7 @@ PooledProgram split_poolings(const ir::Program& program, const rewrite::RuleSet*
     globals.push_back(conv);
     out.program.defs.push_back({conv, parts.convolution, def.loc});
     out.program.defs.push_back({def.name, parts.pooling, def.loc});
-    out.splits.push_back({def.name, conv, from_normal_form});
+    out.splits.push_back({def.name, conv, from_normal_form, parts.alone});
   }
   if (out.splits.empty()) return {program, {}};
   typecheck::typecheck(out.program);  // an internal error, not the user's, if it does not check
@@ -203,7 +206,8 @@ void add_pool_split_references(Problem& network, const PooledProgram& split) {
 std::string pool_splits_text(const PooledProgram& split) {
   std::vector<std::string> out;
   for (const auto& s : split.splits)
-    out.push_back(fmt::format("{} into {} (the convolution) and {} (its pooling)", s.definition, s.convolution,
+    out.push_back(fmt::format("{} into {} ({}) and {} (its pooling)", s.definition, s.convolution,
+                              s.convolution_alone ? "the convolution" : "the convolution and what follows it",
                               s.definition));
   return fmt::format("{}", fmt::join(out, "; "));
 }

@@ -23,6 +23,8 @@ struct PoolSplit {
   std::string convolution;   // the convolution's new definition, `NAME_conv` (a name the program has not)
   bool normal_form = false;  // split from the definition's normal form (rules' normal-form), not as written: its
                              // values may differ from the definition's by the rounding of another order of additions
+  bool convolution_alone = true;  // `convolution` is the convolution alone; false: its values combined element-wise
+                                  // with others after it (a residual add, which split_residuals splits off it)
 };
 
 /// A program with its convolutions pooled in their own definitions split (split_poolings).
@@ -35,7 +37,10 @@ struct PooledProgram {
 /// output over non-overlapping windows split in two, in one of two forms:
 /// - as written, `map2D(pool, slide2D(p, q, p, q, map2D(g, windows)))` (or over the prelude's
 ///   `tile2D(p, q, ...)`), p and q at least 2, the convolution `map2D(g, windows)` a 2D map
-///   whose function reduces and that reads only inputs and earlier definitions;
+///   whose function reduces and that reads only inputs and earlier definitions, or what
+///   combines its values element-wise with others (a residual add, `map2D(E, zip2D(map2D(g,
+///   windows), y))`: anything that holds such a 2D map and reads only those), split off
+///   whole, convolution_alone false: split_residuals then splits the convolution off it;
 /// - the convolution's outputs computed inside each pooling window (normal-form's
 ///   pool-windows-of-conv), `map2D(ww -> F(map2D(g, ww)), slide2D(p, q, p, q, windows))`, the
 ///   pooling window `ww` read only there;
@@ -60,7 +65,8 @@ PooledProgram split_poolings(const ir::Program& program, const rewrite::RuleSet*
 /// as the program does: a liftc::Error (an internal one) naming the definition otherwise.
 void add_pool_split_references(Problem& network, const PooledProgram& split);
 
-/// "pooled into pooled_conv (the convolution) and pooled (its pooling)", each split.
+/// "pooled into pooled_conv (the convolution) and pooled (its pooling)", each split ("(the
+/// convolution and what follows it)" where not convolution_alone).
 std::string pool_splits_text(const PooledProgram& split);
 
 }  // namespace liftc::explore
