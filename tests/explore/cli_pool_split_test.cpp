@@ -4,9 +4,11 @@
 // (explore/products/pool_split.hpp). Small shapes (8x8 image, 4 to 4 channels), few
 // evaluations, one job: a CI test on PoCL.
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -189,6 +191,42 @@ def pooled = map2D(pw -> join(map(ch -> reduce(-inf, (a, v) -> max(a, v), join(c
   EXPECT_TRUE(validated(csv, "pooled_conv_conv", "conv-chw-tile")) << csv;
   EXPECT_TRUE(validated(csv, "pooled_conv_conv+pooled_conv", "conv-chw-tile")) << csv;
   expect_every_front_point_matches(*this, "residual_pool", "pooled: matches the expected values (64 values)");
+}
+
+// A 7x7 image's convolution pooled in one definition over windows that overlap (3x3, stride 2)
+// or over a crop of its output (floor mode: pad2D with -1, then 2x2 windows): before, every
+// strategy was offered the definition whole and code generation refused each; now the
+// convolution is split off (the pooling reads it as often as its windows hold each value; the
+// crop stays in the pooling), takes conv-gemm, and the pooling is lowered; no fusion takes the
+// two back, which explore says. Every front point's host program validates.
+TEST_F(ExploreCli, AnOverlappingOrCroppedPoolingOfAConvolutionIsSplitOffAndValidates) {
+  const std::string header = R"(size C = 4, H = 7, W = 7, M = 4, K = 3
+input weights : [[[[float]C]K]K]M
+input biases  : [float]M
+input image   : [[[float]C]W]H
+def convr(img) = map2D(window -> join(map((w, b) -> map(s -> max(s, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1,
+                                          zip(join(join(window)), join(join(w))))),
+                                   zip(weights, biases))),
+                    slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, img)))
+)";
+  const std::string pool =
+      "def pooled = map2D(pw -> join(map(ch -> reduce(-inf, (a, v) -> max(a, v), join(ch)), transpose(map(transpose, "
+      "pw)))), ";
+  for (const auto& [name, windows] : {std::pair<std::string, std::string>{"overlapping", "slide2D(3, 3, 2, 2, convr(image)))\n"},
+                                      {"cropped", "slide2D(2, 2, 2, 2, pad2D(0, -1, 0, -1, 0.0, convr(image))))\n"}}) {
+    SCOPED_TRACE(name);
+    std::ofstream(dir_ / (name + ".sr")) << header << pool << windows;
+    std::filesystem::remove_all(dir_ / "out");
+    Result r = run(fmt::format("explore {}.sr -s conv-gemm --search random --pareto --evals 2 --jobs 1 --db {}.db -o out",
+                               name, name));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    expect_all_in(r.output, {"(the convolution alone takes every dense strategy; not fused back: no fusion takes it): "
+                             "pooled into pooled_conv (the convolution) and pooled (its pooling)\n",
+                             "layer 1/2 (pooled_conv): 2 alternative(s) of 1 strategy (conv-gemm)",
+                             "layer 2/2 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)"});
+    EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
+    expect_every_front_point_matches(*this, name, "pooled: matches the expected values (36 values)");
+  }
 }
 
 // `liftc space` shows the layers explore searches: the convolution split off, which conv-gemm

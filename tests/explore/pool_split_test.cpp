@@ -124,12 +124,24 @@ const std::string kConv =
 // A max pooling of each channel over a window.
 const std::string kMax = "pw -> join(map(c -> reduce(-inf, (a, v) -> max(a, v), c), transpose(join(pw))))";
 
+const std::string kChwHeader = R"(size C = 2, H = 6, W = 6, M = 4
+input weights : [[[[float]3]3]C]M
+input biases : [float]M
+input image : [[[float]W]H]C
+def windows(img) = map(transpose, transpose(map(pl -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, pl)), img)))
+)";
+
+// A kernel's sum over a window with its bias and a ReLU, one value (`conv` of a CHW plane per kernel).
+const std::string kChwSum =
+    "map(s -> max(s, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))))";
+
 // The fused form written by hand (normal-form's pool-windows-of-conv's: each pooling window's
 // convolution outputs computed inside it) is split as written, the names the split would pick
-// (`pooled_conv`, `pw`) taken inside the definition: fresh names, nothing captured. Windows that
-// overlap (a 2x2 pooling with stride 1), or of 1 x 1, are no pooling to split off; nor is a
-// pooling window that the pooling reads besides the convolution's outputs.
-TEST(PoolSplits, TheFusedFormIsSplitAndOverlappingWindowsAreNot) {
+// (`pooled_conv`, `pw`) taken inside the definition: fresh names, nothing captured. Windows of
+// 1 x 1 are no pooling to split off; nor is a pooling window that the pooling reads besides
+// the convolution's outputs, nor a function of overlapping windows that reads more than its
+// window (a second convolution: the biases here).
+TEST(PoolSplits, TheFusedFormIsSplitAndWhatIsNoPoolingIsNot) {
   ir::Program fused = parsed(kHeader + R"(def pooled = map2D(ww -> join(map(c -> reduce(-inf, (a, v) -> max(a, v), c),
     transpose(join(map2D(pooled_conv -> join(map((w, b) -> reduce(b, (acc, pw) -> acc + pw.0 * pw.1,
                                                               zip(join(join(pooled_conv)), join(join(w)))),
@@ -144,12 +156,53 @@ TEST(PoolSplits, TheFusedFormIsSplitAndOverlappingWindowsAreNot) {
   EXPECT_EQ(values(split.program, inputs).at("pooled").f32, values(fused, inputs).at("pooled").f32);
 
   for (const std::string& unsplit :
-       {fmt::format("def pooled = map2D({}, slide2D(2, 2, 1, 1, {}))\n", kMax, kConv),
+       {fmt::format("def pooled = map2D(pw -> map(t -> t.0 + t.1, zip(join(map(c -> reduce(-inf, (a, v) -> max(a, v), "
+                    "c), transpose(join(pw)))), biases)), slide2D(2, 2, 1, 1, {}))\n",
+                    kConv),
         fmt::format("def pooled = map2D({}, slide2D(1, 1, 1, 1, {}))\n", kMax, kConv),
         std::string("def pooled = map2D(ww -> map(v -> v.0, zip(join(map2D(win -> reduce(0.0, (a, x) -> a + x, "
                     "join(join(win))), ww)), join(ww))), slide2D(2, 2, 2, 2, slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))))\n")}) {
     SCOPED_TRACE(unsplit);
     EXPECT_EQ(pool_splits_text(split_poolings(parsed(kHeader + unsplit), &rules())), "");
+  }
+}
+
+// A pooling over windows that overlap (3x3 with stride 2, 2x2 with stride 1) or of a crop of
+// the convolution's output (floor mode: pad2D with -1 drops the last row and column), channel
+// last or channel first (per plane), in one definition: the convolution is split off (each
+// output computed once, the pooling reading it as often as its windows hold it; the crop kept
+// in the pooling, a view), the same values bit for bit. No fusion takes them back: the
+// convolution-pooling fusion needs non-overlapping windows of the convolution's output itself.
+TEST(PoolSplits, AnOverlappingOrCroppedPoolingIsSplitAndNotFusedBack) {
+  const std::string hwc = R"(size C = 2, H = 7, W = 7, M = 4
+input weights : [[[[float]C]3]3]M
+input biases : [float]M
+input image : [[[float]C]W]H
+)";
+  const std::string chw = R"(size C = 2, H = 7, W = 7, M = 4
+input weights : [[[[float]3]3]C]M
+input biases : [float]M
+input image : [[[float]W]H]C
+def windows(img) = map(transpose, transpose(map(pl -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, pl)), img)))
+)";
+  const std::string planes = fmt::format(
+      "map((w, b) -> map(join, map2D(win -> {}, windows(image))), zip(weights, biases))", kChwSum);
+  const std::string plane_max = "map(join, map2D(w -> reduce(-inf, (a, v) -> max(a, v), join(w)), ";
+  for (const std::string& program_text :
+       {hwc + fmt::format("def pooled = map2D({}, slide2D(3, 3, 2, 2, {}))\n", kMax, kConv),
+        hwc + fmt::format("def pooled = map2D({}, slide2D(2, 2, 1, 1, {}))\n", kMax, kConv),
+        hwc + fmt::format("def pooled = map2D({}, slide2D(2, 2, 2, 2, pad2D(0, -1, 0, -1, 0.0, {})))\n", kMax, kConv),
+        chw + fmt::format("def pooled = map(pl -> {}slide2D(3, 3, 2, 2, pl))), {})\n", plane_max, planes),
+        chw + fmt::format("def pooled = map(pl -> {}slide2D(2, 2, 2, 2, pad2D(0, -1, 0, -1, 0.0, pl)))), {})\n",
+                          plane_max, planes)}) {
+    SCOPED_TRACE(program_text);
+    ir::Program program = parsed(program_text);
+    PooledProgram split = split_poolings(program, &rules());
+    ASSERT_EQ(pool_splits_text(split), kPooledSplit);
+    EXPECT_FALSE(split.splits[0].normal_form);
+    interp::Tensors inputs = interp::random_inputs(typecheck::typecheck(ir::bind_sizes(program, {})).program, 9);
+    EXPECT_EQ(values(split.program, inputs).at("pooled").f32, values(program, inputs).at("pooled").f32);
+    EXPECT_TRUE(conv_pool_fusions(split.program, rules()).empty());
   }
 }
 
@@ -190,17 +243,6 @@ input image : [[[float]C]W]H
   EXPECT_EQ(problem.reference.at("pooled_conv_conv").f32, got.at("pooled_conv_conv").f32);
 }
 
-const std::string kChwHeader = R"(size C = 2, H = 6, W = 6, M = 4
-input weights : [[[[float]3]3]C]M
-input biases : [float]M
-input image : [[[float]W]H]C
-def windows(img) = map(transpose, transpose(map(pl -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, pl)), img)))
-)";
-
-// A kernel's sum over a window with its bias and a ReLU, one value (`conv` of a CHW plane per kernel).
-const std::string kChwSum =
-    "map(s -> max(s, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))))";
-
 // A channel-first convolution pooled plane by plane in one definition is split into the
 // convolution (its planes as written: kernel by kernel, or the channel-last convolution
 // transposed to CHW) and the per-plane pooling over it, however the plane is pooled (a max
@@ -208,7 +250,7 @@ const std::string kChwSum =
 // tiles); the convolution a let, in its normal form. The split program computes the
 // program's values (bit for bit as written). The definition whole is not fused back: its
 // normal form pools the planes of a transposed convolution, which conv-pool-form does not
-// read. A per-plane pooling of an input, or over overlapping windows, is not split.
+// read. A per-plane pooling of an input, or over windows of one value, is not split.
 TEST(PoolSplits, AChannelFirstConvolutionPooledPlaneByPlaneIsSplit) {
   const std::string max = "w -> reduce(-inf, (a, v) -> max(a, v), join(w))";
   const std::string planes = fmt::format(
@@ -252,7 +294,7 @@ TEST(PoolSplits, AChannelFirstConvolutionPooledPlaneByPlaneIsSplit) {
   }
   for (const std::string& unsplit :
        {fmt::format("map(pl -> map(join, map2D({}, slide2D(2, 2, 2, 2, pl))), image)", max),
-        fmt::format("map(pl -> map(join, map2D({}, slide2D(2, 2, 1, 1, pl))), {})", max, planes)}) {
+        fmt::format("map(pl -> map(join, map2D({}, slide2D(1, 1, 1, 1, pl))), {})", max, planes)}) {
     SCOPED_TRACE(unsplit);
     EXPECT_EQ(pool_splits_text(split_poolings(parsed(kChwHeader + "def pooled = " + unsplit + "\n"), &rules())), "");
   }

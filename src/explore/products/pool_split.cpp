@@ -43,6 +43,29 @@ bool holds_convolution(const ir::Expr& e, const std::vector<std::string>& global
   return has(has, e) && reads_only(e, globals);
 }
 
+// The array `e` pads or crops, `pad(a, b, v, x)` or `map(r -> pad(a, b, v, r), x)` (pad2D's
+// two pads; negative amounts crop, as a floor-mode pooling's); undefined when `e` is neither.
+ir::Expr padded(const ir::Expr& e) {
+  auto call = [](const ir::Expr& x, ir::Prim p) { return x.kind() == ir::ExprKind::Call && x->prim == p; };
+  if (call(e, ir::Prim::Pad)) return e->args[1];
+  if (!call(e, ir::Prim::Map) || e->args[0].kind() != ir::ExprKind::Lambda || e->args[0]->params.size() != 1)
+    return {};
+  const ir::Expr& row = e->args[0]->args[0];
+  if (!call(row, ir::Prim::Pad) || row->args[1].kind() != ir::ExprKind::Var || row->args[1]->name != e->args[0]->params[0])
+    return {};
+  return e->args[1];
+}
+
+// What split_poolings splits off `x`, the array a pooling's windows are of: `x` where it is a
+// convolution of `globals` or holds one (its values combined element-wise with others after
+// it: a residual add), or that of what a padding or a crop of `x` pads (the padding, a view,
+// stays in the pooling: a floor-mode pooling's crop); undefined when none.
+ir::Expr split_off(const ir::Expr& x, const std::vector<std::string>& globals) {
+  if (convolution(x, globals)) return x;
+  if (ir::Expr inner = padded(x); inner.defined()) return split_off(inner, globals);
+  return holds_convolution(x, globals) ? x : ir::Expr{};
+}
+
 // Whether `e` is a lambda with a parameter `name`.
 bool binds(const ir::Expr& e, const std::string& name) {
   return e.kind() == ir::ExprKind::Lambda && std::find(e->params.begin(), e->params.end(), name) != e->params.end();
@@ -68,13 +91,15 @@ ir::Expr window_outputs(const ir::Expr& e, const std::string& ww) {
 // (detail::pooled_array) of the plane: of an array that reads the plane and nothing else
 // (the plane, its values' one-element arrays joined, `map(join, plane)`). Nothing that
 // rebinds `plane` is looked into.
-bool pools_plane(const ir::Expr& e, const std::string& plane, const std::map<std::string, std::int64_t>& sizes) {
+bool pools_plane(const ir::Expr& e, const std::string& plane, const std::map<std::string, std::int64_t>& sizes,
+                 bool overlapping) {
   if (binds(e, plane)) return false;
-  if (ir::Expr a = detail::pooled_array(e, sizes); a.defined() && ir::free_vars(a) == std::vector<std::string>{plane})
+  if (ir::Expr a = detail::pooled_array(e, sizes, overlapping);
+      a.defined() && ir::free_vars(a) == std::vector<std::string>{plane})
     return true;
   for (std::size_t i = 0; i < e->args.size(); ++i) {
     if (e.kind() == ir::ExprKind::Let && i == 1 && e->name == plane) continue;  // the let's body sees another plane
-    if (pools_plane(e->args[i], plane, sizes)) return true;
+    if (pools_plane(e->args[i], plane, sizes, overlapping)) return true;
   }
   return false;
 }
@@ -99,7 +124,9 @@ std::optional<Parts> plane_pool_parts(const ir::Expr& body, const std::vector<st
                                       const std::string& conv, const std::map<std::string, std::int64_t>& sizes) {
   if (body.kind() != ir::ExprKind::Call || body->prim != ir::Prim::Map) return std::nullopt;
   const ir::Expr& f = body->args[0];
-  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1 || !pools_plane(f->args[0], f->params[0], sizes))
+  // Overlapping windows only where the plane's function reads nothing else (a pooling).
+  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1 ||
+      !pools_plane(f->args[0], f->params[0], sizes, ir::free_vars(f).empty()))
     return std::nullopt;
   const ir::Expr& planes = body->args[1];
   if (!holds_convolution(planes, globals)) return std::nullopt;
@@ -112,12 +139,17 @@ std::optional<Parts> pool_parts(const ir::Expr& body, const std::vector<std::str
                                 const std::vector<std::string>& avoid, const std::map<std::string, std::int64_t>& sizes) {
   ir::Expr f = ir::map2d_function(body);
   if (!f.defined()) return plane_pool_parts(body, globals, conv, sizes);
-  ir::Expr pooled = detail::pooled_array(body->args[1], sizes);
+  // Windows that overlap (each value in several) only where the function of a window reads
+  // nothing else (a pooling, not a second convolution).
+  bool overlapping = !detail::pooled_array(body->args[1], sizes).defined();
+  ir::Expr pooled = detail::pooled_array(body->args[1], sizes, ir::free_vars(f).empty());
   if (!pooled.defined()) return plane_pool_parts(body, globals, conv, sizes);
   // As written: the pooling's windows of the convolution's output, or of its values combined
-  // element-wise with others (a residual add, which split_residuals then splits off it).
-  if (convolution(pooled, globals) || holds_convolution(pooled, globals))
-    return Parts{pooled, ir::replace_node(body, pooled, ir::make_var(conv)), convolution(pooled, globals)};
+  // element-wise with others (a residual add, which split_residuals then splits off it), or
+  // of a crop of either (pad2D with negative amounts, which stays in the pooling).
+  if (ir::Expr part = split_off(pooled, globals); part.defined())
+    return Parts{part, ir::replace_node(body, part, ir::make_var(conv)), convolution(part, globals)};
+  if (overlapping) return std::nullopt;
   // The convolution's outputs computed inside each pooling window, `ww -> F(map2D(g, ww))`
   // over the windows of the convolution's windows: `map2D(g, windows)` and `pw -> F(pw)`.
   const std::string& ww = f->params[0];

@@ -41,12 +41,16 @@ struct PooledProgram {
 ///   combines its values element-wise with others (a residual add, `map2D(E, zip2D(map2D(g,
 ///   windows), y))`: anything that holds such a 2D map and reads only those), split off
 ///   whole, convolution_alone false: split_residuals then splits the convolution off it;
+///   windows that overlap (any step: a 3x3 pooling with stride 2) where the function of a
+///   window reads nothing but it, and windows of a padding or crop of the convolution's
+///   output (`pad2D(0, -1, 0, -1, 0.0, conv)`, floor mode: the crop stays in the pooling);
 /// - the convolution's outputs computed inside each pooling window (normal-form's
 ///   pool-windows-of-conv), `map2D(ww -> F(map2D(g, ww)), slide2D(p, q, p, q, windows))`, the
 ///   pooling window `ww` read only there;
 /// - a channel-first (CHW) convolution pooled plane by plane, `map(pl -> F(pl), X)`, F taking
-///   non-overlapping windows (as above) of its plane `pl` or of what it computes of the plane
-///   alone (`map(join, pl)`), X reading only inputs and earlier definitions and holding a 2D
+///   windows (as above; overlapping ones where F reads nothing but its plane) of its plane
+///   `pl` or of what it computes of the plane alone (`map(join, pl)`, a crop of it), X
+///   reading only inputs and earlier definitions and holding a 2D
 ///   map whose function reduces (the planes of `map((w, b) -> map2D(g, windows), ...)`, or
 ///   the channel-last convolution transposed to CHW, normal-form's form of them).
 /// The convolution becomes `NAME_conv = map2D(g, windows)` (in the third form X) and the
