@@ -206,6 +206,29 @@ def windows(img) = map(transpose, transpose(map(pl -> slide2D(3, 3, 1, 1, pad2D(
   }
 }
 
+// A batch of one image, each convolved and pooled in one definition, `map(img -> P(img),
+// images)`: not split as written; its normal form is the pooling of the one image under a
+// view that restores the batch, `transpose(split(1, P))`, which is split, the view kept on
+// the pooling: the same values within the tolerance of a normal-form split.
+TEST(PoolSplits, ABatchOfOneImagePooledInItsConvolutionsDefinitionIsSplitInNormalForm) {
+  ir::Program program = parsed(R"(size C = 2, H = 6, W = 6, M = 4, N = 1
+input weights : [[[[float]C]3]3]M
+input biases : [float]M
+input images : [[[[float]C]W]H]N
+)" + fmt::format("def pooled = map(img -> map2D({}, slide2D(2, 2, 2, 2, {})), images)\n", kMax,
+                 std::string(kConv).replace(kConv.rfind("image"), 5, "img")));
+  EXPECT_EQ(pool_splits_text(split_poolings(program)), "");
+  PooledProgram split = split_poolings(program, &rules());
+  ASSERT_EQ(pool_splits_text(split), kPooledSplit);
+  EXPECT_TRUE(split.splits[0].normal_form);
+  interp::Tensors inputs = interp::random_inputs(typecheck::typecheck(ir::bind_sizes(program, {})).program, 4);
+  const std::vector<float> want = values(program, inputs).at("pooled").f32;
+  const std::vector<float> got = values(split.program, inputs).at("pooled").f32;
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], interp::magnitude_tolerance * (1 + std::fabs(want[i]))) << i;
+}
+
 // A convolution, a residual add and a ReLU, and a 2x2 max pooling, all in one definition:
 // split_poolings splits off what the pooling pools, the convolution and the add over it (not
 // the convolution alone, and says so), and split_residuals then splits the convolution off

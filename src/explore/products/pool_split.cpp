@@ -137,6 +137,14 @@ std::optional<Parts> plane_pool_parts(const ir::Expr& body, const std::vector<st
 // when it is none of the forms. `avoid`: every name of the program and of `body`.
 std::optional<Parts> pool_parts(const ir::Expr& body, const std::vector<std::string>& globals, const std::string& conv,
                                 const std::vector<std::string>& avoid, const std::map<std::string, std::int64_t>& sizes) {
+  // A view of such a pooling (a batch of one, `transpose(split(1, P))`: normal-form's form of
+  // `map(img -> P(img), images)` with one image): the view stays on the pooling.
+  if (body.kind() == ir::ExprKind::Call && body->args.size() == 1 &&
+      (body->prim == ir::Prim::Transpose || body->prim == ir::Prim::Split || body->prim == ir::Prim::Join)) {
+    std::optional<Parts> inner = pool_parts(body->args[0], globals, conv, avoid, sizes);
+    if (inner) inner->pooling = ir::with_args(body, {inner->pooling});
+    return inner;
+  }
   ir::Expr f = ir::map2d_function(body);
   if (!f.defined()) return plane_pool_parts(body, globals, conv, sizes);
   // Windows that overlap (each value in several) only where the function of a window reads

@@ -60,7 +60,9 @@ struct PooledProgram {
 /// parameters (one a strategy rewrote) is not split.
 /// With `rules`, a definition in neither form as written is split in its normal form
 /// (`normal-form`) where that is one of them (a let of the convolution, tile2D's tiles of it
-/// under a let): the same values up to the rounding of the additions' order where normal-form
+/// under a let; a batch of one image, `transpose(split(1, P))`: a pooling under a view, a
+/// transpose, split or join, is split with the view kept on the pooling): the same values up
+/// to the rounding of the additions' order where normal-form
 /// reorders a sum (the bias as its start), which add_pool_split_references allows such a split.
 PooledProgram split_poolings(const ir::Program& program, const rewrite::RuleSet* rules = nullptr);
 
