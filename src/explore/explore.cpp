@@ -195,8 +195,9 @@ void split_grouped(Exploration& x) {
 }
 
 // The flag that explores a split definition as written (split_residual_adds, split_poolings):
-// half storage, a replay or a warm start; empty: none.
+// --whole-program, half storage, a replay or a warm start; empty: none.
 std::string unsplit_by(const Exploration& x) {
+  if (x.o.whole_program) return "--whole-program";
   if (x.s.storage.any()) return "--storage " + x.o.storage;
   if (!x.o.replay.empty()) return "--replay";
   return x.o.warm_start ? "--warm-start" : "";
@@ -218,7 +219,6 @@ bool takes_split(Exploration& x, const std::string& what) {
 // one-to-one fusion fuses back as an alternative (fuse_layers). Not with --whole-program,
 // half storage, a replay or a warm start, which take the program as written.
 void split_residual_adds(Exploration& x) {
-  if (x.o.whole_program) return;
   ResidualProgram split = split_residuals(x.program, &x.rules);
   if (split.splits.empty() || !takes_split(x, "its residual add")) return;
   x.residual = std::move(split);
@@ -232,7 +232,6 @@ void split_residual_adds(Exploration& x) {
 // Not with --whole-program, half storage, a replay or a warm start, which take the program as
 // written.
 void split_conv_poolings(Exploration& x) {
-  if (x.o.whole_program) return;
   PooledProgram split = split_poolings(x.program, &x.rules);
   if (split.splits.empty() || !takes_split(x, "its pooling")) return;
   x.pooled = std::move(split);

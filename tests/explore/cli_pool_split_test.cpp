@@ -157,6 +157,16 @@ TEST_F(ExploreCli, AChannelFirstConvolutionPooledPlaneByPlaneIsSplitAndItsConvol
                                "==== layer 1/2 (pooled_conv)\n\n== strategy conv-chw-tile, alternative 1 of",
                                "==== layer 2/2 (pooled)\n"});
   EXPECT_EQ(space.output.find("fused layer"), std::string::npos) << space.output;
+  // --whole-program explores the definition as written, which no strategy takes, and says that
+  // explore without it splits the convolution off.
+  Result whole = run(fmt::format("explore {}/examples/conv/fused/chw_conv_pool.sr -s conv-chw-tile --whole-program "
+                                 "--evals 1 --jobs 1 --db whole.db",
+                                 LIFTC_SOURCE_DIR));
+  EXPECT_EQ(whole.exit_code, 1) << whole.output;
+  EXPECT_NE(whole.output.find("note: --whole-program: the convolution with its pooling is explored as written, not "
+                              "also split (explore without it to search the convolution alone too)\n"),
+            std::string::npos)
+      << whole.output;
 }
 
 // A convolution, its residual add and a ReLU, and a 2x2 max pooling in one definition (before,
