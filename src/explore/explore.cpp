@@ -196,8 +196,9 @@ void split_grouped(Exploration& x) {
 }
 
 // The flag that explores a split definition as written (split_residual_adds, split_poolings):
-// half storage, a replay or a warm start; empty: none.
+// --whole-program, half storage, a replay or a warm start; empty: none.
 std::string unsplit_by(const Exploration& x) {
+  if (x.o.whole_program) return "--whole-program";
   if (x.s.storage.any()) return "--storage " + x.o.storage;
   if (!x.o.replay.empty()) return "--replay";
   return x.o.warm_start ? "--warm-start" : "";
@@ -219,7 +220,6 @@ bool takes_split(Exploration& x, const std::string& what) {
 // one-to-one fusion fuses back as an alternative (fuse_layers). Not with --whole-program,
 // half storage, a replay or a warm start, which take the program as written.
 void split_residual_adds(Exploration& x) {
-  if (x.o.whole_program) return;
   ResidualProgram split = split_residuals(x.program, &x.rules);
   if (split.splits.empty() || !takes_split(x, "its residual add")) return;
   x.residual = std::move(split);
@@ -229,10 +229,10 @@ void split_residual_adds(Exploration& x) {
 // A convolution and its pooling over non-overlapping windows of its output in one
 // definition (split_poolings): the program explored with it split into the convolution and
 // the pooling over it, which the convolution-pooling fusion fuses back as an alternative
-// (fuse_layers). Not with --whole-program, half storage, a replay or a warm start, which take
-// the program as written.
+// (fuse_layers). Before split_residual_adds, which splits a residual add off what it pools.
+// Not with --whole-program, half storage, a replay or a warm start, which take the program as
+// written.
 void split_conv_poolings(Exploration& x) {
-  if (x.o.whole_program) return;
   PooledProgram split = split_poolings(x.program, &x.rules);
   if (split.splits.empty() || !takes_split(x, "its pooling")) return;
   x.pooled = std::move(split);
@@ -248,8 +248,10 @@ void load(Exploration& x) {
   x.o.strategies = rewrite::expand_strategy_tags(x.rules, x.o.strategies);  // -s @fast: the strategies tagged fast
   x.program = parse::load_program(x.o.file);
   require_size_values(x.program);  // before a store is made
-  split_residual_adds(x);
+  // The pooling first: what it pools may be a convolution with a residual add, which
+  // split_residual_adds then splits.
   split_conv_poolings(x);
+  split_residual_adds(x);
   x.network = !x.o.whole_program && explored_by_layer(x.program);
   store_as_half(x);
   if (x.network) x.layers = split_layers(x.program);
@@ -473,14 +475,6 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
     });
   };
   const std::string unfused = x.o.fusion == "off" ? "not fused back (--fusion off)" : "not fused back: no fusion takes it";
-  if (!x.residual.splits.empty()) {
-    bool all = std::all_of(x.residual.splits.begin(), x.residual.splits.end(),
-                           [&](const ResidualSplit& s) { return fused_back(s.definition, s.convolution); });
-    x.say(fmt::format("residual add split off its convolution, each explored as a layer of its own (the convolution "
-                      "alone takes every dense strategy; {}): {}\n",
-                      all ? "the add over it fused back in is the alternative" : unfused,
-                      residual_splits_text(x.residual)));
-  }
   if (!x.pooled.splits.empty()) {
     bool all = std::all_of(x.pooled.splits.begin(), x.pooled.splits.end(),
                            [&](const PoolSplit& s) { return fused_back(s.definition, s.convolution); });
@@ -489,6 +483,14 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
                       all ? "the two fused back, the convolution computed inside each pooling window, are the alternative"
                           : unfused,
                       pool_splits_text(x.pooled)));
+  }
+  if (!x.residual.splits.empty()) {
+    bool all = std::all_of(x.residual.splits.begin(), x.residual.splits.end(),
+                           [&](const ResidualSplit& s) { return fused_back(s.definition, s.convolution); });
+    x.say(fmt::format("residual add split off its convolution, each explored as a layer of its own (the convolution "
+                      "alone takes every dense strategy; {}): {}\n",
+                      all ? "the add over it fused back in is the alternative" : unfused,
+                      residual_splits_text(x.residual)));
   }
   if (!x.grouped.splits.empty())
     x.say(fmt::format("grouped convolution split by group, explored as an alternative (each group a dense convolution "
@@ -655,10 +657,12 @@ void explore_on_device(Exploration& x) {
   x.say(fmt::format("reference: {}\n", problem.reference_from_store
                                            ? std::string("from the store")
                                            : fmt::format("the interpreter took {:.2f} s", problem.reference_seconds)));
-  // The residual split first: a grouped convolution split by group may be the convolution a
-  // residual add was split off (split_grouped runs on that program), whose value it adds.
-  add_residual_references(problem, x.residual);
+  // In the order of the splits: the pooling's first (the residual add its split-off part may
+  // be is split next, checked against that part's value), then the residual's (a grouped
+  // convolution split by group may be the convolution a residual add was split off:
+  // split_grouped runs on that program, whose value it adds).
   add_pool_split_references(problem, x.pooled);
+  add_residual_references(problem, x.residual);
   if (x.network) add_group_references(problem, x.grouped);
   std::int64_t run = begin_run(x, problem, device.target, rules_identity);
   // Interrupted (Ctrl-C, SIGTERM), the run stays unfinished in the store: say how to go on.

@@ -4,9 +4,11 @@
 // (explore/products/pool_split.hpp). Small shapes (8x8 image, 4 to 4 channels), few
 // evaluations, one job: a CI test on PoCL.
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -119,6 +121,122 @@ TEST_F(ExploreCli, TheMaxPoolingFormsAreSplitAndTheirConvolutionTakesTheGemm) {
                                  LIFTC_SOURCE_DIR));
   EXPECT_EQ(whole.exit_code, 1) << whole.output;
   EXPECT_NE(whole.output.find("its step `unpooled-conv-form` applies nowhere"), std::string::npos) << whole.output;
+}
+
+// A channel-first convolution written kernel by kernel with each output plane pooled 2x2, in
+// one definition (before, every strategy was offered it whole and code generation refused
+// each): the convolution split off takes the dense CHW strategies (conv-chw-tile, conv-gemm),
+// the per-plane pooling is lowered, and the definition whole is not fused back (no fusion
+// takes it), which explore says. Points of the convolution validate, and every front point's
+// host program validates the pooled values.
+TEST_F(ExploreCli, AChannelFirstConvolutionPooledPlaneByPlaneIsSplitAndItsConvolutionTakesTheTiles) {
+  Result r = run(fmt::format("explore {}/examples/conv/fused/chw_conv_pool.sr -s conv-chw-tile -s conv-gemm --search "
+                             "random --pareto --evals 3 --jobs 1 -o out",
+                             LIFTC_SOURCE_DIR));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output,
+                {"pooling split off its convolution, each explored as a layer of its own (the convolution alone takes "
+                 "every dense strategy; not fused back: no fusion takes it): pooled into pooled_conv (the convolution) "
+                 "and pooled (its pooling)\n",
+                 "layer 1/2 (pooled_conv): ", "of 2 strategies (conv-chw-tile, conv-gemm)",
+                 "layer 2/2 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)", "network Pareto front"});
+  EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("fused layer"), std::string::npos) << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "pooled_conv", "conv-chw-tile") || validated(csv, "pooled_conv", "conv-gemm")) << csv;
+  expect_every_front_point_matches(*this, "chw_conv_pool", "pooled: matches the expected values (64 values)");
+  // liftc space shows the same two layers, and says that the definition whole is no alternative.
+  Result space = run(fmt::format("space {}/examples/conv/fused/chw_conv_pool.sr -s conv-chw-tile --target mali-g72 "
+                                 "--samples 0",
+                                 LIFTC_SOURCE_DIR));
+  ASSERT_EQ(space.exit_code, 0) << space.output;
+  expect_all_in(space.output, {"// a pooling split off its convolution: pooled into pooled_conv (the convolution) and "
+                               "pooled (its pooling); the convolution alone takes every dense strategy: explore "
+                               "searches these layers, not fused back: no fusion takes it (--whole-program: the "
+                               "program as written, not split)\n",
+                               "==== layer 1/2 (pooled_conv)\n\n== strategy conv-chw-tile, alternative 1 of",
+                               "==== layer 2/2 (pooled)\n"});
+  EXPECT_EQ(space.output.find("fused layer"), std::string::npos) << space.output;
+  // --whole-program explores the definition as written, which no strategy takes, and says that
+  // explore without it splits the convolution off.
+  Result whole = run(fmt::format("explore {}/examples/conv/fused/chw_conv_pool.sr -s conv-chw-tile --whole-program "
+                                 "--evals 1 --jobs 1 --db whole.db",
+                                 LIFTC_SOURCE_DIR));
+  EXPECT_EQ(whole.exit_code, 1) << whole.output;
+  EXPECT_NE(whole.output.find("note: --whole-program: the convolution with its pooling is explored as written, not "
+                              "also split (explore without it to search the convolution alone too)\n"),
+            std::string::npos)
+      << whole.output;
+}
+
+// A convolution, its residual add and a ReLU, and a 2x2 max pooling in one definition (before,
+// every strategy was offered it whole and code generation refused each): the pooling is split
+// off the rest, and the convolution off the add, three layers; the convolution takes
+// conv-chw-tile, the add fused back into it too, and a point of each validates, as does every
+// front point's host program.
+TEST_F(ExploreCli, AResidualAddAndAPoolingInTheConvolutionsDefinitionAreBothSplitOff) {
+  std::ofstream(dir_ / "residual_pool.sr") << R"(size C = 4, H = 8, W = 8, K = 3
+input weights : [[[[float]C]K]K]C
+input biases  : [float]C
+input image   : [[[float]C]W]H
+def pooled = map2D(pw -> join(map(ch -> reduce(-inf, (a, v) -> max(a, v), join(ch)), transpose(map(transpose, pw)))),
+               slide2D(2, 2, 2, 2,
+                 map2D(q -> map(sr -> max(sr.0 + sr.1, 0.0), zip(q.0, q.1)),
+                   zip2D(map2D(win -> join(map((w, b) -> reduce(b, (a, p) -> a + p.0 * p.1, zip(join(join(win)), join(join(w)))),
+                                               zip(weights, biases))),
+                               slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))),
+                         image))))
+)";
+  Result r = run("explore residual_pool.sr -s conv-chw-tile --search random --pareto --evals 3 --jobs 1 -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output,
+                {"network: 3 layers, 3 of a shape of their own, each explored with its own space and reference (3 "
+                 "evaluations each): pooled_conv_conv, pooled_conv, pooled\n",
+                 "pooled into pooled_conv (the convolution and what follows it) and pooled (its pooling)\n",
+                 "pooled_conv into pooled_conv_conv (the convolution) and pooled_conv (its values combined with image)\n",
+                 "layer 1/3 (pooled_conv_conv): ", "fused layer (pooled_conv_conv+pooled_conv): ",
+                 "network Pareto front"});
+  EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "pooled_conv_conv", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(validated(csv, "pooled_conv_conv+pooled_conv", "conv-chw-tile")) << csv;
+  expect_every_front_point_matches(*this, "residual_pool", "pooled: matches the expected values (64 values)");
+}
+
+// A 7x7 image's convolution pooled in one definition over windows that overlap (3x3, stride 2)
+// or over a crop of its output (floor mode: pad2D with -1, then 2x2 windows): before, every
+// strategy was offered the definition whole and code generation refused each; now the
+// convolution is split off (the pooling reads it as often as its windows hold each value; the
+// crop stays in the pooling), takes conv-gemm, and the pooling is lowered; no fusion takes the
+// two back, which explore says. Every front point's host program validates.
+TEST_F(ExploreCli, AnOverlappingOrCroppedPoolingOfAConvolutionIsSplitOffAndValidates) {
+  const std::string header = R"(size C = 4, H = 7, W = 7, M = 4, K = 3
+input weights : [[[[float]C]K]K]M
+input biases  : [float]M
+input image   : [[[float]C]W]H
+def convr(img) = map2D(window -> join(map((w, b) -> map(s -> max(s, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1,
+                                          zip(join(join(window)), join(join(w))))),
+                                   zip(weights, biases))),
+                    slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, img)))
+)";
+  const std::string pool =
+      "def pooled = map2D(pw -> join(map(ch -> reduce(-inf, (a, v) -> max(a, v), join(ch)), transpose(map(transpose, "
+      "pw)))), ";
+  for (const auto& [name, windows] : {std::pair<std::string, std::string>{"overlapping", "slide2D(3, 3, 2, 2, convr(image)))\n"},
+                                      {"cropped", "slide2D(2, 2, 2, 2, pad2D(0, -1, 0, -1, 0.0, convr(image))))\n"}}) {
+    SCOPED_TRACE(name);
+    std::ofstream(dir_ / (name + ".sr")) << header << pool << windows;
+    std::filesystem::remove_all(dir_ / "out");
+    Result r = run(fmt::format("explore {}.sr -s conv-gemm --search random --pareto --evals 2 --jobs 1 --db {}.db -o out",
+                               name, name));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    expect_all_in(r.output, {"(the convolution alone takes every dense strategy; not fused back: no fusion takes it): "
+                             "pooled into pooled_conv (the convolution) and pooled (its pooling)\n",
+                             "layer 1/2 (pooled_conv): 2 alternative(s) of 1 strategy (conv-gemm)",
+                             "layer 2/2 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)"});
+    EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
+    expect_every_front_point_matches(*this, name, "pooled: matches the expected values (36 values)");
+  }
 }
 
 // `liftc space` shows the layers explore searches: the convolution split off, which conv-gemm

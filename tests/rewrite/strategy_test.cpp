@@ -553,8 +553,8 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
   const std::string why =
       "its step `unpooled-conv-form` applies nowhere: a convolution whose outputs are computed over the whole image (no "
       "pooled-conv-windows), which partial sums, im2col and local-memory tiles computed by kernels or work-groups of "
-      "their own need, and kernels put on a global dimension of their own (conv-naive, conv-gpu, conv-gpu-k0: each "
-      "work-item would pool channels other work-items compute): a convolution fused with the pooling that reads it (a 2D map over non-overlapping windows of its "
+      "their own need, and kernels or channel groups put on a global dimension of their own (conv-naive, conv-gpu, "
+      "conv-gpu-k0, conv-depthwise-kappa: each work-item would pool channels other work-items compute): a convolution fused with the pooling that reads it (a 2D map over non-overlapping windows of its "
       "output, in one definition or as two layers explore fuses) computes its outputs inside each pooling window, by a "
       "work-item each; its strategies are conv-pool-tile, conv-pool-kappa and conv-pool-tile-rt (a convolution pooled "
       "in its own definition is split by liftc explore into the convolution, which every dense strategy takes, and the "
@@ -569,6 +569,25 @@ TEST(Strategy, AConvolutionAndItsPoolingInOneDefinitionIsToldWhyTheWholeImageStr
       EXPECT_EQ(e.message(), "strategy `" + std::string(strategy) + "` does not apply to any definition of <test> (" +
                                  why + ")");
     }
+  }
+  // A depthwise convolution and its 2x2 max pooling in one definition: conv-depthwise-kappa's
+  // channel groups on a global dimension of their own would each pool the channels of the
+  // others inside the pooling window's sequential loop (code generation refused it: "the
+  // values that mapGlb(2) computes inside a sequential loop (mapSeq) are read, with the
+  // loop's other values, by other work-items"); it is told why as the others are.
+  try {
+    rewrite_program(library(), "conv-depthwise-kappa", program(R"(size C = 4, H = 6, W = 6
+input image : [[[float]C]W]H
+input kernels : [[[float]3]3]C
+input biases : [float]C
+def pooled = map2D(win -> join(map(c -> reduce(-inf, (a, v) -> max(a, v), c), transpose(join(win)))),
+  slide2D(2, 2, 2, 2, map2D(w -> join(map((k, b, ch) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(ch), join(k))),
+                                          zip(kernels, biases, transpose(map(transpose, w))))),
+                            slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))))
+)"));
+    ADD_FAILURE() << "conv-depthwise-kappa applied";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "strategy `conv-depthwise-kappa` does not apply to any definition of <test> (" + why + ")");
   }
 }
 

@@ -32,19 +32,19 @@ std::optional<ir::Program> normal_forms(const ir::Program& program, const rewrit
   return std::nullopt;
 }
 
-ir::Expr pooled_array(const ir::Expr& e, const std::map<std::string, std::int64_t>& sizes) {
+ir::Expr pooled_array(const ir::Expr& e, const std::map<std::string, std::int64_t>& sizes, bool overlapping) {
   auto call = [](const ir::Expr& x, ir::Prim p) { return x.kind() == ir::ExprKind::Call && x->prim == p; };
   auto lambda_of = [](const ir::Expr& f) { return f.kind() == ir::ExprKind::Lambda && f->params.size() == 1; };
   auto at_least_2 = [&](const arith::Expr& n) {
     std::optional<std::int64_t> v = arith::evaluate(n, sizes);
     return v && *v >= 2;
   };
-  // A slide whose size is its step, or a split: non-overlapping windows of two or more.
+  // A slide whose size is its step (any step, with `overlapping`), or a split: windows of two or more.
   auto non_overlapping = [&](const ir::Expr& x) {
     if (call(x, ir::Prim::Split)) return at_least_2(x->sizes[0]);
     if (!call(x, ir::Prim::Slide)) return false;
     std::optional<std::int64_t> size = arith::evaluate(x->sizes[0], sizes), step = arith::evaluate(x->sizes[1], sizes);
-    return size && step && *size == *step && *size >= 2;
+    return size && step && (*size == *step || overlapping) && *size >= 2;
   };
   if (!call(e, ir::Prim::Map) || !lambda_of(e->args[0])) return {};
   const ir::Expr& t = e->args[0]->args[0];

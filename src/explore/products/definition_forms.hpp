@@ -28,7 +28,8 @@ std::optional<ir::Program> normal_forms(const ir::Program& program, const rewrit
 /// `map(t -> transpose(t), slide(p, p, map(row -> slide(q, q, row), x)))`, or the prelude's
 /// tile2D tiles, `map(t -> transpose(t), split(p, map(row -> split(q, row), x)))` (which
 /// normal-form makes those windows, pool-tiles-as-windows), p and q at least 2 at the size
-/// values `sizes` (a pooling's windows); undefined when `e` is not.
-ir::Expr pooled_array(const ir::Expr& e, const std::map<std::string, std::int64_t>& sizes);
+/// values `sizes` (a pooling's windows); undefined when `e` is not. With `overlapping`, slide2D's
+/// windows of any step too (a 3x3 pooling with stride 2: each value in several windows).
+ir::Expr pooled_array(const ir::Expr& e, const std::map<std::string, std::int64_t>& sizes, bool overlapping = false);
 
 }  // namespace liftc::explore::detail

@@ -32,6 +32,40 @@ bool convolution(const ir::Expr& e, const std::vector<std::string>& globals) {
   return g.defined() && detail::reduces(g->args[0]) && reads_only(e, globals);
 }
 
+// Whether `e` holds a convolution of `globals`: a 2D map whose function reduces somewhere in
+// it (a channel-first convolution's planes, `map((w, b) -> map2D(g, windows), ...)`, or its
+// normal form, the channel-last convolution transposed), reading nothing else.
+bool holds_convolution(const ir::Expr& e, const std::vector<std::string>& globals) {
+  auto has = [](const auto& self, const ir::Expr& x) -> bool {
+    if (ir::Expr g = ir::map2d_function(x); g.defined() && detail::reduces(g->args[0])) return true;
+    return std::any_of(x->args.begin(), x->args.end(), [&](const ir::Expr& a) { return self(self, a); });
+  };
+  return has(has, e) && reads_only(e, globals);
+}
+
+// The array `e` pads or crops, `pad(a, b, v, x)` or `map(r -> pad(a, b, v, r), x)` (pad2D's
+// two pads; negative amounts crop, as a floor-mode pooling's); undefined when `e` is neither.
+ir::Expr padded(const ir::Expr& e) {
+  auto call = [](const ir::Expr& x, ir::Prim p) { return x.kind() == ir::ExprKind::Call && x->prim == p; };
+  if (call(e, ir::Prim::Pad)) return e->args[1];
+  if (!call(e, ir::Prim::Map) || e->args[0].kind() != ir::ExprKind::Lambda || e->args[0]->params.size() != 1)
+    return {};
+  const ir::Expr& row = e->args[0]->args[0];
+  if (!call(row, ir::Prim::Pad) || row->args[1].kind() != ir::ExprKind::Var || row->args[1]->name != e->args[0]->params[0])
+    return {};
+  return e->args[1];
+}
+
+// What split_poolings splits off `x`, the array a pooling's windows are of: `x` where it is a
+// convolution of `globals` or holds one (its values combined element-wise with others after
+// it: a residual add), or that of what a padding or a crop of `x` pads (the padding, a view,
+// stays in the pooling: a floor-mode pooling's crop); undefined when none.
+ir::Expr split_off(const ir::Expr& x, const std::vector<std::string>& globals) {
+  if (convolution(x, globals)) return x;
+  if (ir::Expr inner = padded(x); inner.defined()) return split_off(inner, globals);
+  return holds_convolution(x, globals) ? x : ir::Expr{};
+}
+
 // Whether `e` is a lambda with a parameter `name`.
 bool binds(const ir::Expr& e, const std::string& name) {
   return e.kind() == ir::ExprKind::Lambda && std::find(e->params.begin(), e->params.end(), name) != e->params.end();
@@ -53,6 +87,23 @@ ir::Expr window_outputs(const ir::Expr& e, const std::string& ww) {
   return {};
 }
 
+// Whether `e` (a plane's function, its parameter `plane`) takes non-overlapping windows
+// (detail::pooled_array) of the plane: of an array that reads the plane and nothing else
+// (the plane, its values' one-element arrays joined, `map(join, plane)`). Nothing that
+// rebinds `plane` is looked into.
+bool pools_plane(const ir::Expr& e, const std::string& plane, const std::map<std::string, std::int64_t>& sizes,
+                 bool overlapping) {
+  if (binds(e, plane)) return false;
+  if (ir::Expr a = detail::pooled_array(e, sizes, overlapping);
+      a.defined() && ir::free_vars(a) == std::vector<std::string>{plane})
+    return true;
+  for (std::size_t i = 0; i < e->args.size(); ++i) {
+    if (e.kind() == ir::ExprKind::Let && i == 1 && e->name == plane) continue;  // the let's body sees another plane
+    if (pools_plane(e->args[i], plane, sizes, overlapping)) return true;
+  }
+  return false;
+}
+
 // Whether `e` takes non-overlapping windows of something anywhere (detail::pooled_array):
 // only then may its normal form be a pooling of a convolution's output.
 bool pools(const ir::Expr& e, const std::map<std::string, std::int64_t>& sizes) {
@@ -63,18 +114,50 @@ bool pools(const ir::Expr& e, const std::map<std::string, std::int64_t>& sizes) 
 // A definition split: the convolution's body and the pooling's body over `conv`.
 struct Parts {
   ir::Expr convolution, pooling;
+  bool alone = true;  // `convolution` the convolution alone, not with values combined with its own after it
 };
 
+// `body` (typed) as a channel-first (CHW) convolution of `globals` pooled plane by plane,
+// `map(pl -> F(pl), X)`, F pooling non-overlapping windows of its plane, X holding a
+// convolution: X and `map(pl -> F(pl), conv)`; none when it is not that form.
+std::optional<Parts> plane_pool_parts(const ir::Expr& body, const std::vector<std::string>& globals,
+                                      const std::string& conv, const std::map<std::string, std::int64_t>& sizes) {
+  if (body.kind() != ir::ExprKind::Call || body->prim != ir::Prim::Map) return std::nullopt;
+  const ir::Expr& f = body->args[0];
+  // Overlapping windows only where the plane's function reads nothing else (a pooling).
+  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1 ||
+      !pools_plane(f->args[0], f->params[0], sizes, ir::free_vars(f).empty()))
+    return std::nullopt;
+  const ir::Expr& planes = body->args[1];
+  if (!holds_convolution(planes, globals)) return std::nullopt;
+  return Parts{planes, ir::with_args(body, {f, ir::make_var(conv)})};
+}
+
 // `body` (typed) as a convolution of `globals` and the pooling over it named `conv`; none
-// when it is neither form. `avoid`: every name of the program and of `body`.
+// when it is none of the forms. `avoid`: every name of the program and of `body`.
 std::optional<Parts> pool_parts(const ir::Expr& body, const std::vector<std::string>& globals, const std::string& conv,
                                 const std::vector<std::string>& avoid, const std::map<std::string, std::int64_t>& sizes) {
+  // A view of such a pooling (a batch of one, `transpose(split(1, P))`: normal-form's form of
+  // `map(img -> P(img), images)` with one image): the view stays on the pooling.
+  if (body.kind() == ir::ExprKind::Call && body->args.size() == 1 &&
+      (body->prim == ir::Prim::Transpose || body->prim == ir::Prim::Split || body->prim == ir::Prim::Join)) {
+    std::optional<Parts> inner = pool_parts(body->args[0], globals, conv, avoid, sizes);
+    if (inner) inner->pooling = ir::with_args(body, {inner->pooling});
+    return inner;
+  }
   ir::Expr f = ir::map2d_function(body);
-  if (!f.defined()) return std::nullopt;
-  ir::Expr pooled = detail::pooled_array(body->args[1], sizes);
-  if (!pooled.defined()) return std::nullopt;
-  // As written: the pooling's windows of the convolution's output.
-  if (convolution(pooled, globals)) return Parts{pooled, ir::replace_node(body, pooled, ir::make_var(conv))};
+  if (!f.defined()) return plane_pool_parts(body, globals, conv, sizes);
+  // Windows that overlap (each value in several) only where the function of a window reads
+  // nothing else (a pooling, not a second convolution).
+  bool overlapping = !detail::pooled_array(body->args[1], sizes).defined();
+  ir::Expr pooled = detail::pooled_array(body->args[1], sizes, ir::free_vars(f).empty());
+  if (!pooled.defined()) return plane_pool_parts(body, globals, conv, sizes);
+  // As written: the pooling's windows of the convolution's output, or of its values combined
+  // element-wise with others (a residual add, which split_residuals then splits off it), or
+  // of a crop of either (pad2D with negative amounts, which stays in the pooling).
+  if (ir::Expr part = split_off(pooled, globals); part.defined())
+    return Parts{part, ir::replace_node(body, part, ir::make_var(conv)), convolution(part, globals)};
+  if (overlapping) return std::nullopt;
   // The convolution's outputs computed inside each pooling window, `ww -> F(map2D(g, ww))`
   // over the windows of the convolution's windows: `map2D(g, windows)` and `pw -> F(pw)`.
   const std::string& ww = f->params[0];
@@ -146,7 +229,7 @@ PooledProgram split_poolings(const ir::Program& program, const rewrite::RuleSet*
     globals.push_back(conv);
     out.program.defs.push_back({conv, parts.convolution, def.loc});
     out.program.defs.push_back({def.name, parts.pooling, def.loc});
-    out.splits.push_back({def.name, conv, from_normal_form});
+    out.splits.push_back({def.name, conv, from_normal_form, parts.alone});
   }
   if (out.splits.empty()) return {program, {}};
   typecheck::typecheck(out.program);  // an internal error, not the user's, if it does not check
@@ -163,7 +246,8 @@ void add_pool_split_references(Problem& network, const PooledProgram& split) {
 std::string pool_splits_text(const PooledProgram& split) {
   std::vector<std::string> out;
   for (const auto& s : split.splits)
-    out.push_back(fmt::format("{} into {} (the convolution) and {} (its pooling)", s.definition, s.convolution,
+    out.push_back(fmt::format("{} into {} ({}) and {} (its pooling)", s.definition, s.convolution,
+                              s.convolution_alone ? "the convolution" : "the convolution and what follows it",
                               s.definition));
   return fmt::format("{}", fmt::join(out, "; "));
 }

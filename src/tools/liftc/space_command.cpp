@@ -226,16 +226,17 @@ void run_space(const SpaceOptions& o) {
                                    : constraints::find_target(o.target, constraints::default_targets_dir());
   rewrite::RuleSet rules = rewrite::load_rules_dir(o.rules_dir.empty() ? rewrite::default_rules_dir() : o.rules_dir);
   ir::Program program = parse::load_program(o.file);
-  // A convolution whose definition adds a residual: its layers as explore searches them, the
-  // convolution split off and the add over it (explore's fused alternative is the definition whole).
-  explore::ResidualProgram residual;
-  if (!o.whole_program) residual = explore::split_residuals(program, &rules);
-  if (!residual.splits.empty()) program = residual.program;
-  // A convolution and its pooling in one definition: the same, the convolution split off and
-  // the pooling over it (explore's fused alternative is the definition whole).
+  // A convolution and its pooling in one definition: its layers as explore searches them, the
+  // convolution split off and the pooling over it (explore's fused alternative is the
+  // definition whole).
   explore::PooledProgram pooled;
   if (!o.whole_program) pooled = explore::split_poolings(program, &rules);
   if (!pooled.splits.empty()) program = pooled.program;
+  // A convolution whose definition adds a residual (what a pooling was split off of, too): the
+  // same, the convolution split off and the add over it.
+  explore::ResidualProgram residual;
+  if (!o.whole_program) residual = explore::split_residuals(program, &rules);
+  if (!residual.splits.empty()) program = residual.program;
   // A program of several definitions is a network: the space of each layer, as explore
   // searches it (layers of one shape once).
   std::vector<explore::Layer> layers;
@@ -315,16 +316,29 @@ void run_space(const SpaceOptions& o) {
                written);
   else if (layers.empty() && !o.whole_program && explore::is_network(program))
     fmt::print("// a rewritten network (its layers share tuning parameters): the whole program's space\n");
-  if (!residual.splits.empty())
-    fmt::print("// a residual add split off its convolution: {}; the convolution alone takes every dense strategy: "
-               "explore searches these layers, and the definition whole as their fused alternative (--whole-program: "
-               "the program as written, not split)\n",
-               explore::residual_splits_text(residual));
+  // Whether each of `splits` has its definition whole among the fused layers (explore's
+  // alternative to the split; a channel-first convolution pooled per plane has none).
+  auto all_fused_back = [&](const auto& splits) {
+    return std::all_of(splits.begin(), splits.end(), [&](const auto& split) {
+      return std::any_of(split_backs.begin(), split_backs.end(), [&](std::size_t i) {
+        return layers[i].name == split.definition && layers[i].fused == std::vector<std::string>{split.convolution};
+      });
+    });
+  };
+  const std::string unfused = o.fusion == "off" ? "not fused back (--fusion off)" : "not fused back: no fusion takes it";
   if (!pooled.splits.empty())
     fmt::print("// a pooling split off its convolution: {}; the convolution alone takes every dense strategy: explore "
-               "searches these layers, and the definition whole (the convolution computed inside each pooling window) "
-               "as their fused alternative (--whole-program: the program as written, not split)\n",
-               explore::pool_splits_text(pooled));
+               "searches these layers, {} (--whole-program: the program as written, not split)\n",
+               explore::pool_splits_text(pooled),
+               all_fused_back(pooled.splits)
+                   ? "and the definition whole (the convolution computed inside each pooling window) as their fused "
+                     "alternative"
+                   : unfused);
+  if (!residual.splits.empty())
+    fmt::print("// a residual add split off its convolution: {}; the convolution alone takes every dense strategy: "
+               "explore searches these layers, {} (--whole-program: the program as written, not split)\n",
+               explore::residual_splits_text(residual),
+               all_fused_back(residual.splits) ? "and the definition whole as their fused alternative" : unfused);
   if (!grouped.splits.empty())
     fmt::print("// a grouped convolution split by group: {}; each group a dense convolution over its channels of the "
                "image (every dense strategy takes it), their outputs joined per pixel: explore searches these layers "
