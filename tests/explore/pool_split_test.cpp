@@ -124,12 +124,18 @@ const std::string kConv =
 // A max pooling of each channel over a window.
 const std::string kMax = "pw -> join(map(c -> reduce(-inf, (a, v) -> max(a, v), c), transpose(join(pw))))";
 
-const std::string kChwHeader = R"(size C = 2, H = 6, W = 6, M = 4
+// The inputs of a channel-first convolution of 2 channels into 4 on a side x side image, and
+// its windows built plane by plane.
+std::string chw_header(int side) {
+  return fmt::format(R"(size C = 2, H = {0}, W = {0}, M = 4
 input weights : [[[[float]3]3]C]M
 input biases : [float]M
 input image : [[[float]W]H]C
 def windows(img) = map(transpose, transpose(map(pl -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, pl)), img)))
-)";
+)",
+                     side);
+}
+const std::string kChwHeader = chw_header(6);
 
 // A kernel's sum over a window with its bias and a ReLU, one value (`conv` of a CHW plane per kernel).
 const std::string kChwSum =
@@ -179,13 +185,7 @@ input weights : [[[[float]C]3]3]M
 input biases : [float]M
 input image : [[[float]C]W]H
 )";
-  const std::string chw = R"(size C = 2, H = 7, W = 7, M = 4
-input weights : [[[[float]3]3]C]M
-input biases : [float]M
-input image : [[[float]W]H]C
-def windows(img) = map(transpose, transpose(map(pl -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, pl)), img)))
-)";
-  const std::string planes = fmt::format(
+  const std::string chw = chw_header(7);  const std::string planes = fmt::format(
       "map((w, b) -> map(join, map2D(win -> {}, windows(image))), zip(weights, biases))", kChwSum);
   const std::string plane_max = "map(join, map2D(w -> reduce(-inf, (a, v) -> max(a, v), join(w)), ";
   for (const std::string& program_text :
