@@ -64,6 +64,66 @@ TEST(HostProgram, HalfStorageBuildsAndMatchesTheInProcessRun) {
   std::filesystem::remove_all(dir);
 }
 
+// A layer beyond the tolerance only through the network: y = a + b, then z = 1000 y. The
+// expected y is the run's plus 0.0009 (within the tolerance, 0.001 + 0.001 |y|), and the
+// expected z is 1000 times that: through the network z is 0.9 off, beyond its tolerance, but
+// on the expected y it matches, so it passes and says so. Where z is wrong on the expected y
+// too, it differs and the program exits 1.
+TEST(HostProgram, ALayerRightOnTheValuesItReadsPassesWhereTheDifferenceIsCarriedFromTheLayersBefore) {
+  Expr sum = make_call(Prim::MapGlb, {0},
+                       {make_lambda({"x", "w"}, make_call(Prim::Add, {}, {make_var("x"), make_var("w")})),
+                        make_call(Prim::Zip, {}, {make_var("a"), make_var("b")})});
+  Expr scaled =
+      make_call(Prim::MapGlb, {0},
+                {make_lambda({"x"}, make_call(Prim::Mul, {}, {make_var("x"), make_float(1000.0)})), make_var("y")});
+  Program p;
+  p.inputs = {{"a", Type::array(Type::float_(), 16), {}}, {"b", Type::array(Type::float_(), 16), {}}};
+  p.defs = {{"y", sum, {}}, {"z", scaled, {}}};
+  Program c = testing::checked(p);
+  Module m = generate(c);
+  interp::Tensors inputs = interp::random_inputs(c, 3);
+  for (std::size_t i = 0; i < 16; ++i) inputs.at("a").f32[i] = 0.0001f * float(i), inputs.at("b").f32[i] = 0.0f;
+  interp::Tensors expected = interp::evaluate(c, inputs);
+  for (float& v : expected.at("y").f32) v += 0.0009f;
+  for (std::size_t i = 0; i < 16; ++i) expected.at("z").f32[i] = 1000.0f * expected.at("y").f32[i];
+
+  auto dir = std::filesystem::temp_directory_path() / ("liftc_host_carried_test_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  write_host_project(m, (dir / "src").string(), "host");
+  for (const char* sub : {"in", "out", "want", "wrong"}) std::filesystem::create_directories(dir / sub);
+  for (const auto& [name, t] : inputs) io::write_npy((dir / "in" / (name + ".npy")).string(), t);
+  for (const auto& [name, t] : expected) io::write_npy((dir / "want" / (name + ".npy")).string(), t);
+  io::Tensor wrong_z = expected.at("z");
+  wrong_z.f32[5] += 1.0f;
+  io::write_npy((dir / "wrong" / "y.npy").string(), expected.at("y"));
+  io::write_npy((dir / "wrong" / "z.npy").string(), wrong_z);
+  std::string d = dir.string();
+  std::string cmd = "cmake -S " + d + "/src -B " + d + "/build > " + d + "/log.txt 2>&1 && cmake --build " + d +
+                    "/build >> " + d + "/log.txt 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "see " << d << "/log.txt";
+  auto host = [&](const std::string& want) {
+    std::string run = "timeout 60 " + d + "/build/host " + d + "/in " + d + "/out --expected " + d + "/" + want +
+                      " > " + d + "/run.txt 2>&1";
+    int status = std::system(run.c_str());
+    std::ifstream in(d + "/run.txt");
+    return std::pair<int, std::string>{
+        status, std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>())};
+  };
+  auto [status, printed] = host("want");
+  EXPECT_EQ(status, 0) << printed;
+  EXPECT_NE(printed.find("y: matches the expected values (16 values)\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("z: matches the expected values (16 values) on the expected values of the layers it reads; "
+                         "through the network 16 of them are beyond the tolerance, the first at [0]"),
+            std::string::npos)
+      << printed;
+  EXPECT_EQ(printed.find("DIFFERS"), std::string::npos) << printed;
+  auto [wrong_status, wrong_printed] = host("wrong");
+  EXPECT_NE(wrong_status, 0) << wrong_printed;
+  EXPECT_NE(wrong_printed.find("z: DIFFERS: 16 of 16 values differ, the first at [0]"), std::string::npos)
+      << wrong_printed;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
   Expr body = make_call(Prim::MapGlb, {0}, {make_lambda({"x", "z"}, make_call(Prim::Add, {}, {make_var("x"), make_var("z")})),
                                             make_call(Prim::Zip, {}, {make_var("a"), make_var("b")})});

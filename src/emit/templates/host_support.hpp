@@ -226,40 +226,57 @@ inline double element(const std::vector<char>& data, size_t i, bool is_float) {
   return v;
 }
 
-// Checks one output: no element may still hold the poison; with `expected`, every element
-// must be within the tolerance, an output stored as halves within one half ulp more (rtol +
-// 2^-10, as liftc run and explore compare it: runtime::Tolerance::for_half). Prints one line;
-// returns whether it passed.
-inline bool check_output(const BufferInfo& b, const std::vector<char>& got, const std::vector<char>* expected, double rtol,
-                         double atol) {
-  if (b.half) rtol += 1.0 / 1024.0;
+// One output against what it should hold: the elements that still hold the poison, and
+// (with `expected`) those beyond the tolerance, an output stored as halves within one half ulp
+// more (rtol + 2^-10, as liftc run and explore compare it: runtime::Tolerance::for_half).
+struct Comparison {
   size_t unwritten = 0, first_unwritten = 0;
+  size_t differ = 0, first = 0;
+  bool ok() const { return unwritten == 0 && differ == 0; }
+};
+
+inline Comparison compare_output(const BufferInfo& b, const std::vector<char>& got, const std::vector<char>* expected,
+                                 double rtol, double atol) {
+  if (b.half) rtol += 1.0 / 1024.0;
+  Comparison c;
   for (size_t i = 0; i < b.elements; ++i) {
     uint32_t bits;
     std::memcpy(&bits, &got[i * 4], 4);
-    if (bits == kPoison && unwritten++ == 0) first_unwritten = i;
+    if (bits == kPoison && c.unwritten++ == 0) c.first_unwritten = i;
   }
-  if (unwritten > 0) {
-    std::printf("%s: %zu of %zu elements were never written (the first at [%zu])\n", b.name, unwritten, b.elements,
-                first_unwritten);
-    return false;
-  }
-  if (!expected) return true;
-  size_t differ = 0, first = 0;
+  if (c.unwritten > 0 || !expected) return c;
   for (size_t i = 0; i < b.elements; ++i) {
     double a = element(got, i, b.is_float), w = element(*expected, i, b.is_float);
     bool ok = std::isnan(a) || std::isnan(w) ? std::isnan(a) && std::isnan(w)
               : std::isinf(a) || std::isinf(w) ? a == w
                                                : std::fabs(a - w) <= atol + rtol * std::fabs(w);
-    if (!ok && differ++ == 0) first = i;
+    if (!ok && c.differ++ == 0) c.first = i;
   }
-  if (differ == 0) {
+  return c;
+}
+
+// Prints compare_output's verdict on one output in one line; returns whether it passed.
+inline bool report_output(const BufferInfo& b, const Comparison& c, const std::vector<char>& got,
+                          const std::vector<char>* expected) {
+  if (c.unwritten > 0) {
+    std::printf("%s: %zu of %zu elements were never written (the first at [%zu])\n", b.name, c.unwritten, b.elements,
+                c.first_unwritten);
+    return false;
+  }
+  if (!expected) return true;
+  if (c.differ == 0) {
     std::printf("%s: matches the expected values (%zu values)\n", b.name, b.elements);
     return true;
   }
-  std::printf("%s: DIFFERS: %zu of %zu values differ, the first at [%zu]: got %.9g expected %.9g\n", b.name, differ,
-              b.elements, first, element(got, first, b.is_float), element(*expected, first, b.is_float));
+  std::printf("%s: DIFFERS: %zu of %zu values differ, the first at [%zu]: got %.9g expected %.9g\n", b.name, c.differ,
+              b.elements, c.first, element(got, c.first, b.is_float), element(*expected, c.first, b.is_float));
   return false;
+}
+
+// Checks one output (compare_output) and prints the verdict; returns whether it passed.
+inline bool check_output(const BufferInfo& b, const std::vector<char>& got, const std::vector<char>* expected,
+                         double rtol, double atol) {
+  return report_output(b, compare_output(b, got, expected, rtol, atol), got, expected);
 }
 
 // A non-negative finite number from a flag's value, or fail naming the flag.
@@ -400,21 +417,26 @@ inline void release(std::vector<cl_mem>& mems) {
 
 // A device buffer for `b`: an input holding `data`, any other buffer the poison, so an
 // element a run never writes shows.
+// What a buffer holds on the device for float32 values `data`: the values, or for a half
+// buffer each rounded to a half.
+inline std::vector<char> device_values(const BufferInfo& b, const std::vector<char>& data) {
+  if (!b.half) return data;
+  std::vector<char> halves(b.device_bytes());
+  for (size_t e = 0; e < b.elements; ++e) {
+    float f;
+    std::memcpy(&f, &data[e * 4], 4);
+    uint16_t h = liftc::half::from_float(f);
+    std::memcpy(&halves[e * 2], &h, 2);
+  }
+  return halves;
+}
+
 inline cl_mem make_buffer(cl_context context, cl_command_queue queue, const BufferInfo& b, const std::vector<char>& data) {
   cl_int err;
   cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE, b.device_bytes(), nullptr, &err);
   check(err, std::string("allocating buffer ") + b.name);
-  std::vector<char> halves;  // a half buffer's input: its float32 values rounded to halves
-  if (b.half && b.role == 0) {
-    halves.resize(b.device_bytes());
-    for (size_t e = 0; e < b.elements; ++e) {
-      float f;
-      std::memcpy(&f, &data[e * 4], 4);
-      uint16_t h = liftc::half::from_float(f);
-      std::memcpy(&halves[e * 2], &h, 2);
-    }
-  }
-  const void* upload = b.half ? static_cast<const void*>(halves.data()) : static_cast<const void*>(data.data());
+  std::vector<char> values = b.role == 0 ? device_values(b, data) : std::vector<char>();
+  const void* upload = values.data();
   err = b.role == 0 ? clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, b.device_bytes(), upload, 0, nullptr, nullptr)
         : b.half    ? clEnqueueFillBuffer(queue, m, &kPoisonHalf, 2, 0, b.device_bytes(), 0, nullptr, nullptr)
                     : clEnqueueFillBuffer(queue, m, &kPoison, 4, 0, b.device_bytes(), 0, nullptr, nullptr);
@@ -641,16 +663,37 @@ struct RunResult {
 // The device then holds at once the buffers of the step that runs and those alive across
 // it, as liftc's memory objective counts them (a network: each buffer freed after its last
 // reader), and the most it held is RunResult::peak_bytes.
+//
+// With `layer_inputs` (the expected values of the outputs, by buffer index), each step reads
+// the outputs that earlier steps made as those values: before it, each output an earlier
+// step made is read back, once (what the steps before gave it: its result), and written with
+// its expected values. Each layer then runs on the values the interpreter gave the layers it
+// reads, as liftc explore validated it, so a difference an earlier layer left within the
+// tolerance (half storage's rounding) is not carried into its result. An output that several
+// steps write is read back after the first: its result then holds the poison where the later
+// ones write, and does not pass.
 inline RunResult run_plan(cl_context context, cl_command_queue queue, const PlanInfo& plan, const BuiltPlan& built,
-                          const std::vector<std::vector<char>>& inputs) {
+                          const std::vector<std::vector<char>>& inputs,
+                          const std::vector<std::vector<char>>* layer_inputs = nullptr) {
   std::vector<Span> spans = buffer_spans(plan);
   std::vector<cl_mem> mems(plan.buffers.size(), nullptr);
+  std::vector<bool> read_back(plan.buffers.size(), false);
   RunResult result;
   result.outputs.resize(plan.buffers.size());
   size_t held = 0, step = 0;
   try {
     for (size_t s = 0; s < plan.stages.size(); ++s)
       for (size_t i = 0; i < plan.stages[s].kernels.size(); ++i, ++step) {
+        for (size_t b = 0; layer_inputs && step > 0 && b < plan.buffers.size(); ++b) {
+          const BufferInfo& info = plan.buffers[b];
+          if (info.role != 1 || !mems[b] || (*layer_inputs)[b].empty()) continue;
+          if (!read_back[b]) result.outputs[b] = read_buffer(queue, mems[b], info);
+          read_back[b] = true;
+          std::vector<char> values = device_values(info, (*layer_inputs)[b]);
+          check(
+              clEnqueueWriteBuffer(queue, mems[b], CL_TRUE, 0, info.device_bytes(), values.data(), 0, nullptr, nullptr),
+              std::string("writing the expected values of ") + info.name);
+        }
         for (size_t b = 0; b < plan.buffers.size(); ++b) {
           if (spans[b].first != step) continue;
           mems[b] = make_buffer(context, queue, plan.buffers[b], inputs[b]);
@@ -660,7 +703,8 @@ inline RunResult run_plan(cl_context context, cl_command_queue queue, const Plan
         result.times.push_back(run_step(queue, plan.stages[s].kernels[i], built.kernels[s][i], mems));
         for (size_t b = 0; b < plan.buffers.size(); ++b) {
           if (spans[b].last != step) continue;
-          if (plan.buffers[b].role == 1) result.outputs[b] = read_buffer(queue, mems[b], plan.buffers[b]);
+          if (plan.buffers[b].role == 1 && !read_back[b])
+            result.outputs[b] = read_buffer(queue, mems[b], plan.buffers[b]);
           clReleaseMemObject(mems[b]);
           mems[b] = nullptr;
           held -= plan.buffers[b].device_bytes();
