@@ -517,7 +517,7 @@ TEST(Strategy, WhatIsNotRowsOfSumsIsToldWhatRowsOmegaNeeds) {
       "(reduce-split-strided), computed by a kernel of their own and summed after (row-partial-sums-out, -activation, "
       "row-pair-partial-sums-out, -activation) or by a work-group per row, which needs a definition whose value is the "
       "join of a map over rows or "
-      "(row, bias) pairs, each a sum (a + reduction: a channel over the pixels, a row's multiply-accumulate with a "
+      "(row, bias) pairs (or that map, its one-element sums not joined), each a sum (a + reduction: a channel over the pixels, a row's multiply-accumulate with a "
       "vector) from a start that no row changes or from its bias, an element-wise function after it or none (a "
       "convolution's sums sit in its map over windows: its omega partial sums are conv-chw-omega's; a matrix "
       "product's in its map over each row's columns: matmul-parametric splits them)";
