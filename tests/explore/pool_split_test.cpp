@@ -16,6 +16,7 @@
 #include "liftc/interp/interp.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/parse/parse.hpp"
+#include "liftc/rewrite/engine.hpp"
 #include "liftc/rewrite/load.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 #include "../readable_name.hpp"
@@ -207,22 +208,26 @@ input image : [[[float]C]W]H
 }
 
 // A batch of one image, each convolved and pooled in one definition, `map(img -> P(img),
-// images)`: not split as written; its normal form is the pooling of the one image under a
-// view that restores the batch, `transpose(split(1, P))`, which is split, the view kept on
-// the pooling: the same values within the tolerance of a normal-form split.
-TEST(PoolSplits, ABatchOfOneImagePooledInItsConvolutionsDefinitionIsSplitInNormalForm) {
+// images)`: split as written, as a map whose function pools the convolution it computes from
+// its element (element_pool_parts), bit for bit; its normal form (the pooling of the one
+// image under a view that restores the batch, `transpose(split(1, P))`) is split too, the
+// view kept on the pooling: the same values within the tolerance of a normal-form split.
+TEST(PoolSplits, ABatchOfOneImagePooledInItsConvolutionsDefinitionIsSplit) {
   ir::Program program = parsed(R"(size C = 2, H = 6, W = 6, M = 4, N = 1
 input weights : [[[[float]C]3]3]M
 input biases : [float]M
 input images : [[[[float]C]W]H]N
 )" + fmt::format("def pooled = map(img -> map2D({}, slide2D(2, 2, 2, 2, {})), images)\n", kMax,
                  std::string(kConv).replace(kConv.rfind("image"), 5, "img")));
-  EXPECT_EQ(pool_splits_text(split_poolings(program)), "");
-  PooledProgram split = split_poolings(program, &rules());
-  ASSERT_EQ(pool_splits_text(split), kPooledSplit);
-  EXPECT_TRUE(split.splits[0].normal_form);
   interp::Tensors inputs = interp::random_inputs(typecheck::typecheck(ir::bind_sizes(program, {})).program, 4);
   const std::vector<float> want = values(program, inputs).at("pooled").f32;
+  PooledProgram as_written = split_poolings(program);
+  ASSERT_EQ(pool_splits_text(as_written), kPooledSplit);
+  EXPECT_FALSE(as_written.splits[0].normal_form);
+  EXPECT_EQ(values(as_written.program, inputs).at("pooled").f32, want);
+  ir::Program normal = rewrite::rewrite_program(rules(), "normal-form", program, {}).programs.front().program;
+  PooledProgram split = split_poolings(normal);
+  ASSERT_EQ(pool_splits_text(split), kPooledSplit);
   const std::vector<float> got = values(split.program, inputs).at("pooled").f32;
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i)
@@ -299,6 +304,17 @@ TEST(PoolSplits, AChannelFirstConvolutionPooledPlaneByPlaneIsSplit) {
                 false},
            Case{fmt::format("let c = {} in map(pl -> map(join, map2D({}, slide2D(2, 2, 2, 2, pl))), c)", planes, max),
                 true},
+           // Each kernel's plane pooled inside the map over (kernel, bias) pairs, as it is made
+           // (element_pool_parts), the windows named by a let or not (found by a generality check).
+           Case{fmt::format("map((w, b) -> map(join, map2D({}, slide2D(2, 2, 2, 2, map(join, map2D(win -> {}, "
+                            "windows(image)))))), zip(weights, biases))",
+                            max, kChwSum),
+                false},
+           Case{
+               fmt::format("let ws = windows(image) in map((w, b) -> map(join, map2D({}, slide2D(2, 2, 2, 2, map(join, "
+                           "map2D(win -> {}, ws))))), zip(weights, biases))",
+                           max, kChwSum),
+               false},
        }) {
     SCOPED_TRACE(c.body);
     ir::Program program = parsed(kChwHeader + "def pooled = " + c.body + "\n");

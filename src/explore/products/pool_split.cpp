@@ -133,10 +133,58 @@ std::optional<Parts> plane_pool_parts(const ir::Expr& body, const std::vector<st
   return Parts{planes, ir::with_args(body, {f, ir::make_var(conv)})};
 }
 
+// The first subterm (pre-order) of `e` whose windows a pooling takes (detail::pooled_array;
+// with `overlapping`, windows of any step); undefined when there is none. Nothing that
+// rebinds one of `params` is looked into.
+ir::Expr first_pooled(const ir::Expr& e, const std::vector<std::string>& params,
+                      const std::map<std::string, std::int64_t>& sizes, bool overlapping) {
+  if (std::any_of(params.begin(), params.end(), [&](const std::string& p) { return binds(e, p); })) return {};
+  if (ir::Expr a = detail::pooled_array(e, sizes, overlapping); a.defined()) return a;
+  for (const ir::Expr& a : e->args)
+    if (ir::Expr found = first_pooled(a, params, sizes, overlapping); found.defined()) return found;
+  return {};
+}
+
+// `body` (typed) as a map whose function pools the windows of a convolution it computes from
+// its element, `map((w, b) -> F(X(w, b)), zs)` (a channel-first convolution whose planes
+// are pooled inside its map over (kernel, bias) pairs, each as it is made), X holding a
+// convolution of `globals` and the element, F reading the element only through X:
+// `map((w, b) -> X(w, b), zs)` and `map(pl -> F(pl), conv)`; none when it is not that form.
+// Windows that overlap only where F reads nothing else (a pooling). `avoid`: every name of
+// the program and of `body`.
+std::optional<Parts> element_pool_parts(const ir::Expr& body, const std::vector<std::string>& globals,
+                                        const std::string& conv, const std::vector<std::string>& avoid,
+                                        const std::map<std::string, std::int64_t>& sizes) {
+  if (body.kind() != ir::ExprKind::Call || body->prim != ir::Prim::Map) return std::nullopt;
+  const ir::Expr& f = body->args[0];
+  if (f.kind() != ir::ExprKind::Lambda) return std::nullopt;
+  std::vector<std::string> scope = globals;
+  scope.insert(scope.end(), f->params.begin(), f->params.end());
+  std::string pl = ir::fresh_name("pl", avoid);
+  for (bool overlapping : {false, true}) {
+    ir::Expr x = first_pooled(f->args[0], f->params, sizes, overlapping);
+    if (!x.defined() || !holds_convolution(x, scope)) continue;
+    ir::Expr pooling = ir::replace_node(f->args[0], x, ir::make_var(pl));
+    std::vector<std::string> reads = ir::free_vars(pooling);
+    bool through_x = std::none_of(f->params.begin(), f->params.end(), [&](const std::string& p) {
+      return std::find(reads.begin(), reads.end(), p) != reads.end();
+    });
+    if (!through_x || (overlapping && reads != std::vector<std::string>{pl})) continue;
+    return Parts{ir::with_args(body, {ir::make_lambda(f->params, x), body->args[1]}),
+                 ir::make_call(ir::Prim::Map, {}, {ir::make_lambda({pl}, pooling), ir::make_var(conv)})};
+  }
+  return std::nullopt;
+}
+
 // `body` (typed) as a convolution of `globals` and the pooling over it named `conv`; none
 // when it is none of the forms. `avoid`: every name of the program and of `body`.
 std::optional<Parts> pool_parts(const ir::Expr& body, const std::vector<std::string>& globals, const std::string& conv,
                                 const std::vector<std::string>& avoid, const std::map<std::string, std::int64_t>& sizes) {
+  // A name for rearranged data (the windows of a channel-first image, `let wins = ... in P`):
+  // inlined where it is used, as normal-form's let-inline-layout does (a view costs nothing
+  // repeated).
+  if (body.kind() == ir::ExprKind::Let && ir::only_rearranges(body->args[0]))
+    return pool_parts(ir::substitute(body->args[1], {{body->name, body->args[0]}}), globals, conv, avoid, sizes);
   // A view of such a pooling (a batch of one, `transpose(split(1, P))`: normal-form's form of
   // `map(img -> P(img), images)` with one image): the view stays on the pooling.
   if (body.kind() == ir::ExprKind::Call && body->args.size() == 1 &&
@@ -145,13 +193,18 @@ std::optional<Parts> pool_parts(const ir::Expr& body, const std::vector<std::str
     if (inner) inner->pooling = ir::with_args(body, {inner->pooling});
     return inner;
   }
+  // A pooling of planes or of the elements' convolutions (channel first), where the body is no 2D map of windows.
+  auto channel_first = [&]() -> std::optional<Parts> {
+    if (std::optional<Parts> planes = plane_pool_parts(body, globals, conv, sizes)) return planes;
+    return element_pool_parts(body, globals, conv, avoid, sizes);
+  };
   ir::Expr f = ir::map2d_function(body);
-  if (!f.defined()) return plane_pool_parts(body, globals, conv, sizes);
+  if (!f.defined()) return channel_first();
   // Windows that overlap (each value in several) only where the function of a window reads
   // nothing else (a pooling, not a second convolution).
   bool overlapping = !detail::pooled_array(body->args[1], sizes).defined();
   ir::Expr pooled = detail::pooled_array(body->args[1], sizes, ir::free_vars(f).empty());
-  if (!pooled.defined()) return plane_pool_parts(body, globals, conv, sizes);
+  if (!pooled.defined()) return channel_first();
   // As written: the pooling's windows of the convolution's output, or of its values combined
   // element-wise with others (a residual add, which split_residuals then splits off it), or
   // of a crop of either (pad2D with negative amounts, which stays in the pooling).
