@@ -113,7 +113,7 @@ bool pools(const ir::Expr& e, const std::map<std::string, std::int64_t>& sizes) 
 
 // A definition split: the convolution's body and the pooling's body over `conv`.
 struct Parts {
-  ir::Expr convolution, pooling;
+  ir::Expr convolution, layer;  // the layer: the pooling
   bool alone = true;  // `convolution` the convolution alone, not with values combined with its own after it
 };
 
@@ -190,7 +190,7 @@ std::optional<Parts> pool_parts(const ir::Expr& body, const std::vector<std::str
   if (body.kind() == ir::ExprKind::Call && body->args.size() == 1 &&
       (body->prim == ir::Prim::Transpose || body->prim == ir::Prim::Split || body->prim == ir::Prim::Join)) {
     std::optional<Parts> inner = pool_parts(body->args[0], globals, conv, avoid, sizes);
-    if (inner) inner->pooling = ir::with_args(body, {inner->pooling});
+    if (inner) inner->layer = ir::with_args(body, {inner->layer});
     return inner;
   }
   // A pooling of planes or of the elements' convolutions (channel first), where the body is no 2D map of windows.
@@ -231,61 +231,16 @@ std::optional<Parts> pool_parts(const ir::Expr& body, const std::vector<std::str
 
 PooledProgram split_poolings(const ir::Program& program, const rewrite::RuleSet* rules) {
   PooledProgram out{program, {}};
-  // A program a strategy rewrote already has tuning parameters (sizes with a range and no
-  // value) its definitions share: it is explored whole, as explored_by_layer says, not split.
-  if (std::any_of(program.sizes.begin(), program.sizes.end(), [](const auto& s) { return !s.value && s.min; }))
-    return out;
-  ir::Program typed = typecheck::typecheck(program).program;
-  std::map<std::string, std::int64_t> sizes = ir::size_values(typed);
-  std::vector<std::string> avoid = ir::declared_names(program);
-  std::vector<std::string> globals;
-  for (const auto& i : typed.inputs) globals.push_back(i.name);
-  std::optional<ir::Program> normal;  // the definitions in normal form, made when one is not split as written
-  bool normalized = false;
-  out.program.defs.clear();
-  for (std::size_t d = 0; d < typed.defs.size(); ++d) {
-    const ir::Definition& def = typed.defs[d];
-    // `body` split into its convolution `conv` and the pooling over it; none where it is not
-    // such a definition (or the parts do not check: the definition stays whole).
-    auto split_of = [&](const ir::Expr& body) -> std::optional<std::pair<Parts, std::string>> {
-      std::vector<std::string> bound = avoid;  // the program's names and every name of the body
-      detail::names_in(body, bound);
-      std::string conv = ir::fresh_name(def.name + "_conv", bound);
-      bound.push_back(conv);
-      std::optional<Parts> parts = pool_parts(body, globals, conv, bound, sizes);
-      if (!parts) return std::nullopt;
-      ir::Program check = out.program;
-      check.defs.push_back({conv, parts->convolution, def.loc});
-      check.defs.push_back({def.name, parts->pooling, def.loc});
-      try {
-        typecheck::typecheck(check);
-      } catch (const Error&) {
-        return std::nullopt;
-      }
-      return std::pair{std::move(*parts), conv};
-    };
-    auto split = split_of(def.body);
-    bool from_normal_form = false;
-    if (!split && rules && pools(def.body, sizes)) {
-      if (!normalized) normal = detail::normal_forms(program, rules);
-      normalized = true;
-      if (normal && d < normal->defs.size() && normal->defs[d].name == def.name)
-        if ((split = split_of(normal->defs[d].body))) from_normal_form = true;
-    }
-    globals.push_back(def.name);
-    if (!split) {
-      out.program.defs.push_back(program.defs[d]);
-      continue;
-    }
-    const auto& [parts, conv] = *split;
-    avoid.push_back(conv);
-    globals.push_back(conv);
-    out.program.defs.push_back({conv, parts.convolution, def.loc});
-    out.program.defs.push_back({def.name, parts.pooling, def.loc});
-    out.splits.push_back({def.name, conv, from_normal_form, parts.alone});
-  }
-  if (out.splits.empty()) return {program, {}};
-  typecheck::typecheck(out.program);  // an internal error, not the user's, if it does not check
+  out.program = detail::split_definitions(
+      program, rules,
+      [](const ir::Expr& body, const std::string& conv, const std::vector<std::string>& bound,
+         const detail::SplitSite& site) { return pool_parts(body, site.globals, conv, bound, site.sizes); },
+      // Only a definition that pools somewhere may have a normal form that pools a convolution.
+      [](const detail::SplitSite& site) { return pools(site.definition.body, site.sizes); },
+      [](const Parts&, const ir::Program&) { return true; },
+      [&](const detail::SplitSite& site, const std::string& conv, const Parts& parts, bool normal_form) {
+        out.splits.push_back({site.definition.name, conv, normal_form, parts.alone});
+      });
   return out;
 }
 

@@ -17,8 +17,6 @@ namespace liftc::explore {
 
 namespace {
 
-using detail::names_in;
-using detail::normal_forms;
 using detail::reduces;
 
 bool is_call(const ir::Expr& e, ir::Prim p) { return e.defined() && e.kind() == ir::ExprKind::Call && e->prim == p; }
@@ -129,9 +127,11 @@ ir::Expr map2d(const ir::Expr& f, const ir::Expr& x, const std::vector<std::stri
                        {ir::make_lambda({row}, ir::make_call(ir::Prim::Map, {}, {f, ir::make_var(row)})), x});
 }
 
-// A definition split: the convolution's body and the element-wise body over `conv`.
+// A definition split: the convolution's body and the element-wise body over `conv` (the
+// layer), and what the layer combines the convolution's output with.
 struct Parts {
-  ir::Expr convolution, rest;
+  ir::Expr convolution, layer;
+  std::vector<std::string> others;
 };
 
 // `body` (typed) as a convolution and the element-wise layer over it named `conv`; none when it is neither form.
@@ -150,7 +150,7 @@ std::optional<Parts> residual_parts(const ir::Expr& body, const std::vector<std:
         ir::Expr value = first ? ir::make_get(ir::make_var(p), 0) : ir::make_var(p);
         ir::Expr rest = ir::replace_node(body, g, value);
         rest = ir::replace_node(rest, zipped->args[0], ir::make_var(conv));
-        return Parts{conv_body, rest};
+        return Parts{conv_body, rest, {}};
       }
     }
   }
@@ -165,82 +165,37 @@ std::optional<Parts> residual_parts(const ir::Expr& body, const std::vector<std:
 
 ResidualProgram split_residuals(const ir::Program& program, const rewrite::RuleSet* rules) {
   ResidualProgram out{program, {}};
-  // A program a strategy rewrote already has tuning parameters (sizes with a range and no
-  // value) its definitions share: it is explored whole, as explored_by_layer says, not split.
-  if (std::any_of(program.sizes.begin(), program.sizes.end(), [](const auto& s) { return !s.value && s.min; }))
-    return out;
-  ir::Program typed = typecheck::typecheck(program).program;
-  std::map<std::string, std::int64_t> sizes = ir::size_values(typed);
-  std::vector<std::string> avoid = ir::declared_names(program);
-  std::vector<std::string> globals;
-  std::map<std::string, ir::Type> types;  // of the inputs and the definitions so far
-  for (const auto& i : typed.inputs) {
-    globals.push_back(i.name);
-    types[i.name] = i.type;
-  }
-  std::optional<ir::Program> normal;  // the definitions in normal form, made when one is not split as written
-  bool normalized = false;
-  out.program.defs.clear();
-  for (std::size_t d = 0; d < typed.defs.size(); ++d) {
-    const ir::Definition& def = typed.defs[d];
-    // `body` split into its convolution `conv` and the layer over it, and what that layer
-    // combines the convolution's output with; none where `body` is not such a definition.
-    struct Split {
-      Parts parts;
-      std::string conv;
-      std::vector<std::string> others;
-    };
-    auto split_of = [&](const ir::Expr& body) -> std::optional<Split> {
-      std::vector<std::string> bound = avoid;  // the program's names and every name of the body
-      names_in(body, bound);
-      std::string conv = ir::fresh_name(def.name + "_conv", bound);
-      bound.push_back(conv);
-      std::optional<Parts> parts = residual_parts(body, globals, conv, bound);
-      // The rest one to one over the convolution, and reading another value of its size: a
-      // residual (not a bias per channel, which normal-form takes into the sums).
-      if (!parts || !element_wise(parts->rest)) return std::nullopt;
-      std::vector<std::string> others;
-      ir::Program check = out.program;
-      check.defs.push_back({conv, parts->convolution, def.loc});
-      check.defs.push_back({def.name, parts->rest, def.loc});
-      try {
-        ir::Program checked = typecheck::typecheck(check).program;
+  // Written otherwise (the other image zipped first, the residual in the sums' start): as
+  // its normal form, where that is one of the two forms.
+  out.program = detail::split_definitions(
+      program, rules,
+      [](const ir::Expr& body, const std::string& conv, const std::vector<std::string>& bound,
+         const detail::SplitSite& site) -> std::optional<Parts> {
+        std::optional<Parts> parts = residual_parts(body, site.globals, conv, bound);
+        // The layer one to one over the convolution, and reading another value of its size:
+        // a residual (not a bias per channel, which normal-form takes into the sums).
+        if (!parts || !element_wise(parts->layer)) return std::nullopt;
+        return parts;
+      },
+      [](const detail::SplitSite&) { return true; },
+      [&](Parts& parts, const ir::Program& checked) {
+        const std::map<std::string, std::int64_t> sizes = ir::size_values(checked);
+        const std::string& conv = checked.defs[checked.defs.size() - 2].name;
         std::optional<std::int64_t> n = scalars(checked.defs[checked.defs.size() - 2].body.type(), sizes);
-        if (!n || n != scalars(checked.defs.back().body.type(), sizes)) return std::nullopt;
-        for (const auto& name : ir::free_vars(parts->rest))
+        if (!n || n != scalars(checked.defs.back().body.type(), sizes)) return false;
+        std::map<std::string, ir::Type> types;  // of the inputs and the definitions before it
+        for (const auto& i : checked.inputs) types[i.name] = i.type;
+        for (std::size_t d = 0; d + 2 < checked.defs.size(); ++d)
+          types[checked.defs[d].name] = checked.defs[d].body.type();
+        for (const auto& name : ir::free_vars(parts.layer))
           if (auto t = types.find(name); name != conv && t != types.end() && scalars(t->second, sizes) == n)
-            others.push_back(name);
-      } catch (const Error&) {
-        return std::nullopt;  // not of one shape (an internal matter: the definition stays whole)
-      }
-      if (others.empty()) return std::nullopt;
-      return Split{std::move(*parts), conv, std::move(others)};
-    };
-    std::optional<Split> split = split_of(def.body);
-    // Written otherwise (the other image zipped first, the residual in the sums' start): as
-    // its normal form, where that is one of the two forms.
-    bool from_normal_form = false;
-    if (!split && rules) {
-      if (!normalized) normal = normal_forms(program, rules);
-      normalized = true;
-      if (normal && d < normal->defs.size() && normal->defs[d].name == def.name)
-        if ((split = split_of(normal->defs[d].body))) from_normal_form = true;
-    }
-    globals.push_back(def.name);
-    types[def.name] = def.body.type();
-    if (!split) {
-      out.program.defs.push_back(program.defs[d]);
-      continue;
-    }
-    avoid.push_back(split->conv);
-    globals.push_back(split->conv);
-    out.program.defs.push_back({split->conv, split->parts.convolution, def.loc});
-    out.program.defs.push_back({def.name, split->parts.rest, def.loc});
-    out.splits.push_back(
-        {def.name, split->conv, fmt::format("{}", fmt::join(split->others, ", ")), from_normal_form});
-  }
-  if (out.splits.empty()) return {program, {}};
-  typecheck::typecheck(out.program);  // an internal error, not the user's, if it does not check
+            parts.others.push_back(name);
+        return !parts.others.empty();
+      },
+      [&](const detail::SplitSite& site, const std::string& conv, const Parts& parts, bool normal_form) {
+        out.splits.push_back(
+            {site.definition.name, conv, fmt::format("{}", fmt::join(parts.others, ", ")), normal_form});
+      });
   return out;
 }
 
