@@ -310,6 +310,11 @@ TEST(PoolSplits, AChannelFirstConvolutionPooledPlaneByPlaneIsSplit) {
                             "windows(image)))))), zip(weights, biases))",
                             max, kChwSum),
                 false},
+           // Its plane's rows joined in the map over the rows (found by a second generality check).
+           Case{fmt::format("map((w, b) -> map(join, map2D({}, slide2D(2, 2, 2, 2, map(r -> join(map(win -> {}, r)), "
+                            "windows(image))))), zip(weights, biases))",
+                            max, kChwSum),
+                false},
            Case{
                fmt::format("let ws = windows(image) in map((w, b) -> map(join, map2D({}, slide2D(2, 2, 2, 2, map(join, "
                            "map2D(win -> {}, ws))))), zip(weights, biases))",

@@ -32,12 +32,27 @@ bool convolution(const ir::Expr& e, const std::vector<std::string>& globals) {
   return g.defined() && detail::reduces(g->args[0]) && reads_only(e, globals);
 }
 
+// The function g of `map(r -> join(map(g, r)), x)`, a 2D map whose rows' results are joined
+// in the map over the rows (a convolution's plane with its one-element sums joined row by
+// row); undefined when `e` is not that.
+ir::Expr row_joined_function(const ir::Expr& e) {
+  auto call = [](const ir::Expr& x, ir::Prim p) { return x.kind() == ir::ExprKind::Call && x->prim == p; };
+  if (!call(e, ir::Prim::Map) || e->args[0].kind() != ir::ExprKind::Lambda || e->args[0]->params.size() != 1) return {};
+  const ir::Expr& joined = e->args[0]->args[0];
+  if (!call(joined, ir::Prim::Join) || !call(joined->args[0], ir::Prim::Map)) return {};
+  const ir::Expr& row = joined->args[0]->args[1];
+  if (row.kind() != ir::ExprKind::Var || row->name != e->args[0]->params[0]) return {};
+  return joined->args[0]->args[0].kind() == ir::ExprKind::Lambda ? joined->args[0]->args[0] : ir::Expr{};
+}
+
 // Whether `e` holds a convolution of `globals`: a 2D map whose function reduces somewhere in
-// it (a channel-first convolution's planes, `map((w, b) -> map2D(g, windows), ...)`, or its
-// normal form, the channel-last convolution transposed), reading nothing else.
+// it (a channel-first convolution's planes, `map((w, b) -> map2D(g, windows), ...)`, also with
+// each row's results joined in the map over the rows, or its normal form, the channel-last
+// convolution transposed), reading nothing else.
 bool holds_convolution(const ir::Expr& e, const std::vector<std::string>& globals) {
   auto has = [](const auto& self, const ir::Expr& x) -> bool {
     if (ir::Expr g = ir::map2d_function(x); g.defined() && detail::reduces(g->args[0])) return true;
+    if (ir::Expr g = row_joined_function(x); g.defined() && detail::reduces(g->args[0])) return true;
     return std::any_of(x->args.begin(), x->args.end(), [&](const ir::Expr& a) { return self(self, a); });
   };
   return has(has, e) && reads_only(e, globals);
