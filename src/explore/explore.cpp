@@ -67,6 +67,9 @@ struct Exploration {
   GroupedProgram grouped;  // the program with its grouped convolutions split by group (none: no splits)
   ResidualProgram residual;  // the program with its convolutions' residual adds split off (none: no splits)
   PooledProgram pooled;      // that program with its convolutions' poolings split off (none: no splits)
+  // What a flag kept from a split (takes_split): "--whole-program: the convolution with its
+  // pooling"; said again where no strategy takes the program as written.
+  std::vector<std::string> unsplit;
   std::vector<std::string> strategies;
   std::FILE* progress = nullptr;
 
@@ -125,8 +128,17 @@ void resume(Exploration& x) {
 
 // --storage half: the program's buffers stored as halves; a network's layers (split_layers,
 // its fused layers) each store what it reads and its definition as the network does.
+// The split-off convolutions (NAME_conv of split_poolings and split_residuals) are not stored
+// as halves: the definition as written adds, pools or activates their float values before it
+// rounds, so each is a float buffer and the split program computes what the program does. The
+// splits' programs, which add_split_references interprets against the program's reference,
+// store the same names as halves.
 void store_as_half(Exploration& x) {
   x.program.half = codegen::half_buffers(typecheck::typecheck(x.program).program, x.s.storage);
+  for (const auto& s : x.pooled.splits) x.program.half.erase(s.convolution);
+  for (const auto& s : x.residual.splits) x.program.half.erase(s.convolution);
+  x.pooled.program.half = x.program.half;
+  x.residual.program.half = x.program.half;
 }
 
 // CLBlast's routines take float buffers: with half storage no library candidate is offered,
@@ -196,10 +208,9 @@ void split_grouped(Exploration& x) {
 }
 
 // The flag that explores a split definition as written (split_residual_adds, split_poolings):
-// --whole-program, half storage, a replay or a warm start; empty: none.
+// --whole-program, a replay or a warm start; empty: none.
 std::string unsplit_by(const Exploration& x) {
   if (x.o.whole_program) return "--whole-program";
-  if (x.s.storage.any()) return "--storage " + x.o.storage;
   if (!x.o.replay.empty()) return "--replay";
   return x.o.warm_start ? "--warm-start" : "";
 }
@@ -212,13 +223,14 @@ bool takes_split(Exploration& x, const std::string& what) {
   x.say(fmt::format("note: {}: the convolution with {} is explored as written, not also split (explore without it to "
                     "search the convolution alone too)\n",
                     flag, what));
+  x.unsplit.push_back(fmt::format("{}: the convolution with {}", flag, what));
   return false;
 }
 
 // A convolution whose definition then adds a residual (split_residuals): the program explored
 // with it split into the convolution and the element-wise layer over it, which the
 // one-to-one fusion fuses back as an alternative (fuse_layers). Not with --whole-program,
-// half storage, a replay or a warm start, which take the program as written.
+// a replay or a warm start, which take the program as written.
 void split_residual_adds(Exploration& x) {
   ResidualProgram split = split_residuals(x.program, &x.rules);
   if (split.splits.empty() || !takes_split(x, "its residual add")) return;
@@ -230,7 +242,7 @@ void split_residual_adds(Exploration& x) {
 // definition (split_poolings): the program explored with it split into the convolution and
 // the pooling over it, which the convolution-pooling fusion fuses back as an alternative
 // (fuse_layers). Before split_residual_adds, which splits a residual add off what it pools.
-// Not with --whole-program, half storage, a replay or a warm start, which take the program as
+// Not with --whole-program, a replay or a warm start, which take the program as
 // written.
 void split_conv_poolings(Exploration& x) {
   PooledProgram split = split_poolings(x.program, &x.rules);
@@ -361,6 +373,23 @@ void model_inputs(Exploration& x, Settings& s, const CandidateSpace& space, cons
                     s.transfer.groups.size(), nearest.size()));
 }
 
+// The program's space (build_candidate_space). Where none is left and a flag kept a
+// convolution from its split (takes_split), the error says that first, in the user's terms: code
+// generation's reason is about the definition as written.
+CandidateSpace spoken_space(Exploration& x, const constraints::Target& target, std::vector<std::string>* skipped) {
+  try {
+    return build_candidate_space(x.program, x.rules, x.strategies, !x.o.strategies.empty(), target, skipped, nullptr,
+                                 x.s.max_program_alternatives);
+  } catch (const Error& e) {
+    if (x.unsplit.empty()) throw;
+    throw Error(
+        fmt::format("{} is explored as written, in one definition, and no strategy generates code for it "
+                    "whole on this target; explore without the flag, which splits it into layers that the "
+                    "strategies take ({})",
+                    fmt::join(x.unsplit, "; "), e.message()));
+  }
+}
+
 // Replay: the search against a store's results instead of a device; the space is the
 // recorded run's (its target).
 void replay(Exploration& x) {
@@ -372,8 +401,7 @@ void replay(Exploration& x) {
   std::string hash = problem_hash(x.o.file, x.s.input_seed, x.s.storage);
   constraints::Target target =
       replayed_run(*recorded, hash, fmt::format("{} (input seed {})", x.o.file, x.s.input_seed)).second;
-  CandidateSpace space = build_candidate_space(x.program, x.rules, x.strategies, !x.o.strategies.empty(), target,
-                                               nullptr, nullptr, x.s.max_program_alternatives);
+  CandidateSpace space = spoken_space(x, target, nullptr);
   // Replayed rounds are as large as --jobs asks, one job when it is not given (the loop
   // itself replays one candidate at a time).
   if (x.o.jobs.empty()) x.s.jobs = 1;
@@ -426,8 +454,7 @@ Device probe(Exploration& x) {
 
 CandidateSpace program_space(Exploration& x, const constraints::Target& target) {
   std::vector<std::string> skipped;
-  CandidateSpace space = build_candidate_space(x.program, x.rules, x.strategies, !x.o.strategies.empty(), target,
-                                               &skipped, nullptr, x.s.max_program_alternatives);
+  CandidateSpace space = spoken_space(x, target, &skipped);
   if (!clblast_available()) x.say(fmt::format("{}\n", kNoClblastNote));
   double total = 0;
   for (const auto& a : space.alternatives) total += a->count();

@@ -169,13 +169,10 @@ TEST_F(ExploreCli, AChannelFirstConvolutionPooledPlaneByPlaneIsSplitAndItsConvol
       << whole.output;
 }
 
-// A convolution, its residual add and a ReLU, and a 2x2 max pooling in one definition (before,
-// every strategy was offered it whole and code generation refused each): the pooling is split
-// off the rest, and the convolution off the add, three layers; the convolution takes
-// conv-chw-tile, the add fused back into it too, and a point of each validates, as does every
-// front point's host program.
-TEST_F(ExploreCli, AResidualAddAndAPoolingInTheConvolutionsDefinitionAreBothSplitOff) {
-  std::ofstream(dir_ / "residual_pool.sr") << R"(size C = 4, H = 8, W = 8, K = 3
+// A convolution, its residual add and a ReLU, and a 2x2 max pooling in one definition, as
+// residual_pool.sr in `dir`.
+void write_residual_pool(const std::filesystem::path& dir) {
+  std::ofstream(dir / "residual_pool.sr") << R"(size C = 4, H = 8, W = 8, K = 3
 input weights : [[[[float]C]K]K]C
 input biases  : [float]C
 input image   : [[[float]C]W]H
@@ -187,6 +184,15 @@ def pooled = map2D(pw -> join(map(ch -> reduce(-inf, (a, v) -> max(a, v), join(c
                                slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))),
                          image))))
 )";
+}
+
+// A convolution, its residual add and a ReLU, and a 2x2 max pooling in one definition (before,
+// every strategy was offered it whole and code generation refused each): the pooling is split
+// off the rest, and the convolution off the add, three layers; the convolution takes
+// conv-chw-tile, the add fused back into it too, and a point of each validates, as does every
+// front point's host program.
+TEST_F(ExploreCli, AResidualAddAndAPoolingInTheConvolutionsDefinitionAreBothSplitOff) {
+  write_residual_pool(dir_);
   Result r = run("explore residual_pool.sr -s conv-chw-tile --search random --pareto --evals 3 --jobs 1 -o out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   expect_all_in(r.output,
@@ -262,15 +268,50 @@ TEST_F(ExploreCli, SpaceShowsTheConvolutionSplitOffItsPooling) {
   EXPECT_EQ(whole.output.find("pooled_conv"), std::string::npos) << whole.output;
 }
 
-// Half storage, a replay and a warm start explore the definition as written, and say so.
-TEST_F(ExploreCli, HalfStorageExploresAPooledConvolutionAsWrittenAndSaysSo) {
-  Result r = run(fmt::format("explore {} -s conv-pool-tile --storage half --search random --evals 1 --jobs 1", kAverage));
+// Half storage splits too (before, it explored the definition as written, which code
+// generation refused for a residual add and a pooling in one definition): the three layers
+// validate, the split-off convolution and its residual add keep their values in floats, as
+// the definition as written does before it rounds, and the pooling, the program's output,
+// stores halves. Every front point's host program validates.
+TEST_F(ExploreCli, HalfStorageSplitsAPooledConvolutionAndKeepsWhatItSplitOffInFloats) {
+  write_residual_pool(dir_);
+  Result r =
+      run("explore residual_pool.sr -s conv-chw-tile --storage half --search random --pareto --evals 3 --jobs 1 "
+          "-o out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("note: --storage half: the convolution with its pooling is explored as written, not also "
-                          "split (explore without it to search the convolution alone too)\n"),
-            std::string::npos)
-      << r.output;
-  EXPECT_EQ(r.output.find("pooled_conv"), std::string::npos) << r.output;
+  expect_all_in(r.output, {"network: 3 layers, 3 of a shape of their own, each explored with its own space and "
+                           "reference (3 evaluations each): pooled_conv_conv, pooled_conv, pooled\n",
+                           "fused layer (pooled_conv_conv+pooled_conv): ", "network Pareto front"});
+  EXPECT_EQ(r.output.find("not also split"), std::string::npos) << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "pooled_conv_conv", "conv-chw-tile")) << csv;
+  std::string kernels = read(dir_ / "out/front/1/kernels.cl");
+  // A buffer parameter of that storage and name: "half* restrict pooled" then ")" or ",".
+  auto has_buffer = [&kernels](const std::string& type, const std::string& name) {
+    std::string head = type + "* restrict " + name;
+    return kernels.find(head + ")") != std::string::npos || kernels.find(head + ",") != std::string::npos;
+  };
+  EXPECT_TRUE(has_buffer("const half", "image")) << kernels;
+  EXPECT_TRUE(has_buffer("global half", "pooled")) << kernels;
+  EXPECT_TRUE(has_buffer("float", "pooled_conv") || has_buffer("float", "pooled_conv_conv")) << kernels;
+  for (const char* split_off : {"pooled_conv", "pooled_conv_conv"})
+    EXPECT_FALSE(has_buffer("half", split_off)) << kernels;
+  expect_every_front_point_matches(*this, "residual_pool", "pooled: matches the expected values (64 values)");
+}
+
+// --whole-program explores the definition as written and says so; where no strategy then
+// generates code for it (a residual add and a pooling in one definition), the error says that
+// in the user's terms first, then code generation's reason.
+TEST_F(ExploreCli, WholeProgramSaysWhyNoStrategyTakesAConvolutionWithItsPooling) {
+  write_residual_pool(dir_);
+  Result r = run("explore residual_pool.sr --whole-program --search random --evals 1 --jobs 1");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  expect_all_in(r.output, {"note: --whole-program: the convolution with its pooling is explored as written, not also "
+                           "split",
+                           "error: --whole-program: the convolution with its pooling is explored as written, in one "
+                           "definition, and no strategy generates code for it whole on this target; explore without "
+                           "the flag, which splits it into layers that the strategies take (no strategy of "
+                           "rules/strategies.rules applies"});
 }
 
 }  // namespace
