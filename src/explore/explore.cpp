@@ -383,9 +383,8 @@ CandidateSpace spoken_space(Exploration& x, const constraints::Target& target, s
   } catch (const Error& e) {
     if (x.unsplit.empty()) throw;
     throw Error(
-        fmt::format("{} is explored as written, in one definition, and no strategy generates code for it "
-                    "whole on this target; explore without the flag, which splits it into layers that the "
-                    "strategies take ({})",
+        fmt::format("{} is explored as written, in one definition, which the strategies do not take here; "
+                    "explore without the flag to split it into layers that they take ({})",
                     fmt::join(x.unsplit, "; "), e.message()));
   }
 }

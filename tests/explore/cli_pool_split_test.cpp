@@ -268,6 +268,35 @@ TEST_F(ExploreCli, SpaceShowsTheConvolutionSplitOffItsPooling) {
   EXPECT_EQ(whole.output.find("pooled_conv"), std::string::npos) << whole.output;
 }
 
+// A batch of one image, each convolved and pooled in one definition, `map(img -> P(img),
+// images)` (before, every strategy was offered it whole and code generation refused each):
+// the convolution is split off and takes conv-gemm and conv-chw-tile, the pooling is lowered,
+// and every front point's host program validates both.
+TEST_F(ExploreCli, ABatchOfOneImagePooledInItsConvolutionsDefinitionIsSplitAndValidates) {
+  std::ofstream(dir_ / "batch_pool.sr") << R"(size C = 2, H = 6, W = 6, M = 4, N = 1
+input weights : [[[[float]C]3]3]M
+input biases : [float]M
+input images : [[[[float]C]W]H]N
+def pooled = map(img -> map2D(pw -> join(map(c -> reduce(-inf, (a, v) -> max(a, v), c), transpose(join(pw)))),
+                   slide2D(2, 2, 2, 2,
+                     map2D(window -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1,
+                                                                zip(join(join(window)), join(join(w)))),
+                                              zip(weights, biases))),
+                           slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, img))))), images)
+)";
+  Result r =
+      run("explore batch_pool.sr -s conv-gemm -s conv-chw-tile --search random --pareto --evals 3 --jobs 1 "
+          "-o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output,
+                {"pooled into pooled_conv (the convolution) and pooled (its pooling)\n",
+                 "layer 1/2 (pooled_conv): ", "of 2 strategies (conv-gemm, conv-chw-tile)", "network Pareto front"});
+  EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "pooled_conv", "conv-gemm") || validated(csv, "pooled_conv", "conv-chw-tile")) << csv;
+  expect_every_front_point_matches(*this, "batch_pool", "pooled: matches the expected values (36 values)");
+}
+
 // Half storage splits too (before, it explored the definition as written, which code
 // generation refused for a residual add and a pooling in one definition): the three layers
 // validate, the split-off convolution and its residual add keep their values in floats, as
@@ -309,9 +338,8 @@ TEST_F(ExploreCli, WholeProgramSaysWhyNoStrategyTakesAConvolutionWithItsPooling)
   expect_all_in(r.output, {"note: --whole-program: the convolution with its pooling is explored as written, not also "
                            "split",
                            "error: --whole-program: the convolution with its pooling is explored as written, in one "
-                           "definition, and no strategy generates code for it whole on this target; explore without "
-                           "the flag, which splits it into layers that the strategies take (no strategy of "
-                           "rules/strategies.rules applies"});
+                           "definition, which the strategies do not take here; explore without the flag to split it "
+                           "into layers that they take (no strategy of rules/strategies.rules applies"});
 }
 
 }  // namespace
