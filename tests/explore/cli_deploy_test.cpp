@@ -262,7 +262,7 @@ TEST_F(DeployCli, AFolderIsCheckedBeforeItIsTrusted) {
   write_front(dir_ / "negative", 32, "-2147483649");
   write_front(dir_ / "fraction", 32, "1.5");
   write_front(dir_ / "deep");
-  write_front(dir_ / "network", 8);  // a network's row: at least its largest kernel's buffers
+  write_front(dir_ / "network", 8);  // a network's row: its plan's peak
   std::ofstream(dir_ / "network/pareto.json") << R"([{"time_ms": 1.5, "spread_ms": 0.1, "memory_bytes": 8, "layers":
       [{"layer": "a", "strategy": "conv-gpu", "alternative": 1, "point": {"v": 4}}]}])";
   {
@@ -282,10 +282,12 @@ TEST_F(DeployCli, AFolderIsCheckedBeforeItIsTrusted) {
     std::string args, error;
   };
   const Case cases[] = {
-      {"deploy less -o out", "less/pareto.json (point 1): its memory_bytes 16 is not what its plan "
-                             "less/front/1/plan.json allocates (32 bytes)"},
-      {"deploy more -o out", "more/pareto.json (point 1): its memory_bytes 64 is not what its plan "
-                             "more/front/1/plan.json allocates (32 bytes)"},
+      {"deploy less -o out",
+       "less/pareto.json (point 1): its memory_bytes 16 is not what its plan "
+       "less/front/1/plan.json allocates (32 bytes)"},
+      {"deploy more -o out",
+       "more/pareto.json (point 1): its memory_bytes 64 is not what its plan "
+       "more/front/1/plan.json allocates (32 bytes)"},
       {"deploy wide -o out",
        "wide/front/1/plan.json: kernel copy: the int argument 4294967297 is not a whole number of 32 bits"},
       {"deploy negative -o out",
@@ -293,8 +295,9 @@ TEST_F(DeployCli, AFolderIsCheckedBeforeItIsTrusted) {
       {"deploy fraction -o out",
        "fraction/front/1/plan.json: kernel copy: the int argument 1.5 is not a whole number of 32 bits"},
       {"deploy deep -o out", "deep/pareto.json (point 1): a layer's row holds layers of its own"},
-      {"deploy network -o out", "network/pareto.json (point 1): its memory_bytes 8 is not what its plan "
-                                "network/front/1/plan.json allocates (32 bytes)"},
+      {"deploy network -o out",
+       "network/pareto.json (point 1): its memory_bytes 8 is not what its plan "
+       "network/front/1/plan.json holds at its peak (32 bytes)"},
   };
   for (const Case& c : cases) {
     Result r = liftc(c.args);

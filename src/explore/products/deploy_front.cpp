@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -78,39 +77,17 @@ void check_library_calls(const codegen::HostPlan& plan, const std::string& where
     }
 }
 
-// The bytes of the buffers that the kernel (or library call) using the most of them uses:
-// a point holds at least these at once, however its buffers are freed between kernels.
-std::int64_t largest_kernel_bytes(const codegen::HostPlan& plan) {
-  std::int64_t most = 0;
-  for (const auto& stage : plan.stages)
-    for (const auto& k : stage.kernels) {
-      std::set<int> used;
-      for (const auto& a : k.args)
-        if (a.buffer >= 0) used.insert(a.buffer);
-      std::int64_t bytes = 0;
-      for (int b : used) {
-        const codegen::HostBuffer& buffer = plan.buffers[static_cast<std::size_t>(b)];
-        bytes += buffer.elements * buffer.element_bytes();  // 2 an element when stored as halves
-      }
-      most = std::max(most, bytes);
-    }
-  return most;
-}
-
-// A point's memory is what a budget is checked against: it must be what its plan allocates.
-// A single program's point allocates every buffer of its plan (a CLBlast call adds its own
-// workspace, which the runner measured); a `network`'s point (its peak, each buffer freed
-// after its last reader) holds at least its largest kernel's buffers and at most all of them.
+// A point's memory is what a budget is checked against: it must be what its plan holds. A
+// single program's point allocates every buffer of its plan; a `network`'s point holds its
+// plan's peak, each buffer from the first kernel that uses it to the last (HostPlan::peak_bytes,
+// what its host program prints as `device memory`). A CLBlast call adds its own workspace,
+// which the runner measured: then at least that.
 void check_memory(const emit::DeployPoint& p, bool network, const std::string& where, const std::string& plan_path) {
-  std::int64_t all = p.plan.global_bytes();
-  std::int64_t least = network ? largest_kernel_bytes(p.plan) : all;
-  std::int64_t most = p.plan.calls_library() ? INT64_MAX : all;
-  if (p.memory_bytes >= least && p.memory_bytes <= most) return;
-  std::string allocated = most == INT64_MAX ? fmt::format("at least {}", least)
-                          : least == most   ? fmt::format("{}", least)
-                                            : fmt::format("{} to {}", least, most);
-  throw Error(fmt::format("{}: its memory_bytes {} is not what its plan {} allocates ({} bytes)", where, p.memory_bytes,
-                          plan_path, allocated));
+  std::int64_t held = network ? p.plan.peak_bytes() : p.plan.global_bytes();
+  bool library = p.plan.calls_library();
+  if (p.memory_bytes == held || (library && p.memory_bytes > held)) return;
+  throw Error(fmt::format("{}: its memory_bytes {} is not what its plan {} {} ({}{} bytes)", where, p.memory_bytes,
+                          plan_path, network ? "holds at its peak" : "allocates", library ? "at least " : "", held));
 }
 
 }  // namespace
