@@ -22,6 +22,7 @@
 #include "liftc/explore/products/groups.hpp"
 #include "liftc/explore/products/pool_split.hpp"
 #include "liftc/explore/products/residual.hpp"
+#include "liftc/explore/products/named_strategies.hpp"
 #include "liftc/explore/products/network.hpp"
 #include "liftc/explore/products/output.hpp"
 #include "liftc/explore/search/transfer.hpp"
@@ -257,7 +258,9 @@ void load(Exploration& x) {
   x.s = settle(x.o);
   x.rules_dir = x.o.rules_dir.empty() ? rewrite::default_rules_dir() : x.o.rules_dir;
   x.rules = rewrite::load_rules_dir(x.rules_dir);
-  x.o.strategies = rewrite::expand_strategy_tags(x.rules, x.o.strategies);  // -s @fast: the strategies tagged fast
+  // -s @fast: the strategies tagged fast. x.o.strategies keeps the tags (stored with the run):
+  // a strategy named by a tag need not apply (named_strategies.hpp).
+  std::vector<std::string> named = rewrite::expand_strategy_tags(x.rules, x.o.strategies);
   x.program = parse::load_program(x.o.file);
   require_size_values(x.program);  // before a store is made
   // The pooling first: what it pools may be a convolution with a residual add, which
@@ -269,8 +272,8 @@ void load(Exploration& x) {
   if (x.network) x.layers = split_layers(x.program);
   fuse_layers(x);
   split_grouped(x);
-  x.strategies = x.o.strategies.empty() ? default_strategies(x.rules, x.network ? x.layers.front().program : x.program)
-                                        : x.o.strategies;
+  x.strategies =
+      x.o.strategies.empty() ? default_strategies(x.rules, x.network ? x.layers.front().program : x.program) : named;
   if (x.s.storage.any()) drop_library_strategies(x);
   x.progress = x.o.quiet ? nullptr : x.out.progress();
 }
@@ -378,8 +381,18 @@ void model_inputs(Exploration& x, Settings& s, const CandidateSpace& space, cons
 // generation's reason is about the definition as written.
 CandidateSpace spoken_space(Exploration& x, const constraints::Target& target, std::vector<std::string>* skipped) {
   try {
-    return build_candidate_space(x.program, x.rules, x.strategies, !x.o.strategies.empty(), target, skipped, nullptr,
-                                 x.s.max_program_alternatives);
+    // Strategies named: each named by itself must apply, one named by a tag need not.
+    std::vector<NotApplied> not_applied;
+    bool given = !x.o.strategies.empty();
+    CandidateSpace space = build_candidate_space(x.program, x.rules, x.strategies, given, target, skipped,
+                                                 given ? &not_applied : nullptr, x.s.max_program_alternatives);
+    if (given) {
+      std::vector<std::string> tried = x.strategies;
+      std::erase_if(tried, is_library_strategy);
+      for (const auto& note : check_program_strategies_apply(not_applied, tried, x.o.strategies))
+        x.say(fmt::format("note: {}\n", note));
+    }
+    return space;
   } catch (const Error& e) {
     if (x.unsplit.empty()) throw;
     throw Error(
@@ -467,6 +480,7 @@ NetworkOptions network_options(Exploration& x) {
   NetworkOptions n;
   n.strategies = x.strategies;
   n.strategies_given = !x.o.strategies.empty();
+  n.given = x.o.strategies;
   n.budget = x.s.budget;
   n.jobs = x.s.jobs;
   n.evaluator = x.s.evaluator;

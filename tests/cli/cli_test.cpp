@@ -222,6 +222,38 @@ TEST_F(Cli, AStrategyTagNamesItsStrategies) {
          "error: strategy tag '@quick': no strategy of the rules carries it (their tags: @fast, @gpu)");
 }
 
+// A strategy a tag names need not apply: a dilated convolution takes five of the fast
+// strategies, and the other three (Winograd needs a window of 3 adjacent pixels, -m0 its
+// weights read in the window) are notes; none applying (a depthwise convolution) is one
+// error; a strategy named by itself must still apply. Before, `-s @fast` was refused on a
+// single program where any strategy of the tag did not apply.
+TEST_F(Cli, AStrategyOfATagThatDoesNotApplyIsANote) {
+  fs::path forms = fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "forms";
+  std::string dilated = (forms / "dilated.sr").string(), depthwise = (forms / "depthwise.sr").string();
+  Result r = run("space '" + dilated + "' -s @fast --target mali-g72 --samples 0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* s : {"conv-chw-tile-m0", "conv-winograd-gemm", "conv-winograd-local"})
+    EXPECT_NE(
+        r.output.find(fmt::format("// -s @fast: strategy `{}` does not apply to any definition of {}", s, dilated)),
+        std::string::npos)
+        << s << r.output;
+  EXPECT_NE(r.output.find("== strategy conv-gemm,"), std::string::npos) << r.output;
+  Result x = run("explore '" + dilated + "' -s @fast --evals 1 --jobs 1 --db d.db");
+  ASSERT_EQ(x.exit_code, 0) << x.output;
+  EXPECT_NE(
+      x.output.find("note: -s @fast: strategy `conv-winograd-local` does not apply to any definition of " + dilated),
+      std::string::npos)
+      << x.output;
+  Result none = run("space '" + depthwise + "' -s @fast --target mali-g72 --samples 0");
+  EXPECT_EQ(none.exit_code, 1) << none.output;
+  EXPECT_NE(none.output.find("error: no strategy of -s @fast applies (strategy `"), std::string::npos) << none.output;
+  Result named = run("explore '" + dilated + "' -s @fast -s conv-winograd --evals 1 --jobs 1 --db n.db");
+  EXPECT_EQ(named.exit_code, 1) << named.output;
+  EXPECT_NE(named.output.find("error: strategy `conv-winograd` does not apply to any definition of " + dilated),
+            std::string::npos)
+      << named.output;
+}
+
 // The user's path from a high-level program to a kernel: rewrite, save, run the result.
 TEST_F(Cli, RewrittenProgramParsesBackAndRuns) {
   std::string conv = (fs::path(LIFTC_SOURCE_DIR) / "examples" / "conv" / "conv_small.sr").string();

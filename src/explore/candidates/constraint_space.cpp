@@ -105,7 +105,7 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       r = rewrite::rewrite_program(rules, s, program, {});
     } catch (const Error& e) {
       if (strategies_given && !not_applied) throw;
-      if (strategies_given) not_applied->push_back({s, e.message()});
+      if (strategies_given) not_applied->push_back({s, e.message(), e.loc()});
       continue;  // a default strategy (or a named one, listed) that does not apply to this program
     }
     applied = true;

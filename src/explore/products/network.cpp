@@ -3,6 +3,7 @@
 #include "liftc/explore/products/network.hpp"
 
 #include "liftc/explore/products/groups.hpp"
+#include "liftc/explore/products/named_strategies.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -281,7 +282,7 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
         offered.push_back(net.layers[i]);
         not_applied.push_back(net.results[i]->not_applied);
       }
-    check_named_strategies_apply(offered, not_applied, o.strategies);
+    check_named_strategies_apply(offered, not_applied, o.strategies, o.given);
   }
   // Which strategies named each layer of a new shape goes without.
   for (std::size_t i = 0; i < net.layers.size() && o.report; ++i) {
@@ -297,29 +298,6 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
                              : std::string()));
   }
   return net;
-}
-
-void check_named_strategies_apply(const std::vector<Layer>& layers,
-                                  const std::vector<std::vector<NotApplied>>& not_applied,
-                                  const std::vector<std::string>& strategies) {
-  const auto& source = layers.front().program.source;
-  std::string file = source ? source->path : "the network";
-  for (const std::string& s : strategies)
-    if (is_library_strategy(s))
-      throw Error(fmt::format("strategy `{}` applies to no layer of {} (a network's layers do not offer clblast- "
-                              "candidates yet)",
-                              s, file));
-  for (const std::string& s : strategies) {
-    std::string why;  // why the first layer refused it
-    bool applies = false;
-    for (std::size_t i = 0; i < layers.size() && !applies; ++i) {
-      auto it = std::find_if(not_applied[i].begin(), not_applied[i].end(),
-                             [&](const NotApplied& n) { return n.strategy == s; });
-      applies = it == not_applied[i].end();
-      if (!applies && why.empty()) why = fmt::format("layer '{}': {}", layers[i].name, it->why);
-    }
-    if (!applies) throw Error(fmt::format("strategy `{}` applies to no layer of {} ({})", s, file, why));
-  }
 }
 
 void explore_network(NetworkExploration& net, const Problem& network, Store& store, std::int64_t run,

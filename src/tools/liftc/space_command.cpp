@@ -17,6 +17,7 @@
 #include "liftc/explore/products/residual.hpp"
 #include "liftc/explore/products/layers.hpp"
 #include "liftc/explore/candidates/library.hpp"
+#include "liftc/explore/products/named_strategies.hpp"
 #include "liftc/explore/products/network.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/engine.hpp"
@@ -52,7 +53,7 @@ std::vector<std::pair<std::string, rewrite::ProgramRewrite>> rewrites_of(
       rewrites.emplace_back(s, rewrite::rewrite_program(rules, s, program, options));
     } catch (const Error& e) {
       if (given && !not_applied) throw;  // a strategy the user named must apply
-      if (given) not_applied->push_back({s, e.message()});
+      if (given) not_applied->push_back({s, e.message(), e.loc()});
     }
   }
   if (!rewrites.empty()) return rewrites;
@@ -275,8 +276,15 @@ void run_space(const SpaceOptions& o) {
   std::vector<std::unique_ptr<explore::LibraryAlternative>> library;
   if (layers.empty()) {
     Part& part = parts.emplace_back();
+    // Strategies named: each named by itself must apply, one named by a tag need not (a note).
+    std::vector<explore::NotApplied> not_applied;
     if (!only_library)
-      part.spaces = spaces_of(rewrites_of(program, rules, strategies, !o.strategies.empty(), options, part.note), target);
+      part.spaces = spaces_of(rewrites_of(program, rules, strategies, !o.strategies.empty(), options, part.note,
+                                          o.strategies.empty() ? nullptr : &not_applied),
+                              target);
+    if (!o.strategies.empty())
+      for (const auto& note : explore::check_program_strategies_apply(not_applied, strategies, o.strategies))
+        part.note += fmt::format("// {}\n", note);
     if (any_library || o.strategies.empty())
       library = explore::library_alternatives(program, rules, o.strategies, !o.strategies.empty(), target);
   }
@@ -307,7 +315,9 @@ void run_space(const SpaceOptions& o) {
       for (const auto& n : not_applied[i]) part.note += fmt::format("// {} does not apply to this layer\n", n.strategy);
   }
   // As explore: a strategy named is an error only when it applies to no layer.
-  if (!layers.empty()) explore::check_named_strategies_apply(layers, not_applied, o.strategies);
+  if (!layers.empty())
+    explore::check_named_strategies_apply(layers, not_applied, rewrite::expand_strategy_tags(rules, o.strategies),
+                                          o.strategies);
 
   fmt::print("// liftc space {}: target {}\n", o.file, constraints::format_target(target));
   if (written > 1)

@@ -14,6 +14,7 @@
 #include "liftc/explore/search/space.hpp"
 #include "liftc/ir/program.hpp"
 #include "liftc/rewrite/load.hpp"
+#include "liftc/support/diagnostic.hpp"
 
 namespace liftc::explore {
 
@@ -87,6 +88,7 @@ std::vector<std::string> default_strategies(const rewrite::RuleSet& rules, const
 struct NotApplied {
   std::string strategy;
   std::string why;  // the rewriter's message
+  SourceLoc loc;    // and where (an unknown strategy: "<strategy>:1:1")
 };
 
 /// The most alternatives a program of several definitions explored as one program

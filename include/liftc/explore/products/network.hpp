@@ -38,6 +38,7 @@ struct LayerResult {
 struct NetworkOptions {
   std::vector<std::string> strategies;  // per layer (default_strategies when not given)
   bool strategies_given = false;        // named: each must apply to some layer (network_spaces)
+  std::vector<std::string> given;       // -s as typed, tags unexpanded (check_named_strategies_apply)
   Budget budget;                        // per layer of a new shape
   std::size_t jobs = 1;
   EvaluatorOptions evaluator;           // work_dir: each layer explores in a folder of its own under it
@@ -78,19 +79,12 @@ std::string layer_label(const NetworkExploration& net, std::size_t i);
 /// Strategies named in `options` are offered to the layers they apply to; a layer none of
 /// them applies to is lowered by the fallback (kFallbackStrategies), with a note; a named
 /// strategy that applies to no layer (a `clblast-` one never does) is a liftc::Error,
-/// before anything runs.
+/// before anything runs (check_named_strategies_apply: one named by a tag need not apply).
 /// `variants` are the network's (add_fused_layers; empty: the layers as written, in order).
 /// A fused layer's space that cannot be built is reported and its variants dropped.
 NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<NetworkVariant> variants,
                                   const rewrite::RuleSet& rules, const constraints::Target& target,
                                   const NetworkOptions& options);
-
-/// That each of `strategies` (named with -s) applies to some layer, from what layer i
-/// refused (`not_applied[i]`): else a liftc::Error naming the first layer's reason. A
-/// `clblast-` strategy applies to none (a network's layers do not offer them yet).
-void check_named_strategies_apply(const std::vector<Layer>& layers,
-                                  const std::vector<std::vector<NotApplied>>& not_applied,
-                                  const std::vector<std::string>& strategies);
 
 /// Explores every layer of a new shape of `net` that a variant runs (each with its
 /// layer_problem of `network`: load_problem of the network's file) on `device` under store
