@@ -17,16 +17,31 @@ const char* const kDepthwise =
     "the channels to group (kappa), copy kernel-minor, tile, chunk by channels (omega) or multiply as an im2col matrix";
 
 // The depthwise forms: normal-form makes each a map over (kernel, bias, channel) triples.
-const char* const kDepthwiseForms[] = {"depthwise.sr", "depthwise_chw.sr", "depthwise_chw_nested.sr",
-                                       "depthwise_hwc_columns.sr", "depthwise_hwc_prejoined.sr", "depthwise_dilated.sr",
-                                       "depthwise_zip2d.sr", "depthwise_columns_bias_start.sr", "depthwise_chw_dilated.sr",
-                                       "depthwise_stride2.sr", "depthwise_multiplier.sr", "depthwise_kernel_first.sr",
-                                       "depthwise_multiplier_outer.sr", "depthwise_chw_kernel_first.sr",
-                                       "depthwise_no_bias.sr", "depthwise_hwc_channel_outer.sr",
-                                       "depthwise_rows_dilated.sr", "depthwise_dilated_per_channel.sr",
-                                       "depthwise_chw_rows_joined.sr", "depthwise_chw_rows_joined_hwc_out.sr",
-                                       "depthwise_chw_join_after.sr", "depthwise_chw_dilated_rows_joined.sr",
-                                       "depthwise_chw_no_bias.sr"};
+const char* const kDepthwiseForms[] = {"depthwise.sr",
+                                       "depthwise_chw.sr",
+                                       "depthwise_chw_nested.sr",
+                                       "depthwise_hwc_columns.sr",
+                                       "depthwise_hwc_prejoined.sr",
+                                       "depthwise_dilated.sr",
+                                       "depthwise_zip2d.sr",
+                                       "depthwise_columns_bias_start.sr",
+                                       "depthwise_chw_dilated.sr",
+                                       "depthwise_stride2.sr",
+                                       "depthwise_multiplier.sr",
+                                       "depthwise_kernel_first.sr",
+                                       "depthwise_multiplier_outer.sr",
+                                       "depthwise_chw_kernel_first.sr",
+                                       "depthwise_no_bias.sr",
+                                       "depthwise_hwc_channel_outer.sr",
+                                       "depthwise_rows_dilated.sr",
+                                       "depthwise_dilated_per_channel.sr",
+                                       "depthwise_chw_rows_joined.sr",
+                                       "depthwise_chw_rows_joined_hwc_out.sr",
+                                       "depthwise_chw_join_after.sr",
+                                       "depthwise_chw_dilated_rows_joined.sr",
+                                       "depthwise_chw_no_bias.sr",
+                                       "depthwise_relu_pass.sr",
+                                       "depthwise_chw_relu_pass.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "dilated_1x1_windows.sr",

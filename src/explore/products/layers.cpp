@@ -637,15 +637,16 @@ std::vector<NetworkVariant> add_fused_layers(const ir::Program& network, std::ve
   std::vector<Fusion> each = layer_fusions(network, rules);
   std::vector<std::vector<Fusion>> plans;
   for (const auto& f : each) plans.push_back({f});
-  if (each.size() > 1) {
-    std::vector<Fusion> all;
-    ir::Program p = network;
-    for (auto next = layer_fusions(p, rules); !next.empty(); next = layer_fusions(p, rules)) {
-      all.push_back(next.front());
-      p = fuse(p, next.front());
-    }
-    plans.push_back(std::move(all));
+  // Every fusion, one after the other, each found on the program the ones before made: a fusion
+  // may make another (a ReLU fused into a depthwise layer makes it the depthwise layer a
+  // pointwise one reads), so this plan is made even where the program as written has one.
+  std::vector<Fusion> all;
+  ir::Program fused = network;
+  for (auto next = layer_fusions(fused, rules); !next.empty(); next = layer_fusions(fused, rules)) {
+    all.push_back(next.front());
+    fused = fuse(fused, next.front());
   }
+  if (all.size() > 1) plans.push_back(std::move(all));
   std::vector<ir::Program> bound;
   for (const auto& layer : layers) bound.push_back(ir::bind_sizes(layer.program, {}));
   for (const auto& plan : plans) {
