@@ -146,7 +146,9 @@ TEST_F(ExploreCli, AStrategyNeitherTheGroupedConvolutionNorItsGroupsTakeIsSaidSo
 // image split into groups of planes, each group written kernel by kernel
 // (grouped_chw_kernel_by_kernel.sr, a third writer's), and one whose image's pixels are split
 // into the groups' channels before the windows (grouped_split_image.sr, a fifth writer's; and
-// grouped_split_image_unpadded.sr, its windows slid without padding): split by group
+// grouped_split_image_unpadded.sr, its windows slid without padding), and one written per group
+// whose groups join their results (grouped_per_group_joined.sr, a generality check's form;
+// group-results-joined-twice): split by group
 // (normal-form's grouped-channels-*, join-of-joined-results-triples, groups-kernels-outermost,
 // split-pixels-into-windows and its -unpadded form), its groups take
 // conv-chw-tile and conv-gemm, and the front point's host program validates every layer.
@@ -167,7 +169,8 @@ TEST_P(GroupedPointwiseCli, IsSplitByGroupAndItsGroupsValidate) {
 INSTANTIATE_TEST_SUITE_P(Groups, GroupedPointwiseCli,
                          ::testing::Values("grouped_pointwise_slide", "grouped_pointwise_channels_first",
                                            "grouped_joined_per_group", "grouped_chw_kernel_by_kernel",
-                                           "grouped_split_image", "grouped_split_image_unpadded"),
+                                           "grouped_split_image", "grouped_split_image_unpadded",
+                                           "grouped_per_group_joined"),
                          [](const auto& info) { return info.param; });
 
 // A grouped convolution whose map over its groups zips the groups' kernels, biases and window

@@ -84,14 +84,12 @@ INSTANTIATE_TEST_SUITE_P(
         SplitCase{"conv/forms/grouped_pointwise.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         // Its channels taken by slide(N, N, px) (grouped-channels-slide-as-split), or zipped
         // first (grouped-channels-last).
-        SplitCase{"conv/forms/grouped_pointwise_slide.sr",
-                  "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        SplitCase{"conv/forms/grouped_pointwise_slide.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         SplitCase{"conv/forms/grouped_pointwise_channels_first.sr",
                   "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         // Each group's outputs joined inside the map over the groups, the window zipped first
         // (a third writer's form): join-of-joined-results-triples moves the join out.
-        SplitCase{"conv/forms/grouped_joined_per_group.sr",
-                  "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        SplitCase{"conv/forms/grouped_joined_per_group.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         // Written channel-first, each group a dense CHW convolution written kernel by kernel
         // (a third writer's form): kernels-outermost in each group, groups-kernels-outermost
         // moves the transposes back to kernel-first out of the map over the groups, and
@@ -105,6 +103,10 @@ INSTANTIATE_TEST_SUITE_P(
         // The image's pixels split into the groups' channels before the windows (a fifth
         // writer's form): split-pixels-into-windows moves the split into each window.
         SplitCase{"conv/forms/grouped_split_image.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        // Written per group, each group padding its own channels and joining its pairs'
+        // results, the output joined per pixel (a generality check's form):
+        // groups-channel-first, then group-results-joined-twice.
+        SplitCase{"conv/forms/grouped_per_group_joined.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         // The same split pixels slid without padding (split-pixels-into-windows-unpadded).
         SplitCase{"conv/forms/grouped_split_image_unpadded.sr",
                   "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
@@ -149,14 +151,20 @@ INSTANTIATE_TEST_SUITE_P(Groups, GroupZipOrders, ::testing::ValuesIn(test::kGrou
 // Every example: split_groups splits the grouped convolutions and nothing else, and takes
 // every program (low-level ones, stencils, networks) without an error.
 TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
-  const std::set<std::string> grouped = {"conv/forms/grouped.sr", "conv/forms/grouped_per_group.sr",
-                                         "conv/forms/grouped_pointwise.sr", "conv/forms/grouped_pointwise_slide.sr",
+  const std::set<std::string> grouped = {"conv/forms/grouped.sr",
+                                         "conv/forms/grouped_per_group.sr",
+                                         "conv/forms/grouped_pointwise.sr",
+                                         "conv/forms/grouped_pointwise_slide.sr",
                                          "conv/forms/grouped_pointwise_channels_first.sr",
-                                         "conv/forms/grouped_joined_per_group.sr", "conv/forms/grouped_chw_kernel_by_kernel.sr",
+                                         "conv/forms/grouped_joined_per_group.sr",
+                                         "conv/forms/grouped_chw_kernel_by_kernel.sr",
                                          "conv/forms/grouped_chw_rows_joined.sr",
-                                         "conv/forms/grouped_split_image.sr", "conv/forms/grouped_split_image_unpadded.sr",
+                                         "conv/forms/grouped_split_image.sr",
+                                         "conv/forms/grouped_split_image_unpadded.sr",
+                                         "conv/forms/grouped_per_group_joined.sr",
                                          "conv/grouped/resnext_3x3.sr",
-                                         "networks/resnext_block.sr", "networks/shufflenet_unit.sr",
+                                         "networks/resnext_block.sr",
+                                         "networks/shufflenet_unit.sr",
                                          "networks/grouped_residual.sr"};
   // split_groups always reads the rules (a group is found in the normal form): asked with them only.
   test::ExamplesSplit split = test::examples_split(

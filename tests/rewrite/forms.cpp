@@ -49,10 +49,17 @@ const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "
                                      "dilated_columns_only.sr", "dilated_transposed_pairs.sr", "dilated_phases.sr"};
 
 // The grouped forms: normal-form makes each grouped.sr's map over the groups' (kernels, biases, windows).
-const char* const kGroupedForms[] = {"grouped.sr", "grouped_per_group.sr", "grouped_pointwise.sr", "grouped_pointwise_slide.sr",
-                                     "grouped_pointwise_channels_first.sr", "grouped_joined_per_group.sr",
-                                     "grouped_chw_kernel_by_kernel.sr", "grouped_chw_rows_joined.sr", "grouped_split_image.sr",
-                                     "grouped_split_image_unpadded.sr"};
+const char* const kGroupedForms[] = {"grouped.sr",
+                                     "grouped_per_group.sr",
+                                     "grouped_pointwise.sr",
+                                     "grouped_pointwise_slide.sr",
+                                     "grouped_pointwise_channels_first.sr",
+                                     "grouped_joined_per_group.sr",
+                                     "grouped_chw_kernel_by_kernel.sr",
+                                     "grouped_chw_rows_joined.sr",
+                                     "grouped_split_image.sr",
+                                     "grouped_split_image_unpadded.sr",
+                                     "grouped_per_group_joined.sr"};
 
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
@@ -135,8 +142,9 @@ const std::vector<NotOffered>& forms_not_offered() {
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
-    for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr", "grouped_chw_kernel_by_kernel.sr",
-                          "grouped_chw_rows_joined.sr", "grouped_split_image.sr", "grouped_split_image_unpadded.sr"})
+    for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr",
+                          "grouped_chw_kernel_by_kernel.sr", "grouped_chw_rows_joined.sr", "grouped_split_image.sr",
+                          "grouped_split_image_unpadded.sr", "grouped_per_group_joined.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* f : kDilatedForms) {
@@ -152,7 +160,8 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0", "conv-chw-omega-kappa", "conv-gemm"})
       for (const char* f : kGroupedForms) t.push_back({f, s, kGrouped});
     for (const char* s : {"conv-parametric", "conv-tiled"})
-      for (const char* f : {"grouped_per_group.sr", "grouped_chw_kernel_by_kernel.sr", "grouped_chw_rows_joined.sr"})
+      for (const char* f : {"grouped_per_group.sr", "grouped_chw_kernel_by_kernel.sr", "grouped_chw_rows_joined.sr",
+                            "grouped_per_group_joined.sr"})
         t.push_back({f, s, kPerGroupWindows});
     for (const char* s : {"conv-naive", "conv-gpu", "conv-gpu-k0", "conv-local", "conv-chw-m0", "conv-chw-tile-m0",
                           "conv-chw-tile-local", "conv-chw-tile-split", "conv-chw-omega", "conv-chw-omega-m0",
