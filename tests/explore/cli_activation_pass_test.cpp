@@ -50,7 +50,10 @@ INSTANTIATE_TEST_SUITE_P(ReluPass, ActivationPassCli,
                          ::testing::Values(PassCase{"depthwise_relu_pass",
                                                     {"conv-depthwise-tile", "conv-depthwise-local"}},
                                            PassCase{"depthwise_chw_relu_pass", {"conv-depthwise-kappa"}},
-                                           PassCase{"chw_relu_pass", {"conv-chw-tile", "conv-winograd-local"}}),
+                                           PassCase{"chw_relu_pass", {"conv-chw-tile", "conv-winograd-local"}},
+                                           PassCase{"depthwise_bias_pass", {"conv-depthwise-tile"}},
+                                           PassCase{"depthwise_chw_rows_joined_leaky_pass", {"conv-depthwise-kappa"}},
+                                           PassCase{"chw_rows_joined_relu_pass", {"conv-gemm"}}),
                          [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, its ReLU a definition of its own, then a pointwise layer: the ReLU is
@@ -78,6 +81,35 @@ def pwo = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, 
   EXPECT_TRUE(validated_by(read(dir_ / "out" / "evaluated.csv"), "conv-dw-pw-private"))
       << read(dir_ / "out" / "evaluated.csv");
   expect_every_front_point_matches(*this, "dw_relu_pw", "pwo: matches the expected values (288 values)");
+}
+
+// A depthwise layer whose bias is a definition of its own, a pass zipping each pixel with the
+// biases, before a pointwise layer (gen27's form): explore stopped with a type error of a
+// fused layer it made ("join: expected an array of arrays"; the depthwise layer with the pass
+// around it was taken for a depthwise layer whose windows were the pass's pixels). The pass is
+// fused into the depthwise layer (bias-pass-into-windows-depthwise), and that into the
+// pointwise one (dw+biased+pw), whose points and host program validate.
+TEST_F(ExploreCli, ABiasPassBetweenADepthwiseAndAPointwiseLayerIsFusedIntoBoth) {
+  std::ofstream(dir_ / "dw_bias_pw.sr") << R"(size C = 4, H = 6, W = 6, M = 8, K = 3
+input dw_w  : [[[float]K]K]C
+input dw_b  : [float]C
+input pw_w  : [[float]C]M
+input pw_b  : [float]M
+input image : [[[float]C]W]H
+def dw = map2D(window -> join(map((w, cw) -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(w), join(cw))),
+                                  zip(dw_w, transpose(map(transpose, window))))),
+               slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))
+def biased = map2D(px -> map((v, b) -> v + b, zip(px, dw_b)), dw)
+def pw = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(pw_w, pw_b))), biased)
+)";
+  Result r =
+      run("explore dw_bias_pw.sr -s conv-dw-pw-private --fusion only --search random --pareto --evals 2 --jobs 2 "
+          "-o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output, {"fused layer (dw+biased+pw): ", "network Pareto front"});
+  EXPECT_TRUE(validated_by(read(dir_ / "out" / "evaluated.csv"), "conv-dw-pw-private"))
+      << read(dir_ / "out" / "evaluated.csv");
+  expect_every_front_point_matches(*this, "dw_bias_pw", "pw: matches the expected values (288 values)");
 }
 
 }  // namespace

@@ -447,7 +447,10 @@ ir::Expr depthwise_form(const ir::Program& layer, const rewrite::RuleSet& rules)
     if (dw.programs.empty() || !dw.unchanged.empty() || !dw.fallen_back.empty()) return {};
     const ir::Expr& body = p.defs.front().body;
     ir::Expr windows = windows_map(body);
-    if (!windows.defined()) return {};
+    // The 2D map over the windows themselves: a pass over a depthwise convolution's output that
+    // normal-form leaves outside it (a bias zipped per pixel) is a 2D map too, over the
+    // convolution's pixels, which the fusion would take for windows.
+    if (!windows.defined() || detail::reduces(windows->args[1])) return {};
     ir::Expr g = ir::map2d_function(windows)->args[0];
     if (g.kind() == ir::ExprKind::Call && g->prim == ir::Prim::Join) g = g->args[0];
     return g.kind() == ir::ExprKind::Call && g->prim == ir::Prim::Map ? body : ir::Expr();
