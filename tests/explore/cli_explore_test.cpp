@@ -162,8 +162,8 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusesSaysWhy) {
          "slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image))))\n";
   Result r = run("explore prog.sr -s conv-chw-tile-local --evals 1 -q --db r.db");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("error: the strategies given have no valid point on this target (conv-chw-tile-local #1: "
-                          "code generation refuses this program: mapLcl(0) is not inside a mapWrg"),
+  EXPECT_NE(r.output.find("error: the strategies given have no valid point (conv-chw-tile-local #1: code generation "
+                          "refuses this program: mapLcl(0) is not inside a mapWrg"),
             std::string::npos)
       << r.output;
 }

@@ -251,8 +251,8 @@ TEST_F(ExploreCli, AResidualAddOverAGroupedConvolutionGoesIntoEachGroupsEpilogue
       r.output,
       {"conv into 2 groups (conv_g0, conv_g1) of 2 channels each; block fused into each of conv's groups (block_g0, "
        "block_g1), over their channels",
-       "fused layer (conv+block): not offered: the strategies given have no valid point on this target (conv-lower #1: "
-       "code generation refuses this program: mapSeq runs outside every parallel map",
+       "fused layer (conv+block): not offered: the strategies given have no valid point (conv-lower #1: code "
+       "generation refuses this program: mapSeq runs outside every parallel map",
        "fused layer (conv+block_g0): 5 alternative(s) of 3 strategies (conv-chw-tile, conv-gemm, conv-lower)",
        "fused layer (conv+block_g1): the shape of fused layer (conv+block_g0): explored once, its results taken",
        "fused layer (conv_g0+conv_g1+block): 1 alternative(s) of 1 strategy (conv-lower)",

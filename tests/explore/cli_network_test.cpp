@@ -266,8 +266,11 @@ TEST_F(ExploreCli, FusionErrors) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   expect_all_in(
       r.output,
-      {"fused layer (shuffled+dw+g2+unit): not offered: the strategies given have no valid point on this target "
-       "(conv-gpu #1: code generation refuses this program: mapSeq runs outside every parallel map",
+      {"fused layer (shuffled+dw+g2+unit): not offered: the strategies given have no valid point (conv-gpu #1: code "
+       "generation refuses this program: mapSeq runs outside every parallel map",
+       "): what the definition computes around its convolution (a pass over its output, a pooling, say) stays "
+       "outside the maps the strategies put on work-items; written as a definition of its own, it is a layer that "
+       "explore fuses back where a strategy takes the two together",
        "error: no fused layer of the network has a space (see above); explore it with --fusion off"});
   EXPECT_EQ(r.output.find("layer 'unit'"), std::string::npos) << r.output;
 }

@@ -172,13 +172,24 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       cs.alternatives.push_back(std::move(alt));
     }
   if (cs.alternatives.empty()) {
-    std::string what = strategies_given ? "the strategies given have no valid point on this target"
-                                        : "no strategy of rules/strategies.rules applies to this program with a valid point";
     // Where code generation refused an alternative's program, its reason is the answer (a
-    // computation around the convolution in the same definition, say); the first one said.
-    if (!refused.empty())
-      what += fmt::format(" ({}{})", refused.front(),
-                          refused.size() > 1 ? fmt::format("; and {} more alternative(s) refused", refused.size() - 1) : "");
+    // computation around the convolution in the same definition, say); the first one said,
+    // then what it means in the user's terms. Otherwise the target's limits left no point.
+    std::string what = strategies_given
+                           ? "the strategies given have no valid point"
+                           : "no strategy of rules/strategies.rules applies to this program with a valid point";
+    if (refused.empty()) throw Error(what + " on this target");
+    what +=
+        fmt::format(" ({}{})", refused.front(),
+                    refused.size() > 1 ? fmt::format("; and {} more alternative(s) refused", refused.size() - 1) : "");
+    if (std::any_of(refused.begin(), refused.end(), [](const std::string& r) {
+          return r.find("runs outside every parallel map") != std::string::npos ||
+                 r.find("is not inside a mapWrg") != std::string::npos;
+        }))
+      what +=
+          ": what the definition computes around its convolution (a pass over its output, a pooling, say) stays "
+          "outside the maps the strategies put on work-items; written as a definition of its own, it is a layer "
+          "that explore fuses back where a strategy takes the two together";
     throw Error(what);
   }
   return cs;
