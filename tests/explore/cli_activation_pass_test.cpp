@@ -53,7 +53,9 @@ INSTANTIATE_TEST_SUITE_P(ReluPass, ActivationPassCli,
                                            PassCase{"chw_relu_pass", {"conv-chw-tile", "conv-winograd-local"}},
                                            PassCase{"depthwise_bias_pass", {"conv-depthwise-tile"}},
                                            PassCase{"depthwise_chw_rows_joined_leaky_pass", {"conv-depthwise-kappa"}},
-                                           PassCase{"chw_rows_joined_relu_pass", {"conv-gemm"}}),
+                                           PassCase{"chw_rows_joined_relu_pass", {"conv-gemm"}},
+                                           PassCase{"depthwise_chw_bias_inner_pass", {"conv-depthwise-local"}},
+                                           PassCase{"chw_rows_joined_relu_inner_pass", {"conv-chw-tile-split"}}),
                          [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, its ReLU a definition of its own, then a pointwise layer: the ReLU is
