@@ -55,7 +55,9 @@ INSTANTIATE_TEST_SUITE_P(ReluPass, ActivationPassCli,
                                            PassCase{"depthwise_chw_rows_joined_leaky_pass", {"conv-depthwise-kappa"}},
                                            PassCase{"chw_rows_joined_relu_pass", {"conv-gemm"}},
                                            PassCase{"depthwise_chw_bias_inner_pass", {"conv-depthwise-local"}},
-                                           PassCase{"chw_rows_joined_relu_inner_pass", {"conv-chw-tile-split"}}),
+                                           PassCase{"chw_rows_joined_relu_inner_pass", {"conv-chw-tile-split"}},
+                                           PassCase{"chw_bias_pass", {"conv-chw-tile"}},
+                                           PassCase{"depthwise_chw_bias_relu_pass", {"conv-depthwise-tile"}}),
                          [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, its ReLU a definition of its own, then a pointwise layer: the ReLU is
