@@ -60,61 +60,66 @@ INSTANTIATE_TEST_SUITE_P(ReluPass, ActivationPassCli,
                                            PassCase{"depthwise_chw_bias_relu_pass", {"conv-depthwise-tile"}}),
                          [](const auto& info) { return std::string(info.param.form); });
 
-// A depthwise layer, its ReLU a definition of its own, then a pointwise layer: the ReLU is
-// fused into the depthwise layer (dwo+act), and that into the pointwise one (dwo+act+pwo),
-// which conv-dw-pw-private takes; every front point's host program validates.
-TEST_F(ExploreCli, AReluBetweenADepthwiseAndAPointwiseLayerIsFusedIntoBoth) {
-  std::ofstream(dir_ / "dw_relu_pw.sr") << R"(size C = 4, H = 6, W = 6, M = 8, K = 3
-input img : [[[float]C]W]H
-input dw  : [[[float]K]K]C
-input dwb : [float]C
-input pw  : [[float]C]M
-input pwb : [float]M
-def dwo = map2D(win -> join(map((w, b, cw) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(cw), join(w))),
-                                zip(dw, dwb, transpose(map(transpose, win))))),
-                slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, img)))
-def act = map2D(px -> map(v -> max(v, 0.0), px), dwo)
-def pwo = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(pw, pwb))), act)
-)";
+// A depthwise layer, then a pass of its own over its output, then a pointwise layer: the pass
+// is fused into the depthwise layer, and that into the pointwise one (conv-dw-pw-private takes
+// it), whose points and host program validate.
+// - A ReLU (dwo+act+pwo): before, no depthwise-pointwise fusion was made through it.
+// - A bias zipped per pixel, the depthwise sums from 0.0 (dw+biased+pw; gen27's form): explore
+//   stopped with a type error of a fused layer it made ("join: expected an array of arrays":
+//   the depthwise layer with the pass around it was taken for one whose windows were the
+//   pass's pixels); bias-pass-into-windows-depthwise now fuses the pass into the sums.
+struct PassNetworkCase {
+  const char* name;
+  const char* program;
+  const char* fused;  // the fused layer's label
+};
+
+void PrintTo(const PassNetworkCase& c, std::ostream* os) { *os << c.name; }
+
+class PassBetweenLayersCli : public ExploreCli, public ::testing::WithParamInterface<PassNetworkCase> {};
+
+TEST_P(PassBetweenLayersCli, IsFusedIntoTheDepthwiseAndPointwiseLayers) {
+  std::ofstream(dir_ / (std::string(GetParam().name) + ".sr")) << GetParam().program;
   Result r =
-      run("explore dw_relu_pw.sr -s conv-dw-pw-private --fusion only "
-          "--search random --pareto --evals 2 --jobs 2 -o out");
+      run(fmt::format("explore {}.sr -s conv-dw-pw-private --fusion only --search random --pareto --evals 2 "
+                      "--jobs 2 -o out",
+                      GetParam().name));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  expect_all_in(r.output, {"fused layer (dwo+act+pwo): ", "conv-dw-pw-private", "network Pareto front"});
+  expect_all_in(r.output, {GetParam().fused, "network Pareto front"});
   EXPECT_EQ(r.output.find("not offered"), std::string::npos) << r.output;
   EXPECT_TRUE(validated_by(read(dir_ / "out" / "evaluated.csv"), "conv-dw-pw-private"))
       << read(dir_ / "out" / "evaluated.csv");
-  expect_every_front_point_matches(*this, "dw_relu_pw", "pwo: matches the expected values (288 values)");
+  expect_every_front_point_matches(*this, GetParam().name, "pw: matches the expected values (288 values)");
 }
 
-// A depthwise layer whose bias is a definition of its own, a pass zipping each pixel with the
-// biases, before a pointwise layer (gen27's form): explore stopped with a type error of a
-// fused layer it made ("join: expected an array of arrays"; the depthwise layer with the pass
-// around it was taken for a depthwise layer whose windows were the pass's pixels). The pass is
-// fused into the depthwise layer (bias-pass-into-windows-depthwise), and that into the
-// pointwise one (dw+biased+pw), whose points and host program validate.
-TEST_F(ExploreCli, ABiasPassBetweenADepthwiseAndAPointwiseLayerIsFusedIntoBoth) {
-  std::ofstream(dir_ / "dw_bias_pw.sr") << R"(size C = 4, H = 6, W = 6, M = 8, K = 3
-input dw_w  : [[[float]K]K]C
-input dw_b  : [float]C
-input pw_w  : [[float]C]M
-input pw_b  : [float]M
+INSTANTIATE_TEST_SUITE_P(ReluPass, PassBetweenLayersCli,
+                         ::testing::Values(PassNetworkCase{"dw_relu_pw", R"(size C = 4, H = 6, W = 6, M = 8, K = 3
+input img : [[[float]C]W]H
+input dw_w : [[[float]K]K]C
+input dw_b : [float]C
+input pw_w : [[float]C]M
+input pw_b : [float]M
+def dw = map2D(win -> join(map((w, b, cw) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(cw), join(w))),
+                               zip(dw_w, dw_b, transpose(map(transpose, win))))),
+               slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, img)))
+def act = map2D(px -> map(v -> max(v, 0.0), px), dw)
+def pw = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(pw_w, pw_b))), act)
+)",
+                                                           "fused layer (dw+act+pw): "},
+                                           PassNetworkCase{"dw_bias_pw", R"(size C = 4, H = 6, W = 6, M = 8, K = 3
+input dw_w : [[[float]K]K]C
+input dw_b : [float]C
+input pw_w : [[float]C]M
+input pw_b : [float]M
 input image : [[[float]C]W]H
 def dw = map2D(window -> join(map((w, cw) -> reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(w), join(cw))),
                                   zip(dw_w, transpose(map(transpose, window))))),
                slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))
 def biased = map2D(px -> map((v, b) -> v + b, zip(px, dw_b)), dw)
 def pw = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(pw_w, pw_b))), biased)
-)";
-  Result r =
-      run("explore dw_bias_pw.sr -s conv-dw-pw-private --fusion only --search random --pareto --evals 2 --jobs 2 "
-          "-o out");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  expect_all_in(r.output, {"fused layer (dw+biased+pw): ", "network Pareto front"});
-  EXPECT_TRUE(validated_by(read(dir_ / "out" / "evaluated.csv"), "conv-dw-pw-private"))
-      << read(dir_ / "out" / "evaluated.csv");
-  expect_every_front_point_matches(*this, "dw_bias_pw", "pw: matches the expected values (288 values)");
-}
+)",
+                                                           "fused layer (dw+biased+pw): "}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace liftc::explore::test
