@@ -57,7 +57,8 @@ INSTANTIATE_TEST_SUITE_P(ReluPass, ActivationPassCli,
                                            PassCase{"depthwise_chw_bias_inner_pass", {"conv-depthwise-local"}},
                                            PassCase{"chw_rows_joined_relu_inner_pass", {"conv-chw-tile-split"}},
                                            PassCase{"chw_bias_pass", {"conv-chw-tile"}},
-                                           PassCase{"depthwise_chw_bias_relu_pass", {"conv-depthwise-tile"}}),
+                                           PassCase{"depthwise_chw_bias_relu_pass", {"conv-depthwise-tile"}},
+                                           PassCase{"chw_oihw_no_bias", {"conv-chw-tile", "conv-winograd-gemm"}}),
                          [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, then a pass of its own over its output, then a pointwise layer: the pass
