@@ -46,20 +46,21 @@ TEST_P(ActivationPassCli, TakesItsKindsStrategiesAndValidates) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(ReluPass, ActivationPassCli,
-                         ::testing::Values(PassCase{"depthwise_relu_pass",
-                                                    {"conv-depthwise-tile", "conv-depthwise-local"}},
-                                           PassCase{"depthwise_chw_relu_pass", {"conv-depthwise-kappa"}},
-                                           PassCase{"chw_relu_pass", {"conv-chw-tile", "conv-winograd-local"}},
-                                           PassCase{"depthwise_bias_pass", {"conv-depthwise-tile"}},
-                                           PassCase{"depthwise_chw_rows_joined_leaky_pass", {"conv-depthwise-kappa"}},
-                                           PassCase{"chw_rows_joined_relu_pass", {"conv-gemm"}},
-                                           PassCase{"depthwise_chw_bias_inner_pass", {"conv-depthwise-local"}},
-                                           PassCase{"chw_rows_joined_relu_inner_pass", {"conv-chw-tile-split"}},
-                                           PassCase{"chw_bias_pass", {"conv-chw-tile"}},
-                                           PassCase{"depthwise_chw_bias_relu_pass", {"conv-depthwise-tile"}},
-                                           PassCase{"chw_oihw_no_bias", {"conv-chw-tile", "conv-winograd-gemm"}}),
-                         [](const auto& info) { return std::string(info.param.form); });
+INSTANTIATE_TEST_SUITE_P(
+    ReluPass, ActivationPassCli,
+    ::testing::Values(PassCase{"depthwise_relu_pass", {"conv-depthwise-tile", "conv-depthwise-local"}},
+                      PassCase{"depthwise_chw_relu_pass", {"conv-depthwise-kappa"}},
+                      PassCase{"chw_relu_pass", {"conv-chw-tile", "conv-winograd-local"}},
+                      PassCase{"depthwise_bias_pass", {"conv-depthwise-tile"}},
+                      PassCase{"depthwise_chw_rows_joined_leaky_pass", {"conv-depthwise-kappa"}},
+                      PassCase{"chw_rows_joined_relu_pass", {"conv-gemm"}},
+                      PassCase{"depthwise_chw_bias_inner_pass", {"conv-depthwise-local"}},
+                      PassCase{"chw_rows_joined_relu_inner_pass", {"conv-chw-tile-split"}},
+                      PassCase{"chw_bias_pass", {"conv-chw-tile"}},
+                      PassCase{"depthwise_chw_bias_relu_pass", {"conv-depthwise-tile"}},
+                      PassCase{"chw_oihw_no_bias", {"conv-chw-tile", "conv-winograd-gemm"}},
+                      PassCase{"depthwise_dilated_windows_first", {"conv-depthwise-tile", "conv-depthwise-local"}}),
+    [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, then a pass of its own over its output, then a pointwise layer: the pass
 // is fused into the depthwise layer, and that into the pointwise one (conv-dw-pw-private takes

@@ -45,7 +45,8 @@ const char* const kDepthwiseForms[] = {"depthwise.sr",
                                        "depthwise_bias_pass.sr",
                                        "depthwise_chw_rows_joined_leaky_pass.sr",
                                        "depthwise_chw_bias_inner_pass.sr",
-                                       "depthwise_chw_bias_relu_pass.sr"};
+                                       "depthwise_chw_bias_relu_pass.sr",
+                                       "depthwise_dilated_windows_first.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "dilated_1x1_windows.sr",
