@@ -164,13 +164,14 @@ TEST_F(ExploreCli, TheOmegaPartialSumsTakeAResidualAddFusedIntoTheirConvolution)
 // The residual forms a fourth writer wrote (issue 38): the image zipped first, zip2D(image,
 // windows); the convolution's output zipped after the image, zip2D(image, conv); the image's
 // value in each sum's start, reduce(b + r, ...); the value zipped first with the kernels and
-// biases, as (value, kernel, bias) triples or (value, (kernel, bias)) pairs. normal-form
+// biases, as (value, kernel, bias) triples or (value, (kernel, bias)) pairs, or the pairs
+// zipped with the values as ((kernel, bias), value), read through projections. normal-form
 // makes each conv_residual_one_definition.sr's form: explore splits it (all but the second in
 // their normal form, the second as written), and the fused alternative takes the register tile with
 // its residual epilogue, as conv_residual_one_definition.sr's does. Points of both validate.
 TEST_F(ExploreCli, TheResidualFormsWithTheImageFirstOrInTheSumsStartAreSplitAndTiled) {
   for (const char* form : {"conv_residual_image_first", "conv_residual_output_image_first", "conv_residual_in_start",
-                           "conv_residual_value_first", "conv_residual_value_start"}) {
+                           "conv_residual_value_first", "conv_residual_value_start", "conv_residual_nested_pairs"}) {
     SCOPED_TRACE(form);
     Result r = run(fmt::format("explore {}/examples/conv/forms/{}.sr -s conv-chw-tile --search random --evals 3 --jobs 2 -o {}",
                                LIFTC_SOURCE_DIR, form, form));

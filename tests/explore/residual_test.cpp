@@ -134,12 +134,14 @@ TEST(ResidualSplits, OnlyTheConvolutionsWithAResidualAddAreSplit) {
       "conv/forms/conv_residual_output_image_first.sr, conv/forms/conv_residual_relu_first.sr, conv/fused/conv_residual.sr, "
       "conv/fused/depthwise_pointwise_residual.sr, conv/fused/pointwise_residual.sr";
   EXPECT_EQ(fmt::format("{}", fmt::join(split.as_written, ", ")), as_written);
-  EXPECT_EQ(fmt::format("{}", fmt::join(split.with_rules, ", ")),
-            "conv/forms/conv_residual_image_first.sr, conv/forms/conv_residual_in_start.sr, "
-            "conv/forms/conv_residual_one_definition.sr, conv/forms/conv_residual_output.sr, "
-            "conv/forms/conv_residual_output_image_first.sr, conv/forms/conv_residual_relu_first.sr, "
-            "conv/forms/conv_residual_value_first.sr, conv/forms/conv_residual_value_start.sr, conv/fused/conv_residual.sr, "
-            "conv/fused/depthwise_pointwise_residual.sr, conv/fused/pointwise_residual.sr");
+  EXPECT_EQ(
+      fmt::format("{}", fmt::join(split.with_rules, ", ")),
+      "conv/forms/conv_residual_image_first.sr, conv/forms/conv_residual_in_start.sr, "
+      "conv/forms/conv_residual_nested_pairs.sr, conv/forms/conv_residual_one_definition.sr, "
+      "conv/forms/conv_residual_output.sr, "
+      "conv/forms/conv_residual_output_image_first.sr, conv/forms/conv_residual_relu_first.sr, "
+      "conv/forms/conv_residual_value_first.sr, conv/forms/conv_residual_value_start.sr, conv/fused/conv_residual.sr, "
+      "conv/fused/depthwise_pointwise_residual.sr, conv/fused/pointwise_residual.sr");
 }
 
 // A residual add written with the image zipped first, or with the image's value in each sum's
