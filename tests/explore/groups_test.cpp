@@ -107,6 +107,9 @@ INSTANTIATE_TEST_SUITE_P(
         // results, the output joined per pixel (a generality check's form):
         // groups-channel-first, then group-results-joined-twice.
         SplitCase{"conv/forms/grouped_per_group_joined.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        // Each window's pixels split into the groups' channels and its rows transposed in one
+        // map (a generality check's form): window-split-before-transposes.
+        SplitCase{"conv/forms/grouped_window_split.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         // The same split pixels slid without padding (split-pixels-into-windows-unpadded).
         SplitCase{"conv/forms/grouped_split_image_unpadded.sr",
                   "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
@@ -162,6 +165,7 @@ TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
                                          "conv/forms/grouped_split_image.sr",
                                          "conv/forms/grouped_split_image_unpadded.sr",
                                          "conv/forms/grouped_per_group_joined.sr",
+                                         "conv/forms/grouped_window_split.sr",
                                          "conv/grouped/resnext_3x3.sr",
                                          "networks/resnext_block.sr",
                                          "networks/shufflenet_unit.sr",

@@ -64,7 +64,8 @@ const char* const kGroupedForms[] = {"grouped.sr",
                                      "grouped_chw_rows_joined.sr",
                                      "grouped_split_image.sr",
                                      "grouped_split_image_unpadded.sr",
-                                     "grouped_per_group_joined.sr"};
+                                     "grouped_per_group_joined.sr",
+                                     "grouped_window_split.sr"};
 
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
@@ -149,7 +150,7 @@ const std::vector<NotOffered>& forms_not_offered() {
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr",
                           "grouped_chw_kernel_by_kernel.sr", "grouped_chw_rows_joined.sr", "grouped_split_image.sr",
-                          "grouped_split_image_unpadded.sr", "grouped_per_group_joined.sr"})
+                          "grouped_split_image_unpadded.sr", "grouped_per_group_joined.sr", "grouped_window_split.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* f : kDilatedForms) {
