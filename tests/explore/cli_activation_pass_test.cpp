@@ -23,49 +23,27 @@
 namespace liftc::explore::test {
 namespace {
 
-const std::string kForms = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/";
-
-struct PassCase {
-  const char* form;
-  std::vector<const char*> strategies;
-};
-
-void PrintTo(const PassCase& c, std::ostream* os) { *os << c.form; }
-
-class ActivationPassCli : public ExploreCli, public ::testing::WithParamInterface<PassCase> {};
-
-TEST_P(ActivationPassCli, TakesItsKindsStrategiesAndValidates) {
-  for (const char* strategy : GetParam().strategies) {
-    SCOPED_TRACE(strategy);
-    std::filesystem::remove_all(dir_ / "out");
-    Result r = run(fmt::format("explore {}{}.sr -s {} --search random --evals 2 --jobs 2 -o out", kForms,
-                               GetParam().form, strategy));
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
-    EXPECT_TRUE(validated_by(read(dir_ / "out" / "evaluated.csv"), strategy)) << read(dir_ / "out" / "evaluated.csv");
-  }
-}
-
+// The forms and their kind's strategies: FormStrategiesCli (explore_cli.hpp).
 INSTANTIATE_TEST_SUITE_P(
-    ReluPass, ActivationPassCli,
-    ::testing::Values(PassCase{"depthwise_relu_pass", {"conv-depthwise-tile", "conv-depthwise-local"}},
-                      PassCase{"depthwise_chw_relu_pass", {"conv-depthwise-kappa"}},
-                      PassCase{"chw_relu_pass", {"conv-chw-tile", "conv-winograd-local"}},
-                      PassCase{"depthwise_bias_pass", {"conv-depthwise-tile"}},
-                      PassCase{"depthwise_chw_rows_joined_leaky_pass", {"conv-depthwise-kappa"}},
-                      PassCase{"chw_rows_joined_relu_pass", {"conv-gemm"}},
-                      PassCase{"depthwise_chw_bias_inner_pass", {"conv-depthwise-local"}},
-                      PassCase{"chw_rows_joined_relu_inner_pass", {"conv-chw-tile-split"}},
-                      PassCase{"chw_bias_pass", {"conv-chw-tile"}},
-                      PassCase{"depthwise_chw_bias_relu_pass", {"conv-depthwise-tile"}},
-                      PassCase{"chw_oihw_no_bias", {"conv-chw-tile", "conv-winograd-gemm"}},
-                      PassCase{"depthwise_dilated_windows_first", {"conv-depthwise-tile", "conv-depthwise-local"}}),
+    ReluPass, FormStrategiesCli,
+    ::testing::Values(FormCase{"depthwise_relu_pass", {"conv-depthwise-tile", "conv-depthwise-local"}},
+                      FormCase{"depthwise_chw_relu_pass", {"conv-depthwise-kappa"}},
+                      FormCase{"chw_relu_pass", {"conv-chw-tile", "conv-winograd-local"}},
+                      FormCase{"depthwise_bias_pass", {"conv-depthwise-tile"}},
+                      FormCase{"depthwise_chw_rows_joined_leaky_pass", {"conv-depthwise-kappa"}},
+                      FormCase{"chw_rows_joined_relu_pass", {"conv-gemm"}},
+                      FormCase{"depthwise_chw_bias_inner_pass", {"conv-depthwise-local"}},
+                      FormCase{"chw_rows_joined_relu_inner_pass", {"conv-chw-tile-split"}},
+                      FormCase{"chw_bias_pass", {"conv-chw-tile"}},
+                      FormCase{"depthwise_chw_bias_relu_pass", {"conv-depthwise-tile"}},
+                      FormCase{"chw_oihw_no_bias", {"conv-chw-tile", "conv-winograd-gemm"}},
+                      FormCase{"depthwise_dilated_windows_first", {"conv-depthwise-tile", "conv-depthwise-local"}}),
     [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, then a pass of its own over its output, then a pointwise layer: the pass
 // is fused into the depthwise layer, and that into the pointwise one (conv-dw-pw-private takes
 // it), whose points and host program validate.
-// - A ReLU (dwo+act+pwo): before, no depthwise-pointwise fusion was made through it.
+// - A ReLU (dw+act+pw): before, no depthwise-pointwise fusion was made through it.
 // - A bias zipped per pixel, the depthwise sums from 0.0 (dw+biased+pw; gen27's form): explore
 //   stopped with a type error of a fused layer it made ("join: expected an array of arrays":
 //   the depthwise layer with the pass around it was taken for one whose windows were the

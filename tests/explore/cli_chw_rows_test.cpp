@@ -26,17 +26,7 @@ namespace {
 
 const std::string kForms = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/";
 
-
-struct RowsJoinedCase {
-  const char* form;
-  std::vector<const char*> strategies;
-};
-
-void PrintTo(const RowsJoinedCase& c, std::ostream* os) { *os << c.form; }
-
-class RowsJoinedCli : public ExploreCli, public ::testing::WithParamInterface<RowsJoinedCase> {};
-
-TEST_P(RowsJoinedCli, TakesItsKindsStrategiesAndValidates) {
+TEST_P(FormStrategiesCli, TakesItsKindsStrategiesAndValidates) {
   for (const char* strategy : GetParam().strategies) {
     SCOPED_TRACE(strategy);
     std::filesystem::remove_all(dir_ / "out");
@@ -49,14 +39,14 @@ TEST_P(RowsJoinedCli, TakesItsKindsStrategiesAndValidates) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    ChwRows, RowsJoinedCli,
-    ::testing::Values(RowsJoinedCase{"depthwise_chw_rows_joined", {"conv-depthwise-kappa", "conv-depthwise-local"}},
-                      RowsJoinedCase{"depthwise_chw_rows_joined_hwc_out", {"conv-depthwise-tile"}},
-                      RowsJoinedCase{"depthwise_chw_join_after", {"conv-depthwise-local"}},
-                      RowsJoinedCase{"depthwise_chw_dilated_rows_joined", {"conv-depthwise-tile"}},
-                      RowsJoinedCase{"depthwise_chw_no_bias", {"conv-depthwise-kappa"}},
-                      RowsJoinedCase{"chw_kernels_outermost_rows_joined", {"conv-chw-tile-local", "conv-winograd-local"}},
-                      RowsJoinedCase{"chw_kernels_outermost_no_bias", {"conv-chw-tile-split"}}),
+    ChwRows, FormStrategiesCli,
+    ::testing::Values(FormCase{"depthwise_chw_rows_joined", {"conv-depthwise-kappa", "conv-depthwise-local"}},
+                      FormCase{"depthwise_chw_rows_joined_hwc_out", {"conv-depthwise-tile"}},
+                      FormCase{"depthwise_chw_join_after", {"conv-depthwise-local"}},
+                      FormCase{"depthwise_chw_dilated_rows_joined", {"conv-depthwise-tile"}},
+                      FormCase{"depthwise_chw_no_bias", {"conv-depthwise-kappa"}},
+                      FormCase{"chw_kernels_outermost_rows_joined", {"conv-chw-tile-local", "conv-winograd-local"}},
+                      FormCase{"chw_kernels_outermost_no_bias", {"conv-chw-tile-split"}}),
     [](const auto& info) { return std::string(info.param.form); });
 
 }  // namespace

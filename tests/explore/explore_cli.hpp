@@ -14,11 +14,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <initializer_list>
+#include <ostream>
 #include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -280,5 +282,18 @@ inline void expect_every_front_point_matches(ExploreCli& cli, const std::string&
   }
   EXPECT_GE(points, 1);
 }
+
+// A form of examples/conv/forms/ and the strategies of its kind it must take: each explored
+// alone (--evals 2), no refusal of code generation, a point of it validated. The test is
+// FormStrategiesCli.TakesItsKindsStrategiesAndValidates (cli_chw_rows_test.cpp); each file
+// instantiates it with its forms.
+struct FormCase {
+  const char* form;
+  std::vector<const char*> strategies;
+};
+
+inline void PrintTo(const FormCase& c, std::ostream* os) { *os << c.form; }
+
+class FormStrategiesCli : public ExploreCli, public ::testing::WithParamInterface<FormCase> {};
 
 }  // namespace liftc::explore::test
