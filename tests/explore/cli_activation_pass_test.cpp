@@ -37,7 +37,10 @@ INSTANTIATE_TEST_SUITE_P(
                       FormCase{"chw_bias_pass", {"conv-chw-tile"}},
                       FormCase{"depthwise_chw_bias_relu_pass", {"conv-depthwise-tile"}},
                       FormCase{"chw_oihw_no_bias", {"conv-chw-tile", "conv-winograd-gemm"}},
-                      FormCase{"depthwise_dilated_windows_first", {"conv-depthwise-tile", "conv-depthwise-local"}}),
+                      FormCase{"chw_oihw_no_bias_kernel_first", {"conv-gemm"}},
+                      FormCase{"depthwise_dilated_windows_first", {"conv-depthwise-tile", "conv-depthwise-local"}},
+                      FormCase{"depthwise_flat_columns", {"conv-depthwise-tile"}},
+                      FormCase{"depthwise_flat_window_columns", {"conv-depthwise-local"}}),
     [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, then a pass of its own over its output, then a pointwise layer: the pass
@@ -48,6 +51,11 @@ INSTANTIATE_TEST_SUITE_P(
 //   stopped with a type error of a fused layer it made ("join: expected an array of arrays":
 //   the depthwise layer with the pass around it was taken for one whose windows were the
 //   pass's pixels); bias-pass-into-windows-depthwise now fuses the pass into the sums.
+// - The same two with a pointwise layer without biases, the depthwise kernels stored
+//   [K][K][C] and read as columns of the flattened block (TensorFlow's layout), or the
+//   pointwise products written kernel first (gen29's forms): before, the pointwise layer got
+//   only conv-lower and stencil-parametric and the fused layer no conv-dw-pw strategy
+//   (join-out-of-windows-no-bias; dw-pw-pointwise-zero-biases).
 struct PassNetworkCase {
   const char* name;
   const char* program;
@@ -72,8 +80,9 @@ TEST_P(PassBetweenLayersCli, IsFusedIntoTheDepthwiseAndPointwiseLayers) {
   expect_every_front_point_matches(*this, GetParam().name, "pw: matches the expected values (288 values)");
 }
 
-INSTANTIATE_TEST_SUITE_P(ReluPass, PassBetweenLayersCli,
-                         ::testing::Values(PassNetworkCase{"dw_relu_pw", R"(size C = 4, H = 6, W = 6, M = 8, K = 3
+INSTANTIATE_TEST_SUITE_P(
+    ReluPass, PassBetweenLayersCli,
+    ::testing::Values(PassNetworkCase{"dw_relu_pw", R"(size C = 4, H = 6, W = 6, M = 8, K = 3
 input img : [[[float]C]W]H
 input dw_w : [[[float]K]K]C
 input dw_b : [float]C
@@ -85,8 +94,8 @@ def dw = map2D(win -> join(map((w, b, cw) -> reduce(b, (acc, p) -> acc + p.0 * p
 def act = map2D(px -> map(v -> max(v, 0.0), px), dw)
 def pw = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(pw_w, pw_b))), act)
 )",
-                                                           "fused layer (dw+act+pw): "},
-                                           PassNetworkCase{"dw_bias_pw", R"(size C = 4, H = 6, W = 6, M = 8, K = 3
+                                      "fused layer (dw+act+pw): "},
+                      PassNetworkCase{"dw_bias_pw", R"(size C = 4, H = 6, W = 6, M = 8, K = 3
 input dw_w : [[[float]K]K]C
 input dw_b : [float]C
 input pw_w : [[float]C]M
@@ -98,8 +107,31 @@ def dw = map2D(window -> join(map((w, cw) -> reduce(0.0, (acc, p) -> acc + p.0 *
 def biased = map2D(px -> map((v, b) -> v + b, zip(px, dw_b)), dw)
 def pw = map2D(px -> join(map((w, b) -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(px, w)), zip(pw_w, pw_b))), biased)
 )",
-                                                           "fused layer (dw+biased+pw): "}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                                      "fused layer (dw+biased+pw): "},
+                      PassNetworkCase{"dw_columns_relu_pw_no_bias", R"(size C = 4, H = 6, W = 6, M = 8, K = 3
+input dw_w : [[[float]C]K]K
+input pw_w : [[float]C]M
+input image : [[[float]C]W]H
+def dw = map2D(window -> join(map(p -> reduce(0.0, (acc, q) -> acc + q.0 * q.1, zip(p.0, p.1)),
+                                  zip(transpose(join(window)), transpose(join(dw_w))))),
+               slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))
+def act = map2D(px -> map(v -> max(v, 0.0), px), dw)
+def pw = map2D(px -> join(map(w -> reduce(0.0, (acc, q) -> acc + q.0 * q.1, zip(px, w)), pw_w)), act)
+)",
+                                      "fused layer (dw+act+pw): "},
+                      PassNetworkCase{"dw_bias_pw_no_bias_kernel_first", R"(size C = 4, H = 6, W = 6, M = 8, K = 3
+input dw_w : [[[float]K]K]C
+input dw_b : [float]C
+input pw_w : [[float]C]M
+input image : [[[float]C]W]H
+def dw = map2D(window -> join(map((k, col) -> reduce(0.0, (acc, q) -> acc + q.0 * q.1, zip(join(k), col)),
+                                  zip(dw_w, transpose(join(window))))),
+               slide2D(K, K, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))
+def biased = map2D(px -> map((v, b) -> v + b, zip(px, dw_b)), dw)
+def pw = map2D(px -> join(map(w -> reduce(0.0, (acc, q) -> acc + q.1 * q.0, zip(w, px)), pw_w)), biased)
+)",
+                                      "fused layer (dw+biased+pw): "}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace liftc::explore::test

@@ -110,6 +110,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Each window's pixels split into the groups' channels and its rows transposed in one
         // map (a generality check's form): window-split-before-transposes.
         SplitCase{"conv/forms/grouped_window_split.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        // Without biases, a map over (group window, group kernels) pairs (a generality check's
+        // form): zero-bias per group, then group-zero-biases.
+        SplitCase{"conv/forms/grouped_no_bias.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         // The same split pixels slid without padding (split-pixels-into-windows-unpadded).
         SplitCase{"conv/forms/grouped_split_image_unpadded.sr",
                   "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
@@ -166,6 +169,7 @@ TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
                                          "conv/forms/grouped_split_image_unpadded.sr",
                                          "conv/forms/grouped_per_group_joined.sr",
                                          "conv/forms/grouped_window_split.sr",
+                                         "conv/forms/grouped_no_bias.sr",
                                          "conv/grouped/resnext_3x3.sr",
                                          "networks/resnext_block.sr",
                                          "networks/shufflenet_unit.sr",

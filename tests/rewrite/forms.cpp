@@ -46,7 +46,9 @@ const char* const kDepthwiseForms[] = {"depthwise.sr",
                                        "depthwise_chw_rows_joined_leaky_pass.sr",
                                        "depthwise_chw_bias_inner_pass.sr",
                                        "depthwise_chw_bias_relu_pass.sr",
-                                       "depthwise_dilated_windows_first.sr"};
+                                       "depthwise_dilated_windows_first.sr",
+                                       "depthwise_flat_columns.sr",
+                                       "depthwise_flat_window_columns.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {"dilated.sr", "dilated_columns_first.sr", "dilated_1x1_windows.sr",
@@ -65,7 +67,8 @@ const char* const kGroupedForms[] = {"grouped.sr",
                                      "grouped_split_image.sr",
                                      "grouped_split_image_unpadded.sr",
                                      "grouped_per_group_joined.sr",
-                                     "grouped_window_split.sr"};
+                                     "grouped_window_split.sr",
+                                     "grouped_no_bias.sr"};
 
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
@@ -148,9 +151,10 @@ const std::vector<NotOffered>& forms_not_offered() {
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
-    for (const char* f : {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr",
-                          "grouped_chw_kernel_by_kernel.sr", "grouped_chw_rows_joined.sr", "grouped_split_image.sr",
-                          "grouped_split_image_unpadded.sr", "grouped_per_group_joined.sr", "grouped_window_split.sr"})
+    for (const char* f :
+         {"grouped.sr", "grouped_per_group.sr", "grouped_joined_per_group.sr", "grouped_chw_kernel_by_kernel.sr",
+          "grouped_chw_rows_joined.sr", "grouped_split_image.sr", "grouped_split_image_unpadded.sr",
+          "grouped_per_group_joined.sr", "grouped_window_split.sr", "grouped_no_bias.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* f : kDilatedForms) {
