@@ -186,10 +186,7 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
           return r.find("runs outside every parallel map") != std::string::npos ||
                  r.find("is not inside a mapWrg") != std::string::npos;
         }))
-      what +=
-          ": what the definition computes around its convolution (a pass over its output, a pooling, say) stays "
-          "outside the maps the strategies put on work-items; written as a definition of its own, it is a layer "
-          "that explore fuses back where a strategy takes the two together";
+      what += fmt::format(": {}", kAroundConvolutionHint);
     throw Error(what);
   }
   return cs;

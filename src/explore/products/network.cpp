@@ -15,6 +15,7 @@
 
 #include "liftc/codegen/host_plan.hpp"
 #include "liftc/codegen/plan.hpp"
+#include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/typecheck/typecheck.hpp"
@@ -248,7 +249,11 @@ NetworkExploration network_spaces(std::vector<Layer> layers, std::vector<Network
     try {
       net.results[i] = layer_space(layer, layer_label(net, i), rules, target, o, named);
     } catch (const Error& e) {
-      if (o.report) o.report(fmt::format("{}: not offered: {}", layer_label(net, i), e.message()));
+      // A fused layer's refusal asks nothing of the user: its definitions are written on their own.
+      std::string why = e.message();
+      if (std::size_t at = why.find(kAroundConvolutionHint); !layer.fused.empty() && at != std::string::npos)
+        why.replace(at, kAroundConvolutionHint.size(), kFusedLayerRefusalHint);
+      if (o.report) o.report(fmt::format("{}: not offered: {}", layer_label(net, i), why));
     }
     // A grouped convolution whole that none of the strategies named takes: lowered by a
     // fallback, which nobody asked for; its groups' variant runs instead (reported once the

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "liftc/constraints/solve.hpp"
@@ -116,6 +117,20 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
                                      const constraints::Target& target, std::vector<std::string>* skipped = nullptr,
                                      std::vector<NotApplied>* not_applied = nullptr,
                                      std::size_t max_program_alternatives = kDefaultMaxProgramAlternatives);
+
+/// What build_candidate_space's error adds, in a user's terms, where code generation refused
+/// every alternative because a computation stays outside the maps put on work-items: the
+/// hint for a definition as written (a pass or a pooling in the convolution's definition).
+/// A fused layer explore made of definitions written on their own says instead
+/// kFusedLayerRefusalHint (network.cpp), which asks nothing of the user.
+inline constexpr std::string_view kAroundConvolutionHint =
+    "what the definition computes around its convolution (a pass over its output, a pooling, say) stays outside the "
+    "maps the strategies put on work-items; written as a definition of its own, it is a layer that explore fuses back "
+    "where a strategy takes the two together";
+inline constexpr std::string_view kFusedLayerRefusalHint =
+    "what one of the fused definitions computes around the other's convolution (a residual add, a pass, say) stays "
+    "outside the maps the strategies put on work-items, so no strategy takes them together and the fusion is left "
+    "out";
 
 /// The constraints-stage alternative behind `alt` (a library alternative, library.hpp, is not one).
 const ConstraintAlternative& constraint_alternative(const Alternative& alt);
