@@ -38,6 +38,7 @@ INSTANTIATE_TEST_SUITE_P(
                       FormCase{"depthwise_chw_bias_relu_pass", {"conv-depthwise-tile"}},
                       FormCase{"chw_oihw_no_bias", {"conv-chw-tile", "conv-winograd-gemm"}},
                       FormCase{"chw_oihw_no_bias_kernel_first", {"conv-gemm"}},
+                      FormCase{"chw_bias_pass_unjoined", {"conv-chw-tile", "conv-winograd-gemm"}},
                       FormCase{"depthwise_dilated_windows_first", {"conv-depthwise-tile", "conv-depthwise-local"}},
                       FormCase{"depthwise_flat_columns", {"conv-depthwise-tile"}},
                       FormCase{"depthwise_flat_window_columns", {"conv-depthwise-local"}}),

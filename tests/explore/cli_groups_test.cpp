@@ -170,7 +170,8 @@ INSTANTIATE_TEST_SUITE_P(Groups, GroupedPointwiseCli,
                          ::testing::Values("grouped_pointwise_slide", "grouped_pointwise_channels_first",
                                            "grouped_joined_per_group", "grouped_chw_kernel_by_kernel",
                                            "grouped_split_image", "grouped_split_image_unpadded",
-                                           "grouped_per_group_joined", "grouped_window_split", "grouped_no_bias"),
+                                           "grouped_per_group_joined", "grouped_window_split", "grouped_no_bias",
+                                           "grouped_pointwise_no_bias", "grouped_pointwise_chw_no_bias"),
                          [](const auto& info) { return info.param; });
 
 // A grouped convolution whose map over its groups zips the groups' kernels, biases and window

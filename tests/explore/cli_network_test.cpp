@@ -996,11 +996,12 @@ def dwc = map((k, plane) -> map(join, map2D(win -> map(clip6, reduce(0.0, (a, t)
 def pr = map(w -> map(join, map2D(px -> reduce(0.0, (a, t) -> a + t.0 * t.1, zip(w, px)), hwc(dwc))), projW)
 def res = map((a, b) -> map((r1, r2) -> map((u, v) -> u + v, zip(r1, r2)), zip(a, b)), zip(pr, inp))
 )";
-  Result r = run("explore mbv2_chw.sr -s conv-chw-tile -s conv-depthwise-kappa --search random --pareto --evals 2 --jobs 2 -o out");
+  Result r =
+      run("explore mbv2_chw.sr -s conv-chw-tile -s conv-depthwise-kappa --search random --pareto --evals 2 --jobs 2 -o "
+          "out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   expect_all_in(r.output, {"fused layer (dwc+pr+res): not offered: ",
-                           "so no strategy takes them together and the fusion is left out",
-                           "network Pareto front"});
+                           "so no strategy takes them together and the fusion is left out", "network Pareto front"});
   EXPECT_EQ(r.output.find("written as a definition of its own"), std::string::npos) << r.output;
   expect_every_front_point_matches(*this, "mbv2_chw", "res: matches the expected values (144 values)");
 }

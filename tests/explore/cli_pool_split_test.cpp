@@ -297,6 +297,32 @@ def pooled = map(img -> map2D(pw -> join(map(c -> reduce(-inf, (a, v) -> max(a, 
   expect_every_front_point_matches(*this, "batch_pool", "pooled: matches the expected values (36 values)");
 }
 
+// The same batch of one with the convolution and its pooling in two definitions, each a map
+// over the batch: the convolution is fused into the pooling (before, no fused layer was made:
+// the pooling's definition is a map over the convolution's batch, not a 2D map over its
+// windows), normal-form takes both batch maps off (batch-of-one, batch-of-one-joined), and
+// conv-pool-kappa finds the fused map inside the batch's view. Its points and host program
+// validate.
+TEST_F(ExploreCli, ABatchOfOneConvolutionIsFusedIntoItsPoolingDefinition) {
+  std::ofstream(dir_ / "batch_layers.sr") << R"(size C = 2, H = 6, W = 6, M = 4, N = 1
+input weights : [[[[float]C]3]3]M
+input biases : [float]M
+input images : [[[[float]C]W]H]N
+def conv = map(img -> map2D(window -> join(map((w, b) -> map(v -> max(v, 0.0), reduce(b, (acc, p) -> acc + p.0 * p.1,
+                                                                      zip(join(join(window)), join(join(w))))),
+                                              zip(weights, biases))),
+                            slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, img))), images)
+def pooled = map(img -> map2D(pw -> join(map(c -> reduce(-inf, (a, v) -> max(a, v), c), transpose(join(pw)))),
+                              slide2D(2, 2, 2, 2, img)), conv)
+)";
+  Result r = run(
+      "explore batch_layers.sr -s conv-pool-kappa --fusion only --search random --pareto --evals 3 --jobs 1 -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output, {"fused layer (conv+pooled): ", "network Pareto front"});
+  EXPECT_TRUE(validated_by(read(dir_ / "out/evaluated.csv"), "conv-pool-kappa")) << read(dir_ / "out/evaluated.csv");
+  expect_every_front_point_matches(*this, "batch_layers", "pooled: matches the expected values (36 values)");
+}
+
 // Half storage splits too (before, it explored the definition as written, which code
 // generation refused for a residual add and a pooling in one definition): the three layers
 // validate, the split-off convolution and its residual add keep their values in floats, as

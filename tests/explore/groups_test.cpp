@@ -113,6 +113,13 @@ INSTANTIATE_TEST_SUITE_P(
         // Without biases, a map over (group window, group kernels) pairs (a generality check's
         // form): zero-bias per group, then group-zero-biases.
         SplitCase{"conv/forms/grouped_no_bias.sr", "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        // A grouped 1x1 without biases, HWC over (group channels, group kernels) pairs and
+        // channel-first per group (gen30's forms): grouped-pointwise-zero-biases-activation,
+        // grouped-planes-zero-biases.
+        SplitCase{"conv/forms/grouped_pointwise_no_bias.sr",
+                  "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
+        SplitCase{"conv/forms/grouped_pointwise_chw_no_bias.sr",
+                  "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
         // The same split pixels slid without padding (split-pixels-into-windows-unpadded).
         SplitCase{"conv/forms/grouped_split_image_unpadded.sr",
                   "conv into 2 groups (conv_g0, conv_g1) of 4 channels each"},
@@ -170,6 +177,8 @@ TEST(GroupSplits, OnlyTheGroupedExamplesAreSplit) {
                                          "conv/forms/grouped_per_group_joined.sr",
                                          "conv/forms/grouped_window_split.sr",
                                          "conv/forms/grouped_no_bias.sr",
+                                         "conv/forms/grouped_pointwise_no_bias.sr",
+                                         "conv/forms/grouped_pointwise_chw_no_bias.sr",
                                          "conv/grouped/resnext_3x3.sr",
                                          "networks/resnext_block.sr",
                                          "networks/shufflenet_unit.sr",

@@ -68,7 +68,9 @@ const char* const kGroupedForms[] = {"grouped.sr",
                                      "grouped_split_image_unpadded.sr",
                                      "grouped_per_group_joined.sr",
                                      "grouped_window_split.sr",
-                                     "grouped_no_bias.sr"};
+                                     "grouped_no_bias.sr",
+                                     "grouped_pointwise_no_bias.sr",
+                                     "grouped_pointwise_chw_no_bias.sr"};
 
 const char* const kWinogradShape =
     "Winograd F(m x m, 3 x 3) needs K = 3 and stride 1 (winograd.rules), and m = 2 or 4 dividing the output's sides";
@@ -87,6 +89,12 @@ const char* const kDilatedWinograd = "Winograd F(m x m, 3 x 3) needs slide2D's 3
 
 const char* const kSquareTiling =
     "slide2D-tiling tiles square windows with one stride, slide2D(k, k, s, s, x)";
+
+const char* const kGroupedPointwisePixels =
+    "grouped 1x1 channel-first, per group: each group's kernels are vectors over its pixels' channels, not kernels "
+    "over "
+    "slide2D's windows, which windows-2D and kernel-groups-into-reduction look for (explore splits it by group, and "
+    "the groups take the dense strategies)";
 
 const char* const kGrouped =
     "grouped: the map over (kernel, bias) pairs sits inside a map over the groups, not directly in the map over "
@@ -145,9 +153,11 @@ const char* const kDwPwPairs =
 const std::vector<NotOffered>& forms_not_offered() {
   static const std::vector<NotOffered> table = [] {
     std::vector<NotOffered> t;
-    for (const char* f : {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
-                          "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr", "grouped_pointwise.sr",
-                          "grouped_pointwise_slide.sr", "grouped_pointwise_channels_first.sr"})
+    for (const char* f :
+         {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
+          "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr", "grouped_pointwise.sr",
+          "grouped_pointwise_slide.sr", "grouped_pointwise_channels_first.sr", "grouped_pointwise_no_bias.sr",
+          "grouped_pointwise_chw_no_bias.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
@@ -156,6 +166,8 @@ const std::vector<NotOffered>& forms_not_offered() {
           "grouped_chw_rows_joined.sr", "grouped_split_image.sr", "grouped_split_image_unpadded.sr",
           "grouped_per_group_joined.sr", "grouped_window_split.sr", "grouped_no_bias.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
+    for (const char* s : {"conv-parametric", "conv-tiled", "conv-chw-kappa"})
+      t.push_back({"grouped_pointwise_chw_no_bias.sr", s, kGroupedPointwisePixels});
     t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
     for (const char* f : kDilatedForms) {
       for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0"})

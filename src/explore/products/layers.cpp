@@ -494,6 +494,28 @@ bool pooling_windows(const ir::Expr& e, const std::string& producer, const std::
   return x.defined() && x.kind() == ir::ExprKind::Var && x->name == producer;
 }
 
+// Whether `body` (typed) pools the definition `producer`: a 2D map over its non-overlapping
+// windows, or a map over a batch of one of it (NHWC with N = 1, the producer's one image)
+// whose function is a 2D map over that image's (the batch-of-one rule of normal-form then
+// takes both maps off, and conv-pool-form finds the fused map inside the batch's view), or
+// such a view of a 2D map over its windows (`transpose(split(1, ...))`: the pooling that
+// explore splits off a batch of one convolved and pooled in one definition).
+bool pools(const ir::Expr& body, const std::string& producer, const std::map<std::string, std::int64_t>& sizes) {
+  if (ir::map2d_function(body).defined()) return pooling_windows(body->args[1], producer, sizes);
+  if (body.kind() == ir::ExprKind::Call && body->args.size() == 1 &&
+      (body->prim == ir::Prim::Transpose || body->prim == ir::Prim::Split || body->prim == ir::Prim::Join))
+    return pools(body->args[0], producer, sizes);
+  if (body.kind() != ir::ExprKind::Call || body->prim != ir::Prim::Map) return false;
+  const ir::Expr& f = body->args[0];
+  const ir::Expr& batch = body->args[1];
+  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1 || batch.kind() != ir::ExprKind::Var ||
+      batch->name != producer || !batch.type().is_array() ||
+      arith::evaluate(batch.type().length(), sizes) != std::int64_t{1})
+    return false;
+  const ir::Expr& per_image = f->args[0];
+  return ir::map2d_function(per_image).defined() && pooling_windows(per_image->args[1], f->params[0], sizes);
+}
+
 // Whether the layer program `fused` (a pooling with a convolution substituted for what it
 // pools) takes the fused form: after `normal-form`, `conv-pool-form` applies.
 bool takes_conv_pool_form(const ir::Program& fused, const rewrite::RuleSet& rules) {
@@ -514,12 +536,11 @@ std::vector<Fusion> conv_pool_fusions(const ir::Program& network, const rewrite:
   std::vector<Fusion> out;
   for (std::size_t c = 0; c < typed.defs.size(); ++c) {
     const ir::Definition& consumer = typed.defs[c];
-    // The consumer's shape first: the rules are asked only of a 2D map over non-overlapping windows of a definition.
-    if (!ir::map2d_function(consumer.body).defined()) continue;
-    const ir::Expr& windows = consumer.body->args[1];
+    // The consumer's shape first: the rules are asked only of a 2D map over non-overlapping
+    // windows of a definition (or of its one image).
     for (std::size_t d = 0; d < c; ++d) {
       const ir::Definition& p = typed.defs[d];
-      if (!pooling_windows(windows, p.name, sizes) || reads_of(consumer.body, p.name) != 1) continue;
+      if (!pools(consumer.body, p.name, sizes) || reads_of(consumer.body, p.name) != 1) continue;
       bool read_elsewhere = std::any_of(typed.defs.begin(), typed.defs.end(), [&](const ir::Definition& e) {
         return &e != &consumer && reads_of(e.body, p.name) != 0;
       });
