@@ -159,21 +159,31 @@ std::size_t written_layers(const Exploration& x) {
       std::count_if(x.layers.begin(), x.layers.end(), [](const Layer& l) { return written_layer(l); }));
 }
 
+// Why a network has no fused layer: what each kind of fusion needs, which no definition of
+// `file` is.
+std::string no_fusion_text(const std::string& file) {
+  return fmt::format(
+      "no definition of {} is one-to-one over another's output (a bias, an activation, a residual "
+      "add that reads it once, and nothing else reads it), a pointwise layer over a depthwise one, a "
+      "pooling over a convolution (non-overlapping windows of its output, which nothing else reads) or "
+      "a permutation of another's output (a channel shuffle) that one definition reads once",
+      file);
+}
+
 // --fusion: a network's fused layers and variants beside its layers as written (on), none
-// (off), or the network with every fusion alone (only).
+// (off), or the network with every fusion alone (only). With none to make, on says why (a
+// U-Net step's convolution read by its pooling and its concatenation, say), only refuses.
 void fuse_layers(Exploration& x) {
   if (x.o.fusion != "on" && x.o.fusion != "off" && x.o.fusion != "only")
     throw Error(fmt::format("--fusion: '{}' is not on, off or only", x.o.fusion));
   if (!x.network || x.o.fusion == "off") return;
   x.variants = add_fused_layers(x.program, x.layers, &x.rules);
-  if (x.o.fusion == "on") return;
+  if (x.o.fusion == "on") {
+    if (x.variants.size() == 1) x.say(fmt::format("note: no fused layer: {}\n", no_fusion_text(x.o.file)));
+    return;
+  }
   if (x.variants.size() == 1)
-    throw Error(fmt::format("--fusion only: no definition of {} is one-to-one over another's output (a bias, an "
-                            "activation, a residual add that reads it once, and nothing else reads it), a "
-                            "pointwise layer over a depthwise one, a pooling over a convolution (non-overlapping "
-                            "windows of its output, which nothing else reads) or a permutation of another's output "
-                            "(a channel shuffle) that one definition reads once; explore it with --fusion off",
-                            x.o.file));
+    throw Error(fmt::format("--fusion only: {}; explore it with --fusion off", no_fusion_text(x.o.file)));
   x.variants.erase(x.variants.begin(), x.variants.end() - 1);  // the last: every fusion
 }
 

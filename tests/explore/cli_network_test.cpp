@@ -275,6 +275,20 @@ TEST_F(ExploreCli, FusionErrors) {
   EXPECT_EQ(r.output.find("layer 'unit'"), std::string::npos) << r.output;
 }
 
+// A network with nothing to fuse says why under --fusion on too, as --fusion only's error
+// does (a U-Net step: its first convolution is read by its pooling and by its concatenation;
+// gen30's finding 3: before, nothing was said).
+TEST_F(ExploreCli, ANetworkWithNothingToFuseSaysWhy) {
+  const std::string unet = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/unet_step.sr";
+  Result r = run(fmt::format("explore {} -s conv-gpu --evals 1 --runs 1 --jobs 1", unet));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::string note = "note: no fused layer: no definition of " + unet +
+                     " is one-to-one over another's output (a bias, an activation, a residual add that reads it "
+                     "once, and nothing else reads it), a pointwise layer over a depthwise one, a pooling over a "
+                     "convolution (non-overlapping windows of its output, which nothing else reads)";
+  EXPECT_NE(r.output.find(note), std::string::npos) << r.output;
+}
+
 // ShuffleNet's unit with every fusion: each layer explored is reported with why it stopped;
 // a layer that no variant runs (the channel shuffle over g1's groups, which the depthwise
 // layer reads through) is not reported as "0 candidates ... stopped: " and "no front".
