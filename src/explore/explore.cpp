@@ -179,7 +179,10 @@ void fuse_layers(Exploration& x) {
   if (!x.network || x.o.fusion == "off") return;
   x.variants = add_fused_layers(x.program, x.layers, &x.rules);
   if (x.o.fusion == "on") {
-    if (x.variants.size() == 1) x.say(fmt::format("note: no fused layer: {}\n", no_fusion_text(x.o.file)));
+    // A program explore split (a pooling or residual add off its convolution) says so itself:
+    // "not fused back: no fusion takes it".
+    if (x.variants.size() == 1 && x.pooled.splits.empty() && x.residual.splits.empty())
+      x.say(fmt::format("note: no fused layer: {}\n", no_fusion_text(x.o.file)));
     return;
   }
   if (x.variants.size() == 1)
