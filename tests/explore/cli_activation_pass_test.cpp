@@ -41,7 +41,8 @@ INSTANTIATE_TEST_SUITE_P(
                       FormCase{"chw_bias_pass_unjoined", {"conv-chw-tile", "conv-winograd-gemm"}},
                       FormCase{"depthwise_dilated_windows_first", {"conv-depthwise-tile", "conv-depthwise-local"}},
                       FormCase{"depthwise_flat_columns", {"conv-depthwise-tile"}},
-                      FormCase{"depthwise_flat_window_columns", {"conv-depthwise-local"}}),
+                      FormCase{"depthwise_flat_window_columns", {"conv-depthwise-local"}},
+                      FormCase{"depthwise_zipped_positions", {"conv-depthwise-tile"}}),
     [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, then a pass of its own over its output, then a pointwise layer: the pass

@@ -49,7 +49,8 @@ const char* const kDepthwiseForms[] = {"depthwise.sr",
                                        "depthwise_dilated_windows_first.sr",
                                        "depthwise_flat_columns.sr",
                                        "depthwise_flat_window_columns.sr",
-                                       "depthwise_channel_major_flat.sr"};
+                                       "depthwise_channel_major_flat.sr",
+                                       "depthwise_zipped_positions.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {
