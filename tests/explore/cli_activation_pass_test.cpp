@@ -42,7 +42,8 @@ INSTANTIATE_TEST_SUITE_P(
                       FormCase{"depthwise_dilated_windows_first", {"conv-depthwise-tile", "conv-depthwise-local"}},
                       FormCase{"depthwise_flat_columns", {"conv-depthwise-tile"}},
                       FormCase{"depthwise_flat_window_columns", {"conv-depthwise-local"}},
-                      FormCase{"depthwise_zipped_positions", {"conv-depthwise-tile"}}),
+                      FormCase{"depthwise_zipped_positions", {"conv-depthwise-tile"}},
+                      FormCase{"depthwise_chw_dilated_1x1_windows", {"conv-depthwise-local"}}),
     [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, then a pass of its own over its output, then a pointwise layer: the pass

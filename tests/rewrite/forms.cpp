@@ -50,7 +50,8 @@ const char* const kDepthwiseForms[] = {"depthwise.sr",
                                        "depthwise_flat_columns.sr",
                                        "depthwise_flat_window_columns.sr",
                                        "depthwise_channel_major_flat.sr",
-                                       "depthwise_zipped_positions.sr"};
+                                       "depthwise_zipped_positions.sr",
+                                       "depthwise_chw_dilated_1x1_windows.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {
