@@ -43,7 +43,10 @@ INSTANTIATE_TEST_SUITE_P(
                       FormCase{"depthwise_flat_columns", {"conv-depthwise-tile"}},
                       FormCase{"depthwise_flat_window_columns", {"conv-depthwise-local"}},
                       FormCase{"depthwise_zipped_positions", {"conv-depthwise-tile"}},
-                      FormCase{"depthwise_chw_dilated_1x1_windows", {"conv-depthwise-local"}}),
+                      FormCase{"depthwise_chw_dilated_1x1_windows", {"conv-depthwise-local"}},
+                      FormCase{"depthwise_multiplier_chw", {"conv-depthwise-local", "conv-depthwise-tile"}},
+                      FormCase{"depthwise_multiplier_chw_no_bias", {"conv-depthwise-tile"}},
+                      FormCase{"depthwise_multiplier_no_bias", {"conv-depthwise-kappa"}}),
     [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, then a pass of its own over its output, then a pointwise layer: the pass

@@ -51,7 +51,10 @@ const char* const kDepthwiseForms[] = {"depthwise.sr",
                                        "depthwise_flat_window_columns.sr",
                                        "depthwise_channel_major_flat.sr",
                                        "depthwise_zipped_positions.sr",
-                                       "depthwise_chw_dilated_1x1_windows.sr"};
+                                       "depthwise_chw_dilated_1x1_windows.sr",
+                                       "depthwise_multiplier_chw.sr",
+                                       "depthwise_multiplier_chw_no_bias.sr",
+                                       "depthwise_multiplier_no_bias.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {
@@ -220,7 +223,8 @@ const std::vector<OnlyOffered>& forms_only_offered() {
     // The local tiles split the channels among work-groups, so a channel multiplier's m kernels
     // a channel (each group's kernels not its tile's channels) is not taken.
     for (const char* f : kDepthwiseForms)
-      if (std::string_view(f) != "depthwise_multiplier.sr" && std::string_view(f) != "depthwise_multiplier_outer.sr")
+      if (std::string_view(f) != "depthwise_multiplier.sr" && std::string_view(f) != "depthwise_multiplier_outer.sr" &&
+          std::string_view(f) != "depthwise_multiplier_no_bias.sr")
         t.push_back({f, "conv-depthwise-local"});
     for (const char* f : kPooledForms)
       for (const char* s : {"conv-pool-tile", "conv-pool-kappa", "conv-pool-tile-rt"}) t.push_back({f, s});
