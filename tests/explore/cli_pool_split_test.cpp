@@ -125,48 +125,90 @@ TEST_F(ExploreCli, TheMaxPoolingFormsAreSplitAndTheirConvolutionTakesTheGemm) {
 
 // A channel-first convolution written kernel by kernel with each output plane pooled 2x2, in
 // one definition (before, every strategy was offered it whole and code generation refused
-// each): the convolution split off takes the dense CHW strategies (conv-chw-tile, conv-gemm),
-// the per-plane pooling is lowered, and the definition whole is not fused back (no fusion
-// takes it), which explore says. Points of the convolution validate, and every front point's
-// host program validates the pooled values.
-TEST_F(ExploreCli, AChannelFirstConvolutionPooledPlaneByPlaneIsSplitAndItsConvolutionTakesTheTiles) {
-  Result r = run(fmt::format("explore {}/examples/conv/fused/chw_conv_pool.sr -s conv-chw-tile -s conv-gemm --search "
-                             "random --pareto --evals 3 --jobs 1 -o out",
-                             LIFTC_SOURCE_DIR));
+// each): the convolution split off takes the dense CHW strategies (conv-chw-tile), the
+// per-plane pooling is lowered, and the two are fused back as the alternative (before this,
+// not: normal-form pooled the planes of the channel-last convolution transposed, which
+// conv-pool-form did not read; pool-planes-of-channels-last-windows-joined now reads it), which
+// conv-pool-kappa takes. Points of the convolution and the fused layer validate, and every
+// front point's host program validates the pooled values.
+TEST_F(ExploreCli, AChannelFirstConvolutionPooledPlaneByPlaneIsSplitAndFusedBack) {
+  Result r =
+      run(fmt::format("explore {}/examples/conv/fused/chw_conv_pool.sr -s conv-chw-tile -s conv-pool-kappa "
+                      "--search random --pareto --evals 3 --jobs 1 -o out",
+                      LIFTC_SOURCE_DIR));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   expect_all_in(r.output,
                 {"pooling split off its convolution, each explored as a layer of its own (the convolution alone takes "
-                 "every dense strategy; not fused back: no fusion takes it): pooled into pooled_conv (the convolution) "
-                 "and pooled (its pooling)\n",
-                 "layer 1/2 (pooled_conv): ", "of 2 strategies (conv-chw-tile, conv-gemm)",
-                 "layer 2/2 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)", "network Pareto front"});
+                 "every dense strategy; the two fused back, the convolution computed inside each pooling window, are "
+                 "the alternative): pooled into pooled_conv (the convolution) and pooled (its pooling)\n",
+                 "layer 1/2 (pooled_conv): ", "of 1 strategy (conv-chw-tile)",
+                 "layer 2/2 (pooled): 1 alternative(s) of 1 strategy (lower-glb2)",
+                 "fused layer (pooled_conv+pooled): ", "of 2 strategies (conv-chw-tile, conv-pool-kappa)",
+                 "network Pareto front"});
   EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("fused layer"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "pooled_conv", "conv-chw-tile") || validated(csv, "pooled_conv", "conv-gemm")) << csv;
+  EXPECT_TRUE(validated(csv, "pooled_conv", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(validated(csv, "pooled_conv+pooled", "conv-pool-kappa")) << csv;
   expect_every_front_point_matches(*this, "chw_conv_pool", "pooled: matches the expected values (64 values)");
-  // liftc space shows the same two layers, and says that the definition whole is no alternative.
-  Result space = run(fmt::format("space {}/examples/conv/fused/chw_conv_pool.sr -s conv-chw-tile --target mali-g72 "
-                                 "--samples 0",
-                                 LIFTC_SOURCE_DIR));
+  // liftc space shows the same two layers and the definition whole as their fused alternative.
+  Result space =
+      run(fmt::format("space {}/examples/conv/fused/chw_conv_pool.sr -s conv-pool-kappa --target mali-g72 "
+                      "--samples 0",
+                      LIFTC_SOURCE_DIR));
   ASSERT_EQ(space.exit_code, 0) << space.output;
   expect_all_in(space.output, {"// a pooling split off its convolution: pooled into pooled_conv (the convolution) and "
                                "pooled (its pooling); the convolution alone takes every dense strategy: explore "
-                               "searches these layers, not fused back: no fusion takes it (--whole-program: the "
-                               "program as written, not split)\n",
-                               "==== layer 1/2 (pooled_conv)\n\n== strategy conv-chw-tile, alternative 1 of",
-                               "==== layer 2/2 (pooled)\n"});
-  EXPECT_EQ(space.output.find("fused layer"), std::string::npos) << space.output;
-  // --whole-program explores the definition as written, which no strategy takes, and says that
-  // explore without it splits the convolution off.
-  Result whole = run(fmt::format("explore {}/examples/conv/fused/chw_conv_pool.sr -s conv-chw-tile --whole-program "
-                                 "--evals 1 --jobs 1 --db whole.db",
-                                 LIFTC_SOURCE_DIR));
-  EXPECT_EQ(whole.exit_code, 1) << whole.output;
-  EXPECT_NE(whole.output.find("note: --whole-program: the convolution with its pooling is explored as written, not "
-                              "also split (explore without it to search the convolution alone too)\n"),
-            std::string::npos)
-      << whole.output;
+                               "searches these layers, and the definition whole (the convolution computed inside each "
+                               "pooling window) as their fused alternative (--whole-program: the program as written, "
+                               "not split)\n",
+                               "==== layer 1/2 (pooled_conv)\n", "==== layer 2/2 (pooled)\n",
+                               "==== fused layer (pooled_conv+pooled: the two fused back into one definition, "
+                               "explore's alternative to the split)\n\n== strategy conv-pool-kappa, alternative 1 of"});
+  // --whole-program explores the definition as written, which conv-pool-kappa now takes, and
+  // says that explore without it splits the convolution off.
+  Result whole =
+      run(fmt::format("explore {}/examples/conv/fused/chw_conv_pool.sr -s conv-pool-kappa --whole-program "
+                      "--evals 1 --jobs 1 --db whole.db",
+                      LIFTC_SOURCE_DIR));
+  EXPECT_EQ(whole.exit_code, 0) << whole.output;
+  expect_all_in(whole.output, {"note: --whole-program: the convolution with its pooling is explored as written, not "
+                               "also split (explore without it to search the convolution alone too)\n",
+                               "1 valid"});
+}
+
+// The same pooling in a definition of its own, over a channel-first convolution's definition:
+// an average pooling of each plane's tile2D tiles, and a max pooling of its slide2D windows with
+// each plane's rows joined. Before, no fused layer was made (explore said so: `pools` read a 2D
+// map over the convolution's windows only); now conv+pool is fused, conv-pool-tile-rt takes it,
+// its points validate and the front's host program matches.
+TEST_F(ExploreCli, AChannelFirstPoolingOfAChannelFirstConvolutionIsFused) {
+  const char* conv = R"(size C = 4, H = 8, W = 8, M = 4
+input image : [[[float]W]H]C
+input weights : [[[[float]3]3]C]M
+input biases : [float]M
+def conv = map((w, b) -> map(join, map2D(win -> map(v -> max(v, 0.0), reduce(b, (a, p) -> a + p.0 * p.1,
+                                                                   zip(join(join(win)), join(join(w))))),
+                                         map(transpose, transpose(map(ch -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, ch)),
+                                                                     image))))),
+               zip(weights, biases))
+)";
+  std::ofstream(dir_ / "chw_avg.sr")
+      << conv
+      << "def pool = map(ch -> map2D(t -> reduce(0.0, (a, v) -> a + 0.25 * v, join(t)), tile2D(2, 2, ch)), conv)\n";
+  std::ofstream(dir_ / "chw_max.sr")
+      << conv
+      << "def pool = map(pl -> map(join, map2D(w -> reduce(-inf, max, join(w)), slide2D(2, 2, 2, 2, pl))), conv)\n";
+  for (const char* name : {"chw_avg", "chw_max"}) {
+    SCOPED_TRACE(name);
+    std::filesystem::remove_all(dir_ / "out");
+    Result r = run(fmt::format(
+        "explore {}.sr -s conv-pool-tile-rt --fusion only --search random --pareto --evals 3 --jobs 1 -o out", name));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    expect_all_in(r.output, {"fused layer (conv+pool): ", "network Pareto front"});
+    EXPECT_TRUE(validated_by(read(dir_ / "out/evaluated.csv"), "conv-pool-tile-rt"))
+        << read(dir_ / "out/evaluated.csv");
+    expect_every_front_point_matches(*this, name, "pool: matches the expected values (64 values)");
+  }
 }
 
 // A convolution, its residual add and a ReLU, and a 2x2 max pooling in one definition, as

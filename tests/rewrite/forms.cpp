@@ -116,7 +116,7 @@ const char* const kPooled =
 // non-overlapping windows, or over tile2D's tiles (pool-tiles-as-windows), the convolution
 // named by a let or not.
 const char* const kPooledForms[] = {"conv_pool_one_definition.sr", "conv_pool_joined.sr", "conv_pool_tile2d.sr",
-                                    "conv_pool_tile2d_let.sr"};
+                                    "conv_pool_tile2d_let.sr", "conv_pool_chw_planes.sr"};
 // The forms of a convolution and its residual add in one definition: its windows zipped with
 // the other image's pixels, or its output; the image zipped first (normal-form swaps the zips:
 // residual-pixels-second, residual-outputs-second, residual-value-second and its -pairs form),

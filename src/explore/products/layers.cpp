@@ -495,11 +495,15 @@ bool pooling_windows(const ir::Expr& e, const std::string& producer, const std::
 }
 
 // Whether `body` (typed) pools the definition `producer`: a 2D map over its non-overlapping
-// windows, or a map over a batch of one of it (NHWC with N = 1, the producer's one image)
-// whose function is a 2D map over that image's (the batch-of-one rule of normal-form then
-// takes both maps off, and conv-pool-form finds the fused map inside the batch's view), or
-// such a view of a 2D map over its windows (`transpose(split(1, ...))`: the pooling that
-// explore splits off a batch of one convolved and pooled in one definition).
+// windows; or a map over it whose function is a 2D map over its element's (or a map over that
+// 2D map's rows, a join of each row's one-element results): over a batch of one
+// (NHWC with N = 1, the producer's one image; the batch-of-one rule of normal-form then takes
+// both maps off, and conv-pool-form finds the fused map inside the batch's view) or over a
+// channel-first image's planes (pool-planes-of-channels-last reads them as the pooling of the
+// convolution's channel-last output); or such a view of a 2D map over its windows
+// (`transpose(split(1, ...))`: the pooling that explore splits off a batch of one convolved
+// and pooled in one definition). Only the shape: takes_conv_pool_form decides (a batch of
+// more than one image is not fused).
 bool pools(const ir::Expr& body, const std::string& producer, const std::map<std::string, std::int64_t>& sizes) {
   if (ir::map2d_function(body).defined()) return pooling_windows(body->args[1], producer, sizes);
   if (body.kind() == ir::ExprKind::Call && body->args.size() == 1 &&
@@ -507,13 +511,22 @@ bool pools(const ir::Expr& body, const std::string& producer, const std::map<std
     return pools(body->args[0], producer, sizes);
   if (body.kind() != ir::ExprKind::Call || body->prim != ir::Prim::Map) return false;
   const ir::Expr& f = body->args[0];
-  const ir::Expr& batch = body->args[1];
-  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1 || batch.kind() != ir::ExprKind::Var ||
-      batch->name != producer || !batch.type().is_array() ||
-      arith::evaluate(batch.type().length(), sizes) != std::int64_t{1})
+  // A map of transposes over such a pooling (transpose(map(transpose, P)): the pooling that
+  // explore splits off the normal form of a channel-first pooling of a channel-first
+  // convolution, over the channel-last convolution's tiles).
+  if (f.kind() == ir::ExprKind::Lambda && f->params.size() == 1 && f->args[0].kind() == ir::ExprKind::Call &&
+      f->args[0]->prim == ir::Prim::Transpose && f->args[0]->args[0].kind() == ir::ExprKind::Var &&
+      f->args[0]->args[0]->name == f->params[0])
+    return pools(body->args[1], producer, sizes);
+  const ir::Expr& images = body->args[1];  // the batch or the planes
+  if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1 || images.kind() != ir::ExprKind::Var ||
+      images->name != producer)
     return false;
-  const ir::Expr& per_image = f->args[0];
-  return ir::map2d_function(per_image).defined() && pooling_windows(per_image->args[1], f->params[0], sizes);
+  // Each plane's pooling, also with its rows of one-element results joined, map(join, map2D(..)).
+  ir::Expr each = f->args[0];
+  if (!ir::map2d_function(each).defined() && each.kind() == ir::ExprKind::Call && each->prim == ir::Prim::Map)
+    each = each->args[1];
+  return ir::map2d_function(each).defined() && pooling_windows(each->args[1], f->params[0], sizes);
 }
 
 // Whether the layer program `fused` (a pooling with a convolution substituted for what it

@@ -208,6 +208,19 @@ std::optional<Parts> pool_parts(const ir::Expr& body, const std::vector<std::str
     if (inner) inner->layer = ir::with_args(body, {inner->layer});
     return inner;
   }
+  // A map of transposes over such a pooling, `map(t -> transpose(t), P)` (with the transpose
+  // above, normal-form's channel-first view of a pooling of a channel-last convolution's tiles,
+  // pool-planes-of-channels-last's): the view stays on the pooling.
+  if (body.kind() == ir::ExprKind::Call && body->prim == ir::Prim::Map &&
+      body->args[0].kind() == ir::ExprKind::Lambda && body->args[0]->params.size() == 1) {
+    const ir::Expr& t = body->args[0]->args[0];
+    if (t.kind() == ir::ExprKind::Call && t->prim == ir::Prim::Transpose && t->args[0].kind() == ir::ExprKind::Var &&
+        t->args[0]->name == body->args[0]->params[0]) {
+      std::optional<Parts> inner = pool_parts(body->args[1], globals, conv, avoid, sizes);
+      if (inner) inner->layer = ir::with_args(body, {body->args[0], inner->layer});
+      return inner;
+    }
+  }
   // A pooling of planes or of the elements' convolutions (channel first), where the body is no 2D map of windows.
   auto channel_first = [&]() -> std::optional<Parts> {
     if (std::optional<Parts> planes = plane_pool_parts(body, globals, conv, sizes)) return planes;
