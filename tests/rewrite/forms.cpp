@@ -58,9 +58,9 @@ const char* const kDepthwiseForms[] = {"depthwise.sr",
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {
-    "dilated.sr",           "dilated_columns_first.sr",  "dilated_1x1_windows.sr",  "dilated_oihw_window_planes.sr",
-    "dilated_pad_split.sr", "dilated_rows_only.sr",      "dilated_columns_only.sr", "dilated_transposed_pairs.sr",
-    "dilated_phases.sr",    "dilated_chw_window_maps.sr"};
+    "dilated.sr",           "dilated_columns_first.sr",   "dilated_1x1_windows.sr",  "dilated_oihw_window_planes.sr",
+    "dilated_pad_split.sr", "dilated_rows_only.sr",       "dilated_columns_only.sr", "dilated_transposed_pairs.sr",
+    "dilated_phases.sr",    "dilated_chw_window_maps.sr", "dilated_window_map2d.sr"};
 
 // The grouped forms: normal-form makes each grouped.sr's map over the groups' (kernels, biases, windows).
 const char* const kGroupedForms[] = {"grouped.sr",
