@@ -215,6 +215,35 @@ TEST_F(ExploreCli, ANetworksResidualAddWithTheInputFirstTakesTheEpiloguesStrateg
   }
 }
 
+// A channel-first residual add of a channel-first convolution, each in a definition of its own,
+// the add over the planes (zip(image, conv) plane by plane, zip2D in each): the fused layer's
+// normal form adds the planes of the channel-last convolution transposed back, which
+// pass-over-planes-of-channels-last reads as the channel-last add (before, only the omega
+// strategies had valid points: a generality check's ResNet block). The tiles, the local tiles
+// and Winograd take it and validate, and every front point's host program matches.
+TEST_F(ExploreCli, AChannelFirstResidualAddOfAChannelFirstConvolutionTakesTheEpiloguesStrategiesWhenFused) {
+  std::ofstream(dir_ / "chw_residual.sr") << R"(size C = 4, H = 6, W = 6
+input image : [[[float]W]H]C
+input weights : [[[[float]3]3]C]C
+input biases : [float]C
+def windows(x) = map(transpose, transpose(map(ch -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, ch)), x)))
+def conv = map(wb -> map(join, map2D(win -> reduce(wb.1, (a, p) -> a + p.0 * p.1, zip(join(join(wb.0)), join(join(win)))),
+                                    windows(image))), zip(weights, biases))
+def block = map(pair -> map2D(q -> max(q.0 + q.1, 0.0), zip2D(pair.0, pair.1)), zip(image, conv))
+)";
+  for (const char* strategy : {"conv-chw-tile", "conv-chw-tile-local", "conv-winograd-gemm"}) {
+    SCOPED_TRACE(strategy);
+    std::filesystem::remove_all(dir_ / "out");
+    Result r = run(fmt::format(
+        "explore chw_residual.sr -s {} --fusion only --search random --pareto --evals 2 --jobs 1 -o out", strategy));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("fused layer (conv+block): "), std::string::npos) << r.output;
+    EXPECT_TRUE(validated(read(dir_ / "out/evaluated.csv"), "conv+block", strategy))
+        << read(dir_ / "out/evaluated.csv");
+    expect_every_front_point_matches(*this, "chw_residual", "block: matches the expected values (144 values)");
+  }
+}
+
 // conv-gpu on the one-definition form: code generation refused every alternative before
 // ("the values that mapGlb(2) computes are read by other work-items of the same kernel");
 // explored whole it is refused with the reason, and split it runs on the convolution.

@@ -123,10 +123,16 @@ const char* const kPooledForms[] = {"conv_pool_one_definition.sr", "conv_pool_jo
 // or its values in each sum's start (residual-start-out-activation adds them after the sums),
 // or zipped first with the kernels and biases, as (value, kernel, bias) triples or
 // (value, (kernel, bias)) pairs (triple-value-first-rotated, nested-zip-flatten-whole).
-const char* const kResidualForms[] = {
-    "conv_residual_one_definition.sr", "conv_residual_relu_first.sr",         "conv_residual_output.sr",
-    "conv_residual_image_first.sr",    "conv_residual_output_image_first.sr", "conv_residual_in_start.sr",
-    "conv_residual_value_first.sr",    "conv_residual_value_start.sr",        "conv_residual_nested_pairs.sr"};
+const char* const kResidualForms[] = {"conv_residual_one_definition.sr",
+                                      "conv_residual_relu_first.sr",
+                                      "conv_residual_output.sr",
+                                      "conv_residual_image_first.sr",
+                                      "conv_residual_output_image_first.sr",
+                                      "conv_residual_in_start.sr",
+                                      "conv_residual_value_first.sr",
+                                      "conv_residual_value_start.sr",
+                                      "conv_residual_nested_pairs.sr",
+                                      "conv_residual_chw.sr"};
 const char* const kZippedPixels =
     "a convolution and its residual add in one definition: its windows zipped with the other image's pixels, which "
     "the strategies that map the windows or the kernels' sums onto work-items, work-groups or kernels of their own "
