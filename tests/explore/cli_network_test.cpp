@@ -558,6 +558,17 @@ TEST_F(ExploreCli, AChannelFirstDepthwiseLayerIsFusedIntoItsPointwiseLayer) {
                      {"mobilenet_v1_pair_chw", "depthwise+pointwise", "depthwise", "pointwise: matches the expected values (1024 values)"});
 }
 
+// The same pair with its pointwise layer written per output channel, a map over its (kernel,
+// bias) pairs of 2D maps over the depthwise output's pixels (a generality check's channel-first
+// MobileNetV2 block): before, the fused layer read each pixel inside the map over the kernels,
+// recomputing the depthwise values per kernel, and only the generic strategies took it; the
+// pointwise layer is now first rewritten with its kernels inside each pixel
+// (pointwise-pixels-outermost).
+TEST_F(ExploreCli, AChannelFirstDepthwiseLayerIsFusedIntoAPointwiseLayerWrittenPerOutputChannel) {
+  explore_fused_pair(*this, {"mobilenet_v1_pair_chw_per_kernel", "depthwise+pointwise", "depthwise",
+                             "pointwise: matches the expected values (512 values)"});
+}
+
 // MobileNetV2's block, whose largest buffers are the expanded E-channel ones: with the
 // depthwise layer fused into the projection (and the residual add too: the variant of every
 // fusion, dw-pw-private-residual and dw-pw-local-tiles-residual) the front's least peak

@@ -459,6 +459,36 @@ ir::Expr depthwise_form(const ir::Program& layer, const rewrite::RuleSet& rules)
   }
 }
 
+// Whether `node` (a subterm of `e`) sits in the body of a function of `e`.
+bool in_function_body(const ir::Expr& e, const ir::Expr& node, bool inside = false) {
+  if (same_node(e, node)) return inside;
+  inside = inside || e.kind() == ir::ExprKind::Lambda;
+  return std::any_of(e->args.begin(), e->args.end(),
+                     [&](const ir::Expr& a) { return in_function_body(a, node, inside); });
+}
+
+// The consumer's body to fuse the producer into: as written where its read of the producer's
+// pixels is in no function; else the definition alone (`layer`) rewritten by the rules'
+// pointwise-pixels-outermost, where that reads them outside every function: a pointwise layer
+// written per output channel, map(w -> map2D(px -> .. w .. px, pixels), ws), reads each pixel
+// once per kernel, and fused so the depthwise values would be computed once per kernel; the
+// rewrite maps the kernels inside each pixel. Undefined: the body as written.
+ir::Expr pointwise_consumer_form(const ir::Expr& body, const ir::Program& layer, const std::string& producer,
+                                 const ir::Expr& producer_form, const rewrite::RuleSet& rules) {
+  ir::Expr read = pixel_read(body, producer, producer_form);
+  if (!read.defined() || !in_function_body(body, read)) return {};
+  if (!rules.strategy("pointwise-pixels-outermost")) return {};
+  try {
+    rewrite::ProgramRewrite normal = rewrite::rewrite_program(rules, "pointwise-pixels-outermost", layer);
+    if (normal.programs.empty() || !normal.unchanged.empty()) return {};
+    ir::Expr form = typecheck::typecheck(normal.programs.front().program).program.defs.front().body;
+    ir::Expr normal_read = pixel_read(form, producer, producer_form);
+    return normal_read.defined() && !in_function_body(form, normal_read) ? form : ir::Expr();
+  } catch (const Error&) {
+    return {};  // no normal form: the body as written
+  }
+}
+
 }  // namespace
 
 std::vector<Fusion> depthwise_pointwise_fusions(const ir::Program& network, const rewrite::RuleSet& rules) {
@@ -478,7 +508,10 @@ std::vector<Fusion> depthwise_pointwise_fusions(const ir::Program& network, cons
       auto form = forms.find(producer.name);
       if (form == forms.end()) form = forms.emplace(producer.name, depthwise_form(layer_of(typed, d, d).program, rules)).first;
       if (!form->second.defined() || !pixel_read(consumer.body, producer.name, form->second).defined()) continue;
-      out.push_back({producer.name, consumer.name, FusionKind::DepthwisePointwise, form->second});
+      std::size_t c = static_cast<std::size_t>(&consumer - typed.defs.data());
+      out.push_back(
+          {producer.name, consumer.name, FusionKind::DepthwisePointwise, form->second,
+           pointwise_consumer_form(consumer.body, layer_of(typed, c, c).program, producer.name, form->second, rules)});
       break;  // one producer per consumer: the first
     }
   }
@@ -630,6 +663,7 @@ ir::Program fuse(const ir::Program& network, const Fusion& f) {
   if (f.kind == FusionKind::OneToOne || f.kind == FusionKind::ConvPool || f.kind == FusionKind::Layout) {
     consumer->body = ir::substitute(consumer->body, {{f.producer, producer->body}});
   } else {
+    if (f.consumer_form.defined()) consumer->body = f.consumer_form;
     ir::Expr read = pixel_read(consumer->body, f.producer, f.producer_form);
     LIFTC_ASSERT(read.defined(), "a depthwise-pointwise fusion's consumer reads the producer's pixels");
     ir::Expr windows = windows_map(f.producer_form);
