@@ -569,6 +569,48 @@ TEST_F(ExploreCli, AChannelFirstDepthwiseLayerIsFusedIntoAPointwiseLayerWrittenP
                              "pointwise: matches the expected values (512 values)"});
 }
 
+// A channel-first MobileNetV2 block without its residual add, each pointwise layer written per
+// output channel with each row's sums joined in the map over the rows, and the depthwise
+// layer over (plane, kernel, bias) triples (a generality check's form): the projection reads
+// the depthwise output in no 2D map as written; rewritten with its kernels inside each pixel
+// (pointwise-pixels-outermost) it does, and the depthwise layer is fused into it (before, no
+// dw+pw fused layer was made), which conv-dw-pw-private and -local take; the front's host
+// program validates.
+TEST_F(ExploreCli, AChannelFirstDepthwiseLayerIsFusedIntoAPointwiseLayerWithItsRowsJoined) {
+  std::ofstream(dir_ / "chw_block.sr") << R"(size C = 4, E = 8, H = 6, W = 6
+input x  : [[[float]W]H]C
+input w1 : [[float]C]E
+input b1 : [float]E
+input wd : [[[float]3]3]E
+input bd : [float]E
+input w2 : [[float]E]C
+input b2 : [float]C
+def relu6(v) = min(max(v, 0.0), 6.0)
+def hwc(t) = map(transpose, transpose(t))
+def dot1(b, u, v) = reduce(b, (a, p) -> a + p.0 * p.1, zip(u, v))
+def expand = map((w, b) -> map(row -> join(map(px -> map(relu6, dot1(b, px, w)), row)), hwc(x)), zip(w1, b1))
+def dw = map((plane, k, b) -> map(row -> join(map(win -> map(relu6, dot1(b, join(win), join(k))), row)),
+                                  slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, plane))),
+             zip(expand, wd, bd))
+def project = map((w, b) -> map(row -> join(map(px -> dot1(b, px, w), row)), hwc(dw)), zip(w2, b2))
+)";
+  Result r =
+      run("explore chw_block.sr -s conv-dw-pw-private -s conv-dw-pw-local -s conv-chw-tile --fusion on "
+          "--search random --pareto --evals 2 --jobs 1 -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("fused layer (dw+project): 2 alternative(s) of 2 strategies (conv-dw-pw-private, "
+                          "conv-dw-pw-local)"),
+            std::string::npos)
+      << r.output;
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated_by(csv, "conv-dw-pw-private") || validated_by(csv, "conv-dw-pw-local")) << csv;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "out/front")) {
+    Result host = run_front_point(*this, "chw_block", entry.path().filename().string());
+    ASSERT_EQ(host.exit_code, 0) << host.output;
+    EXPECT_NE(host.output.find("project: matches the expected values (144 values)"), std::string::npos) << host.output;
+  }
+}
+
 // MobileNetV2's block, whose largest buffers are the expanded E-channel ones: with the
 // depthwise layer fused into the projection (and the residual add too: the variant of every
 // fusion, dw-pw-private-residual and dw-pw-local-tiles-residual) the front's least peak

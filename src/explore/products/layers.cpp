@@ -467,25 +467,20 @@ bool in_function_body(const ir::Expr& e, const ir::Expr& node, bool inside = fal
                      [&](const ir::Expr& a) { return in_function_body(a, node, inside); });
 }
 
-// The consumer's body to fuse the producer into: as written where its read of the producer's
-// pixels is in no function; else the definition alone (`layer`) rewritten by the rules'
-// pointwise-pixels-outermost, where that reads them outside every function: a pointwise layer
-// written per output channel, map(w -> map2D(px -> .. w .. px, pixels), ws), reads each pixel
-// once per kernel, and fused so the depthwise values would be computed once per kernel; the
-// rewrite maps the kernels inside each pixel. Undefined: the body as written.
-ir::Expr pointwise_consumer_form(const ir::Expr& body, const ir::Program& layer, const std::string& producer,
-                                 const ir::Expr& producer_form, const rewrite::RuleSet& rules) {
-  ir::Expr read = pixel_read(body, producer, producer_form);
-  if (!read.defined() || !in_function_body(body, read)) return {};
+// A pointwise consumer (the definition alone, `layer`) rewritten by the rules'
+// pointwise-pixels-outermost: written per output channel, map(w -> map2D(px -> .. w .. px,
+// pixels), ws), or with each row's sums joined in the map over the rows, it reads each pixel
+// inside its map over the kernels (or in no 2D map), and fused so it would compute the
+// depthwise values once per kernel; the rewrite maps the kernels inside each pixel, a 2D map
+// over the pixels. Undefined where the rules have no such strategy or it does not apply.
+ir::Expr pixels_outermost_form(const ir::Program& layer, const rewrite::RuleSet& rules) {
   if (!rules.strategy("pointwise-pixels-outermost")) return {};
   try {
-    rewrite::ProgramRewrite normal = rewrite::rewrite_program(rules, "pointwise-pixels-outermost", layer);
-    if (normal.programs.empty() || !normal.unchanged.empty()) return {};
-    ir::Expr form = typecheck::typecheck(normal.programs.front().program).program.defs.front().body;
-    ir::Expr normal_read = pixel_read(form, producer, producer_form);
-    return normal_read.defined() && !in_function_body(form, normal_read) ? form : ir::Expr();
+    rewrite::ProgramRewrite r = rewrite::rewrite_program(rules, "pointwise-pixels-outermost", layer);
+    if (r.programs.empty() || !r.unchanged.empty()) return {};
+    return typecheck::typecheck(r.programs.front().program).program.defs.front().body;
   } catch (const Error&) {
-    return {};  // no normal form: the body as written
+    return {};  // it applies nowhere: the body as written
   }
 }
 
@@ -503,15 +498,31 @@ std::vector<Fusion> depthwise_pointwise_fusions(const ir::Program& network, cons
         return &e != &consumer && reads_of(e.body, producer.name) != 0;
       });
       if (read_elsewhere) continue;
-      // The consumer's shape first: the normal form is asked only of a producer it reads per pixel.
-      if (!reads_pixels(consumer.body, producer.name)) continue;
+      // The consumer's shape first: the normal form is asked only of a producer it reads per
+      // pixel, as written or with its kernels inside each pixel (pixels_outermost_form, asked
+      // where the read as written is in a function or is none).
+      std::size_t c = static_cast<std::size_t>(&consumer - typed.defs.data());
+      std::optional<ir::Expr> rewritten;
+      auto outermost = [&]() -> const ir::Expr& {
+        if (!rewritten) rewritten = pixels_outermost_form(layer_of(typed, c, c).program, rules);
+        return *rewritten;
+      };
+      if (!reads_pixels(consumer.body, producer.name) &&
+          (!outermost().defined() || !reads_pixels(outermost(), producer.name)))
+        continue;
       auto form = forms.find(producer.name);
       if (form == forms.end()) form = forms.emplace(producer.name, depthwise_form(layer_of(typed, d, d).program, rules)).first;
-      if (!form->second.defined() || !pixel_read(consumer.body, producer.name, form->second).defined()) continue;
-      std::size_t c = static_cast<std::size_t>(&consumer - typed.defs.data());
-      out.push_back(
-          {producer.name, consumer.name, FusionKind::DepthwisePointwise, form->second,
-           pointwise_consumer_form(consumer.body, layer_of(typed, c, c).program, producer.name, form->second, rules)});
+      if (!form->second.defined()) continue;
+      ir::Expr read = pixel_read(consumer.body, producer.name, form->second);
+      ir::Expr consumer_form;  // undefined: the body as written
+      if (!read.defined() || in_function_body(consumer.body, read)) {
+        ir::Expr better = outermost().defined() ? pixel_read(outermost(), producer.name, form->second) : ir::Expr();
+        if (better.defined() && !in_function_body(outermost(), better))
+          consumer_form = outermost();
+        else if (!read.defined())
+          continue;
+      }
+      out.push_back({producer.name, consumer.name, FusionKind::DepthwisePointwise, form->second, consumer_form});
       break;  // one producer per consumer: the first
     }
   }
