@@ -178,8 +178,9 @@ TEST_F(ExploreCli, AChannelFirstConvolutionPooledPlaneByPlaneIsSplitAndFusedBack
 
 // The same pooling in a definition of its own, over a channel-first convolution's definition:
 // an average pooling of each plane's tile2D tiles, and a max pooling of its slide2D windows with
-// each plane's rows joined. Before, no fused layer was made (explore said so: `pools` read a 2D
-// map over the convolution's windows only); now conv+pool is fused, conv-pool-tile-rt takes it,
+// each plane's rows joined, after the 2D map or in the map over the rows. Before, no fused
+// layer was made (explore said so: `pools` read a 2D map over the convolution's windows
+// only); now conv+pool is fused, conv-pool-tile-rt takes it,
 // its points validate and the front's host program matches.
 TEST_F(ExploreCli, AChannelFirstPoolingOfAChannelFirstConvolutionIsFused) {
   const char* conv = R"(size C = 4, H = 8, W = 8, M = 4
@@ -198,7 +199,11 @@ def conv = map((w, b) -> map(join, map2D(win -> map(v -> max(v, 0.0), reduce(b, 
   std::ofstream(dir_ / "chw_max.sr")
       << conv
       << "def pool = map(pl -> map(join, map2D(w -> reduce(-inf, max, join(w)), slide2D(2, 2, 2, 2, pl))), conv)\n";
-  for (const char* name : {"chw_avg", "chw_max"}) {
+  // Each row's results joined in the map over the rows (a later generality check's form).
+  std::ofstream(dir_ / "chw_rows.sr")
+      << conv
+      << "def pool = map(pl -> map(r -> join(map(w -> reduce(-inf, max, join(w)), r)), slide2D(2, 2, 2, 2, pl)), conv)\n";
+  for (const char* name : {"chw_avg", "chw_max", "chw_rows"}) {
     SCOPED_TRACE(name);
     std::filesystem::remove_all(dir_ / "out");
     Result r = run(fmt::format(

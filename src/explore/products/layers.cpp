@@ -540,7 +540,8 @@ bool pooling_windows(const ir::Expr& e, const std::string& producer, const std::
 
 // Whether `body` (typed) pools the definition `producer`: a 2D map over its non-overlapping
 // windows; or a map over it whose function is a 2D map over its element's (or a map over that
-// 2D map's rows, a join of each row's one-element results): over a batch of one
+// 2D map's rows, a join of each row's one-element results, or a map over the windows' rows that
+// joins each row's results): over a batch of one
 // (NHWC with N = 1, the producer's one image; the batch-of-one rule of normal-form then takes
 // both maps off, and conv-pool-form finds the fused map inside the batch's view) or over a
 // channel-first image's planes (pool-planes-of-channels-last reads them as the pooling of the
@@ -566,10 +567,17 @@ bool pools(const ir::Expr& body, const std::string& producer, const std::map<std
   if (f.kind() != ir::ExprKind::Lambda || f->params.size() != 1 || images.kind() != ir::ExprKind::Var ||
       images->name != producer)
     return false;
-  // Each plane's pooling, also with its rows of one-element results joined, map(join, map2D(..)).
+  // Each plane's pooling, also with its rows of one-element results joined, map(join, map2D(..))
+  // or map(r -> join(map(g, r)), windows).
   ir::Expr each = f->args[0];
-  if (!ir::map2d_function(each).defined() && each.kind() == ir::ExprKind::Call && each->prim == ir::Prim::Map)
+  if (!ir::map2d_function(each).defined() && each.kind() == ir::ExprKind::Call && each->prim == ir::Prim::Map) {
+    const ir::Expr& row = each->args[0];
+    bool rows_joined = row.kind() == ir::ExprKind::Lambda && row->params.size() == 1 &&
+                       row->args[0].kind() == ir::ExprKind::Call && row->args[0]->prim == ir::Prim::Join &&
+                       row->args[0]->args[0].kind() == ir::ExprKind::Call && row->args[0]->args[0]->prim == ir::Prim::Map;
+    if (rows_joined) return pooling_windows(each->args[1], f->params[0], sizes);
     each = each->args[1];
+  }
   return ir::map2d_function(each).defined() && pooling_windows(each->args[1], f->params[0], sizes);
 }
 
