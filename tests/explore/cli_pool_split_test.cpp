@@ -200,9 +200,9 @@ def conv = map((w, b) -> map(join, map2D(win -> map(v -> max(v, 0.0), reduce(b, 
       << conv
       << "def pool = map(pl -> map(join, map2D(w -> reduce(-inf, max, join(w)), slide2D(2, 2, 2, 2, pl))), conv)\n";
   // Each row's results joined in the map over the rows (a later generality check's form).
-  std::ofstream(dir_ / "chw_rows.sr")
-      << conv
-      << "def pool = map(pl -> map(r -> join(map(w -> reduce(-inf, max, join(w)), r)), slide2D(2, 2, 2, 2, pl)), conv)\n";
+  std::ofstream(dir_ / "chw_rows.sr") << conv
+                                      << "def pool = map(pl -> map(r -> join(map(w -> reduce(-inf, max, join(w)), r)), "
+                                         "slide2D(2, 2, 2, 2, pl)), conv)\n";
   for (const char* name : {"chw_avg", "chw_max", "chw_rows"}) {
     SCOPED_TRACE(name);
     std::filesystem::remove_all(dir_ / "out");

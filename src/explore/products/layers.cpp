@@ -574,7 +574,8 @@ bool pools(const ir::Expr& body, const std::string& producer, const std::map<std
     const ir::Expr& row = each->args[0];
     bool rows_joined = row.kind() == ir::ExprKind::Lambda && row->params.size() == 1 &&
                        row->args[0].kind() == ir::ExprKind::Call && row->args[0]->prim == ir::Prim::Join &&
-                       row->args[0]->args[0].kind() == ir::ExprKind::Call && row->args[0]->args[0]->prim == ir::Prim::Map;
+                       row->args[0]->args[0].kind() == ir::ExprKind::Call &&
+                       row->args[0]->args[0]->prim == ir::Prim::Map;
     if (rows_joined) return pooling_windows(each->args[1], f->params[0], sizes);
     each = each->args[1];
   }
