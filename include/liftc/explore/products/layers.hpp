@@ -58,9 +58,10 @@ struct Fusion {
   FusionKind kind = FusionKind::OneToOne;
   ir::Expr producer_form;  // DepthwisePointwise: the producer's body in normal form, a 2D map over windows (or it
                            // transposed back to CHW)
-  ir::Expr consumer_form;  // DepthwisePointwise: the consumer's body in normal form where, as written, it reads the
-                           // producer's pixels inside a function (a map over its kernels outside the pixels, which
-                           // would compute the depthwise values once per kernel); undefined: the body as written
+  ir::Expr consumer_form;  // DepthwisePointwise: the consumer's body rewritten by the rules'
+                           // pointwise-pixels-outermost where, as written, it reads the producer's pixels inside a
+                           // function (a map over its kernels outside the pixels, which would compute the depthwise
+                           // values once per kernel) or in no 2D map; undefined: the body as written
 };
 
 /// The fusions of `network` (typed or not) where the consumer is one-to-one over the
