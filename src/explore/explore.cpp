@@ -276,6 +276,7 @@ void load(Exploration& x) {
   std::vector<std::string> named = rewrite::expand_strategy_tags(x.rules, x.o.strategies);
   x.program = parse::load_program(x.o.file);
   require_size_values(x.program);  // before a store is made
+  require_tensor_inputs(x.program);
   // The pooling first: what it pools may be a convolution with a residual add, which
   // split_residual_adds then splits.
   split_conv_poolings(x);

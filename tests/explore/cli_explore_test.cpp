@@ -150,6 +150,24 @@ TEST_F(ExploreCli, SizesWithoutValuesAreDeclaredInTheProgram) {
   }
 }
 
+// An input of tuples (a folded batch norm's (scale, shift) per channel, a generality check's
+// form): explore refuses it at its declaration, before any space is built or the device asked,
+// with how to write it (before, it failed after building every space, in the .npy writer's
+// words).
+TEST_F(ExploreCli, AnInputOfTuplesIsRefusedAtItsDeclaration) {
+  std::ofstream(dir_ / "prog.sr") << "size M = 4\ninput x : [float]M\ninput st : [(float, float)]M\n"
+                                     "def y = map((v, p) -> v * p.0 + p.1, zip(x, st))\n";
+  Result r = run("explore prog.sr --evals 1 -q --db r.db");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("prog.sr:3:7: error: input st of type [(float, float)]M holds tuples: explore runs the "
+                          "program on tensors (.npy files), which hold arrays of scalars or vectors; declare one input "
+                          "per component of the tuple and zip them where the program reads them\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("device:"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "r.db"));
+}
+
 // A strategy whose every alternative code generation refuses (here a computation over each
 // pixel's channels after the convolution, in the same definition: conv-chw-tile-local's
 // work-groups go to it) says why, not only that no point is valid.
