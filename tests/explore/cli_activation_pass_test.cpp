@@ -46,7 +46,9 @@ INSTANTIATE_TEST_SUITE_P(
                       FormCase{"depthwise_chw_dilated_1x1_windows", {"conv-depthwise-local"}},
                       FormCase{"depthwise_multiplier_chw", {"conv-depthwise-local", "conv-depthwise-tile"}},
                       FormCase{"depthwise_multiplier_chw_no_bias", {"conv-depthwise-tile"}},
-                      FormCase{"depthwise_multiplier_no_bias", {"conv-depthwise-kappa"}}),
+                      FormCase{"depthwise_multiplier_no_bias", {"conv-depthwise-kappa"}},
+                      FormCase{"depthwise_kernel_window_bias", {"conv-depthwise-tile"}},
+                      FormCase{"depthwise_chw_kernel_plane_bias", {"conv-depthwise-local"}}),
     [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, then a pass of its own over its output, then a pointwise layer: the pass

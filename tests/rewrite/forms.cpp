@@ -54,7 +54,9 @@ const char* const kDepthwiseForms[] = {"depthwise.sr",
                                        "depthwise_chw_dilated_1x1_windows.sr",
                                        "depthwise_multiplier_chw.sr",
                                        "depthwise_multiplier_chw_no_bias.sr",
-                                       "depthwise_multiplier_no_bias.sr"};
+                                       "depthwise_multiplier_no_bias.sr",
+                                       "depthwise_kernel_window_bias.sr",
+                                       "depthwise_chw_kernel_plane_bias.sr"};
 
 // The dilated forms: normal-form moves each one's dilation onto the windows (dilated.sr's form).
 const char* const kDilatedForms[] = {
