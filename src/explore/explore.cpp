@@ -30,6 +30,7 @@
 #include "liftc/explore/store/replay_benchmark.hpp"
 #include "liftc/explore/store/session.hpp"
 #include "liftc/explore/store/stored_target.hpp"
+#include "liftc/interp/interp.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
 #include "liftc/support/data_dir.hpp"
@@ -276,7 +277,7 @@ void load(Exploration& x) {
   std::vector<std::string> named = rewrite::expand_strategy_tags(x.rules, x.o.strategies);
   x.program = parse::load_program(x.o.file);
   require_size_values(x.program);  // before a store is made
-  require_tensor_inputs(x.program);
+  interp::require_tensor_inputs(x.program);  // before a store is made or a space built
   // The pooling first: what it pools may be a convolution with a residual add, which
   // split_residual_adds then splits.
   split_conv_poolings(x);

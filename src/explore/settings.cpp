@@ -140,17 +140,4 @@ void require_size_values(const ir::Program& program) {
               first);
 }
 
-void require_tensor_inputs(const ir::Program& program) {
-  for (const ir::InputDecl& in : program.inputs) {
-    ir::Type element = in.type;
-    while (element.is_array()) element = element.elem();
-    if (!element.is_tuple()) continue;
-    throw Error(fmt::format("input {} of type {} holds tuples: explore runs the program on tensors (.npy files), "
-                            "which hold arrays of scalars or vectors; declare one input per component of the tuple "
-                            "and zip them where the program reads them",
-                            in.name, ir::to_string(in.type)),
-                in.loc);
-  }
-}
-
 }  // namespace liftc::explore

@@ -49,9 +49,4 @@ Settings settle(const Request& r);
 /// program. A liftc::Error at the first size without one.
 void require_size_values(const ir::Program& program);
 
-/// explore runs the program on tensors (.npy files, its host programs' inputs), which hold
-/// arrays of scalars or vectors: an input that holds tuples is refused before any space is
-/// built, at its declaration, with how to write it instead (one input per component).
-void require_tensor_inputs(const ir::Program& program);
-
 }  // namespace liftc::explore

@@ -145,9 +145,18 @@ io::Tensor empty_tensor_for(const ir::Type& concrete, const std::string& what) {
   return t;
 }
 
-namespace {
-
-}  // namespace
+void require_tensor_inputs(const ir::Program& program) {
+  for (const ir::InputDecl& in : program.inputs) {
+    ir::Type element = in.type;
+    while (element.is_array()) element = element.elem();
+    if (!element.is_tuple()) continue;
+    throw Error(fmt::format("input {} of type {} holds tuples: liftc runs programs on tensors (.npy files), which "
+                            "hold arrays of scalars or vectors; declare one input per component of the tuple and zip "
+                            "them where the program reads them",
+                            in.name, ir::to_string(in.type)),
+                in.loc);
+  }
+}
 
 Tensors random_inputs(const ir::Program& checked, std::uint64_t seed) {
   Tensors out;

@@ -738,7 +738,20 @@ TEST_F(Cli, EvalWritesEachComponentOfATuple) {
   }());
 }
 
-// The names of the files in `dir` that start with `prefix`.
+// An input of tuples has no .npy form: eval refuses it at its declaration, with how to write
+// it, in explore's words (before, it said so without a place or a way out).
+TEST_F(Cli, EvalRefusesAnInputOfTuplesAtItsDeclaration) {
+  write("pairs.sr",
+        "size N = 3\ninput x : [float]N\ninput st : [(float, float)]N\n"
+        "def y = map((v, p) -> v * p.0 + p.1, zip(x, st))\n");
+  Result r = run("eval pairs.sr");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("pairs.sr:3:7: error: input st of type [(float, float)]3 holds tuples: liftc runs programs "
+                          "on tensors (.npy files), which hold arrays of scalars or vectors; declare one input per "
+                          "component of the tuple and zip them where the program reads them\n"),
+            std::string::npos)
+      << r.output;
+}
 
 // A write that fails part-way leaves neither new outputs nor temporaries behind.
 TEST_F(Cli, FailedOutputLeavesNothingBehind) {

@@ -159,10 +159,11 @@ TEST_F(ExploreCli, AnInputOfTuplesIsRefusedAtItsDeclaration) {
                                      "def y = map((v, p) -> v * p.0 + p.1, zip(x, st))\n";
   Result r = run("explore prog.sr --evals 1 -q --db r.db");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("prog.sr:3:7: error: input st of type [(float, float)]M holds tuples: explore runs the "
-                          "program on tensors (.npy files), which hold arrays of scalars or vectors; declare one input "
-                          "per component of the tuple and zip them where the program reads them\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find("prog.sr:3:7: error: input st of type [(float, float)]M holds tuples: liftc runs "
+                    "programs on tensors (.npy files), which hold arrays of scalars or vectors; declare one input "
+                    "per component of the tuple and zip them where the program reads them\n"),
+      std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("device:"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir_ / "r.db"));

@@ -148,12 +148,17 @@ TEST_F(ExploreCli, NetworkFrontWithHostProgramsThatValidateEveryLayer) {
 // register tile, the GEMM path) are offered for its 5x5 and 3x3 layers and for its 1x1
 // shrinking layer, written per pixel (pointwise-windows), Winograd for its two 3x3 stride-1
 // layers, with an activation (mapped: the Winograd rules' -activation variants) and without
-// (subpixels); every layer of the front's fastest point validates in its host program.
+// (subpixels); every layer of the front's fastest point validates in its host program. The
+// pixel shuffle (upscaled: splits, joins and a transpose, one value for one) is fused into
+// subpixels, whose strategies write each value where the shuffle puts it: the fused layer is
+// offered the same fast strategies, and its points validate (before, a consumer that
+// transposes was not one-to-one, and the shuffle was a layer of its own).
 TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
   const std::string fsrcnn = std::string(LIFTC_SOURCE_DIR) + "/examples/superres/fsrcnn.sr";
   Result r = run(fmt::format("explore {} --pareto --evals 2 --runs 2 --jobs 2 -o out", fsrcnn));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* layer : {"layer 1/5 (features): ", "layer 2/5 (shrunk): ", "layer 3/5 (mapped): ", "layer 4/5 (subpixels): "}) {
+  for (const char* layer : {"layer 1/5 (features): ", "layer 2/5 (shrunk): ", "layer 3/5 (mapped): ",
+                            "layer 4/5 (subpixels): ", "fused layer (subpixels+upscaled): "}) {
     std::size_t at = r.output.find(layer);
     ASSERT_NE(at, std::string::npos) << layer << "\n" << r.output;
     std::string line = r.output.substr(at, r.output.find('\n', at) - at);
@@ -161,15 +166,30 @@ TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
       EXPECT_NE(line.find(strategy), std::string::npos) << strategy << " in " << line;
     // Winograd for the 3x3 stride-1 layers (mapped, subpixels) only.
     EXPECT_EQ(line.find("conv-winograd") != std::string::npos,
-              std::string(layer) == "layer 3/5 (mapped): " || std::string(layer) == "layer 4/5 (subpixels): ")
+              std::string(layer) == "layer 3/5 (mapped): " || std::string(layer) == "layer 4/5 (subpixels): " ||
+                  std::string(layer) == "fused layer (subpixels+upscaled): ")
         << line;
   }
   EXPECT_NE(r.output.find("layer 5/5 (upscaled): 1 alternative(s) of 1 strategy (id)"), std::string::npos) << r.output;
 
   Result host = run_front_point(*this, "fsrcnn");
   ASSERT_EQ(host.exit_code, 0) << host.output;
-  expect_all_in(host.output,
-                {"features: matches", "shrunk: matches", "mapped: matches", "subpixels: matches", "upscaled: matches"});
+  expect_all_in(host.output, {"features: matches", "shrunk: matches", "mapped: matches", "upscaled: matches"});
+
+  for (const char* strategy : {"conv-chw-tile", "conv-chw-tile-local", "conv-gemm", "conv-winograd-gemm"}) {
+    SCOPED_TRACE(strategy);
+    std::filesystem::remove_all(dir_ / "fused");
+    Result fused = run(
+        fmt::format("explore {} -s {} --fusion only --pareto --evals 2 --runs 1 --jobs 2 -o fused", fsrcnn, strategy));
+    ASSERT_EQ(fused.exit_code, 0) << fused.output;
+    bool validated = false;
+    std::istringstream rows(read(dir_ / "fused/evaluated.csv"));
+    for (std::string row; std::getline(rows, row);)
+      validated = validated || (row.starts_with("subpixels+upscaled,") &&
+                                (row.find(",ok,") != std::string::npos || row.find(",cut,") != std::string::npos) &&
+                                row.find(fmt::format(",{},", strategy)) != std::string::npos);
+    EXPECT_TRUE(validated) << read(dir_ / "fused/evaluated.csv");
+  }
 }
 
 // The ResNet block's residual add and ReLU (block) are one-to-one over conv2: fused into it,
@@ -1043,11 +1063,12 @@ TEST_F(ExploreCli, AGroupedConvolutionSplitByGroupStoresItsBuffersAsHalves) {
 }
 
 // A fused layer that no strategy takes (a channel-first MobileNetV2 block's depthwise,
-// projection and residual add, each written on its own; gen30's form): explore says it is not
-// offered in terms that ask nothing of the user (before, it asked for what the user had
-// written: "written as a definition of its own, it is a layer that explore fuses back"), and
-// explores the network without it, whose front points validate. (Under --fusion only,
-// FusionErrors: the same words, then the error that no fused layer has a space.)
+// projection and residual add, each written on its own, the add over each plane's values
+// joined; gen30's form wrote it row by row, which normal-form has read since as the
+// channel-last add): explore says it is not offered in terms that ask nothing of the user (before, it asked for what
+// the user had written: "written as a definition of its own, it is a layer that explore fuses back"), and explores the
+// network without it, whose front points validate. (Under --fusion only, FusionErrors: the same words, then the error
+// that no fused layer has a space.)
 TEST_F(ExploreCli, AFusedLayerNoStrategyTakesSaysSoWithoutAskingForADefinitionOfItsOwn) {
   std::ofstream(dir_ / "mbv2_chw.sr") << R"(size C = 4, E = 8, H = 6, W = 6
 input inp : [[[float]W]H]C
@@ -1061,7 +1082,7 @@ def dwc = map((k, plane) -> map(join, map2D(win -> map(clip6, reduce(0.0, (a, t)
                                            slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, plane)))),
               zip(dwK, ex))
 def pr = map(w -> map(join, map2D(px -> reduce(0.0, (a, t) -> a + t.0 * t.1, zip(w, px)), hwc(dwc))), projW)
-def res = map((a, b) -> map((r1, r2) -> map((u, v) -> u + v, zip(r1, r2)), zip(a, b)), zip(pr, inp))
+def res = map((a, b) -> split(W, map((u, v) -> u + v, zip(join(a), join(b)))), zip(pr, inp))
 )";
   Result r =
       run("explore mbv2_chw.sr -s conv-chw-tile -s conv-depthwise-kappa --search random --pareto --evals 2 --jobs 2 -o "

@@ -220,7 +220,8 @@ TEST_F(ExploreCli, ANetworksResidualAddWithTheInputFirstTakesTheEpiloguesStrateg
 // normal form adds the planes of the channel-last convolution transposed back, which
 // pass-over-planes-of-channels-last reads as the channel-last add (before, only the omega
 // strategies had valid points: a generality check's ResNet block). The tiles, the local tiles
-// and Winograd take it and validate, and every front point's host program matches.
+// and Winograd take it and validate, and every front point's host program matches; the add
+// written row by row validates with the tiles too.
 TEST_F(ExploreCli, AChannelFirstResidualAddOfAChannelFirstConvolutionTakesTheEpiloguesStrategiesWhenFused) {
   std::ofstream(dir_ / "chw_residual.sr") << R"(size C = 4, H = 6, W = 6
 input image : [[[float]W]H]C
@@ -231,6 +232,26 @@ def conv = map(wb -> map(join, map2D(win -> reduce(wb.1, (a, p) -> a + p.0 * p.1
                                     windows(image))), zip(weights, biases))
 def block = map(pair -> map2D(q -> max(q.0 + q.1, 0.0), zip2D(pair.0, pair.1)), zip(image, conv))
 )";
+  // The same add written row by row, the convolution's planes first (a generality check's
+  // MobileNetV2 block: pass-over-planes-of-channels-last-rows-first).
+  std::ofstream(dir_ / "chw_residual_rows.sr") << R"(size C = 4, H = 6, W = 6
+input image : [[[float]W]H]C
+input weights : [[[[float]3]3]C]C
+input biases : [float]C
+def windows(x) = map(transpose, transpose(map(ch -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, ch)), x)))
+def conv = map(wb -> map(join, map2D(win -> reduce(wb.1, (a, p) -> a + p.0 * p.1, zip(join(join(wb.0)), join(join(win)))),
+                                    windows(image))), zip(weights, biases))
+def block = map((a, b) -> map((r1, r2) -> map((u, v) -> u + v, zip(r1, r2)), zip(a, b)), zip(conv, image))
+)";
+  {
+    Result r =
+        run("explore chw_residual_rows.sr -s conv-chw-tile --fusion only --search random --pareto --evals 2 "
+            "--jobs 1 -o rows");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("fused layer (conv+block): "), std::string::npos) << r.output;
+    EXPECT_TRUE(validated(read(dir_ / "rows/evaluated.csv"), "conv+block", "conv-chw-tile"))
+        << read(dir_ / "rows/evaluated.csv");
+  }
   for (const char* strategy : {"conv-chw-tile", "conv-chw-tile-local", "conv-winograd-gemm"}) {
     SCOPED_TRACE(strategy);
     std::filesystem::remove_all(dir_ / "out");
@@ -242,6 +263,35 @@ def block = map(pair -> map2D(q -> max(q.0 + q.1, 0.0), zip2D(pair.0, pair.1)), 
         << read(dir_ / "out/evaluated.csv");
     expect_every_front_point_matches(*this, "chw_residual", "block: matches the expected values (144 values)");
   }
+}
+
+// A channel-first residual add over a channel-last convolution transposed back, in one
+// definition (the add reads transpose(map(transpose, conv))): split into the convolution and
+// the add, a transpose being one value for one, and fused back, where the channel-first add's
+// normal form takes the tiles' residual epilogue (before, it was not split: the convolution
+// alone was not offered). Both validate, and so does the front point's host program.
+TEST_F(ExploreCli, AChannelFirstAddOverAChannelLastConvolutionInOneDefinitionIsSplitAndFusedBack) {
+  std::ofstream(dir_ / "hwc_conv_chw_add.sr") << R"(size C = 4, H = 6, W = 6
+input weights : [[[[float]C]3]3]C
+input biases : [float]C
+input image : [[[float]W]H]C
+def hwc(t) = map(transpose, transpose(t))
+def out = map(pair -> map2D(q -> max(q.0 + q.1, 0.0), zip2D(pair.0, pair.1)),
+              zip(image, transpose(map(transpose,
+                map2D(win -> join(map(wb -> reduce(wb.1, (a, p) -> a + p.0 * p.1, zip(join(join(wb.0)), join(join(win)))),
+                                      zip(weights, biases))),
+                      slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, hwc(image))))))))
+)";
+  Result r = run("explore hwc_conv_chw_add.sr -s conv-chw-tile --search random --pareto --evals 2 --jobs 2 -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output, {"residual add split off its convolution, each explored as a layer of its own (the "
+                           "convolution alone takes every dense strategy; the add over it fused back in is the "
+                           "alternative): out into out_conv (the convolution) and out (its values combined with image)",
+                           "fused layer (out_conv+out): "});
+  std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(validated(csv, "out_conv", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(validated(csv, "out_conv+out", "conv-chw-tile")) << csv;
+  expect_every_front_point_matches(*this, "hwc_conv_chw_add", "out: matches the expected values (144 values)");
 }
 
 // conv-gpu on the one-definition form: code generation refused every alternative before

@@ -59,6 +59,12 @@ Tensors evaluate_magnitude(const ir::Program& checked, const Tensors& inputs);
 /// on a product's path (u = 2^-24); a value may differ by magnitude_tolerance * P.
 inline constexpr double magnitude_tolerance = 1e-4;
 
+/// Inputs are tensors (.npy files), which hold arrays of scalars or vectors: an input that
+/// holds tuples is refused at its declaration (a liftc::Error at its location) with how to
+/// write it instead, one input per component. Every command that reads or makes inputs
+/// (eval, run, explore) calls it before it asks for any.
+void require_tensor_inputs(const ir::Program& program);
+
 /// Deterministic random data for every input of a checked, size-bound program:
 /// floats uniform in [-1, 1), ints uniform in [-8, 8].
 Tensors random_inputs(const ir::Program& checked, std::uint64_t seed);

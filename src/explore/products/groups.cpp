@@ -280,11 +280,11 @@ std::optional<ir::Program> normal_layer(const ir::Program& typed, std::size_t d,
   }
 }
 
-// Whether `e` joins or splits an array anywhere (a one-to-one reader that does neither keeps
-// each value at its index at every level: it only maps, zips and computes scalars).
-bool joins_or_splits(const ir::Expr& e) {
-  if (is_call(e, ir::Prim::Join) || is_call(e, ir::Prim::Split)) return true;
-  return std::any_of(e->args.begin(), e->args.end(), joins_or_splits);
+// Whether `e` joins, splits or transposes an array anywhere (a one-to-one reader that does none
+// of these keeps each value at its index at every level: it only maps, zips and computes scalars).
+bool moves_values(const ir::Expr& e) {
+  if (is_call(e, ir::Prim::Join) || is_call(e, ir::Prim::Split) || is_call(e, ir::Prim::Transpose)) return true;
+  return std::any_of(e->args.begin(), e->args.end(), moves_values);
 }
 
 // Each pixel of `x` cropped to channels k*n .. k*n + n - 1 of its m (a view).
@@ -295,14 +295,13 @@ ir::Expr group_channels(const ir::Expr& x, std::int64_t k, std::int64_t n, std::
 }
 
 // Sets out.epilogues and out.epilogue_splits (groups.hpp): each split grouped convolution of
-// `program` in grouped.sr's form (`bodies` has its groups) whose one-to-one reader (one_to_one_fusions) keeps each value at its index (no
-// join or split), reads besides it only values of its type, [H][W][M] scalars, and has that
-// type too, that reader split into one definition per group, the reader over the group's
-// dense convolution (`bodies`: each split's groups' definitions) and the other values'
-// pixels cropped to the group's M/G channels. Group g's outputs are channels g*M/G ..
-// (g+1)*M/G - 1 of each pixel (the concatenation of the groups' pixels is the convolution's
-// pixel), and the reader computes each of its values from those at the same index alone, so
-// the parts' concatenation is the reader's value (add_group_references checks it).
+// `program` in grouped.sr's form (`bodies` has its groups) whose one-to-one reader (one_to_one_fusions) keeps each
+// value at its index (no join, split or transpose), reads besides it only values of its type, [H][W][M] scalars, and
+// has that type too, that reader split into one definition per group, the reader over the group's dense convolution
+// (`bodies`: each split's groups' definitions) and the other values' pixels cropped to the group's M/G channels. Group
+// g's outputs are channels g*M/G .. (g+1)*M/G - 1 of each pixel (the concatenation of the groups' pixels is the
+// convolution's pixel), and the reader computes each of its values from those at the same index alone, so the parts'
+// concatenation is the reader's value (add_group_references checks it).
 void split_epilogues(GroupedProgram& out, const ir::Program& program,
                      const std::map<std::string, std::vector<ir::Expr>>& bodies, std::vector<std::string>& avoid) {
   ir::Program typed = typecheck::typecheck(ir::bind_sizes(program, {})).program;
@@ -323,7 +322,7 @@ void split_epilogues(GroupedProgram& out, const ir::Program& program,
       continue;
     std::optional<std::int64_t> m = t.elem().elem().length().constant();
     auto consumer = std::find_if(typed.defs.begin(), typed.defs.end(), [&](const auto& d) { return d.name == f.consumer; });
-    if (!m || *m % s->groups != 0 || !(consumer->body.type() == t) || joins_or_splits(consumer->body)) continue;
+    if (!m || *m % s->groups != 0 || !(consumer->body.type() == t) || moves_values(consumer->body)) continue;
     std::vector<std::string> others;
     bool alike = true;
     for (const auto& name : ir::free_vars(consumer->body)) {

@@ -193,11 +193,11 @@ bool one_to_one_prim(ir::Prim p) {
     case ir::Prim::Zip:
     case ir::Prim::Join:
     case ir::Prim::Split:
+    case ir::Prim::Transpose:  // a permutation (a channel-first add over a channel-last convolution)
       return true;
     case ir::Prim::Concat:  // its result holds more values than each operand
     case ir::Prim::Slide:
     case ir::Prim::Pad:
-    case ir::Prim::Transpose:
     case ir::Prim::Reorder:
     case ir::Prim::AsVector:
     case ir::Prim::AsScalar:

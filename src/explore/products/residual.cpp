@@ -35,6 +35,7 @@ bool element_wise(const ir::Expr& e) {
       case ir::Prim::Zip:
       case ir::Prim::Join:
       case ir::Prim::Split:
+      case ir::Prim::Transpose:  // a permutation: still one value for one
         break;
       default:
         return false;

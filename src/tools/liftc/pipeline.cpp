@@ -86,6 +86,7 @@ ir::Program load_bound_program(const std::string& file, const SizeFlags& sizes, 
 
 interp::Tensors load_inputs(const ir::Program& checked, const std::vector<std::string>& input_flags,
                             std::uint64_t seed) {
+  interp::require_tensor_inputs(checked);
   interp::Tensors inputs = interp::random_inputs(checked, seed);
   for (const auto& [name, path] : parse_input_flags(input_flags)) {
     if (!inputs.count(name)) throw Error(fmt::format("--input {}: the program has no input named '{}'", name, name));

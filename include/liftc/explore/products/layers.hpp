@@ -66,9 +66,10 @@ struct Fusion {
 
 /// The fusions of `network` (typed or not) where the consumer is one-to-one over the
 /// producer: it reads the producer once, no other definition reads it, the consumer only
-/// maps, zips, joins, splits, and computes scalars (a bias, an activation, ReLU6, an add of
-/// another value of the same shape: no reduction, no window, no padding, no reordering),
-/// and it has as many scalars as the producer. In definition order of the consumers.
+/// maps, zips, joins, splits, transposes and computes scalars (a bias, an activation, ReLU6,
+/// an add of another value of the same shape, the add made channel-first, a pixel shuffle:
+/// no reduction, no window, no padding, no reorder), and it has as many scalars as the
+/// producer. In definition order of the consumers.
 std::vector<Fusion> one_to_one_fusions(const ir::Program& network);
 
 /// The fusions of `network` (typed or not) of a definition that only permutes another's
