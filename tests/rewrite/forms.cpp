@@ -172,7 +172,7 @@ const std::vector<NotOffered>& forms_not_offered() {
          {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
           "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr", "grouped_pointwise.sr",
           "grouped_pointwise_slide.sr", "grouped_pointwise_channels_first.sr", "grouped_pointwise_no_bias.sr",
-          "grouped_pointwise_chw_no_bias.sr"})
+          "grouped_pointwise_chw_no_bias.sr", "conv1d.sr", "conv1d_per_kernel.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
@@ -183,7 +183,8 @@ const std::vector<NotOffered>& forms_not_offered() {
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     for (const char* s : {"conv-parametric", "conv-tiled", "conv-chw-kappa"})
       t.push_back({"grouped_pointwise_chw_no_bias.sr", s, kGroupedPointwisePixels});
-    t.push_back({"k3x1.sr", "conv-local", kSquareTiling});
+    for (const char* f : {"k3x1.sr", "conv1d.sr", "conv1d_per_kernel.sr"})
+      t.push_back({f, "conv-local", kSquareTiling});
     for (const char* f : kDilatedForms) {
       for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0"})
         t.push_back({f, s, kDilatedWindows});
