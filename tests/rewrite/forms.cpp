@@ -239,6 +239,9 @@ const std::vector<OnlyOffered>& forms_only_offered() {
       for (const char* s : {"conv-pool-tile", "conv-pool-kappa", "conv-pool-tile-rt"}) t.push_back({f, s});
     for (const char* f : kDwPwResidualForms)
       for (const char* s : {"conv-dw-pw-private", "conv-dw-pw-local"}) t.push_back({f, s});
+    // A 1-D convolution written per window is a 1-D stencil too (written per output channel,
+    // its map over windows sits inside the map over kernels, where stencil1d-tiled does not look).
+    t.push_back({"conv1d.sr", "stencil1d-tiled"});
     return t;
   }();
   return table;
