@@ -15,6 +15,50 @@ bool reduces(const ir::Expr& e) {
   return std::any_of(e->args.begin(), e->args.end(), reduces);
 }
 
+namespace {
+
+// Whether `p` keeps values one to one: a scalar computation, or a map, zip, join, split or
+// transpose (which keep each value, or move it, one for one).
+bool one_to_one_prim(ir::Prim p) {
+  switch (p) {
+    LIFTC_SCALAR_BUILTIN_CASES
+    case ir::Prim::Map:
+    case ir::Prim::Zip:
+    case ir::Prim::Join:
+    case ir::Prim::Split:
+    case ir::Prim::Transpose:  // a permutation (a channel-first add over a channel-last convolution)
+      return true;
+    case ir::Prim::Concat:  // its result holds more values than each operand
+    case ir::Prim::Slide:
+    case ir::Prim::Pad:
+    case ir::Prim::Reorder:
+    case ir::Prim::AsVector:
+    case ir::Prim::AsScalar:
+    case ir::Prim::Reduce:
+    case ir::Prim::Id:
+    case ir::Prim::Array:
+    case ir::Prim::MapWrg:
+    case ir::Prim::MapLcl:
+    case ir::Prim::MapGlb:
+    case ir::Prim::MapSeq:
+    case ir::Prim::ReduceSeq:
+    case ir::Prim::ToGlobal:
+    case ir::Prim::ToLocal:
+    case ir::Prim::ToPrivate:
+    case ir::Prim::Vectorize:
+    case ir::Prim::Dot:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool element_wise(const ir::Expr& e) {
+  if (e.kind() == ir::ExprKind::Call && !one_to_one_prim(e->prim)) return false;
+  return std::all_of(e->args.begin(), e->args.end(), element_wise);
+}
+
 void names_in(const ir::Expr& e, std::vector<std::string>& out) {
   if (e.kind() == ir::ExprKind::Var || e.kind() == ir::ExprKind::Let) out.push_back(e->name);
   if (e.kind() == ir::ExprKind::Lambda) out.insert(out.end(), e->params.begin(), e->params.end());

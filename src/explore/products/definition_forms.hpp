@@ -20,6 +20,13 @@ namespace liftc::explore::detail {
 /// Whether `e` or anything under it is a reduce.
 bool reduces(const ir::Expr& e);
 
+/// Whether `e` keeps values one to one: scalar computations, maps, zips, joins, splits and
+/// transposes only (no reduction, window, padding or concatenation): the one-to-one fusion's
+/// consumer (layers.cpp) and the layer a residual split leaves over its convolution
+/// (residual.cpp). A transpose moves each value, one for one: a channel-first add over a
+/// channel-last convolution transposed back, a pixel shuffle.
+bool element_wise(const ir::Expr& e);
+
 /// Appends every name `e` binds or reads to `out` (so that a fresh name captures nothing
 /// when put inside it).
 void names_in(const ir::Expr& e, std::vector<std::string>& out);

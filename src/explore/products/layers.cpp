@@ -184,46 +184,6 @@ std::size_t reads_of(const ir::Expr& e, const std::string& name) {
   return n;
 }
 
-// Whether `p` keeps values one to one: a scalar computation, or a map, zip, join or split
-// (which keep each value where the consumer's element-wise function finds it).
-bool one_to_one_prim(ir::Prim p) {
-  switch (p) {
-    LIFTC_SCALAR_BUILTIN_CASES
-    case ir::Prim::Map:
-    case ir::Prim::Zip:
-    case ir::Prim::Join:
-    case ir::Prim::Split:
-    case ir::Prim::Transpose:  // a permutation (a channel-first add over a channel-last convolution)
-      return true;
-    case ir::Prim::Concat:  // its result holds more values than each operand
-    case ir::Prim::Slide:
-    case ir::Prim::Pad:
-    case ir::Prim::Reorder:
-    case ir::Prim::AsVector:
-    case ir::Prim::AsScalar:
-    case ir::Prim::Reduce:
-    case ir::Prim::Id:
-    case ir::Prim::Array:
-    case ir::Prim::MapWrg:
-    case ir::Prim::MapLcl:
-    case ir::Prim::MapGlb:
-    case ir::Prim::MapSeq:
-    case ir::Prim::ReduceSeq:
-    case ir::Prim::ToGlobal:
-    case ir::Prim::ToLocal:
-    case ir::Prim::ToPrivate:
-    case ir::Prim::Vectorize:
-    case ir::Prim::Dot:
-      return false;
-  }
-  return false;
-}
-
-bool element_wise(const ir::Expr& e) {
-  if (e.kind() == ir::ExprKind::Call && !one_to_one_prim(e->prim)) return false;
-  return std::all_of(e->args.begin(), e->args.end(), element_wise);
-}
-
 // The number of scalars of `t` at the size values `sizes` (none where a length has no value).
 std::optional<std::int64_t> scalars(const ir::Type& t, const std::map<std::string, std::int64_t>& sizes) {
   switch (t.kind()) {
@@ -256,7 +216,7 @@ std::vector<Fusion> one_to_one_fusions(const ir::Program& network) {
   std::map<std::string, std::int64_t> sizes = ir::size_values(typed);
   std::vector<Fusion> out;
   for (const auto& consumer : typed.defs) {
-    if (!element_wise(consumer.body)) continue;
+    if (!detail::element_wise(consumer.body)) continue;
     for (const auto& producer : typed.defs) {
       if (&producer == &consumer) break;  // only earlier definitions
       if (reads_of(consumer.body, producer.name) != 1) continue;

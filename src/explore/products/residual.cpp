@@ -17,31 +17,13 @@ namespace liftc::explore {
 
 namespace {
 
+using detail::element_wise;
 using detail::reduces;
 
 bool is_call(const ir::Expr& e, ir::Prim p) { return e.defined() && e.kind() == ir::ExprKind::Call && e->prim == p; }
 
 bool is_var(const ir::Expr& e, const std::string& name) {
   return e.defined() && e.kind() == ir::ExprKind::Var && e->name == name;
-}
-
-// Whether `e` keeps values one to one: scalar computations, maps, zips, joins and splits
-// only (layers.cpp's one-to-one fusion asks the same of a consumer).
-bool element_wise(const ir::Expr& e) {
-  if (e.kind() == ir::ExprKind::Call) {
-    switch (e->prim) {
-      LIFTC_SCALAR_BUILTIN_CASES
-      case ir::Prim::Map:
-      case ir::Prim::Zip:
-      case ir::Prim::Join:
-      case ir::Prim::Split:
-      case ir::Prim::Transpose:  // a permutation: still one value for one
-        break;
-      default:
-        return false;
-    }
-  }
-  return std::all_of(e->args.begin(), e->args.end(), element_wise);
 }
 
 // The number of scalars of `t` at the size values `sizes` (none where a length has no value).
