@@ -223,26 +223,22 @@ TEST_F(ExploreCli, ANetworksResidualAddWithTheInputFirstTakesTheEpiloguesStrateg
 // and Winograd take it and validate, and every front point's host program matches; the add
 // written row by row validates with the tiles too.
 TEST_F(ExploreCli, AChannelFirstResidualAddOfAChannelFirstConvolutionTakesTheEpiloguesStrategiesWhenFused) {
-  std::ofstream(dir_ / "chw_residual.sr") << R"(size C = 4, H = 6, W = 6
+  const std::string convolution = R"(size C = 4, H = 6, W = 6
 input image : [[[float]W]H]C
 input weights : [[[[float]3]3]C]C
 input biases : [float]C
 def windows(x) = map(transpose, transpose(map(ch -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, ch)), x)))
 def conv = map(wb -> map(join, map2D(win -> reduce(wb.1, (a, p) -> a + p.0 * p.1, zip(join(join(wb.0)), join(join(win)))),
                                     windows(image))), zip(weights, biases))
-def block = map(pair -> map2D(q -> max(q.0 + q.1, 0.0), zip2D(pair.0, pair.1)), zip(image, conv))
 )";
+  std::ofstream(dir_ / "chw_residual.sr")
+      << convolution
+      << "def block = map(pair -> map2D(q -> max(q.0 + q.1, 0.0), zip2D(pair.0, pair.1)), zip(image, conv))\n";
   // The same add written row by row, the convolution's planes first (a generality check's
   // MobileNetV2 block: pass-over-planes-of-channels-last-rows-first).
-  std::ofstream(dir_ / "chw_residual_rows.sr") << R"(size C = 4, H = 6, W = 6
-input image : [[[float]W]H]C
-input weights : [[[[float]3]3]C]C
-input biases : [float]C
-def windows(x) = map(transpose, transpose(map(ch -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, ch)), x)))
-def conv = map(wb -> map(join, map2D(win -> reduce(wb.1, (a, p) -> a + p.0 * p.1, zip(join(join(wb.0)), join(join(win)))),
-                                    windows(image))), zip(weights, biases))
-def block = map((a, b) -> map((r1, r2) -> map((u, v) -> u + v, zip(r1, r2)), zip(a, b)), zip(conv, image))
-)";
+  std::ofstream(dir_ / "chw_residual_rows.sr")
+      << convolution
+      << "def block = map((a, b) -> map((r1, r2) -> map((u, v) -> u + v, zip(r1, r2)), zip(a, b)), zip(conv, image))\n";
   {
     Result r =
         run("explore chw_residual_rows.sr -s conv-chw-tile --fusion only --search random --pareto --evals 2 "
