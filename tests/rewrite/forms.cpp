@@ -96,6 +96,11 @@ const char* const kDilatedWindows =
     "kernel-minor copy and conv-local find their places)";
 const char* const kDilatedWinograd = "Winograd F(m x m, 3 x 3) needs slide2D's 3x3 windows with stride 1, not dilated ones";
 
+const char* const kJoinedOneRow =
+    "a 1-D convolution whose window sums are joined: read as a 2D convolution of one row, its map over groups of "
+    "kernels sits under the join of that row and of each pixel's sums, not directly in the 2D map over windows "
+    "(partial-sums-kappa-form)";
+
 const char* const kSquareTiling =
     "slide2D-tiling tiles square windows with one stride, slide2D(k, k, s, s, x)";
 
@@ -172,7 +177,7 @@ const std::vector<NotOffered>& forms_not_offered() {
          {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
           "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr", "grouped_pointwise.sr",
           "grouped_pointwise_slide.sr", "grouped_pointwise_channels_first.sr", "grouped_pointwise_no_bias.sr",
-          "grouped_pointwise_chw_no_bias.sr", "conv1d.sr", "conv1d_per_kernel.sr"})
+          "grouped_pointwise_chw_no_bias.sr", "conv1d.sr", "conv1d_per_kernel.sr", "conv1d_joined_relu.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
@@ -183,8 +188,9 @@ const std::vector<NotOffered>& forms_not_offered() {
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     for (const char* s : {"conv-parametric", "conv-tiled", "conv-chw-kappa"})
       t.push_back({"grouped_pointwise_chw_no_bias.sr", s, kGroupedPointwisePixels});
-    for (const char* f : {"k3x1.sr", "conv1d.sr", "conv1d_per_kernel.sr"})
+    for (const char* f : {"k3x1.sr", "conv1d.sr", "conv1d_per_kernel.sr", "conv1d_joined_relu.sr"})
       t.push_back({f, "conv-local", kSquareTiling});
+    t.push_back({"conv1d_joined_relu.sr", "conv-chw-omega-kappa", kJoinedOneRow});
     for (const char* f : kDilatedForms) {
       for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0"})
         t.push_back({f, s, kDilatedWindows});
@@ -241,7 +247,7 @@ const std::vector<OnlyOffered>& forms_only_offered() {
       for (const char* s : {"conv-dw-pw-private", "conv-dw-pw-local"}) t.push_back({f, s});
     // A 1-D convolution written per window is a 1-D stencil too (written per output channel,
     // its map over windows sits inside the map over kernels, where stencil1d-tiled does not look).
-    t.push_back({"conv1d.sr", "stencil1d-tiled"});
+    for (const char* f : {"conv1d.sr", "conv1d_joined_relu.sr"}) t.push_back({f, "stencil1d-tiled"});
     return t;
   }();
   return table;

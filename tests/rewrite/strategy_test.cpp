@@ -598,7 +598,7 @@ def pooled = map2D(win -> join(map(c -> reduce(-inf, (a, v) -> max(a, v), c), tr
 // conv-pool-tile, conv-pool-kappa and conv-pool-tile-rt for the pooled forms (conv_pool_one_definition.sr,
 // conv_pool_joined.sr, conv_pool_tile2d.sr, _let.sr), conv-dw-pw-private and conv-dw-pw-local
 // for depthwise_pointwise_residual_zip2d.sr, _pair.sr and _value_first.sr, stencil1d-tiled for
-// conv1d.sr, a 1-D stencil; conv_small.sr, a dense convolution alone, is offered none).
+// conv1d.sr and conv1d_joined_relu.sr, 1-D stencils; conv_small.sr, a dense convolution alone, is offered none).
 TEST(Forms, OfferedTheStrategiesOfTheCanonicalConvolution) {
   std::vector<std::string> canonical = offered_strategies(example("conv/conv_small.sr"));
   EXPECT_GE(canonical.size(), 16u);
