@@ -192,6 +192,36 @@ TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
   }
 }
 
+// A convolution of a plane of scalars ([H][W], no channel axis: what a pixel shuffle down to
+// one channel gives) by kernels with biases, written per output channel: read as an image of
+// one channel (plane-windows-as-one-channel), it takes the register tile and Winograd, whose
+// points validate (before, conv-lower, conv-tiled and stencil-parametric only; a generality
+// check's). So does such a convolution of a pixel shuffle of an input, which it reads through
+// (a view), as one program.
+TEST_F(ExploreCli, AConvolutionOfAPlaneOfScalarsTakesTheDenseStrategies) {
+  const std::string plane = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/conv_plane.sr";
+  for (const char* strategy : {"conv-chw-tile", "conv-winograd-gemm"}) {
+    SCOPED_TRACE(strategy);
+    std::filesystem::remove_all(dir_ / "out");
+    Result r = run(fmt::format("explore {} -s {} --search random --evals 2 --jobs 2 -o out", plane, strategy));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(validated_by(read(dir_ / "out/evaluated.csv"), strategy)) << read(dir_ / "out/evaluated.csv");
+  }
+  std::filesystem::remove_all(dir_ / "out");
+  std::ofstream(dir_ / "shuffled_plane.sr") << R"(size H = 4, W = 4, R = 2, M = 4
+input features : [[[float]4]W]H
+input weights : [[[float]3]3]M
+input biases : [float]M
+def up = join(map(row -> map(join, transpose(row)), map2D(px -> split(R, px), features)))
+def out = map((w, b) -> map2D(win -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(win), join(w))),
+                              slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, up))), zip(weights, biases))
+)";
+  Result r = run("explore shuffled_plane.sr -s conv-chw-tile --search random --pareto --evals 2 --jobs 2 -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(validated_by(read(dir_ / "out/evaluated.csv"), "conv-chw-tile")) << read(dir_ / "out/evaluated.csv");
+  expect_every_front_point_matches(*this, "shuffled_plane", "out: matches the expected values (256 values)");
+}
+
 // The ResNet block's residual add and ReLU (block) are one-to-one over conv2: fused into it,
 // a layer of its own whose points are validated against the interpreter's block. With
 // --fusion only the network is conv1 and conv2+block: the front point's host program runs
