@@ -199,7 +199,7 @@ TEST_F(ExploreCli, FsrcnnIsOfferedTheFastStrategiesAndItsFrontValidates) {
 // check's). So does such a convolution of a pixel shuffle of an input, which it reads through
 // (a view), as one program.
 TEST_F(ExploreCli, AConvolutionOfAPlaneOfScalarsTakesTheDenseStrategies) {
-  const std::string plane = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/conv_plane.sr";
+  const std::string plane = std::string(LIFTC_SOURCE_DIR) + "/examples/superres/conv_plane.sr";
   for (const char* strategy : {"conv-chw-tile", "conv-winograd-gemm"}) {
     SCOPED_TRACE(strategy);
     std::filesystem::remove_all(dir_ / "out");
