@@ -11,7 +11,6 @@
 
 #include "liftc/codegen/module.hpp"
 #include "liftc/explore/store/store.hpp"
-#include "liftc/ir/printer.hpp"
 #include "liftc/runtime/validate.hpp"
 #include "liftc/support/diagnostic.hpp"
 
