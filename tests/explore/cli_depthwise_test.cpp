@@ -17,17 +17,6 @@ namespace {
 
 const std::string kForms = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/";
 
-// Whether evaluated.csv has a validated row by `strategy` whose line starts with `start`
-// (a network's layer name and a comma; empty for a program of one layer: no layer column).
-bool validated(const std::string& csv, const std::string& start, const std::string& strategy) {
-  std::istringstream lines(csv);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind(start, 0) == 0 && line.find(",ok,") != std::string::npos &&
-        line.find("," + strategy + ",") != std::string::npos)
-      return true;
-  return false;
-}
-
 // Each form explored with two evaluations: the strategy is offered (its space has
 // alternatives, none refused by code generation), and a point validates against the
 // interpreter.
@@ -40,7 +29,7 @@ TEST_F(ExploreCli, DepthwiseLocalTilesValidateOnTheDepthwiseForms) {
     EXPECT_NE(r.output.find("space: "), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("2 candidates in "), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
-    EXPECT_TRUE(validated(read(dir_ / out / "evaluated.csv"), "", "conv-depthwise-local")) << r.output;
+    EXPECT_TRUE(validated_by(read(dir_ / out / "evaluated.csv"), "conv-depthwise-local")) << r.output;
   }
 }
 
@@ -56,7 +45,8 @@ TEST_F(ExploreCli, MobileNetV2DepthwiseLayerTakesLocalTilesAndValidates) {
   std::string line = r.output.substr(at, r.output.find('\n', at) - at);
   EXPECT_NE(line.find("of 1 strategy (conv-depthwise-local)"), std::string::npos) << line;
   EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
-  EXPECT_TRUE(validated(read(dir_ / "out" / "evaluated.csv"), "depthwise,", "conv-depthwise-local")) << r.output;
+  EXPECT_TRUE(layer_validated_by(read(dir_ / "out" / "evaluated.csv"), "depthwise", "conv-depthwise-local"))
+      << r.output;
 }
 
 }  // namespace

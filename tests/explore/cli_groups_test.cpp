@@ -18,16 +18,6 @@ namespace fs = std::filesystem;
 
 const std::string kGrouped = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/grouped.sr";
 
-// Whether evaluated.csv (of out/) has a validated row of `layer` by `strategy`.
-bool validated(const std::string& csv, const std::string& layer, const std::string& strategy) {
-  std::istringstream lines(csv);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind(layer + ",", 0) == 0 && line.find(",ok,") != std::string::npos &&
-        line.find("," + strategy + ",") != std::string::npos)
-      return true;
-  return false;
-}
-
 // conv-chw-tile and conv-gemm, which grouped.sr whole does not take, run on its two groups
 // (explored once: the second takes the first's points): their points validate against the
 // interpreter, and the network front's point runs the groups' kernels and the
@@ -51,7 +41,8 @@ TEST_F(ExploreCli, AGroupedConvolutionGetsTheDenseStrategiesPerGroupAndValidates
   // conv_g1 takes conv_g0's points (the same program but the channels it crops), its code
   // rewritten for its own channels: the host program validates it.
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "conv_g0", "conv-chw-tile") || layer_validated_by(csv, "conv_g0", "conv-gemm"))
+      << csv;
   EXPECT_TRUE(fs::exists(dir_ / "out/expected/conv_g1.npy"));
 
   Result host = run_front_point(*this, "grouped");
@@ -80,7 +71,8 @@ TEST_F(ExploreCli, AGroupedConvolutionWrittenPerGroupGetsTheDenseStrategiesPerGr
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("conv into 2 groups (conv_g0, conv_g1) of 2 channels each"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "conv_g0", "conv-chw-tile") || layer_validated_by(csv, "conv_g0", "conv-gemm"))
+      << csv;
   Result host = run_front_point(*this, "grouped_per_group");
   ASSERT_EQ(host.exit_code, 0) << host.output;
   expect_layers_match(host.output, {"conv_g0", "conv_g1", "conv"});
@@ -110,7 +102,8 @@ TEST_P(PerGroupLocalTilesCli, ItsGroupsTakeTheLocalTilesAndWinograd) {
               std::string::npos)
         << r.output;
     EXPECT_EQ(r.output.find("applies nowhere"), std::string::npos) << r.output;
-    EXPECT_TRUE(validated(read(dir_ / "out/evaluated.csv"), "conv_g0", strategy)) << read(dir_ / "out/evaluated.csv");
+    EXPECT_TRUE(layer_validated_by(read(dir_ / "out/evaluated.csv"), "conv_g0", strategy))
+        << read(dir_ / "out/evaluated.csv");
   }
   Result host = run_front_point(*this, GetParam());
   ASSERT_EQ(host.exit_code, 0) << host.output;
@@ -160,7 +153,8 @@ TEST_P(GroupedPointwiseCli, IsSplitByGroupAndItsGroupsValidate) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("conv into 2 groups (conv_g0, conv_g1) of 4 channels each"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "conv_g0", "conv-chw-tile") || validated(csv, "conv_g0", "conv-gemm")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "conv_g0", "conv-chw-tile") || layer_validated_by(csv, "conv_g0", "conv-gemm"))
+      << csv;
   Result host = run_front_point(*this, GetParam());
   ASSERT_EQ(host.exit_code, 0) << host.output;
   expect_layers_match(host.output, {"conv_g0", "conv_g1", "conv"});
@@ -188,7 +182,8 @@ TEST_P(GroupZipOrderCli, EveryOrderIsSplitByGroupAndItsGroupsValidate) {
   Result r = run("explore gconv.sr -s conv-gemm --search random --evals 2 --jobs 2 -o out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("gconv into 2 groups (gconv_g0, gconv_g1) of 4 channels each"), std::string::npos) << r.output;
-  EXPECT_TRUE(validated(read(dir_ / "out/evaluated.csv"), "gconv_g0", "conv-gemm")) << read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(layer_validated_by(read(dir_ / "out/evaluated.csv"), "gconv_g0", "conv-gemm"))
+      << read(dir_ / "out/evaluated.csv");
 }
 
 INSTANTIATE_TEST_SUITE_P(Groups, GroupZipOrderCli, ::testing::Values("kwb", "bkw", "bwk", "wkb", "wbk", "bwkt"),
@@ -260,8 +255,10 @@ TEST_F(ExploreCli, AResidualAddOverAGroupedConvolutionGoesIntoEachGroupsEpilogue
        "group layer (block: its groups' outputs joined): the shape of group layer (conv: its groups' outputs joined)",
        "network Pareto front"});
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "conv+block_g0", "conv-chw-tile") || validated(csv, "conv+block_g0", "conv-gemm")) << csv;
-  EXPECT_TRUE(validated(csv, "conv_g0+conv_g1+block", "conv-lower")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "conv+block_g0", "conv-chw-tile") ||
+              layer_validated_by(csv, "conv+block_g0", "conv-gemm"))
+      << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "conv_g0+conv_g1+block", "conv-lower")) << csv;
   EXPECT_TRUE(fs::exists(dir_ / "out/expected/block_g1.npy"));
   // Every front point's host program (whichever variant it runs) matches the interpreter's
   // values for each layer it runs.

@@ -20,17 +20,6 @@ namespace {
 
 const std::string kAverage = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/fused/conv_avgpool_joined.sr";
 
-// Whether evaluated.csv has a row of `layer` by `strategy` that ran and matched the
-// interpreter (ok, or cut: validated, then slower).
-bool validated(const std::string& csv, const std::string& layer, const std::string& strategy) {
-  std::istringstream lines(csv);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind(layer + ",", 0) == 0 && line.find("," + strategy + ",") != std::string::npos &&
-        (line.find(",ok,") != std::string::npos || line.find(",cut,") != std::string::npos))
-      return true;
-  return false;
-}
-
 // The average pooling in the convolution's definition: the convolution split off takes
 // conv-gemm and conv-chw-tile (before, only the pooled strategies and the slow generic ones
 // took the definition), the pooling is lowered, and the two fused back, the definition as
@@ -55,9 +44,11 @@ TEST_F(ExploreCli, APoolingInTheConvolutionsDefinitionIsSplitOffAndValidates) {
        "network Pareto front"});
   EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "pooled_conv", "conv-gemm") || validated(csv, "pooled_conv", "conv-chw-tile")) << csv;
-  EXPECT_TRUE(validated(csv, "pooled_conv+pooled", "conv-pool-tile") ||
-              validated(csv, "pooled_conv+pooled", "conv-chw-tile"))
+  EXPECT_TRUE(layer_validated_by(csv, "pooled_conv", "conv-gemm") ||
+              layer_validated_by(csv, "pooled_conv", "conv-chw-tile"))
+      << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "pooled_conv+pooled", "conv-pool-tile") ||
+              layer_validated_by(csv, "pooled_conv+pooled", "conv-chw-tile"))
       << csv;
   EXPECT_TRUE(std::filesystem::exists(dir_ / "out/expected/pooled_conv.npy"));
   expect_every_front_point_matches(*this, "conv_avgpool_joined", "pooled: matches the expected values (64 values)");
@@ -88,8 +79,8 @@ def pooled = map2D(pw -> join(map(ch -> reduce(-inf, (a, v) -> max(a, v), join(c
             std::string::npos)
       << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "pooled_conv+pooled", "conv-pool-kappa")) << csv;
-  EXPECT_TRUE(validated(csv, "pooled_conv+pooled", "conv-pool-tile-rt")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "pooled_conv+pooled", "conv-pool-kappa")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "pooled_conv+pooled", "conv-pool-tile-rt")) << csv;
   expect_every_front_point_matches(*this, "no_activation", "pooled: matches the expected values");
   // With --fusion off the split is explored without the definition whole, and explore says so.
   Result off = run("explore no_activation.sr -s conv-gemm --fusion off --evals 1 --jobs 1 -q --db off.db");
@@ -147,8 +138,8 @@ TEST_F(ExploreCli, AChannelFirstConvolutionPooledPlaneByPlaneIsSplitAndFusedBack
                  "network Pareto front"});
   EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "pooled_conv", "conv-chw-tile")) << csv;
-  EXPECT_TRUE(validated(csv, "pooled_conv+pooled", "conv-pool-kappa")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "pooled_conv", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "pooled_conv+pooled", "conv-pool-kappa")) << csv;
   expect_every_front_point_matches(*this, "chw_conv_pool", "pooled: matches the expected values (64 values)");
   // liftc space shows the same two layers and the definition whole as their fused alternative.
   Result space =
@@ -251,8 +242,8 @@ TEST_F(ExploreCli, AResidualAddAndAPoolingInTheConvolutionsDefinitionAreBothSpli
                  "network Pareto front"});
   EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "pooled_conv_conv", "conv-chw-tile")) << csv;
-  EXPECT_TRUE(validated(csv, "pooled_conv_conv+pooled_conv", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "pooled_conv_conv", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "pooled_conv_conv+pooled_conv", "conv-chw-tile")) << csv;
   expect_every_front_point_matches(*this, "residual_pool", "pooled: matches the expected values (64 values)");
 }
 
@@ -340,7 +331,9 @@ def pooled = map(img -> map2D(pw -> join(map(c -> reduce(-inf, (a, v) -> max(a, 
                  "layer 1/2 (pooled_conv): ", "of 2 strategies (conv-gemm, conv-chw-tile)", "network Pareto front"});
   EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "pooled_conv", "conv-gemm") || validated(csv, "pooled_conv", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "pooled_conv", "conv-gemm") ||
+              layer_validated_by(csv, "pooled_conv", "conv-chw-tile"))
+      << csv;
   expect_every_front_point_matches(*this, "batch_pool", "pooled: matches the expected values (36 values)");
 }
 
@@ -386,7 +379,7 @@ TEST_F(ExploreCli, HalfStorageSplitsAPooledConvolutionAndKeepsWhatItSplitOffInFl
                            "fused layer (pooled_conv_conv+pooled_conv): ", "network Pareto front"});
   EXPECT_EQ(r.output.find("not also split"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "pooled_conv_conv", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "pooled_conv_conv", "conv-chw-tile")) << csv;
   std::string kernels = read(dir_ / "out/front/1/kernels.cl");
   // A buffer parameter of that storage and name: "half* restrict pooled" then ")" or ",".
   auto has_buffer = [&kernels](const std::string& type, const std::string& name) {

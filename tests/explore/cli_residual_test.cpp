@@ -14,16 +14,6 @@ namespace {
 
 const std::string kResidual = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/conv_residual_one_definition.sr";
 
-// Whether evaluated.csv has a validated row of `layer` by `strategy`.
-bool validated(const std::string& csv, const std::string& layer, const std::string& strategy) {
-  std::istringstream lines(csv);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind(layer + ",", 0) == 0 && line.find(",ok,") != std::string::npos &&
-        line.find("," + strategy) != std::string::npos)
-      return true;
-  return false;
-}
-
 // Explores examples/networks/`network`.sr with `strategy` alone (and `flags`) into folder
 // `out`: the exploration succeeds, offers the fused `layer` `alternatives` alternative(s) of
 // that strategy alone, without a note about it, and one of its points validates. Its output.
@@ -39,7 +29,7 @@ std::string expect_fused_layer_validates(ExploreCli& cli, const std::string& net
             std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("note: fused layer (" + layer + ")"), std::string::npos) << r.output;
-  EXPECT_TRUE(validated(cli.read(cli.dir() / out / "evaluated.csv"), layer, strategy)) << r.output;
+  EXPECT_TRUE(layer_validated_by(cli.read(cli.dir() / out / "evaluated.csv"), layer, strategy)) << r.output;
   return r.output;
 }
 
@@ -65,9 +55,11 @@ TEST_F(ExploreCli, AResidualAddInTheConvolutionsDefinitionIsSplitOffAndValidates
   EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("note: fused layer (out_conv+out)"), std::string::npos) << r.output;
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "out_conv", "conv-chw-tile") || validated(csv, "out_conv", "conv-gemm")) << csv;
-  EXPECT_TRUE(validated(csv, "out_conv+out", "conv-chw-tile") || validated(csv, "out_conv+out", "conv-gemm") ||
-              validated(csv, "out_conv+out", "conv-chw"))
+  EXPECT_TRUE(layer_validated_by(csv, "out_conv", "conv-chw-tile") || layer_validated_by(csv, "out_conv", "conv-gemm"))
+      << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "out_conv+out", "conv-chw-tile") ||
+              layer_validated_by(csv, "out_conv+out", "conv-gemm") ||
+              layer_validated_by(csv, "out_conv+out", "conv-chw"))
       << csv;
   EXPECT_TRUE(std::filesystem::exists(dir_ / "out/expected/out_conv.npy"));
 
@@ -93,7 +85,7 @@ TEST_F(ExploreCli, TheTileGemmAndSplitStrategiesTakeAResidualAddFusedIntoTheirCo
   EXPECT_NE(one.output.find("fused layer (out_conv+out): 3 alternative(s) of 1 strategy (conv-chw-tile)"), std::string::npos)
       << one.output;
   EXPECT_EQ(one.output.find("code generation refuses"), std::string::npos) << one.output;
-  EXPECT_TRUE(validated(read(dir_ / "one/evaluated.csv"), "out_conv+out", "conv-chw-tile")) << one.output;
+  EXPECT_TRUE(layer_validated_by(read(dir_ / "one/evaluated.csv"), "out_conv+out", "conv-chw-tile")) << one.output;
 
   // MobileNetV2's projection with the block's add fused: the register tile; the GEMM (the
   // projection's pixels read in place, 1x1 windows, or copied by im2col, the accumulators
@@ -142,7 +134,8 @@ TEST_F(ExploreCli, TheWinogradStrategiesTakeAResidualAddFusedIntoTheirConvolutio
   EXPECT_NE(first.output.find("fused layer (out_conv+out): 3 alternative(s) of 1 strategy (conv-winograd-gemm)"),
             std::string::npos)
       << first.output;
-  EXPECT_TRUE(validated(read(dir_ / "first/evaluated.csv"), "out_conv+out", "conv-winograd-gemm")) << first.output;
+  EXPECT_TRUE(layer_validated_by(read(dir_ / "first/evaluated.csv"), "out_conv+out", "conv-winograd-gemm"))
+      << first.output;
 }
 
 // The omega partial sums with a residual epilogue (map2D-flatten-residual,
@@ -180,8 +173,8 @@ TEST_F(ExploreCli, TheResidualFormsWithTheImageFirstOrInTheSumsStartAreSplitAndT
                              "fused layer (out_conv+out): 3 alternative(s) of 1 strategy (conv-chw-tile)"});
     EXPECT_EQ(r.output.find("code generation refuses"), std::string::npos) << r.output;
     std::string csv = read(dir_ / form / "evaluated.csv");
-    EXPECT_TRUE(validated(csv, "out_conv", "conv-chw-tile")) << csv;
-    EXPECT_TRUE(validated(csv, "out_conv+out", "conv-chw-tile")) << csv;
+    EXPECT_TRUE(layer_validated_by(csv, "out_conv", "conv-chw-tile")) << csv;
+    EXPECT_TRUE(layer_validated_by(csv, "out_conv+out", "conv-chw-tile")) << csv;
   }
 }
 
@@ -211,7 +204,7 @@ TEST_F(ExploreCli, ANetworksResidualAddWithTheInputFirstTakesTheEpiloguesStrateg
                                         c.alternatives, c.strategy)),
               std::string::npos)
         << r.output;
-    EXPECT_TRUE(validated(read(dir_ / out / "evaluated.csv"), c.fused, c.strategy)) << r.output;
+    EXPECT_TRUE(layer_validated_by(read(dir_ / out / "evaluated.csv"), c.fused, c.strategy)) << r.output;
   }
 }
 
@@ -245,7 +238,7 @@ def conv = map(wb -> map(join, map2D(win -> reduce(wb.1, (a, p) -> a + p.0 * p.1
             "--jobs 1 -o rows");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("fused layer (conv+block): "), std::string::npos) << r.output;
-    EXPECT_TRUE(validated(read(dir_ / "rows/evaluated.csv"), "conv+block", "conv-chw-tile"))
+    EXPECT_TRUE(layer_validated_by(read(dir_ / "rows/evaluated.csv"), "conv+block", "conv-chw-tile"))
         << read(dir_ / "rows/evaluated.csv");
   }
   for (const char* strategy : {"conv-chw-tile", "conv-chw-tile-local", "conv-winograd-gemm"}) {
@@ -255,7 +248,7 @@ def conv = map(wb -> map(join, map2D(win -> reduce(wb.1, (a, p) -> a + p.0 * p.1
         "explore chw_residual.sr -s {} --fusion only --search random --pareto --evals 2 --jobs 1 -o out", strategy));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("fused layer (conv+block): "), std::string::npos) << r.output;
-    EXPECT_TRUE(validated(read(dir_ / "out/evaluated.csv"), "conv+block", strategy))
+    EXPECT_TRUE(layer_validated_by(read(dir_ / "out/evaluated.csv"), "conv+block", strategy))
         << read(dir_ / "out/evaluated.csv");
     expect_every_front_point_matches(*this, "chw_residual", "block: matches the expected values (144 values)");
   }
@@ -285,8 +278,8 @@ def out = map(pair -> map2D(q -> max(q.0 + q.1, 0.0), zip2D(pair.0, pair.1)),
                            "alternative): out into out_conv (the convolution) and out (its values combined with image)",
                            "fused layer (out_conv+out): "});
   std::string csv = read(dir_ / "out/evaluated.csv");
-  EXPECT_TRUE(validated(csv, "out_conv", "conv-chw-tile")) << csv;
-  EXPECT_TRUE(validated(csv, "out_conv+out", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "out_conv", "conv-chw-tile")) << csv;
+  EXPECT_TRUE(layer_validated_by(csv, "out_conv+out", "conv-chw-tile")) << csv;
   expect_every_front_point_matches(*this, "hwc_conv_chw_add", "out: matches the expected values (144 values)");
 }
 
@@ -317,7 +310,7 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusedOnTheResidualFormRunsOnTheSplit
 
   Result split = run(fmt::format("explore {} -s conv-gpu --search random --evals 3 --jobs 2 -o out", kResidual));
   ASSERT_EQ(split.exit_code, 0) << split.output;
-  EXPECT_TRUE(validated(read(dir_ / "out/evaluated.csv"), "out_conv", "conv-gpu")) << split.output;
+  EXPECT_TRUE(layer_validated_by(read(dir_ / "out/evaluated.csv"), "out_conv", "conv-gpu")) << split.output;
 }
 
 // `liftc space` shows the layers explore searches: the convolution split off, which

@@ -242,6 +242,18 @@ inline bool validated_by(const std::string& csv, const std::string& strategy) {
   return false;
 }
 
+// Whether `csv` (the evaluated.csv of a network: each row starts with its layer's label) has a
+// row of `layer` by `strategy` that ran and matched the interpreter (ok, or cut: validated,
+// then slower).
+inline bool layer_validated_by(const std::string& csv, const std::string& layer, const std::string& strategy) {
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(layer + ",", 0) == 0 && line.find("," + strategy + ",") != std::string::npos &&
+        (line.find(",ok,") != std::string::npos || line.find(",cut,") != std::string::npos))
+      return true;
+  return false;
+}
+
 // Expects `csv` (an evaluated.csv) to hold, for each of alternatives 1 to `n` of `strategy`, a
 // row that ran and matched the interpreter (ok, or cut: validated, then slower).
 inline void expect_each_alternative_validated(const std::string& csv, const std::string& strategy, int n) {
