@@ -1,0 +1,52 @@
+// `liftc explore` on convolutions followed by a batch norm folded into a scale and a shift per
+// output channel (a generality check's forms, issue 38): in the convolution's definition
+// (examples/conv/forms/*_scale_shift_relu.sr) and as definitions of their own
+// (examples/networks/conv_bn_relu_chw.sr). Before, no strategy's epilogue read a kernel's scale
+// and shift, so only the generic strategies took them, and the fused layer was refused by code
+// generation. normal-form now folds the scale into the kernels and the shift into the biases
+// (rules/normalize.rules, "a per-channel scale and shift"). Small sizes, two or three
+// evaluations per strategy: a CI test on PoCL.
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "explore_cli.hpp"
+
+namespace liftc::explore::test {
+namespace {
+
+// The forms and their kind's strategies: FormStrategiesCli (explore_cli.hpp).
+INSTANTIATE_TEST_SUITE_P(ScaleShift, FormStrategiesCli,
+                         ::testing::Values(FormCase{"conv_scale_shift_relu",
+                                                    {"conv-chw-tile-m0", "conv-winograd-local"}},
+                                           FormCase{"chw_scale_shift_relu", {"conv-chw-tile", "conv-gemm"}}),
+                         [](const auto& info) { return std::string(info.param.form); });
+
+// Each convolution with its batch norm (and the first with its ReLU) fused: both fused layers
+// take the register tile and Winograd, their points validate, and so does the host program of
+// each point of the network's front, which holds neither the convolutions' outputs nor the
+// batch norms'.
+TEST_F(ExploreCli, ABatchNormOfItsOwnIsFoldedIntoTheConvolutionBefore) {
+  const std::string network = std::string(LIFTC_SOURCE_DIR) + "/examples/networks/conv_bn_relu_chw.sr";
+  Result r = run(fmt::format(
+      "explore {} -s conv-chw-tile -s conv-winograd-gemm --fusion only --search random --pareto --evals 3 --jobs 2 "
+      "-o out",
+      network));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output, {"fused layer (conv1+bn1+relu1): 10 alternative(s) of 2 strategies (conv-chw-tile, "
+                           "conv-winograd-gemm)",
+                           "fused layer (conv2+bn2): 10 alternative(s) of 2 strategies (conv-chw-tile, "
+                           "conv-winograd-gemm)",
+                           "network Pareto front"});
+  EXPECT_EQ(r.output.find("not offered"), std::string::npos) << r.output;
+  const std::string csv = read(dir_ / "out/evaluated.csv");
+  for (const char* layer : {"conv1+bn1+relu1", "conv2+bn2"})
+    EXPECT_TRUE(layer_validated_by(csv, layer, "conv-chw-tile") || layer_validated_by(csv, layer, "conv-winograd-gemm"))
+        << layer << "\n"
+        << csv;
+  expect_every_front_point_matches(*this, "conv_bn_relu_chw", "bn2: matches the expected values (512 values)");
+}
+
+}  // namespace
+}  // namespace liftc::explore::test
