@@ -51,7 +51,8 @@ INSTANTIATE_TEST_SUITE_P(
                       FormCase{"depthwise_chw_kernel_plane_bias", {"conv-depthwise-local"}},
                       FormCase{"conv1d", {"conv-chw-tile", "conv-gemm"}},
                       FormCase{"conv1d_per_kernel", {"conv-chw-tile-local", "conv-gemm"}},
-                      FormCase{"conv1d_joined_relu", {"conv-chw-tile", "conv-gemm"}}),
+                      FormCase{"conv1d_joined_relu", {"conv-chw-tile", "conv-gemm"}},
+                      FormCase{"conv1d_chw_relu", {"conv-chw-tile-m0", "conv-chw-tile-split"}}),
     [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, then a pass of its own over its output, then a pointwise layer: the pass

@@ -173,11 +173,26 @@ const char* const kDwPwPairs =
 const std::vector<NotOffered>& forms_not_offered() {
   static const std::vector<NotOffered> table = [] {
     std::vector<NotOffered> t;
-    for (const char* f :
-         {"floor_mode.sr", "stride2.sr", "k1.sr", "k1_stride2.sr", "pointwise.sr", "pointwise_no_bias.sr",
-          "pointwise_inner_product.sr", "k5_odd.sr", "k7.sr", "k11.sr", "k3x1.sr", "grouped_pointwise.sr",
-          "grouped_pointwise_slide.sr", "grouped_pointwise_channels_first.sr", "grouped_pointwise_no_bias.sr",
-          "grouped_pointwise_chw_no_bias.sr", "conv1d.sr", "conv1d_per_kernel.sr", "conv1d_joined_relu.sr"})
+    for (const char* f : {"floor_mode.sr",
+                          "stride2.sr",
+                          "k1.sr",
+                          "k1_stride2.sr",
+                          "pointwise.sr",
+                          "pointwise_no_bias.sr",
+                          "pointwise_inner_product.sr",
+                          "k5_odd.sr",
+                          "k7.sr",
+                          "k11.sr",
+                          "k3x1.sr",
+                          "grouped_pointwise.sr",
+                          "grouped_pointwise_slide.sr",
+                          "grouped_pointwise_channels_first.sr",
+                          "grouped_pointwise_no_bias.sr",
+                          "grouped_pointwise_chw_no_bias.sr",
+                          "conv1d.sr",
+                          "conv1d_per_kernel.sr",
+                          "conv1d_joined_relu.sr",
+                          "conv1d_chw_relu.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
@@ -188,9 +203,11 @@ const std::vector<NotOffered>& forms_not_offered() {
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     for (const char* s : {"conv-parametric", "conv-tiled", "conv-chw-kappa"})
       t.push_back({"grouped_pointwise_chw_no_bias.sr", s, kGroupedPointwisePixels});
-    for (const char* f : {"k3x1.sr", "conv1d.sr", "conv1d_per_kernel.sr", "conv1d_joined_relu.sr"})
+    for (const char* f :
+         {"k3x1.sr", "conv1d.sr", "conv1d_per_kernel.sr", "conv1d_joined_relu.sr", "conv1d_chw_relu.sr"})
       t.push_back({f, "conv-local", kSquareTiling});
-    t.push_back({"conv1d_joined_relu.sr", "conv-chw-omega-kappa", kJoinedOneRow});
+    for (const char* f : {"conv1d_joined_relu.sr", "conv1d_chw_relu.sr"})
+      t.push_back({f, "conv-chw-omega-kappa", kJoinedOneRow});
     for (const char* f : kDilatedForms) {
       for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0"})
         t.push_back({f, s, kDilatedWindows});
