@@ -62,7 +62,7 @@ const char* const kDepthwiseForms[] = {"depthwise.sr",
 const char* const kDilatedForms[] = {
     "dilated.sr",           "dilated_columns_first.sr",   "dilated_1x1_windows.sr",  "dilated_oihw_window_planes.sr",
     "dilated_pad_split.sr", "dilated_rows_only.sr",       "dilated_columns_only.sr", "dilated_transposed_pairs.sr",
-    "dilated_phases.sr",    "dilated_chw_window_maps.sr", "dilated_window_map2d.sr"};
+    "dilated_phases.sr",    "dilated_chw_window_maps.sr", "dilated_window_map2d.sr", "conv1d_dilated.sr"};
 
 // The grouped forms: normal-form makes each grouped.sr's map over the groups' (kernels, biases, windows).
 const char* const kGroupedForms[] = {"grouped.sr",
@@ -264,7 +264,8 @@ const std::vector<OnlyOffered>& forms_only_offered() {
       for (const char* s : {"conv-dw-pw-private", "conv-dw-pw-local"}) t.push_back({f, s});
     // A 1-D convolution written per window is a 1-D stencil too (written per output channel,
     // its map over windows sits inside the map over kernels, where stencil1d-tiled does not look).
-    for (const char* f : {"conv1d.sr", "conv1d_joined_relu.sr"}) t.push_back({f, "stencil1d-tiled"});
+    for (const char* f : {"conv1d.sr", "conv1d_joined_relu.sr", "conv1d_dilated.sr"})
+      t.push_back({f, "stencil1d-tiled"});
     return t;
   }();
   return table;
