@@ -53,7 +53,9 @@ INSTANTIATE_TEST_SUITE_P(
                       FormCase{"conv1d_per_kernel", {"conv-chw-tile-local", "conv-gemm"}},
                       FormCase{"conv1d_joined_relu", {"conv-chw-tile", "conv-gemm"}},
                       FormCase{"conv1d_chw_relu", {"conv-chw-tile-m0", "conv-chw-tile-split"}},
-                      FormCase{"conv1d_dilated", {"conv-chw-tile-local", "conv-gemm"}}),
+                      FormCase{"conv1d_dilated", {"conv-chw-tile-local", "conv-gemm"}},
+                      FormCase{"conv1d_kernels_transposed", {"conv-chw-tile", "conv-gemm"}},
+                      FormCase{"conv1d_per_kernel_projections", {"conv-chw-tile-split", "conv-gemm"}}),
     [](const auto& info) { return std::string(info.param.form); });
 
 // A depthwise layer, then a pass of its own over its output, then a pointwise layer: the pass

@@ -222,6 +222,38 @@ def out = map((w, b) -> map2D(win -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(
   expect_every_front_point_matches(*this, "shuffled_plane", "out: matches the expected values (256 values)");
 }
 
+// Convolutions of a plane written otherwise (a generality check's): per pixel with each
+// window's sums joined and the products mapped, then summed, without biases; and per output
+// channel with the kernels read transposed, kernel first, the bias added inside the ReLU,
+// unpadded. Before, the first got conv-lower, conv-tiled and stencil-parametric, the second the
+// generic strategies; now the register tile and the GEMM take both, and their points validate.
+TEST_F(ExploreCli, ConvolutionsOfAPlaneWrittenOtherwiseTakeTheDenseStrategies) {
+  std::ofstream(dir_ / "plane_joined.sr") << R"(size H = 6, W = 6, M = 4
+input kernels : [[[float]3]3]M
+input plane : [[float]W]H
+def conv = map2D(win -> join(map(k -> reduce(0.0, (acc, v) -> acc + v, map((x, w) -> x * w, zip(join(win), join(k)))),
+                                 kernels)),
+                 slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, plane)))
+)";
+  std::ofstream(dir_ / "plane_transposed.sr") << R"(size H = 6, W = 6, M = 3
+input kernelsT : [[[float]3]3]M
+input biases : [float]M
+input plane : [[float]W]H
+def conv = map((k, b) -> map2D(win -> map(s -> max(s + b, 0.0),
+                                          reduce(0.0, (acc, p) -> acc + p.0 * p.1, zip(join(transpose(k)), join(win)))),
+                               slide2D(3, 3, 1, 1, plane)),
+               zip(kernelsT, biases))
+)";
+  for (const char* program : {"plane_joined", "plane_transposed"})
+    for (const char* strategy : {"conv-chw-tile", "conv-gemm"}) {
+      SCOPED_TRACE(fmt::format("{} {}", program, strategy));
+      std::filesystem::remove_all(dir_ / "out");
+      Result r = run(fmt::format("explore {}.sr -s {} --search random --evals 2 --jobs 2 -o out", program, strategy));
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      EXPECT_TRUE(validated_by(read(dir_ / "out/evaluated.csv"), strategy)) << read(dir_ / "out/evaluated.csv");
+    }
+}
+
 // The ResNet block's residual add and ReLU (block) are one-to-one over conv2: fused into it,
 // a layer of its own whose points are validated against the interpreter's block. With
 // --fusion only the network is conv1 and conv2+block: the front point's host program runs

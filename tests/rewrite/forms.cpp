@@ -192,7 +192,9 @@ const std::vector<NotOffered>& forms_not_offered() {
                           "conv1d.sr",
                           "conv1d_per_kernel.sr",
                           "conv1d_joined_relu.sr",
-                          "conv1d_chw_relu.sr"})
+                          "conv1d_chw_relu.sr",
+                          "conv1d_kernels_transposed.sr",
+                          "conv1d_per_kernel_projections.sr"})
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradShape});
     for (const char* f : kDepthwiseForms)
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
@@ -203,10 +205,11 @@ const std::vector<NotOffered>& forms_not_offered() {
       for (const char* s : {"conv-winograd", "conv-winograd-gemm", "conv-winograd-local"}) t.push_back({f, s, kWinogradPairs});
     for (const char* s : {"conv-parametric", "conv-tiled", "conv-chw-kappa"})
       t.push_back({"grouped_pointwise_chw_no_bias.sr", s, kGroupedPointwisePixels});
-    for (const char* f :
-         {"k3x1.sr", "conv1d.sr", "conv1d_per_kernel.sr", "conv1d_joined_relu.sr", "conv1d_chw_relu.sr"})
+    for (const char* f : {"k3x1.sr", "conv1d.sr", "conv1d_per_kernel.sr", "conv1d_joined_relu.sr", "conv1d_chw_relu.sr",
+                          "conv1d_kernels_transposed.sr", "conv1d_per_kernel_projections.sr"})
       t.push_back({f, "conv-local", kSquareTiling});
-    for (const char* f : {"conv1d_joined_relu.sr", "conv1d_chw_relu.sr"})
+    for (const char* f : {"conv1d_joined_relu.sr", "conv1d_chw_relu.sr", "conv1d_kernels_transposed.sr",
+                          "conv1d_per_kernel_projections.sr"})
       t.push_back({f, "conv-chw-omega-kappa", kJoinedOneRow});
     for (const char* f : kDilatedForms) {
       for (const char* s : {"conv-parametric", "conv-tiled", "conv-local", "conv-chw-m0", "conv-chw-tile-m0", "conv-chw-omega-m0"})
@@ -264,7 +267,7 @@ const std::vector<OnlyOffered>& forms_only_offered() {
       for (const char* s : {"conv-dw-pw-private", "conv-dw-pw-local"}) t.push_back({f, s});
     // A 1-D convolution written per window is a 1-D stencil too (written per output channel,
     // its map over windows sits inside the map over kernels, where stencil1d-tiled does not look).
-    for (const char* f : {"conv1d.sr", "conv1d_joined_relu.sr", "conv1d_dilated.sr"})
+    for (const char* f : {"conv1d.sr", "conv1d_joined_relu.sr", "conv1d_dilated.sr", "conv1d_kernels_transposed.sr"})
       t.push_back({f, "stencil1d-tiled"});
     return t;
   }();
