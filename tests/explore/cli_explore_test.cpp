@@ -187,6 +187,22 @@ TEST_F(ExploreCli, AStrategyCodeGenerationRefusesSaysWhy) {
       << r.output;
 }
 
+// A strategy none of whose alternatives has a valid point, code generation refusing none, names
+// the constraints that cannot hold together (as liftc space lists them), and says "on this
+// target" only where the target's limits are among them: the omega partial sums of a
+// convolution of one channel split the channels into chunks of 2 or more.
+TEST_F(ExploreCli, AStrategyWithoutAValidPointNamesTheConstraintsThatCannotHoldTogether) {
+  Result r = run(fmt::format(
+      "explore {}/examples/superres/conv_plane.sr -s conv-chw-omega-kappa --evals 1 -q --db r.db", LIFTC_SOURCE_DIR));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("error: the strategies given have no valid point: conv-chw-omega-kappa #1's constraints "
+                          "cannot hold together: omega in 2..64 (rule reduce-channel-chunks-kappa declares omega in "
+                          "2..64); omega divides 1 (split(omega) of an array of length 1)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("on this target"), std::string::npos) << r.output;
+}
+
 // The note on a strategy over emulated local memory compares its share with the other
 // strategies' only when others are offered (explore's note, and space's per alternative).
 TEST_F(ExploreCli, SpaceComparesTheEmulatedLocalShareOnlyWithStrategiesOffered) {

@@ -7,7 +7,9 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "liftc/constraints/solve.hpp"
 #include "liftc/emit/host_program.hpp"
 #include "liftc/explore/candidates/library.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
@@ -89,6 +91,30 @@ std::optional<std::string> fallback_strategy(const ir::Program& program, const r
   return std::nullopt;
 }
 
+namespace {
+
+// What build_candidate_space's error adds where no alternative had a valid point and code
+// generation refused none: the constraints of `alt` (the first such alternative) that Z3
+// finds cannot hold together, as `liftc space` lists them (a tuning range and a type's
+// divisibility, say: the omega partial sums of a convolution of one channel), and "on this
+// target" only where the target's limits are among them, or where Z3 does not decide.
+std::string why_no_valid_point(const ConstraintAlternative* alt) {
+  if (!alt) return " on this target";
+  constraints::Feasibility f = constraints::check_feasibility(alt->space());
+  if (!f.decided || f.feasible || f.conflict.empty()) return " on this target";
+  const auto& constraints = alt->space().constraints;
+  bool target = false;
+  std::vector<std::string> conflict;
+  for (std::size_t i : f.conflict) {
+    target = target || constraints[i].source == constraints::Source::Target;
+    conflict.push_back(fmt::format("{} ({})", constraints::to_string(constraints[i]), constraints[i].why));
+  }
+  return fmt::format("{}: {}'s constraints cannot hold together: {}", target ? " on this target" : "", alt->label(),
+                     fmt::join(conflict, "; "));
+}
+
+}  // namespace
+
 CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::RuleSet& rules,
                                      const std::vector<std::string>& strategies, bool strategies_given,
                                      const constraints::Target& target, std::vector<std::string>* skipped,
@@ -97,6 +123,7 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
   std::size_t program_alternatives = 0;  // of a program of several definitions, over its strategies
   bool applied = false;
   std::vector<std::string> refused;  // alternatives whose program code generation refuses, with why
+  std::unique_ptr<ConstraintAlternative> empty;  // the first without a valid point that code generation takes
   bool only_library = strategies_given && std::all_of(strategies.begin(), strategies.end(), is_library_strategy);
   for (const auto& s : strategies) {
     if (is_library_strategy(s)) continue;  // library_alternatives below
@@ -136,6 +163,8 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
       if (alt->count() <= 0) {
         if (skipped) skipped->push_back(alt->label());
         if (refusal) refused.push_back(fmt::format("{}: {}", alt->label(), *refusal));
+        else if (!empty)
+          empty = std::move(alt);
         continue;
       }
       if (!constants.empty()) {
@@ -174,11 +203,12 @@ CandidateSpace build_candidate_space(const ir::Program& program, const rewrite::
   if (cs.alternatives.empty()) {
     // Where code generation refused an alternative's program, its reason is the answer (a
     // computation around the convolution in the same definition, say); the first one said,
-    // then what it means in the user's terms. Otherwise the target's limits left no point.
+    // then what it means in the user's terms. Otherwise the constraints that cannot hold
+    // together (the target's limits, or the program's shape).
     std::string what = strategies_given
                            ? "the strategies given have no valid point"
                            : "no strategy of rules/strategies.rules applies to this program with a valid point";
-    if (refused.empty()) throw Error(what + " on this target");
+    if (refused.empty()) throw Error(what + why_no_valid_point(empty.get()));
     what +=
         fmt::format(" ({}{})", refused.front(),
                     refused.size() > 1 ? fmt::format("; and {} more alternative(s) refused", refused.size() - 1) : "");
