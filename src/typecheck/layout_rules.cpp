@@ -107,9 +107,17 @@ std::string how_to_cover(const Type& t, const Expr& size, const Expr& step) {
   std::int64_t s = *step.constant(), crop = ((*rest.constant() % s) + s) % s, grow = s - crop;
   Type base = ir::base_scalar(t.elem());
   std::string v = !base.defined() ? "v" : base.scalar_kind() == ir::ScalarKind::Float ? "0.0" : "0";
-  return fmt::format("crop the last {} element{} first, slide({}, {}, pad(0, -{}, {}, x)) (floor mode), or pad {} more "
-                     "with a value v that leaves the result unchanged, slide({}, {}, pad(0, {}, v, x)) (ceil mode)",
-                     crop, crop == 1 ? "" : "s", str(size), s, crop, v, grow, str(size), s, grow);
+  std::string hint = fmt::format(
+      "crop the last {} element{} first, slide({}, {}, pad(0, -{}, {}, x)) (floor mode), or pad {} more with a value v "
+      "that leaves the result unchanged, slide({}, {}, pad(0, {}, v, x)) (ceil mode)",
+      crop, crop == 1 ? "" : "s", str(size), s, crop, v, grow, str(size), s, grow);
+  // The slide may be one of slide2D's (over an image's rows, or a row's values; the error
+  // points at slide2D's call): its crop is then pad2D's, of the rows or of the columns.
+  hint += fmt::format(
+      "; in slide2D, with pad2D: pad2D(0, -{0}, 0, 0, {1}, x) crops the rows, pad2D(0, 0, 0, -{0}, "
+      "{1}, x) the columns",
+      crop, v);
+  return hint;
 }
 
 // Slides are strict: the windows cover the array exactly, (n - size) % step == 0, so that

@@ -1085,6 +1085,13 @@ TEST_F(Cli, RewriteKeepsTypesAndStopsReadable) {
   expect("check pool.sr", 1, "pool.sr:3:56: error: slide(2, 2): the step 2 does not divide 5 (the array length 7 minus the "
                              "window size 2); slides must cover the array exactly: crop the last 1 element first, "
                              "slide(2, 2, pad(0, -1, 0.0, x)) (floor mode)");
+  // The same in slide2D (the error at its call): its crop is pad2D's, of the rows or the columns.
+  write("pool2d.sr",
+        "size H = 8, W = 8\ninput x : [[float]W]H\n"
+        "def p = map2D(w -> reduce(-inf, (a, v) -> max(a, v), join(w)), slide2D(3, 3, 2, 2, x))\n");
+  expect("check pool2d.sr", 1,
+         "(ceil mode); in slide2D, with pad2D: pad2D(0, -1, 0, 0, 0.0, x) crops the rows, pad2D(0, 0, 0, -1, 0.0, x) "
+         "the columns");
   write("lse.sr", "size N = 8\ninput x : [float]N\ndef m = reduce(-inf, (a, v) -> max(a, v), x)\n"
                   "def l = map(s -> log(s), m)\n");
   expect("eval lse.sr", 0, "l [1]");
