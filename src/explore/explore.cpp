@@ -166,8 +166,9 @@ std::string no_fusion_text(const std::string& file) {
   return fmt::format(
       "no definition of {} is one-to-one over another's output (a bias, an activation, a residual "
       "add that reads it once, and nothing else reads it), a pointwise layer over a depthwise one, a "
-      "pooling over a convolution (non-overlapping windows of its output, which nothing else reads) or "
-      "a permutation of another's output (a channel shuffle) that one definition reads once",
+      "pooling over a convolution (non-overlapping windows of its output, which nothing else reads), "
+      "a permutation of another's output (a channel shuffle) or a concatenation of others' outputs that one "
+      "definition reads once",
       file);
 }
 
@@ -556,11 +557,13 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
   for (const Layer& layer : x.layers)
     if (!layer.fused.empty()) fused.push_back(layer_title(layer));
   if (!fused.empty())
-    x.say(fmt::format("fused layers, explored {} (a definition one-to-one over another's output, a pointwise "
-                      "layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
-                      "output read through by its one reader, inlined into it: no buffer for that output): {}\n",
-                      x.o.fusion == "only" ? "instead of the layers they fuse (--fusion only)" : "as alternatives",
-                      fmt::join(fused, ", ")));
+    x.say(
+        fmt::format("fused layers, explored {} (a definition one-to-one over another's output, a pointwise "
+                    "layer over a depthwise one, a pooling over a convolution, or a permutation of another's "
+                    "output or a concatenation of others' read through by its one reader, inlined into it: no "
+                    "buffer for that output): {}\n",
+                    x.o.fusion == "only" ? "instead of the layers they fuse (--fusion only)" : "as alternatives",
+                    fmt::join(fused, ", ")));
   return network_spaces(std::move(x.layers), std::move(x.variants), x.rules, target, n);
 }
 

@@ -417,8 +417,9 @@ TEST(Fusion, TheFusedResnetBlockInterpretsAsTheNetwork) {
 }
 
 // Which definitions that only rearrange are read through by their one reader: a channel
-// shuffle between two convolutions, a transposed output; not one two definitions read, nor
-// one its reader reads twice, nor one that computes.
+// shuffle between two convolutions, a transposed output, a concatenation of two definitions'
+// outputs; not one of an input, nor one two definitions read, nor one its reader reads twice,
+// nor one that computes.
 struct LayoutCase {
   const char* what;
   std::string defs;
@@ -448,15 +449,24 @@ INSTANTIATE_TEST_SUITE_P(
                    "def a = " + conv("image", "wa", "ba") + "\ndef t = transpose(a)\ndef b = " + conv("t", "wb", "bb"),
                    {{"t", "b"}}},
         LayoutCase{"a padding holds more values than it reads: kept",
-                   "def a = " + conv("image", "wa", "ba") + "\ndef q = pad2D(1, 1, 1, 1, 0.0, a)\ndef b = map2D(win -> "
-                   "join(map((k, c) -> reduce(c, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(k)))), zip(wb, "
-                   "bb))), slide2D(3, 3, 1, 1, q))",
+                   "def a = " + conv("image", "wa", "ba") +
+                       "\ndef q = pad2D(1, 1, 1, 1, 0.0, a)\ndef b = map2D(win -> "
+                       "join(map((k, c) -> reduce(c, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), "
+                       "join(join(k)))), zip(wb, "
+                       "bb))), slide2D(3, 3, 1, 1, q))",
                    {}},
         LayoutCase{"a layout of an input is no layer's output: kept",
-                   "def q = map2D(px -> join(transpose(split(1, px))), image)\ndef b = " + conv("q", "wb", "bb"), {}},
-        LayoutCase{"a concatenation of two definitions' pixels (U-Net's) is kept",
+                   "def q = map2D(px -> join(transpose(split(1, px))), image)\ndef b = " + conv("q", "wb", "bb"),
+                   {}},
+        LayoutCase{"a concatenation of two definitions' pixels (U-Net's) read through",
                    "def a = " + conv("image", "wa", "ba") + "\ndef b = " + conv("image", "wb", "bb") +
-                       "\ndef m = map2D(p -> concat(p.0, p.1), zip2D(a, b))\ndef c = map2D(px -> map(v -> max(v, 0.0), px), m)",
+                       "\ndef m = map2D(p -> concat(p.0, p.1), zip2D(a, b))\ndef c = map2D(px -> map(v -> max(v, 0.0), "
+                       "px), m)",
+                   {{"m", "c"}}},
+        LayoutCase{"a concatenation with an input is kept",
+                   "def a = " + conv("image", "wa", "ba") +
+                       "\ndef m = map2D(p -> concat(p.0, p.1), zip2D(a, image))\ndef c = map2D(px -> map(v -> max(v, "
+                       "0.0), px), m)",
                    {}},
         LayoutCase{"a layout two definitions read is kept",
                    "def a = " + conv("image", "wa", "ba") + "\ndef s = map2D(px -> join(transpose(split(1, px))), a)" +
@@ -899,8 +909,14 @@ TEST(ConvPoolFusion, TheFusedVggBlockInterpretsAsTheNetwork) {
   std::vector<Layer> plain = split_layers(network);
   EXPECT_EQ(add_fused_layers(network, plain).size(), 1u);
 
+  // U-Net's enc2 is read by its pooling and by the concatenation: not fused into the pooling
+  // (it would be computed twice); the concatenation is read through by the decoder.
   ir::Program unet = parse::load_program(std::string(LIFTC_SOURCE_DIR) + "/examples/networks/unet_step.sr");
-  EXPECT_TRUE(layer_fusions(unet, &library()).empty());
+  std::vector<Fusion> unet_fusions = layer_fusions(unet, &library());
+  ASSERT_EQ(unet_fusions.size(), 1u);
+  EXPECT_EQ(unet_fusions[0].producer, "merged");
+  EXPECT_EQ(unet_fusions[0].consumer, "decoded");
+  EXPECT_EQ(unet_fusions[0].kind, FusionKind::Layout);
 }
 
 // examples/conv/forms/conv_pool.sr (a convolution from C = 2 to M = 4 channels, then its 2x2

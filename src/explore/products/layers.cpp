@@ -238,14 +238,21 @@ std::vector<Fusion> layout_fusions(const ir::Program& network) {
   std::vector<Fusion> out;
   for (auto producer = typed.defs.begin(); producer != typed.defs.end(); ++producer) {
     if (!ir::only_rearranges(producer->body)) continue;
-    // A permutation of one earlier definition's values: it reads that definition alone
-    // (no input, no second definition: a concatenation) and has as many values.
+    // A permutation of one earlier definition's values (it reads that definition alone, no
+    // input, and has as many values), or a concatenation of two or more earlier definitions'
+    // values, each possibly rearranged or repeated (U-Net's upsampled decoder features beside
+    // its encoder's skip): the reader reads the values where they are.
     std::vector<std::string> reads = ir::free_vars(producer->body);
-    if (reads.size() != 1) continue;
-    auto source = std::find_if(typed.defs.begin(), producer, [&](const ir::Definition& d) { return d.name == reads[0]; });
-    if (source == producer) continue;
-    std::optional<std::int64_t> count = scalars(producer->body.type(), sizes);
-    if (!count || count != scalars(source->body.type(), sizes)) continue;
+    if (reads.empty()) continue;
+    auto earlier = [&](const std::string& name) {
+      return std::find_if(typed.defs.begin(), producer, [&](const ir::Definition& d) { return d.name == name; });
+    };
+    if (!std::all_of(reads.begin(), reads.end(), [&](const std::string& r) { return earlier(r) != producer; }))
+      continue;
+    if (reads.size() == 1) {
+      std::optional<std::int64_t> count = scalars(producer->body.type(), sizes);
+      if (!count || count != scalars(earlier(reads[0])->body.type(), sizes)) continue;
+    }
     std::vector<const ir::Definition*> readers;
     bool once = true;
     for (const auto& d : typed.defs) {

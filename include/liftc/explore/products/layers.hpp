@@ -72,11 +72,12 @@ struct Fusion {
 /// producer. In definition order of the consumers.
 std::vector<Fusion> one_to_one_fusions(const ir::Program& network);
 
-/// The fusions of `network` (typed or not) of a definition that only permutes another's
-/// values (ir::only_rearranges, it reads one earlier definition and nothing else, and has as
-/// many values: a channel shuffle, a transpose, a pixel shuffle) into the one definition
-/// that reads it, once: its reader reads through it (a view), so it is no layer, no copy
-/// kernel and no buffer of its own. In definition order of the producers.
+/// The fusions of `network` (typed or not) of a definition that only rearranges other
+/// definitions' values (ir::only_rearranges, it reads earlier definitions and no input): a
+/// permutation of one (it has as many values: a channel shuffle, a transpose, a pixel
+/// shuffle), or a concatenation of two or more (U-Net's upsampled features and its skip) into
+/// the one definition that reads it, once: its reader reads through it (a view), so it is no
+/// layer, no copy kernel and no buffer of its own. In definition order of the producers.
 std::vector<Fusion> layout_fusions(const ir::Program& network);
 
 /// The fusions of `network` (typed or not) of a depthwise convolution into the pointwise
