@@ -7,6 +7,8 @@
 // (rules/normalize.rules, "a per-channel scale and shift"). Small sizes, two or three
 // evaluations per strategy: a CI test on PoCL.
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -20,7 +22,8 @@ namespace {
 INSTANTIATE_TEST_SUITE_P(ScaleShift, FormStrategiesCli,
                          ::testing::Values(FormCase{"conv_scale_shift_relu",
                                                     {"conv-chw-tile-m0", "conv-winograd-local"}},
-                                           FormCase{"chw_scale_shift_relu", {"conv-chw-tile", "conv-gemm"}}),
+                                           FormCase{"chw_scale_shift_relu", {"conv-chw-tile", "conv-gemm"}},
+                                           FormCase{"conv_gain_relu", {"conv-chw-tile-split", "conv-winograd-gemm"}}),
                          [](const auto& info) { return std::string(info.param.form); });
 
 // Each convolution with its batch norm (and the first with its ReLU) fused: both fused layers
@@ -46,6 +49,32 @@ TEST_F(ExploreCli, ABatchNormOfItsOwnIsFoldedIntoTheConvolutionBefore) {
         << layer << "\n"
         << csv;
   expect_every_front_point_matches(*this, "conv_bn_relu_chw", "bn2: matches the expected values (512 values)");
+}
+
+// A per-channel gain without a shift as a definition of its own over a convolution's pixels
+// (before, the fused layer was refused by code generation): folded into the kernels and the
+// biases, the fused layer takes the tiles, the GEMM and Winograd, and its points validate.
+TEST_F(ExploreCli, AGainOfItsOwnIsFoldedIntoTheConvolutionBefore) {
+  std::ofstream(dir_ / "gain.sr") << R"(size H = 6, W = 6, C = 4, M = 8
+input image : [[[float]C]W]H
+input weights : [[[[float]C]3]3]M
+input biases : [float]M
+input gains : [float]M
+def conv = map2D(win -> join(map((w, b) -> reduce(b, (acc, q) -> acc + q.0 * q.1, zip(join(join(win)), join(join(w)))),
+                                 zip(weights, biases))),
+                 slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))
+def scaled = map2D(px -> map((v, g) -> v * g, zip(px, gains)), conv)
+)";
+  for (const char* strategy : {"conv-chw-tile", "conv-gemm", "conv-winograd-gemm"}) {
+    SCOPED_TRACE(strategy);
+    std::filesystem::remove_all(dir_ / "out");
+    Result r =
+        run(fmt::format("explore gain.sr -s {} --fusion only --search random --evals 2 --jobs 2 -o out", strategy));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("not offered"), std::string::npos) << r.output;
+    EXPECT_TRUE(layer_validated_by(read(dir_ / "out/evaluated.csv"), "conv+scaled", strategy))
+        << read(dir_ / "out/evaluated.csv");
+  }
 }
 
 }  // namespace

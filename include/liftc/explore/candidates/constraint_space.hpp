@@ -128,8 +128,8 @@ inline constexpr std::string_view kAroundConvolutionHint =
     "maps the strategies put on work-items; written as a definition of its own, it is a layer that explore fuses back "
     "where a strategy takes the two together";
 inline constexpr std::string_view kFusedLayerRefusalHint =
-    "what one of the fused definitions computes around the other's convolution (a residual add, a per-channel gain "
-    "without a shift, a pass, say) stays "
+    "what one of the fused definitions computes around the other's convolution (a residual add with a per-channel "
+    "gain, a pass, say) stays "
     "outside the maps the strategies put on work-items, so no strategy takes them together and the fusion is left "
     "out";
 
