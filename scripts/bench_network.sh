@@ -45,7 +45,7 @@
 #   when the front has fewer).
 #   SIZE=VALUE replaces the value of a `size` of the program (e.g. H=256 W=256 D=56 S=12),
 #   and is passed to the PyTorch network of the same name (fsrcnn, resnet_block, vgg_block, mobilenet_v1_pair,
-#   mobilenet_v2_block, unet_step, se_block, grouped_residual, resnext_block).
+#   mobilenet_v2_block, unet_step, se_block, grouped_residual, resnext_block, conv_bn_relu_chw).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 liftc="$root/build/liftc"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Times a network of examples/ through PyTorch on CUDA (cuDNN, fp32, TF32 off, batch 1): the
 outside reference of scripts/bench_network.sh. The layers are those of the .sr program, in
-PyTorch's NCHW layout: the same convolutions (depthwise ones with groups=C), biases, ReLUs
-and ReLU6s, pooling, skip additions, pixel shuffle, nearest upsampling and concatenation.
+PyTorch's NCHW layout: the same convolutions (depthwise ones with groups=C), biases, batch
+norms, ReLUs and ReLU6s, pooling, skip additions, pixel shuffle, nearest upsampling and concatenation.
 
 Prints one line, two times in ms: the median of eager forward passes (each layer launched by
 Python, so the gaps between launches count), then the median of replays of the same forward
@@ -11,7 +11,7 @@ is timed by CUDA events around one pass (or one replay).
 
 Usage: bench_torch_network.py NETWORK SIZE=VALUE... [--runs N]
   NETWORK: fsrcnn, resnet_block, vgg_block, mobilenet_v1_pair, mobilenet_v2_block, unet_step,
-           se_block, grouped_residual or resnext_block
+           se_block, grouped_residual, resnext_block or conv_bn_relu_chw
   the sizes are the program's `size` names, e.g. fsrcnn H=256 W=256 D=56 S=12 R=2
 """
 import statistics
@@ -157,7 +157,30 @@ def unet_step(s):
     return run
 
 
+def conv_bn_relu_chw(s):
+    """examples/networks/conv_bn_relu_chw.sr: conv3x3 C->M without bias, batch norm, ReLU, then
+    conv3x3 M->M with bias, batch norm, ReLU; each batch norm at inference (F.batch_norm with
+    running statistics, its own kernel in eager PyTorch and in the graph, as a network keeps it
+    unless the user folds it)."""
+    w1 = torch.randn(s["M"], s["C"], 3, 3, device="cuda") * 0.1
+    w2 = conv(s["M"], s["M"], 3)
+    norms = [(torch.randn(s["M"], device="cuda") * 0.1, torch.rand(s["M"], device="cuda") + 0.5,
+              torch.randn(s["M"], device="cuda") * 0.1, torch.randn(s["M"], device="cuda") * 0.1) for _ in range(2)]
+    x = torch.randn(1, s["C"], s["H"], s["W"], device="cuda")
+
+    def bn(y, n):
+        mean, var, gamma, beta = n
+        return F.batch_norm(y, mean, var, gamma, beta, training=False)
+
+    def run():
+        y = F.relu(bn(F.conv2d(x, w1, padding=1), norms[0]))
+        return F.relu(bn(F.conv2d(y, *w2, padding=1), norms[1]))
+
+    return run
+
+
 NETWORKS = {
+    "conv_bn_relu_chw": conv_bn_relu_chw,
     "fsrcnn": fsrcnn,
     "resnet_block": resnet_block,
     "vgg_block": vgg_block,
