@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "liftc/arith/expr.hpp"
 #include "liftc/ir/prim.hpp"
 #include "liftc/rewrite/engine.hpp"
 #include "liftc/support/diagnostic.hpp"
@@ -57,6 +58,30 @@ bool one_to_one_prim(ir::Prim p) {
 bool element_wise(const ir::Expr& e) {
   if (e.kind() == ir::ExprKind::Call && !one_to_one_prim(e->prim)) return false;
   return std::all_of(e->args.begin(), e->args.end(), element_wise);
+}
+
+std::optional<std::int64_t> scalars(const ir::Type& t, const std::map<std::string, std::int64_t>& sizes) {
+  switch (t.kind()) {
+    case ir::TypeKind::Scalar:
+      return 1;
+    case ir::TypeKind::Vector:
+      return t.width();
+    case ir::TypeKind::Tuple: {
+      std::int64_t n = 0;
+      for (const auto& c : t.elems()) {
+        std::optional<std::int64_t> k = scalars(c, sizes);
+        if (!k) return std::nullopt;
+        n += *k;
+      }
+      return n;
+    }
+    case ir::TypeKind::Array: {
+      std::optional<std::int64_t> length = arith::evaluate(t.length(), sizes), each = scalars(t.elem(), sizes);
+      if (!length || !each) return std::nullopt;
+      return *length * *each;
+    }
+  }
+  return std::nullopt;
 }
 
 void names_in(const ir::Expr& e, std::vector<std::string>& out) {

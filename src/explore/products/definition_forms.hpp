@@ -27,6 +27,11 @@ bool reduces(const ir::Expr& e);
 /// channel-last convolution transposed back, a pixel shuffle.
 bool element_wise(const ir::Expr& e);
 
+/// The number of scalars of `t` (a vector's lanes, a tuple's components' summed) at the size
+/// values `sizes`; none where a length has no value. The one-to-one fusion and the residual
+/// split compare a reader's values with its producer's by it.
+std::optional<std::int64_t> scalars(const ir::Type& t, const std::map<std::string, std::int64_t>& sizes);
+
 /// Appends every name `e` binds or reads to `out` (so that a fresh name captures nothing
 /// when put inside it).
 void names_in(const ir::Expr& e, std::vector<std::string>& out);

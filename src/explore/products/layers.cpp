@@ -184,31 +184,6 @@ std::size_t reads_of(const ir::Expr& e, const std::string& name) {
   return n;
 }
 
-// The number of scalars of `t` at the size values `sizes` (none where a length has no value).
-std::optional<std::int64_t> scalars(const ir::Type& t, const std::map<std::string, std::int64_t>& sizes) {
-  switch (t.kind()) {
-    case ir::TypeKind::Scalar:
-      return 1;
-    case ir::TypeKind::Vector:
-      return t.width();
-    case ir::TypeKind::Tuple: {
-      std::int64_t n = 0;
-      for (const auto& c : t.elems()) {
-        std::optional<std::int64_t> k = scalars(c, sizes);
-        if (!k) return std::nullopt;
-        n += *k;
-      }
-      return n;
-    }
-    case ir::TypeKind::Array: {
-      std::optional<std::int64_t> length = arith::evaluate(t.length(), sizes), each = scalars(t.elem(), sizes);
-      if (!length || !each) return std::nullopt;
-      return *length * *each;
-    }
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::vector<Fusion> one_to_one_fusions(const ir::Program& network) {
@@ -223,8 +198,8 @@ std::vector<Fusion> one_to_one_fusions(const ir::Program& network) {
       bool read_elsewhere = std::any_of(typed.defs.begin(), typed.defs.end(), [&](const ir::Definition& d) {
         return &d != &consumer && reads_of(d.body, producer.name) != 0;
       });
-      std::optional<std::int64_t> count = scalars(consumer.body.type(), sizes);
-      if (read_elsewhere || !count || count != scalars(producer.body.type(), sizes)) continue;
+      std::optional<std::int64_t> count = detail::scalars(consumer.body.type(), sizes);
+      if (read_elsewhere || !count || count != detail::scalars(producer.body.type(), sizes)) continue;
       out.push_back({producer.name, consumer.name, FusionKind::OneToOne, {}});
       break;  // one producer per consumer: the first
     }
@@ -250,8 +225,8 @@ std::vector<Fusion> layout_fusions(const ir::Program& network) {
     if (!std::all_of(reads.begin(), reads.end(), [&](const std::string& r) { return earlier(r) != producer; }))
       continue;
     if (reads.size() == 1) {
-      std::optional<std::int64_t> count = scalars(producer->body.type(), sizes);
-      if (!count || count != scalars(earlier(reads[0])->body.type(), sizes)) continue;
+      std::optional<std::int64_t> count = detail::scalars(producer->body.type(), sizes);
+      if (!count || count != detail::scalars(earlier(reads[0])->body.type(), sizes)) continue;
     }
     std::vector<const ir::Definition*> readers;
     bool once = true;

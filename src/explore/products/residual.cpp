@@ -19,20 +19,12 @@ namespace {
 
 using detail::element_wise;
 using detail::reduces;
+using detail::scalars;
 
 bool is_call(const ir::Expr& e, ir::Prim p) { return e.defined() && e.kind() == ir::ExprKind::Call && e->prim == p; }
 
 bool is_var(const ir::Expr& e, const std::string& name) {
   return e.defined() && e.kind() == ir::ExprKind::Var && e->name == name;
-}
-
-// The number of scalars of `t` at the size values `sizes` (none where a length has no value).
-std::optional<std::int64_t> scalars(const ir::Type& t, const std::map<std::string, std::int64_t>& sizes) {
-  if (t.kind() == ir::TypeKind::Scalar) return 1;
-  if (t.kind() != ir::TypeKind::Array) return std::nullopt;
-  std::optional<std::int64_t> length = arith::evaluate(t.length(), sizes), each = scalars(t.elem(), sizes);
-  if (!length || !each) return std::nullopt;
-  return *length * *each;
 }
 
 // Whether every free occurrence of `p` in `e` is the projection `p.0` (`p` not rebound).
