@@ -580,6 +580,14 @@ std::int64_t begin_run(Exploration& x, const Problem& problem, const constraints
   return x.store->begin_run(config["file"].get<std::string>(), config.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
+// The -o folder's line on the allowance/ folders of `points` front points.
+std::string allowance_hint(const std::string& out_dir, std::size_t points) {
+  return fmt::format(
+      ", and --allowance {}/front/RANK/allowance for the {} point(s) that have one: they compute "
+      "through constant arrays, Winograd's, and were validated with that rounding allowed",
+      out_dir, points);
+}
+
 // The outcome of a network's exploration: each layer's, the composed front, the -o folder.
 void report_network(Exploration& x, const NetworkExploration& net, const Problem& problem, std::int64_t run) {
   x.say(layers_text(net, x.s.jobs));
@@ -602,30 +610,38 @@ void report_network(Exploration& x, const NetworkExploration& net, const Problem
   if (x.o.out_dir.empty()) return;
   NetworkExploration written = net;
   written.front.resize(rows.size());
-  write_network_outputs(x.o.out_dir, written, problem, run, fs::path(x.o.file).stem().string(), x.o.build_options);
-  x.say(fmt::format("wrote {}: front/1..{} (kernels.cl and a host program running every layer each), inputs/ and "
-                    "expected/ (the network's inputs and every layer's interpreter values: PROGRAM {}/inputs OUT "
-                    "--expected {}/expected validates every layer), pareto.csv, pareto.json, evaluated.csv\n",
-                    x.o.out_dir, rows.size(), x.o.out_dir, x.o.out_dir));
+  std::size_t allowed =
+      write_network_outputs(x.o.out_dir, written, problem, run, fs::path(x.o.file).stem().string(), x.o.build_options);
+  x.say(
+      fmt::format("wrote {}: front/1..{} (kernels.cl and a host program running every layer each), inputs/ and "
+                  "expected/ (the network's inputs and every layer's interpreter values: PROGRAM {}/inputs OUT "
+                  "--expected {}/expected validates every layer{}), pareto.csv, pareto.json, evaluated.csv\n",
+                  x.o.out_dir, rows.size(), x.o.out_dir, x.o.out_dir,
+                  allowed ? allowance_hint(x.o.out_dir, allowed) : std::string()));
 }
 
 // The -o folder of a whole program's exploration: the front (or its fastest point alone
 // without --pareto), fastest first.
 void write_front(Exploration& x, const CandidateSpace& space, const LoopResult& r, std::vector<std::size_t> front,
-                 const Problem& problem) {
+                 const Problem& problem, Evaluator& evaluator) {
   auto faster = [&](std::size_t a, std::size_t b) { return r.explored[a].evaluation.time_ms < r.explored[b].evaluation.time_ms; };
   if (!x.o.pareto && !front.empty()) front = {*std::min_element(front.begin(), front.end(), faster)};
   std::sort(front.begin(), front.end(), faster);
-  write_outputs(x.o.out_dir, space, r.explored, front, problem, fs::path(x.o.file).stem().string(), x.o.build_options);
-  std::size_t library = 0;
+  std::vector<const interp::Tensors*> allowances;
+  for (std::size_t i : front) allowances.push_back(evaluator.allowance(r.explored[i].candidate));
+  write_outputs(x.o.out_dir, space, r.explored, front, allowances, problem, fs::path(x.o.file).stem().string(),
+                x.o.build_options);
+  std::size_t library = 0, allowed = 0;
   for (std::size_t i : front) library += is_library_strategy(r.explored[i].evaluation.strategy);
+  for (const interp::Tensors* a : allowances) allowed += a != nullptr;
   x.say(fmt::format(
       "wrote {}: front/1..{} (kernels.cl and a host program each{}), inputs/ and expected/ (the program's inputs and "
-      "the interpreter's outputs: PROGRAM {}/inputs OUT --expected {}/expected validates a point), pareto.csv, "
+      "the interpreter's outputs: PROGRAM {}/inputs OUT --expected {}/expected validates a point{}), pareto.csv, "
       "pareto.json, evaluated.csv (plot: python3 {} {})\n",
       x.o.out_dir, front.size(),
       library ? fmt::format("; README.txt and plan.json instead for the {} CLBlast point(s)", library) : std::string(),
-      x.o.out_dir, x.o.out_dir, plot_script(), x.o.out_dir));
+      x.o.out_dir, x.o.out_dir, allowed ? allowance_hint(x.o.out_dir, allowed) : std::string(), plot_script(),
+      x.o.out_dir));
 }
 
 // Records that `run` ended; with workers, its queue rows and the shared files only it used
@@ -666,7 +682,7 @@ void explore_program(Exploration& x, CandidateSpace& space, const Problem& probl
                     r.seconds > 0 ? double(r.explored.size()) / r.seconds : 0.0, evaluator.times().text()));
   std::vector<std::size_t> front = front_of(r.explored);
   if (!front.empty()) x.say(front_text(r, space, front, x.o.pareto));
-  if (!x.o.out_dir.empty()) write_front(x, space, r, front, problem);
+  if (!x.o.out_dir.empty()) write_front(x, space, r, front, problem, evaluator);
   if (front.empty()) throw Error(fmt::format("no front: {}", no_front_reason(r, space)));
 }
 

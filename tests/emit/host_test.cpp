@@ -153,14 +153,23 @@ TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
     std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     return std::pair<int, std::string>{status, printed};
   };
-  std::filesystem::create_directories(dir / "want");
-  std::filesystem::create_directories(dir / "wrong");
+  for (const char* folder : {"want", "wrong", "allowed", "allowed_elsewhere"})
+    std::filesystem::create_directories(dir / folder);
   interp::Tensors expected = interp::evaluate(c, inputs);
   for (const auto& [name, t] : expected) {
     io::write_npy((dir / "want" / (name + ".npy")).string(), t);
     io::Tensor off = t;
     off.f32[3] += 1.0f;
     io::write_npy((dir / "wrong" / (name + ".npy")).string(), off);
+    // An allowance (front/<rank>/allowance/ of a point through Winograd's arrays) of 1.5 at
+    // the element that is off, and one of 1.5 everywhere but there.
+    io::Tensor allowed = t;
+    std::fill(allowed.f32.begin(), allowed.f32.end(), 0.0f);
+    allowed.f32[3] = 1.5f;
+    io::write_npy((dir / "allowed" / (name + ".npy")).string(), allowed);
+    std::fill(allowed.f32.begin(), allowed.f32.end(), 1.5f);
+    allowed.f32[3] = 0.0f;
+    io::write_npy((dir / "allowed_elsewhere" / (name + ".npy")).string(), allowed);
   }
 
   auto [status, printed] = host(d + "/in " + d + "/out --expected " + d + "/want");
@@ -171,6 +180,18 @@ TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
     EXPECT_EQ(got.shape, ex.outputs.at(name).shape) << name;
     EXPECT_EQ(got.f32, ex.outputs.at(name).f32) << name;
   }
+
+  // --allowance widens the comparison per element: the element that is off passes with its own
+  // allowance, not with one of the others'.
+  auto [allowed_status, allowed_printed] =
+      host(d + "/in " + d + "/out --expected " + d + "/wrong --allowance " + d + "/allowed");
+  EXPECT_EQ(allowed_status, 0) << allowed_printed;
+  EXPECT_NE(allowed_printed.find("y: matches the expected values (32 values)"), std::string::npos) << allowed_printed;
+  auto [elsewhere_status, elsewhere_printed] =
+      host(d + "/in " + d + "/out --expected " + d + "/wrong --allowance " + d + "/allowed_elsewhere");
+  EXPECT_NE(elsewhere_status, 0) << elsewhere_printed;
+  EXPECT_NE(elsewhere_printed.find("y: DIFFERS: 1 of 32 values differ, the first at [3]"), std::string::npos)
+      << elsewhere_printed;
 
   // Errors: each a message and exit status 1 (the user's mistakes are found before the run).
   struct Bad {
@@ -212,6 +233,9 @@ TEST(HostProgram, BuildsAndMatchesTheInProcessRun) {
       {d + "/in " + d + "/file.npy", "the output path " + d + "/file.npy is not a directory"},
       {d + "/badshape " + d + "/missing", "a.npy: shape (4, 8), expected (32,) for a"},
       {d + "/in " + d + "/out --rtol nan", "--rtol takes a non-negative number, not 'nan'"},
+      {d + "/in " + d + "/out --allowance " + d + "/allowed", "--allowance needs --expected"},
+      {d + "/in " + d + "/out --expected " + d + "/want --allowance " + d + "/nowhere",
+       "the allowance directory " + d + "/nowhere does not exist"},
   };
   for (const Bad& b : bad) {
     auto [bad_status, bad_printed] = host(b.args);

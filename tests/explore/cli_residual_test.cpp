@@ -123,6 +123,9 @@ TEST_F(ExploreCli, TheWinogradStrategiesTakeAResidualAddFusedIntoTheirConvolutio
                         Case{"conv-winograd-local", 2, "out"}})
     expect_fused_layer_validates(*this, "resnet_block", "--fusion only", c.strategy, c.alternatives, "conv2+block",
                                  c.out);
+  // The fused layer computes through Winograd's arrays: the network point's allowance/ has its
+  // output's, which the host program compares with (run_front_point).
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir_ / "out/front/1/allowance/block.npy"));
   Result host = run_front_point(*this, "resnet_block");
   ASSERT_EQ(host.exit_code, 0) << host.output;
   EXPECT_NE(host.output.find("block: matches the expected values"), std::string::npos) << host.output;

@@ -112,6 +112,35 @@ TEST_F(ExploreCli, TheHintAfterWritingAFrontNamesAScriptThatExists) {
   EXPECT_NE(r.output.find(fmt::format("(plot: python3 {} out)", script)), std::string::npos) << r.output;
 }
 
+// A Winograd point is validated with the rounding its transforms allow per element
+// (interp::rounding_allowance): its front folder has that allowance as allowance/<output>.npy,
+// the hint says so, and the host program compares with it (--allowance), down to a tolerance
+// of zero, where without it the point's values differ from the interpreter's. A point without
+// constant arrays has no allowance/.
+TEST_F(ExploreCli, AWinogradFrontPointsHostProgramComparesWithTheAllowanceItWasValidatedWith) {
+  const std::string form = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/chw_oihw.sr";
+  Result r = run(fmt::format("explore {} -s conv-winograd-gemm --search random --evals 2 --jobs 2 -o out", form));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--allowance out/front/RANK/allowance for the 1 point(s) that have one"), std::string::npos)
+      << r.output;
+  ASSERT_TRUE(fs::is_regular_file(dir_ / "out/front/1/allowance/conv.npy")) << r.output;
+  Result allowed = run_front_point(*this, "chw_oihw", "1", "--rtol 0 --atol 0");
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.output;
+  EXPECT_NE(allowed.output.find("conv: matches the expected values (144 values)"), std::string::npos) << allowed.output;
+  Result exact =
+      run_shell(fmt::format("'{0}/out/front/1/build/chw_oihw' '{0}/out/inputs' '{0}/exact' --expected "
+                            "'{0}/out/expected' --rtol 0 --atol 0",
+                            dir_.string()));
+  EXPECT_NE(exact.exit_code, 0) << exact.output;
+  EXPECT_NE(exact.output.find("conv: DIFFERS"), std::string::npos) << exact.output;
+
+  Result tiled = run(fmt::format("explore {} -s conv-chw-tile --search random --evals 2 --jobs 2 -o tiled", form));
+  ASSERT_EQ(tiled.exit_code, 0) << tiled.output;
+  EXPECT_TRUE(fs::is_directory(dir_ / "tiled/front/1")) << tiled.output;
+  EXPECT_FALSE(fs::exists(dir_ / "tiled/front/1/allowance")) << tiled.output;
+  EXPECT_EQ(tiled.output.find("--allowance"), std::string::npos) << tiled.output;
+}
+
 // Item 21: explore --help says where the rules come from after an install.
 TEST_F(ExploreCli, HelpNamesTheInstalledRulesFolder) {
   Result r = run("explore --help");

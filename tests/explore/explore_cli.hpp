@@ -269,16 +269,21 @@ inline void expect_each_alternative_validated(const std::string& csv, const std:
 }
 
 // The host program of front point `point` of out/ (the first by default), built with cmake
-// and run on the network's inputs with every layer's expected values, its own values written
-// to values/POINT (exit code -1 when it does not build).
-inline Result run_front_point(ExploreCli& cli, const std::string& program, const std::string& point = "1") {
+// and run on the network's inputs with every layer's expected values (and the point's
+// allowance/, where explore wrote one), its own values written to values/POINT (exit code -1
+// when it does not build). `flags` go after the others.
+inline Result run_front_point(ExploreCli& cli, const std::string& program, const std::string& point = "1",
+                              const std::string& flags = "") {
   const std::filesystem::path& dir = cli.dir();
   std::string project = (dir / "out/front" / point).string();
   if (!build_project(project)) return {-1, "the host program did not build: see " + project + "/log.txt"};
   std::filesystem::path values = dir / "values" / point;
   std::filesystem::create_directories(values);
-  return cli.run_shell(fmt::format("'{0}/build/{2}' '{1}/out/inputs' '{3}' --expected '{1}/out/expected'", project,
-                                   dir.string(), program, values.string()));
+  std::string allowance = std::filesystem::is_directory(project + "/allowance")
+                              ? fmt::format(" --allowance '{}/allowance'", project)
+                              : std::string();
+  return cli.run_shell(fmt::format("'{0}/build/{2}' '{1}/out/inputs' '{3}' --expected '{1}/out/expected'{4} {5}",
+                                   project, dir.string(), program, values.string(), allowance, flags));
 }
 
 // The host program of every front point of out/ (whichever variant it runs) built and run:

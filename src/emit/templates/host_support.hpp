@@ -235,8 +235,11 @@ struct Comparison {
   bool ok() const { return unwritten == 0 && differ == 0; }
 };
 
+// With `allowance` (one float per element: what a program through constant arrays, Winograd's
+// transforms, may differ by beyond the tolerance, as liftc explore validated it), element i may
+// also differ by allowance[i].
 inline Comparison compare_output(const BufferInfo& b, const std::vector<char>& got, const std::vector<char>* expected,
-                                 double rtol, double atol) {
+                                 double rtol, double atol, const std::vector<char>* allowance = nullptr) {
   if (b.half) rtol += 1.0 / 1024.0;
   Comparison c;
   for (size_t i = 0; i < b.elements; ++i) {
@@ -248,8 +251,10 @@ inline Comparison compare_output(const BufferInfo& b, const std::vector<char>& g
   for (size_t i = 0; i < b.elements; ++i) {
     double a = element(got, i, b.is_float), w = element(*expected, i, b.is_float);
     bool ok = std::isnan(a) || std::isnan(w) ? std::isnan(a) && std::isnan(w)
-              : std::isinf(a) || std::isinf(w) ? a == w
-                                               : std::fabs(a - w) <= atol + rtol * std::fabs(w);
+              : std::isinf(a) || std::isinf(w)
+                  ? a == w
+                  : std::fabs(a - w) <= atol + rtol * std::fabs(w) +
+                                            (allowance && !allowance->empty() ? element(*allowance, i, true) : 0.0);
     if (!ok && c.differ++ == 0) c.first = i;
   }
   return c;

@@ -342,6 +342,13 @@ const Evaluator::Allowance* Evaluator::magnitude_allowance(std::size_t index, co
   return allowance;
 }
 
+const interp::Tensors* Evaluator::allowance(const Candidate& c) {
+  const Alternative& alt = *space_.alternatives.at(c.alternative);
+  if (!is_constraint_alternative(alt)) return nullptr;
+  const Allowance* a = magnitude_allowance(c.alternative, constraint_alternative(alt), c.point);
+  return a ? &a->tensors : nullptr;
+}
+
 std::optional<Evaluation> Evaluator::servable_row(const std::string& key) {
   // A cut row was timed once because a point dominated it; this run may not have that
   // point, and a front holds no cut point. It is served only when it would be cut again;

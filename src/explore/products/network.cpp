@@ -17,6 +17,8 @@
 #include "liftc/codegen/plan.hpp"
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/candidates/library.hpp"
+#include "liftc/explore/candidates/magnitude_form.hpp"
+#include "liftc/interp/magnitude.hpp"
 #include "liftc/support/diagnostic.hpp"
 #include "liftc/typecheck/typecheck.hpp"
 
@@ -476,6 +478,29 @@ codegen::Module layer_module(const NetworkExploration& net, std::size_t i, const
   renamed.program = rename_layer(renamed.program, net.layers[layer.same_as], layer);
   rename_kernel_parts(renamed, alt.space());
   return generate_candidate(renamed, x.candidate.point, build_options).module;
+}
+
+std::optional<interp::Tensors> layer_allowance(const NetworkExploration& net, const Problem& network, std::size_t i,
+                                               const Explored& x) {
+  const Layer& layer = net.layers[i];
+  const Alternative& any = *net.results[i]->space.alternatives[x.candidate.alternative];
+  if (!is_constraint_alternative(any)) return std::nullopt;
+  const ConstraintAlternative& alt = constraint_alternative(any);
+  if (constant_arrays_of(alt.space().program).empty()) return std::nullopt;
+  // As the Evaluator does: the untiled form where the arrays first appear, whose magnitude
+  // is the tiled code's (the same products regrouped), else the code's own program.
+  auto bound = [&](const constraints::Space& space) {
+    return ir::bind_sizes(space.program, constraints::size_values(space, x.candidate.point));
+  };
+  ir::Program form;
+  if (!layer.group_of.empty() && layer.group_of == net.layers[layer.same_as].group_of && layer.same_as != i) {
+    LIFTC_ASSERT(net.rules, "a network's exploration keeps the rules its layers were rewritten with");
+    form = bound(group_space(alt.space(), layer, *net.rules));
+  } else {
+    form = alt.magnitude_form() ? ir::bind_sizes(*alt.magnitude_form(), {}) : bound(alt.space());
+    if (layer.same_as != i) form = rename_layer(form, net.layers[layer.same_as], layer);
+  }
+  return interp::rounding_allowance(typecheck::typecheck(form).program, layer_problem(network, layer).inputs);
 }
 
 codegen::Module network_module(const NetworkExploration& net, const NetworkPoint& point, const std::string& build_options) {

@@ -1,6 +1,8 @@
 // What an exploration of a network leaves in its -o folder.
 
 #include <filesystem>
+#include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -72,15 +74,18 @@ std::vector<Evaluation> network_rows(const NetworkExploration& net, const Proble
 namespace {
 
 // The network front's host programs (front/<rank>/), its inputs and expected outputs, and
-// the three tables, into `dir_text`.
-void write_network_front(const std::string& dir_text, const NetworkExploration& net, const Problem& network,
-                         std::int64_t run, const std::string& program_name, const std::string& build_options) {
+// the three tables, into `dir_text`; returns how many points have an allowance/ folder.
+std::size_t write_network_front(const std::string& dir_text, const NetworkExploration& net, const Problem& network,
+                                std::int64_t run, const std::string& program_name, const std::string& build_options) {
   fs::path dir(dir_text);
   create_folder(dir / "front");
   write_inputs_and_expected(dir_text, network);
 
   std::vector<Evaluation> front = network_rows(net, network, run);
   nlohmann::json points = nlohmann::json::array();
+  // Per layer and alternative (the magnitude does not depend on the point: layer_allowance).
+  std::map<std::pair<std::size_t, std::size_t>, std::optional<interp::Tensors>> allowances;
+  std::size_t allowed = 0;
   for (std::size_t rank = 0; rank < net.front.size(); ++rank) {
     codegen::Module m = network_module(net, net.front[rank], build_options);
     fs::path project = dir / "front" / std::to_string(rank + 1);
@@ -91,7 +96,18 @@ void write_network_front(const std::string& dir_text, const NetworkExploration& 
     emit::write_host_project(m, project.string(), program_name);
     const std::vector<std::size_t>& run_layers = point_layers(net, point);
     std::vector<Evaluation> chosen_rows;
-    for (std::size_t j = 0; j < run_layers.size(); ++j) chosen_rows.push_back(chosen(net, point, j).evaluation);
+    interp::Tensors allowance;  // of the layers through constant arrays, by output
+    for (std::size_t j = 0; j < run_layers.size(); ++j) {
+      const Explored& x = chosen(net, point, j);
+      chosen_rows.push_back(x.evaluation);
+      auto [at, fresh] = allowances.try_emplace({run_layers[j], x.candidate.alternative});
+      if (fresh) at->second = layer_allowance(net, network, run_layers[j], x);
+      if (at->second) allowance.insert(at->second->begin(), at->second->end());
+    }
+    if (!allowance.empty()) {
+      write_front_allowance(project.string(), allowance);
+      ++allowed;
+    }
     nlohmann::json layers = nlohmann::json::parse(evaluations_json(chosen_rows));
     for (std::size_t j = 0; j < run_layers.size(); ++j) {
       const Layer& layer = net.layers[run_layers[j]];
@@ -130,14 +146,17 @@ void write_network_front(const std::string& dir_text, const NetworkExploration& 
   write_file((dir / "pareto.json").string(),
              points.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   write_file((dir / "evaluated.csv").string(), evaluations_csv(rows, row_layers));
+  return allowed;
 }
 
 }  // namespace
 
-void write_network_outputs(const std::string& dir_text, const NetworkExploration& net, const Problem& network,
-                           std::int64_t run, const std::string& program_name, const std::string& build_options) {
+std::size_t write_network_outputs(const std::string& dir_text, const NetworkExploration& net, const Problem& network,
+                                  std::int64_t run, const std::string& program_name, const std::string& build_options) {
+  std::size_t allowed = 0;
   replace_outputs(dir_text, output_names(),
-                  [&] { write_network_front(dir_text, net, network, run, program_name, build_options); });
+                  [&] { allowed = write_network_front(dir_text, net, network, run, program_name, build_options); });
+  return allowed;
 }
 
 }  // namespace liftc::explore

@@ -69,8 +69,9 @@ void create_folder(const fs::path& dir) {
 // The front's host programs (front/<rank>/), the program's inputs and expected outputs, and
 // the three tables, into `dir_text`.
 void write_front(const std::string& dir_text, const CandidateSpace& space, const std::vector<Explored>& explored,
-                 const std::vector<std::size_t>& front, const Problem& problem, const std::string& program_name,
-                 const std::string& build_options) {
+                 const std::vector<std::size_t>& front, const std::vector<const interp::Tensors*>& allowances,
+                 const Problem& problem, const std::string& program_name, const std::string& build_options) {
+  LIFTC_ASSERT(allowances.size() == front.size(), "an allowance (or none) per front point");
   fs::path dir(dir_text);
   create_folder(dir / "front");
   write_inputs_and_expected(dir_text, problem);
@@ -84,6 +85,7 @@ void write_front(const std::string& dir_text, const CandidateSpace& space, const
     // A host project, or a CLBlast point's plan and description; each file whole or an error.
     candidate_of(*space.alternatives[x.candidate.alternative])
         .write_front_files(x.candidate.point, project.string(), program_name, build_options);
+    if (allowances[rank]) write_front_allowance(project.string(), *allowances[rank]);
   }
   write_file((dir / "pareto.csv").string(), evaluations_csv(front_rows));
   write_file((dir / "pareto.json").string(), evaluations_json(front_rows));
@@ -116,6 +118,12 @@ void write_inputs_and_expected(const std::string& dir_text, const Problem& probl
   for (const char* sub : {"inputs", "expected"}) create_folder(dir / sub);
   for (const auto& [name, t] : problem.inputs) io::write_npy((dir / "inputs" / (name + ".npy")).string(), t);
   for (const auto& [name, t] : problem.reference) io::write_npy((dir / "expected" / (name + ".npy")).string(), t);
+}
+
+void write_front_allowance(const std::string& project, const interp::Tensors& allowance) {
+  fs::path dir = fs::path(project) / "allowance";
+  create_folder(dir);
+  for (const auto& [name, t] : allowance) io::write_npy((dir / (name + ".npy")).string(), t);
 }
 
 Point parse_point(const Alternative& alt, const std::string& text, const std::string& where) {
@@ -244,10 +252,11 @@ void replace_outputs(const std::string& dir_text, const std::vector<std::string>
 }
 
 void write_outputs(const std::string& dir_text, const CandidateSpace& space, const std::vector<Explored>& explored,
-                   const std::vector<std::size_t>& front, const Problem& problem, const std::string& program_name,
-                   const std::string& build_options) {
-  replace_outputs(dir_text, output_names(),
-                  [&] { write_front(dir_text, space, explored, front, problem, program_name, build_options); });
+                   const std::vector<std::size_t>& front, const std::vector<const interp::Tensors*>& allowances,
+                   const Problem& problem, const std::string& program_name, const std::string& build_options) {
+  replace_outputs(dir_text, output_names(), [&] {
+    write_front(dir_text, space, explored, front, allowances, problem, program_name, build_options);
+  });
 }
 
 }  // namespace liftc::explore

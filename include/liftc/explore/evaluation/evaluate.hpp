@@ -173,6 +173,11 @@ class Evaluator {
   /// Where the time went so far.
   const EvaluatorTimes& times() const { return times_; }
 
+  /// What a point of `c`'s alternative was allowed to differ by beyond the tolerance, per
+  /// element of each float output by name (magnitude_allowance), or nullptr where it computes
+  /// through no constant arrays: the front's host programs compare with the same.
+  const interp::Tensors* allowance(const Candidate& c);
+
   /// Adds to `r` the stored points that cut rows were served on (cut_again) and that `r`
   /// did not explore itself, each once and marked served, counted in `r.cut_reasons`: a
   /// front without them would lack the point that dominates the cut one.

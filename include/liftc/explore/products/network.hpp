@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,13 @@ const Explored& chosen(const NetworkExploration& net, const NetworkPoint& point,
 codegen::Module layer_module(const NetworkExploration& net, std::size_t i, const Explored& x,
                              const std::string& build_options);
 
+/// What layer `i`'s output may differ by beyond the tolerance at `x`, per element
+/// (interp::rounding_allowance on the network's values of what it reads), where its code
+/// computes through constant arrays (Winograd's transforms), as its exploration validated
+/// it; nullopt for the others. Under the layer's own names, as layer_module's.
+std::optional<interp::Tensors> layer_allowance(const NetworkExploration& net, const Problem& network, std::size_t i,
+                                               const Explored& x);
+
 /// Generates every layer's code at the network point `point` and merges them into one
 /// Module: the layers' kernels in order (each with its own FP_CONTRACT pragma), their
 /// global buffers once each (a layer's output is the next one's input), every definition
@@ -117,8 +125,10 @@ std::vector<Evaluation> network_rows(const NetworkExploration& net, const Proble
 /// network's front; the JSON lists each layer's row), evaluated.csv (every layer's rows),
 /// and the network's values for the host programs: inputs/<input>.npy and
 /// expected/<definition>.npy (the interpreter's, every layer's). Every file whole or a
-/// liftc::Error.
-void write_network_outputs(const std::string& dir, const NetworkExploration& net, const Problem& network,
-                           std::int64_t run, const std::string& program_name, const std::string& build_options);
+/// liftc::Error. A point with a layer through constant arrays also has front/<rank>/allowance/
+/// (layer_allowance, by output), which its host program reads with --allowance; returns how
+/// many points have one.
+std::size_t write_network_outputs(const std::string& dir, const NetworkExploration& net, const Problem& network,
+                                  std::int64_t run, const std::string& program_name, const std::string& build_options);
 
 }  // namespace liftc::explore

@@ -75,12 +75,18 @@ std::vector<std::string> output_names();
 /// beside the tables of another).
 void replace_outputs(const std::string& dir, const std::vector<std::string>& names, const std::function<void()>& write);
 
+/// Writes each tensor of `allowance` (by output name: what a point through constant arrays
+/// may differ by per element, interp::rounding_allowance) as `project`/allowance/NAME.npy,
+/// which its host program reads with --allowance.
+void write_front_allowance(const std::string& project, const interp::Tensors& allowance);
+
 /// Writes the front's kernels and host programs (front/<rank>/), the problem's inputs/ and
 /// expected/ (write_inputs_and_expected), pareto.csv, pareto.json and evaluated.csv into
 /// `dir`, every byte or a liftc::Error (a full disk, a file-size limit). `space` generates
-/// each front point's code again, with the exploration's `build_options`.
+/// each front point's code again, with the exploration's `build_options`. `allowances[k]`
+/// (nullptr: none) is front[k]'s allowance, written as front/<rank>/allowance/.
 void write_outputs(const std::string& dir, const CandidateSpace& space, const std::vector<Explored>& explored,
-                   const std::vector<std::size_t>& front, const Problem& problem, const std::string& program_name,
-                   const std::string& build_options);
+                   const std::vector<std::size_t>& front, const std::vector<const interp::Tensors*>& allowances,
+                   const Problem& problem, const std::string& program_name, const std::string& build_options);
 
 }  // namespace liftc::explore
