@@ -23,7 +23,8 @@ INSTANTIATE_TEST_SUITE_P(ScaleShift, FormStrategiesCli,
                          ::testing::Values(FormCase{"conv_scale_shift_relu",
                                                     {"conv-chw-tile-m0", "conv-winograd-local"}},
                                            FormCase{"chw_scale_shift_relu", {"conv-chw-tile", "conv-gemm"}},
-                                           FormCase{"conv_gain_relu", {"conv-chw-tile-split", "conv-winograd-gemm"}}),
+                                           FormCase{"conv_gain_relu", {"conv-chw-tile-split", "conv-winograd-gemm"}},
+                                           FormCase{"chw_bias_gain_relu", {"conv-chw-tile-local", "conv-gemm"}}),
                          [](const auto& info) { return std::string(info.param.form); });
 
 // Each convolution with its batch norm (and the first with its ReLU) fused: both fused layers
@@ -73,6 +74,35 @@ def scaled = map2D(px -> map((v, g) -> v * g, zip(px, gains)), conv)
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.output.find("not offered"), std::string::npos) << r.output;
     EXPECT_TRUE(layer_validated_by(read(dir_ / "out/evaluated.csv"), "conv+scaled", strategy))
+        << read(dir_ / "out/evaluated.csv");
+  }
+}
+
+// The same gain as a channel-first pass of its own over a biased convolution's planes, the
+// gain first in its zip (a generality check's): normal-form merges the fused layer's pass into
+// the map over the kernels, (kernel, gain, bias) triples, which only the generic strategies
+// took before; folded there (scale-into-weights-kernels-outermost), it takes the tiles and
+// Winograd, and its points validate.
+TEST_F(ExploreCli, AChannelFirstGainOfItsOwnIsFoldedIntoTheBiasedConvolutionBefore) {
+  std::ofstream(dir_ / "gain.sr") << R"(size C = 4, H = 8, W = 8, M = 8
+input x    : [[[float]W]H]C
+input wts  : [[[[float]3]3]C]M
+input bias : [float]M
+input gain : [float]M
+def windows(img) = map(transpose, transpose(map(ch -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, ch)), img)))
+def conv = map((k, b) -> map(join, map2D(win -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(k)))),
+                                         windows(x))),
+               zip(wts, bias))
+def act = map((g, plane) -> map2D(v -> max(0.0, g * v), plane), zip(gain, conv))
+)";
+  for (const char* strategy : {"conv-chw-tile", "conv-winograd-local"}) {
+    SCOPED_TRACE(strategy);
+    std::filesystem::remove_all(dir_ / "out");
+    Result r =
+        run(fmt::format("explore gain.sr -s {} --fusion only --search random --evals 2 --jobs 2 -o out", strategy));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("not offered"), std::string::npos) << r.output;
+    EXPECT_TRUE(layer_validated_by(read(dir_ / "out/evaluated.csv"), "conv+act", strategy))
         << read(dir_ / "out/evaluated.csv");
   }
 }
