@@ -24,7 +24,8 @@ INSTANTIATE_TEST_SUITE_P(ScaleShift, FormStrategiesCli,
                                                     {"conv-chw-tile-m0", "conv-winograd-local"}},
                                            FormCase{"chw_scale_shift_relu", {"conv-chw-tile", "conv-gemm"}},
                                            FormCase{"conv_gain_relu", {"conv-chw-tile-split", "conv-winograd-gemm"}},
-                                           FormCase{"chw_bias_gain_relu", {"conv-chw-tile-local", "conv-gemm"}}),
+                                           FormCase{"chw_bias_gain_relu", {"conv-chw-tile-local", "conv-gemm"}},
+                                           FormCase{"conv_batch_norm_relu", {"conv-chw-tile", "conv-winograd-local"}}),
                          [](const auto& info) { return std::string(info.param.form); });
 
 // Each convolution with its batch norm (and the first with its ReLU) fused: both fused layers
@@ -105,6 +106,44 @@ def act = map((g, plane) -> map2D(v -> max(0.0, g * v), plane), zip(gain, conv))
     EXPECT_TRUE(layer_validated_by(read(dir_ / "out/evaluated.csv"), "conv+act", strategy))
         << read(dir_ / "out/evaluated.csv");
   }
+}
+
+// A batch norm written out with its running statistics (gamma * (v - mean) / sqrt(var + eps) +
+// beta, PyTorch's order of the four arrays) as a definition of its own over a channel-first
+// convolution's planes: before, the fused layer was refused by code generation. Its pass is
+// read per pixel, its scale and shift computed by kernels of their own and folded into the
+// kernels and biases: the fused layer takes the tile and Winograd, its points validate, and so
+// does the front point's host program, which holds no buffer for the convolution's output.
+TEST_F(ExploreCli, ABatchNormWrittenOutIsFoldedIntoTheConvolutionBefore) {
+  std::ofstream(dir_ / "bn.sr") << R"(size C = 4, H = 8, W = 8, M = 6
+input weights : [[[[float]3]3]C]M
+input biases  : [float]M
+input mean : [float]M
+input var : [float]M
+input gamma : [float]M
+input beta : [float]M
+input image : [[[float]W]H]C
+def windows(x) = map(transpose, transpose(map(ch -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, ch)), x)))
+def conv = map((w, b) -> map(join, map2D(win -> reduce(b, (acc, p) -> acc + p.0 * p.1, zip(join(join(win)), join(join(w)))),
+                                         windows(image))),
+               zip(weights, biases))
+def bn = map((u, m, q, g, b) -> map2D(v -> max(g * (v - m) / sqrt(q + 1.5) + b, 0.0), u), zip(conv, mean, var, gamma, beta))
+)";
+  Result r = run(
+      "explore bn.sr -s conv-chw-tile -s conv-winograd-gemm --fusion only --search random --pareto --evals 3 --jobs 2 "
+      "-o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_all_in(r.output,
+                {"fused layer (conv+bn): 8 alternative(s) of 2 strategies (conv-chw-tile, conv-winograd-gemm)",
+                 "network Pareto front"});
+  const std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(layer_validated_by(csv, "conv+bn", "conv-chw-tile") ||
+              layer_validated_by(csv, "conv+bn", "conv-winograd-gemm"))
+      << csv;
+  Result host = run_front_point(*this, "bn");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("bn: matches the expected values (384 values)"), std::string::npos) << host.output;
+  EXPECT_EQ(host.output.find("conv: "), std::string::npos) << host.output;
 }
 
 }  // namespace
