@@ -368,11 +368,9 @@ TEST_F(ExploreCli, FusionErrors) {
       r.output,
       {"fused layer (shuffled+dw+g2+unit): not offered: the strategies given have no valid point (conv-gpu #1: code "
        "generation refuses this program: mapSeq runs outside every parallel map",
-       "): what one of the fused definitions computes around the other's convolution (a residual add with a "
-       "per-channel "
-       "gain, a pass, say) "
-       "stays outside the maps the strategies put on work-items, so no strategy takes them together and the fusion "
-       "is left out",
+       "): what one of the fused definitions computes around the other's convolution (a pass reading more than its "
+       "own pixel's values, say) stays outside the maps the strategies put on work-items, so no strategy takes them "
+       "together and the fusion is left out",
        "error: no fused layer of the network has a space (see above); explore it with --fusion off"});
   EXPECT_EQ(r.output.find("layer 'unit'"), std::string::npos) << r.output;
 }

@@ -341,5 +341,36 @@ TEST_F(ExploreCli, SpaceShowsTheConvolutionSplitOffItsResidualAdd) {
   EXPECT_NE(local.output.find("== strategy conv-chw-tile-local, alternative 2 of 2"), std::string::npos) << local.output;
 }
 
+// A channel-first residual add with a per-channel gain on the convolution, x + g * conv(x)
+// (ConvNeXt's layer scale), the add a definition of its own over (image plane, convolution
+// plane, gain) triples (a generality check's): before, the fused layer was refused by code
+// generation. The gain is taken out of the add, folded into the kernels and biases, and the add
+// fused as a residual add: the fused layer takes the tile and Winograd, its points validate, and
+// so does the front point's host program.
+TEST_F(ExploreCli, AResidualAddWithAGainOnItsConvolutionIsFused) {
+  std::ofstream(dir_ / "scaled.sr") << R"(size H = 8, W = 8, C = 4
+input image : [[[float]W]H]C
+input wts : [[[[float]C]3]3]C
+input bias : [float]C
+input gain : [float]C
+def conv = map2D(win -> join(map((w, b) -> reduce(b, (acc, q) -> acc + q.0 * q.1, zip(join(join(win)), join(join(w)))), zip(wts, bias))),
+                 slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, map(transpose, transpose(image)))))
+def res = map((x, r, g) -> map2D(p -> p.0 + g * p.1, zip2D(x, r)), zip(image, transpose(map(transpose, conv)), gain))
+)";
+  Result r =
+      run("explore scaled.sr -s conv-chw-tile -s conv-winograd-gemm --fusion only --search random --pareto "
+          "--evals 3 --jobs 2 -o out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("not offered"), std::string::npos) << r.output;
+  const std::string csv = read(dir_ / "out/evaluated.csv");
+  EXPECT_TRUE(layer_validated_by(csv, "conv+res", "conv-chw-tile") ||
+              layer_validated_by(csv, "conv+res", "conv-winograd-gemm"))
+      << csv;
+  Result host = run_front_point(*this, "scaled");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("res: matches the expected values (256 values)"), std::string::npos) << host.output;
+  EXPECT_EQ(host.output.find("conv: "), std::string::npos) << host.output;
+}
+
 }  // namespace
 }  // namespace liftc::explore::test

@@ -129,7 +129,9 @@ const char* const kPooledForms[] = {"conv_pool_one_definition.sr", "conv_pool_jo
 // residual-pixels-second, residual-outputs-second, residual-value-second and its -pairs form),
 // or its values in each sum's start (residual-start-out-activation adds them after the sums),
 // or zipped first with the kernels and biases, as (value, kernel, bias) triples or
-// (value, (kernel, bias)) pairs (triple-value-first-rotated, nested-zip-flatten-whole).
+// (value, (kernel, bias)) pairs (triple-value-first-rotated, nested-zip-flatten-whole), or over
+// channel-first planes, also with a per-channel gain on the convolution
+// (residual-gain-out-of-planes).
 const char* const kResidualForms[] = {"conv_residual_one_definition.sr",
                                       "conv_residual_relu_first.sr",
                                       "conv_residual_output.sr",
@@ -139,7 +141,8 @@ const char* const kResidualForms[] = {"conv_residual_one_definition.sr",
                                       "conv_residual_value_first.sr",
                                       "conv_residual_value_start.sr",
                                       "conv_residual_nested_pairs.sr",
-                                      "conv_residual_chw.sr"};
+                                      "conv_residual_chw.sr",
+                                      "conv_residual_gain_chw.sr"};
 const char* const kZippedPixels =
     "a convolution and its residual add in one definition: its windows zipped with the other image's pixels, which "
     "the strategies that map the windows or the kernels' sums onto work-items, work-groups or kernels of their own "

@@ -128,10 +128,9 @@ inline constexpr std::string_view kAroundConvolutionHint =
     "maps the strategies put on work-items; written as a definition of its own, it is a layer that explore fuses back "
     "where a strategy takes the two together";
 inline constexpr std::string_view kFusedLayerRefusalHint =
-    "what one of the fused definitions computes around the other's convolution (a residual add with a per-channel "
-    "gain, a pass, say) stays "
-    "outside the maps the strategies put on work-items, so no strategy takes them together and the fusion is left "
-    "out";
+    "what one of the fused definitions computes around the other's convolution (a pass reading more than its own "
+    "pixel's values, say) stays outside the maps the strategies put on work-items, so no strategy takes them together "
+    "and the fusion is left out";
 
 /// The constraints-stage alternative behind `alt` (a library alternative, library.hpp, is not one).
 const ConstraintAlternative& constraint_alternative(const Alternative& alt);
