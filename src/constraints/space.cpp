@@ -413,6 +413,9 @@ const char* to_string(Source s) {
 }
 
 std::string to_string(const Constraint& c) {
+  // Code generation's refusal is written 1 <= 0, a constraint no point satisfies: said so, its
+  // why saying what code generation refused.
+  if (c.source == Source::Codegen && c.why.rfind(kRefusal, 0) == 0) return "no point satisfies it";
   switch (c.kind) {
     case Constraint::Kind::Divides:
       return fmt::format("{} divides {}", arith::to_string(c.lhs), arith::to_string(c.rhs));
