@@ -899,6 +899,26 @@ TEST_F(ExploreCli, RowsWhoseOneElementSumsAreNotJoinedGetTheRowsStrategiesAndVal
   EXPECT_NE(host.output.find("fc: matches the expected values"), std::string::npos) << host.output;
 }
 
+// A fully connected layer whose bias is added by a pass over the joined matrix-vector product,
+// the biases zipped first (examples/fully_connected_bias_pass.sr, issue 38): normal-form fuses
+// the pass into the map over the rows and makes each bias its sum's start; before, it got the
+// generic strategies alone. Each alternative of rows-omega validates, and so does the front's
+// point in its host program.
+TEST_F(ExploreCli, AFullyConnectedLayerWithItsBiasAddedByAPassGetsTheRowsStrategies) {
+  Result r =
+      run(fmt::format("explore {}/examples/fully_connected_bias_pass.sr -s rows-omega -s matvec-parametric "
+                      "--pareto --evals 10 --runs 2 --jobs 2 -o out",
+                      LIFTC_SOURCE_DIR));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("space: 8 alternative(s)"), std::string::npos) << r.output;
+  std::string csv = read(dir() / "out/evaluated.csv");
+  expect_each_alternative_validated(csv, "rows-omega", 3);
+  EXPECT_TRUE(validated_by(csv, "matvec-parametric")) << csv;
+  Result host = run_front_point(*this, "fully_connected_bias_pass");
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_NE(host.output.find("fc: matches the expected values"), std::string::npos) << host.output;
+}
+
 // A program whose only other definition rearranges data (a channel concatenation, as a user
 // writes before a convolution) is one convolution, not a network: explored as one program,
 // its convolution's alternatives are not capped by --max-program-alternatives, which bounds
