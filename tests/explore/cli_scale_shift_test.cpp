@@ -8,6 +8,7 @@
 // evaluations per strategy: a CI test on PoCL.
 
 #include <filesystem>
+#include <initializer_list>
 #include <fstream>
 #include <string>
 
@@ -27,6 +28,22 @@ INSTANTIATE_TEST_SUITE_P(ScaleShift, FormStrategiesCli,
                                            FormCase{"chw_bias_gain_relu", {"conv-chw-tile-local", "conv-gemm"}},
                                            FormCase{"conv_batch_norm_relu", {"conv-chw-tile", "conv-winograd-local"}}),
                          [](const auto& info) { return std::string(info.param.form); });
+
+// Each of `strategies` explored alone on the fused layer `layer` of `file` (--fusion only, two
+// random points): it is offered the layer, and some point of it validates.
+void expect_each_validates_the_fused_layer(ExploreCli& cli, const std::string& file, const std::string& layer,
+                                           std::initializer_list<const char*> strategies) {
+  for (const char* strategy : strategies) {
+    SCOPED_TRACE(strategy);
+    std::filesystem::remove_all(cli.dir() / "out");
+    Result r = cli.run(
+        fmt::format("explore {} -s {} --fusion only --search random --evals 2 --jobs 2 -o out", file, strategy));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("not offered"), std::string::npos) << r.output;
+    const std::string csv = cli.read(cli.dir() / "out/evaluated.csv");
+    EXPECT_TRUE(layer_validated_by(csv, layer, strategy)) << csv;
+  }
+}
 
 // Each convolution with its batch norm (and the first with its ReLU) fused: both fused layers
 // take the register tile and Winograd, their points validate, and so does the host program of
@@ -67,16 +84,8 @@ def conv = map2D(win -> join(map((w, b) -> reduce(b, (acc, q) -> acc + q.0 * q.1
                  slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, image)))
 def scaled = map2D(px -> map((v, g) -> v * g, zip(px, gains)), conv)
 )";
-  for (const char* strategy : {"conv-chw-tile", "conv-gemm", "conv-winograd-gemm"}) {
-    SCOPED_TRACE(strategy);
-    std::filesystem::remove_all(dir_ / "out");
-    Result r =
-        run(fmt::format("explore gain.sr -s {} --fusion only --search random --evals 2 --jobs 2 -o out", strategy));
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_EQ(r.output.find("not offered"), std::string::npos) << r.output;
-    EXPECT_TRUE(layer_validated_by(read(dir_ / "out/evaluated.csv"), "conv+scaled", strategy))
-        << read(dir_ / "out/evaluated.csv");
-  }
+  expect_each_validates_the_fused_layer(*this, "gain.sr", "conv+scaled",
+                                        {"conv-chw-tile", "conv-gemm", "conv-winograd-gemm"});
 }
 
 // The same gain as a channel-first pass of its own over a biased convolution's planes, the
@@ -96,16 +105,7 @@ def conv = map((k, b) -> map(join, map2D(win -> reduce(b, (acc, p) -> acc + p.0 
                zip(wts, bias))
 def act = map((g, plane) -> map2D(v -> max(0.0, g * v), plane), zip(gain, conv))
 )";
-  for (const char* strategy : {"conv-chw-tile", "conv-winograd-local"}) {
-    SCOPED_TRACE(strategy);
-    std::filesystem::remove_all(dir_ / "out");
-    Result r =
-        run(fmt::format("explore gain.sr -s {} --fusion only --search random --evals 2 --jobs 2 -o out", strategy));
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_EQ(r.output.find("not offered"), std::string::npos) << r.output;
-    EXPECT_TRUE(layer_validated_by(read(dir_ / "out/evaluated.csv"), "conv+act", strategy))
-        << read(dir_ / "out/evaluated.csv");
-  }
+  expect_each_validates_the_fused_layer(*this, "gain.sr", "conv+act", {"conv-chw-tile", "conv-winograd-local"});
 }
 
 // A batch norm written out with its running statistics (gamma * (v - mean) / sqrt(var + eps) +
