@@ -115,8 +115,8 @@ TEST_F(ExploreCli, TheHintAfterWritingAFrontNamesAScriptThatExists) {
 // A Winograd point is validated with the rounding its transforms allow per element
 // (interp::rounding_allowance): its front folder has that allowance as allowance/<output>.npy,
 // the hint says so, and the host program compares with it (--allowance), down to a tolerance
-// of zero, where without it the point's values differ from the interpreter's. A point without
-// constant arrays has no allowance/.
+// of zero, where without it the point's values differ from the interpreter's; so does a
+// network point's, per layer. A point without constant arrays has no allowance/.
 TEST_F(ExploreCli, AWinogradFrontPointsHostProgramComparesWithTheAllowanceItWasValidatedWith) {
   const std::string form = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/chw_oihw.sr";
   Result r = run(fmt::format("explore {} -s conv-winograd-gemm --search random --evals 2 --jobs 2 -o out", form));
@@ -133,6 +133,21 @@ TEST_F(ExploreCli, AWinogradFrontPointsHostProgramComparesWithTheAllowanceItWasV
                             dir_.string()));
   EXPECT_NE(exact.exit_code, 0) << exact.output;
   EXPECT_NE(exact.output.find("conv: DIFFERS"), std::string::npos) << exact.output;
+
+  // A network's point: each layer through Winograd's arrays has its output's allowance, here
+  // a grouped convolution's groups, the first explored and the others of its shape
+  // (layer_allowance on each group's own channels), down to a tolerance of zero too.
+  const std::string grouped = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/grouped/resnext_3x3.sr";
+  std::filesystem::remove_all(dir_ / "out");
+  Result groups =
+      run(fmt::format("explore {} -s conv-winograd-gemm --search random --evals 2 --jobs 2 -o out", grouped));
+  ASSERT_EQ(groups.exit_code, 0) << groups.output;
+  for (const char* layer : {"conv_g0", "conv_g1", "conv_g2", "conv_g3"})
+    EXPECT_TRUE(fs::is_regular_file(dir_ / "out/front/1/allowance" / (std::string(layer) + ".npy"))) << layer;
+  Result grouped_host = run_front_point(*this, "resnext_3x3", "1", "--rtol 0 --atol 0");
+  EXPECT_EQ(grouped_host.exit_code, 0) << grouped_host.output;
+  EXPECT_NE(grouped_host.output.find("conv_g3: matches the expected values (512 values)"), std::string::npos)
+      << grouped_host.output;
 
   Result tiled = run(fmt::format("explore {} -s conv-chw-tile --search random --evals 2 --jobs 2 -o tiled", form));
   ASSERT_EQ(tiled.exit_code, 0) << tiled.output;
