@@ -517,12 +517,13 @@ NetworkExploration layer_spaces(Exploration& x, const NetworkOptions& n, const c
                         : fmt::format("{} (as {})", x.layers[i].name, x.layers[x.layers[i].same_as].name));
   }
   if (written == 1)  // a program of one grouped convolution, explored whole and split by group
-    x.say(fmt::format("program: 1 layer, explored with its own space and reference ({} evaluations): {}\n",
-                      x.s.budget.evaluations, fmt::join(names, ", ")));
+    x.say(fmt::format("program: 1 layer, explored with its own space and reference ({}): {}\n", budget_text(x.s.budget),
+                      fmt::join(names, ", ")));
   else
-    x.say(fmt::format("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
-                      "({} evaluations each): {}\n",
-                      written, shapes, x.s.budget.evaluations, fmt::join(names, ", ")));
+    x.say(
+        fmt::format("network: {} layers, {} of a shape of their own, each explored with its own space and reference "
+                    "({} each): {}\n",
+                    written, shapes, budget_text(x.s.budget), fmt::join(names, ", ")));
   // Whether the split definition `definition` is explored whole too: its fused layer, the
   // convolution `convolution` taken back in (--fusion on, where the fusion takes it).
   auto fused_back = [&](const std::string& definition, const std::string& convolution) {

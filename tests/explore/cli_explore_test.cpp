@@ -668,6 +668,19 @@ TEST_F(ExploreCli, ATimeBudgetEndsTheRun) {
   EXPECT_NE(r.output.find("stopped: time budget of 2 s"), std::string::npos) << r.output;
 }
 
+// --time alone is the budget: the evaluations' default of 100 no longer ends the run first
+// (the README's `--time 120` on a VGG-16 layer ended after 100 candidates, 27 s on an H200).
+// The progress line counts the candidates without a bound, and the run stops on the clock
+// (here about 130 candidates in 4 s on PoCL).
+TEST_F(ExploreCli, ATimeBudgetAloneIsNotEndedByTheEvaluationsDefault) {
+  Result r = run(fmt::format("explore {} -s stencil-parametric --time 6 --runs 1", kStencil));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("explore: 1 evaluated, "), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("/100 evaluated"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("budget of 100 evaluations"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("stopped: time budget of 6 s"), std::string::npos) << r.output;
+}
+
 TEST_F(ExploreCli, MatmulThroughARunnerScript) {
   // --runner with a script: the local default path, through a shell command.
   std::ofstream(dir_ / "runner.sh") << "#!/bin/sh\necho 'runner script: running' \"$1\"\nexec \"$LIFTC_RUNNER_BIN\" \"$1\"\n";

@@ -18,7 +18,7 @@ struct Request {
   std::string file;
   std::vector<std::string> strategies;
   std::string search{kDefaultSearch};
-  std::string target, device, evals = "100", time, seed = "1", input_seed = "0";
+  std::string target, device, evals, time, seed = "1", input_seed = "0";
   std::string runner, timeout = "60", runs = "5", warmup = "1", population, selection = "tournament";
   std::string build_options;
   std::string max_program_alternatives;  // --whole-program: the bound on its alternatives ("" = the default)

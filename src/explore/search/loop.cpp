@@ -32,6 +32,13 @@ std::string clock_text(double seconds) {
 
 }  // namespace
 
+std::string budget_text(const Budget& b) {
+  std::string evaluations = fmt::format("{} evaluations", b.evaluations);
+  if (b.seconds <= 0) return evaluations;
+  std::string seconds = fmt::format("{:g} s", b.seconds);
+  return b.evaluations >= kUnboundedEvaluations ? seconds : evaluations + " or " + seconds;
+}
+
 std::vector<std::size_t> front_of(const std::vector<Explored>& explored) {
   std::vector<Objectives> points;
   std::vector<std::size_t> index;
@@ -142,10 +149,14 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
       std::size_t n = r.explored.size();
       double eta = t / double(n) * double(budget.evaluations - std::min(n, budget.evaluations));
       if (budget.seconds > 0) eta = std::min(eta, budget.seconds - t);
-      fmt::print(progress, "{}explore{}: {}/{} evaluated, {} valid, {} failed, {} from the store, best {}, front {}, {} elapsed, ETA {}{}",
-                 tty ? "\r" : "", label.empty() ? "" : " " + label, n, budget.evaluations, valid, failed, served,
-                 std::isfinite(best) ? fmt::format("{:.4g} ms", best) : "-", front_of(r.explored).size(),
-                 clock_text(t), clock_text(eta), tty ? "\x1b[K" : "\n");
+      bool counted = budget.evaluations < kUnboundedEvaluations;  // else the clock alone ends it
+      fmt::print(progress,
+                 "{}explore{}: {}{} evaluated, {} valid, {} failed, {} from the store, best {}, front {}, {} elapsed, "
+                 "ETA {}{}",
+                 tty ? "\r" : "", label.empty() ? "" : " " + label, n,
+                 counted ? fmt::format("/{}", budget.evaluations) : std::string(), valid, failed, served,
+                 std::isfinite(best) ? fmt::format("{:.4g} ms", best) : "-", front_of(r.explored).size(), clock_text(t),
+                 clock_text(eta), tty ? "\x1b[K" : "\n");
       std::fflush(progress);
     }
   };

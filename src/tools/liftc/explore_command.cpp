@@ -43,7 +43,9 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option("--target,-t", o->target, "a target profile for the constraints (default: the device's own limits)");
   cmd->add_option("--device", o->device, "the device the runner uses (index or part of its name; default: the first)");
   cmd->add_option("--search", o->search, explore::search_help());
-  cmd->add_option("--evals", o->evals, "budget: candidates to evaluate (default 100)");
+  cmd->add_option(
+      "--evals", o->evals,
+      "budget: candidates to evaluate (default 100; with --time and no --evals, none: the clock ends the run)");
   cmd->add_option("--time", o->time, "budget: seconds of wall time (default: no limit)");
   cmd->add_option("--seed", o->seed, "seed of the search: the same seed gives the same candidates (default 1)");
   cmd->add_option("--input-seed", o->input_seed, "seed of the random inputs (default 0)");

@@ -22,6 +22,12 @@ struct Budget {
   double seconds = 0;             // wall time; 0 = no limit
 };
 
+/// The most evaluations --evals takes: a budget of that many is none (--time alone).
+inline constexpr std::size_t kUnboundedEvaluations = 10'000'000;
+
+/// "100 evaluations", "120 s" (no bound on the evaluations) or "100 evaluations or 120 s".
+std::string budget_text(const Budget& b);
+
 /// One evaluated candidate of a run.
 struct Explored {
   Candidate candidate;
