@@ -26,7 +26,8 @@ INSTANTIATE_TEST_SUITE_P(ScaleShift, FormStrategiesCli,
                                            FormCase{"chw_scale_shift_relu", {"conv-chw-tile", "conv-gemm"}},
                                            FormCase{"conv_gain_relu", {"conv-chw-tile-split", "conv-winograd-gemm"}},
                                            FormCase{"chw_bias_gain_relu", {"conv-chw-tile-local", "conv-gemm"}},
-                                           FormCase{"conv_batch_norm_relu", {"conv-chw-tile", "conv-winograd-local"}}),
+                                           FormCase{"conv_batch_norm_relu", {"conv-chw-tile", "conv-winograd-local"}},
+                                           FormCase{"conv_batch_norm_in_kernels", {"conv-chw-tile-m0", "conv-gemm"}}),
                          [](const auto& info) { return std::string(info.param.form); });
 
 // Each of `strategies` explored alone on the fused layer `layer` of `file` (--fusion only, two
@@ -144,6 +145,29 @@ def bn = map((u, m, q, g, b) -> map2D(v -> max(g * (v - m) / sqrt(q + 1.5) + b, 
   ASSERT_EQ(host.exit_code, 0) << host.output;
   EXPECT_NE(host.output.find("bn: matches the expected values (384 values)"), std::string::npos) << host.output;
   EXPECT_EQ(host.output.find("conv: "), std::string::npos) << host.output;
+}
+
+// The same batch norm over a convolution without biases written kernel by kernel, its
+// (plane, mean, var, gamma, beta) quintuples read through projections, t.0 to t.4 (a
+// generality check's form: the fused layer was refused by code generation). Destructured
+// (quintuple-projections-scalars-last), it is folded as above: the fused layer takes the
+// tiles, the GEMM and Winograd, and its points validate.
+TEST_F(ExploreCli, ABatchNormWrittenOutThroughProjectionsIsFoldedIntoTheConvolutionBefore) {
+  std::ofstream(dir_ / "bn.sr") << R"(size C = 4, H = 8, W = 8, M = 8
+input x     : [[[float]W]H]C
+input w     : [[[[float]3]3]C]M
+input mean  : [float]M
+input var   : [float]M
+input gamma : [float]M
+input beta  : [float]M
+def windows(xs) = map(transpose, transpose(map(p -> slide2D(3, 3, 1, 1, pad2D(1, 1, 1, 1, 0.0, p)), xs)))
+def conv = map(k -> map(row -> join(map(win -> reduce(0.0, (a, t) -> a + t.0 * t.1, zip(join(join(win)), join(join(k)))), row)),
+                        windows(x)),
+               w)
+def bnrelu = map(t -> map(row -> map(v -> max((v - t.1) / sqrt(t.2 + 1.5) * t.3 + t.4, 0.0), row), t.0),
+                 zip(conv, mean, var, gamma, beta))
+)";
+  expect_each_validates_the_fused_layer(*this, "bn.sr", "conv+bnrelu", {"conv-chw-tile-split", "conv-winograd-gemm"});
 }
 
 }  // namespace
