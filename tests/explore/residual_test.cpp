@@ -124,20 +124,23 @@ def out = map2D((window, r) -> map(v -> v.0 + v.1,
 // conv_residual_in_start.sr; the value zipped first with the kernels and biases,
 // conv_residual_value_first.sr and conv_residual_value_start.sr).
 // conv_residual_output_image_first.sr's convolution is a closed
-// part of its definition, split as written.
+// part of its definition, split as written, and so is conv_residual_gain_chw.sr's (x + g *
+// conv(x) over planes, the convolution transposed back to channel-first).
 TEST(ResidualSplits, OnlyTheConvolutionsWithAResidualAddAreSplit) {
   test::ExamplesSplit split = test::examples_split(
       [](const ir::Program& p, const rewrite::RuleSet* r) { return !split_residuals(p, r).splits.empty(); });
   EXPECT_GE(split.programs, 50);
   const std::string as_written =
-      "conv/forms/conv_residual_one_definition.sr, conv/forms/conv_residual_output.sr, "
+      "conv/forms/conv_residual_gain_chw.sr, conv/forms/conv_residual_one_definition.sr, "
+      "conv/forms/conv_residual_output.sr, "
       "conv/forms/conv_residual_output_image_first.sr, conv/forms/conv_residual_relu_first.sr, conv/fused/conv_residual.sr, "
       "conv/fused/depthwise_pointwise_residual.sr, conv/fused/pointwise_residual.sr";
   EXPECT_EQ(fmt::format("{}", fmt::join(split.as_written, ", ")), as_written);
   EXPECT_EQ(
       fmt::format("{}", fmt::join(split.with_rules, ", ")),
-      "conv/forms/conv_residual_image_first.sr, conv/forms/conv_residual_in_start.sr, "
-      "conv/forms/conv_residual_nested_pairs.sr, conv/forms/conv_residual_one_definition.sr, "
+      "conv/forms/conv_residual_gain_chw.sr, conv/forms/conv_residual_image_first.sr, "
+      "conv/forms/conv_residual_in_start.sr, conv/forms/conv_residual_nested_pairs.sr, "
+      "conv/forms/conv_residual_one_definition.sr, "
       "conv/forms/conv_residual_output.sr, "
       "conv/forms/conv_residual_output_image_first.sr, conv/forms/conv_residual_relu_first.sr, "
       "conv/forms/conv_residual_value_first.sr, conv/forms/conv_residual_value_start.sr, conv/fused/conv_residual.sr, "
