@@ -488,7 +488,10 @@ std::optional<interp::Tensors> layer_allowance(const NetworkExploration& net, co
   const ConstraintAlternative& alt = constraint_alternative(any);
   if (constant_arrays_of(alt.space().program).empty()) return std::nullopt;
   // As the Evaluator does: the untiled form where the arrays first appear, whose magnitude
-  // is the tiled code's (the same products regrouped), else the code's own program.
+  // is the tiled code's (the same products regrouped), else the code's own program. The layer
+  // under its own names as layer_module makes it (another group: group_space; a layer of an
+  // earlier one's shape: rename_layer), here on the form rather than the tiled space, which
+  // interprets 20 times as slowly (Evaluator::magnitude_allowance).
   auto bound = [&](const constraints::Space& space) {
     return ir::bind_sizes(space.program, constraints::size_values(space, x.candidate.point));
   };
