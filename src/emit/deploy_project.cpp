@@ -61,6 +61,10 @@ std::string cmake_lists(const std::vector<DeployPoint>& points, const std::strin
   return fill("deploy/CMakeLists.txt", {{"name", name}, {"clblast", clblast}});
 }
 
+bool has_allowance(const std::vector<DeployPoint>& points) {
+  return std::any_of(points.begin(), points.end(), [](const DeployPoint& p) { return !p.allowance.empty(); });
+}
+
 std::string readme(const std::vector<DeployPoint>& points, const std::string& name) {
   std::string rows;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -75,7 +79,8 @@ std::string readme(const std::vector<DeployPoint>& points, const std::string& na
               {{"name", name},
                {"rows", Code{rows}},
                {"tensors", fmt::format("{}", fmt::join(io, "; "))},
-               {"clblast", Code{calls_library(points) ? template_text("deploy/README_clblast.md") : ""}}});
+               {"clblast", Code{calls_library(points) ? template_text("deploy/README_clblast.md") : ""}},
+               {"allowance", Code{has_allowance(points) ? template_text("deploy/README_allowance.md") : ""}}});
 }
 
 }  // namespace
@@ -93,20 +98,32 @@ void check_deployable(const std::vector<DeployPoint>& points) {
       throw Error(fmt::format("front point {} takes or gives other tensors than point 1 ({} against {}); a deployed "
                               "front's points must stand for each other",
                               i + 1, fmt::join(interface_of(p.plan, HostRole::Input), ", "), fmt::join(inputs, ", ")));
+    // An allowance's name becomes a file name: only the point's own outputs are accepted.
+    for (const auto& [output, npy] : p.allowance) {
+      auto outs = p.plan.buffers_of(HostRole::Output);
+      if (std::none_of(outs.begin(), outs.end(), [&](const HostBuffer* b) { return b->name == output; }))
+        throw Error(
+            fmt::format("front point {} has an allowance for '{}', which is not one of its outputs", i + 1, output));
+    }
   }
 }
 
 std::vector<std::pair<std::string, std::string>> deploy_project(const std::vector<DeployPoint>& points,
                                                                 const std::string& name) {
   check_deployable(points);
-  return {{"CMakeLists.txt", cmake_lists(points, name)},
-          {"README.md", readme(points, name)},
-          {"front.hpp", template_text("deploy/front.hpp")},
-          {"front.cpp", template_text("deploy/front.cpp")},
-          {"front_data.hpp", template_text("deploy/front_data.hpp")},
-          {"points.cpp", points_cpp(points)},
-          {"liftc_host.hpp", fill("deploy/liftc_host.hpp", {{"support", Code{host_support_text()}}})},
-          {"demo.cpp", template_text("deploy/demo.cpp")}};
+  std::vector<std::pair<std::string, std::string>> files{
+      {"CMakeLists.txt", cmake_lists(points, name)},
+      {"README.md", readme(points, name)},
+      {"front.hpp", template_text("deploy/front.hpp")},
+      {"front.cpp", template_text("deploy/front.cpp")},
+      {"front_data.hpp", template_text("deploy/front_data.hpp")},
+      {"points.cpp", points_cpp(points)},
+      {"liftc_host.hpp", fill("deploy/liftc_host.hpp", {{"support", Code{host_support_text()}}})},
+      {"demo.cpp", template_text("deploy/demo.cpp")}};
+  for (std::size_t i = 0; i < points.size(); ++i)
+    for (const auto& [output, npy] : points[i].allowance)
+      files.emplace_back(fmt::format("allowance/{}/{}.npy", i + 1, output), npy);
+  return files;
 }
 
 }  // namespace liftc::emit

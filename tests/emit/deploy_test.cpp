@@ -15,6 +15,7 @@
 
 #include "liftc/emit/deploy_project.hpp"
 #include "liftc/io/tensor.hpp"
+#include "liftc/support/diagnostic.hpp"
 #include "liftc/support/file.hpp"
 #include "../codegen/run_helpers.hpp"
 
@@ -51,8 +52,8 @@ TEST(HostProgram, DeployedFrontChoosesOneAndTwoStagePoints) {
   EXPECT_EQ(two.buffers[2].name, "y");
   EXPECT_EQ(two.buffers[2].role, HostRole::Scratch);
 
-  std::vector<DeployPoint> points = {{"two layers", 0.5, 0.01, two.global_bytes(), two},
-                                     {"fused", 1.0, 0.01, one.global_bytes(), one}};
+  std::vector<DeployPoint> points = {{"two layers", 0.5, 0.01, two.global_bytes(), two, {}},
+                                     {"fused", 1.0, 0.01, one.global_bytes(), one, {}}};
   auto dir = std::filesystem::temp_directory_path() / ("liftc_deploy_test_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   for (const auto& [file, text] : deploy_project(points, "pair")) {
@@ -87,6 +88,35 @@ TEST(HostProgram, DeployedFrontChoosesOneAndTwoStagePoints) {
     ++matches;
   EXPECT_EQ(matches, 2u) << printed;
   std::filesystem::remove_all(dir);
+}
+
+// A point's allowance (Winograd's, per output) becomes allowance/<point>/<output>.npy of the
+// project; its name is a file name, so one that is not an output of its point is refused.
+TEST(DeployProject, APointsAllowanceIsAFileOfItsOwnOutputsOnly) {
+  Program p;
+  p.inputs = {vector32("a")};
+  p.defs = {{"z", make_call(Prim::MapGlb, {0}, {make_lambda({"x"}, twice(make_var("x"))), make_var("a")}), {}}};
+  HostPlan plan = host_plan(generate(testing::checked(p)));
+  DeployPoint point{"twice", 0.5, 0.01, plan.global_bytes(), plan, {}};
+  point.allowance["z"] = "NPY bytes";
+  std::vector<DeployPoint> points = {point, {"twice again", 1.0, 0.01, plan.global_bytes(), plan, {}}};
+  std::vector<std::string> allowance_files;
+  for (const auto& [file, text] : deploy_project(points, "one"))
+    if (file.rfind("allowance/", 0) == 0) {
+      allowance_files.push_back(file);
+      EXPECT_EQ(text, "NPY bytes");
+    }
+  EXPECT_EQ(allowance_files, (std::vector<std::string>{"allowance/1/z.npy"}));
+  for (const char* name : {"a", "../z", "y"}) {
+    points[0].allowance = {{name, "NPY bytes"}};
+    try {
+      deploy_project(points, "one");
+      ADD_FAILURE() << name << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                fmt::format("error: front point 1 has an allowance for '{}', which is not one of its outputs", name));
+    }
+  }
 }
 
 }  // namespace

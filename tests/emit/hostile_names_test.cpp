@@ -98,8 +98,8 @@ TEST(HostileNames, DeployedFrontEscapesLabelsAndName) {
   HostPlan plan = host_plan(vector_add());
   auto project = [&](const std::string& label, const std::string& name) {
     std::map<std::string, std::string> files;
-    for (auto& [file, text] : deploy_project({{label, 0.5, 0.01, plan.global_bytes(), plan},
-                                              {label + "2", 0.25, 0.01, plan.global_bytes() + 4, plan}},
+    for (auto& [file, text] : deploy_project({{label, 0.5, 0.01, plan.global_bytes(), plan, {}},
+                                              {label + "2", 0.25, 0.01, plan.global_bytes() + 4, plan, {}}},
                                              name))
       files[file] = text;
     return files;
@@ -178,7 +178,7 @@ TEST(HostileNames, DeployedFrontBuildsUnderTheWorstLabelAndName) {
   HostPlan plan = host_plan(vector_add());
   auto dir = std::filesystem::temp_directory_path() / ("liftc_hostile_deploy_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  for (const auto& [file, text] : deploy_project({{kWorst, 0.5, 0.01, plan.global_bytes(), plan}}, kWorst)) {
+  for (const auto& [file, text] : deploy_project({{kWorst, 0.5, 0.01, plan.global_bytes(), plan, {}}}, kWorst)) {
     std::filesystem::create_directories(dir / "src");
     write_file((dir / "src" / file).string(), text);
   }

@@ -232,6 +232,50 @@ TEST_F(DeployCli, FrontWithAClblastPointDeploysAndValidates) {
   EXPECT_EQ(read(dir_ / "proj2/points.cpp"), read(dir_ / "proj/points.cpp"));
 }
 
+// A front of Winograd points: each was validated with a rounding allowance per output element
+// (front/<rank>/allowance/conv.npy), which the deployed project carries as
+// allowance/<point>/conv.npy and its demo compares with (--allowance), down to a tolerance of
+// zero, where without it the same point's values differ from the interpreter's.
+TEST_F(DeployCli, AWinogradPointsDemoComparesWithTheAllowanceItWasValidatedWith) {
+  const std::string form = std::string(LIFTC_SOURCE_DIR) + "/examples/conv/forms/chw_oihw.sr";
+  Result explored =
+      liftc(fmt::format("explore {} -s conv-winograd-gemm --search random --evals 2 --jobs 2 --pareto -o ex -q", form));
+  ASSERT_EQ(explored.exit_code, 0) << explored.out << explored.err;
+  nlohmann::json front = nlohmann::json::parse(read(dir_ / "ex/pareto.json"));
+  ASSERT_GE(front.size(), 1u);
+  Result deployed = liftc("deploy ex -o proj");
+  ASSERT_EQ(deployed.exit_code, 0) << deployed.err;
+  for (std::size_t n = 1; n <= front.size(); ++n)
+    EXPECT_EQ(read(dir_ / fmt::format("proj/allowance/{}/conv.npy", n)),
+              read(dir_ / fmt::format("ex/front/{}/allowance/conv.npy", n)))
+        << n;
+  EXPECT_NE(read(dir_ / "proj/README.md").find("--allowance allowance"), std::string::npos);
+  ASSERT_EQ(build_project().exit_code, 0) << read(dir_ / "build.log");
+
+  const std::string on_exploration_data = "proj/build/demo --inputs ex/inputs --expected ex/expected --rtol 0 --atol 0";
+  Result exact = shell(on_exploration_data);
+  EXPECT_EQ(exact.exit_code, 1) << exact.out << exact.err;
+  EXPECT_NE(exact.out.find("conv: DIFFERS"), std::string::npos) << exact.out;
+  Result allowed = shell(on_exploration_data + " --allowance proj/allowance");
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.out << allowed.err;
+  EXPECT_NE(allowed.out.find("conv: matches the expected values (144 values)"), std::string::npos) << allowed.out;
+
+  // --allowance widens a comparison: without --expected, or a folder that is not there, an error.
+  Result alone = shell("proj/build/demo --allowance proj/allowance");
+  EXPECT_EQ(alone.exit_code, 1);
+  EXPECT_EQ(alone.err, "error: --allowance needs --expected: it widens that comparison\n");
+  Result missing = shell("proj/build/demo --expected ex/expected --allowance nowhere");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "error: the allowance directory nowhere does not exist\n");
+
+  // A front regenerated from the store has no exploration's inputs to compute one on: none.
+  Result from_store = liftc("deploy --db ex/results.db --run 1 -o proj2");
+  ASSERT_EQ(from_store.exit_code, 0) << from_store.err;
+  EXPECT_EQ(read(dir_ / "proj2/points.cpp"), read(dir_ / "proj/points.cpp"));
+  EXPECT_FALSE(fs::exists(dir_ / "proj2/allowance"));
+  EXPECT_EQ(read(dir_ / "proj2/README.md").find("--allowance allowance"), std::string::npos);
+}
+
 // A hand-made front of one point (conv-gpu #1, v=4) in `dir`: y = x copied, two buffers of
 // 4 floats (32 bytes). `memory` is the row's memory_bytes; `arg` the plan's int argument;
 // `time` the row's time.

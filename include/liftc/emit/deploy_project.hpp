@@ -9,6 +9,7 @@
 // text is templates/deploy/*; the shared host text templates/host_support.hpp.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,11 @@ struct DeployPoint {
   double spread_ms = 0;           // half the range of the timed runs
   std::int64_t memory_bytes = 0;  // the front's memory objective (the plan's global bytes)
   codegen::HostPlan plan;
+  /// Per output (its name), the .npy of what each element may differ by beyond the demo's
+  /// tolerance: a point through constant arrays (Winograd's transforms) as liftc explore
+  /// validated it (front/<rank>/allowance/<output>.npy). Empty for any other point, and for
+  /// a front regenerated from a store (no exploration's inputs to compute it on).
+  std::map<std::string, std::string> allowance;
 };
 
 /// Checks that `points` can stand for each other: at least one, every one with the inputs
@@ -31,8 +37,9 @@ struct DeployPoint {
 /// finite time >= 0; a liftc::Error naming the first point that differs.
 void check_deployable(const std::vector<DeployPoint>& points);
 
-/// The files of the deployed project (relative path, text): CMakeLists.txt, front.hpp,
-/// front.cpp, front_data.hpp, points.cpp, liftc_host.hpp, demo.cpp, README.md.
+/// The files of the deployed project (relative path, contents): CMakeLists.txt, front.hpp,
+/// front.cpp, front_data.hpp, points.cpp, liftc_host.hpp, demo.cpp, README.md, and each
+/// point's allowance as allowance/<point>/<output>.npy (the demo's --allowance allowance).
 /// `name` names the library (lib<cmake_name(name)>_front) and the README's title. Every
 /// label goes into points.cpp as a comment's text and a string literal, into README.md as
 /// Markdown text (template.hpp escapes each).

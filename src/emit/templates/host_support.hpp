@@ -278,12 +278,6 @@ inline bool report_output(const BufferInfo& b, const Comparison& c, const std::v
   return false;
 }
 
-// Checks one output (compare_output) and prints the verdict; returns whether it passed.
-inline bool check_output(const BufferInfo& b, const std::vector<char>& got, const std::vector<char>* expected,
-                         double rtol, double atol) {
-  return report_output(b, compare_output(b, got, expected, rtol, atol), got, expected);
-}
-
 // A non-negative finite number from a flag's value, or fail naming the flag.
 inline double number_flag(const char* flag, const char* text) {
   char* end = nullptr;

@@ -129,6 +129,13 @@ std::vector<emit::DeployPoint> read_front_folder(const std::string& dir_text) {
     p.plan = codegen::read_plan_json(read_regular_file(plan.string(), "plan.json", kMaxFile), plan.string());
     check_library_calls(p.plan, plan.string());
     check_memory(p, row.contains("layers"), where, plan.string());
+    // A point through constant arrays (Winograd's) has front/<rank>/allowance/<output>.npy:
+    // what each element may differ by, as explore validated it; its outputs' are deployed.
+    for (const codegen::HostBuffer* b : p.plan.buffers_of(codegen::HostRole::Output)) {
+      fs::path allowed = dir / "front" / std::to_string(rank) / "allowance" / (b->name + ".npy");
+      if (b->is_float && fs::exists(allowed, ec))
+        p.allowance[b->name] = read_regular_file(allowed.string(), "an allowance", kMaxFile);
+    }
     points.push_back(std::move(p));
   }
   return points;

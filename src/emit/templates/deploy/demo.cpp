@@ -3,15 +3,18 @@
 // and checks the outputs; several requests switch in one process and report each cost.
 //
 // Usage: demo [--memory-budget BYTES]... [--latency-ms MS]... [--inputs DIR] [--expected DIR]
-//             [--runs N] [--seed S] [--device N] [--rtol R] [--atol A] [--list]
+//             [--allowance DIR] [--runs N] [--seed S] [--device N] [--rtol R] [--atol A] [--list]
 //   Request i takes the i-th --memory-budget and the i-th --latency-ms (a flag given fewer
 //   times repeats its last value; none: no budget, no target). Inputs are DIR/<input>.npy,
 //   else random (from --seed). With --expected, each output is compared with
-//   DIR/<output>.npy; every output is checked for elements never written. Exit 1 on any
-//   error or wrong output.
+//   DIR/<output>.npy; every output is checked for elements never written. With --allowance
+//   (the project's allowance/), an output of point P with DIR/P/<output>.npy may also differ
+//   by that file's value per element: what liftc explore validated a point through constant
+//   arrays (Winograd's transforms) with. Exit 1 on any error or wrong output.
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <random>
 
@@ -74,7 +77,7 @@ liftc_deploy::Tensor random_tensor(const liftc_deploy::TensorSpec& s, std::mt199
 int run_demo(int argc, char** argv) {
   std::vector<long long> budgets;
   std::vector<double> targets;
-  std::string inputs_dir, expected_dir;
+  std::string inputs_dir, expected_dir, allowance_dir;
   int device = -1, runs = 1;
   unsigned seed = 0;
   double rtol = 1e-3, atol = 1e-3;
@@ -86,21 +89,30 @@ int run_demo(int argc, char** argv) {
       continue;
     }
     if (arg != "--memory-budget" && arg != "--latency-ms" && arg != "--inputs" && arg != "--expected" &&
-        arg != "--runs" && arg != "--seed" && arg != "--device" && arg != "--rtol" && arg != "--atol")
-      fail("unknown argument " + arg + " (usage: demo [--memory-budget BYTES]... [--latency-ms MS]... [--inputs DIR] "
-           "[--expected DIR] [--runs N] [--seed S] [--device N] [--rtol R] [--atol A] [--list])");
+        arg != "--allowance" && arg != "--runs" && arg != "--seed" && arg != "--device" && arg != "--rtol" &&
+        arg != "--atol")
+      fail("unknown argument " + arg +
+           " (usage: demo [--memory-budget BYTES]... [--latency-ms MS]... [--inputs DIR] "
+           "[--expected DIR] [--allowance DIR] [--runs N] [--seed S] [--device N] [--rtol R] [--atol A] [--list])");
     if (a + 1 >= argc) fail(arg + " needs a value");
     const char* value = argv[++a];
     if (arg == "--memory-budget") budgets.push_back(bytes_flag(value));
     else if (arg == "--latency-ms") targets.push_back(liftc_host::number_flag("--latency-ms", value));
     else if (arg == "--inputs") inputs_dir = value;
     else if (arg == "--expected") expected_dir = value;
+    else if (arg == "--allowance")
+      allowance_dir = value;
     else if (arg == "--device") device = liftc_host::device_flag(value);
     else if (arg == "--rtol") rtol = liftc_host::number_flag("--rtol", value);
     else if (arg == "--atol") atol = liftc_host::number_flag("--atol", value);
     else if (arg == "--runs") runs = static_cast<int>(whole_flag("--runs", value, 1));
     else seed = static_cast<unsigned>(whole_flag("--seed", value, 0));
   }
+
+  std::error_code ec;
+  if (!allowance_dir.empty() && expected_dir.empty()) fail("--allowance needs --expected: it widens that comparison");
+  if (!allowance_dir.empty() && !std::filesystem::is_directory(allowance_dir, ec))
+    fail("the allowance directory " + allowance_dir + " does not exist");
 
   liftc_deploy::Front front(device);
   std::printf("device: %s\n", front.device_name().c_str());
@@ -155,8 +167,15 @@ int run_demo(int argc, char** argv) {
     for (const liftc_deploy::TensorSpec& s : front.outputs()) {
       liftc_host::BufferInfo b = info_of(s);
       auto want = expected.find(s.name);
-      all_ok = liftc_host::check_output(b, outputs.at(s.name).bytes, want == expected.end() ? nullptr : &want->second,
-                                        rtol, atol) &&
+      const std::vector<char>* wanted = want == expected.end() ? nullptr : &want->second;
+      // The chosen point's allowance for this output, where it has one.
+      std::vector<char> allowance;
+      std::string allowed = allowance_dir + "/" + std::to_string(c.point) + "/" + s.name + ".npy";
+      if (!allowance_dir.empty() && s.is_float && std::filesystem::exists(allowed, ec))
+        allowance = liftc_host::read_npy(allowed, b);
+      const std::vector<char>& got = outputs.at(s.name).bytes;
+      all_ok = liftc_host::report_output(b, liftc_host::compare_output(b, got, wanted, rtol, atol, &allowance), got,
+                                         wanted) &&
                all_ok;
     }
   }
