@@ -12,7 +12,8 @@
 # graph time over liftc's (> 1: liftc faster), by the kernels' time and, for a block, by its
 # host program's wall and device span (the point of least wall time of those timed), whether
 # each reaches 1.0, and per block the least peak memory of the front's points with a fused
-# layer against that of its points without one.
+# layer against that of its points without one (or that no unfused point is on the front: a
+# fused point dominates each).
 #
 # Usage: scripts/bench_mobile.sh [--liftc PATH] [--device D] [--time S] [--layer-time S]
 #                                [--points K] [--out DIR]

@@ -61,7 +61,8 @@ def survey(liftc, form, strategy):
         points = sum(int(n) for n in re.findall(r"^valid points: (\d+)", text, re.M))
         return ("offered", points) if points > 0 else ("empty", "no alternative has a valid point")
     m = REFUSAL.search(text)
-    if r.returncode == 1 and m and m.group(2).strip():
+    need = m.group(2).strip() if m else ""
+    if r.returncode == 1 and need and not need.startswith(")"):  # a step named with nothing said of it is no reason
         return "refused", m.group(1)
     return "other", f"exit {r.returncode}: " + " ".join(text.strip().splitlines()[-3:])[:400]
 
