@@ -58,7 +58,8 @@ def survey(liftc, form, strategy):
         return "other", f"could not run {liftc}: {e.strerror}"
     text = r.stdout + r.stderr
     if r.returncode == 0:
-        points = sum(int(n) for n in re.findall(r"^valid points: (\d+)", text, re.M))
+        # per alternative, exact ("12 (exact)") or Knuth's estimate for a large space ("about 1.35e+06 (...)")
+        points = sum(float(n) for n in re.findall(r"^valid points: (?:about )?([0-9.e+]+)", text, re.M))
         return ("offered", points) if points > 0 else ("empty", "no alternative has a valid point")
     m = REFUSAL.search(text)
     need = m.group(2).strip() if m else ""
