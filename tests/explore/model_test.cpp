@@ -396,6 +396,55 @@ TEST(ModelSearch, FindsTheOptimumOfAKnownCostInFewerAsksThanRandom) {
                                            << ::testing::PrintToString(random);
 }
 
+// Two alternatives: a shallow one, near its floor (1.0) at every point, and a deep one whose
+// floor (0.7) is reached only near one corner (1.8 on average). The shallow one leads from the
+// start and settles; the search then gives its rounds to the deep one, still within
+// kContenderFactor and gaining, instead of measuring the shallow one's flat points (the lock-in
+// of VGG-16's layer 3 on `conv-chw-tile-m0`, docs/results.md).
+Outcome shallow_or_deep(const Candidate& c) {
+  Outcome o;
+  o.ok = true;
+  double distance = 0;
+  for (std::int64_t v : c.point) distance += std::fabs(double(v - 13));
+  o.objectives.time_ms = c.alternative == 0 ? 1.0 + 0.0005 * distance : 0.7 + 0.05 * distance;
+  o.objectives.memory = 1;
+  return o;
+}
+
+TEST(ModelSearch, ASettledAlternativeGivesItsRoundsToAContender) {
+  std::vector<std::int64_t> d;
+  for (int i = 1; i <= 16; ++i) d.push_back(i);
+  std::vector<double> deep_share, best;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    CandidateSpace cs;
+    cs.alternatives.push_back(
+        std::make_unique<test::ToySpace>("shallow #1", std::vector<Parameter>{{"w", d}, {"x", d}, {"y", d}, {"z", d}},
+                                         [](const Point&) { return true; }));
+    cs.alternatives.push_back(std::make_unique<test::ToySpace>(
+        "deep #1", std::vector<Parameter>{{"a", d}, {"b", d}, {"c", d}, {"e", d}}, [](const Point&) { return true; }));
+    ModelSearchOptions o = small_rounds();
+    auto search = make_model_search(cs, o, seed);
+    std::size_t deep = 0, late = 0;
+    double fastest = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < 400; ++i) {
+      auto c = search->ask();
+      ASSERT_TRUE(c);
+      Outcome out = shallow_or_deep(*c);
+      search->tell(*c, out);
+      fastest = std::min(fastest, out.objectives.time_ms);
+      if (i >= 200) ++late, deep += c->alternative == 1;
+    }
+    deep_share.push_back(double(deep) / double(late));
+    best.push_back(fastest);
+  }
+  std::printf("deep alternative's share of asks 200-400: %s; best: %s\n", ::testing::PrintToString(deep_share).c_str(),
+              ::testing::PrintToString(best).c_str());
+  for (std::size_t s = 0; s < best.size(); ++s) {
+    EXPECT_GT(deep_share[s], 0.6) << "seed " << s + 1;
+    EXPECT_LT(best[s], 0.9) << "seed " << s + 1;
+  }
+}
+
 // A candidate of two kernels: x reaches the first alone, y the second alone, z both; each
 // kernel's time is its own (x's and y's terms) plus half of z's. The search is told each
 // kernel's time (Outcome::kernel_ms) and, with kernel_reach, composes points of each kernel's

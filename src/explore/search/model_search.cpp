@@ -86,6 +86,19 @@ class ModelSearch : public RoundSearch {
   static constexpr std::size_t kComposedAlternatives = 3;
   // Ranks past each kernel's fastest setting that a composed point may take in all.
   static constexpr std::size_t kComposedRanks = 4;
+  // An alternative is settled once its last kSettledAfter outcomes did not make its fastest
+  // point kSettledGain faster. While another alternative within kContenderFactor of the
+  // fastest is not settled, a settled one breeds no round (its fastest point stays a parent,
+  // with no neighbourhood) and gets at most kSettledRanked of a round's ranked share; the rest
+  // goes to the contenders. Without this, the first alternative to lead took most of a run:
+  // on VGG-16's layer 3 (90 s, every strategy) `conv-chw-tile-m0` #1 took 828 of 1,369
+  // measurements, its last 620 within 1% of its best (0.1028 ms), while `conv-winograd-local`
+  // #2 got 46, 2% behind and still gaining; with this, runs of 120 s ended on the Winograd
+  // strategies at 0.0711 and 0.0645 ms (docs/results.md, thirty-fourth session).
+  static constexpr std::size_t kSettledAfter = 64;
+  static constexpr double kSettledGain = 0.02;
+  static constexpr double kContenderFactor = 1.5;
+  static constexpr std::size_t kSettledRanked = 1;
 
  public:
   ModelSearch(CandidateSpace& space, const ModelSearchOptions& o, std::uint64_t seed)
@@ -117,6 +130,11 @@ class ModelSearch : public RoundSearch {
     StrategyRecord& r = strategies_[space_.alternatives[c.alternative]->strategy()];
     ++r.outcomes;
     if (timed(o)) r.best_ms = std::min(r.best_ms, o.objectives.time_ms);
+    Progress& p = progress_[c.alternative];
+    ++p.since_gain;
+    if (timed(o) && o.objectives.time_ms < p.gained_at * (1.0 - kSettledGain))
+      p.gained_at = o.objectives.time_ms, p.since_gain = 0;
+    if (timed(o)) p.best_ms = std::min(p.best_ms, o.objectives.time_ms);
     stats_.loop_seconds = seconds_since(started_at_);
   }
 
@@ -197,7 +215,26 @@ class ModelSearch : public RoundSearch {
     return worst;
   }
 
-  // The parents of a round's proposals: the fastest validated points, and each alternative's fastest.
+  // The alternatives that are settled (kSettledAfter) while a contender is not; empty when
+  // no contender is left (then the fastest alternatives breed as before, settled or not).
+  std::set<std::size_t> held_back() const {
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const auto& [alternative, p] : progress_) fastest = std::min(fastest, p.best_ms);
+    std::set<std::size_t> settled;
+    bool contender = false;
+    for (const auto& [alternative, p] : progress_) {
+      if (!std::isfinite(p.best_ms)) continue;
+      if (p.since_gain >= kSettledAfter)
+        settled.insert(alternative);
+      else
+        contender = contender || p.best_ms <= kContenderFactor * fastest;
+    }
+    return contender ? settled : std::set<std::size_t>{};
+  }
+
+  // The parents of a round's proposals: the kParents fastest validated points of alternatives
+  // not held back (fastest first: the first kNeighbourhoods get their neighbours proposed),
+  // then each other alternative's fastest.
   std::vector<const Candidate*> parents() const {
     std::vector<const Measured*> ok;
     for (const auto& m : measured_)
@@ -208,12 +245,21 @@ class ModelSearch : public RoundSearch {
     std::vector<const Candidate*> out;
     if (ok.empty())  // a model trained on a tuning database alone: the seeds breed
       for (const Candidate& c : o_.seeds) out.push_back(&c);
+    std::set<std::size_t> held = held_back();
     std::set<std::size_t> alternatives;
-    for (std::size_t i = 0; i < ok.size(); ++i)
-      if (i < kParents || alternatives.insert(ok[i]->candidate.alternative).second) {
-        alternatives.insert(ok[i]->candidate.alternative);
-        out.push_back(&ok[i]->candidate);
+    std::vector<const Candidate*> bests;  // of alternatives without a point among the fastest
+    std::size_t fastest = 0;
+    for (const Measured* m : ok) {
+      std::size_t a = m->candidate.alternative;
+      if (fastest < kParents && !held.count(a)) {
+        ++fastest;
+        alternatives.insert(a);
+        out.push_back(&m->candidate);
+      } else if (alternatives.insert(a).second) {
+        bests.push_back(&m->candidate);
       }
+    }
+    out.insert(out.end(), bests.begin(), bests.end());
     return out;
   }
 
@@ -228,7 +274,8 @@ class ModelSearch : public RoundSearch {
       if (fresh(c) && in_pool.insert(c).second) pool.push_back(c);
     };
     std::vector<const Candidate*> ps = parents();
-    for (std::size_t i = 0; i < ps.size() && i < kNeighbourhoods; ++i)
+    std::set<std::size_t> held = held_back();
+    for (std::size_t i = 0; i < ps.size() && i < kNeighbourhoods && !held.count(ps[i]->alternative); ++i)
       for (Point& n : neighbours(*space_.alternatives[ps[i]->alternative], ps[i]->point))
         add({ps[i]->alternative, std::move(n)});
     std::size_t bred = ps.empty() ? 0 : o_.pool - o_.pool / 4;
@@ -396,12 +443,16 @@ class ModelSearch : public RoundSearch {
     return out;
   }
 
-  // The best-ranked of a pool of proposals up to `size` queued, then random draws up to
-  // `fill` (the share that keeps the model learning where it ranks wrongly).
+  // The best-ranked of a pool of proposals up to `size` queued (at most kSettledRanked of
+  // each alternative held back), then random draws up to `fill` (the share that keeps the
+  // model learning where it ranks wrongly).
   void queue_ranked(std::size_t size, std::size_t fill) {
     if (full_.model.trained() && queued() < size) {
+      std::set<std::size_t> held = held_back();
+      std::map<std::size_t, std::size_t> taken;  // of each alternative held back
       std::vector<Candidate> best = ranked(propose());
-      for (std::size_t i = 0; i < best.size() && queued() < size; ++i) queue(best[i]);
+      for (std::size_t i = 0; i < best.size() && queued() < size; ++i)
+        if (!held.count(best[i].alternative) || ++taken[best[i].alternative] <= kSettledRanked) queue(best[i]);
     }
     std::map<std::string, double> promise = strategy_promise(strategies_);
     while (queued() < fill)
@@ -438,6 +489,14 @@ class ModelSearch : public RoundSearch {
   std::size_t prior_rows_ = 0;
   std::vector<Measured> measured_;                                      // in the order told
   std::map<std::string, StrategyRecord> strategies_;                    // the outcomes of each strategy's candidates
+  // An alternative's fastest validated time, and its outcomes since that time last fell by
+  // kSettledGain (from gained_at, its fastest then).
+  struct Progress {
+    double best_ms = std::numeric_limits<double>::infinity();
+    double gained_at = std::numeric_limits<double>::infinity();
+    std::size_t since_gain = 0;
+  };
+  std::map<std::size_t, Progress> progress_;                            // by alternative
   std::map<std::size_t, std::vector<std::vector<std::size_t>>> reach_;  // reach_of, by alternative
   std::size_t trained_rows_ = 0;                                        // the run's rows at the last training
   bool clock_started_ = false;
