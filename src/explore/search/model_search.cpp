@@ -233,9 +233,9 @@ class ModelSearch : public RoundSearch {
   }
 
   // The parents of a round's proposals: the kParents fastest validated points of alternatives
-  // not held back (fastest first: the first kNeighbourhoods get their neighbours proposed),
+  // not `held` back (fastest first: the first kNeighbourhoods get their neighbours proposed),
   // then each other alternative's fastest.
-  std::vector<const Candidate*> parents() const {
+  std::vector<const Candidate*> parents(const std::set<std::size_t>& held) const {
     std::vector<const Measured*> ok;
     for (const auto& m : measured_)
       if (m.outcome.ok) ok.push_back(&m);
@@ -245,7 +245,6 @@ class ModelSearch : public RoundSearch {
     std::vector<const Candidate*> out;
     if (ok.empty())  // a model trained on a tuning database alone: the seeds breed
       for (const Candidate& c : o_.seeds) out.push_back(&c);
-    std::set<std::size_t> held = held_back();
     std::set<std::size_t> alternatives;
     std::vector<const Candidate*> bests;  // of alternatives without a point among the fastest
     std::size_t fastest = 0;
@@ -264,17 +263,16 @@ class ModelSearch : public RoundSearch {
   }
 
   // Many fresh candidates, cheaply: the fresh neighbours of the kNeighbourhoods fastest
-  // points, children of the parents (crossover within an alternative, mutation), then random
-  // draws for a quarter of the pool.
-  std::vector<Candidate> propose() {
+  // points of alternatives not `held` back (held_back()), children of the parents (crossover
+  // within an alternative, mutation), then random draws for a quarter of the pool.
+  std::vector<Candidate> propose(const std::set<std::size_t>& held) {
     auto t0 = Clock::now();
     std::vector<Candidate> pool;
     std::set<Candidate> in_pool;
     auto add = [&](const Candidate& c) {
       if (fresh(c) && in_pool.insert(c).second) pool.push_back(c);
     };
-    std::vector<const Candidate*> ps = parents();
-    std::set<std::size_t> held = held_back();
+    std::vector<const Candidate*> ps = parents(held);
     for (std::size_t i = 0; i < ps.size() && i < kNeighbourhoods && !held.count(ps[i]->alternative); ++i)
       for (Point& n : neighbours(*space_.alternatives[ps[i]->alternative], ps[i]->point))
         add({ps[i]->alternative, std::move(n)});
@@ -450,7 +448,7 @@ class ModelSearch : public RoundSearch {
     if (full_.model.trained() && queued() < size) {
       std::set<std::size_t> held = held_back();
       std::map<std::size_t, std::size_t> taken;  // of each alternative held back
-      std::vector<Candidate> best = ranked(propose());
+      std::vector<Candidate> best = ranked(propose(held));
       for (std::size_t i = 0; i < best.size() && queued() < size; ++i)
         if (!held.count(best[i].alternative) || ++taken[best[i].alternative] <= kSettledRanked) queue(best[i]);
     }
