@@ -38,6 +38,31 @@ struct KeyHash {
 
 constexpr Count kMaxCount = ~Count(0);
 
+// The values of an ascending list in order of their distance from `to`, the lower first of
+// two as far: a walk outwards from where `to` would go.
+class NearestFirst {
+ public:
+  NearestFirst(const std::vector<std::int64_t>& values, std::int64_t to)
+      : v_(values),
+        to_(to),
+        hi_(static_cast<std::size_t>(std::lower_bound(values.begin(), values.end(), to) - values.begin())),
+        lo_(hi_) {}
+  bool next(std::int64_t& out) {
+    bool below = lo_ > 0, above = hi_ < v_.size();
+    if (!below && !above) return false;
+    if (below && (!above || to_ - v_[lo_ - 1] <= v_[hi_] - to_))
+      out = v_[--lo_];
+    else
+      out = v_[hi_++];
+    return true;
+  }
+
+ private:
+  const std::vector<std::int64_t>& v_;
+  std::int64_t to_;
+  std::size_t hi_, lo_;
+};
+
 Count add_sat(Count a, Count b) { return a > kMaxCount - b ? kMaxCount : a + b; }
 
 struct BudgetSpent {};
@@ -55,6 +80,8 @@ Count uniform_below(Count n, std::mt19937_64& rng) {
 // Levels with more values than this are sampled, not enumerated, by the estimate and the
 // descent (a domain may hold up to kMaxDomainValues values).
 constexpr std::size_t kWide = 4096;
+// Keys of one level whose allowed values repair keeps (Sampler::Impl::allowed).
+constexpr std::size_t kAllowedKept = 1 << 16;
 // Z3 questions about values drawn at random for one parameter before Z3 picks the value.
 constexpr int kTries = 8;
 // Level checks Knuth's estimate may spend over all its probes (at least kMinProbes probes).
@@ -76,6 +103,9 @@ struct Sampler::Impl {
   std::size_t states = 0;
   mutable std::uint64_t checks = 0;                // constraint evaluations so far
   std::vector<std::unordered_map<Key, Count, KeyHash>> memo;
+  // Repair's: level i's values allowed by the constraints that end at it, by the key of i
+  // (every earlier value they read is in it), kept from one repair to the next.
+  std::vector<std::unordered_map<Key, std::vector<std::int64_t>, KeyHash>> allowed_memo;
   Count total = 0;
   double estimate = 0;
   int probes = 0;
@@ -103,6 +133,7 @@ struct Sampler::Impl {
       for (std::size_t j = 0; j < i; ++j)
         if (last_use[j] >= static_cast<int>(i)) frontier[i].push_back(static_cast<int>(j));
     memo.resize(k + 1);
+    allowed_memo.resize(k);
     if (!constant_ok) return;
     counting = true;
     try {
@@ -122,6 +153,22 @@ struct Sampler::Impl {
       if (!detail::check(all[c], values.data())) return false;
     }
     return true;
+  }
+
+  // The values of parameter i, ascending, that the constraints ending at i allow after the
+  // earlier `values` (whose key at i is `key`).
+  const std::vector<std::int64_t>& allowed(std::size_t i, std::vector<std::int64_t>& values, const Key& key) {
+    auto& at = allowed_memo[i];
+    if (auto it = at.find(key); it != at.end()) return it->second;
+    if (at.size() >= kAllowedKept) at.clear();  // a bound on memory, not on correctness
+    std::int64_t kept = values[i];
+    std::vector<std::int64_t> ok;
+    for (auto v : space.params[i].domain) {
+      values[i] = v;
+      if (level_ok(i, values)) ok.push_back(v);
+    }
+    values[i] = kept;
+    return at.emplace(key, std::move(ok)).first->second;
   }
 
   Key key_of(std::size_t level, const std::vector<std::int64_t>& values) const {
@@ -343,28 +390,25 @@ std::optional<Assignment> Sampler::repair(const Assignment& p) {
   if (!m.constant_ok) return std::nullopt;
   if (m.exact) {
     if (m.total == 0) return std::nullopt;
-    // Least L1 distance of the completions, by the same levels and keys.
+    // Least L1 distance of the completions, by the same levels and keys, each level's values
+    // nearest-first among those its constraints allow (allowed(): kept from one repair to the
+    // next, so that a repair checks few constraints once the levels it visits are known; on
+    // VGG-16's spaces it checked about 40,000 a repair, and repairs were most of the model
+    // search's proposing: docs/results.md, thirty-fifth session).
     constexpr std::int64_t kNone = INT64_MAX;
     std::vector<std::unordered_map<Key, std::int64_t, KeyHash>> best(m.k + 1);
     std::vector<std::int64_t> values(m.k, 0);
-    // Each domain nearest-first: once a value is as far as the best completion, stop.
-    std::vector<std::vector<std::int64_t>> nearest(m.k);
-    for (std::size_t i = 0; i < m.k; ++i) {
-      nearest[i] = m.space.params[i].domain;
-      std::stable_sort(nearest[i].begin(), nearest[i].end(),
-                       [&](std::int64_t a, std::int64_t b) { return std::llabs(a - p[i]) < std::llabs(b - p[i]); });
-    }
     std::function<std::int64_t(std::size_t)> cost = [&](std::size_t i) -> std::int64_t {
       if (i == m.k) return 0;
       Key key = m.key_of(i, values);
       auto it = best[i].find(key);
       if (it != best[i].end()) return it->second;
       std::int64_t b = kNone;
-      for (auto v : nearest[i]) {
+      NearestFirst order(m.allowed(i, values, key), p[i]);
+      for (std::int64_t v; order.next(v);) {
         std::int64_t d = std::llabs(v - p[i]);
-        if (d >= b) break;
+        if (d >= b) break;  // once a value is as far as the best completion, stop
         values[i] = v;
-        if (!m.level_ok(i, values)) continue;
         std::int64_t rest = cost(i + 1);
         if (rest == kNone) continue;
         if (rest <= kNone - d && rest + d < b) b = rest + d;
@@ -375,16 +419,17 @@ std::optional<Assignment> Sampler::repair(const Assignment& p) {
     std::int64_t target = cost(0);
     if (target == kNone) return std::nullopt;
     std::int64_t spent = 0;
-    for (std::size_t i = 0; i < m.k; ++i)
-      for (auto v : nearest[i]) {
+    for (std::size_t i = 0; i < m.k; ++i) {
+      NearestFirst order(m.allowed(i, values, m.key_of(i, values)), p[i]);
+      for (std::int64_t v; order.next(v);) {
         values[i] = v;
-        if (!m.level_ok(i, values)) continue;
         std::int64_t rest = cost(i + 1);
         if (rest != kNone && spent + std::llabs(v - p[i]) + rest == target) {
           spent += std::llabs(v - p[i]);
           break;
         }
       }
+    }
     return values;
   }
   // Not countable: each value as close to p's as a depth-first search (nearest first)
