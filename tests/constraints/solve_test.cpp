@@ -137,6 +137,22 @@ TEST(Repair, GivesANearestValidPoint) {
   }
 }
 
+// Repair keeps each level's allowed values from one repair to the next: a sampler that has
+// repaired many points gives each the point a fresh sampler gives it.
+TEST(Repair, KeptAllowedValuesGiveTheSamePointsAsAFreshSampler) {
+  std::mt19937_64 rng(11);
+  for (const auto& c : kSmall) {
+    Space s = spaces(example(c.example), c.strategy, small_target(c.items, c.group)).at(0);
+    Sampler used(s);
+    for (int i = 0; i < 30; ++i) {
+      Assignment p(s.params.size());
+      for (std::size_t j = 0; j < p.size(); ++j) p[j] = std::uniform_int_distribution<std::int64_t>(0, 70)(rng);
+      Sampler fresh(s);
+      EXPECT_EQ(used.repair(p), fresh.repair(p)) << c.example << " " << c.strategy << " " << format_assignment(s, p);
+    }
+  }
+}
+
 // An infeasible space: Z3 names the constraints that conflict.
 TEST(Feasibility, InfeasibleSpacesNameTheConflict) {
   rewrite::RuleSet rules;

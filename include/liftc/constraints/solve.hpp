@@ -92,7 +92,8 @@ class Sampler {
   Assignment sample(std::mt19937_64& rng);
   /// A valid point at the least L1 distance from `p` (when uniform(); else a valid point
   /// near `p`, found by a Z3-guided descent); nullopt when the space is empty; a
-  /// liftc::Error when Z3 gave up.
+  /// liftc::Error when Z3 gave up. Each level's allowed values that a repair lists are
+  /// kept for the next one (not safe to call from two threads at once).
   std::optional<Assignment> repair(const Assignment& p);
   /// Whether `p` is valid (every constraint; exact int64 arithmetic).
   bool valid(const Assignment& p) const;
