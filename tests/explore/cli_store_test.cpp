@@ -296,13 +296,15 @@ TEST_F(ExploreCli, AFileSizeLimitIsAClearErrorAndNeverWrote) {
   expect(fmt::format("explore {} -s stencil-parametric --evals 3 --runs 2 -o out -q", kStencil), 0, "wrote out");
 
   // An export larger than the limit (the store's rows copied to make one).
-  sql(dir_ / "out/results.db", "INSERT INTO evaluations SELECT NULL, run, key, program, file, strategy, alternative, point, "
-                               "status, reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, shapes, "
-                               "liftc_version, created, timeout_s, machine FROM evaluations");
+  sql(dir_ / "out/results.db",
+      "INSERT INTO evaluations SELECT NULL, run, key, program, file, strategy, alternative, point, "
+      "status, reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, shapes, "
+      "liftc_version, created, timeout_s, machine, seconds FROM evaluations");
   for (int i = 0; i < 6; ++i)
-    sql(dir_ / "out/results.db", "INSERT INTO evaluations SELECT NULL, run, key, program, file, strategy, alternative, "
-                                 "point, status, reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, "
-                                 "shapes, liftc_version, created, timeout_s, machine FROM evaluations");
+    sql(dir_ / "out/results.db",
+        "INSERT INTO evaluations SELECT NULL, run, key, program, file, strategy, alternative, "
+        "point, status, reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, "
+        "shapes, liftc_version, created, timeout_s, machine, seconds FROM evaluations");
   r = run_with_file_limit("results out/results.db --csv big.csv", 40 * 1024);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("error: cannot write big.csv: File too large"), std::string::npos) << r.output;

@@ -82,6 +82,7 @@ Evaluation row(const std::string& key, const std::string& status, double time, c
   e.driver = "1.0";
   e.shapes = "x=4";
   e.machine = "aarch64";
+  e.seconds = 0.25;
   return e;
 }
 
@@ -99,6 +100,8 @@ TEST_F(StoreTest, RowsAreFoundByKeyAndKeepEveryField) {
   EXPECT_EQ(got->memory_bytes, 4096);
   EXPECT_EQ(got->point, "v=4,kappa=2");
   EXPECT_EQ(got->machine, "aarch64");
+  EXPECT_EQ(got->seconds, 0.25);
+  EXPECT_EQ(outcome_of(*got).seconds, 0.25);
   EXPECT_EQ(got->version, kLiftcVersion);
   EXPECT_FALSE(got->created.empty());
   EXPECT_EQ(got->run, run);
@@ -389,9 +392,10 @@ TEST(StoredRows, WhichAreValidAndWhichAreServed) {
 TEST_F(StoreTest, NoTimeIsReadBackAsNoTime) {
   SqliteStore s(db());
   s.add(row("k", status::Crash, std::numeric_limits<double>::quiet_NaN()));
-  tamper(db(), "INSERT INTO evaluations SELECT NULL, run, 'k2', program, file, strategy, alternative, point, 'ok', "
-               "reason, NULL, NULL, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, NULL, machine "
-               "FROM evaluations");
+  tamper(db(),
+         "INSERT INTO evaluations SELECT NULL, run, 'k2', program, file, strategy, alternative, point, 'ok', "
+         "reason, NULL, NULL, samples_ms, memory_bytes, device, driver, shapes, liftc_version, created, NULL, machine, "
+         "seconds FROM evaluations");
   auto rows = s.evaluations();
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_TRUE(std::isnan(rows[0].time_ms));
@@ -399,9 +403,9 @@ TEST_F(StoreTest, NoTimeIsReadBackAsNoTime) {
   EXPECT_FALSE(valid_result(rows[1]));
 }
 
-// A store written before evaluations had timeout_s and machine: read as it is (its
-// timeouts' watchdog unknown, its machines empty), and given the columns when opened for
-// writing.
+// A store written before evaluations had timeout_s, machine and seconds: read as it is (its
+// timeouts' watchdog unknown, its machines empty, its runners' seconds unknown), and given the
+// columns when opened for writing.
 TEST_F(StoreTest, StoresOfEarlierVersionsAreRead) {
   tamper(db(), R"sql(
 CREATE TABLE runs(id INTEGER PRIMARY KEY, started TEXT NOT NULL, file TEXT NOT NULL, config TEXT NOT NULL, liftc_version TEXT NOT NULL);
@@ -423,6 +427,8 @@ INSERT INTO evaluations VALUES(2, 1, 'old2', 'p1', 'conv.sr', 's', 1, 'v=2', 'ok
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_TRUE(std::isnan(rows[0].timeout_s));
     EXPECT_EQ(rows[0].machine, "");
+    EXPECT_TRUE(std::isnan(rows[1].seconds));
+    EXPECT_EQ(outcome_of(rows[1]).seconds, 0);  // not known: not slow
     EXPECT_FALSE(servable(rows[0], 1));  // a timeout whose watchdog is unknown is tried again
     EXPECT_TRUE(valid_result(rows[1]));
   }
@@ -436,6 +442,8 @@ INSERT INTO evaluations VALUES(2, 1, 'old2', 'p1', 'conv.sr', 's', 1, 'v=2', 'ok
   EXPECT_EQ(rows[2].timeout_s, 5);
   EXPECT_EQ(rows[1].machine, "");
   EXPECT_EQ(rows[2].machine, "aarch64");
+  EXPECT_TRUE(std::isnan(rows[1].seconds));
+  EXPECT_EQ(rows[2].seconds, 0.25);
 }
 
 // A store of the version before rows kept their machine (timeout_s, no machine): its rows
@@ -522,10 +530,11 @@ TEST_F(StoreTest, AStoreOfFormatTwoGetsTheWorkersTableOfFormatThree) {
 // know) is refused with one message, and neither read nor written.
 TEST_F(StoreTest, AStoreOfALaterFormatIsRefused) {
   small_store(db());
-  tamper(db(), "PRAGMA user_version = 99; CREATE TABLE future(x); "
-               "INSERT INTO evaluations SELECT NULL, run, 'k2', program, file, strategy, alternative, point, "
-               "'someday', reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, shapes, liftc_version, "
-               "created, timeout_s, machine FROM evaluations");
+  tamper(db(),
+         "PRAGMA user_version = 99; CREATE TABLE future(x); "
+         "INSERT INTO evaluations SELECT NULL, run, 'k2', program, file, strategy, alternative, point, "
+         "'someday', reason, time_ms, spread_ms, samples_ms, memory_bytes, device, driver, shapes, liftc_version, "
+         "created, timeout_s, machine, seconds FROM evaluations");
   auto size = fs::file_size(db());
   std::string message = fmt::format("{} is a results store of format 99, later than this liftc's (3, liftc {}): open "
                                     "it with the liftc that wrote it, or a later one",

@@ -63,6 +63,7 @@ std::string hide_password(const std::string& url) {
 struct PostgresStore::Connection {
   std::unique_ptr<pqxx::connection> db;
   std::string name;
+  std::set<std::string> absent;  // the kAddedEvaluationColumns a store opened to read lacks
   mutable std::mutex mutex;
 
   Error failure(const std::exception& e) const {
@@ -87,7 +88,8 @@ struct PostgresStore::Connection {
                                  const std::string& order) const {
     return read([&](pqxx::transaction_base& t) {
       std::vector<Evaluation> out;
-      for (const auto& r : exec(t, queries::select_evaluations(stored::evaluation_select_list(), where, order), params(values)))
+      for (const auto& r :
+           exec(t, queries::select_evaluations(stored::evaluation_select_list(absent), where, order), params(values)))
         out.push_back(stored::read_evaluation(Row{r}, name));
       return out;
     });
@@ -109,7 +111,10 @@ int stored_format(pqxx::transaction_base& t, const std::string& store) {
   return format;
 }
 
-void check_schema(pqxx::transaction_base& t, const std::string& store) {
+// Checks the tables' columns; returns the kAddedEvaluationColumns the evaluations table lacks
+// (a store an earlier liftc made).
+std::set<std::string> check_schema(pqxx::transaction_base& t, const std::string& store) {
+  std::set<std::string> absent;
   for (const auto& table : schema::kTables) {
     std::set<std::string> have;
     for (const auto& r : exec(t,
@@ -123,7 +128,11 @@ void check_schema(pqxx::transaction_base& t, const std::string& store) {
     if (have.empty()) throw not_a_store(fmt::format("it has no table {}", table.table));
     for (const char* c : table.columns)
       if (!have.count(c)) throw not_a_store(fmt::format("its table {} has no column {}", table.table, c));
+    if (std::string(table.table) == "evaluations")
+      for (const auto& c : schema::kAddedEvaluationColumns)
+        if (!have.count(c.name)) absent.insert(c.name);
   }
+  return absent;
 }
 
 // Brings the database's store to this liftc's format, in one transaction (one liftc at a
@@ -138,7 +147,11 @@ void migrate(pqxx::transaction_base& t, const std::string& store) {
     t.exec("DELETE FROM liftc_schema");
     exec(t, "INSERT INTO liftc_schema(version) VALUES(?)", {param(std::int64_t{kStoreFormat})});
   }
-  check_schema(t, store);
+  std::set<std::string> absent = check_schema(t, store);
+  for (const auto& c : schema::kAddedEvaluationColumns)
+    if (absent.count(c.name))
+      t.exec(fmt::format("ALTER TABLE evaluations ADD COLUMN {} {}", c.name,
+                         std::string(c.type) == "REAL" ? schema::kPostgres.real : c.type));
 }
 
 }  // namespace
@@ -165,7 +178,7 @@ PostgresStore::PostgresStore(const std::string& url, bool read_only)
     int format = stored_format(t, path());
     if (format == 0) throw Error(fmt::format("no results store at {} (its database has no table liftc_schema)", path()));
     schema::check_format(format, path());
-    check_schema(t, path());
+    c_->absent = check_schema(t, path());
     return 0;
   });
 }

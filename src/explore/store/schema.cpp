@@ -26,6 +26,7 @@ const std::vector<TableColumns> kTables = {
 const std::vector<AddedColumn> kAddedEvaluationColumns = {
     {"timeout_s", "REAL"},  // the watchdog's limit
     {"machine", "TEXT"},    // the runner machine's architecture
+    {"seconds", "REAL"},    // how long its runner took (a search that lags goes on without a slow one)
 };
 
 namespace {

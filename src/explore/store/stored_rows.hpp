@@ -64,6 +64,7 @@ inline constexpr EvaluationColumn kEvaluationColumns[] = {
     {"created", &Evaluation::created},
     {"timeout_s", &Evaluation::timeout_s},
     {"machine", &Evaluation::machine},
+    {"seconds", &Evaluation::seconds},
 };
 
 /// The INSERT of a row: every column but the id, as `?` parameters 1, 2, ... in the table's
