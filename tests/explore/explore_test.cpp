@@ -26,6 +26,7 @@
 #include "liftc/explore/candidates/constraint_space.hpp"
 #include "liftc/explore/evaluation/evaluate.hpp"
 #include "liftc/explore/search/loop.hpp"
+#include "liftc/explore/search/model_search.hpp"
 #include "liftc/parse/parse.hpp"
 #include "liftc/rewrite/load.hpp"
 #include "test_folder.hpp"
@@ -214,7 +215,8 @@ TEST_F(ExploreLoop, ParallelRunsProposeTheSameCandidatesWithTheSameKeysAndNeverT
 
 // A made-up evaluation for the loop alone: the outcome is a function of the candidate, the
 // run takes a candidate-dependent time so that runs end out of order.
-Pending toy_pending(const Candidate& c, std::vector<Candidate>& ended) {
+// `run_ms` of 0: 1-13 ms, by the point. The row gets the seconds the loop timed.
+Pending toy_pending(const Candidate& c, std::vector<Candidate>& ended, int run_ms = 0) {
   auto e = std::make_shared<Evaluation>();
   Objectives o = test::toy_cost(c);
   e->status = status::Ok;
@@ -223,8 +225,12 @@ Pending toy_pending(const Candidate& c, std::vector<Candidate>& ended) {
   e->memory_bytes = static_cast<std::int64_t>(o.memory);
   e->point = fmt::format("{}", fmt::join(c.point, ","));
   Pending p;
-  p.run = [c] { std::this_thread::sleep_for(std::chrono::milliseconds(1 + (c.point[0] * 7) % 13)); };
-  p.record = [&ended, c] { ended.push_back(c); };
+  if (run_ms == 0) run_ms = 1 + int(c.point[0] * 7 % 13);
+  p.run = [run_ms] { std::this_thread::sleep_for(std::chrono::milliseconds(run_ms)); };
+  p.record = [&ended, c, e](double seconds) {
+    e->seconds = seconds;
+    ended.push_back(c);
+  };
   p.result = [e](bool& served) {
     served = false;
     return *e;
@@ -266,6 +272,44 @@ TEST(ParallelLoop, TheCandidatesAskedDoNotDependOnJobs) {
     EXPECT_EQ(asked[2], asked[0]) << c.what;
     EXPECT_TRUE(out_of_order) << c.what << ": the runs all ended in order; the test shows nothing";
   }
+}
+
+// A model search that lags goes on while a slow candidate runs: the first candidate asked
+// runs 1 s, the others milliseconds. Once it has run past slow_s the loop's reports make it
+// slow, seen slow_lag rounds after its own, so more candidates end before it than the lag
+// alone allows; the rows stay in proposal order, and they are those of the sequential loop
+// (where the slow candidate is told its 1 s at once).
+TEST(ParallelLoop, ASlowCandidateDoesNotHoldTheModelSearchUp) {
+  ModelSearchOptions o;
+  o.batch = 4;
+  o.warmup = 8;
+  o.lag = 1;
+  o.slow_lag = 4;
+  o.slow_s = 0.3;
+  std::vector<std::vector<Candidate>> asked;
+  std::size_t ended_before_slow = 0;
+  for (std::size_t jobs : {1, 4}) {
+    CandidateSpace space = test::toy_candidates();
+    auto search = make_model_search(space, o, 5);
+    std::vector<Candidate> ended;
+    std::optional<Candidate> slow;
+    auto start = [&](const Candidate& c) {
+      if (slow) return toy_pending(c, ended);
+      slow = c;
+      return toy_pending(c, ended, 1000);
+    };
+    LoopResult r = explore_loop(*search, start, Budget{30, 0}, jobs, nullptr);
+    std::vector<Candidate> order;
+    for (const auto& x : r.explored) order.push_back(x.candidate);
+    asked.push_back(order);
+    ASSERT_TRUE(slow);
+    EXPECT_GT(r.explored.front().evaluation.seconds, 0.9);
+    if (jobs > 1) ended_before_slow = std::size_t(std::find(ended.begin(), ended.end(), *slow) - ended.begin());
+  }
+  ASSERT_EQ(asked[0].size(), 30u);
+  EXPECT_EQ(asked[1], asked[0]);
+  // With the lag alone, round 2 (after the first round's 8 and one round of 4) would wait.
+  EXPECT_GT(ended_before_slow, o.warmup + (o.lag + 1) * o.batch);
 }
 
 // Issue 36 item 2: a convolution whose pad value is 1e6 (edges near 1e6, the interior near

@@ -195,7 +195,7 @@ TEST(ModelSearch, ProposesValidFreshPointsReproducibly) {
   EXPECT_NE(first->report().find("training(s)"), std::string::npos) << first->report();
 }
 
-// The parallel loop asks until the search is waiting(), then tells in proposal order: the
+// The parallel loop asks until the search is waiting(), then tells as runs end: the
 // candidates must be those of the sequential loop (they cannot depend on --jobs).
 TEST(ModelSearch, RoundsAskedAtOnceGiveTheSameCandidatesAsOneAtATime) {
   CandidateSpace cs = cube();
@@ -253,6 +253,84 @@ TEST(ModelSearch, ALaggingSearchAsksAheadAndTheSameCandidatesHoweverOutcomesArri
   CandidateSpace in_step = cube();
   auto no_lag = make_model_search(in_step, small_rounds(), 4);
   EXPECT_NE(run(*no_lag, 120, cube_cost), one_at_a_time) << "rounds made from older outcomes differ";
+}
+
+// The cube's costs, where every seventh point (by x + y + z) ran 3 s and the rest 0.1 s.
+Outcome cube_cost_some_slow(const Candidate& c) {
+  Outcome o = cube_cost(c);
+  o.seconds = (c.point[0] + c.point[1] + c.point[2]) % 7 == 0 ? 3.0 : 0.1;
+  return o;
+}
+
+// A candidate that runs longer than slow_s is seen slow_lag rounds after its own, not lag:
+// the search goes on while it runs (it hears how long from `running`), and asks what the
+// sequential loop asks, told each outcome's seconds at once. Without slow_s it waits.
+TEST(ModelSearch, ASlowCandidateIsSeenLaterAndNotWaitedFor) {
+  ModelSearchOptions o = small_rounds();
+  o.lag = 2;
+  o.slow_lag = 6;
+  o.slow_s = 1;
+  CandidateSpace cs = cube();
+  auto sequential = make_model_search(cs, o, 4);
+  std::vector<Candidate> one_at_a_time = run(*sequential, 160, cube_cost_some_slow);
+
+  // A slow candidate is told 8 rounds after it was asked, the others in the round after
+  // theirs, shuffled; meanwhile the search hears that the slow ones have run 1.5 s.
+  CandidateSpace again = cube();
+  auto ahead = make_model_search(again, o, 4);
+  std::vector<Candidate> asked;
+  struct Out {
+    Candidate c;
+    std::size_t ticks;
+    std::size_t asked_at;
+  };
+  std::vector<Out> out;
+  std::size_t passed_slow = 0;  // asks past a slow candidate's round + lag while it ran
+  std::mt19937_64 rng(9);
+  while (asked.size() < 160) {
+    while (!ahead->waiting() && asked.size() < 160) {
+      Candidate c = *ahead->ask();
+      out.push_back({c, cube_cost_some_slow(c).seconds > o.slow_s ? 8u : 0u, asked.size()});
+      asked.push_back(c);
+    }
+    ASSERT_FALSE(out.empty()) << "waiting with nothing out";
+    std::shuffle(out.begin(), out.end(), rng);
+    std::vector<Out> still;
+    for (Out& x : out) {
+      if (x.ticks == 0) {
+        ahead->tell(x.c, cube_cost_some_slow(x.c));
+        continue;
+      }
+      ahead->running(x.c, 1.5);
+      --x.ticks;
+      passed_slow = std::max(passed_slow, asked.size() - x.asked_at);
+      still.push_back(x);
+    }
+    out = std::move(still);
+  }
+  EXPECT_EQ(asked, one_at_a_time);
+  EXPECT_GT(passed_slow, (o.lag + 2) * o.batch) << "the search went on past a slow candidate";
+
+  // Without slow_s, the third round after a slow candidate's waits for it.
+  ModelSearchOptions no_slow = o;
+  no_slow.slow_s = std::numeric_limits<double>::infinity();
+  CandidateSpace third = cube();
+  auto waits = make_model_search(third, no_slow, 4);
+  std::vector<Candidate> first;
+  while (!waits->waiting()) first.push_back(*waits->ask());
+  for (const Candidate& c : first) waits->tell(c, cube_cost_some_slow(c));
+  std::vector<Candidate> next;
+  while (!waits->waiting()) next.push_back(*waits->ask());
+  auto slow =
+      std::find_if(next.begin(), next.end(), [&](const Candidate& c) { return cube_cost_some_slow(c).seconds > 1; });
+  ASSERT_NE(slow, next.end()) << "a slow candidate in the rounds after the first";
+  std::size_t asked_before = first.size() + next.size();
+  for (const Candidate& c : next)
+    if (c != *slow) waits->tell(c, cube_cost_some_slow(c));
+  while (!waits->waiting()) waits->ask(), ++asked_before;
+  waits->running(*slow, 1.5);
+  EXPECT_TRUE(waits->waiting()) << "no slow_s: it waits however long the candidate runs";
+  EXPECT_LE(asked_before - first.size() - std::size_t(slow - next.begin()), (o.lag + 1) * o.batch);
 }
 
 // Resume: a new search with the run's seed is told the stored outcomes of what it asks

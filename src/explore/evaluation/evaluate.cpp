@@ -478,7 +478,7 @@ Evaluation Evaluator::base_row(const Alternative& alt, const Candidate& c) const
   e.driver = device_.driver;
   e.machine = device_.machine;
   e.shapes = problem_.shapes;
-  e.time_ms = e.spread_ms = std::numeric_limits<double>::quiet_NaN();
+  e.time_ms = e.spread_ms = e.seconds = std::numeric_limits<double>::quiet_NaN();  // until it ran
   e.timeout_s = options_.timeout_s;
   return e;
 }
@@ -557,6 +557,7 @@ Pending Evaluator::start(const Candidate& c) {
   if (running_.count(e.key)) {
     // The same kernels are running for an earlier candidate: told after it, so its row is
     // in the store by then, the last with that key (whatever it says: it is this run's).
+    p.ready = [this, key = e.key] { return !running_.count(key); };
     p.result = [this, job](bool& served) {
       std::vector<Evaluation> rows = store_.find_all(job->e.key);
       LIFTC_ASSERT(!rows.empty(), "an earlier candidate with the same key was recorded");
@@ -600,7 +601,8 @@ Pending Evaluator::start(const Candidate& c) {
       job->worker = pool ? pool->run(job->dir, timeout) : run_worker(runner, shell, job->dir, timeout);
     };
   }
-  p.record = [this, job] {
+  p.record = [this, job](double seconds) {
+    job->e.seconds = seconds;
     record(*job);
     if (job->queued) options_.queue->take(job->queued);  // its row is in the store
   };
@@ -688,8 +690,9 @@ void Evaluator::record(Job& job) {
 
 Evaluation Evaluator::evaluate(const Candidate& c, bool* served) {
   Pending p = start(c);
+  auto begin = std::chrono::steady_clock::now();
   if (p.run) p.run();
-  if (p.record) p.record();
+  if (p.record) p.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
   return p.result(*served);
 }
 
@@ -710,6 +713,7 @@ Outcome outcome_of(const Evaluation& e) {
   o.objectives.memory = static_cast<double>(e.memory_bytes);
   if (e.status == status::Cut) o.objectives.spread_ms = 0;
   if (o.ok) o.kernel_ms = e.kernel_ms;
+  o.seconds = std::isfinite(e.seconds) ? e.seconds : 0;
   return o;
 }
 

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -93,16 +94,25 @@ LoopResult explore_loop(Search& search, const EvaluateFn& evaluate, const Budget
 
 namespace {
 
-// Candidates asked and not told yet, in rounds of --jobs (the comment where it is used).
+// Candidates asked and not told to the search yet, in rounds of --jobs (the comment where it
+// is used).
 constexpr std::size_t kWindowRounds = 8;
+// How often the loop tells a waiting search how long its candidates have been running.
+constexpr auto kRunningEvery = std::chrono::milliseconds(100);
 
-// A candidate asked and not told yet.
+using Clock = std::chrono::steady_clock;
+
+// A candidate asked and not yet in the run's rows.
 struct Slot {
   Candidate candidate;
   Pending pending;
   std::thread thread;
   std::exception_ptr error;  // what `run` threw, thrown again on the loop's thread
+  Clock::time_point started;
+  double seconds = 0;        // how long `run` took (set by its thread before it reports its end)
+  double reported = 0;       // the longest the search was told it had been running
   bool done = false;         // `run` returned (or there was none) and `record` ran
+  std::optional<Explored> told;  // its result, once the search was told it
 };
 
 // Runner threads report their end here; the loop's thread waits on it.
@@ -118,23 +128,34 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
                         const std::string& label) {
   jobs = std::max<std::size_t>(jobs, 1);
   LoopResult r;
-  auto begin = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(); };
+  auto begin = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - begin).count(); };
   bool tty = progress && isatty(fileno(progress));
-  std::size_t valid = 0, failed = 0, served = 0, running = 0;
+  std::size_t valid = 0, failed = 0, served = 0, running = 0, untold = 0;
   double best = std::numeric_limits<double>::infinity();
   r.stop = fmt::format("budget of {} evaluations", budget.evaluations);
   bool asking = true;
   std::deque<std::unique_ptr<Slot>> window;  // in proposal order
   Ends ends;
 
-  auto tell_front = [&] {
+  // The search is told each outcome as soon as it is ready, in whatever order runs end (a
+  // search that lags orders them itself: rounds.hpp), so a slow candidate holds up only the
+  // rows after it, not the search. The rows and the progress line stay in proposal order.
+  auto tell_search = [&] {
+    for (auto& slot : window) {
+      if (slot->told || !slot->done || (slot->pending.ready && !slot->pending.ready())) continue;
+      Explored x;
+      x.candidate = slot->candidate;
+      x.evaluation = slot->pending.result(x.served);
+      search.tell(x.candidate, outcome_of(x.evaluation));
+      slot->told = std::move(x);
+      --untold;
+    }
+  };
+  auto add_row = [&] {
     Slot& slot = *window.front();
     if (slot.thread.joinable()) slot.thread.join();
-    Explored x;
-    x.candidate = slot.candidate;
-    x.evaluation = slot.pending.result(x.served);
-    search.tell(x.candidate, outcome_of(x.evaluation));
+    Explored x = std::move(*slot.told);
     window.pop_front();
     if (valid_result(x.evaluation)) {
       ++valid;
@@ -160,6 +181,10 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
       std::fflush(progress);
     }
   };
+  auto settle = [&] {
+    tell_search();
+    while (!window.empty() && window.front()->told) add_row();
+  };
 
   // On an error, the runner threads still running are waited for before it goes on.
   auto join_all = [&] {
@@ -168,7 +193,7 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
   };
   try {
     while (true) {
-      // Record what ended (the store gets rows as soon as they exist), then tell in order.
+      // Record what ended (the store gets rows as soon as they exist), then tell.
       {
         std::vector<Slot*> ended;
         {
@@ -178,17 +203,19 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
         for (Slot* slot : ended) {
           slot->thread.join();
           if (slot->error) std::rethrow_exception(slot->error);
-          if (slot->pending.record) slot->pending.record();
+          // At least what the search was told while it ran (it may have ended just before).
+          slot->seconds = std::max(slot->seconds, slot->reported);
+          if (slot->pending.record) slot->pending.record(slot->seconds);
           slot->done = true;
           --running;
         }
       }
-      while (!window.empty() && window.front()->done) tell_front();
+      settle();
       // Ask while a runner is free, the window has room and the search can answer now. The
-      // window (asked, not told) holds 8 rounds of `jobs`: a search that lags (rounds.hpp)
-      // goes on past a slow candidate for that long, its outcomes told in order behind it.
+      // window (asked, not told to the search) holds 8 rounds of `jobs`: a search that lags
+      // (rounds.hpp) goes on past a slow candidate for that long.
       bool asked = false;
-      while (asking && running < jobs && window.size() < kWindowRounds * jobs && !search.waiting()) {
+      while (asking && running < jobs && untold < kWindowRounds * jobs && !search.waiting()) {
         if (r.explored.size() + window.size() >= budget.evaluations) {
           asking = false;
           break;
@@ -207,16 +234,19 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
         auto slot = std::make_unique<Slot>();
         slot->candidate = *c;
         slot->pending = start(*c);
+        ++untold;
         asked = true;
         if (slot->pending.run) {
           ++running;
           Slot* raw = slot.get();
+          raw->started = Clock::now();
           raw->thread = std::thread([raw, &ends] {
             try {
               raw->pending.run();
             } catch (...) {
               raw->error = std::current_exception();
             }
+            raw->seconds = std::chrono::duration<double>(Clock::now() - raw->started).count();
             std::lock_guard<std::mutex> lock(ends.mutex);
             ends.ended.push_back(raw);
             ends.changed.notify_one();
@@ -225,16 +255,27 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
           slot->done = true;
         }
         window.push_back(std::move(slot));
-        while (!window.empty() && window.front()->done) tell_front();  // a served candidate is told at once
+        settle();  // a served candidate is told at once
       }
       if (window.empty()) {
         if (!asking || search.waiting()) break;
         continue;
       }
       if (asked) continue;
-      // Nothing to do until a runner ends.
+      // Nothing to do until a runner ends; a search waiting for outcomes hears, meanwhile,
+      // how long each candidate has been running (and may then go on without a slow one).
       std::unique_lock<std::mutex> lock(ends.mutex);
-      ends.changed.wait(lock, [&] { return !ends.ended.empty(); });
+      if (!search.waiting() || running == 0) {
+        ends.changed.wait(lock, [&] { return !ends.ended.empty(); });
+        continue;
+      }
+      if (ends.changed.wait_for(lock, kRunningEvery, [&] { return !ends.ended.empty(); })) continue;
+      lock.unlock();
+      for (auto& slot : window)
+        if (slot->pending.run && !slot->done) {
+          slot->reported = std::chrono::duration<double>(Clock::now() - slot->started).count();
+          search.running(slot->candidate, slot->reported);
+        }
     }
   } catch (...) {
     join_all();

@@ -102,7 +102,7 @@ class ModelSearch : public RoundSearch {
 
  public:
   ModelSearch(CandidateSpace& space, const ModelSearchOptions& o, std::uint64_t seed)
-      : RoundSearch(space, seed, o.lag), o_(o), full_(o.model), cheap_(o.model) {
+      : RoundSearch(space, seed, o.lag, o.slow_lag, o.slow_s), o_(o), full_(o.model), cheap_(o.model) {
     o_.batch = std::max<std::size_t>(o_.batch, 1);
     o_.pool = std::max(o_.pool, o_.batch);
     o_.warmup = std::max<std::size_t>(o_.warmup, 2);

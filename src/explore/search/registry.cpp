@@ -30,12 +30,20 @@ std::unique_ptr<Search> make_genetic(CandidateSpace& space, const SearchSettings
 // candidate (its kernel built from source) 4-10 s, and every round that held one waited for
 // it with 15 jobs idle: 31 s of a 120 s exploration of VGG-16's layer 3 (docs/results.md).
 // Fewer jobs (this 2-core machine, CI, a replay without --jobs) keep rounds in step.
+// With the lag, a candidate that runs longer than kSlowSeconds is seen kSlowLag rounds after
+// its own, not waited for before (rounds.hpp): on the H200 a round of 16 took about 0.5 s
+// and a candidate 0.2-0.5 s, so 2 s is four rounds' worth, and 32 rounds hold a build of 15 s.
 std::unique_ptr<Search> make_model(CandidateSpace& space, const SearchSettings& s) {
-  constexpr std::size_t kModelLagFromJobs = 4, kModelLag = 6;
+  constexpr std::size_t kModelLagFromJobs = 4, kModelLag = 6, kSlowLag = 32;
+  constexpr double kSlowSeconds = 2;
   ModelSearchOptions o;
   o.warmup = s.genetic.population;
   o.batch = std::max(o.batch, s.jobs);
-  o.lag = s.jobs >= kModelLagFromJobs ? kModelLag : 0;
+  if (s.jobs >= kModelLagFromJobs) {
+    o.lag = kModelLag;
+    o.slow_lag = kSlowLag;
+    o.slow_s = kSlowSeconds;
+  }
   o.shortlist_features = s.shortlist_features;
   o.shortlist = s.shortlist;
   o.seeds = s.genetic.seeds;

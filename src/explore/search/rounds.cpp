@@ -23,19 +23,40 @@ void RoundSearch::tell(const Candidate& c, const Outcome& o) {
                          [&](const Asked& a) { return !a.outcome && a.candidate == c; });
   if (it == unseen_.end()) return;  // not asked, or told before
   it->outcome = o;
+  it->slow = it->slow || o.seconds > slow_s_;  // at least what `running` said
   pass_on_told();
 }
 
+void RoundSearch::running(const Candidate& c, double seconds) {
+  if (!(seconds > slow_s_)) return;
+  auto it =
+      std::find_if(unseen_.begin(), unseen_.end(), [&](const Asked& a) { return !a.outcome && a.candidate == c; });
+  if (it != unseen_.end()) it->slow = true;
+}
+
+bool RoundSearch::due(const Asked& a) const { return a.round + (a.slow ? slow_lag_ : lag_) < rounds_; }
+
 bool RoundSearch::waiting() const {
-  // Round rounds_ needs the outcomes of the rounds before rounds_ - lag_; pass_on_told has
-  // passed on those told, so the first of unseen_ is one of them only if it is untold.
-  return pending_.empty() && !unseen_.empty() && unseen_.front().round + lag_ < rounds_ && !unseen_.front().outcome;
+  // Round rounds_ needs the outcomes it sees; pass_on_told has passed on those told up to
+  // the first one it sees that is not told yet.
+  if (!pending_.empty()) return false;
+  auto first = std::find_if(unseen_.begin(), unseen_.end(), [&](const Asked& a) { return due(a); });
+  return first != unseen_.end() && !first->outcome;
 }
 
 void RoundSearch::pass_on_told() {
-  while (!unseen_.empty() && unseen_.front().outcome && unseen_.front().round + lag_ < rounds_) {
-    Asked a = std::move(unseen_.front());
-    unseen_.pop_front();
+  // A candidate not seen yet stays (a slow one is seen later); the order of those passed is
+  // the order asked, whatever the order told. One not told yet is not slow as far as this
+  // knows, but its outcome may say so: those after it wait, so the same outcomes always
+  // pass in the same order.
+  for (auto it = unseen_.begin(); it != unseen_.end();) {
+    if (!due(*it)) {
+      ++it;
+      continue;
+    }
+    if (!it->outcome) break;
+    Asked a = std::move(*it);
+    it = unseen_.erase(it);
     told(a.candidate, *a.outcome);
   }
 }

@@ -42,8 +42,15 @@ using EvaluateFn = std::function<Evaluation(const Candidate&, bool& served)>;
 /// loop's thread, in proposal order).
 struct Pending {
   std::function<void()> run;     // on a thread of its own; empty: nothing to run
-  std::function<void()> record;  // on the loop's thread as soon as `run` returned (completion order); may be empty
-  std::function<Evaluation(bool& served)> result;  // on the loop's thread, in proposal order: what the search is told
+  // On the loop's thread as soon as `run` returned (completion order), with the seconds it
+  // ran as the loop timed them (what the search is told: Outcome::seconds); may be empty.
+  std::function<void(double seconds)> record;
+  // On the loop's thread once `run` returned and `ready` says so, at most once: what the
+  // search is told.
+  std::function<Evaluation(bool& served)> result;
+  // Empty: ready once `run` returned (or at once, with no `run`). A candidate whose kernels
+  // run for an earlier candidate is ready once that one is recorded.
+  std::function<bool()> ready;
 };
 
 /// Prepares one candidate for the parallel loop.

@@ -67,6 +67,8 @@ struct ModelSearchOptions {
   double epsilon = 0.25;        // share of a round drawn at random instead of ranked
   double retrain_growth = 0.2;  // retrained once the rows grew by this share (and a batch) since the last training
   std::size_t lag = 0;          // rounds whose outcomes a new round goes without (rounds.hpp; the registry: kModelLag)
+  std::size_t slow_lag = 0;     // the same for a candidate that ran longer than slow_s (rounds.hpp; the registry)
+  double slow_s = std::numeric_limits<double>::infinity();
   cost::ModelOptions model;
   Featurizer features;          // empty: parameter_features(space)
   // Two stages, when both are given and the shortlist is smaller than the pool: the pool is

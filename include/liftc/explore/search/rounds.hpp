@@ -10,10 +10,20 @@
 // handed out, not at once, while the other jobs go on with those rounds. Outcomes told
 // early wait (in the order asked) until a round may see them, so the candidates still do not
 // depend on the order outcomes come in nor on how many evaluations run at once.
+//
+// A slow candidate (one that ran longer than `slow_s`: Outcome::seconds, or the loop's
+// `running` while it still runs) is seen `slow_lag` rounds after its own instead of `lag`,
+// and no round waits for it before then. Without it, a CLBlast candidate whose kernel took
+// 5-12 s to build on the H200 held every round after the lag's six: with every strategy,
+// 60 of a run's 120 s went by with 15 of 16 jobs idle (docs/results.md). Its seconds are an
+// outcome like its time (stored with its row, so a resumed or replayed run sees it too): a
+// round is made from the same outcomes, in the same order, however long the search waited.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -34,10 +44,15 @@ class RoundSearch : public Search {
   /// The next round needs outcomes not told yet: those of every round before it but the
   /// last `lag` (with no lag, all of them).
   bool waiting() const final;
+  /// Marks `c` slow once it has run longer than `slow_s`.
+  void running(const Candidate& c, double seconds) final;
 
  protected:
-  /// `lag`: rounds whose outcomes a new round goes without (the file's comment).
-  RoundSearch(CandidateSpace& space, std::uint64_t seed, std::size_t lag = 0) : space_(space), rng_(seed), lag_(lag) {}
+  /// `lag`: rounds whose outcomes a new round goes without; `slow_lag`: the same for a
+  /// candidate that ran longer than `slow_s` seconds (the file's comment).
+  RoundSearch(CandidateSpace& space, std::uint64_t seed, std::size_t lag = 0, std::size_t slow_lag = 0,
+              double slow_s = std::numeric_limits<double>::infinity())
+      : space_(space), rng_(seed), lag_(lag), slow_lag_(std::max(slow_lag, lag)), slow_s_(slow_s) {}
 
   /// Queues the next round; queuing nothing ends the search.
   virtual void next_round() = 0;
@@ -73,9 +88,12 @@ class RoundSearch : public Search {
     Candidate candidate;
     std::size_t round = 0;
     std::optional<Outcome> outcome;
+    bool slow = false;  // ran longer than slow_s_ (told so, or still running)
   };
-  // The outcomes round `rounds_` may see (of rounds before rounds_ - lag_), to `told`, in
-  // the order asked, up to the first not told yet.
+  // Whether round rounds_ sees `a` (of a round before rounds_ - lag_, or - slow_lag_ if slow).
+  bool due(const Asked& a) const;
+  // The outcomes round `rounds_` may see, to `told`, in the order asked, up to the first it
+  // may see that is not told yet.
   void pass_on_told();
 
   std::deque<Asked> pending_;  // queued, not asked yet, in order
@@ -83,6 +101,8 @@ class RoundSearch : public Search {
   std::deque<Asked> unseen_;   // asked, not passed to `told` yet, in the order asked
   std::size_t rounds_ = 0;     // rounds made so far (the next one's number)
   std::size_t lag_ = 0;
+  std::size_t slow_lag_ = 0;
+  double slow_s_ = 0;
 };
 
 }  // namespace liftc::explore

@@ -24,6 +24,10 @@ struct Outcome {
   Objectives objectives;  // time (infinity when !ok), spread, memory
   // Each kernel's median time in launch order, where the runner gave them (empty: not known).
   std::vector<double> kernel_ms;
+  // How long its evaluation ran, as the loop timed it (Evaluation::seconds; 0: served at
+  // once, or a row from before it was stored). A search that lags (rounds.hpp) goes on
+  // without the outcomes of slow candidates.
+  double seconds = 0;
 };
 
 /// A search strategy.
@@ -38,6 +42,10 @@ class Search {
   /// next generation): a parallel loop then waits for them, so the candidates proposed do
   /// not depend on how many evaluations run at once.
   virtual bool waiting() const { return false; }
+  /// `c`, asked and not told yet, has been evaluating for `seconds` so far: the loop says so
+  /// while the search is waiting(), and its outcome's `seconds` is then at least as much. A
+  /// search may stop waiting for a candidate it now knows to be slow (rounds.hpp).
+  virtual void running(const Candidate& c, double seconds) {}
   /// A line on what the search itself cost, printed at the end of a run (the model-guided
   /// search's training and scoring time); empty when there is nothing to say.
   virtual std::string report() const { return {}; }
