@@ -78,8 +78,8 @@ struct Evaluation {
   std::string shapes;         // input shapes, "image=28x28x32,weights=..."
   double timeout_s = 0;       // the watchdog's limit it ran under; NaN: not run, or a store from before it was kept
   std::string machine;        // the runner machine's architecture (uname -m: "aarch64"); empty in a store from before it was kept
-  double seconds =
-      0;  // how long its runner took, as the explore loop timed it; NaN: not run, or a store from before it was kept
+  // How long its runner took, as the explore loop timed it; NaN: not run, or a store from before it was kept.
+  double seconds = 0;
   std::string version;        // liftc version
   std::string created;        // UTC time, ISO 8601
 };
