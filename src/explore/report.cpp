@@ -20,9 +20,10 @@ std::string summary_text(const LoopResult& r, const CandidateSpace& space) {
   for (const auto& [s, n] : by_status) statuses += fmt::format("{}{} {}", statuses.empty() ? "" : ", ", n, s);
   std::string reasons =
       r.cut_reasons ? fmt::format(" ({} of them the points cut rows were served on, not asked here)", r.cut_reasons) : "";
-  std::string out = fmt::format("{} candidates in {:.1f} s ({}); {} served from the store{}; stopped: {}\n",
-                                r.explored.size(), r.seconds, statuses.empty() ? "none" : statuses, served, reasons,
-                                r.stop);
+  std::string dropped = r.stopped ? " (" + stopped_text(r) + ")" : "";
+  std::string out =
+      fmt::format("{} candidates in {:.1f} s ({}); {} served from the store{}; stopped: {}{}\n", r.explored.size(),
+                  r.seconds, statuses.empty() ? "none" : statuses, served, reasons, r.stop, dropped);
   for (const auto& x : r.explored)
     if (!status_valid(x.evaluation.status) && x.evaluation.status != "missing")
       return out + fmt::format("first failure: {} {} [{}]: {}\n", space.alternatives[x.candidate.alternative]->label(),

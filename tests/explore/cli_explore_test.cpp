@@ -668,6 +668,26 @@ TEST_F(ExploreCli, ATimeBudgetEndsTheRun) {
   EXPECT_NE(r.output.find("stopped: time budget of 2 s"), std::string::npos) << r.output;
 }
 
+// A candidate still running when the time budget ends is stopped then, not waited for until
+// the watchdog's 60 s: a runner script that hangs on every candidate (not on the device
+// probe, whose kernels.cl is empty). No candidate ended, so the run says so and fails, naming
+// the ones stopped.
+TEST_F(ExploreCli, ATimeBudgetStopsTheCandidatesStillRunning) {
+  std::ofstream(dir_ / "hang.sh")
+      << "#!/bin/sh\n[ -s \"$1/kernels.cl\" ] && sleep 100\nexec \"$LIFTC_RUNNER_BIN\" \"$1\"\n";
+  fs::permissions(dir_ / "hang.sh", fs::perms::owner_all);
+  auto began = std::chrono::steady_clock::now();
+  Result r = run(
+      fmt::format("explore {} -s stencil-parametric --time 3 --timeout 60 --jobs 2 --runner ./hang.sh -q", kStencil));
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_LT(seconds, 30) << r.output;
+  EXPECT_NE(r.output.find("no front: no candidate was evaluated (stopped: time budget of 3 s; 2 candidate(s) still "
+                          "running then were stopped and dropped)"),
+            std::string::npos)
+      << r.output;
+}
+
 // --time alone is the budget: the evaluations' default of 100 no longer ends the run first
 // (the README's `--time 120` on a VGG-16 layer ended after 100 candidates, 27 s on an H200).
 // The progress line counts the candidates without a bound, and the run stops on the clock

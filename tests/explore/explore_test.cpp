@@ -166,6 +166,46 @@ TEST_P(ExploreJobs, HangAndCrashAreRecordedTheRunFinishesAndReplayAgrees) {
     EXPECT_NE(entry.path().filename().string().rfind("candidate-", 0), 0u) << entry.path();
 }
 
+// The time budget ends while two runners hang (from the third bundle on, every kernel
+// spins): they are killed then, not at the watchdog's 120 s, and leave no row and no bundle;
+// the two candidates that ended before are the run's rows. In fresh runner processes and in
+// serving runners.
+TEST_F(ExploreLoop, TheTimeBudgetStopsHangingRunnersAndKeepsNoRowOfThem) {
+  const std::string file = std::string(LIFTC_SOURCE_DIR) + "/examples/stencil2d.sr";
+  rewrite::RuleSet rules = rewrite::load_rules_dir(std::string(LIFTC_SOURCE_DIR) + "/rules");
+  ir::Program program = parse::load_program(file);
+  for (bool isolate : {true, false}) {
+    EvaluatorOptions eo;
+    eo.work_dir = (dir_ / "work").string();
+    eo.timeout_s = 120;
+    eo.bundle.runs = 2;
+    eo.isolate = isolate;
+    eo.cutoff_factor = 0;  // the watchdog's case, not the cut-off's
+    eo.bundle_hook = [](const std::string& bundle, std::size_t n) {
+      if (n >= 2) inject(bundle, "{ volatile int spin = 1; while (spin) { } }");
+    };
+    DeviceReport device = probe_device(eo);
+    CandidateSpace space = build_candidate_space(program, rules, {"stencil-parametric"}, true, device.target());
+    SqliteStore store((dir_ / fmt::format("results-{}.db", isolate)).string());
+    Problem problem = load_problem(file, 0, store);
+    std::int64_t run = store.begin_run(file, "{}");
+    Evaluator evaluator(problem, space, store, run, device, eo);
+    auto search = make_random_search(space, 5);
+    auto began = std::chrono::steady_clock::now();
+    LoopResult r = run_loop(*search, evaluator, Budget{kUnboundedEvaluations, 10}, 2);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    EXPECT_LT(seconds, 40) << isolate << ": waited for the hanging runners";
+    EXPECT_EQ(r.stop, "time budget of 10 s");
+    ASSERT_EQ(r.explored.size(), 2u) << isolate;
+    for (const auto& x : r.explored) EXPECT_TRUE(status_valid(x.evaluation.status)) << x.evaluation.reason;
+    EXPECT_EQ(r.stopped, 2u) << isolate;
+    EXPECT_EQ(store.evaluations(run).size(), 2u) << isolate;
+    EXPECT_EQ(evaluator.times().ran, 2u) << isolate;
+    for (const auto& entry : fs::directory_iterator(dir_ / "work"))
+      EXPECT_NE(entry.path().filename().string().rfind("candidate-", 0), 0u) << entry.path();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Jobs, ExploreJobs,
                          ::testing::Values(std::tuple{std::size_t{1}, false}, std::tuple{std::size_t{3}, false},
                                            std::tuple{std::size_t{3}, true}),
@@ -230,6 +270,7 @@ Pending toy_pending(const Candidate& c, std::vector<Candidate>& ended, int run_m
   p.record = [&ended, c, e](double seconds) {
     e->seconds = seconds;
     ended.push_back(c);
+    return true;
   };
   p.result = [e](bool& served) {
     served = false;
@@ -310,6 +351,52 @@ TEST(ParallelLoop, ASlowCandidateDoesNotHoldTheModelSearchUp) {
   EXPECT_EQ(asked[1], asked[0]);
   // With the lag alone, round 2 (after the first round's 8 and one round of 4) would wait.
   EXPECT_GT(ended_before_slow, o.warmup + (o.lag + 1) * o.batch);
+}
+
+// A toy candidate that runs 20 s unless the loop stops it; stopped, it has no outcome.
+Pending stoppable_pending(const Candidate& c, std::vector<Candidate>& ended) {
+  Pending p = toy_pending(c, ended, 1);
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  p.run = [stop] {
+    for (int i = 0; i < 2000 && !*stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  };
+  p.stop = [stop] { *stop = true; };
+  p.record = [stop, record = p.record](double seconds) { return !*stop && record(seconds); };
+  return p;
+}
+
+// When the time budget ends, the candidates still running are stopped, not waited for. With
+// 4 jobs: the first 4 candidates take 10 ms; the 5th needs no run but waits for kernels that
+// never come (as a candidate with the kernels of a stopped one does); the rest run 20 s
+// unless stopped. The loop ends soon after its 0.5 s with the first 4 as its rows, the rest
+// dropped: none is told to the search.
+TEST(ParallelLoop, TheTimeBudgetStopsTheCandidatesStillRunningAndDropsThem) {
+  CandidateSpace space = test::toy_candidates();
+  auto search = make_random_search(space, 3);
+  std::vector<Candidate> ended;
+  std::vector<Candidate> asked;
+  auto start = [&](const Candidate& c) {
+    asked.push_back(c);
+    if (asked.size() <= 4) return toy_pending(c, ended, 10);
+    if (asked.size() > 5) return stoppable_pending(c, ended);
+    Pending waiting;
+    waiting.ready = [] { return false; };
+    waiting.result = [](bool&) -> Evaluation {
+      ADD_FAILURE() << "a candidate that was never ready was told";
+      return {};
+    };
+    return waiting;
+  };
+  auto began = std::chrono::steady_clock::now();
+  LoopResult r = explore_loop(*search, start, Budget{kUnboundedEvaluations, 0.5}, 4, nullptr);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  EXPECT_LT(seconds, 5) << "waited for the candidates still running";
+  EXPECT_EQ(r.stop, "time budget of 0.5 s");
+  ASSERT_EQ(r.explored.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(r.explored[i].candidate, asked[i]);
+  ASSERT_GE(asked.size(), 6u);
+  EXPECT_EQ(r.stopped, asked.size() - 4);
+  EXPECT_EQ(ended.size(), 4u);  // only the first 4 were recorded
 }
 
 // Issue 36 item 2: a convolution whose pad value is 1e6 (edges near 1e6, the interior near

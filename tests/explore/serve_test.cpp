@@ -135,6 +135,35 @@ TEST_F(Serve, ACrashOrAHangEndsTheProcessAndTheNextBundleRunsInANewOne) {
   }
 }
 
+// A runner whose caller asks it to stop (explore's time budget ended) is killed at once, not
+// at the watchdog's 60 s, and has no answer; a serving worker's next bundle runs in a new
+// process. A stop request never made changes nothing.
+TEST_F(Serve, ARunnerAskedToStopIsKilledAtOnceAndTheNextBundleRunsInANewProcess) {
+  ServeWorker worker(LIFTC_RUNNER_PATH);
+  const std::string ok_body = "if (i < n) out[i] = a[i] + b[i];";
+  StopFlag never{false};
+  RunnerAnswer before = parse_runner_answer(worker.run(bundle("before", ok_body), 60, &never).out);
+  ASSERT_EQ(before.status, "ok") << before.reason;
+  for (bool serving : {false, true}) {
+    StopFlag stop{false};
+    std::thread caller([&stop] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      stop = true;
+    });
+    std::string hang = bundle(serving ? "hang-served" : "hang", test::kHangingBody);
+    WorkerResult w = serving ? worker.run(hang, 60, &stop) : run_worker(LIFTC_RUNNER_PATH, false, hang, 60, &stop);
+    caller.join();
+    EXPECT_EQ(w.end, WorkerResult::End::Stopped) << serving << ": " << w.out << w.err;
+    EXPECT_TRUE(w.out.empty()) << serving;
+    EXPECT_LT(w.seconds, 10) << serving;
+    EXPECT_EQ(describe_end(w, 60), "stopped by its caller (killed)");
+  }
+  EXPECT_EQ(worker.pid(), 0) << "the stopped runner was not ended";
+  RunnerAnswer after = parse_runner_answer(worker.run(bundle("after", ok_body), 60, &never).out);
+  EXPECT_EQ(after.status, "ok") << after.reason;
+  EXPECT_NE(after.pid, before.pid);
+}
+
 // A serving runner that stops waiting for a kernel past the cut-off answers, then exits; the
 // worker reaps it, and the next bundle runs in a fresh process (not in the ending one, which
 // would read the bundle and die with it).

@@ -437,6 +437,7 @@ struct Evaluator::Job {
   std::string dir;  // its bundle
   WorkerResult worker;
   std::int64_t queued = 0;  // its id in the work queue (0: not queued)
+  StopFlag stop{false};     // set by the loop as the time budget ends: its runner is killed
 };
 
 WorkerResult run_queued(Queue& queue, std::int64_t run, const std::string& key, const DeviceKind& kind,
@@ -592,19 +593,30 @@ Pending Evaluator::start(const Candidate& c) {
   running_.insert(e.key);
 
   if (options_.queue) {
+    // On a worker elsewhere: not stopped when the time budget ends (no `stop`); its row comes.
     p.run = [job, queue = options_.queue, check = options_.queue_check, run = run_,
              kind = DeviceKind{device_.name, device_.driver}, timeout = options_.timeout_s] {
       job->worker = run_queued(*queue, run, job->e.key, kind, timeout, job->dir, check, &job->queued);
     };
   } else {
     p.run = [job, pool = pool_, runner = runner_, shell = shell_, timeout = options_.timeout_s] {
-      job->worker = pool ? pool->run(job->dir, timeout) : run_worker(runner, shell, job->dir, timeout);
+      job->worker =
+          pool ? pool->run(job->dir, timeout, &job->stop) : run_worker(runner, shell, job->dir, timeout, &job->stop);
     };
+    p.stop = [job] { job->stop = true; };
   }
   p.record = [this, job](double seconds) {
+    if (job->worker.end == WorkerResult::End::Stopped) {
+      // No outcome, no row. Its key stays running: a later candidate with the same kernels
+      // waits for it, and the loop drops that one too.
+      std::error_code ec;
+      std::filesystem::remove_all(job->dir, ec);
+      return false;
+    }
     job->e.seconds = seconds;
     record(*job);
     if (job->queued) options_.queue->take(job->queued);  // its row is in the store
+    return true;
   };
   p.result = [job](bool& served) {
     served = false;

@@ -69,7 +69,7 @@ class CountedRunner {
 // holding the lock file, and it is killed.
 class Watchdog {
  public:
-  explicit Watchdog(double timeout_s) : timeout_s_(timeout_s) {}
+  Watchdog(double timeout_s, const StopFlag* stop_request) : timeout_s_(timeout_s), stop_(stop_request) {}
 
   // Reads what stream `i` (0 stdout, 1 stderr) printed, looking for the marker lines.
   void scan(int i, const char* data, std::size_t n) {
@@ -93,11 +93,18 @@ class Watchdog {
   }
   // Seconds left before the timeout (<= 0: timed out).
   double left_s() const { return timeout_s_ - (seconds_since(start_) - uncounted_s()); }
-  // How long poll may wait: until the timeout, at most 1 s (a lock wait may begin meanwhile).
-  int poll_ms() const { return static_cast<int>(std::clamp(left_s() * 1000, 0.0, 1000.0)); }
+  // Whether the caller asked the runner to stop.
+  bool stopped() const { return stop_ && stop_->load(); }
+  // How long poll may wait: until the timeout, at most 1 s (a lock wait may begin
+  // meanwhile), or kStopWithin when the caller may ask it to stop.
+  int poll_ms() const {
+    double most_ms = stop_ ? double(kStopWithin.count()) : 1000.0;
+    return static_cast<int>(std::clamp(left_s() * 1000, 0.0, most_ms));
+  }
 
  private:
   double timeout_s_;
+  const StopFlag* stop_;
   Clock::time_point start_ = Clock::now();
   double paused_ = 0;
   bool waiting_ = false;
@@ -143,13 +150,13 @@ void set_end(WorkerResult& r, int status) {
   }
 }
 
-// How a watched runner ended: killed by the watchdog, killed for flooding stdout, or as
-// its wait status says.
-void finish(WorkerResult& r, bool timed_out, bool flooded, int status) {
+// How a watched runner ended: killed by the watchdog, killed for flooding stdout, killed
+// because the caller asked it to stop, or as its wait status says.
+void finish(WorkerResult& r, bool timed_out, bool flooded, bool stopped, int status) {
   if (timed_out) {
     r.end = WorkerResult::End::TimedOut;
-  } else if (flooded) {
-    r.end = WorkerResult::End::Flooded;
+  } else if (flooded || stopped) {
+    r.end = flooded ? WorkerResult::End::Flooded : WorkerResult::End::Stopped;
     r.out.clear();  // no answer: what it printed is not to be read as one
   } else {
     set_end(r, status);
@@ -158,7 +165,8 @@ void finish(WorkerResult& r, bool timed_out, bool flooded, int status) {
 
 }  // namespace
 
-WorkerResult run_worker(const std::string& runner, bool shell, const std::string& bundle_dir, double timeout_s) {
+WorkerResult run_worker(const std::string& runner, bool shell, const std::string& bundle_dir, double timeout_s,
+                        const StopFlag* stop_request) {
   int out_pipe[2], err_pipe[2];
   // Close-on-exec: runners started at once from other threads must not inherit this
   // runner's pipe ends (their reader would then wait for every one of them to exit).
@@ -192,12 +200,16 @@ WorkerResult run_worker(const std::string& runner, bool shell, const std::string
   WorkerResult r;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
-  bool timed_out = false, flooded = false;
+  bool timed_out = false, flooded = false, stopped = false;
   char buffer[4096];
-  Watchdog watchdog(timeout_s);
+  Watchdog watchdog(timeout_s, stop_request);
   while (open_fds > 0 && !flooded) {
     if (watchdog.left_s() <= 0) {
       timed_out = true;
+      break;
+    }
+    if (watchdog.stopped()) {
+      stopped = true;
       break;
     }
     int n = poll(fds, 2, watchdog.poll_ms());
@@ -220,7 +232,7 @@ WorkerResult run_worker(const std::string& runner, bool shell, const std::string
       watchdog.scan(i, buffer, static_cast<std::size_t>(got));
     }
   }
-  if (timed_out || flooded) {
+  if (timed_out || flooded || stopped) {
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
   }
@@ -229,7 +241,7 @@ WorkerResult run_worker(const std::string& runner, bool shell, const std::string
   int status = reap(pid);
   r.seconds = seconds_since(start);
   r.lock_wait_s = watchdog.uncounted_s();
-  finish(r, timed_out, flooded, status);
+  finish(r, timed_out, flooded, stopped, status);
   return r;
 }
 
@@ -380,9 +392,9 @@ bool send_all(int fd, const std::string& text) {
 
 }  // namespace
 
-WorkerResult ServeWorker::run(const std::string& bundle_dir, double timeout_s) {
+WorkerResult ServeWorker::run(const std::string& bundle_dir, double timeout_s, const StopFlag* stop_request) {
   auto began = Clock::now();
-  Watchdog watchdog(timeout_s);
+  Watchdog watchdog(timeout_s, stop_request);
   if (child_ && child_->has_ended()) stop(true);  // it died between bundles: reaped, not blamed on this one
   if (child_ && !(drain(child_->out, nullptr) && drain(child_->err, nullptr))) stop(true);
   if (!child_) start();
@@ -398,13 +410,17 @@ WorkerResult ServeWorker::run(const std::string& bundle_dir, double timeout_s) {
   Child& c = *child_;
   pollfd fds[2] = {{c.out, POLLIN, 0}, {c.err, POLLIN, 0}};
   int open_fds = 2;
-  bool timed_out = false, answered = false, flooded = false;
+  bool timed_out = false, answered = false, flooded = false, stopped = false;
   std::string pending;  // stdout not yet looked at as lines
   std::size_t out_bytes = 0;  // stdout read for this bundle
   char buffer[4096];
   while (open_fds > 0 && !answered && !flooded) {
     if (watchdog.left_s() <= 0) {
       timed_out = true;
+      break;
+    }
+    if (watchdog.stopped()) {
+      stopped = true;
       break;
     }
     int n = poll(fds, 2, watchdog.poll_ms());
@@ -448,10 +464,10 @@ WorkerResult ServeWorker::run(const std::string& bundle_dir, double timeout_s) {
     return r;
   }
   r.out += pending;
-  int status = stop(timed_out || flooded);
+  int status = stop(timed_out || flooded || stopped);
   r.seconds = seconds_since(began);
   r.lock_wait_s = watchdog.uncounted_s();
-  finish(r, timed_out, flooded, status);
+  finish(r, timed_out, flooded, stopped, status);
   return r;
 }
 
@@ -483,7 +499,7 @@ std::size_t ServePool::size() const {
   return workers_.size();
 }
 
-WorkerResult ServePool::run(const std::string& bundle_dir, double timeout_s) {
+WorkerResult ServePool::run(const std::string& bundle_dir, double timeout_s, const StopFlag* stop_request) {
   ServeWorker* worker = nullptr;
   {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -508,7 +524,7 @@ WorkerResult ServePool::run(const std::string& bundle_dir, double timeout_s) {
       pool.freed_.notify_one();
     }
   } give_back{*this, worker};
-  return worker->run(bundle_dir, timeout_s);
+  return worker->run(bundle_dir, timeout_s, stop_request);
 }
 
 std::string stderr_tail(const std::string& err) {
@@ -543,6 +559,8 @@ std::string describe_end(const WorkerResult& r, double timeout_s) {
     case WorkerResult::End::Flooded:
       return fmt::format("printed more than {} MiB on stdout (killed)", kMaxRunnerStdout >> 20);
     case WorkerResult::End::Signaled: return fmt::format("killed by signal {} ({})", r.code, strsignal(r.code));
+    case WorkerResult::End::Stopped:
+      return "stopped by its caller (killed)";
     case WorkerResult::End::Lost:
       return fmt::format("lost with its worker {} times (each worker's lease expired: the worker was killed or its "
                          "machine lost)",

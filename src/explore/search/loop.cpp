@@ -40,6 +40,10 @@ std::string budget_text(const Budget& b) {
   return b.evaluations >= kUnboundedEvaluations ? seconds : evaluations + " or " + seconds;
 }
 
+std::string stopped_text(const LoopResult& r) {
+  return fmt::format("{} candidate(s) still running then were stopped and dropped", r.stopped);
+}
+
 std::vector<std::size_t> front_of(const std::vector<Explored>& explored) {
   std::vector<Objectives> points;
   std::vector<std::size_t> index;
@@ -57,7 +61,9 @@ std::vector<std::size_t> front_of(const std::vector<Explored>& explored) {
 }
 
 std::string no_front_reason(const LoopResult& r, const CandidateSpace& space) {
-  if (r.explored.empty()) return fmt::format("no candidate was evaluated (stopped: {})", r.stop);
+  if (r.explored.empty())
+    return fmt::format("no candidate was evaluated (stopped: {}{})", r.stop,
+                       r.stopped ? "; " + stopped_text(r) : std::string());
   std::map<std::string, std::size_t> by_status;
   std::size_t served = 0, cut = 0;
   const Explored* first_failure = nullptr;
@@ -112,6 +118,7 @@ struct Slot {
   double seconds = 0;        // how long `run` took (set by its thread before it reports its end)
   double reported = 0;       // the longest the search was told it had been running
   bool done = false;         // `run` returned (or there was none) and `record` ran
+  bool dropped = false;      // stopped as the time budget ended, or waiting for one that was: no row
   std::optional<Explored> told;  // its result, once the search was told it
 };
 
@@ -143,7 +150,7 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
   // rows after it, not the search. The rows and the progress line stay in proposal order.
   auto tell_search = [&] {
     for (auto& slot : window) {
-      if (slot->told || !slot->done || (slot->pending.ready && !slot->pending.ready())) continue;
+      if (slot->told || slot->dropped || !slot->done || (slot->pending.ready && !slot->pending.ready())) continue;
       Explored x;
       x.candidate = slot->candidate;
       x.evaluation = slot->pending.result(x.served);
@@ -183,8 +190,24 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
   };
   auto settle = [&] {
     tell_search();
-    while (!window.empty() && window.front()->told) add_row();
+    while (!window.empty() && (window.front()->told || window.front()->dropped)) {
+      if (window.front()->told) {
+        add_row();
+        continue;
+      }
+      if (window.front()->thread.joinable()) window.front()->thread.join();
+      window.pop_front();
+    }
   };
+  // The time budget ended: nothing more is asked, and what still runs is stopped (a run
+  // that cannot be stopped is waited for).
+  auto out_of_time = [&] {
+    r.stop = fmt::format("time budget of {:g} s", budget.seconds);
+    asking = false;
+    for (auto& slot : window)
+      if (slot->pending.run && !slot->done && slot->pending.stop) slot->pending.stop();
+  };
+  auto time_is_up = [&] { return asking && budget.seconds > 0 && elapsed() >= budget.seconds; };
 
   // On an error, the runner threads still running are waited for before it goes on.
   auto join_all = [&] {
@@ -205,11 +228,27 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
           if (slot->error) std::rethrow_exception(slot->error);
           // At least what the search was told while it ran (it may have ended just before).
           slot->seconds = std::max(slot->seconds, slot->reported);
-          if (slot->pending.record) slot->pending.record(slot->seconds);
+          if (slot->pending.record && !slot->pending.record(slot->seconds)) {
+            slot->dropped = true;
+            ++r.stopped;
+            --untold;
+          }
           slot->done = true;
           --running;
         }
       }
+      if (time_is_up()) out_of_time();
+      if (!asking && running == 0)
+        // Nothing runs and nothing more is asked: a candidate still not ready waits for one
+        // that was stopped (the same kernels), and goes with it.
+        for (auto& slot : window) {
+          bool ready = slot->done && (!slot->pending.ready || slot->pending.ready());
+          if (!slot->told && !slot->dropped && !ready) {
+            slot->dropped = true;
+            ++r.stopped;
+            --untold;
+          }
+        }
       settle();
       // Ask while a runner is free, the window has room and the search can answer now. The
       // window (asked, not told to the search) holds 8 rounds of `jobs`: a search that lags
@@ -220,9 +259,8 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
           asking = false;
           break;
         }
-        if (budget.seconds > 0 && elapsed() >= budget.seconds) {
-          r.stop = fmt::format("time budget of {:g} s", budget.seconds);
-          asking = false;
+        if (time_is_up()) {
+          out_of_time();
           break;
         }
         std::optional<Candidate> c = search.ask();
@@ -266,7 +304,13 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
       // how long each candidate has been running (and may then go on without a slow one).
       std::unique_lock<std::mutex> lock(ends.mutex);
       if (!search.waiting() || running == 0) {
-        ends.changed.wait(lock, [&] { return !ends.ended.empty(); });
+        auto ended = [&] { return !ends.ended.empty(); };
+        if (asking && budget.seconds > 0)  // wakes when the time budget ends, to stop what runs
+          ends.changed.wait_until(
+              lock, begin + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget.seconds)),
+              ended);
+        else
+          ends.changed.wait(lock, ended);
         continue;
       }
       if (ends.changed.wait_for(lock, kRunningEvery, [&] { return !ends.ended.empty(); })) continue;

@@ -7,6 +7,8 @@
 // with its process group, and so is every running runner's group when liftc gets SIGINT
 // or SIGTERM.
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -21,8 +23,9 @@ struct WorkerResult {
   /// Flooded: it printed more than kMaxRunnerStdout on stdout for one bundle and was
   /// killed (`out` is then empty, so it holds no answer; `code` is 0). Lost: a queued
   /// candidate whose workers' leases expired kMaxTries times (queue.hpp; `code` is the
-  /// number of leases).
-  enum class End { Exited, Signaled, TimedOut, Flooded, Lost } end = End::Exited;
+  /// number of leases). Stopped: killed because its caller asked (a stop request: the
+  /// exploration's time budget ended); it has no result.
+  enum class End { Exited, Signaled, TimedOut, Flooded, Lost, Stopped } end = End::Exited;
   int code = 0;             // exit code, the signal number, or the leases of a lost one
   std::string out;          // what it printed on stdout
   std::string err;          // the last few KiB of stderr
@@ -44,11 +47,17 @@ inline constexpr const char* kLockHeldLine = "liftc-runner: holding the device l
 /// The local runner: $LIFTC_RUNNER when set, else liftc-runner beside the running liftc.
 std::string default_runner();
 
+/// Set from another thread, a stop request ends a running runner within kStopWithin: it is
+/// killed, and the result is End::Stopped.
+using StopFlag = std::atomic<bool>;
+inline constexpr std::chrono::milliseconds kStopWithin{100};
+
 /// Runs `runner BUNDLE_DIR` (`runner` is one executable path when `shell` is false, else
 /// a shell command line to which the bundle folder is appended as one argument) and waits
-/// at most `timeout_s` seconds, not counting the time it waits for the device lock. Safe
-/// to call from several threads at once.
-WorkerResult run_worker(const std::string& runner, bool shell, const std::string& bundle_dir, double timeout_s);
+/// at most `timeout_s` seconds, not counting the time it waits for the device lock, or
+/// until `stop_request` (may be null) is set. Safe to call from several threads at once.
+WorkerResult run_worker(const std::string& runner, bool shell, const std::string& bundle_dir, double timeout_s,
+                        const StopFlag* stop_request = nullptr);
 
 /// A persistent `RUNNER --serve` child (RUNNER: one executable path) that runs bundle after
 /// bundle, keeping the OpenCL platform, device, context and queue open between them. It is
@@ -65,8 +74,9 @@ class ServeWorker {
   /// Sends `bundle_dir` and waits for the answer line with `run_worker`'s watchdog (at most
   /// `timeout_s` seconds not counting the wait for the device lock). An answered bundle is
   /// End::Exited with code 0 and the answer line in `out` (after any other lines the runner
-  /// printed for it); `err` holds what it printed on stderr for this bundle only.
-  WorkerResult run(const std::string& bundle_dir, double timeout_s);
+  /// printed for it); `err` holds what it printed on stderr for this bundle only. A set
+  /// `stop_request` ends the child as a timeout does.
+  WorkerResult run(const std::string& bundle_dir, double timeout_s, const StopFlag* stop_request = nullptr);
 
   /// The process id of the running child (0 when there is none).
   int pid() const;
@@ -92,7 +102,7 @@ class ServePool {
   ServePool(const ServePool&) = delete;
   ServePool& operator=(const ServePool&) = delete;
 
-  WorkerResult run(const std::string& bundle_dir, double timeout_s);
+  WorkerResult run(const std::string& bundle_dir, double timeout_s, const StopFlag* stop_request = nullptr);
   /// Starts `n` workers now, each running the probe bundle in `probe_dir` on a thread of its
   /// own, so that their runners open the device while the caller does other work (a serving
   /// runner keeps what a bundle opened for the next). From then on the pool holds at most `n`

@@ -3,7 +3,9 @@
 // from a store when replaying), tell the outcome; until the budget (evaluations or time)
 // is spent or the search has nothing left. A progress line goes to stderr. With several
 // jobs, candidates run at once on threads of their own while the loop's thread proposes
-// and prepares the next ones; the search is told in proposal order.
+// and prepares the next ones; the search is told each outcome as it is ready, the rows
+// are kept in proposal order. When the time budget ends, the candidates still running are
+// stopped and dropped, not waited for.
 
 #include <cstdio>
 #include <functional>
@@ -42,9 +44,14 @@ using EvaluateFn = std::function<Evaluation(const Candidate&, bool& served)>;
 /// loop's thread, in proposal order).
 struct Pending {
   std::function<void()> run;     // on a thread of its own; empty: nothing to run
+  // On the loop's thread, when the time budget ends while `run` runs: asks `run` to return
+  // soon. Empty: `run` cannot be stopped, and the loop waits for it.
+  std::function<void()> stop;
   // On the loop's thread as soon as `run` returned (completion order), with the seconds it
   // ran as the loop timed them (what the search is told: Outcome::seconds); may be empty.
-  std::function<void(double seconds)> record;
+  // False when `stop` ended `run` before it had an outcome: the loop drops the candidate
+  // (no row; the search is not told).
+  std::function<bool(double seconds)> record;
   // On the loop's thread once `run` returned and `ready` says so, at most once: what the
   // search is told.
   std::function<Evaluation(bool& served)> result;
@@ -62,7 +69,11 @@ struct LoopResult {
   std::string stop;                // "budget of 200 evaluations", "time budget", "the search ended"
   double seconds = 0;
   std::size_t cut_reasons = 0;     // of `explored`, stored points added after the loop (Evaluator::add_cut_reasons)
+  std::size_t stopped = 0;         // candidates stopped and dropped as the time budget ended (not in `explored`)
 };
+
+/// "3 candidate(s) still running then were stopped and dropped": `r.stopped` in words.
+std::string stopped_text(const LoopResult& r);
 
 /// Indices into `explored` of the noise-tolerant Pareto front of the valid points (of
 /// points that generate the same kernels, the first stands for all).
@@ -78,9 +89,10 @@ std::string no_front_reason(const LoopResult& r, const CandidateSpace& space);
 LoopResult explore_loop(Search& search, const EvaluateFn& evaluate, const Budget& budget, std::FILE* progress,
                         const std::string& label = {});
 
-/// The same with at most `jobs` candidates running at once and at most 2 x `jobs` not yet
-/// told; the candidates asked do not depend on `jobs` (the search is told in proposal
-/// order and asked nothing while it is `waiting()`).
+/// The same with at most `jobs` candidates running at once and at most 8 rounds of `jobs`
+/// not yet told (the search is asked nothing while it is `waiting()`). When the time budget
+/// ends, the loop asks no more, stops the candidates still running (Pending::stop), and
+/// drops those and the ones waiting for them.
 LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budget, std::size_t jobs, std::FILE* progress,
                         const std::string& label = {});
 
