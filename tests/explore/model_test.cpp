@@ -743,6 +743,11 @@ TEST(ModelSearch, TheReportGivesTheModelsShareOfTheLoop) {
   EXPECT_EQ(format_model_stats(shared), "model: 3 training(s) (up to 40 rows), training 0.100 s, features 0.200 s (0.100 "
                                         "s of it kernels the evaluator then used), scoring 0.100 s of 512 candidates: "
                                         "3.8% of the loop's 8.00 s; proposing 0.050 s");
+  // A run whose candidates were all stopped as its time budget ended told none.
+  ModelSearchStats none;
+  EXPECT_EQ(format_model_stats(none),
+            "model: 0 training(s) (up to 0 rows), training 0.000 s, features 0.000 s, "
+            "scoring 0.000 s of 0 candidates: no outcome was told; proposing 0.000 s");
   s.transfer_rows = 168;
   EXPECT_EQ(format_model_stats(s).rfind("model: trained on 168 row(s) of a tuning database before the first "
                                         "measurement; 3 training(s)",

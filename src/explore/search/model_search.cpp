@@ -563,7 +563,10 @@ double model_share(const ModelSearchStats& s) {
 }
 
 std::string format_model_stats(const ModelSearchStats& s) {
-  std::string share = s.loop_seconds > 0 ? fmt::format("{:.1f}%", 100.0 * model_share(s)) : "-";
+  // The loop's time runs from the first round to the last outcome told.
+  std::string share = s.loop_seconds > 0
+                          ? fmt::format("{:.1f}% of the loop's {:.2f} s", 100.0 * model_share(s), s.loop_seconds)
+                          : "no outcome was told";
   std::string transfer =
       s.transfer_rows > 0
           ? fmt::format("trained on {} row(s) of a tuning database before the first measurement; ", s.transfer_rows)
@@ -579,9 +582,9 @@ std::string format_model_stats(const ModelSearchStats& s) {
                              : std::string();
   return fmt::format(
       "model: {}{} training(s) (up to {} rows), training {:.3f} s, features {:.3f} s{}, scoring {:.3f} s "
-      "of {} candidates: {} of the loop's {:.2f} s; proposing {:.3f} s{}",
+      "of {} candidates: {}; proposing {:.3f} s{}",
       transfer, s.trainings, s.rows, s.train_seconds, s.feature_seconds, reused, s.score_seconds, s.scored, share,
-      s.loop_seconds, s.propose_seconds, composed);
+      s.propose_seconds, composed);
 }
 
 }  // namespace liftc::explore
