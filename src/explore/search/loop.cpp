@@ -208,6 +208,12 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
       if (slot->pending.run && !slot->done && slot->pending.stop) slot->pending.stop();
   };
   auto time_is_up = [&] { return asking && budget.seconds > 0 && elapsed() >= budget.seconds; };
+  // A candidate with no outcome (stopped, or waiting for one that was): no row, never told.
+  auto drop = [&](Slot& slot) {
+    slot.dropped = true;
+    ++r.stopped;
+    --untold;
+  };
 
   // On an error, the runner threads still running are waited for before it goes on.
   auto join_all = [&] {
@@ -228,11 +234,7 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
           if (slot->error) std::rethrow_exception(slot->error);
           // At least what the search was told while it ran (it may have ended just before).
           slot->seconds = std::max(slot->seconds, slot->reported);
-          if (slot->pending.record && !slot->pending.record(slot->seconds)) {
-            slot->dropped = true;
-            ++r.stopped;
-            --untold;
-          }
+          if (slot->pending.record && !slot->pending.record(slot->seconds)) drop(*slot);
           slot->done = true;
           --running;
         }
@@ -243,11 +245,7 @@ LoopResult explore_loop(Search& search, const StartFn& start, const Budget& budg
         // that was stopped (the same kernels), and goes with it.
         for (auto& slot : window) {
           bool ready = slot->done && (!slot->pending.ready || slot->pending.ready());
-          if (!slot->told && !slot->dropped && !ready) {
-            slot->dropped = true;
-            ++r.stopped;
-            --untold;
-          }
+          if (!slot->told && !slot->dropped && !ready) drop(*slot);
         }
       settle();
       // Ask while a runner is free, the window has room and the search can answer now. The
