@@ -46,7 +46,9 @@ void add_explore_command(CLI::App& app) {
   cmd->add_option(
       "--evals", o->evals,
       "budget: candidates to evaluate (default 100; with --time and no --evals, none: the clock ends the run)");
-  cmd->add_option("--time", o->time, "budget: seconds of wall time (default: no limit)");
+  cmd->add_option("--time", o->time,
+                  "budget: seconds of the search loop's wall time (the device probe, space and reference before it are "
+                  "not counted; default: no limit)");
   cmd->add_option("--seed", o->seed, "seed of the search: the same seed gives the same candidates (default 1)");
   cmd->add_option("--input-seed", o->input_seed, "seed of the random inputs (default 0)");
   cmd->add_flag("--pareto", o->pareto, "optimize time and memory (NSGA-II for genetic); print and write the front");
